@@ -1,0 +1,784 @@
+//! serde `MapAccess`/`SeqAccess` over TOON's structures: object blocks (§8), list items (§9.4,
+//! §10), tabular rows (§9.3), keyed tables (§9.5), inline arrays (§9.1), and row cells.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::header::{leaf_count, Field, Header};
+use super::key::{split_key, KeyDe};
+use super::scanner::Line;
+use super::token::{find_unquoted, split_delimited, trim_spaces};
+use super::{eof, Deserializer, Slot, ValueDe};
+use crate::error::{Error, Result};
+
+/// Strict-mode duplicate sibling key detection (§14.3): a short list, a set once it grows.
+#[derive(Default)]
+struct SeenKeys<'de> {
+    few: Vec<Cow<'de, str>>,
+    many: Option<HashSet<Cow<'de, str>>>,
+}
+
+impl<'de> SeenKeys<'de> {
+    /// False if `key` was seen before.
+    #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
+    fn insert(&mut self, key: &Cow<'de, str>) -> bool {
+        if let Some(set) = &mut self.many {
+            return set.insert(key.clone());
+        }
+        if self.few.contains(key) {
+            return false;
+        }
+        self.few.push(key.clone());
+        if self.few.len() > 16 {
+            self.many = Some(self.few.drain(..).collect());
+        }
+        true
+    }
+}
+
+fn duplicate(line: &Line<'_>, key: &str) -> Error {
+    line.error(format!(
+        "duplicate key {key:?} (strict mode; non-strict keeps the last)"
+    ))
+}
+
+fn over_indented(line: &Line<'_>, expected: usize) -> Error {
+    line.error(format!(
+        "over-indented line: expected depth {expected}, found {}",
+        line.depth
+    ))
+}
+
+fn stopped_early() -> Error {
+    Error::data("the target type ended before the end of this array or object")
+}
+
+/// §9.3 row/key-value disambiguation at row depth.
+fn is_data_row(content: &str, delim: u8) -> bool {
+    match find_unquoted(content, b':', 0) {
+        None => true,
+        Some(colon) => find_unquoted(content, delim, 0).is_some_and(|d| d < colon),
+    }
+}
+
+/// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
+/// is on the hyphen line.
+pub(crate) struct ObjectAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: Option<(&'de str, Line<'de>)>,
+    /// Lines shallower than this end the object.
+    min_depth: usize,
+    /// The depth of the object's fields.
+    depth: usize,
+    pending: Option<Slot<'de, 'de>>,
+    seen: Option<SeenKeys<'de>>,
+    done: bool,
+}
+
+impl<'a, 'de> ObjectAccess<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        first: Option<(&'de str, Line<'de>)>,
+        min_depth: usize,
+        depth: usize,
+    ) -> Self {
+        let seen = de.strict.then(SeenKeys::default);
+        ObjectAccess {
+            de,
+            first,
+            min_depth,
+            depth,
+            pending: None,
+            seen,
+            done: false,
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.done && self.next_key::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        Ok(())
+    }
+}
+
+impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.done {
+            return Ok(None);
+        }
+        let (content, line) = match self.first.take() {
+            Some(first) => first,
+            None => match self.de.scan.peek()? {
+                Some(line) if line.depth >= self.min_depth => {
+                    if line.depth != self.depth {
+                        return Err(over_indented(&line, self.depth));
+                    }
+                    self.de.scan.consume()?;
+                    (line.content, line)
+                }
+                _ => {
+                    self.done = true;
+                    return Ok(None);
+                }
+            },
+        };
+        let (key, slot) = self.de.field(content, line, self.depth)?;
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(&key) {
+                return Err(duplicate(&line, &key));
+            }
+        }
+        self.pending = Some(slot);
+        seed.deserialize(KeyDe(key))
+            .map(Some)
+            .map_err(|e| line.error_in(content, e))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let slot = self
+            .pending
+            .take()
+            .ok_or_else(|| Error::data("a value was requested before its key"))?;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot,
+        })
+    }
+}
+
+/// An object materialized from row cells by a field list (§9.3): leaf fields take the next
+/// cell, nested field groups recurse with the same cursor.
+pub(crate) struct RowMap<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    fields: &'a [Field<'de>],
+    cells: &'a [&'de str],
+    cursor: &'a mut usize,
+    next: usize,
+    line: Line<'de>,
+}
+
+impl<'a, 'de> RowMap<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        fields: &'a [Field<'de>],
+        cells: &'a [&'de str],
+        cursor: &'a mut usize,
+        line: Line<'de>,
+    ) -> Self {
+        RowMap {
+            de,
+            fields,
+            cells,
+            cursor,
+            next: 0,
+            line,
+        }
+    }
+}
+
+impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        match self.fields.get(self.next) {
+            None => Ok(None),
+            Some(field) => seed.deserialize(KeyDe(field.name.clone())).map(Some),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let fields = self.fields;
+        let field = fields
+            .get(self.next)
+            .ok_or_else(|| Error::data("a value was requested before its key"))?;
+        self.next += 1;
+        let slot = match &field.children {
+            Some(children) => Slot::Row {
+                fields: children,
+                cells: self.cells,
+                cursor: &mut *self.cursor,
+                line: self.line,
+            },
+            None => {
+                let text = *self
+                    .cells
+                    .get(*self.cursor)
+                    .ok_or_else(|| self.line.error("row has fewer cells than fields"))?;
+                *self.cursor += 1;
+                Slot::Token {
+                    text,
+                    line: self.line,
+                }
+            }
+        };
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot,
+        })
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.fields.len() - self.next.min(self.fields.len()))
+    }
+}
+
+/// Bookkeeping shared by the line-based arrays: declared count, items seen, array span (§12).
+struct Span<'de> {
+    declared: usize,
+    count: usize,
+    started: bool,
+    done: bool,
+    header: Line<'de>,
+    last: Line<'de>,
+}
+
+impl<'de> Span<'de> {
+    fn new(declared: usize, header: Line<'de>) -> Self {
+        Span {
+            declared,
+            count: 0,
+            started: false,
+            done: false,
+            header,
+            last: header,
+        }
+    }
+
+    /// Records one consumed item, row or entry line.
+    fn item(&mut self, de: &mut Deserializer<'de>, line: Line<'de>) {
+        if !self.started {
+            self.started = true;
+            de.scan.open_spans += 1;
+        }
+        self.count += 1;
+        self.last = line;
+    }
+
+    /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
+    fn close(&mut self, de: &mut Deserializer<'de>, what: &str) -> Result<()> {
+        if self.started {
+            de.scan.open_spans -= 1;
+            self.started = false;
+        }
+        if de.strict && self.count != self.declared {
+            let message = format!(
+                "expected {} {what}, found {} (declared by the header on line {})",
+                self.declared, self.count, self.header.number
+            );
+            let ended = self.count < self.declared && de.scan.peek()?.is_none();
+            let err = if ended {
+                eof(message)
+            } else {
+                Error::syntax(message)
+            };
+            return Err(self.last.error_at(0, err));
+        }
+        Ok(())
+    }
+}
+
+/// §9.5 keyed tabular object: one entry row per key.
+pub(crate) struct KeyedAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    fields: Vec<Field<'de>>,
+    delim: u8,
+    base: usize,
+    entry_depth: usize,
+    leaves: usize,
+    cells: Vec<&'de str>,
+    cursor: usize,
+    seen: Option<SeenKeys<'de>>,
+    span: Span<'de>,
+}
+
+impl<'a, 'de> KeyedAccess<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        header: Header<'de>,
+        base: usize,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let entry_depth = de.content_depth(base)?;
+        let fields = header.fields.unwrap_or_default();
+        let leaves = leaf_count(&fields);
+        let cells = std::mem::take(&mut de.cells);
+        let seen = de.strict.then(SeenKeys::default);
+        Ok(KeyedAccess {
+            de,
+            fields,
+            delim: header.delim,
+            base,
+            entry_depth,
+            leaves,
+            cells,
+            cursor: 0,
+            seen,
+            span: Span::new(header.len, line),
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.span.done && self.next_key::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        self.span.close(self.de, "entries")?;
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        if self.span.done {
+            return Ok(None);
+        }
+        let line = match self.de.scan.peek()? {
+            Some(line) if line.depth > self.base => line,
+            _ => {
+                self.span.done = true;
+                return Ok(None);
+            }
+        };
+        if line.depth != self.entry_depth {
+            return Err(over_indented(&line, self.entry_depth));
+        }
+        if find_unquoted(line.content, b':', 0).is_none() {
+            return Err(line.error("expected an entry row `key: cells` inside a keyed table"));
+        }
+        self.de.scan.consume()?;
+        self.span.item(self.de, line);
+        let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
+        if let Some(seen) = &mut self.seen {
+            if !seen.insert(&key) {
+                return Err(duplicate(&line, &key));
+            }
+        }
+        self.cells.clear();
+        split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
+        if self.cells.len() != self.leaves {
+            return Err(line.error(format!(
+                "expected {} cells, found {}",
+                self.leaves,
+                self.cells.len()
+            )));
+        }
+        seed.deserialize(KeyDe(key))
+            .map(Some)
+            .map_err(|e| line.error_at(0, e))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.cursor = 0;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Row {
+                fields: &self.fields,
+                cells: &self.cells,
+                cursor: &mut self.cursor,
+                line: self.span.last,
+            },
+        })
+    }
+}
+
+/// §9.3 tabular array: one row per line.
+pub(crate) struct TabularSeq<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    fields: Vec<Field<'de>>,
+    delim: u8,
+    base: usize,
+    row_depth: usize,
+    leaves: usize,
+    cells: Vec<&'de str>,
+    cursor: usize,
+    span: Span<'de>,
+}
+
+impl<'a, 'de> TabularSeq<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        header: Header<'de>,
+        base: usize,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let row_depth = de.content_depth(base)?;
+        let fields = header.fields.unwrap_or_default();
+        let leaves = leaf_count(&fields);
+        let cells = std::mem::take(&mut de.cells);
+        Ok(TabularSeq {
+            de,
+            fields,
+            delim: header.delim,
+            base,
+            row_depth,
+            leaves,
+            cells,
+            cursor: 0,
+            span: Span::new(header.len, line),
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.span.done && self.next_element::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        self.span.close(self.de, "rows")?;
+        if self.de.strict {
+            if let Some(next) = self.de.scan.peek()? {
+                if next.depth == self.row_depth
+                    && !next.content.starts_with("- ")
+                    && is_data_row(next.content, self.delim)
+                {
+                    return Err(next.error(format!(
+                        "more rows than the {} declared by the header on line {}",
+                        self.span.declared, self.span.header.number
+                    )));
+                }
+            }
+        }
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.span.done || (self.de.strict && self.span.count >= self.span.declared) {
+            self.span.done = true;
+            return Ok(None);
+        }
+        let line = match self.de.scan.peek()? {
+            Some(line) if line.depth > self.base => line,
+            _ => {
+                self.span.done = true;
+                return Ok(None);
+            }
+        };
+        if line.depth != self.row_depth {
+            return Err(over_indented(&line, self.row_depth));
+        }
+        if !is_data_row(line.content, self.delim) {
+            self.span.done = true;
+            return Ok(None);
+        }
+        self.de.scan.consume()?;
+        self.span.item(self.de, line);
+        self.cells.clear();
+        split_delimited(line.content, self.delim, &mut self.cells);
+        if self.cells.len() != self.leaves {
+            return Err(line.error(format!(
+                "expected {} cells, found {}",
+                self.leaves,
+                self.cells.len()
+            )));
+        }
+        self.cursor = 0;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Row {
+                fields: &self.fields,
+                cells: &self.cells,
+                cursor: &mut self.cursor,
+                line,
+            },
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+    }
+}
+
+/// §9.4 expanded list: one `- ` item per element.
+pub(crate) struct ListSeq<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    base: usize,
+    item_depth: usize,
+    span: Span<'de>,
+}
+
+impl<'a, 'de> ListSeq<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        declared: usize,
+        base: usize,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let item_depth = de.content_depth(base)?;
+        Ok(ListSeq {
+            de,
+            base,
+            item_depth,
+            span: Span::new(declared, line),
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.span.done && self.next_element::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        self.span.close(self.de, "list items")?;
+        if self.de.strict {
+            if let Some(next) = self.de.scan.peek()? {
+                if next.depth == self.item_depth && next.content.starts_with("- ") {
+                    return Err(next.error(format!(
+                        "more list items than the {} declared by the header on line {}",
+                        self.span.declared, self.span.header.number
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        if self.span.done || (self.de.strict && self.span.count >= self.span.declared) {
+            self.span.done = true;
+            return Ok(None);
+        }
+        let line = match self.de.scan.peek()? {
+            Some(line) if line.depth > self.base => line,
+            _ => {
+                self.span.done = true;
+                return Ok(None);
+            }
+        };
+        if line.depth != self.item_depth {
+            return Err(over_indented(&line, self.item_depth));
+        }
+        if !(line.content.starts_with("- ") || line.content == "-") {
+            self.span.done = true;
+            return Ok(None);
+        }
+        self.de.scan.consume()?;
+        self.span.item(self.de, line);
+        let slot = self.de.list_item(line, self.item_depth)?;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot,
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+    }
+}
+
+/// §9.1 inline primitive array: the values after the header's colon.
+pub(crate) struct InlineSeq<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    cells: Vec<&'de str>,
+    next: usize,
+    line: Line<'de>,
+}
+
+impl<'a, 'de> InlineSeq<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        inline: &'de str,
+        header: &Header<'de>,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let mut cells = std::mem::take(&mut de.cells);
+        cells.clear();
+        split_delimited(inline, header.delim, &mut cells);
+        if de.strict && cells.len() != header.len {
+            return Err(line.error_in(
+                inline,
+                Error::syntax(format!(
+                    "expected {} values, found {}",
+                    header.len,
+                    cells.len()
+                )),
+            ));
+        }
+        Ok(InlineSeq {
+            de,
+            cells,
+            next: 0,
+            line,
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if self.next < self.cells.len() {
+            return Err(self.line.error_at(0, stopped_early()));
+        }
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> SeqAccess<'de> for InlineSeq<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(&text) = self.cells.get(self.next) else {
+            return Ok(None);
+        };
+        self.next += 1;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Token {
+                text,
+                line: self.line,
+            },
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.cells.len() - self.next)
+    }
+}
+
+/// Any object-shaped access, for enums written as one-key objects.
+enum AnyMap<'a, 'de> {
+    Object(ObjectAccess<'a, 'de>),
+    Row(RowMap<'a, 'de>),
+    Keyed(KeyedAccess<'a, 'de>),
+}
+
+impl<'de> MapAccess<'de> for AnyMap<'_, 'de> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        match self {
+            AnyMap::Object(m) => m.next_key_seed(seed),
+            AnyMap::Row(m) => m.next_key_seed(seed),
+            AnyMap::Keyed(m) => m.next_key_seed(seed),
+        }
+    }
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        match self {
+            AnyMap::Object(m) => m.next_value_seed(seed),
+            AnyMap::Row(m) => m.next_value_seed(seed),
+            AnyMap::Keyed(m) => m.next_value_seed(seed),
+        }
+    }
+}
+
+impl AnyMap<'_, '_> {
+    fn finish(self) -> Result<()> {
+        match self {
+            AnyMap::Object(m) => m.finish(),
+            AnyMap::Row(_) => Ok(()),
+            AnyMap::Keyed(m) => m.finish(),
+        }
+    }
+}
+
+/// An externally tagged enum variant with content: `{variant: content}`.
+pub(crate) struct EnumFromMap<'m, 'a, 'de> {
+    map: &'m mut AnyMap<'a, 'de>,
+}
+
+fn not_an_enum() -> Error {
+    Error::data("invalid type: expected an enum as a variant name or an object with one key")
+}
+
+impl EnumFromMap<'_, '_, '_> {
+    pub(crate) fn visit<'de, V: Visitor<'de>>(
+        value: ValueDe<'_, 'de>,
+        visitor: V,
+    ) -> Result<V::Value> {
+        let ValueDe { de, slot } = value;
+        let mut map = match slot {
+            Slot::Block { parent } => {
+                if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
+                    return Err(de.locate(not_an_enum()));
+                }
+                let depth = de.content_depth(parent)?;
+                AnyMap::Object(ObjectAccess::new(de, None, parent + 1, depth))
+            }
+            Slot::Object { first, depth } => {
+                AnyMap::Object(ObjectAccess::new(de, first, depth, depth))
+            }
+            Slot::Row {
+                fields,
+                cells,
+                cursor,
+                line,
+            } => AnyMap::Row(RowMap::new(de, fields, cells, cursor, line)),
+            Slot::Header { header, base, line } if header.keyed => {
+                AnyMap::Keyed(KeyedAccess::new(de, header, base, line)?)
+            }
+            _ => return Err(de.locate(not_an_enum())),
+        };
+        let value = visitor.visit_enum(EnumFromMap { map: &mut map })?;
+        if map.next_key::<IgnoredAny>()?.is_some() {
+            return Err(Error::data("an enum object must have exactly one key"));
+        }
+        map.finish()?;
+        Ok(value)
+    }
+}
+
+impl<'de> de::EnumAccess<'de> for EnumFromMap<'_, '_, 'de> {
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self)> {
+        match self.map.next_key_seed(seed)? {
+            Some(variant) => Ok((variant, self)),
+            None => Err(not_an_enum()),
+        }
+    }
+}
+
+struct SeqSeed<V>(V);
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for SeqSeed<V> {
+    type Value = V::Value;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<V::Value, D::Error> {
+        d.deserialize_seq(self.0)
+    }
+}
+
+struct MapSeed<V>(V);
+impl<'de, V: Visitor<'de>> DeserializeSeed<'de> for MapSeed<V> {
+    type Value = V::Value;
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<V::Value, D::Error> {
+        d.deserialize_map(self.0)
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for EnumFromMap<'_, '_, 'de> {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<()> {
+        self.map.next_value::<()>()
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+        self.map.next_value_seed(seed)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value> {
+        self.map.next_value_seed(SeqSeed(visitor))
+    }
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.map.next_value_seed(MapSeed(visitor))
+    }
+}

@@ -1,0 +1,332 @@
+//! Array and keyed headers (§6): `key[N<delim?>]{fields}:` and `key[N:<delim?>]{fields}:`.
+
+use std::borrow::Cow;
+
+use super::token::{find_closing_quote, find_unquoted, parse_name, trim_spaces};
+use crate::error::{Error, Result};
+
+/// One field entry of a fields segment, possibly a nested field group (§9.3).
+#[derive(Debug)]
+pub(crate) struct Field<'de> {
+    pub(crate) name: Cow<'de, str>,
+    pub(crate) children: Option<Vec<Field<'de>>>,
+}
+
+/// Number of cells a row carries: the depth-first count of leaf fields.
+pub(crate) fn leaf_count(fields: &[Field<'_>]) -> usize {
+    fields
+        .iter()
+        .map(|f| f.children.as_deref().map_or(1, leaf_count))
+        .sum()
+}
+
+#[derive(Debug)]
+pub(crate) struct Header<'de> {
+    pub(crate) key: Option<Cow<'de, str>>,
+    pub(crate) len: usize,
+    pub(crate) delim: u8,
+    /// `[N:]`: a keyed tabular object (§9.5).
+    pub(crate) keyed: bool,
+    pub(crate) fields: Option<Vec<Field<'de>>>,
+    /// Inline primitive values after the colon (§9.1), if any.
+    pub(crate) inline: Option<&'de str>,
+}
+
+/// What a line's content is, as far as headers go.
+pub(crate) enum Parsed<'de> {
+    /// Not a header: the caller treats the line as key-value (or scalar).
+    NotHeader,
+    Header(Header<'de>),
+    /// A header with a syntax error, and the byte offset in the content where it was found.
+    Invalid(Error, usize),
+}
+
+fn invalid<'de>(message: impl Into<String>, at: usize) -> Parsed<'de> {
+    Parsed::Invalid(Error::syntax(message), at)
+}
+
+/// Parses `content` as a header (§6); `max_depth` bounds nested field groups.
+pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> Parsed<'de> {
+    let bracket_start = if content.starts_with('"') {
+        match find_closing_quote(content, 0) {
+            Some(close) if content.as_bytes().get(close + 1) == Some(&b'[') => close + 1,
+            _ => return Parsed::NotHeader,
+        }
+    } else {
+        match find_unquoted(content, b'[', 0) {
+            Some(i) => i,
+            None => return Parsed::NotHeader,
+        }
+    };
+    // §5.2: a line whose first unquoted colon precedes its first '[' is a key-value line.
+    match find_unquoted(content, b':', 0) {
+        Some(colon) if colon > bracket_start => {}
+        _ => return Parsed::NotHeader,
+    }
+    let Some(bracket_end) = find_unquoted(content, b']', bracket_start) else {
+        return invalid("unterminated bracket segment in header", bracket_start);
+    };
+    let mut brace_end = bracket_end + 1;
+    let brace_start = find_unquoted(content, b'{', bracket_end)
+        .filter(|&b| find_unquoted(content, b':', bracket_end).is_some_and(|c| b < c));
+    if let Some(brace_start) = brace_start {
+        let gap = &content[bracket_end + 1..brace_start];
+        if !gap.is_empty() {
+            return invalid(
+                if gap.trim_matches([' ', '\t']).is_empty() {
+                    "unexpected whitespace between bracket segment and field list".to_string()
+                } else {
+                    format!(
+                        "unexpected content {:?} between bracket segment and field list",
+                        gap.trim_matches([' ', '\t'])
+                    )
+                },
+                bracket_end + 1,
+            );
+        }
+        if let Some(close) = find_matching_brace(content, brace_start) {
+            brace_end = close + 1;
+        }
+    }
+    let Some(colon) = find_unquoted(content, b':', bracket_end.max(brace_end)) else {
+        return invalid("missing colon after array header", content.len());
+    };
+    let gap_start = (bracket_end + 1).max(brace_end);
+    let gap = &content[gap_start..colon];
+    if !gap.is_empty() {
+        return invalid(
+            if gap.trim_matches([' ', '\t']).is_empty() {
+                "unexpected whitespace between bracket segment and colon".to_string()
+            } else {
+                format!(
+                    "unexpected content {:?} between bracket segment and colon",
+                    gap.trim_matches([' ', '\t'])
+                )
+            },
+            gap_start,
+        );
+    }
+    let key = if bracket_start > 0 {
+        let raw_key = &content[..bracket_start];
+        if raw_key.ends_with([' ', '\t']) {
+            return invalid(
+                "unexpected whitespace between key and bracket segment",
+                bracket_start,
+            );
+        }
+        match parse_name(raw_key) {
+            Ok(k) => Some(k),
+            Err(e) => return Parsed::Invalid(e, 0),
+        }
+    } else {
+        None
+    };
+    let after_colon = trim_spaces(&content[colon + 1..]);
+    let (len, delim, keyed) = match bracket(&content[bracket_start + 1..bracket_end]) {
+        Ok(b) => b,
+        Err(e) => return Parsed::Invalid(e, bracket_start),
+    };
+    let mut fields = None;
+    if let Some(brace_start) = brace_start.filter(|&b| b < colon) {
+        if let Some(close) = find_matching_brace(content, brace_start).filter(|&c| c < colon) {
+            let inner = &content[brace_start + 1..close];
+            for other in [b',', b'\t', b'|'] {
+                if other != delim && find_unquoted(inner, other, 0).is_some() {
+                    return invalid(
+                        format!(
+                            "header delimiter mismatch: the bracket declares {} but the field \
+                             list contains an unquoted {}",
+                            show(delim),
+                            show(other)
+                        ),
+                        brace_start,
+                    );
+                }
+            }
+            match field_entries(inner, delim, max_depth) {
+                Ok(f) => fields = Some(f),
+                Err(e) => return Parsed::Invalid(e, brace_start),
+            }
+        }
+    }
+    let duplicate = fields.as_deref().and_then(find_duplicate);
+    if keyed && fields.is_none() {
+        return invalid("a keyed header requires a field list", bracket_end);
+    }
+    if fields.is_some() && !after_colon.is_empty() {
+        return invalid(
+            match &duplicate {
+                Some(name) => format!("duplicate field name {name:?} in field list"),
+                None => "unexpected content after a fields-bearing header's colon".to_string(),
+            },
+            colon + 1,
+        );
+    }
+    if strict {
+        if let Some(name) = duplicate {
+            return invalid(
+                format!("duplicate field name {name:?} in field list"),
+                brace_end,
+            );
+        }
+    }
+    Parsed::Header(Header {
+        key,
+        len,
+        delim,
+        keyed,
+        fields,
+        inline: (!after_colon.is_empty()).then_some(after_colon),
+    })
+}
+
+fn show(delim: u8) -> &'static str {
+    match delim {
+        b'\t' => "tab",
+        b'|' => "'|'",
+        _ => "','",
+    }
+}
+
+/// `N`, `N|`, `N\t`, `N:`, `N:|`, `N:\t` → (length, delimiter, keyed).
+fn bracket(segment: &str) -> Result<(usize, u8, bool)> {
+    let (rest, delim) = match segment.as_bytes().last() {
+        Some(b'\t') => (&segment[..segment.len() - 1], b'\t'),
+        Some(b'|') => (&segment[..segment.len() - 1], b'|'),
+        _ => (segment, b','),
+    };
+    let (digits, keyed) = match rest.strip_suffix(':') {
+        Some(d) => (d, true),
+        None => (rest, false),
+    };
+    let valid = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'));
+    if !valid {
+        return Err(Error::syntax(format!(
+            "invalid array length {segment:?}: expected a non-negative integer without leading zeros"
+        )));
+    }
+    let len = digits
+        .parse::<usize>()
+        .map_err(|_| Error::syntax(format!("array length {digits} is too large")))?;
+    Ok((len, delim, keyed))
+}
+
+fn find_matching_brace(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut in_quotes = false;
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
+            i += 2;
+            continue;
+        }
+        match b {
+            b'"' => in_quotes = !in_quotes,
+            b'{' if !in_quotes => depth += 1,
+            b'}' if !in_quotes => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Parses field entries recursively (§6 fields-seg, §9.3 nested field groups).
+fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Field<'_>>> {
+    if depth_left == 0 {
+        return Err(Error::syntax(
+            "nested field groups exceed the nesting limit",
+        ));
+    }
+    split_top_level(content, delim)
+        .into_iter()
+        .map(|entry| {
+            let entry = trim_spaces(entry);
+            if entry.is_empty() {
+                return Err(Error::syntax("empty field name in field list"));
+            }
+            let Some(group_start) = find_unquoted(entry, b'{', 0) else {
+                return Ok(Field {
+                    name: parse_name(entry)?,
+                    children: None,
+                });
+            };
+            let name = &entry[..group_start];
+            if name.is_empty() {
+                return Err(Error::syntax(
+                    "missing field name before nested field group",
+                ));
+            }
+            if name.ends_with(' ') {
+                return Err(Error::syntax(
+                    "unexpected whitespace before nested field group",
+                ));
+            }
+            let close = find_matching_brace(entry, group_start)
+                .ok_or_else(|| Error::syntax("unmatched brace in field list"))?;
+            if close != entry.len() - 1 {
+                return Err(Error::syntax("unexpected content after nested field group"));
+            }
+            Ok(Field {
+                name: parse_name(name)?,
+                children: Some(field_entries(
+                    &entry[group_start + 1..close],
+                    delim,
+                    depth_left - 1,
+                )?),
+            })
+        })
+        .collect()
+}
+
+/// Splits on `delim` at brace depth 0, outside quotes.
+fn split_top_level(content: &str, delim: u8) -> Vec<&str> {
+    let bytes = content.as_bytes();
+    let mut parts = Vec::new();
+    let mut in_quotes = false;
+    let mut depth = 0i64;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
+            i += 2;
+            continue;
+        }
+        match b {
+            b'"' => in_quotes = !in_quotes,
+            b'{' if !in_quotes => depth += 1,
+            b'}' if !in_quotes => depth -= 1,
+            _ if b == delim && !in_quotes && depth == 0 => {
+                parts.push(&content[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    parts.push(&content[start..]);
+    parts
+}
+
+fn find_duplicate(fields: &[Field<'_>]) -> Option<String> {
+    let mut seen = std::collections::HashSet::with_capacity(fields.len());
+    for f in fields {
+        if !seen.insert(f.name.as_ref()) {
+            return Some(f.name.to_string());
+        }
+        if let Some(dup) = f.children.as_deref().and_then(find_duplicate) {
+            return Some(dup);
+        }
+    }
+    None
+}

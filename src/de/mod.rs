@@ -1,0 +1,596 @@
+//! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate tree.
+//!
+//! The decoder walks the document line by line ([`scanner`]) and hands serde one value at a
+//! time. Where a value is depends on the line that introduced it: a token after `key:`, a
+//! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
+//! table, or a row cell. [`Slot`] names those places; [`ValueDe`] turns one into visitor calls.
+
+mod access;
+mod header;
+mod key;
+mod scanner;
+mod token;
+
+use std::borrow::Cow;
+
+use serde::de::{self, Deserialize, DeserializeOwned, IntoDeserializer, Visitor};
+
+use crate::error::{Category, Error, Result};
+use crate::options::DecodeOptions;
+use access::{InlineSeq, KeyedAccess, ListSeq, ObjectAccess, RowMap, TabularSeq};
+use header::{Header, Parsed};
+use scanner::{Line, Scanner};
+use token::{find_unquoted, parse_primitive, trim_spaces, Primitive};
+
+/// A TOON deserializer over a string, like `serde_json::Deserializer`.
+///
+/// ```
+/// use serde::Deserialize;
+/// #[derive(Deserialize, Debug, PartialEq)]
+/// struct User<'a> { id: u32, name: &'a str }
+///
+/// let text = "[2]{id,name}:\n  1,Ada\n  2,Bob";
+/// let mut de = toon::Deserializer::from_str(text);
+/// let users = Vec::<User>::deserialize(&mut de).unwrap();
+/// de.end().unwrap();
+/// assert_eq!(users[1], User { id: 2, name: "Bob" });
+/// ```
+pub struct Deserializer<'de> {
+    scan: Scanner<'de>,
+    strict: bool,
+    max_depth: usize,
+    depth_left: usize,
+    /// Reusable buffer for the cells of one row.
+    cells: Vec<&'de str>,
+    /// Whether the root form was an array or keyed table (trailing lines are then an error).
+    root_is_closed_form: bool,
+}
+
+impl<'de> Deserializer<'de> {
+    /// A deserializer with default options (strict, indent 2, nesting limit 128).
+    #[allow(clippy::should_implement_trait)]
+    pub fn from_str(text: &'de str) -> Self {
+        Self::from_str_with(text, &DecodeOptions::default())
+    }
+
+    /// A deserializer with the given options.
+    pub fn from_str_with(text: &'de str, options: &DecodeOptions) -> Self {
+        Deserializer {
+            scan: Scanner::new(text, options.indent_size, options.strict),
+            strict: options.strict,
+            max_depth: options.max_depth,
+            depth_left: options.max_depth,
+            cells: Vec::new(),
+            root_is_closed_form: false,
+        }
+    }
+
+    /// Checks that nothing but blank and comment lines follows the decoded value (§5: a root
+    /// array or keyed table spans the whole document).
+    pub fn end(&mut self) -> Result<()> {
+        match self.scan.peek()? {
+            None => Ok(()),
+            Some(line) if self.root_is_closed_form => {
+                Err(line.error("unexpected content after the document root"))
+            }
+            Some(line) => Err(line.error("unexpected content after the document")),
+        }
+    }
+
+    /// Attaches the position of the last consumed line to an error that has none.
+    fn locate(&self, err: Error) -> Error {
+        if err.has_position() {
+            return err;
+        }
+        match self.scan.last {
+            Some(line) => scanner::position(line.raw, line.number, 0, err),
+            None => err,
+        }
+    }
+
+    fn enter(&mut self, line: Option<&Line<'de>>) -> Result<()> {
+        if self.depth_left == 0 {
+            let err = Error::syntax(format!(
+                "nesting deeper than the limit of {}",
+                self.max_depth
+            ));
+            return Err(match line {
+                Some(l) => l.error_at(0, err),
+                None => err,
+            });
+        }
+        self.depth_left -= 1;
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth_left += 1;
+    }
+
+    fn header(&self, content: &'de str, line: &Line<'de>) -> Result<Option<Header<'de>>> {
+        match header::parse(content, self.strict, self.max_depth) {
+            Parsed::NotHeader => Ok(None),
+            Parsed::Header(h) => Ok(Some(h)),
+            Parsed::Invalid(err, at) => {
+                let offset = content.as_ptr() as usize - line.content.as_ptr() as usize + at;
+                Err(line.error_at(offset, err))
+            }
+        }
+    }
+
+    /// §5 root form discovery.
+    fn root(&mut self) -> Result<Slot<'de, 'de>> {
+        let Some(first) = self.scan.peek()? else {
+            return Ok(Slot::EmptyObject);
+        };
+        if first.depth != 0 {
+            return Err(first.error(format!(
+                "over-indented line: expected depth 0, found {}",
+                first.depth
+            )));
+        }
+        if first.content == "[]" {
+            self.scan.consume()?;
+            self.root_is_closed_form = true;
+            return Ok(Slot::EmptyArray);
+        }
+        if first.content.starts_with('[') && find_unquoted(first.content, b':', 0).is_some() {
+            if let Some(header) = self.header(first.content, &first)? {
+                self.scan.consume()?;
+                self.root_is_closed_form = true;
+                return Ok(Slot::Header {
+                    header,
+                    base: 0,
+                    line: first,
+                });
+            }
+        }
+        self.scan.consume()?;
+        let has_colon = find_unquoted(first.content, b':', 0).is_some();
+        match self.scan.peek()? {
+            None if !has_colon => Ok(Slot::Token {
+                text: first.content,
+                line: first,
+            }),
+            Some(next) if !has_colon && next.depth == 0 => Err(first.error(
+                "a document with more than one line must start with a key-value or array header line",
+            )),
+            _ => Ok(Slot::Object {
+                first: Some((first.content, first)),
+                depth: 0,
+            }),
+        }
+    }
+
+    /// Splits a key-value or header line of an object at `base` depth (§5.2, §8).
+    fn field(
+        &mut self,
+        content: &'de str,
+        line: Line<'de>,
+        base: usize,
+    ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
+        if let Some(mut header) = self.header(content, &line)? {
+            let Some(key) = header.key.take() else {
+                return Err(line.error(if header.keyed {
+                    "a keyless keyed header is only valid at the document root"
+                } else {
+                    "a keyless array header is only valid at the document root or as a list item"
+                }));
+            };
+            return Ok((key, Slot::Header { header, base, line }));
+        }
+        let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
+        let rest = trim_spaces(rest);
+        let slot = match rest {
+            "" => Slot::Block { parent: base },
+            "[]" => Slot::EmptyArray,
+            _ => Slot::Token { text: rest, line },
+        };
+        Ok((key, slot))
+    }
+
+    /// One list item (§9.4, §10) whose hyphen line has just been consumed.
+    fn list_item(&mut self, line: Line<'de>, item_depth: usize) -> Result<Slot<'de, 'de>> {
+        if line.content == "-" {
+            return Ok(Slot::EmptyObject);
+        }
+        let after = line.content[2..].trim_start_matches(' ');
+        if after.is_empty() {
+            return Ok(Slot::EmptyObject);
+        }
+        if after == "[]" {
+            return Ok(Slot::EmptyArray);
+        }
+        let has_colon = find_unquoted(after, b':', 0).is_some();
+        if after.starts_with('[') && has_colon {
+            if let Some(header) = self.header(after, &line)? {
+                if header.keyed || header.fields.is_some() {
+                    return Err(line.error(
+                        "a keyless header with a field list is only valid at the document root",
+                    ));
+                }
+                return Ok(Slot::Header {
+                    header,
+                    base: item_depth,
+                    line,
+                });
+            }
+        }
+        if has_colon {
+            return Ok(Slot::Object {
+                first: Some((after, line)),
+                depth: item_depth + 1,
+            });
+        }
+        Ok(Slot::Token { text: after, line })
+    }
+
+    /// §8 depth of the first line of a scope opened at `base`: one deeper; a deeper first line
+    /// is a strict error and, non-strict, sets the scope's depth (v4.4 recovery 5).
+    fn content_depth(&mut self, base: usize) -> Result<usize> {
+        match self.scan.peek()? {
+            Some(first) if first.depth > base + 1 => {
+                if self.strict {
+                    Err(first.error(format!(
+                        "indentation jumps from depth {base} to {}",
+                        first.depth
+                    )))
+                } else {
+                    Ok(first.depth)
+                }
+            }
+            _ => Ok(base + 1),
+        }
+    }
+}
+
+/// Where the next value is.
+pub(crate) enum Slot<'a, 'de> {
+    /// A primitive token on `line`.
+    Token {
+        text: &'de str,
+        line: Line<'de>,
+    },
+    EmptyArray,
+    EmptyObject,
+    /// `key:` with nothing after the colon: a nested object if deeper lines follow, else `{}`.
+    Block {
+        parent: usize,
+    },
+    /// An array or keyed table header whose scope content is below depth `base`.
+    Header {
+        header: Header<'de>,
+        base: usize,
+        line: Line<'de>,
+    },
+    /// An object at `depth` whose first field is on an already consumed line.
+    Object {
+        first: Option<(&'de str, Line<'de>)>,
+        depth: usize,
+    },
+    /// An object built from row cells by a field list (§9.3).
+    Row {
+        fields: &'a [header::Field<'de>],
+        cells: &'a [&'de str],
+        cursor: &'a mut usize,
+        line: Line<'de>,
+    },
+}
+
+/// Deserializes the value in one [`Slot`].
+pub(crate) struct ValueDe<'a, 'de> {
+    pub(crate) de: &'a mut Deserializer<'de>,
+    pub(crate) slot: Slot<'a, 'de>,
+}
+
+fn visit_primitive<'de, V: Visitor<'de>>(prim: Primitive<'de>, visitor: V) -> Result<V::Value> {
+    match prim {
+        Primitive::Null => visitor.visit_unit(),
+        Primitive::Bool(b) => visitor.visit_bool(b),
+        Primitive::I64(v) => visitor.visit_i64(v),
+        Primitive::U64(v) => visitor.visit_u64(v),
+        Primitive::F64(v) => visitor.visit_f64(v),
+        Primitive::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+        Primitive::Str(Cow::Owned(s)) => visitor.visit_string(s),
+    }
+}
+
+fn token<'de>(text: &'de str, line: &Line<'de>) -> Result<Primitive<'de>> {
+    parse_primitive(text).map_err(|e| line.error_in(text, e))
+}
+
+impl<'a, 'de> ValueDe<'a, 'de> {
+    /// Runs a container visit with the nesting limit and positions for visitor errors.
+    fn container<T>(
+        de: &mut Deserializer<'de>,
+        line: Option<&Line<'de>>,
+        f: impl FnOnce(&mut Deserializer<'de>) -> Result<T>,
+    ) -> Result<T> {
+        de.enter(line)?;
+        let out = f(de).map_err(|e| de.locate(e));
+        de.leave();
+        out
+    }
+
+    fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let ValueDe { de, slot } = self;
+        match slot {
+            Slot::Token { text, line } => {
+                let prim = token(text, &line)?;
+                visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e))
+            }
+            Slot::EmptyArray => Self::container(de, None, |_| {
+                visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(
+                    std::iter::empty::<()>(),
+                ))
+            }),
+            Slot::EmptyObject => Self::container(de, None, |_| {
+                visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(
+                    std::iter::empty::<((), ())>(),
+                ))
+            }),
+            Slot::Block { parent } => {
+                let nested = matches!(de.scan.peek()?, Some(next) if next.depth > parent);
+                if !nested {
+                    return ValueDe {
+                        de,
+                        slot: Slot::EmptyObject,
+                    }
+                    .any(visitor);
+                }
+                let depth = de.content_depth(parent)?;
+                Self::container(de, None, |de| {
+                    let mut access = ObjectAccess::new(de, None, parent + 1, depth);
+                    let v = visitor.visit_map(&mut access)?;
+                    access.finish()?;
+                    Ok(v)
+                })
+            }
+            Slot::Object { first, depth } => {
+                let line = first.map(|(_, l)| l);
+                Self::container(de, line.as_ref(), |de| {
+                    let mut access = ObjectAccess::new(de, first, depth, depth);
+                    let v = visitor.visit_map(&mut access)?;
+                    access.finish()?;
+                    Ok(v)
+                })
+            }
+            Slot::Header { header, base, line } => Self::container(de, Some(&line), |de| {
+                visit_header(de, header, base, line, visitor)
+            }),
+            Slot::Row {
+                fields,
+                cells,
+                cursor,
+                line,
+            } => Self::container(de, Some(&line), |de| {
+                let mut access = RowMap::new(de, fields, cells, cursor, line);
+                visitor.visit_map(&mut access)
+            }),
+        }
+    }
+}
+
+fn visit_header<'de, V: Visitor<'de>>(
+    de: &mut Deserializer<'de>,
+    header: Header<'de>,
+    base: usize,
+    line: Line<'de>,
+    visitor: V,
+) -> Result<V::Value> {
+    if header.keyed {
+        let mut access = KeyedAccess::new(de, header, base, line)?;
+        let v = visitor.visit_map(&mut access)?;
+        access.finish()?;
+        return Ok(v);
+    }
+    if let Some(inline) = header.inline {
+        let mut access = InlineSeq::new(de, inline, &header, line)?;
+        let v = visitor.visit_seq(&mut access)?;
+        access.finish()?;
+        return Ok(v);
+    }
+    if header.fields.is_some() {
+        let mut access = TabularSeq::new(de, header, base, line)?;
+        let v = visitor.visit_seq(&mut access)?;
+        access.finish()?;
+        return Ok(v);
+    }
+    let mut access = ListSeq::new(de, header.len, base, line)?;
+    let v = visitor.visit_seq(&mut access)?;
+    access.finish()?;
+    Ok(v)
+}
+
+/// serde's externally tagged enums: a string is a unit variant, a one-key object a variant with
+/// content (as serde_json).
+fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Result<V::Value> {
+    match value.slot {
+        Slot::Token { text, line } => match token(text, &line)? {
+            Primitive::Str(Cow::Borrowed(s)) => visitor
+                .visit_enum(de::value::BorrowedStrDeserializer::<Error>::new(s))
+                .map_err(|e| line.error_in(text, e)),
+            Primitive::Str(Cow::Owned(s)) => visitor
+                .visit_enum(s.into_deserializer())
+                .map_err(|e: Error| line.error_in(text, e)),
+            _ => Err(line.error_in(
+                text,
+                Error::data("invalid type: expected an enum variant name or a one-key object"),
+            )),
+        },
+        slot => access::EnumFromMap::visit(ValueDe { de: value.de, slot }, visitor),
+    }
+}
+
+impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.any(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.slot {
+            Slot::Token { text, .. } if trim_spaces(text) == "null" => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        visit_enum(self, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+macro_rules! root_method {
+    ($($method:ident $(($($arg:ident: $ty:ty),*))?),*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value> {
+            let slot = self.root()?;
+            let value = ValueDe { de: &mut *self, slot }.$method($($($arg,)*)? visitor)?;
+            Ok(value)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
+    type Error = Error;
+
+    root_method!(
+        deserialize_any, deserialize_bool, deserialize_i8, deserialize_i16, deserialize_i32,
+        deserialize_i64, deserialize_i128, deserialize_u8, deserialize_u16, deserialize_u32,
+        deserialize_u64, deserialize_u128, deserialize_f32, deserialize_f64, deserialize_char,
+        deserialize_str, deserialize_string, deserialize_bytes, deserialize_byte_buf,
+        deserialize_option, deserialize_unit, deserialize_seq, deserialize_map,
+        deserialize_identifier, deserialize_ignored_any,
+        deserialize_unit_struct(name: &'static str),
+        deserialize_newtype_struct(name: &'static str),
+        deserialize_tuple(len: usize),
+        deserialize_tuple_struct(name: &'static str, len: usize),
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]),
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
+    );
+}
+
+/// Decodes a value from TOON text with default options (strict).
+///
+/// ```
+/// use serde::Deserialize;
+/// #[derive(Deserialize)]
+/// struct Doc { users: Vec<User> }
+/// #[derive(Deserialize)]
+/// struct User { id: u32, name: String }
+///
+/// let doc: Doc = toon::from_str("users[2]{id,name}:\n  1,Ada\n  2,Bob").unwrap();
+/// assert_eq!(doc.users[1].name, "Bob");
+/// ```
+pub fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T> {
+    from_str_with(text, &DecodeOptions::default())
+}
+
+/// Decodes a value from TOON text with `options`.
+///
+/// ```
+/// let opts = toon::DecodeOptions::new().strict(false);
+/// let v: toon::Value = toon::from_str_with("name: Ada\nname: Bob", &opts).unwrap();
+/// assert_eq!(v["name"], "Bob");
+/// ```
+pub fn from_str_with<'de, T: Deserialize<'de>>(
+    text: &'de str,
+    options: &DecodeOptions,
+) -> Result<T> {
+    let mut de = Deserializer::from_str_with(text, options);
+    let value = T::deserialize(&mut de).map_err(|e| de.locate(e))?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Decodes a value from UTF-8 bytes; ill-formed UTF-8 is an error (§4).
+///
+/// ```
+/// let v: Vec<u32> = toon::from_slice(b"[3]: 1,2,3").unwrap();
+/// assert_eq!(v, [1, 2, 3]);
+/// assert!(toon::from_slice::<toon::Value>(b"k: \xff").is_err());
+/// ```
+pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
+    from_slice_with(bytes, &DecodeOptions::default())
+}
+
+/// Decodes a value from UTF-8 bytes with `options`.
+///
+/// ```
+/// let opts = toon::DecodeOptions::new().indent_size(4);
+/// let v: toon::Value = toon::from_slice_with(b"a:\n    b: 1", &opts).unwrap();
+/// assert_eq!(v, toon::toon!({"a": {"b": 1}}));
+/// ```
+pub fn from_slice_with<'de, T: Deserialize<'de>>(
+    bytes: &'de [u8],
+    options: &DecodeOptions,
+) -> Result<T> {
+    let text = utf8(bytes)?;
+    from_str_with(text, options)
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes).map_err(|e| {
+        let offset = e.valid_up_to();
+        let line = bytes[..offset].iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = bytes[..offset]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1);
+        let prefix = String::from_utf8_lossy(&bytes[line_start..offset]);
+        Error::syntax(format!("invalid UTF-8 at byte {offset}")).at(
+            line,
+            prefix.chars().count() + 1,
+            &prefix,
+        )
+    })
+}
+
+/// Decodes a value from a reader of UTF-8 TOON text (read fully, then decoded).
+///
+/// ```
+/// let v: toon::Value = toon::from_reader("tags[2]: a,b".as_bytes()).unwrap();
+/// assert_eq!(v, toon::toon!({"tags": ["a", "b"]}));
+/// ```
+pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
+    from_reader_with(reader, &DecodeOptions::default())
+}
+
+/// Decodes a value from a reader with `options`.
+///
+/// ```
+/// let opts = toon::DecodeOptions::new().strict(false);
+/// let v: Vec<u8> = toon::from_reader_with("[5]: 1,2".as_bytes(), &opts).unwrap();
+/// assert_eq!(v, [1, 2]);
+/// ```
+pub fn from_reader_with<R: std::io::Read, T: DeserializeOwned>(
+    mut reader: R,
+    options: &DecodeOptions,
+) -> Result<T> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(Error::io)?;
+    let text = utf8(&bytes)?;
+    from_str_with(text, options)
+}
+
+pub(crate) fn eof(message: impl Into<String>) -> Error {
+    Error::new(Category::Eof, message)
+}

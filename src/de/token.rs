@@ -1,0 +1,268 @@
+//! Value tokens: splitting on the active delimiter (§11.2), quoted strings and escapes (§7.1),
+//! and the typing of unquoted tokens (§4).
+
+use std::borrow::Cow;
+
+use crate::error::{Error, Result};
+
+/// A decoded primitive.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Primitive<'de> {
+    Null,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Str(Cow<'de, str>),
+}
+
+/// Trims U+0020 only (§12 token trimming).
+pub(crate) fn trim_spaces(s: &str) -> &str {
+    s.trim_matches(' ')
+}
+
+/// Position of the first unquoted `ch` at or after `from` (backslash pairs inside quotes skipped).
+pub(crate) fn find_unquoted(s: &str, ch: u8, from: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut in_quotes = false;
+    let mut i = from;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
+            i += 2;
+            continue;
+        }
+        if b == b'"' {
+            in_quotes = !in_quotes;
+        } else if b == ch && !in_quotes {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Position of the quote closing the one at `open`.
+pub(crate) fn find_closing_quote(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
+    let mut i = open + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if i + 1 < bytes.len() => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// Splits `s` on unquoted `delim` into space-trimmed tokens, appended to `out`. An empty `s`
+/// has no tokens; otherwise empty tokens are kept (§11.2).
+pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de str>) {
+    if s.is_empty() {
+        return;
+    }
+    let bytes = s.as_bytes();
+    let mut in_quotes = false;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
+            i += 2;
+            continue;
+        }
+        if b == b'"' {
+            in_quotes = !in_quotes;
+        } else if b == delim && !in_quotes {
+            out.push(trim_spaces(&s[start..i]));
+            start = i + 1;
+        }
+        i += 1;
+    }
+    out.push(trim_spaces(&s[start..]));
+}
+
+/// Unescapes the body of a quoted string (§7.1); borrowed when there is nothing to unescape.
+pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
+    let Some(first) = body.find('\\') else {
+        return Ok(Cow::Borrowed(body));
+    };
+    let mut out = String::with_capacity(body.len());
+    out.push_str(&body[..first]);
+    let mut chars = body[first..].chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('\\') => out.push('\\'),
+            Some('"') => out.push('"'),
+            Some('u') => {
+                let hex: String = chars.by_ref().take(4).collect();
+                if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(Error::syntax(format!(
+                        "invalid escape: \\u must be followed by 4 hex digits, found {hex:?}"
+                    )));
+                }
+                let code = u32::from_str_radix(&hex, 16).unwrap_or(0xD800);
+                match char::from_u32(code) {
+                    Some(ch) => out.push(ch),
+                    None => {
+                        return Err(Error::syntax(format!(
+                            "invalid escape: \\u{hex} is a lone surrogate; supplementary \
+                             characters must appear as literal UTF-8"
+                        )))
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(Error::syntax(format!("invalid escape sequence \\{other}")));
+            }
+            None => return Err(Error::syntax("invalid escape: backslash at end of string")),
+        }
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// A token that starts with `"`: exactly one quoted string, nothing after it.
+pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
+    let close = find_closing_quote(token, 0)
+        .ok_or_else(|| Error::syntax("unterminated string: missing closing quote"))?;
+    if close != token.len() - 1 {
+        return Err(Error::syntax("unexpected characters after closing quote"));
+    }
+    unescape(&token[1..close])
+}
+
+/// A key or field name token: quoted names are unescaped, others taken literally.
+pub(crate) fn parse_name(token: &str) -> Result<Cow<'_, str>> {
+    let token = trim_spaces(token);
+    if token.starts_with('"') {
+        parse_quoted(token)
+    } else {
+        Ok(Cow::Borrowed(token))
+    }
+}
+
+/// Types one value token (§4).
+pub(crate) fn parse_primitive(token: &str) -> Result<Primitive<'_>> {
+    let token = trim_spaces(token);
+    match token.as_bytes().first() {
+        None => return Ok(Primitive::Str(Cow::Borrowed(""))),
+        Some(b'"') => return parse_quoted(token).map(Primitive::Str),
+        Some(b't') if token == "true" => return Ok(Primitive::Bool(true)),
+        Some(b'f') if token == "false" => return Ok(Primitive::Bool(false)),
+        Some(b'n') if token == "null" => return Ok(Primitive::Null),
+        _ => {}
+    }
+    Ok(parse_number(token).unwrap_or(Primitive::Str(Cow::Borrowed(token))))
+}
+
+/// §4 number grammar `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Integers are exact in
+/// i64/u64; integers beyond u64 and all fractions/exponents become f64; a token whose value
+/// overflows f64 is not a number (it stays a string, as in the reference decoder).
+fn parse_number(token: &str) -> Option<Primitive<'_>> {
+    let b = token.as_bytes();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    let int_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    let int_len = i - int_start;
+    if int_len == 0 || (int_len > 1 && b[int_start] == b'0') {
+        return None;
+    }
+    let mut integral = true;
+    if i < b.len() && b[i] == b'.' {
+        integral = false;
+        i += 1;
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == s {
+            return None;
+        }
+    }
+    if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
+        integral = false;
+        i += 1;
+        if i < b.len() && (b[i] == b'+' || b[i] == b'-') {
+            i += 1;
+        }
+        let s = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == s {
+            return None;
+        }
+    }
+    if i != b.len() {
+        return None;
+    }
+    if integral {
+        if b[0] == b'-' {
+            if let Ok(v) = token.parse::<i64>() {
+                return Some(if v == 0 {
+                    Primitive::U64(0)
+                } else {
+                    Primitive::I64(v)
+                });
+            }
+        } else if let Ok(v) = token.parse::<u64>() {
+            return Some(Primitive::U64(v));
+        }
+    }
+    let v: f64 = token.parse().ok()?;
+    if !v.is_finite() {
+        return None;
+    }
+    Some(Primitive::F64(if v == 0.0 { 0.0 } else { v }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_grammar_of_section_4() {
+        assert_eq!(parse_primitive("42").unwrap(), Primitive::U64(42));
+        assert_eq!(parse_primitive("-7").unwrap(), Primitive::I64(-7));
+        assert_eq!(parse_primitive("-0").unwrap(), Primitive::U64(0));
+        assert_eq!(parse_primitive("1.5000").unwrap(), Primitive::F64(1.5));
+        assert_eq!(parse_primitive("-1E+03").unwrap(), Primitive::F64(-1000.0));
+        assert_eq!(parse_primitive("0.5").unwrap(), Primitive::F64(0.5));
+        assert_eq!(
+            parse_primitive("18446744073709551616").unwrap(),
+            Primitive::F64(18446744073709551616.0)
+        );
+        for s in [
+            "05", "-05", ".5", "1.", "+5", "1e", "0x10", "1_000", "Infinity", "1e999",
+        ] {
+            assert_eq!(parse_primitive(s).unwrap(), Primitive::Str(s.into()), "{s}");
+        }
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(parse_quoted(r#""a\"b\\c\n\u00e9""#).unwrap(), "a\"b\\c\né");
+        assert!(parse_quoted(r#""\x""#).is_err());
+        assert!(parse_quoted(r#""\ud83d""#).is_err());
+        assert!(parse_quoted(r#""\u12""#).is_err());
+        assert!(parse_quoted(r#""abc" d"#).is_err());
+        assert!(parse_quoted(r#""abc"#).is_err());
+    }
+
+    #[test]
+    fn splitting_keeps_empty_tokens_and_quotes() {
+        let mut out = Vec::new();
+        split_delimited(r#"a, "b,c" ,,"d\",e""#, b',', &mut out);
+        assert_eq!(out, ["a", "\"b,c\"", "", "\"d\\\",e\""]);
+    }
+}

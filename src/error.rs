@@ -1,0 +1,199 @@
+//! The error type shared by encoding and decoding.
+//!
+//! Modelled on `serde_json::Error`: one opaque type with a [`Category`], and for errors found in
+//! text, the 1-based line and column plus the offending source line in the message.
+
+use std::fmt;
+
+/// Alias for `Result<T, toon::Error>`.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// What kind of failure an [`Error`] is, as `serde_json::error::Category`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// Reading or writing the underlying I/O stream failed.
+    Io,
+    /// The input is not valid TOON (bad header, escape, indentation, count mismatch, …).
+    Syntax,
+    /// The input is valid TOON but does not fit the target type (missing field, wrong type, …).
+    Data,
+    /// The input ended before a complete value was read.
+    Eof,
+}
+
+/// An error from encoding or decoding TOON.
+///
+/// ```
+/// let err = toon::decode::<toon::Value>("tags[3]: a,b").unwrap_err();
+/// assert_eq!(err.line(), 1);
+/// assert_eq!(err.classify(), toon::Category::Syntax);
+/// assert!(err.to_string().contains("expected 3 values, found 2"));
+/// ```
+pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+#[derive(Debug)]
+struct ErrorImpl {
+    category: Category,
+    message: String,
+    /// 1-based line and column; 0 when the error has no position in text.
+    line: usize,
+    column: usize,
+    /// The source line the error was found on, quoted in the message.
+    source_line: Option<String>,
+    io: Option<std::io::Error>,
+}
+
+impl Error {
+    pub(crate) fn new(category: Category, message: impl Into<String>) -> Self {
+        Error {
+            inner: Box::new(ErrorImpl {
+                category,
+                message: message.into(),
+                line: 0,
+                column: 0,
+                source_line: None,
+                io: None,
+            }),
+        }
+    }
+
+    pub(crate) fn syntax(message: impl Into<String>) -> Self {
+        Error::new(Category::Syntax, message)
+    }
+
+    pub(crate) fn data(message: impl Into<String>) -> Self {
+        Error::new(Category::Data, message)
+    }
+
+    pub(crate) fn io(err: std::io::Error) -> Self {
+        let mut e = Error::new(Category::Io, err.to_string());
+        e.inner.io = Some(err);
+        e
+    }
+
+    /// Attaches a position unless the error already has one (the innermost position wins).
+    pub(crate) fn at(mut self, line: usize, column: usize, source_line: &str) -> Self {
+        if self.inner.line == 0 && line > 0 {
+            self.inner.line = line;
+            self.inner.column = column;
+            self.inner.source_line = Some(source_line.to_owned());
+        }
+        self
+    }
+
+    pub(crate) fn has_position(&self) -> bool {
+        self.inner.line > 0
+    }
+
+    /// 1-based line of the error in the input text, or 0 if the error has no position
+    /// (for example an error raised while encoding).
+    #[must_use]
+    pub fn line(&self) -> usize {
+        self.inner.line
+    }
+
+    /// 1-based column (in characters) of the error on [`line`](Self::line), or 0 without position.
+    #[must_use]
+    pub fn column(&self) -> usize {
+        self.inner.column
+    }
+
+    /// The kind of failure.
+    #[must_use]
+    pub fn classify(&self) -> Category {
+        self.inner.category
+    }
+
+    /// True for [`Category::Syntax`].
+    #[must_use]
+    pub fn is_syntax(&self) -> bool {
+        self.classify() == Category::Syntax
+    }
+
+    /// True for [`Category::Data`].
+    #[must_use]
+    pub fn is_data(&self) -> bool {
+        self.classify() == Category::Data
+    }
+
+    /// True for [`Category::Eof`].
+    #[must_use]
+    pub fn is_eof(&self) -> bool {
+        self.classify() == Category::Eof
+    }
+
+    /// True for [`Category::Io`].
+    #[must_use]
+    pub fn is_io(&self) -> bool {
+        self.classify() == Category::Io
+    }
+
+    /// The message without position, as given to the error when it was raised.
+    #[must_use]
+    pub fn message(&self) -> &str {
+        &self.inner.message
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.inner;
+        if i.line == 0 {
+            return f.write_str(&i.message);
+        }
+        write!(f, "line {}, column {}: {}", i.line, i.column, i.message)?;
+        if let Some(src) = &i.source_line {
+            write!(f, ": {src:?}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Error({:?}, {:?}", self.inner.category, self.to_string())?;
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner
+            .io
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+impl From<std::io::Error> for Error {
+    fn from(err: std::io::Error) -> Self {
+        Error::io(err)
+    }
+}
+
+impl From<Error> for std::io::Error {
+    fn from(err: Error) -> Self {
+        match err.inner.category {
+            Category::Io => match err.inner.io {
+                Some(io) => io,
+                None => std::io::Error::other(err.inner.message),
+            },
+            Category::Eof => std::io::Error::new(std::io::ErrorKind::UnexpectedEof, err),
+            _ => std::io::Error::new(std::io::ErrorKind::InvalidData, err),
+        }
+    }
+}
+
+impl serde::ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::data(msg.to_string())
+    }
+}
+
+impl serde::de::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Error::data(msg.to_string())
+    }
+}

@@ -1,0 +1,81 @@
+//! # toon: TOON for Rust
+//!
+//! [TOON](https://github.com/toon-format/spec) (Token-Oriented Object Notation) is a compact,
+//! lossless text encoding of the JSON data model for LLM prompts: indentation instead of
+//! braces, minimal quoting, and tables whose field names appear once.
+//!
+//! This crate is a serde `Serializer`/`Deserializer` pair implementing spec **v4.4** (toon-spec
+//! 4.4), with output byte-identical to the reference encoder `@toon-format/toon` 4.4.0.
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Item { sku: String, qty: u32, price: f64 }
+//!
+//! let items = vec![
+//!     Item { sku: "A1".into(), qty: 2, price: 9.99 },
+//!     Item { sku: "B2".into(), qty: 1, price: 14.5 },
+//! ];
+//! let text = toon::encode(&items).unwrap();
+//! assert_eq!(text, "[2]{sku,qty,price}:\n  A1,2,9.99\n  B2,1,14.5");
+//! let back: Vec<Item> = toon::decode(&text).unwrap();
+//! assert_eq!(back, items);
+//! ```
+//!
+//! ## Data model mapping (§3)
+//! Rust types map as in serde_json: structs are objects in field order, `None` and `()` are
+//! `null`, enums are externally tagged (`"Unit"`, `{Variant: content}`), bytes are arrays of
+//! numbers, integer/bool map keys become strings, NaN and ±∞ become `null`, `f32` prints its own
+//! shortest digits. Integers are exact at any width (`i128`/`u128` included).
+//!
+//! ## Numbers when decoding (§4)
+//! Integer tokens that fit `i64`/`u64` decode exactly; other integers and all fractions and
+//! exponents decode as `f64` (nearest value). A token whose value overflows `f64` (`1e999`) is
+//! not a number in TOON's grammar as the reference implements it and decodes as a string.
+//!
+//! ## Non-strict decoding
+//! [`DecodeOptions::strict`]`(false)` recovers from exactly the five conditions of v4.4 and
+//! errors on everything else. Tab policy: in non-strict mode each tab of indentation counts as
+//! one level and spaces are floored to whole levels.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod canonical;
+pub mod de;
+mod error;
+mod options;
+mod quote;
+pub mod ser;
+mod value;
+
+pub use de::{
+    from_reader, from_reader_with, from_slice, from_slice_with, from_str, from_str_with,
+    Deserializer,
+};
+pub use error::{Category, Error, Result};
+pub use options::{DecodeOptions, Delimiter, EncodeOptions};
+pub use ser::{
+    to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with, Serializer,
+};
+pub use value::{from_value, to_value, Index, Map, Number, Value};
+
+/// Encodes any `Serialize` value as TOON with default options (the same as [`to_string`]).
+///
+/// ```
+/// assert_eq!(toon::encode(&serde_json::json!({"a": 1})).unwrap(), "a: 1");
+/// ```
+pub fn encode<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
+    to_string(value)
+}
+
+/// Decodes TOON text with default options (strict; the same as [`from_str`]).
+///
+/// ```
+/// let v: serde_json::Value = toon::decode("a: 1").unwrap();
+/// assert_eq!(v, serde_json::json!({"a": 1}));
+/// ```
+pub fn decode<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Result<T> {
+    from_str(text)
+}

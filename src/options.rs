@@ -1,0 +1,181 @@
+//! Encoder and decoder options (§13).
+
+/// The delimiter that separates inline array values and tabular cells (§11).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Delimiter {
+    /// `,` (the default; headers carry no delimiter symbol).
+    #[default]
+    Comma,
+    /// HTAB (U+0009); headers carry a tab inside brackets and braces.
+    Tab,
+    /// `|`; headers carry a pipe inside brackets and braces.
+    Pipe,
+}
+
+impl Delimiter {
+    /// The delimiter character.
+    ///
+    /// ```
+    /// assert_eq!(toon::Delimiter::Pipe.as_char(), '|');
+    /// ```
+    #[must_use]
+    pub const fn as_char(self) -> char {
+        self.as_byte() as char
+    }
+
+    pub(crate) const fn as_byte(self) -> u8 {
+        match self {
+            Delimiter::Comma => b',',
+            Delimiter::Tab => b'\t',
+            Delimiter::Pipe => b'|',
+        }
+    }
+
+    /// Parses `,`/`comma`, `\t`/`tab`, `|`/`pipe`.
+    ///
+    /// ```
+    /// assert_eq!(toon::Delimiter::parse("tab"), Some(toon::Delimiter::Tab));
+    /// assert_eq!(toon::Delimiter::parse(";"), None);
+    /// ```
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "," | "comma" => Some(Delimiter::Comma),
+            "\t" | "\\t" | "tab" => Some(Delimiter::Tab),
+            "|" | "pipe" => Some(Delimiter::Pipe),
+            _ => None,
+        }
+    }
+}
+
+/// Options for encoding (§13): document delimiter and indentation width.
+///
+/// ```
+/// use toon::{Delimiter, EncodeOptions};
+/// let opts = EncodeOptions::new().delimiter(Delimiter::Pipe).indent_size(4);
+/// let text = toon::to_string_with(&serde_json::json!({"tags": ["a", "b"]}), &opts).unwrap();
+/// assert_eq!(text, "tags[2|]: a|b");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodeOptions {
+    pub(crate) delimiter: Delimiter,
+    pub(crate) indent_size: usize,
+}
+
+impl Default for EncodeOptions {
+    fn default() -> Self {
+        EncodeOptions {
+            delimiter: Delimiter::Comma,
+            indent_size: 2,
+        }
+    }
+}
+
+impl EncodeOptions {
+    /// Comma delimiter, indent 2.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the document delimiter (§11.1).
+    #[must_use]
+    pub fn delimiter(mut self, delimiter: Delimiter) -> Self {
+        self.delimiter = delimiter;
+        self
+    }
+
+    /// Sets the number of spaces per indentation level (§12); values below 1 are raised to 1.
+    #[must_use]
+    pub fn indent_size(mut self, indent_size: usize) -> Self {
+        self.indent_size = indent_size.max(1);
+        self
+    }
+
+    /// The document delimiter.
+    #[must_use]
+    pub fn get_delimiter(&self) -> Delimiter {
+        self.delimiter
+    }
+
+    /// Spaces per indentation level.
+    #[must_use]
+    pub fn get_indent_size(&self) -> usize {
+        self.indent_size
+    }
+}
+
+/// Options for decoding (§13): strict mode, indentation width and nesting limit.
+///
+/// ```
+/// use toon::DecodeOptions;
+/// let lenient = DecodeOptions::new().strict(false);
+/// let v: toon::Value = toon::from_str_with("tags[3]: a,b", &lenient).unwrap();
+/// assert_eq!(v, toon::toon!({"tags": ["a", "b"]}));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeOptions {
+    pub(crate) strict: bool,
+    pub(crate) indent_size: usize,
+    pub(crate) max_depth: usize,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            strict: true,
+            indent_size: 2,
+            max_depth: 128,
+        }
+    }
+}
+
+impl DecodeOptions {
+    /// Strict, indent 2, nesting limit 128.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Strict mode (§14) errors on every violation; non-strict mode recovers from exactly the
+    /// five conditions of v4.4: advisory `[N]` counts, last-write-wins duplicates, lenient
+    /// indentation (a tab is one level, spaces are floored), blank lines inside arrays, and a
+    /// block whose first line starts too deep.
+    #[must_use]
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Spaces per indentation level (§12); values below 1 are raised to 1.
+    #[must_use]
+    pub fn indent_size(mut self, indent_size: usize) -> Self {
+        self.indent_size = indent_size.max(1);
+        self
+    }
+
+    /// Maximum nesting of arrays and objects before decoding fails (default 128, as serde_json).
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// Whether strict mode is on.
+    #[must_use]
+    pub fn is_strict(&self) -> bool {
+        self.strict
+    }
+
+    /// Spaces per indentation level.
+    #[must_use]
+    pub fn get_indent_size(&self) -> usize {
+        self.indent_size
+    }
+
+    /// The nesting limit.
+    #[must_use]
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
+    }
+}

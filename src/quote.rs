@@ -1,0 +1,196 @@
+//! Quoting and escaping rules for string values and keys (§7.1–§7.3).
+//!
+//! Decisions are made with a byte table so the common case (a short ASCII word) costs one table
+//! lookup per byte.
+
+/// Bytes that force quoting anywhere in a string value (§7.2): `:`, `"`, `\`, brackets, braces
+/// and the C0 controls. Delimiters are checked separately because they depend on scope (§11.1).
+const FORCES_QUOTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b':' as usize] = true;
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b']' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'}' as usize] = true;
+    table
+};
+
+/// Bytes that need an escape inside a quoted string (§7.1).
+const NEEDS_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// §7.2: may `s` appear unquoted where `delimiter` is the relevant delimiter?
+pub(crate) fn is_safe_unquoted(s: &str, delimiter: u8) -> bool {
+    let bytes = s.as_bytes();
+    let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
+        return false; // empty
+    };
+    if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
+        return false;
+    }
+    if bytes
+        .iter()
+        .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter)
+    {
+        return false;
+    }
+    !(matches!(s, "true" | "false" | "null") || is_numeric_like(bytes))
+}
+
+/// §7.2 numeric-like: `/^[+-]?[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$/i`.
+pub(crate) fn is_numeric_like(bytes: &[u8]) -> bool {
+    let mut i = 0;
+    if matches!(bytes.first(), Some(b'+' | b'-')) {
+        i = 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while *i < bytes.len() && bytes[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        *i > start
+    };
+    if !digits(&mut i) {
+        return false;
+    }
+    if i < bytes.len() && bytes[i] == b'.' {
+        i += 1;
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+        i += 1;
+        if i < bytes.len() && matches!(bytes[i], b'+' | b'-') {
+            i += 1;
+        }
+        if !digits(&mut i) {
+            return false;
+        }
+    }
+    i == bytes.len()
+}
+
+/// §7.3: keys matching `^[A-Za-z_][A-Za-z0-9_.]*$` may be unquoted.
+pub(crate) fn is_unquoted_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    match bytes.first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
+        _ => return false,
+    }
+    bytes[1..]
+        .iter()
+        .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+}
+
+/// Writes `s` as a quoted, escaped string (§7.1).
+pub(crate) fn write_quoted(out: &mut Vec<u8>, s: &str) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if !NEEDS_ESCAPE[b as usize] {
+            continue;
+        }
+        out.extend_from_slice(&bytes[start..i]);
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[(b >> 4) as usize]);
+                out.push(HEX[(b & 0xf) as usize]);
+            }
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Writes a string value, quoted only when §7.2 requires it for `delimiter`.
+pub(crate) fn write_string(out: &mut Vec<u8>, s: &str, delimiter: u8) {
+    if is_safe_unquoted(s, delimiter) {
+        out.extend_from_slice(s.as_bytes());
+    } else {
+        write_quoted(out, s);
+    }
+}
+
+/// Writes a key or field name, quoted only when §7.3 requires it.
+pub(crate) fn write_key(out: &mut Vec<u8>, key: &str) {
+    if is_unquoted_key(key) {
+        out.extend_from_slice(key.as_bytes());
+    } else {
+        write_quoted(out, key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_rules_of_7_2() {
+        for s in [
+            "", " a", "a ", "\ta", "true", "null", "42", "-3.14", "05", "+1", "1e-6", "1E+9",
+            "a:b", "a\"b", "a\\b", "[x", "x}", "a\nb", "-", "-x", "#", "#x", "a,b",
+        ] {
+            assert!(!is_safe_unquoted(s, b','), "{s:?} must be quoted");
+        }
+        for s in [
+            "hello world",
+            "True",
+            "1.",
+            ".5",
+            "1e",
+            "a|b",
+            "x-y",
+            "x#y",
+            "日本",
+        ] {
+            assert!(is_safe_unquoted(s, b','), "{s:?} may stay bare");
+        }
+        assert!(!is_safe_unquoted("a\tb", b','), "controls force quotes");
+        assert!(!is_safe_unquoted("a|b", b'|'));
+    }
+
+    #[test]
+    fn keys_of_7_3() {
+        assert!(is_unquoted_key("user.name_2"));
+        assert!(is_unquoted_key("_x"));
+        for k in ["", "2key", "my-key", "a b", "é"] {
+            assert!(!is_unquoted_key(k), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn escapes_of_7_1() {
+        let mut out = Vec::new();
+        write_quoted(&mut out, "a\"b\\c\nd\re\tf\u{1}g\u{7f}");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\u{7f}\""
+        );
+    }
+}

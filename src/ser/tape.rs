@@ -1,0 +1,494 @@
+//! A compact recording of one serialized value, for the places where layout needs lookahead.
+//!
+//! Tabular detection (§9.3) and keyed tabular detection (§9.5) must see every element of an
+//! array or every entry of an object before the first line can be written. The encoder records
+//! just those values here: one 16-byte event per scalar/container/key and all text in one arena,
+//! never a `Value` tree with a heap allocation per node.
+
+use serde::ser::{self, Serialize};
+
+use super::key::KeySerializer;
+use crate::error::{Error, Result};
+
+/// One recorded item. Containers store their length and the index one past their last event,
+/// so siblings are found in O(1).
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum Ev {
+    Null,
+    Bool(bool),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    F32(f32),
+    /// A string in the arena (start, len).
+    Str(u32, u32),
+    /// An integer beyond 64 bits, its exact decimal digits in the arena.
+    Big(u32, u32),
+    /// An object key in the arena; the value follows.
+    Key(u32, u32),
+    Arr {
+        len: u32,
+        end: u32,
+    },
+    Obj {
+        len: u32,
+        end: u32,
+    },
+}
+
+#[derive(Default, Debug)]
+pub(crate) struct Tape {
+    pub(crate) ev: Vec<Ev>,
+    pub(crate) text: String,
+}
+
+impl Tape {
+    pub(crate) fn clear(&mut self) {
+        self.ev.clear();
+        self.text.clear();
+    }
+
+    fn push_text(&mut self, s: &str) -> Result<(u32, u32)> {
+        let start = u32::try_from(self.text.len()).map_err(|_| too_large())?;
+        let len = u32::try_from(s.len()).map_err(|_| too_large())?;
+        start.checked_add(len).ok_or_else(too_large)?;
+        self.text.push_str(s);
+        Ok((start, len))
+    }
+
+    pub(crate) fn push_key(&mut self, key: &str) -> Result<()> {
+        let (s, l) = self.push_text(key)?;
+        self.ev.push(Ev::Key(s, l));
+        Ok(())
+    }
+
+    pub(crate) fn str_at(&self, start: u32, len: u32) -> &str {
+        &self.text[start as usize..(start + len) as usize]
+    }
+
+    /// Index of the event after the value at `i` (its next sibling).
+    pub(crate) fn next(&self, i: usize) -> usize {
+        match self.ev[i] {
+            Ev::Arr { end, .. } | Ev::Obj { end, .. } => end as usize,
+            _ => i + 1,
+        }
+    }
+
+    pub(crate) fn is_primitive(&self, i: usize) -> bool {
+        !matches!(self.ev[i], Ev::Arr { .. } | Ev::Obj { .. })
+    }
+
+    pub(crate) fn is_array(&self, i: usize) -> bool {
+        matches!(self.ev[i], Ev::Arr { .. })
+    }
+
+    pub(crate) fn is_object(&self, i: usize) -> bool {
+        matches!(self.ev[i], Ev::Obj { .. })
+    }
+
+    pub(crate) fn is_nonempty_object(&self, i: usize) -> bool {
+        matches!(self.ev[i], Ev::Obj { len, .. } if len > 0)
+    }
+
+    pub(crate) fn len(&self, i: usize) -> usize {
+        match self.ev[i] {
+            Ev::Arr { len, .. } | Ev::Obj { len, .. } => len as usize,
+            _ => 0,
+        }
+    }
+
+    /// Element indices of the array at `i`.
+    pub(crate) fn elements(&self, i: usize) -> Elements<'_> {
+        Elements {
+            tape: self,
+            at: i + 1,
+            left: self.len(i),
+        }
+    }
+
+    /// `(key, value index)` pairs of the object at `i`.
+    pub(crate) fn entries(&self, i: usize) -> Entries<'_> {
+        Entries {
+            tape: self,
+            at: i + 1,
+            left: self.len(i),
+        }
+    }
+
+    /// Records `value`, returning the index of its first event.
+    pub(crate) fn record<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<usize> {
+        let at = self.ev.len();
+        value.serialize(Recorder { tape: self })?;
+        Ok(at)
+    }
+
+    pub(crate) fn open(&mut self, object: bool) -> usize {
+        let at = self.ev.len();
+        self.ev.push(if object {
+            Ev::Obj { len: 0, end: 0 }
+        } else {
+            Ev::Arr { len: 0, end: 0 }
+        });
+        at
+    }
+
+    pub(crate) fn close(&mut self, at: usize, count: u32) -> Result<()> {
+        let end = u32::try_from(self.ev.len()).map_err(|_| too_large())?;
+        match &mut self.ev[at] {
+            Ev::Arr { len, end: e } | Ev::Obj { len, end: e } => {
+                *len = count;
+                *e = end;
+            }
+            _ => unreachable!("close() is only called on an index returned by open()"),
+        }
+        Ok(())
+    }
+}
+
+fn too_large() -> Error {
+    Error::data("value too large to encode: an array or object exceeds 4 GiB of text")
+}
+
+pub(crate) struct Elements<'t> {
+    tape: &'t Tape,
+    at: usize,
+    left: usize,
+}
+
+impl Iterator for Elements<'_> {
+    type Item = usize;
+    fn next(&mut self) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let i = self.at;
+        self.at = self.tape.next(i);
+        Some(i)
+    }
+}
+
+pub(crate) struct Entries<'t> {
+    tape: &'t Tape,
+    at: usize,
+    left: usize,
+}
+
+impl<'t> Iterator for Entries<'t> {
+    type Item = (&'t str, usize);
+    fn next(&mut self) -> Option<(&'t str, usize)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let Ev::Key(s, l) = self.tape.ev[self.at] else {
+            unreachable!("object entries start with a key")
+        };
+        let v = self.at + 1;
+        self.at = self.tape.next(v);
+        Some((self.tape.str_at(s, l), v))
+    }
+}
+
+/// The serde `Serializer` that records into a [`Tape`], following serde_json's data model.
+pub(crate) struct Recorder<'t> {
+    pub(crate) tape: &'t mut Tape,
+}
+
+/// An open array or object being recorded.
+pub(crate) struct Open<'t> {
+    tape: &'t mut Tape,
+    at: usize,
+    count: u32,
+    /// For enum variants with content: the outer `{variant: …}` object to close too.
+    variant_at: Option<usize>,
+}
+
+impl<'t> Open<'t> {
+    pub(crate) fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.count = self.count.checked_add(1).ok_or_else(too_large)?;
+        value.serialize(Recorder {
+            tape: &mut *self.tape,
+        })
+    }
+
+    /// Closes the container and hands the tape back.
+    pub(crate) fn finish(self) -> Result<&'t mut Tape> {
+        self.tape.close(self.at, self.count)?;
+        if let Some(outer) = self.variant_at {
+            self.tape.close(outer, 1)?;
+        }
+        Ok(self.tape)
+    }
+}
+
+impl<'t> Recorder<'t> {
+    /// serde_json's model: bytes are an array of numbers.
+    pub(crate) fn serialize_bytes_into(self, v: &[u8]) -> Result<()> {
+        let mut open = self.open(false, None)?;
+        for &b in v {
+            open.element(&b)?;
+        }
+        open.finish().map(drop)
+    }
+
+    fn scalar(self, ev: Ev) -> Result<()> {
+        self.tape.ev.push(ev);
+        Ok(())
+    }
+
+    pub(crate) fn open(self, object: bool, variant: Option<&str>) -> Result<Open<'t>> {
+        let variant_at = match variant {
+            Some(name) => {
+                let outer = self.tape.open(true);
+                self.tape.push_key(name)?;
+                Some(outer)
+            }
+            None => None,
+        };
+        let at = self.tape.open(object);
+        Ok(Open {
+            tape: self.tape,
+            at,
+            count: 0,
+            variant_at,
+        })
+    }
+}
+
+impl<'t> ser::Serializer for Recorder<'t> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Open<'t>;
+    type SerializeTuple = Open<'t>;
+    type SerializeTupleStruct = Open<'t>;
+    type SerializeTupleVariant = Open<'t>;
+    type SerializeMap = Open<'t>;
+    type SerializeStruct = Open<'t>;
+    type SerializeStructVariant = Open<'t>;
+
+    fn serialize_bool(self, v: bool) -> Result<()> {
+        self.scalar(Ev::Bool(v))
+    }
+    fn serialize_i8(self, v: i8) -> Result<()> {
+        self.scalar(Ev::I64(v.into()))
+    }
+    fn serialize_i16(self, v: i16) -> Result<()> {
+        self.scalar(Ev::I64(v.into()))
+    }
+    fn serialize_i32(self, v: i32) -> Result<()> {
+        self.scalar(Ev::I64(v.into()))
+    }
+    fn serialize_i64(self, v: i64) -> Result<()> {
+        self.scalar(Ev::I64(v))
+    }
+    fn serialize_i128(self, v: i128) -> Result<()> {
+        match i64::try_from(v) {
+            Ok(small) => self.scalar(Ev::I64(small)),
+            Err(_) => {
+                let (s, l) = self.tape.push_text(&v.to_string())?;
+                self.scalar(Ev::Big(s, l))
+            }
+        }
+    }
+    fn serialize_u8(self, v: u8) -> Result<()> {
+        self.scalar(Ev::U64(v.into()))
+    }
+    fn serialize_u16(self, v: u16) -> Result<()> {
+        self.scalar(Ev::U64(v.into()))
+    }
+    fn serialize_u32(self, v: u32) -> Result<()> {
+        self.scalar(Ev::U64(v.into()))
+    }
+    fn serialize_u64(self, v: u64) -> Result<()> {
+        self.scalar(Ev::U64(v))
+    }
+    fn serialize_u128(self, v: u128) -> Result<()> {
+        match u64::try_from(v) {
+            Ok(small) => self.scalar(Ev::U64(small)),
+            Err(_) => {
+                let (s, l) = self.tape.push_text(&v.to_string())?;
+                self.scalar(Ev::Big(s, l))
+            }
+        }
+    }
+    fn serialize_f32(self, v: f32) -> Result<()> {
+        self.scalar(Ev::F32(v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<()> {
+        self.scalar(Ev::F64(v))
+    }
+    fn serialize_char(self, v: char) -> Result<()> {
+        self.serialize_str(v.encode_utf8(&mut [0u8; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Result<()> {
+        let (s, l) = self.tape.push_text(v)?;
+        self.scalar(Ev::Str(s, l))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        self.serialize_bytes_into(v)
+    }
+    fn serialize_none(self) -> Result<()> {
+        self.scalar(Ev::Null)
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<()> {
+        self.scalar(Ev::Null)
+    }
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<()> {
+        self.scalar(Ev::Null)
+    }
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
+        self.serialize_str(variant)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let at = self.tape.open(true);
+        self.tape.push_key(variant)?;
+        value.serialize(Recorder {
+            tape: &mut *self.tape,
+        })?;
+        self.tape.close(at, 1)
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Open<'t>> {
+        self.open(false, None)
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Open<'t>> {
+        self.open(false, None)
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _len: usize) -> Result<Open<'t>> {
+        self.open(false, None)
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Open<'t>> {
+        self.open(false, Some(variant))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Open<'t>> {
+        self.open(true, None)
+    }
+    fn serialize_struct(self, _: &'static str, _len: usize) -> Result<Open<'t>> {
+        self.open(true, None)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Open<'t>> {
+        self.open(true, Some(variant))
+    }
+}
+
+impl ser::SerializeSeq for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeTuple for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeTupleStruct for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeTupleVariant for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeMap for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        let tape = &mut *self.tape;
+        key.serialize(KeySerializer {
+            out: &mut tape.text,
+        })
+        .map(|(start, len)| tape.ev.push(Ev::Key(start, len)))
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeStruct for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.tape.push_key(key)?;
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}
+
+impl ser::SerializeStructVariant for Open<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.tape.push_key(key)?;
+        self.element(value)
+    }
+    fn end(self) -> Result<()> {
+        self.finish().map(drop)
+    }
+}

@@ -1,0 +1,496 @@
+//! `Value`: any TOON (JSON data model) value, with an order-preserving object type.
+
+mod map;
+mod number;
+
+use std::fmt;
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+
+pub use map::Map;
+pub use number::Number;
+
+/// Any TOON value: the JSON data model (§2).
+///
+/// `Display` writes TOON; `FromStr` decodes TOON (strict).
+///
+/// ```
+/// use toon::{toon, Value};
+/// let v = toon!({"users": [{"id": 1, "name": "Ada"}, {"id": 2, "name": "Bob"}]});
+/// assert_eq!(v.to_string(), "users[2]{id,name}:\n  1,Ada\n  2,Bob");
+/// let back: Value = v.to_string().parse().unwrap();
+/// assert_eq!(back, v);
+/// assert_eq!(back["users"][1]["name"], "Bob");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Value {
+    /// `null`.
+    #[default]
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A number.
+    Number(Number),
+    /// A string.
+    String(String),
+    /// An array.
+    Array(Vec<Value>),
+    /// An object; key order is preserved.
+    Object(Map),
+}
+
+static NULL: Value = Value::Null;
+
+impl Value {
+    /// `"null"`, `"boolean"`, `"number"`, `"string"`, `"array"` or `"object"`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+
+    /// Looks up an object key or array index; `None` if absent or of the wrong kind.
+    ///
+    /// ```
+    /// let v = toon::toon!({"a": [10, 20]});
+    /// assert_eq!(v.get("a").and_then(|a| a.get(1)), Some(&toon::Value::from(20)));
+    /// ```
+    #[must_use]
+    pub fn get<I: Index>(&self, index: I) -> Option<&Value> {
+        index.index_into(self)
+    }
+
+    /// True for `null`.
+    #[must_use]
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// The boolean, if this is one.
+    #[must_use]
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    #[must_use]
+    pub fn as_number(&self) -> Option<&Number> {
+        match self {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The number as `i64`, if it is an integer in range.
+    #[must_use]
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_number().and_then(Number::as_i64)
+    }
+
+    /// The number as `u64`, if it is a non-negative integer in range.
+    #[must_use]
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(Number::as_u64)
+    }
+
+    /// The number as `f64`.
+    #[must_use]
+    pub fn as_f64(&self) -> Option<f64> {
+        self.as_number().and_then(Number::as_f64)
+    }
+
+    /// The string, if this is one.
+    #[must_use]
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The array, if this is one.
+    #[must_use]
+    pub fn as_array(&self) -> Option<&Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The array, mutably.
+    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The object, if this is one.
+    #[must_use]
+    pub fn as_object(&self) -> Option<&Map> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+
+    /// The object, mutably.
+    pub fn as_object_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Value::Object(o) => Some(o),
+            _ => None,
+        }
+    }
+}
+
+/// Types that can index into a [`Value`]: `str` keys and `usize` positions.
+pub trait Index: private::Sealed {
+    #[doc(hidden)]
+    fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value>;
+}
+
+mod private {
+    pub trait Sealed {}
+    impl Sealed for usize {}
+    impl Sealed for str {}
+    impl Sealed for String {}
+    impl<T: ?Sized + Sealed> Sealed for &T {}
+}
+
+impl Index for usize {
+    fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
+        v.as_array().and_then(|a| a.get(*self))
+    }
+}
+impl Index for str {
+    fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
+        v.as_object().and_then(|o| o.get(self))
+    }
+}
+impl Index for String {
+    fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
+        self.as_str().index_into(v)
+    }
+}
+impl<T: ?Sized + Index> Index for &T {
+    fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
+        (**self).index_into(v)
+    }
+}
+
+impl<I: Index> std::ops::Index<I> for Value {
+    type Output = Value;
+    /// Like `serde_json`: a missing key or index yields `Null` rather than panicking.
+    fn index(&self, index: I) -> &Value {
+        index.index_into(self).unwrap_or(&NULL)
+    }
+}
+
+impl fmt::Display for Value {
+    /// Writes the value as TOON with default options.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = crate::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&text)
+    }
+}
+
+impl std::str::FromStr for Value {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Value> {
+        crate::from_str(s)
+    }
+}
+
+impl Serialize for Value {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => n.serialize(s),
+            Value::String(v) => s.serialize_str(v),
+            Value::Array(a) => a.serialize(s),
+            Value::Object(o) => {
+                let mut m = s.serialize_map(Some(o.len()))?;
+                for (k, v) in o {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any TOON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        while let Some(k) = map.next_key::<String>()? {
+            let v = map.next_value()?;
+            out.insert(k, v);
+        }
+        Ok(Value::Object(out))
+    }
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Array(
+            v.iter().map(|&b| Value::Number(b.into())).collect(),
+        ))
+    }
+}
+
+macro_rules! from_number {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(v: $t) -> Value {
+                Value::Number(v.into())
+            }
+        }
+        impl PartialEq<$t> for Value {
+            fn eq(&self, other: &$t) -> bool {
+                matches!(self, Value::Number(n) if *n == Number::from(*other))
+            }
+        }
+    )*};
+}
+from_number!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
+
+impl From<f64> for Value {
+    /// NaN and ±∞ become `Null` (§3).
+    fn from(v: f64) -> Value {
+        Number::from_f64(v).map_or(Value::Null, Value::Number)
+    }
+}
+impl From<f32> for Value {
+    fn from(v: f32) -> Value {
+        Value::from(v as f64)
+    }
+}
+impl From<bool> for Value {
+    fn from(v: bool) -> Value {
+        Value::Bool(v)
+    }
+}
+impl From<String> for Value {
+    fn from(v: String) -> Value {
+        Value::String(v)
+    }
+}
+impl From<&str> for Value {
+    fn from(v: &str) -> Value {
+        Value::String(v.to_owned())
+    }
+}
+impl From<()> for Value {
+    fn from((): ()) -> Value {
+        Value::Null
+    }
+}
+impl<T: Into<Value>> From<Option<T>> for Value {
+    fn from(v: Option<T>) -> Value {
+        v.map_or(Value::Null, Into::into)
+    }
+}
+impl<T: Into<Value>> From<Vec<T>> for Value {
+    fn from(v: Vec<T>) -> Value {
+        Value::Array(v.into_iter().map(Into::into).collect())
+    }
+}
+impl From<Map> for Value {
+    fn from(v: Map) -> Value {
+        Value::Object(v)
+    }
+}
+impl PartialEq<str> for Value {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+impl PartialEq<&str> for Value {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+impl PartialEq<bool> for Value {
+    fn eq(&self, other: &bool) -> bool {
+        self.as_bool() == Some(*other)
+    }
+}
+
+impl From<serde_json::Value> for Value {
+    fn from(v: serde_json::Value) -> Value {
+        match v {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(b),
+            serde_json::Value::Number(n) => Value::Number(n.into()),
+            serde_json::Value::String(s) => Value::String(s),
+            serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
+            serde_json::Value::Object(o) => {
+                Value::Object(o.into_iter().map(|(k, v)| (k, Value::from(v))).collect())
+            }
+        }
+    }
+}
+
+impl From<Value> for serde_json::Value {
+    fn from(v: Value) -> serde_json::Value {
+        match v {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(b),
+            Value::Number(n) => serde_json::Value::Number(n.into()),
+            Value::String(s) => serde_json::Value::String(s),
+            Value::Array(a) => {
+                serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect())
+            }
+            Value::Object(o) => serde_json::Value::Object(
+                o.into_iter()
+                    .map(|(k, v)| (k, serde_json::Value::from(v)))
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Converts any `Serialize` value to a [`Value`].
+///
+/// Integers beyond 64 bits are not representable in `Value` and produce an error.
+///
+/// ```
+/// #[derive(serde::Serialize)]
+/// struct P { x: i32 }
+/// assert_eq!(toon::to_value(&P { x: 1 }).unwrap(), toon::toon!({"x": 1}));
+/// ```
+pub fn to_value<T: ?Sized + Serialize>(value: &T) -> crate::Result<Value> {
+    serde_json::to_value(value)
+        .map(Value::from)
+        .map_err(|e| crate::Error::data(e.to_string()))
+}
+
+/// Converts a [`Value`] into any `Deserialize` type.
+///
+/// ```
+/// #[derive(serde::Deserialize, PartialEq, Debug)]
+/// struct P { x: i32 }
+/// assert_eq!(toon::from_value::<P>(toon::toon!({"x": 1})).unwrap(), P { x: 1 });
+/// ```
+pub fn from_value<T: de::DeserializeOwned>(value: Value) -> crate::Result<T> {
+    serde_json::from_value(serde_json::Value::from(value))
+        .map_err(|e| crate::Error::data(e.to_string()))
+}
+
+/// Builds a [`Value`] from JSON-like syntax, like `serde_json::json!`.
+///
+/// ```
+/// let name = "Ada";
+/// let v = toon::toon!({"id": 1, "name": name, "tags": ["a", null, true], "meta": {}});
+/// assert_eq!(v.to_string(), "id: 1\nname: Ada\ntags[3]: a,null,true\nmeta:");
+/// ```
+#[macro_export]
+macro_rules! toon {
+    (null) => { $crate::Value::Null };
+    ([]) => { $crate::Value::Array(::std::vec::Vec::new()) };
+    ([ $($tt:tt)+ ]) => {
+        $crate::Value::Array($crate::__toon_array!([] [] $($tt)+))
+    };
+    ({}) => { $crate::Value::Object($crate::Map::new()) };
+    ({ $($tt:tt)+ }) => {{
+        let mut map = $crate::Map::new();
+        $crate::__toon_object!(map () $($tt)+);
+        $crate::Value::Object(map)
+    }};
+    ($other:expr) => {
+        $crate::to_value(&$other).expect("toon!: value must be representable as a toon::Value")
+    };
+}
+
+/// Element muncher for [`toon!`]: collects the tokens of one element up to a comma.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __toon_array {
+    ([$($done:expr,)*] [$($cur:tt)+] , $($rest:tt)*) => {
+        $crate::__toon_array!([$($done,)* $crate::toon!($($cur)+),] [] $($rest)*)
+    };
+    ([$($done:expr,)*] [$($cur:tt)*] $next:tt $($rest:tt)*) => {
+        $crate::__toon_array!([$($done,)*] [$($cur)* $next] $($rest)*)
+    };
+    ([$($done:expr,)*] [$($cur:tt)+]) => {
+        ::std::vec![$($done,)* $crate::toon!($($cur)+)]
+    };
+    ([$($done:expr,)*] []) => {
+        ::std::vec![$($done,)*]
+    };
+}
+
+/// Entry muncher for [`toon!`]: `key: value` pairs separated by commas.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __toon_object {
+    ($map:ident ()) => {};
+    ($map:ident () $key:tt : $($rest:tt)+) => {
+        $crate::__toon_object!($map [$key] [] $($rest)+)
+    };
+    ($map:ident [$key:tt] [$($cur:tt)+] , $($rest:tt)*) => {
+        $map.insert(::std::string::String::from($key), $crate::toon!($($cur)+));
+        $crate::__toon_object!($map () $($rest)*)
+    };
+    ($map:ident [$key:tt] [$($cur:tt)*] $next:tt $($rest:tt)*) => {
+        $crate::__toon_object!($map [$key] [$($cur)* $next] $($rest)*)
+    };
+    ($map:ident [$key:tt] [$($cur:tt)+]) => {
+        $map.insert(::std::string::String::from($key), $crate::toon!($($cur)+));
+    };
+}
