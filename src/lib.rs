@@ -33,6 +33,9 @@
 //! Integer tokens that fit `i64`/`u64` decode exactly; other integers and all fractions and
 //! exponents decode as `f64` (nearest value). A token whose value overflows `f64` (`1e999`) is
 //! not a number in TOON's grammar as the reference implements it and decodes as a string.
+//! A float of magnitude 2^53 or more prints as integer digits (as JavaScript prints it, e.g.
+//! `1.8635765633576333e18` → `1863576563357633300`); decoded untyped, those digits are that exact
+//! integer, which converts back to the same `f64`.
 //!
 //! ## Non-strict decoding
 //! [`DecodeOptions::strict`]`(false)` recovers from exactly the five conditions of v4.4 and

@@ -453,8 +453,33 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         visit_enum(self, visitor)
     }
 
+    /// Integers beyond 64 bits are exact when the target asks for 128 bits.
+    fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.slot {
+            Slot::Token { text, line } if token::is_integer(trim_spaces(text)) => {
+                match trim_spaces(text).parse::<i128>() {
+                    Ok(v) => visitor.visit_i128(v).map_err(|e| line.error_in(text, e)),
+                    Err(_) => self.any(visitor),
+                }
+            }
+            _ => self.any(visitor),
+        }
+    }
+
+    fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match &self.slot {
+            Slot::Token { text, line } if token::is_integer(trim_spaces(text)) => {
+                match trim_spaces(text).parse::<u128>() {
+                    Ok(v) => visitor.visit_u128(v).map_err(|e| line.error_in(text, e)),
+                    Err(_) => self.any(visitor),
+                }
+            }
+            _ => self.any(visitor),
+        }
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
     }
 }

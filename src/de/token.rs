@@ -163,6 +163,14 @@ pub(crate) fn parse_primitive(token: &str) -> Result<Primitive<'_>> {
     Ok(parse_number(token).unwrap_or(Primitive::Str(Cow::Borrowed(token))))
 }
 
+/// An integer in the §4 grammar: `-?(0|[1-9][0-9]*)`.
+pub(crate) fn is_integer(token: &str) -> bool {
+    let digits = token.strip_prefix('-').unwrap_or(token);
+    !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && (digits == "0" || !digits.starts_with('0'))
+}
+
 /// §4 number grammar `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Integers are exact in
 /// i64/u64; integers beyond u64 and all fractions/exponents become f64; a token whose value
 /// overflows f64 is not a number (it stays a string, as in the reference decoder).

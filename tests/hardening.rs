@@ -1,0 +1,109 @@
+//! Untrusted input: every failure is an error with a position, never a panic, hang, stack
+//! overflow or unbounded allocation.
+
+use toon::{Category, DecodeOptions, Value};
+
+#[test]
+fn nesting_beyond_the_limit_is_an_error_not_a_stack_overflow() {
+    let mut text = String::new();
+    for depth in 0..10_000 {
+        text.push_str(&"  ".repeat(depth));
+        text.push_str("a:\n");
+    }
+    let err = toon::from_str::<Value>(&text).unwrap_err();
+    assert!(err.to_string().contains("nesting"), "{err}");
+    // The root object is level 1; the `a:` on line 128 opens level 129.
+    assert_eq!(err.line(), 128, "{err}");
+
+    let mut list = String::from("a[1]:\n");
+    for depth in 1..5_000 {
+        list.push_str(&"  ".repeat(depth));
+        list.push_str("- [1]:\n");
+    }
+    let err = toon::from_str::<Value>(&list).unwrap_err();
+    assert!(err.to_string().contains("nesting"), "{err}");
+}
+
+#[test]
+fn the_nesting_limit_is_configurable() {
+    let text = "a:\n  b:\n    c: 1";
+    assert!(toon::from_str_with::<Value>(text, &DecodeOptions::new().max_depth(2)).is_err());
+    assert!(toon::from_str_with::<Value>(text, &DecodeOptions::new().max_depth(3)).is_ok());
+}
+
+#[test]
+fn nested_field_groups_are_bounded_too() {
+    let mut header = String::from("r[1]{");
+    for _ in 0..100_000 {
+        header.push_str("a{");
+    }
+    header.push('b');
+    header.push_str(&"}".repeat(100_001));
+    header.push_str(":\n  1");
+    assert!(toon::from_str::<Value>(&header).is_err());
+}
+
+#[test]
+fn huge_declared_lengths_do_not_allocate() {
+    for text in [
+        "a[999999999999]: 1,2",
+        "a[999999999999]{x}:\n  1",
+        "a[999999999999]:\n  - 1",
+        "a[999999999999:]{x}:\n  k: 1",
+    ] {
+        let err = toon::from_str::<Value>(text).unwrap_err();
+        // Syntax for a short inline list; Eof where the input ends before the rows do.
+        assert!(err.is_syntax() || err.is_eof(), "{text}: {err}");
+        let lenient: Value =
+            toon::from_str_with(text, &DecodeOptions::new().strict(false)).unwrap();
+        assert!(!lenient.is_null());
+    }
+    let typed = toon::from_str_with::<Vec<Vec<u8>>>(
+        "[999999999999]:\n  - [2]: 1,2",
+        &DecodeOptions::new().strict(false),
+    )
+    .unwrap();
+    assert_eq!(typed, vec![vec![1, 2]]);
+    let err = toon::from_str::<Value>("a[99999999999999999999999999]: 1").unwrap_err();
+    assert!(err.to_string().contains("too large"), "{err}");
+}
+
+#[test]
+fn ill_formed_utf8_is_an_error_with_a_position() {
+    let err = toon::from_slice::<Value>(b"a: 1\nb: caf\xc3\n").unwrap_err();
+    assert_eq!(err.classify(), Category::Syntax);
+    assert_eq!((err.line(), err.column()), (2, 7), "{err}");
+    // Encoded surrogates (CESU-8 style) are ill-formed too.
+    assert!(toon::from_slice::<Value>(b"a: \xed\xa0\x80").is_err());
+}
+
+#[test]
+fn truncated_input_is_an_eof_error() {
+    let err = toon::from_str::<Value>("rows[3]{a,b}:\n  1,2\n  3,4").unwrap_err();
+    assert_eq!(err.classify(), Category::Eof, "{err}");
+    assert_eq!(err.line(), 3);
+}
+
+#[test]
+fn errors_quote_the_offending_line() {
+    let err = toon::from_str::<Value>("a:\n  b: \"bad\\xescape\"").unwrap_err();
+    assert_eq!(err.line(), 2);
+    assert!(err.to_string().contains("invalid escape"), "{err}");
+    assert!(
+        err.to_string().ends_with(r#": "  b: \"bad\\xescape\"""#),
+        "{err}"
+    );
+}
+
+#[test]
+fn many_keys_and_many_duplicates_stay_fast() {
+    // Duplicate detection must not be quadratic: 200k distinct keys decode quickly.
+    let mut text = String::new();
+    for i in 0..200_000 {
+        text.push_str(&format!("k{i}: {i}\n"));
+    }
+    let v: Value = toon::from_str(&text).unwrap();
+    assert_eq!(v.as_object().unwrap().len(), 200_000);
+    text.push_str("k7: dup\n");
+    assert!(toon::from_str::<Value>(&text).is_err());
+}
