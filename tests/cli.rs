@@ -1,0 +1,116 @@
+//! The `toon` command line: conversions both ways, options, stats, and errors.
+#![cfg(feature = "cli")]
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn toon(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+#[test]
+fn encodes_json_from_stdin_by_content() {
+    let o = toon(
+        &[],
+        r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"}]}"#,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "users[2]{id,name}:\n  1,Ada\n  2,Bob\n");
+}
+
+#[test]
+fn decodes_toon_to_json_keeping_key_order() {
+    let o = toon(&["-"], "b: 1\na[2]: x,y");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"b\": 1,\n  \"a\": [\n    \"x\",\n    \"y\"\n  ]\n}\n"
+    );
+}
+
+#[test]
+fn delimiter_and_indent_options() {
+    let o = toon(
+        &["-e", "--delimiter", "pipe", "--indent", "4"],
+        r#"{"a":{"t":[1,2]}}"#,
+    );
+    assert_eq!(stdout(&o), "a:\n    t[2|]: 1|2\n");
+    let o = toon(&["--encode", "--delimiter=\t"], "[1,2]");
+    assert_eq!(stdout(&o), "[2\t]: 1\t2\n");
+}
+
+#[test]
+fn strict_and_lenient_decoding() {
+    let o = toon(&["-d"], "tags[3]: a,b");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("line 1, column"), "{}", stderr(&o));
+    let o = toon(&["-d", "--no-strict"], "tags[3]: a,b");
+    assert!(o.status.success());
+}
+
+#[test]
+fn files_and_output_by_extension() {
+    let dir = std::env::temp_dir().join(format!("toon-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let json = dir.join("in.json");
+    let out = dir.join("out.toon");
+    std::fs::write(&json, r#"{"k":[{"a":1},{"a":2}]}"#).unwrap();
+    let o = toon(&[json.to_str().unwrap(), "-o", out.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "k[2]{a}:\n  1\n  2");
+    let o = toon(&[out.to_str().unwrap()], "");
+    assert_eq!(
+        stdout(&o),
+        "{\n  \"k\": [\n    {\n      \"a\": 1\n    },\n    {\n      \"a\": 2\n    }\n  ]\n}\n"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn stats_report_bytes_and_tokens() {
+    let o = toon(
+        &["--stats"],
+        r#"{"rows":[{"id":1,"name":"a"},{"id":2,"name":"b"}]}"#,
+    );
+    assert!(o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("JSON: 50 bytes"), "{err}");
+    assert!(err.contains("tokens"), "{err}");
+}
+
+#[test]
+fn bad_input_and_bad_flags_fail_cleanly() {
+    let o = toon(&["-e"], "{not json");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("invalid JSON"));
+    let o = toon(&["--delimiter", ";"], "{}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("invalid delimiter"));
+    let o = toon(&["/no/such/file.json"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot read"));
+    let o = toon(&["-d"], "a:\n  b: \"x\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(!stderr(&o).contains("panicked"));
+}
