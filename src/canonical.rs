@@ -18,14 +18,7 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
         write_int(out, v as i64);
         return;
     }
-    let mut buf = [0u8; 40];
-    let len = {
-        let mut cursor = std::io::Cursor::new(&mut buf[..]);
-        // `{:e}` prints the shortest digits that round-trip, like JavaScript.
-        let _ = write!(cursor, "{v:e}");
-        cursor.position() as usize
-    };
-    write_from_exponential(out, &buf[..len]);
+    write_shortest(out, v);
 }
 
 /// Writes an `f32` using its own shortest representation (`0.1f32` → `0.1`).
@@ -38,6 +31,12 @@ pub(crate) fn write_f32(out: &mut Vec<u8>, v: f32) {
         out.push(b'0');
         return;
     }
+    write_shortest(out, v);
+}
+
+/// `{:e}` prints the shortest digits that round-trip (for the value's own type), like
+/// JavaScript; the layout is then converted without allocating.
+fn write_shortest(out: &mut Vec<u8>, v: impl std::fmt::LowerExp) {
     let mut buf = [0u8; 40];
     let len = {
         let mut cursor = std::io::Cursor::new(&mut buf[..]);

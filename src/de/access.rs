@@ -227,10 +227,23 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
     }
 }
 
-/// Bookkeeping shared by the line-based arrays: declared count, items seen, array span (§12).
+/// What a line at item depth is to the scope that peeked it.
+enum LineRole {
+    /// An item, row or entry of this scope.
+    Item,
+    /// Something else: the scope ends before it.
+    End,
+}
+
+/// Bookkeeping shared by the line-based scopes (list items, tabular rows, keyed entries):
+/// where their lines are, the declared count, items seen, and the array span (§12).
 struct Span<'de> {
     declared: usize,
     count: usize,
+    /// Lines at this depth or shallower end the scope.
+    base: usize,
+    /// The depth of the scope's items.
+    depth: usize,
     started: bool,
     done: bool,
     header: Line<'de>,
@@ -238,25 +251,60 @@ struct Span<'de> {
 }
 
 impl<'de> Span<'de> {
-    fn new(declared: usize, header: Line<'de>) -> Self {
-        Span {
+    /// A scope opened by `header` at `base`; its item depth follows §8 (`content_depth`).
+    fn open(
+        de: &mut Deserializer<'de>,
+        declared: usize,
+        base: usize,
+        header: Line<'de>,
+    ) -> Result<Self> {
+        Ok(Span {
             declared,
             count: 0,
+            base,
+            depth: de.content_depth(base)?,
             started: false,
             done: false,
             header,
             last: header,
-        }
+        })
     }
 
-    /// Records one consumed item, row or entry line.
-    fn item(&mut self, de: &mut Deserializer<'de>, line: Line<'de>) {
+    /// Consumes and returns the scope's next item line, or `None` when the scope ends.
+    /// `stop_at_declared`: strict arrays stop after N items (extra ones are reported by
+    /// `close`'s caller); `role` classifies a line at item depth, or rejects it.
+    fn next_line(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        stop_at_declared: bool,
+        role: impl FnOnce(&Line<'de>) -> Result<LineRole>,
+    ) -> Result<Option<Line<'de>>> {
+        if self.done || (stop_at_declared && de.strict && self.count >= self.declared) {
+            self.done = true;
+            return Ok(None);
+        }
+        let line = match de.scan.peek()? {
+            Some(line) if line.depth > self.base => line,
+            _ => {
+                self.done = true;
+                return Ok(None);
+            }
+        };
+        if line.depth != self.depth {
+            return Err(over_indented(&line, self.depth));
+        }
+        if let LineRole::End = role(&line)? {
+            self.done = true;
+            return Ok(None);
+        }
+        de.scan.consume()?;
         if !self.started {
             self.started = true;
             de.scan.open_spans += 1;
         }
         self.count += 1;
         self.last = line;
+        Ok(Some(line))
     }
 
     /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
@@ -287,8 +335,6 @@ pub(crate) struct KeyedAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     fields: Vec<Field<'de>>,
     delim: u8,
-    base: usize,
-    entry_depth: usize,
     leaves: usize,
     cells: Vec<&'de str>,
     cursor: usize,
@@ -303,7 +349,7 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
         base: usize,
         line: Line<'de>,
     ) -> Result<Self> {
-        let entry_depth = de.content_depth(base)?;
+        let span = Span::open(de, header.len, base, line)?;
         let fields = header.fields.unwrap_or_default();
         let leaves = leaf_count(&fields);
         let cells = std::mem::take(&mut de.cells);
@@ -312,13 +358,11 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
             de,
             fields,
             delim: header.delim,
-            base,
-            entry_depth,
             leaves,
             cells,
             cursor: 0,
             seen,
-            span: Span::new(header.len, line),
+            span,
         })
     }
 
@@ -336,24 +380,16 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.span.done {
-            return Ok(None);
-        }
-        let line = match self.de.scan.peek()? {
-            Some(line) if line.depth > self.base => line,
-            _ => {
-                self.span.done = true;
-                return Ok(None);
+        // §9.5: every line at entry depth is an entry row; one without a colon is an error.
+        let next = self.span.next_line(self.de, false, |line| {
+            match find_unquoted(line.content, b':', 0) {
+                Some(_) => Ok(LineRole::Item),
+                None => Err(line.error("expected an entry row `key: cells` inside a keyed table")),
             }
+        })?;
+        let Some(line) = next else {
+            return Ok(None);
         };
-        if line.depth != self.entry_depth {
-            return Err(over_indented(&line, self.entry_depth));
-        }
-        if find_unquoted(line.content, b':', 0).is_none() {
-            return Err(line.error("expected an entry row `key: cells` inside a keyed table"));
-        }
-        self.de.scan.consume()?;
-        self.span.item(self.de, line);
         let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
         if let Some(seen) = &mut self.seen {
             if !seen.insert(&key) {
@@ -393,8 +429,6 @@ pub(crate) struct TabularSeq<'a, 'de> {
     de: &'a mut Deserializer<'de>,
     fields: Vec<Field<'de>>,
     delim: u8,
-    base: usize,
-    row_depth: usize,
     leaves: usize,
     cells: Vec<&'de str>,
     cursor: usize,
@@ -408,7 +442,7 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         base: usize,
         line: Line<'de>,
     ) -> Result<Self> {
-        let row_depth = de.content_depth(base)?;
+        let span = Span::open(de, header.len, base, line)?;
         let fields = header.fields.unwrap_or_default();
         let leaves = leaf_count(&fields);
         let cells = std::mem::take(&mut de.cells);
@@ -416,12 +450,10 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
             de,
             fields,
             delim: header.delim,
-            base,
-            row_depth,
             leaves,
             cells,
             cursor: 0,
-            span: Span::new(header.len, line),
+            span,
         })
     }
 
@@ -432,7 +464,7 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         self.span.close(self.de, "rows")?;
         if self.de.strict {
             if let Some(next) = self.de.scan.peek()? {
-                if next.depth == self.row_depth
+                if next.depth == self.span.depth
                     && !next.content.starts_with("- ")
                     && is_data_row(next.content, self.delim)
                 {
@@ -452,26 +484,17 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.span.done || (self.de.strict && self.span.count >= self.span.declared) {
-            self.span.done = true;
+        let delim = self.delim;
+        let next = self.span.next_line(self.de, true, |line| {
+            Ok(if is_data_row(line.content, delim) {
+                LineRole::Item
+            } else {
+                LineRole::End
+            })
+        })?;
+        let Some(line) = next else {
             return Ok(None);
-        }
-        let line = match self.de.scan.peek()? {
-            Some(line) if line.depth > self.base => line,
-            _ => {
-                self.span.done = true;
-                return Ok(None);
-            }
         };
-        if line.depth != self.row_depth {
-            return Err(over_indented(&line, self.row_depth));
-        }
-        if !is_data_row(line.content, self.delim) {
-            self.span.done = true;
-            return Ok(None);
-        }
-        self.de.scan.consume()?;
-        self.span.item(self.de, line);
         self.cells.clear();
         split_delimited(line.content, self.delim, &mut self.cells);
         if self.cells.len() != self.leaves {
@@ -502,8 +525,6 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
 /// §9.4 expanded list: one `- ` item per element.
 pub(crate) struct ListSeq<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    base: usize,
-    item_depth: usize,
     span: Span<'de>,
 }
 
@@ -514,13 +535,8 @@ impl<'a, 'de> ListSeq<'a, 'de> {
         base: usize,
         line: Line<'de>,
     ) -> Result<Self> {
-        let item_depth = de.content_depth(base)?;
-        Ok(ListSeq {
-            de,
-            base,
-            item_depth,
-            span: Span::new(declared, line),
-        })
+        let span = Span::open(de, declared, base, line)?;
+        Ok(ListSeq { de, span })
     }
 
     pub(crate) fn finish(mut self) -> Result<()> {
@@ -530,7 +546,7 @@ impl<'a, 'de> ListSeq<'a, 'de> {
         self.span.close(self.de, "list items")?;
         if self.de.strict {
             if let Some(next) = self.de.scan.peek()? {
-                if next.depth == self.item_depth && next.content.starts_with("- ") {
+                if next.depth == self.span.depth && next.content.starts_with("- ") {
                     return Err(next.error(format!(
                         "more list items than the {} declared by the header on line {}",
                         self.span.declared, self.span.header.number
@@ -546,27 +562,17 @@ impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        if self.span.done || (self.de.strict && self.span.count >= self.span.declared) {
-            self.span.done = true;
+        let next = self.span.next_line(self.de, true, |line| {
+            Ok(if line.content.starts_with("- ") || line.content == "-" {
+                LineRole::Item
+            } else {
+                LineRole::End
+            })
+        })?;
+        let Some(line) = next else {
             return Ok(None);
-        }
-        let line = match self.de.scan.peek()? {
-            Some(line) if line.depth > self.base => line,
-            _ => {
-                self.span.done = true;
-                return Ok(None);
-            }
         };
-        if line.depth != self.item_depth {
-            return Err(over_indented(&line, self.item_depth));
-        }
-        if !(line.content.starts_with("- ") || line.content == "-") {
-            self.span.done = true;
-            return Ok(None);
-        }
-        self.de.scan.consume()?;
-        self.span.item(self.de, line);
-        let slot = self.de.list_item(line, self.item_depth)?;
+        let slot = self.de.list_item(line, self.span.depth)?;
         seed.deserialize(ValueDe {
             de: &mut *self.de,
             slot,

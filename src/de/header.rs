@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::token::{find_closing_quote, find_unquoted, parse_name, trim_spaces};
+use super::token::{find_closing_quote, find_unquoted, parse_name, trim_spaces, Unquoted};
 use crate::error::{Error, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
@@ -72,17 +72,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     if let Some(brace_start) = brace_start {
         let gap = &content[bracket_end + 1..brace_start];
         if !gap.is_empty() {
-            return invalid(
-                if gap.trim_matches([' ', '\t']).is_empty() {
-                    "unexpected whitespace between bracket segment and field list".to_string()
-                } else {
-                    format!(
-                        "unexpected content {:?} between bracket segment and field list",
-                        gap.trim_matches([' ', '\t'])
-                    )
-                },
-                bracket_end + 1,
-            );
+            return gap_error(gap, "field list", bracket_end + 1);
         }
         if let Some(close) = find_matching_brace(content, brace_start) {
             brace_end = close + 1;
@@ -94,17 +84,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     let gap_start = (bracket_end + 1).max(brace_end);
     let gap = &content[gap_start..colon];
     if !gap.is_empty() {
-        return invalid(
-            if gap.trim_matches([' ', '\t']).is_empty() {
-                "unexpected whitespace between bracket segment and colon".to_string()
-            } else {
-                format!(
-                    "unexpected content {:?} between bracket segment and colon",
-                    gap.trim_matches([' ', '\t'])
-                )
-            },
-            gap_start,
-        );
+        return gap_error(gap, "colon", gap_start);
     }
     let key = if bracket_start > 0 {
         let raw_key = &content[..bracket_start];
@@ -180,6 +160,17 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     })
 }
 
+/// §6: nothing may stand between `]` and the field list or colon.
+fn gap_error<'de>(gap: &str, before: &str, at: usize) -> Parsed<'de> {
+    let trimmed = gap.trim_matches([' ', '\t']);
+    let message = if trimmed.is_empty() {
+        format!("unexpected whitespace between bracket segment and {before}")
+    } else {
+        format!("unexpected content {trimmed:?} between bracket segment and {before}")
+    };
+    invalid(message, at)
+}
+
 fn show(delim: u8) -> &'static str {
     match delim {
         b'\t' => "tab",
@@ -214,28 +205,18 @@ fn bracket(segment: &str) -> Result<(usize, u8, bool)> {
 }
 
 fn find_matching_brace(s: &str, open: usize) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut in_quotes = false;
     let mut depth = 0usize;
-    let mut i = open;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
-            i += 2;
-            continue;
-        }
+    for (at, b) in Unquoted::new(s, open) {
         match b {
-            b'"' => in_quotes = !in_quotes,
-            b'{' if !in_quotes => depth += 1,
-            b'}' if !in_quotes => {
+            b'{' => depth += 1,
+            b'}' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Some(i);
+                    return Some(at);
                 }
             }
             _ => {}
         }
-        i += 1;
     }
     None
 }
@@ -290,29 +271,19 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
 
 /// Splits on `delim` at brace depth 0, outside quotes.
 fn split_top_level(content: &str, delim: u8) -> Vec<&str> {
-    let bytes = content.as_bytes();
     let mut parts = Vec::new();
-    let mut in_quotes = false;
     let mut depth = 0i64;
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
-            i += 2;
-            continue;
-        }
+    for (at, b) in Unquoted::new(content, 0) {
         match b {
-            b'"' => in_quotes = !in_quotes,
-            b'{' if !in_quotes => depth += 1,
-            b'}' if !in_quotes => depth -= 1,
-            _ if b == delim && !in_quotes && depth == 0 => {
-                parts.push(&content[start..i]);
-                start = i + 1;
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            _ if b == delim && depth == 0 => {
+                parts.push(&content[start..at]);
+                start = at + 1;
             }
             _ => {}
         }
-        i += 1;
     }
     parts.push(&content[start..]);
     parts

@@ -21,25 +21,52 @@ pub(crate) fn trim_spaces(s: &str) -> &str {
     s.trim_matches(' ')
 }
 
-/// Position of the first unquoted `ch` at or after `from` (backslash pairs inside quotes skipped).
-pub(crate) fn find_unquoted(s: &str, ch: u8, from: usize) -> Option<usize> {
-    let bytes = s.as_bytes();
-    let mut in_quotes = false;
-    let mut i = from;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
-            i += 2;
-            continue;
+/// The bytes of `s` from `from` on that lie outside quoted strings, with their positions.
+/// Quotes toggle; inside quotes a backslash escapes the next byte (§7.1, Appendix B.3).
+pub(crate) struct Unquoted<'s> {
+    bytes: &'s [u8],
+    at: usize,
+    in_quotes: bool,
+}
+
+impl<'s> Unquoted<'s> {
+    pub(crate) fn new(s: &'s str, from: usize) -> Self {
+        Unquoted {
+            bytes: s.as_bytes(),
+            at: from,
+            in_quotes: false,
         }
-        if b == b'"' {
-            in_quotes = !in_quotes;
-        } else if b == ch && !in_quotes {
-            return Some(i);
-        }
-        i += 1;
     }
-    None
+}
+
+impl Iterator for Unquoted<'_> {
+    type Item = (usize, u8);
+
+    fn next(&mut self) -> Option<(usize, u8)> {
+        while let Some(&b) = self.bytes.get(self.at) {
+            let at = self.at;
+            self.at += 1;
+            if self.in_quotes {
+                if b == b'\\' && self.at < self.bytes.len() {
+                    self.at += 1;
+                } else if b == b'"' {
+                    self.in_quotes = false;
+                }
+            } else if b == b'"' {
+                self.in_quotes = true;
+            } else {
+                return Some((at, b));
+            }
+        }
+        None
+    }
+}
+
+/// Position of the first unquoted `ch` at or after `from`.
+pub(crate) fn find_unquoted(s: &str, ch: u8, from: usize) -> Option<usize> {
+    Unquoted::new(s, from)
+        .find(|&(_, b)| b == ch)
+        .map(|(at, _)| at)
 }
 
 /// Position of the quote closing the one at `open`.
@@ -62,23 +89,10 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
     if s.is_empty() {
         return;
     }
-    let bytes = s.as_bytes();
-    let mut in_quotes = false;
     let mut start = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if in_quotes && b == b'\\' && i + 1 < bytes.len() {
-            i += 2;
-            continue;
-        }
-        if b == b'"' {
-            in_quotes = !in_quotes;
-        } else if b == delim && !in_quotes {
-            out.push(trim_spaces(&s[start..i]));
-            start = i + 1;
-        }
-        i += 1;
+    for (at, _) in Unquoted::new(s, 0).filter(|&(_, b)| b == delim) {
+        out.push(trim_spaces(&s[start..at]));
+        start = at + 1;
     }
     out.push(trim_spaces(&s[start..]));
 }
