@@ -314,3 +314,46 @@ fn i128_targets_follow_the_number_grammar() {
     assert!(toon::from_str::<u128>("05").is_err());
     assert_eq!(toon::from_str::<u128>("7").unwrap(), 7);
 }
+
+#[test]
+fn non_strict_duplicates_resolve_last_write_wins_for_structs_too() {
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Inner {
+        a: u8,
+        b: String,
+    }
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Doc {
+        name: String,
+        inner: Inner,
+        rows: Vec<Inner>,
+        items: Vec<Inner>,
+    }
+    let text = "name: Ada\ninner:\n  a: 1\n  b: x\n  a: 2\nrows[1]{a,b,a}:\n  1,y,3\nitems[1]:\n  - a: 4\n    b: z\n    a: 5\nname: Bob\ninner:\n  a: 6\n  b: w";
+    let lenient = toon::DecodeOptions::new().strict(false);
+    let doc: Doc = toon::from_str_with(text, &lenient).unwrap();
+    assert_eq!(
+        doc,
+        Doc {
+            name: "Bob".into(),
+            inner: Inner {
+                a: 6,
+                b: "w".into()
+            },
+            rows: vec![Inner {
+                a: 3,
+                b: "y".into()
+            }],
+            items: vec![Inner {
+                a: 5,
+                b: "z".into()
+            }],
+        }
+    );
+    // Untyped decoding keeps the first position with the last value, as the reference does.
+    let v: Value = toon::from_str_with(text, &lenient).unwrap();
+    assert_eq!(v["name"], "Bob");
+    assert_eq!(v.as_object().unwrap().keys().next().unwrap(), "name");
+    // Strict mode rejects the duplicate.
+    assert!(toon::from_str::<Doc>(text).is_err());
+}

@@ -2,12 +2,12 @@
 //! §10), tabular rows (§9.3), keyed tables (§9.5), inline arrays (§9.1), and row cells.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::header::{leaf_count, Field, Header};
-use super::key::{split_key, KeyDe};
+use super::key::{split_field_key, split_key, KeyDe};
 use super::scanner::Line;
 use super::token::{find_unquoted, split_delimited, trim_spaces};
 use super::{eof, Deserializer, Slot, ValueDe};
@@ -74,10 +74,37 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     depth: usize,
     pending: Option<Slot<'de, 'de>>,
     seen: Option<SeenKeys<'de>>,
+    /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
+    /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
+    last_wins: Option<HashMap<Cow<'de, str>, usize>>,
     done: bool,
 }
 
 impl<'a, 'de> ObjectAccess<'a, 'de> {
+    /// Prepares last-write-wins for a struct target: finds the last line of every key among
+    /// the object's sibling lines. Only called in non-strict mode.
+    pub(crate) fn last_write_wins(mut self) -> Self {
+        let mut last = HashMap::new();
+        let mut record = |content: &'de str, number: usize| {
+            if let Ok((key, _)) = split_field_key(content) {
+                last.insert(key, number);
+            }
+        };
+        if let Some((content, line)) = self.first {
+            record(content, line.number);
+        }
+        for line in self.de.scan.lookahead() {
+            if line.depth < self.min_depth {
+                break;
+            }
+            if line.depth == self.depth {
+                record(line.content, line.number);
+            }
+        }
+        self.last_wins = Some(last);
+        self
+    }
+
     pub(crate) fn new(
         de: &'a mut Deserializer<'de>,
         first: Option<(&'de str, Line<'de>)>,
@@ -92,6 +119,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
             depth,
             pending: None,
             seen,
+            last_wins: None,
             done: false,
         }
     }
@@ -108,26 +136,43 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        if self.done {
-            return Ok(None);
-        }
-        let (content, line) = match self.first.take() {
-            Some(first) => first,
-            None => match self.de.scan.peek()? {
-                Some(line) if line.depth >= self.min_depth => {
-                    if line.depth != self.depth {
-                        return Err(over_indented(&line, self.depth));
+        let (content, line, key, slot) = loop {
+            if self.done {
+                return Ok(None);
+            }
+            let (content, line) = match self.first.take() {
+                Some(first) => first,
+                None => match self.de.scan.peek()? {
+                    Some(line) if line.depth >= self.min_depth => {
+                        if line.depth != self.depth {
+                            return Err(over_indented(&line, self.depth));
+                        }
+                        self.de.scan.consume()?;
+                        (line.content, line)
                     }
-                    self.de.scan.consume()?;
-                    (line.content, line)
-                }
-                _ => {
-                    self.done = true;
-                    return Ok(None);
-                }
-            },
+                    _ => {
+                        self.done = true;
+                        return Ok(None);
+                    }
+                },
+            };
+            let (key, slot) = self.de.field(content, line, self.depth)?;
+            let overwritten = self
+                .last_wins
+                .as_ref()
+                .is_some_and(|last| last.get(&key).is_some_and(|&n| n != line.number));
+            if !overwritten {
+                break (content, line, key, slot);
+            }
+            // A later line sets this key again: read and validate this value, then drop it.
+            de::Deserializer::deserialize_ignored_any(
+                ValueDe {
+                    de: &mut *self.de,
+                    slot,
+                },
+                IgnoredAny,
+            )?;
         };
-        let (key, slot) = self.de.field(content, line, self.depth)?;
         if let Some(seen) = &mut self.seen {
             if !seen.insert(&key) {
                 return Err(duplicate(&line, &key));
@@ -160,9 +205,34 @@ pub(crate) struct RowMap<'a, 'de> {
     cursor: &'a mut usize,
     next: usize,
     line: Line<'de>,
+    /// Non-strict struct targets: skip fields whose name repeats later in the group (§14.3).
+    last_wins: bool,
 }
 
 impl<'a, 'de> RowMap<'a, 'de> {
+    /// Skips earlier duplicates of a field name so the last one wins for struct targets.
+    pub(crate) fn last_write_wins(mut self) -> Self {
+        self.last_wins = true;
+        self
+    }
+
+    /// Moves past fields that a later field of the same name overrides.
+    fn skip_overridden(&mut self) {
+        while self.last_wins {
+            let Some(field) = self.fields.get(self.next) else {
+                return;
+            };
+            if !self.fields[self.next + 1..]
+                .iter()
+                .any(|later| later.name == field.name)
+            {
+                return;
+            }
+            *self.cursor += field.children.as_deref().map_or(1, leaf_count);
+            self.next += 1;
+        }
+    }
+
     pub(crate) fn new(
         de: &'a mut Deserializer<'de>,
         fields: &'a [Field<'de>],
@@ -177,6 +247,7 @@ impl<'a, 'de> RowMap<'a, 'de> {
             cursor,
             next: 0,
             line,
+            last_wins: false,
         }
     }
 }
@@ -185,6 +256,7 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        self.skip_overridden();
         match self.fields.get(self.next) {
             None => Ok(None),
             Some(field) => seed.deserialize(KeyDe(field.name.clone())).map(Some),

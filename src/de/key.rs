@@ -28,6 +28,28 @@ pub(crate) fn split_key(content: &str) -> Result<(Cow<'_, str>, &str)> {
     ))
 }
 
+/// The key of an object line, whether it is a key-value line or a keyed array header
+/// (`key[N]…:`), for the last-write-wins lookahead.
+pub(crate) fn split_field_key(content: &str) -> Result<(Cow<'_, str>, &str)> {
+    if let Some(bracket) = find_unquoted(content, b'[', 0) {
+        let colon = find_unquoted(content, b':', 0);
+        let quoted_end = content
+            .starts_with('"')
+            .then(|| find_closing_quote(content, 0))
+            .flatten();
+        let key_end = match quoted_end {
+            Some(close) if content.as_bytes().get(close + 1) == Some(&b'[') => Some(close + 1),
+            Some(_) => None,
+            None if colon.is_some_and(|c| c > bracket) => Some(bracket),
+            None => None,
+        };
+        if let Some(end) = key_end {
+            return Ok((super::token::parse_name(&content[..end])?, &content[end..]));
+        }
+    }
+    split_key(content)
+}
+
 /// A key for serde: borrowed when it had no escapes; map keys of integer or bool type are
 /// parsed from the text, as serde_json does.
 pub(crate) struct KeyDe<'de>(pub(crate) Cow<'de, str>);

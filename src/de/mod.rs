@@ -444,6 +444,53 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         visitor.visit_newtype_struct(self)
     }
 
+    /// Non-strict mode resolves duplicate keys last-write-wins (§14.3); a struct visitor would
+    /// reject the repeat, so earlier occurrences are skipped for struct targets. (Map targets
+    /// overwrite in place themselves, keeping the first position as the reference does.)
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        if self.de.strict {
+            return self.any(visitor);
+        }
+        let ValueDe { de, slot } = self;
+        match slot {
+            Slot::Object { first, depth } => {
+                let line = first.map(|(_, l)| l);
+                Self::container(de, line.as_ref(), |de| {
+                    let mut access = ObjectAccess::new(de, first, depth, depth).last_write_wins();
+                    let v = visitor.visit_map(&mut access)?;
+                    access.finish()?;
+                    Ok(v)
+                })
+            }
+            Slot::Block { parent } if matches!(de.scan.peek()?, Some(next) if next.depth > parent) =>
+            {
+                let depth = de.content_depth(parent)?;
+                Self::container(de, None, |de| {
+                    let mut access =
+                        ObjectAccess::new(de, None, parent + 1, depth).last_write_wins();
+                    let v = visitor.visit_map(&mut access)?;
+                    access.finish()?;
+                    Ok(v)
+                })
+            }
+            Slot::Row {
+                fields,
+                cells,
+                cursor,
+                line,
+            } => Self::container(de, Some(&line), |de| {
+                let mut access = RowMap::new(de, fields, cells, cursor, line).last_write_wins();
+                visitor.visit_map(&mut access)
+            }),
+            slot => ValueDe { de, slot }.any(visitor),
+        }
+    }
+
     fn deserialize_enum<V: Visitor<'de>>(
         self,
         _name: &'static str,
@@ -480,7 +527,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
     }
 }
 

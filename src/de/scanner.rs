@@ -50,6 +50,7 @@ pub(crate) fn position(raw: &str, number: usize, byte_offset: usize, err: Error)
     err.at(number, column, raw)
 }
 
+#[derive(Clone)]
 pub(crate) struct Scanner<'de> {
     src: &'de str,
     pos: usize,
@@ -89,6 +90,14 @@ impl<'de> Scanner<'de> {
             self.peeked = self.scan()?;
         }
         Ok(self.peeked)
+    }
+
+    /// The significant lines from the current position on, without moving this scanner
+    /// (a lookahead; scanning errors end it).
+    pub(crate) fn lookahead(&self) -> impl Iterator<Item = Line<'de>> + 'de {
+        let mut ahead = self.clone();
+        let mut first = ahead.peeked.take();
+        std::iter::from_fn(move || first.take().or_else(|| ahead.scan().ok().flatten()))
     }
 
     /// Consumes the line returned by the last `peek`.
