@@ -357,3 +357,75 @@ fn non_strict_duplicates_resolve_last_write_wins_for_structs_too() {
     // Strict mode rejects the duplicate.
     assert!(toon::from_str::<Doc>(text).is_err());
 }
+
+#[test]
+fn flatten_and_defaults_work_through_deserialize_any() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Meta {
+        version: u32,
+        tags: Vec<String>,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Doc {
+        name: String,
+        #[serde(flatten)]
+        meta: Meta,
+        #[serde(default)]
+        missing: Vec<u8>,
+        #[serde(flatten)]
+        rest: BTreeMap<String, Value>,
+    }
+    let text = "name: x\nversion: 3\ntags[2]: a,b\nextra:\n  k: true";
+    let doc: Doc = toon::from_str(text).unwrap();
+    assert_eq!(doc.meta.version, 3);
+    assert_eq!(doc.rest["extra"], toon!({"k": true}));
+    assert!(doc.missing.is_empty());
+    let again = toon::to_string(&doc).unwrap();
+    assert_eq!(
+        again,
+        "name: x\nversion: 3\ntags[2]: a,b\nmissing: []\nextra:\n  k: true"
+    );
+}
+
+#[test]
+fn writer_failures_are_io_errors() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "pipe closed",
+            ))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let err = toon::to_writer(Broken, &toon!({"a": [1, 2]})).unwrap_err();
+    assert_eq!(err.classify(), toon::Category::Io);
+    assert!(std::error::Error::source(&err).is_some());
+    let io: std::io::Error = err.into();
+    assert_eq!(io.kind(), std::io::ErrorKind::BrokenPipe);
+}
+
+#[test]
+fn non_string_map_keys_that_serde_json_rejects_are_errors() {
+    let mut m = BTreeMap::new();
+    m.insert(vec![1u8], 1u8);
+    let err = toon::to_string(&m).unwrap_err();
+    assert_eq!(err.classify(), toon::Category::Data);
+    assert!(err.to_string().contains("key must be"), "{err}");
+}
+
+#[test]
+fn options_apply_to_nested_scopes() {
+    let v = toon!({"rows": [{"a": "x,y", "b": "p|q"}], "note": "x,y|z"});
+    let pipe = toon::EncodeOptions::new()
+        .delimiter(toon::Delimiter::Pipe)
+        .indent_size(3);
+    let text = toon::to_string_with(&v, &pipe).unwrap();
+    assert_eq!(text, "rows[1|]{a|b}:\n   x,y|\"p|q\"\nnote: \"x,y|z\"");
+    let back: Value =
+        toon::from_str_with(&text, &toon::DecodeOptions::new().indent_size(3)).unwrap();
+    assert_eq!(back, v);
+}
