@@ -253,3 +253,69 @@ proptest! {
         prop_assert_eq!(back, m);
     }
 }
+
+#[derive(Serialize, Debug, Clone)]
+struct Variants {
+    same_newtype: Vec<Kind>,
+    same_struct: Vec<Kind>,
+    mixed: Vec<Kind>,
+    keyed: std::collections::BTreeMap<String, Kind>,
+    first: Vec<Holder>,
+}
+
+#[derive(Serialize, Debug, Clone)]
+struct Holder {
+    kind: Kind,
+    n: u8,
+}
+
+fn variants() -> impl Strategy<Value = Variants> {
+    (
+        prop::collection::vec(any::<i32>().prop_map(Kind::B), 0..4),
+        prop::collection::vec(
+            (any::<Option<u8>>(), text()).prop_map(|(x, y)| Kind::C { x, y }),
+            0..4,
+        ),
+        prop::collection::vec(kind(), 0..5),
+        prop::collection::btree_map(text(), kind(), 0..4),
+        prop::collection::vec(
+            (kind(), any::<u8>()).prop_map(|(kind, n)| Holder { kind, n }),
+            0..4,
+        ),
+    )
+        .prop_map(
+            |(same_newtype, same_struct, mixed, keyed, first)| Variants {
+                same_newtype,
+                same_struct,
+                mixed,
+                keyed,
+                first,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Typed encoding (which sees enum variants as serde calls) equals encoding the same data
+    /// as a JSON-model value (where variants are plain one-key objects).
+    #[test]
+    fn typed_encoding_matches_the_json_model(v in variants(), (delim, indent) in options()) {
+        let opts = EncodeOptions::new().delimiter(delim).indent_size(indent);
+        let typed = toon::to_string_with(&v, &opts).unwrap();
+        let model = Value::from(serde_json::to_value(&v).unwrap());
+        prop_assert_eq!(&typed, &toon::to_string_with(&model, &opts).unwrap());
+        // The serde-trait Serializer (which records the root) writes the same bytes.
+        let mut out = Vec::new();
+        v.serialize(&mut toon::Serializer::with_options(&mut out, &opts)).unwrap();
+        prop_assert_eq!(typed.as_bytes(), &out[..]);
+    }
+
+    #[test]
+    fn typed_model_encoding_matches_the_json_model(m in model()) {
+        if let Ok(json) = serde_json::to_value(&m) {
+            let typed = toon::to_string(&m).unwrap();
+            prop_assert_eq!(typed, toon::to_string(&Value::from(json)).unwrap());
+        }
+    }
+}

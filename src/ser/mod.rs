@@ -1,13 +1,15 @@
 //! Serialization: any `Serialize` value to TOON text.
 //!
-//! The root object is streamed field by field. Values whose layout needs lookahead (arrays, for
-//! §9.3 tabular detection; objects, for §9.5 keyed detection) are recorded into a compact
-//! [`tape::Tape`] one root field at a time, laid out, written, and the tape reused. Output is
-//! handed to the writer in chunks, so a large document never sits in memory twice.
+//! Layout needs lookahead: an array is tabular only if every element is a uniform object
+//! (§9.3), an object is a keyed table only if every value is (§9.5). Because `Serialize` takes
+//! `&self`, the encoder gets that lookahead by serializing a container twice: once through a
+//! [`probe`] that decides its form and keeps only field names, then through [`emit`], which
+//! writes it. Nothing else is buffered but one tabular row and the output itself, which is
+//! handed to the writer in chunks.
 
+mod emit;
 mod key;
-mod layout;
-mod table;
+mod probe;
 mod tape;
 
 use std::io;
@@ -16,14 +18,13 @@ use serde::ser::{self, Serialize};
 
 use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
-use key::KeySerializer;
-use layout::Lines;
-use tape::{Open, Recorder, Tape};
-
-/// Output is passed to the writer whenever this much has accumulated.
-const CHUNK: usize = 64 * 1024;
+use tape::{Node, Open, Recorder, Tape};
 
 /// A TOON serializer writing to any [`io::Write`], like `serde_json::Serializer`.
+///
+/// Prefer [`to_writer`] and friends: they can serialize containers twice and so stream every
+/// value. A `Serializer` driven through serde's `Serializer` trait is handed the root's
+/// contents only once, so it records the root value compactly before laying it out.
 ///
 /// ```
 /// use serde::Serialize;
@@ -37,9 +38,8 @@ const CHUNK: usize = 64 * 1024;
 /// ```
 pub struct Serializer<W> {
     writer: W,
-    lines: Lines,
+    options: EncodeOptions,
     tape: Tape,
-    key: String,
 }
 
 impl<W: io::Write> Serializer<W> {
@@ -52,9 +52,8 @@ impl<W: io::Write> Serializer<W> {
     pub fn with_options(writer: W, options: &EncodeOptions) -> Self {
         Serializer {
             writer,
-            lines: Lines::new(options, Vec::new()),
+            options: options.clone(),
             tape: Tape::default(),
-            key: String::new(),
         }
     }
 
@@ -62,176 +61,48 @@ impl<W: io::Write> Serializer<W> {
     pub fn into_inner(self) -> W {
         self.writer
     }
-
-    /// Lays out a whole recorded value as the document and writes it.
-    fn root_recorded(&mut self) -> Result<()> {
-        self.lines.root(&self.tape, 0);
-        self.tape.clear();
-        drain(&mut self.lines, &mut self.writer, true)
-    }
-
-    fn record_root<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.tape.clear();
-        self.tape.record(value)?;
-        self.root_recorded()
-    }
 }
 
-/// Hands buffered output to the writer when it is large, or always when `all`.
-fn drain<W: io::Write>(lines: &mut Lines, writer: &mut W, all: bool) -> Result<()> {
-    if all || lines.out.len() >= CHUNK {
-        writer.write_all(&lines.out).map_err(Error::io)?;
-        lines.out.clear();
-    }
-    if all {
-        writer.flush().map_err(Error::io)?;
-    }
-    Ok(())
+/// Lays out the recorded root value and writes it.
+fn write_recorded<W: io::Write>(
+    writer: &mut W,
+    options: &EncodeOptions,
+    tape: &Tape,
+) -> Result<()> {
+    to_writer_with(writer, &Node { tape, at: 0 }, options)
 }
 
-/// The compound serializer for the root value (returned by [`Serializer`]'s
-/// `serialize_seq`, `serialize_map`, `serialize_struct`, …).
-pub struct Compound<'a, W>(State<'a, W>);
-
-enum State<'a, W> {
-    /// An array or enum variant, recorded whole and laid out at `end`.
-    Recorded {
-        open: Open<'a>,
-        lines: &'a mut Lines,
-        writer: &'a mut W,
-    },
-    /// The root object, streamed (see [`RootObject`]).
-    Object(RootObject<'a, W>),
-}
-
-/// Streams the root object's fields. While every value so far is a non-empty object the fields
-/// are held back, because the whole root may still take the keyless keyed form (§9.5); the
-/// first other value settles it and everything from then on is written as it comes.
-struct RootObject<'a, W> {
-    tape: &'a mut Tape,
-    lines: &'a mut Lines,
+/// The compound serializer for the root value of a [`Serializer`].
+pub struct Compound<'a, W> {
+    open: Open<'a>,
     writer: &'a mut W,
-    key: &'a mut String,
-    /// `Some((object start, entries))` while fields are held back.
-    held: Option<(usize, u32)>,
+    options: &'a EncodeOptions,
 }
 
-impl<W: io::Write> RootObject<'_, W> {
-    fn field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        match &mut self.held {
-            Some((at, count)) => {
-                self.tape.push_key(self.key)?;
-                let v = self.tape.record(value)?;
-                *count += 1;
-                if self.tape.is_nonempty_object(v) {
-                    return Ok(());
-                }
-                let (at, count) = (*at, *count);
-                self.tape.close(at, count)?;
-                self.lines.fields(self.tape, at, 0);
-                self.held = None;
-            }
-            None => {
-                let v = self.tape.record(value)?;
-                self.lines.field(self.tape, self.key, v, 0);
-            }
-        }
-        self.tape.clear();
-        drain(self.lines, self.writer, false)
-    }
-
-    fn end(self) -> Result<()> {
-        if let Some((at, count)) = self.held {
-            self.tape.close(at, count)?;
-            self.lines.object_root(self.tape, at);
-            self.tape.clear();
-        }
-        drain(self.lines, self.writer, true)
-    }
-}
-
-impl<'a, W: io::Write> State<'a, W> {
-    fn recorded(ser: &'a mut Serializer<W>, object: bool, variant: Option<&str>) -> Result<Self> {
-        ser.tape.clear();
+impl<'a, W: io::Write> Compound<'a, W> {
+    fn new(ser: &'a mut Serializer<W>, object: bool, variant: Option<&str>) -> Result<Self> {
+        ser.tape = Tape::default();
         let open = Recorder {
             tape: &mut ser.tape,
         }
         .open(object, variant)?;
-        Ok(State::Recorded {
+        Ok(Compound {
             open,
-            lines: &mut ser.lines,
             writer: &mut ser.writer,
+            options: &ser.options,
         })
     }
 
-    fn object(ser: &'a mut Serializer<W>) -> Self {
-        ser.tape.clear();
-        let at = ser.tape.open(true);
-        State::Object(RootObject {
-            tape: &mut ser.tape,
-            lines: &mut ser.lines,
-            writer: &mut ser.writer,
-            key: &mut ser.key,
-            held: Some((at, 0)),
-        })
-    }
-
-    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        match self {
-            State::Recorded { open, .. } => open.element(value),
-            State::Object(_) => Err(Error::data("a value without a key inside an object")),
-        }
-    }
-
-    fn set_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        match self {
-            State::Recorded { open, .. } => ser::SerializeMap::serialize_key(open, key),
-            State::Object(root) => {
-                root.key.clear();
-                key.serialize(KeySerializer { out: root.key }).map(drop)
-            }
-        }
-    }
-
-    fn static_field<T: ?Sized + Serialize>(&mut self, key: &'static str, value: &T) -> Result<()> {
-        match self {
-            State::Recorded { open, .. } => ser::SerializeStruct::serialize_field(open, key, value),
-            State::Object(root) => {
-                root.key.clear();
-                root.key.push_str(key);
-                root.field(value)
-            }
-        }
-    }
-
-    fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        match self {
-            State::Recorded { open, .. } => open.element(value),
-            State::Object(root) => root.field(value),
-        }
-    }
-
-    fn finish(self) -> Result<()> {
-        match self {
-            State::Recorded {
-                open,
-                lines,
-                writer,
-            } => {
-                let tape = open.finish()?;
-                lines.root(tape, 0);
-                tape.clear();
-                drain(lines, writer, true)
-            }
-            State::Object(root) => root.end(),
-        }
+    fn end(self) -> Result<()> {
+        let tape = self.open.finish()?;
+        write_recorded(self.writer, self.options, tape)
     }
 }
 
-macro_rules! record_scalar {
+macro_rules! direct {
     ($($name:ident($ty:ty)),*) => {$(
         fn $name(self, v: $ty) -> Result<()> {
-            self.record_root(&v)
+            to_writer_with(&mut self.writer, &v, &self.options)
         }
     )*};
 }
@@ -247,7 +118,7 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
     type SerializeStruct = Compound<'a, W>;
     type SerializeStructVariant = Compound<'a, W>;
 
-    record_scalar!(
+    direct!(
         serialize_bool(bool),
         serialize_i8(i8),
         serialize_i16(i16),
@@ -262,38 +133,33 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         serialize_f32(f32),
         serialize_f64(f64),
         serialize_char(char),
-        serialize_str(&str)
+        serialize_str(&str),
+        // serde_json's model: bytes are an array of numbers, as `[u8]` serializes.
+        serialize_bytes(&[u8])
     );
 
-    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        self.tape.clear();
-        Recorder {
-            tape: &mut self.tape,
-        }
-        .serialize_bytes_into(v)?;
-        self.root_recorded()
-    }
     fn serialize_none(self) -> Result<()> {
-        self.record_root(&())
-    }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
-        value.serialize(self)
+        self.serialize_unit()
     }
     fn serialize_unit(self) -> Result<()> {
-        self.record_root(&())
+        to_writer_with(&mut self.writer, &(), &self.options)
     }
     fn serialize_unit_struct(self, _: &'static str) -> Result<()> {
-        self.record_root(&())
+        self.serialize_unit()
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
-        self.record_root(variant)
+        to_writer_with(&mut self.writer, variant, &self.options)
+    }
+
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        to_writer_with(&mut self.writer, value, &self.options)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         value: &T,
     ) -> Result<()> {
-        value.serialize(self)
+        to_writer_with(&mut self.writer, value, &self.options)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
@@ -302,18 +168,18 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         variant: &'static str,
         value: &T,
     ) -> Result<()> {
-        let mut object = State::object(self);
-        object.static_field(variant, value)?;
-        object.finish()
+        let mut object = Compound::new(self, true, None)?;
+        ser::SerializeStruct::serialize_field(&mut object, variant, value)?;
+        object.end()
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound<'a, W>> {
-        State::recorded(self, false, None).map(Compound)
+        Compound::new(self, false, None)
     }
     fn serialize_tuple(self, _: usize) -> Result<Compound<'a, W>> {
-        State::recorded(self, false, None).map(Compound)
+        Compound::new(self, false, None)
     }
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound<'a, W>> {
-        State::recorded(self, false, None).map(Compound)
+        Compound::new(self, false, None)
     }
     fn serialize_tuple_variant(
         self,
@@ -322,13 +188,13 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'a, W>> {
-        State::recorded(self, false, Some(variant)).map(Compound)
+        Compound::new(self, false, Some(variant))
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a, W>> {
-        Ok(Compound(State::object(self)))
+        Compound::new(self, true, None)
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound<'a, W>> {
-        Ok(Compound(State::object(self)))
+        Compound::new(self, true, None)
     }
     fn serialize_struct_variant(
         self,
@@ -337,65 +203,42 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'a, W>> {
-        State::recorded(self, true, Some(variant)).map(Compound)
+        Compound::new(self, true, Some(variant))
     }
 }
 
-impl<W: io::Write> ser::SerializeSeq for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.0.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.0.finish()
-    }
+macro_rules! compound_elements {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl<W: io::Write> ser::$trait for Compound<'_, W> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+                self.open.element(value)
+            }
+            fn end(self) -> Result<()> {
+                Compound::end(self)
+            }
+        }
+    )*};
 }
-
-impl<W: io::Write> ser::SerializeTuple for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.0.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.0.finish()
-    }
-}
-
-impl<W: io::Write> ser::SerializeTupleStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.0.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.0.finish()
-    }
-}
-
-impl<W: io::Write> ser::SerializeTupleVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.0.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.0.finish()
-    }
-}
+compound_elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl<W: io::Write> ser::SerializeMap for Compound<'_, W> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        self.0.set_key(key)
+        ser::SerializeMap::serialize_key(&mut self.open, key)
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.0.value(value)
+        self.open.element(value)
     }
     fn end(self) -> Result<()> {
-        self.0.finish()
+        Compound::end(self)
     }
 }
 
@@ -407,10 +250,10 @@ impl<W: io::Write> ser::SerializeStruct for Compound<'_, W> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.0.static_field(key, value)
+        ser::SerializeStruct::serialize_field(&mut self.open, key, value)
     }
     fn end(self) -> Result<()> {
-        self.0.finish()
+        Compound::end(self)
     }
 }
 
@@ -422,10 +265,10 @@ impl<W: io::Write> ser::SerializeStructVariant for Compound<'_, W> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
-        self.0.static_field(key, value)
+        ser::SerializeStructVariant::serialize_field(&mut self.open, key, value)
     }
     fn end(self) -> Result<()> {
-        self.0.finish()
+        Compound::end(self)
     }
 }
 
@@ -449,12 +292,13 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> R
 /// assert_eq!(out, b"[3\t]: 1\t2\t3");
 /// ```
 pub fn to_writer_with<W: io::Write, T: ?Sized + Serialize>(
-    writer: W,
+    mut writer: W,
     value: &T,
     options: &EncodeOptions,
 ) -> Result<()> {
-    let mut ser = Serializer::with_options(writer, options);
-    value.serialize(&mut ser)
+    let mut out = emit::Out::to_writer(&mut writer, options);
+    emit::document(&mut out, value)?;
+    out.finish().map(drop)
 }
 
 /// Serializes `value` as TOON bytes with default options.
@@ -474,9 +318,9 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// assert_eq!(out, b"a:\n    b: 1");
 /// ```
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(128);
-    to_writer_with(&mut out, value, options)?;
-    Ok(out)
+    let mut out = emit::Out::to_vec(options);
+    emit::document(&mut out, value)?;
+    out.finish()
 }
 
 /// Serializes `value` as a TOON string with default options.

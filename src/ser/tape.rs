@@ -1,9 +1,8 @@
-//! A compact recording of one serialized value, for the places where layout needs lookahead.
-//!
-//! Tabular detection (§9.3) and keyed tabular detection (§9.5) must see every element of an
-//! array or every entry of an object before the first line can be written. The encoder records
-//! just those values here: one 16-byte event per scalar/container/key and all text in one arena,
-//! never a `Value` tree with a heap allocation per node.
+//! A compact recording of one serialized value, for the one path that cannot serialize a value
+//! twice: [`crate::Serializer`] used as a serde `Serializer` sees the root's elements once, as
+//! serde hands them over. It records them here (one 16-byte event per scalar, container or key,
+//! all text in one arena) and then lays the recording out through [`Node`], its `Serialize`
+//! view. `to_string`/`to_writer` never record: they probe and emit the value directly.
 
 use serde::ser::{self, Serialize};
 
@@ -43,11 +42,6 @@ pub(crate) struct Tape {
 }
 
 impl Tape {
-    pub(crate) fn clear(&mut self) {
-        self.ev.clear();
-        self.text.clear();
-    }
-
     fn push_text(&mut self, s: &str) -> Result<(u32, u32)> {
         let start = u32::try_from(self.text.len()).map_err(|_| too_large())?;
         let len = u32::try_from(s.len()).map_err(|_| too_large())?;
@@ -74,22 +68,6 @@ impl Tape {
         }
     }
 
-    pub(crate) fn is_primitive(&self, i: usize) -> bool {
-        !matches!(self.ev[i], Ev::Arr { .. } | Ev::Obj { .. })
-    }
-
-    pub(crate) fn is_array(&self, i: usize) -> bool {
-        matches!(self.ev[i], Ev::Arr { .. })
-    }
-
-    pub(crate) fn is_object(&self, i: usize) -> bool {
-        matches!(self.ev[i], Ev::Obj { .. })
-    }
-
-    pub(crate) fn is_nonempty_object(&self, i: usize) -> bool {
-        matches!(self.ev[i], Ev::Obj { len, .. } if len > 0)
-    }
-
     pub(crate) fn len(&self, i: usize) -> usize {
         match self.ev[i] {
             Ev::Arr { len, .. } | Ev::Obj { len, .. } => len as usize,
@@ -113,13 +91,6 @@ impl Tape {
             at: i + 1,
             left: self.len(i),
         }
-    }
-
-    /// Records `value`, returning the index of its first event.
-    pub(crate) fn record<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<usize> {
-        let at = self.ev.len();
-        value.serialize(Recorder { tape: self })?;
-        Ok(at)
     }
 
     pub(crate) fn open(&mut self, object: bool) -> usize {
@@ -187,6 +158,52 @@ impl<'t> Iterator for Entries<'t> {
         let v = self.at + 1;
         self.at = self.tape.next(v);
         Some((self.tape.str_at(s, l), v))
+    }
+}
+
+/// A recorded value, serializable again (as many times as layout needs).
+pub(crate) struct Node<'t> {
+    pub(crate) tape: &'t Tape,
+    pub(crate) at: usize,
+}
+
+impl Serialize for Node<'_> {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use ser::{SerializeMap, SerializeSeq};
+        let tape = self.tape;
+        match tape.ev[self.at] {
+            Ev::Null => s.serialize_unit(),
+            Ev::Bool(v) => s.serialize_bool(v),
+            Ev::I64(v) => s.serialize_i64(v),
+            Ev::U64(v) => s.serialize_u64(v),
+            Ev::F64(v) => s.serialize_f64(v),
+            Ev::F32(v) => s.serialize_f32(v),
+            Ev::Str(st, l) | Ev::Key(st, l) => s.serialize_str(tape.str_at(st, l)),
+            Ev::Big(st, l) => {
+                let digits = tape.str_at(st, l);
+                match digits.parse::<i128>() {
+                    Ok(v) => s.serialize_i128(v),
+                    Err(_) => match digits.parse::<u128>() {
+                        Ok(v) => s.serialize_u128(v),
+                        Err(_) => s.serialize_str(digits),
+                    },
+                }
+            }
+            Ev::Arr { len, .. } => {
+                let mut seq = s.serialize_seq(Some(len as usize))?;
+                for at in tape.elements(self.at) {
+                    seq.serialize_element(&Node { tape, at })?;
+                }
+                seq.end()
+            }
+            Ev::Obj { len, .. } => {
+                let mut map = s.serialize_map(Some(len as usize))?;
+                for (key, at) in tape.entries(self.at) {
+                    map.serialize_entry(key, &Node { tape, at })?;
+                }
+                map.end()
+            }
+        }
     }
 }
 
