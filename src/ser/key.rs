@@ -106,9 +106,6 @@ impl ser::Serializer for KeySerializer<'_> {
     ) -> Result<(u32, u32)> {
         value.serialize(self)
     }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(u32, u32)> {
-        Err(key_must_be_a_string())
-    }
     fn serialize_none(self) -> Result<(u32, u32)> {
         Err(key_must_be_a_string())
     }
@@ -121,50 +118,8 @@ impl ser::Serializer for KeySerializer<'_> {
     fn serialize_unit_struct(self, _: &'static str) -> Result<(u32, u32)> {
         Err(key_must_be_a_string())
     }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<(u32, u32)> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant> {
-        Err(key_must_be_a_string())
-    }
+
+    refuse!(key_must_be_a_string(); serialize_bytes, serialize_seq, serialize_tuple_struct, serialize_map);
+
+    refuse!(key_must_be_a_string(); serialize_newtype_variant, serialize_tuple, serialize_tuple_variant, serialize_struct, serialize_struct_variant);
 }

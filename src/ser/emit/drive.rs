@@ -1,0 +1,293 @@
+//! Drives a container's second serialization into the [`Sink`] for its form, including enum
+//! variants whose content arrives piecewise.
+
+use serde::ser::{self, Serialize};
+
+use super::{inconsistent, Out, Sink};
+use crate::error::{Error, Result};
+use crate::ser::key::KeySerializer;
+use crate::ser::probe::{ArrayForm, ObjectForm, Shape};
+
+/// Drives a container's serialization into a [`Sink`]. `variant` is the probed shape of the
+/// content when the container is an enum variant whose content arrives piecewise.
+pub(super) struct Drive<'o, 'w, 'f> {
+    out: &'o mut Out<'w>,
+    sink: Sink<'f>,
+    variant: Option<&'f Shape>,
+}
+
+impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
+    pub(super) fn new(out: &'o mut Out<'w>, sink: Sink<'f>) -> Self {
+        Drive {
+            out,
+            sink,
+            variant: None,
+        }
+    }
+
+    pub(super) fn variant(out: &'o mut Out<'w>, sink: Sink<'f>, inner: &'f Shape) -> Self {
+        Drive {
+            out,
+            sink,
+            variant: Some(inner),
+        }
+    }
+
+    /// Starts `{variant: content}` whose content arrives piecewise: writes the variant's line
+    /// as the object's one field, and returns the sink for the content.
+    fn open_variant(self, variant: &'static str) -> Result<Driving<'o, 'w, 'f>> {
+        let Drive {
+            out,
+            sink,
+            variant: shape,
+        } = self;
+        let Some(shape) = shape else {
+            return Err(inconsistent());
+        };
+        let (depth, first_of_item) = match sink {
+            Sink::Fields { depth } => (depth, false),
+            Sink::ItemObject { depth, .. } => (depth, true),
+            _ => return Err(inconsistent()),
+        };
+        // The content's own depth: fields under a list item's first field sit two deeper.
+        let content = if first_of_item { depth + 2 } else { depth + 1 };
+        out.spill()?;
+        if first_of_item {
+            out.item(depth);
+        } else {
+            out.line(depth);
+        }
+        let inner = match shape {
+            Shape::Array { len: 0, .. } => {
+                out.key(variant);
+                out.buf.extend_from_slice(b": []");
+                Sink::Inline { count: 0, len: 0 }
+            }
+            Shape::Array { len, form } => {
+                let fields = match form {
+                    ArrayForm::Table(fields) => Some(fields),
+                    _ => None,
+                };
+                out.header(Some(variant), *len, fields, false);
+                Sink::for_array(form, *len, content)
+            }
+            Shape::Object {
+                len,
+                form: ObjectForm::Keyed(fields),
+            } => {
+                out.header(Some(variant), *len, Some(fields), true);
+                Sink::keyed(fields, content)
+            }
+            Shape::Object { .. } => {
+                out.key(variant);
+                out.buf.push(b':');
+                Sink::Fields { depth: content }
+            }
+            Shape::Primitive => return Err(inconsistent()),
+        };
+        Ok(Driving {
+            out,
+            sink: inner,
+            key: String::new(),
+        })
+    }
+}
+
+/// A container whose elements or entries are being driven into a sink.
+pub(super) struct Driving<'o, 'w, 'f> {
+    out: &'o mut Out<'w>,
+    sink: Sink<'f>,
+    key: String,
+}
+
+impl Driving<'_, '_, '_> {
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.sink.element(self.out, value)
+    }
+
+    fn entry<T: ?Sized + Serialize>(&mut self, key: &str, value: &T) -> Result<()> {
+        self.sink.entry(self.out, key, value)
+    }
+
+    fn end(self) -> Result<()> {
+        self.sink.end()
+    }
+}
+
+macro_rules! drive_not_container {
+    ($($name:ident($($arg:ty),*)),*) => {$(
+        fn $name(self, $(_: $arg),*) -> Result<()> {
+            Err(inconsistent())
+        }
+    )*};
+}
+
+impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = Driving<'o, 'w, 'f>;
+    type SerializeTuple = Driving<'o, 'w, 'f>;
+    type SerializeTupleStruct = Driving<'o, 'w, 'f>;
+    type SerializeTupleVariant = Driving<'o, 'w, 'f>;
+    type SerializeMap = Driving<'o, 'w, 'f>;
+    type SerializeStruct = Driving<'o, 'w, 'f>;
+    type SerializeStructVariant = Driving<'o, 'w, 'f>;
+
+    drive_not_container!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str)
+    );
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<()> {
+        let mut seq = self.serialize_seq(Some(v.len()))?;
+        for b in v {
+            seq.element(b)?;
+        }
+        seq.end()
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let mut object = self.serialize_map(Some(1))?;
+        object.entry(variant, value)?;
+        object.end()
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Driving<'o, 'w, 'f>> {
+        Ok(Driving {
+            out: self.out,
+            sink: self.sink,
+            key: String::new(),
+        })
+    }
+    fn serialize_tuple(self, len: usize) -> Result<Driving<'o, 'w, 'f>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, len: usize) -> Result<Driving<'o, 'w, 'f>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Driving<'o, 'w, 'f>> {
+        self.open_variant(variant)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<Driving<'o, 'w, 'f>> {
+        self.serialize_seq(len)
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Driving<'o, 'w, 'f>> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Driving<'o, 'w, 'f>> {
+        self.open_variant(variant)
+    }
+}
+
+macro_rules! driving_elements {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for Driving<'_, '_, '_> {
+            type Ok = ();
+            type Error = Error;
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+                self.element(value)
+            }
+            fn end(self) -> Result<()> {
+                Driving::end(self)
+            }
+        }
+    )*};
+}
+driving_elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+impl ser::SerializeMap for Driving<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        self.key.clear();
+        key.serialize(KeySerializer { out: &mut self.key })
+            .map(drop)
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        let key = std::mem::take(&mut self.key);
+        let result = self.entry(&key, value);
+        self.key = key;
+        result
+    }
+    fn end(self) -> Result<()> {
+        Driving::end(self)
+    }
+}
+
+impl ser::SerializeStruct for Driving<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.entry(key, value)
+    }
+    fn end(self) -> Result<()> {
+        Driving::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for Driving<'_, '_, '_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        self.entry(key, value)
+    }
+    fn end(self) -> Result<()> {
+        Driving::end(self)
+    }
+}

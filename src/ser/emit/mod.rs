@@ -1,0 +1,359 @@
+//! The emit pass: writes a value in the form its probe chose (§8–§10), straight to the output.
+//!
+//! Every value position is tried as a primitive first (the common case costs one serialize
+//! call); a container is probed ([`super::probe`]) and then serialized again through [`Drive`],
+//! which hands each element or entry to a [`Sink`] for its form. Nothing is buffered but one
+//! tabular row (to put cells in header order) and the output itself.
+
+mod cell;
+mod drive;
+mod out;
+mod row;
+
+use serde::ser::Serialize;
+
+use super::probe::{self, ArrayForm, Fields, ObjectForm, Shape};
+use crate::error::{Error, Result};
+use cell::{Cell, Fail};
+use drive::Drive;
+pub(crate) use out::Out;
+use row::row_cells;
+
+fn shape_of<T: ?Sized + Serialize>(value: &T) -> Result<Shape> {
+    probe::shape(value).map_err(|stop| Error::data(stop.to_string()))
+}
+
+fn inconsistent() -> Error {
+    Error::data(
+        "the value serialized differently on a second pass; TOON's layout needs Serialize \
+         implementations to be deterministic",
+    )
+}
+
+/// The whole document (§5 root forms).
+pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> Result<()> {
+    let mark = out.mark();
+    out.line(0);
+    let delim = out.delim;
+    match value.serialize(Cell {
+        out: &mut out.buf,
+        delim,
+        root: true,
+    }) {
+        Ok(()) => return Ok(()),
+        Err(Fail::Container) => out.reset(mark),
+        Err(Fail::Error(e)) => return Err(e),
+    }
+    match shape_of(value)? {
+        Shape::Object {
+            form: ObjectForm::Fields,
+            ..
+        } => value.serialize(Drive::new(out, Sink::Fields { depth: 0 })),
+        Shape::Object {
+            form: ObjectForm::Variant(inner),
+            ..
+        } => value.serialize(Drive::variant(out, Sink::Fields { depth: 0 }, &inner)),
+        shape => container(out, None, value, &shape, 0),
+    }
+}
+
+/// One `key: value` field of an object at `depth` (§8).
+fn field<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    key: &str,
+    value: &T,
+    depth: usize,
+) -> Result<()> {
+    out.spill()?;
+    let mark = out.mark();
+    out.line(depth);
+    out.key(key);
+    out.buf.extend_from_slice(b": ");
+    if out.try_primitive(value, mark)? {
+        return Ok(());
+    }
+    let shape = shape_of(value)?;
+    container(out, Some(key), value, &shape, depth)
+}
+
+/// A container in field position (`key` given) or as the root (§9, §8, §9.5).
+fn container<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    key: Option<&str>,
+    value: &T,
+    shape: &Shape,
+    depth: usize,
+) -> Result<()> {
+    match shape {
+        Shape::Array { len: 0, .. } => {
+            out.line(depth);
+            match key {
+                Some(key) => {
+                    out.key(key);
+                    out.buf.extend_from_slice(b": []");
+                }
+                None => out.buf.extend_from_slice(b"[]"),
+            }
+            Ok(())
+        }
+        Shape::Array { len, form } => {
+            out.line(depth);
+            let fields = match form {
+                ArrayForm::Table(fields) => Some(fields),
+                _ => None,
+            };
+            out.header(key, *len, fields, false);
+            value.serialize(Drive::new(out, Sink::for_array(form, *len, depth + 1)))
+        }
+        Shape::Object {
+            len,
+            form: ObjectForm::Keyed(fields),
+        } => {
+            out.line(depth);
+            out.header(key, *len, Some(fields), true);
+            value.serialize(Drive::new(out, Sink::keyed(fields, depth + 1)))
+        }
+        Shape::Object { form, .. } => {
+            // Root objects are laid out by document().
+            let Some(key) = key else {
+                return Err(inconsistent());
+            };
+            out.line(depth);
+            out.key(key);
+            out.buf.push(b':');
+            let sink = Sink::Fields { depth: depth + 1 };
+            match form {
+                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
+                _ => value.serialize(Drive::new(out, sink)),
+            }
+        }
+        Shape::Primitive => Err(inconsistent()),
+    }
+}
+
+/// One list item at `depth` (§9.4, §10).
+fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Result<()> {
+    out.spill()?;
+    let mark = out.mark();
+    out.item(depth);
+    if out.try_primitive(value, mark)? {
+        return Ok(());
+    }
+    match shape_of(value)? {
+        Shape::Array { len, form } => {
+            out.item(depth);
+            out.header(None, len, None, false);
+            // A keyless fields header is root-only (§6): nested arrays stay in list form.
+            let sink = match form {
+                ArrayForm::Inline => Sink::Inline { count: 0, len },
+                _ => Sink::items(len, depth + 1),
+            };
+            value.serialize(Drive::new(out, sink))
+        }
+        Shape::Object { len: 0, .. } => {
+            out.line(depth);
+            out.buf.push(b'-');
+            Ok(())
+        }
+        Shape::Object { form, .. } => {
+            let sink = Sink::ItemObject { depth, first: true };
+            match &form {
+                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
+                _ => value.serialize(Drive::new(out, sink)),
+            }
+        }
+        Shape::Primitive => Err(inconsistent()),
+    }
+}
+
+/// The first field of a list-item object, on the hyphen line (§10).
+fn first_field<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    key: &str,
+    value: &T,
+    depth: usize,
+) -> Result<()> {
+    let mark = out.mark();
+    out.item(depth);
+    out.key(key);
+    out.buf.extend_from_slice(b": ");
+    if out.try_primitive(value, mark)? {
+        return Ok(());
+    }
+    let shape = shape_of(value)?;
+    out.item(depth);
+    // Scopes opened by the first field hold their content two levels below the hyphen line.
+    let content = depth + 2;
+    match &shape {
+        Shape::Array {
+            len,
+            form: ArrayForm::Table(fields),
+        } if *len > 0 => {
+            out.header(Some(key), *len, Some(fields), false);
+            value.serialize(Drive::new(out, Sink::rows(fields, *len, content)))
+        }
+        Shape::Object {
+            len,
+            form: ObjectForm::Keyed(fields),
+        } => {
+            out.header(Some(key), *len, Some(fields), true);
+            value.serialize(Drive::new(out, Sink::keyed(fields, content)))
+        }
+        Shape::Array { len: 0, .. } => {
+            out.key(key);
+            out.buf.extend_from_slice(b": []");
+            Ok(())
+        }
+        Shape::Array { len, form } => {
+            out.key(key);
+            out.header(None, *len, None, false);
+            let sink = match form {
+                ArrayForm::Inline => Sink::Inline {
+                    count: 0,
+                    len: *len,
+                },
+                _ => Sink::items(*len, content),
+            };
+            value.serialize(Drive::new(out, sink))
+        }
+        Shape::Object { form, .. } => {
+            out.key(key);
+            out.buf.push(b':');
+            let sink = Sink::Fields { depth: content };
+            match form {
+                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
+                _ => value.serialize(Drive::new(out, sink)),
+            }
+        }
+        Shape::Primitive => Err(inconsistent()),
+    }
+}
+
+/// What to do with each element or entry of the container being driven.
+enum Sink<'f> {
+    /// §9.1 inline values after the header: ` v1,v2`.
+    Inline { count: usize, len: usize },
+    /// §9.4 list items.
+    Items {
+        depth: usize,
+        count: usize,
+        len: usize,
+    },
+    /// §9.3 tabular rows.
+    Rows {
+        fields: &'f Fields,
+        depth: usize,
+        count: usize,
+        len: usize,
+    },
+    /// §9.5 keyed entry rows.
+    Keyed { fields: &'f Fields, depth: usize },
+    /// §8 object fields.
+    Fields { depth: usize },
+    /// §10 an object as a list item: first field on the hyphen line.
+    ItemObject { depth: usize, first: bool },
+}
+
+impl<'f> Sink<'f> {
+    fn for_array(form: &'f ArrayForm, len: usize, depth: usize) -> Self {
+        match form {
+            ArrayForm::Inline => Sink::Inline { count: 0, len },
+            ArrayForm::Table(fields) => Sink::rows(fields, len, depth),
+            ArrayForm::InlineArrays | ArrayForm::List => Sink::items(len, depth),
+        }
+    }
+
+    fn items(len: usize, depth: usize) -> Self {
+        Sink::Items {
+            depth,
+            count: 0,
+            len,
+        }
+    }
+
+    fn rows(fields: &'f Fields, len: usize, depth: usize) -> Self {
+        Sink::Rows {
+            fields,
+            depth,
+            count: 0,
+            len,
+        }
+    }
+
+    fn keyed(fields: &'f Fields, depth: usize) -> Self {
+        Sink::Keyed { fields, depth }
+    }
+
+    fn element<T: ?Sized + Serialize>(&mut self, out: &mut Out<'_>, value: &T) -> Result<()> {
+        match self {
+            Sink::Inline { count, .. } => {
+                out.buf.push(if *count == 0 { b' ' } else { out.delim });
+                *count += 1;
+                let mark = out.mark();
+                if out.try_primitive(value, mark)? {
+                    Ok(())
+                } else {
+                    Err(inconsistent())
+                }
+            }
+            Sink::Items { depth, count, .. } => {
+                *count += 1;
+                item(out, value, *depth)
+            }
+            Sink::Rows {
+                fields,
+                depth,
+                count,
+                ..
+            } => {
+                *count += 1;
+                out.spill()?;
+                out.line(*depth);
+                row_cells(out, fields, value)
+            }
+            Sink::Keyed { .. } | Sink::Fields { .. } | Sink::ItemObject { .. } => {
+                Err(inconsistent())
+            }
+        }
+    }
+
+    fn entry<T: ?Sized + Serialize>(
+        &mut self,
+        out: &mut Out<'_>,
+        key: &str,
+        value: &T,
+    ) -> Result<()> {
+        match self {
+            Sink::Fields { depth } => field(out, key, value, *depth),
+            Sink::ItemObject { depth, first } => {
+                if std::mem::replace(first, false) {
+                    first_field(out, key, value, *depth)
+                } else {
+                    field(out, key, value, *depth + 1)
+                }
+            }
+            Sink::Keyed { fields, depth } => {
+                out.spill()?;
+                out.line(*depth);
+                out.key(key);
+                out.buf.extend_from_slice(b": ");
+                row_cells(out, fields, value)
+            }
+            Sink::Inline { .. } | Sink::Items { .. } | Sink::Rows { .. } => Err(inconsistent()),
+        }
+    }
+
+    /// Checks that the second pass produced what the probe counted.
+    fn end(self) -> Result<()> {
+        match self {
+            Sink::Inline { count, len }
+            | Sink::Items { count, len, .. }
+            | Sink::Rows { count, len, .. }
+                if count != len =>
+            {
+                Err(inconsistent())
+            }
+            _ => Ok(()),
+        }
+    }
+}

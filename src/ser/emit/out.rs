@@ -1,0 +1,177 @@
+//! The output buffer: line discipline (§12), headers (§6), and chunked hand-off to a writer.
+
+use std::io;
+
+use serde::ser::Serialize;
+
+use super::super::probe::Fields;
+use super::cell::{Cell, Fail};
+use crate::canonical;
+use crate::error::{Error, Result};
+use crate::options::{Delimiter, EncodeOptions};
+use crate::quote;
+
+/// Output is handed to the writer whenever this much has accumulated.
+const CHUNK: usize = 64 * 1024;
+
+/// The output buffer and the line discipline of §12: LF between lines, `indent × depth`
+/// spaces, no trailing newline.
+pub(crate) struct Out<'w> {
+    pub(super) buf: Vec<u8>,
+    /// Where full chunks go; `None` when `buf` itself is the result (`to_vec`).
+    pub(super) writer: Option<&'w mut dyn io::Write>,
+    pub(super) indent: usize,
+    pub(super) delim: u8,
+    pub(super) started: bool,
+    /// One row's cells, reordered into header order before they are written.
+    pub(super) row: Vec<u8>,
+    pub(super) spans: Vec<(usize, usize)>,
+    pub(super) key: String,
+}
+
+/// A point in the output to return to when a value turns out not to be a primitive.
+#[derive(Copy, Clone)]
+pub(super) struct Mark {
+    len: usize,
+    started: bool,
+}
+
+impl<'w> Out<'w> {
+    /// Output to `writer`, in chunks.
+    pub(crate) fn to_writer(writer: &'w mut dyn io::Write, options: &EncodeOptions) -> Self {
+        Self::new(Some(writer), options)
+    }
+
+    /// Output into a vector that becomes the result.
+    pub(crate) fn to_vec(options: &EncodeOptions) -> Self {
+        Self::new(None, options)
+    }
+
+    pub(super) fn new(writer: Option<&'w mut dyn io::Write>, options: &EncodeOptions) -> Self {
+        Out {
+            buf: Vec::with_capacity(4096),
+            writer,
+            indent: options.indent_size,
+            delim: options.delimiter.as_byte(),
+            started: false,
+            row: Vec::new(),
+            spans: Vec::new(),
+            key: String::new(),
+        }
+    }
+
+    /// Writes what is buffered to the writer (and flushes it), or returns the output.
+    pub(crate) fn finish(self) -> Result<Vec<u8>> {
+        match self.writer {
+            Some(writer) => {
+                writer.write_all(&self.buf).map_err(Error::io)?;
+                writer.flush().map_err(Error::io)?;
+                Ok(Vec::new())
+            }
+            None => Ok(self.buf),
+        }
+    }
+
+    /// Passes output on at a line boundary once enough has accumulated.
+    pub(super) fn spill(&mut self) -> Result<()> {
+        if let Some(writer) = &mut self.writer {
+            if self.buf.len() >= CHUNK {
+                writer.write_all(&self.buf).map_err(Error::io)?;
+                self.buf.clear();
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            len: self.buf.len(),
+            started: self.started,
+        }
+    }
+
+    pub(super) fn reset(&mut self, mark: Mark) {
+        self.buf.truncate(mark.len);
+        self.started = mark.started;
+    }
+
+    pub(super) fn line(&mut self, depth: usize) {
+        if self.started {
+            self.buf.push(b'\n');
+        }
+        self.started = true;
+        let spaces = depth * self.indent;
+        self.buf.resize(self.buf.len() + spaces, b' ');
+    }
+
+    pub(super) fn item(&mut self, depth: usize) {
+        self.line(depth);
+        self.buf.extend_from_slice(b"- ");
+    }
+
+    pub(super) fn key(&mut self, key: &str) {
+        quote::write_key(&mut self.buf, key);
+    }
+
+    /// §6 header: `key[N<:?><delim?>]{fields}:`.
+    pub(super) fn header(
+        &mut self,
+        key: Option<&str>,
+        len: usize,
+        fields: Option<&Fields>,
+        keyed: bool,
+    ) {
+        if let Some(key) = key {
+            self.key(key);
+        }
+        self.buf.push(b'[');
+        canonical::write_uint(&mut self.buf, len as u64);
+        if keyed {
+            self.buf.push(b':');
+        }
+        if self.delim != Delimiter::Comma.as_byte() {
+            self.buf.push(self.delim);
+        }
+        self.buf.push(b']');
+        if let Some(fields) = fields {
+            self.field_list(fields);
+        }
+        self.buf.push(b':');
+    }
+
+    /// `{f1,f2{a,b}}` with nested field groups (§9.3).
+    pub(super) fn field_list(&mut self, fields: &Fields) {
+        self.buf.push(b'{');
+        for (j, name) in fields.names.iter().enumerate() {
+            if j > 0 {
+                self.buf.push(self.delim);
+            }
+            self.key(name);
+            if let Some(group) = &fields.groups[j] {
+                self.field_list(group);
+            }
+        }
+        self.buf.push(b'}');
+    }
+
+    /// Writes `value` if it is a primitive; otherwise rewinds to `mark` and returns `false`.
+    pub(super) fn try_primitive<T: ?Sized + Serialize>(
+        &mut self,
+        value: &T,
+        mark: Mark,
+    ) -> Result<bool> {
+        let delim = self.delim;
+        match value.serialize(Cell {
+            out: &mut self.buf,
+            delim,
+            root: false,
+        }) {
+            Ok(()) => Ok(true),
+            Err(Fail::Container) => {
+                self.reset(mark);
+                Ok(false)
+            }
+            Err(Fail::Error(e)) => Err(e),
+        }
+    }
+}

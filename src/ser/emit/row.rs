@@ -1,0 +1,257 @@
+//! Tabular rows and keyed entry rows (§9.3, §9.5): cells in header order, whatever order a
+//! row's keys come in.
+
+use serde::ser::{self, Serialize};
+
+use super::cell::{Cell, Fail};
+use super::{inconsistent, Out};
+use crate::error::{Error, Result};
+use crate::ser::key::KeySerializer;
+use crate::ser::probe::Fields;
+
+/// Writes one row's leaf cells in header order (§9.3), whatever order its keys come in.
+pub(super) fn row_cells<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    fields: &Fields,
+    value: &T,
+) -> Result<()> {
+    let leaves = fields.leaves();
+    out.row.clear();
+    out.spans.clear();
+    out.spans.resize(leaves, (usize::MAX, 0));
+    let mut key = std::mem::take(&mut out.key);
+    let result = value.serialize(RowWriter {
+        row: &mut out.row,
+        spans: &mut out.spans,
+        key: &mut key,
+        fields,
+        base: 0,
+        delim: out.delim,
+    });
+    out.key = key;
+    result?;
+    for (i, &(start, end)) in out.spans.iter().enumerate() {
+        if start == usize::MAX {
+            return Err(inconsistent());
+        }
+        if i > 0 {
+            out.buf.push(out.delim);
+        }
+        out.buf.extend_from_slice(&out.row[start..end]);
+    }
+    Ok(())
+}
+
+/// Serializes a row object into per-leaf cell texts.
+struct RowWriter<'a> {
+    row: &'a mut Vec<u8>,
+    spans: &'a mut Vec<(usize, usize)>,
+    key: &'a mut String,
+    fields: &'a Fields,
+    /// Index of this group's first leaf in the row.
+    base: usize,
+    delim: u8,
+}
+
+/// A row object (or nested group) being written.
+struct RowFields<'a> {
+    w: RowWriter<'a>,
+    next: usize,
+    pending: usize,
+}
+
+impl<'a> RowFields<'a> {
+    fn cell<T: ?Sized + Serialize>(&mut self, j: usize, value: &T) -> Result<()> {
+        let w = &mut self.w;
+        let at = w.base + w.fields.offset(j);
+        match &w.fields.groups[j] {
+            Some(group) => value.serialize(RowWriter {
+                row: &mut *w.row,
+                spans: &mut *w.spans,
+                key: &mut *w.key,
+                fields: group,
+                base: at,
+                delim: w.delim,
+            }),
+            None => {
+                let start = w.row.len();
+                match value.serialize(Cell {
+                    out: &mut *w.row,
+                    delim: w.delim,
+                    root: false,
+                }) {
+                    Ok(()) => {}
+                    Err(Fail::Container) => return Err(inconsistent()),
+                    Err(Fail::Error(e)) => return Err(e),
+                }
+                w.spans[at] = (start, w.row.len());
+                Ok(())
+            }
+        }
+    }
+
+    fn locate(&mut self, key: &str) -> Result<usize> {
+        let j = self
+            .w
+            .fields
+            .position(key, self.next)
+            .ok_or_else(inconsistent)?;
+        self.next += 1;
+        Ok(j)
+    }
+}
+
+macro_rules! row_not_object {
+    ($($name:ident($($arg:ty),*)),*) => {$(
+        fn $name(self, $(_: $arg),*) -> Result<()> {
+            Err(inconsistent())
+        }
+    )*};
+}
+
+impl<'a> ser::Serializer for RowWriter<'a> {
+    type Ok = ();
+    type Error = Error;
+    type SerializeSeq = ser::Impossible<(), Error>;
+    type SerializeTuple = ser::Impossible<(), Error>;
+    type SerializeTupleStruct = ser::Impossible<(), Error>;
+    type SerializeTupleVariant = ser::Impossible<(), Error>;
+    type SerializeMap = RowFields<'a>;
+    type SerializeStruct = RowFields<'a>;
+    type SerializeStructVariant = RowFields<'a>;
+
+    row_not_object!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_none(),
+        serialize_unit(),
+        serialize_unit_struct(&'static str),
+        serialize_unit_variant(&'static str, u32, &'static str)
+    );
+
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let mut row = RowFields {
+            w: self,
+            next: 0,
+            pending: 0,
+        };
+        let j = row.locate(variant)?;
+        row.cell(j, value)
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<RowFields<'a>> {
+        Ok(RowFields {
+            w: self,
+            next: 0,
+            pending: 0,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<RowFields<'a>> {
+        self.serialize_map(None)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<RowFields<'a>> {
+        // `{variant: {fields}}`: the fields fill the single nested group.
+        let fields = self.fields;
+        match (fields.names.as_slice(), fields.groups.as_slice()) {
+            ([name], [Some(group)]) if name == variant => Ok(RowFields {
+                w: RowWriter {
+                    fields: group,
+                    ..self
+                },
+                next: 0,
+                pending: 0,
+            }),
+            _ => Err(inconsistent()),
+        }
+    }
+
+    refuse!(inconsistent(); serialize_seq, serialize_tuple_struct);
+
+    refuse!(inconsistent(); serialize_tuple, serialize_tuple_variant);
+}
+
+impl ser::SerializeMap for RowFields<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        let mut text = std::mem::take(self.w.key);
+        text.clear();
+        let keyed = key.serialize(KeySerializer { out: &mut text });
+        let located = keyed.and_then(|_| self.locate(&text));
+        *self.w.key = text;
+        self.pending = located?;
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
+        self.cell(self.pending, value)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for RowFields<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        let j = self.locate(key)?;
+        self.cell(j, value)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for RowFields<'_> {
+    type Ok = ();
+    type Error = Error;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<()> {
+        Ok(())
+    }
+}

@@ -1,0 +1,563 @@
+//! The probe pass: what form a value takes (§9.1–§9.5), found by serializing it once without
+//! storing it. Serialize takes `&self`, so the emitter probes a container and then serializes
+//! it again to write it; only field names are kept, never values.
+//!
+//! Probing stops early where it can: a primitive or array ends keyed detection, an array
+//! column ends tabular detection, and a dead detection stops descending into elements.
+
+/// Forwards the serde calls that do not change what a value is (`Some`, newtypes) and maps
+/// every primitive to one result.
+macro_rules! primitives {
+    ($ok:expr) => {
+        fn serialize_bool(self, _: bool) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_i8(self, _: i8) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_i16(self, _: i16) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_i32(self, _: i32) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_i64(self, _: i64) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_i128(self, _: i128) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_u8(self, _: u8) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_u16(self, _: u16) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_u32(self, _: u32) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_u64(self, _: u64) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_u128(self, _: u128) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_f32(self, _: f32) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_f64(self, _: f64) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_char(self, _: char) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_str(self, _: &str) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_none(self) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_unit(self) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<Self::Ok, Stop> {
+            Ok($ok)
+        }
+        fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Self::Ok, Stop> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Self::Ok, Stop> {
+            value.serialize(self)
+        }
+    };
+}
+
+mod kind;
+mod table;
+
+use serde::ser::{self, Impossible, Serialize};
+
+use kind::{is_primitive, AllPrimitive, NonEmptyObject};
+use table::{RowOutcome, TableCheck};
+
+/// The layout decision for one value.
+#[derive(Debug)]
+pub(crate) enum Shape {
+    Primitive,
+    Array { len: usize, form: ArrayForm },
+    Object { len: usize, form: ObjectForm },
+}
+
+#[derive(Debug)]
+pub(crate) enum ArrayForm {
+    /// §9.1 all elements primitive (also the empty array).
+    Inline,
+    /// §9.2 every element an array of primitives.
+    InlineArrays,
+    /// §9.3 uniform objects.
+    Table(Fields),
+    /// §9.4 anything else.
+    List,
+}
+
+#[derive(Debug)]
+pub(crate) enum ObjectForm {
+    /// §8 fields (also the empty object).
+    Fields,
+    /// §9.5 keyed tabular.
+    Keyed(Fields),
+    /// An enum variant with content, `{Variant: content}`, whose content arrives as fields or
+    /// elements rather than as one value; its own shape is known here.
+    Variant(Box<Shape>),
+    /// Two or more entries, all non-empty objects: [`shape`] decides between the other forms.
+    KeyedCandidate,
+}
+
+/// A field list with nested field groups (§9.3), in the first row's key order.
+#[derive(Debug, Default)]
+pub(crate) struct Fields {
+    pub(crate) names: Vec<String>,
+    /// `Some` for a nested field group, `None` for a leaf.
+    pub(crate) groups: Vec<Option<Fields>>,
+    /// Index of each field's first leaf within this group, and the total; set by `index`.
+    offsets: Vec<usize>,
+    leaves: usize,
+}
+
+impl Fields {
+    fn new(names: Vec<String>, groups: Vec<Option<Fields>>) -> Self {
+        Fields {
+            names,
+            groups,
+            offsets: Vec::new(),
+            leaves: 0,
+        }
+    }
+
+    /// Computes leaf offsets, depth-first (§9.3: cells follow a pre-order walk).
+    fn index(&mut self) {
+        self.offsets.clear();
+        let mut at = 0;
+        for group in &mut self.groups {
+            self.offsets.push(at);
+            at += match group {
+                Some(g) => {
+                    g.index();
+                    g.leaves
+                }
+                None => 1,
+            };
+        }
+        self.leaves = at;
+    }
+
+    /// Number of cells per row.
+    pub(crate) fn leaves(&self) -> usize {
+        self.leaves
+    }
+
+    /// Index of field `j`'s first leaf within this group.
+    pub(crate) fn offset(&self, j: usize) -> usize {
+        self.offsets[j]
+    }
+
+    /// Index of `key`, trying `hint` (the entry's position) first.
+    pub(crate) fn position(&self, key: &str, hint: usize) -> Option<usize> {
+        if self.names.get(hint).is_some_and(|n| n == key) {
+            return Some(hint);
+        }
+        self.names.iter().position(|n| n == key)
+    }
+}
+
+/// Probing stopped: the value's own `Serialize` failed (with its message), or a check gave up.
+#[derive(Debug)]
+pub(crate) struct Stop(Option<String>);
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.as_deref().unwrap_or("serialization failed"))
+    }
+}
+impl std::error::Error for Stop {}
+impl ser::Error for Stop {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Stop(Some(msg.to_string()))
+    }
+}
+
+/// The shape of `value`; `Err` only if its `Serialize` implementation fails.
+pub(crate) fn shape<T: ?Sized + Serialize>(value: &T) -> Result<Shape, Stop> {
+    match value.serialize(ShapeProbe)? {
+        // Only now, knowing there are two or more entries that are all non-empty objects, is
+        // it worth building field lists for §9.5.
+        Shape::Object {
+            form: ObjectForm::KeyedCandidate,
+            ..
+        } => value.serialize(KeyedProbe),
+        shape => Ok(shape),
+    }
+}
+
+/// Computes a value's [`Shape`].
+struct ShapeProbe;
+/// Classifies an array's elements one by one (§9.1–§9.4 decision order).
+pub(crate) struct ArrayProbe {
+    len: usize,
+    inline: bool,
+    inline_arrays: bool,
+    table: TableCheck,
+}
+
+impl ArrayProbe {
+    fn new() -> Self {
+        ArrayProbe {
+            len: 0,
+            inline: true,
+            inline_arrays: true,
+            table: TableCheck::default(),
+        }
+    }
+
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) {
+        self.len += 1;
+        if !(self.inline || self.inline_arrays || !self.table.dead) {
+            return; // already a list: nothing left to learn but the count
+        }
+        let object = !self.table.dead
+            && match self.table.row(value) {
+                RowOutcome::Uniform | RowOutcome::Breaks => true,
+                RowOutcome::NotObject => false,
+            };
+        if object {
+            // An object (or an enum variant object): neither inline form applies.
+            self.inline = false;
+            self.inline_arrays = false;
+            return;
+        }
+        if self.inline && !is_primitive(value) {
+            self.inline = false;
+        }
+        if self.inline_arrays && !value.serialize(AllPrimitive).unwrap_or(false) {
+            self.inline_arrays = false;
+        }
+    }
+
+    fn finish(self) -> Shape {
+        let form = if self.inline {
+            ArrayForm::Inline
+        } else if self.inline_arrays {
+            ArrayForm::InlineArrays
+        } else {
+            match self.table.finish() {
+                Some(fields) => ArrayForm::Table(fields),
+                None => ArrayForm::List,
+            }
+        };
+        Shape::Array {
+            len: self.len,
+            form,
+        }
+    }
+}
+
+/// Classifies an object's values for §9.5 (keyed needs two or more uniform non-empty objects).
+pub(crate) struct ObjectProbe {
+    len: usize,
+    table: TableCheck,
+}
+
+impl ObjectProbe {
+    fn new() -> Self {
+        ObjectProbe {
+            len: 0,
+            table: TableCheck::default(),
+        }
+    }
+
+    fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
+        self.len += 1;
+        if !self.table.dead {
+            self.table.row(value);
+        }
+    }
+
+    fn finish(self) -> Shape {
+        let len = self.len;
+        let form = match self.table.finish() {
+            Some(fields) if len >= 2 => ObjectForm::Keyed(fields),
+            _ => ObjectForm::Fields,
+        };
+        Shape::Object { len, form }
+    }
+}
+
+/// The first look at an object: its size, and whether every value is a non-empty object.
+pub(crate) struct ObjectScan {
+    len: usize,
+    all_objects: bool,
+}
+
+impl ObjectScan {
+    fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
+        self.len += 1;
+        if self.all_objects && !value.serialize(NonEmptyObject).unwrap_or(false) {
+            self.all_objects = false;
+        }
+    }
+
+    fn finish(self) -> Shape {
+        let form = if self.len >= 2 && self.all_objects {
+            ObjectForm::KeyedCandidate
+        } else {
+            ObjectForm::Fields
+        };
+        Shape::Object {
+            len: self.len,
+            form,
+        }
+    }
+}
+
+impl ser::SerializeMap for ObjectScan {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.value(value);
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeStruct for ObjectScan {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Stop> {
+        self.value(value);
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.finish())
+    }
+}
+
+/// The full §9.5 probe of an object already known to be a keyed candidate.
+struct KeyedProbe;
+
+impl ser::Serializer for KeyedProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    type SerializeSeq = Impossible<Shape, Stop>;
+    type SerializeTuple = Impossible<Shape, Stop>;
+    type SerializeTupleStruct = Impossible<Shape, Stop>;
+    type SerializeTupleVariant = Impossible<Shape, Stop>;
+    type SerializeMap = ObjectProbe;
+    type SerializeStruct = ObjectProbe;
+    type SerializeStructVariant = Impossible<Shape, Stop>;
+
+    primitives!(Shape::Primitive);
+
+    fn serialize_map(self, _: Option<usize>) -> Result<ObjectProbe, Stop> {
+        Ok(ObjectProbe::new())
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<ObjectProbe, Stop> {
+        Ok(ObjectProbe::new())
+    }
+
+    refuse!(Stop(None); serialize_bytes, serialize_seq, serialize_tuple_struct);
+
+    refuse!(Stop(None); serialize_newtype_variant, serialize_tuple, serialize_tuple_variant, serialize_struct_variant);
+}
+
+/// The content of an enum variant with fields or elements, probed as it arrives.
+pub(crate) enum VariantProbe {
+    Elements(ArrayProbe),
+    Fields(ObjectProbe),
+}
+
+impl ser::Serializer for ShapeProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    type SerializeSeq = ArrayProbe;
+    type SerializeTuple = ArrayProbe;
+    type SerializeTupleStruct = ArrayProbe;
+    type SerializeTupleVariant = VariantProbe;
+    type SerializeMap = ObjectScan;
+    type SerializeStruct = ObjectScan;
+    type SerializeStructVariant = VariantProbe;
+
+    primitives!(Shape::Primitive);
+
+    fn serialize_bytes(self, v: &[u8]) -> Result<Shape, Stop> {
+        Ok(Shape::Array {
+            len: v.len(),
+            form: ArrayForm::Inline,
+        })
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        value: &T,
+    ) -> Result<Shape, Stop> {
+        Ok(Shape::Object {
+            len: 1,
+            form: ObjectForm::Variant(Box::new(shape(value)?)),
+        })
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<ArrayProbe, Stop> {
+        Ok(ArrayProbe::new())
+    }
+    fn serialize_tuple(self, _: usize) -> Result<ArrayProbe, Stop> {
+        Ok(ArrayProbe::new())
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<ArrayProbe, Stop> {
+        Ok(ArrayProbe::new())
+    }
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<VariantProbe, Stop> {
+        Ok(VariantProbe::Elements(ArrayProbe::new()))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<ObjectScan, Stop> {
+        Ok(ObjectScan {
+            len: 0,
+            all_objects: true,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<ObjectScan, Stop> {
+        self.serialize_map(None)
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        _: usize,
+    ) -> Result<VariantProbe, Stop> {
+        Ok(VariantProbe::Fields(ObjectProbe::new()))
+    }
+}
+
+macro_rules! array_probe {
+    ($($trait:ident :: $method:ident),*) => {$(
+        impl ser::$trait for ArrayProbe {
+            type Ok = Shape;
+            type Error = Stop;
+            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+                self.element(value);
+                Ok(())
+            }
+            fn end(self) -> Result<Shape, Stop> {
+                Ok(self.finish())
+            }
+        }
+    )*};
+}
+array_probe!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
+
+impl ser::SerializeMap for ObjectProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.value(value);
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.finish())
+    }
+}
+
+impl ser::SerializeStruct for ObjectProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Stop> {
+        self.value(value);
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.finish())
+    }
+}
+
+impl VariantProbe {
+    fn content(self) -> Shape {
+        let inner = match self {
+            VariantProbe::Elements(a) => a.finish(),
+            VariantProbe::Fields(o) => o.finish(),
+        };
+        Shape::Object {
+            len: 1,
+            form: ObjectForm::Variant(Box::new(inner)),
+        }
+    }
+}
+
+impl ser::SerializeTupleVariant for VariantProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        if let VariantProbe::Elements(a) = self {
+            a.element(value);
+        }
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.content())
+    }
+}
+
+impl ser::SerializeStructVariant for VariantProbe {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Stop> {
+        if let VariantProbe::Fields(o) = self {
+            o.value(value);
+        }
+        Ok(())
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.content())
+    }
+}

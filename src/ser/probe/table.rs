@@ -1,0 +1,481 @@
+//! Incremental §9.3 tabular detection: the first row builds the field list (nested groups
+//! included), every later row is checked against it; only names are kept.
+
+use serde::ser::{self, Impossible, Serialize};
+
+use super::kind::is_primitive;
+use super::{Fields, Stop};
+use crate::ser::key::KeySerializer;
+
+/// Text of a map key, through the same rules the emitter uses.
+fn key_text<T: ?Sized + Serialize>(key: &T, buf: &mut String) -> Result<(), Stop> {
+    buf.clear();
+    key.serialize(KeySerializer { out: buf })
+        .map(drop)
+        .map_err(|_| Stop(None))
+}
+
+/// Incremental §9.3 detection over rows given one at a time.
+#[derive(Default)]
+pub(crate) struct TableCheck {
+    fields: Option<Fields>,
+    pub(super) dead: bool,
+}
+
+/// What a row turned out to be.
+pub(super) enum RowOutcome {
+    Uniform,
+    /// An object, but it breaks uniformity.
+    Breaks,
+    NotObject,
+}
+
+impl TableCheck {
+    pub(super) fn row<T: ?Sized + Serialize>(&mut self, row: &T) -> RowOutcome {
+        if self.dead {
+            return RowOutcome::Breaks;
+        }
+        let outcome = match &self.fields {
+            None => match row.serialize(BuildRow) {
+                Ok(fields) => {
+                    self.fields = Some(fields);
+                    RowOutcome::Uniform
+                }
+                Err(BuildStop::NotObject) => RowOutcome::NotObject,
+                Err(BuildStop::Breaks) => RowOutcome::Breaks,
+            },
+            Some(fields) => match row.serialize(CheckRow { fields }) {
+                Ok(()) => RowOutcome::Uniform,
+                Err(BuildStop::NotObject) => RowOutcome::NotObject,
+                Err(BuildStop::Breaks) => RowOutcome::Breaks,
+            },
+        };
+        if !matches!(outcome, RowOutcome::Uniform) {
+            self.dead = true;
+            self.fields = None;
+        }
+        outcome
+    }
+
+    pub(super) fn finish(self) -> Option<Fields> {
+        if self.dead {
+            return None;
+        }
+        let mut fields = self.fields?;
+        fields.index();
+        Some(fields)
+    }
+}
+
+/// Why a row is not part of a table.
+#[derive(Debug)]
+enum BuildStop {
+    NotObject,
+    Breaks,
+}
+
+impl std::fmt::Display for BuildStop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("not tabular")
+    }
+}
+impl std::error::Error for BuildStop {}
+impl ser::Error for BuildStop {
+    fn custom<T: std::fmt::Display>(_: T) -> Self {
+        BuildStop::Breaks
+    }
+}
+
+/// Serde methods of row probes for everything that is not an object.
+macro_rules! not_an_object {
+    () => {
+        fn serialize_bool(self, _: bool) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_i8(self, _: i8) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_i16(self, _: i16) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_i32(self, _: i32) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_i64(self, _: i64) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_i128(self, _: i128) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_u8(self, _: u8) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_u16(self, _: u16) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_u32(self, _: u32) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_u64(self, _: u64) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_u128(self, _: u128) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_f32(self, _: f32) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_f64(self, _: f64) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_char(self, _: char) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_str(self, _: &str) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_none(self) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_unit(self) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<Self::Ok, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Self::Ok, BuildStop> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Self::Ok, BuildStop> {
+            value.serialize(self)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, BuildStop> {
+            Err(BuildStop::NotObject)
+        }
+        // `{Variant: [elements]}`: an array column, which no table admits.
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, BuildStop> {
+            Err(BuildStop::Breaks)
+        }
+    };
+}
+
+/// Builds the field list from the first row: leaves for primitive values, nested groups for
+/// non-empty objects; anything else breaks the table.
+struct BuildRow;
+
+struct Building {
+    fields: Fields,
+    key: String,
+    /// For a struct variant: the variant name, whose nested group these fields are.
+    variant: Option<&'static str>,
+}
+
+impl Building {
+    fn column<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
+        if self.fields.names.contains(&self.key) {
+            return Err(BuildStop::Breaks);
+        }
+        let group = if is_primitive(value) {
+            None
+        } else {
+            Some(value.serialize(BuildRow).map_err(|_| BuildStop::Breaks)?)
+        };
+        self.fields.names.push(std::mem::take(&mut self.key));
+        self.fields.groups.push(group);
+        Ok(())
+    }
+
+    fn done(self) -> Result<Fields, BuildStop> {
+        if self.fields.names.is_empty() {
+            // §9.3: an empty object never makes a row or a nested group.
+            return Err(BuildStop::Breaks);
+        }
+        Ok(match self.variant {
+            Some(variant) => Fields::new(vec![variant.to_owned()], vec![Some(self.fields)]),
+            None => self.fields,
+        })
+    }
+}
+
+impl ser::Serializer for BuildRow {
+    type Ok = Fields;
+    type Error = BuildStop;
+    type SerializeSeq = Impossible<Fields, BuildStop>;
+    type SerializeTuple = Impossible<Fields, BuildStop>;
+    type SerializeTupleStruct = Impossible<Fields, BuildStop>;
+    type SerializeTupleVariant = Impossible<Fields, BuildStop>;
+    type SerializeMap = Building;
+    type SerializeStruct = Building;
+    type SerializeStructVariant = Building;
+
+    not_an_object!();
+
+    /// `{Variant: value}`: one column.
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<Fields, BuildStop> {
+        let mut row = self.serialize_map(Some(1))?;
+        row.key.push_str(variant);
+        row.column(value)?;
+        row.done()
+    }
+
+    /// `{Variant: {fields}}`: one nested group built from the fields.
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Building, BuildStop> {
+        let mut inner = self.serialize_map(Some(len))?;
+        inner.variant = Some(variant);
+        Ok(inner)
+    }
+
+    fn serialize_map(self, len: Option<usize>) -> Result<Building, BuildStop> {
+        let n = len.unwrap_or(0).min(64);
+        Ok(Building {
+            fields: Fields::new(Vec::with_capacity(n), Vec::with_capacity(n)),
+            key: String::new(),
+            variant: None,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Building, BuildStop> {
+        self.serialize_map(Some(len))
+    }
+}
+
+impl ser::SerializeMap for Building {
+    type Ok = Fields;
+    type Error = BuildStop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
+        key_text(key, &mut self.key).map_err(|_| BuildStop::Breaks)
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
+        self.column(value)
+    }
+    fn end(self) -> Result<Fields, BuildStop> {
+        self.done()
+    }
+}
+
+impl ser::SerializeStruct for Building {
+    type Ok = Fields;
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        self.key.clear();
+        self.key.push_str(key);
+        self.column(value)
+    }
+    fn end(self) -> Result<Fields, BuildStop> {
+        self.done()
+    }
+}
+
+impl ser::SerializeStructVariant for Building {
+    type Ok = Fields;
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<Fields, BuildStop> {
+        self.done()
+    }
+}
+
+/// Checks a later row against the field list: same key set, leaves primitive, groups
+/// recursively uniform.
+struct CheckRow<'f> {
+    fields: &'f Fields,
+}
+
+struct Checking<'f> {
+    fields: &'f Fields,
+    seen: Vec<bool>,
+    count: usize,
+    key: String,
+    /// The field index of the pending map key.
+    pending: usize,
+}
+
+impl Checking<'_> {
+    fn locate(&mut self, key: &str) -> Result<usize, BuildStop> {
+        let j = self
+            .fields
+            .position(key, self.count)
+            .ok_or(BuildStop::Breaks)?;
+        if std::mem::replace(&mut self.seen[j], true) {
+            return Err(BuildStop::Breaks);
+        }
+        self.count += 1;
+        Ok(j)
+    }
+
+    fn column<T: ?Sized + Serialize>(&self, j: usize, value: &T) -> Result<(), BuildStop> {
+        match &self.fields.groups[j] {
+            None if is_primitive(value) => Ok(()),
+            None => Err(BuildStop::Breaks),
+            Some(group) => value
+                .serialize(CheckRow { fields: group })
+                .map_err(|_| BuildStop::Breaks),
+        }
+    }
+
+    fn done(self) -> Result<(), BuildStop> {
+        if self.count == self.fields.names.len() {
+            Ok(())
+        } else {
+            Err(BuildStop::Breaks)
+        }
+    }
+}
+
+impl<'f> ser::Serializer for CheckRow<'f> {
+    type Ok = ();
+    type Error = BuildStop;
+    type SerializeSeq = Impossible<(), BuildStop>;
+    type SerializeTuple = Impossible<(), BuildStop>;
+    type SerializeTupleStruct = Impossible<(), BuildStop>;
+    type SerializeTupleVariant = Impossible<(), BuildStop>;
+    type SerializeMap = Checking<'f>;
+    type SerializeStruct = Checking<'f>;
+    type SerializeStructVariant = Checking<'f>;
+
+    not_an_object!();
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        let mut row = self.serialize_map(None)?;
+        let j = row.locate(variant)?;
+        row.column(j, value)?;
+        row.done()
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Checking<'f>, BuildStop> {
+        // The row is `{variant: {fields}}`: exactly one field, a nested group.
+        match (self.fields.names.as_slice(), self.fields.groups.as_slice()) {
+            ([name], [Some(group)]) if name == variant => {
+                CheckRow { fields: group }.serialize_map(None)
+            }
+            _ => Err(BuildStop::Breaks),
+        }
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Checking<'f>, BuildStop> {
+        Ok(Checking {
+            fields: self.fields,
+            seen: vec![false; self.fields.names.len()],
+            count: 0,
+            key: String::new(),
+            pending: 0,
+        })
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Checking<'f>, BuildStop> {
+        self.serialize_map(None)
+    }
+}
+
+impl ser::SerializeMap for Checking<'_> {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
+        let mut text = std::mem::take(&mut self.key);
+        key_text(key, &mut text).map_err(|_| BuildStop::Breaks)?;
+        let located = self.locate(&text);
+        self.key = text;
+        self.pending = located?;
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
+        self.column(self.pending, value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        self.done()
+    }
+}
+
+impl ser::SerializeStruct for Checking<'_> {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        let j = self.locate(key)?;
+        self.column(j, value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        self.done()
+    }
+}
+
+impl ser::SerializeStructVariant for Checking<'_> {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        ser::SerializeStruct::serialize_field(self, key, value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        self.done()
+    }
+}
