@@ -1,9 +1,9 @@
 //! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate tree.
 //!
-//! The decoder walks the document line by line ([`scanner`]) and hands serde one value at a
+//! The decoder walks the document line by line (the `scanner` module) and hands serde one value at a
 //! time. Where a value is depends on the line that introduced it: a token after `key:`, a
 //! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
-//! table, or a row cell. [`Slot`] names those places; [`ValueDe`] turns one into visitor calls.
+//! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
 
 mod access;
 mod header;

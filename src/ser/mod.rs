@@ -3,7 +3,7 @@
 //! Layout needs lookahead: an array is tabular only if every element is a uniform object
 //! (§9.3), an object is a keyed table only if every value is (§9.5). Because `Serialize` takes
 //! `&self`, the encoder gets that lookahead by serializing a container twice: once through a
-//! [`probe`] that decides its form and keeps only field names, then through [`emit`], which
+//! `probe` that decides its form and keeps only field names, then through `emit`, which
 //! writes it. Nothing else is buffered but one tabular row and the output itself, which is
 //! handed to the writer in chunks.
 
