@@ -74,11 +74,13 @@ impl Error {
     }
 
     /// Attaches a position unless the error already has one (the innermost position wins).
+    /// The quoted source line is cut to a window around the column, so a huge line cannot make
+    /// a huge message.
     pub(crate) fn at(mut self, line: usize, column: usize, source_line: &str) -> Self {
         if self.inner.line == 0 && line > 0 {
             self.inner.line = line;
             self.inner.column = column;
-            self.inner.source_line = Some(source_line.to_owned());
+            self.inner.source_line = Some(excerpt(source_line, column));
         }
         self
     }
@@ -137,6 +139,28 @@ impl Error {
     }
 }
 
+/// Characters of the source line quoted in a message, at most.
+const EXCERPT: usize = 120;
+
+/// `line` itself when short; otherwise `EXCERPT` characters around `column` with `…` marking
+/// what was cut.
+fn excerpt(line: &str, column: usize) -> String {
+    let total = line.chars().count();
+    if total <= EXCERPT {
+        return line.to_owned();
+    }
+    let start = column.saturating_sub(EXCERPT / 2).min(total - EXCERPT);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(line.chars().skip(start).take(EXCERPT));
+    if start + EXCERPT < total {
+        out.push('…');
+    }
+    out
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.inner;
@@ -164,6 +188,23 @@ impl std::error::Error for Error {
             .io
             .as_ref()
             .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_source_lines_are_excerpted_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(5000), "b".repeat(5000));
+        let err = Error::syntax("bad").at(1, 5001, &line);
+        let text = err.to_string();
+        assert!(text.len() < 400, "{}", text.len());
+        assert!(text.contains("aX"), "{text}");
+        assert!(text.contains('…'));
+        assert_eq!(err.column(), 5001);
+        assert_eq!(excerpt("short", 3), "short");
     }
 }
 
