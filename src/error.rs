@@ -191,23 +191,6 @@ impl std::error::Error for Error {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_source_lines_are_excerpted_around_the_column() {
-        let line = format!("{}X{}", "a".repeat(5000), "b".repeat(5000));
-        let err = Error::syntax("bad").at(1, 5001, &line);
-        let text = err.to_string();
-        assert!(text.len() < 400, "{}", text.len());
-        assert!(text.contains("aX"), "{text}");
-        assert!(text.contains('…'));
-        assert_eq!(err.column(), 5001);
-        assert_eq!(excerpt("short", 3), "short");
-    }
-}
-
 impl From<std::io::Error> for Error {
     fn from(err: std::io::Error) -> Self {
         Error::io(err)
@@ -236,5 +219,22 @@ impl serde::ser::Error for Error {
 impl serde::de::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
         Error::data(msg.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_source_lines_are_excerpted_around_the_column() {
+        let line = format!("{}X{}", "a".repeat(5000), "b".repeat(5000));
+        let err = Error::syntax("bad").at(1, 5001, &line);
+        let text = err.to_string();
+        assert!(text.len() < 400, "{}", text.len());
+        assert!(text.contains("aX"), "{text}");
+        assert!(text.contains('…'));
+        assert_eq!(err.column(), 5001);
+        assert_eq!(excerpt("short", 3), "short");
     }
 }
