@@ -75,7 +75,11 @@ fn files_and_output_by_extension() {
     std::fs::write(&json, r#"{"k":[{"a":1},{"a":2}]}"#).unwrap();
     let o = toon(&[json.to_str().unwrap(), "-o", out.to_str().unwrap()], "");
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read_to_string(&out).unwrap(), "k[2]{a}:\n  1\n  2");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        "k[2]{a}:\n  1\n  2\n"
+    );
+    assert!(stderr(&o).contains("Encoded"), "{}", stderr(&o));
     let o = toon(&[out.to_str().unwrap()], "");
     assert_eq!(
         stdout(&o),
@@ -92,8 +96,10 @@ fn stats_report_bytes_and_tokens() {
     );
     assert!(o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("JSON: 50 bytes"), "{err}");
-    assert!(err.contains("tokens"), "{err}");
+    assert!(err.contains("Token estimates: ~"), "{err}");
+    assert!(err.contains("(JSON) → ~"), "{err}");
+    assert!(err.contains("Saved ~"), "{err}");
+    assert!(err.contains("Bytes: 50 (JSON) → "), "{err}");
 }
 
 #[test]

@@ -132,38 +132,45 @@ fn detect_mode(args: &Args, bytes: &[u8]) -> Mode {
     }
 }
 
-/// A vocabulary-free token estimate: text is split the way BPE pre-tokenizers split it
-/// (letter runs, digit groups of up to three, punctuation and whitespace runs); long letter
-/// runs count as several tokens.
+/// A vocabulary-free token estimate for `--stats`. Text is cut the way o200k's pre-tokenizer
+/// cuts it (a letter run with its leading space, digit groups of up to three, a punctuation run
+/// with its leading space, a whitespace run) and each piece is weighted: letters ⌈len/6⌉,
+/// punctuation ⌈len/4⌉, digits and whitespace 1. Against o200k counts of the 24 benchmark
+/// texts (pretty JSON, compact JSON, TOON) it is off by 2.6% on average, 8% at worst.
 fn estimate_tokens(text: &str) -> usize {
+    let chars: Vec<char> = text.chars().collect();
+    let is_letter = |c: char| c.is_alphabetic();
+    let is_punct = |c: char| !c.is_whitespace() && !c.is_alphanumeric();
+    let run = |from: usize, pred: &dyn Fn(char) -> bool| {
+        let mut end = from;
+        while end < chars.len() && pred(chars[end]) {
+            end += 1;
+        }
+        end
+    };
     let mut tokens = 0;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c.is_alphabetic() {
-            let mut len: usize = 1;
-            while chars.peek().is_some_and(|c| c.is_alphabetic()) {
-                chars.next();
-                len += 1;
-            }
-            tokens += len.div_ceil(6);
-        } else if c.is_ascii_digit() {
-            let mut len: usize = 1;
-            while chars.peek().is_some_and(char::is_ascii_digit) {
-                chars.next();
-                len += 1;
-            }
-            tokens += len.div_ceil(3);
-        } else if c == ' ' {
-            // A single space usually joins the following word.
-            if !chars.peek().is_some_and(|c| c.is_alphanumeric()) {
-                tokens += 1;
-            }
-        } else if c.is_whitespace() {
-            while chars.peek().is_some_and(|c| c.is_whitespace()) {
-                chars.next();
-            }
-            tokens += 1;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        // A single space joins the letters or punctuation after it.
+        let (start, lead) = match chars.get(i + 1) {
+            Some(&next) if c == ' ' && (is_letter(next) || is_punct(next)) => (i + 1, next),
+            _ => (i, c),
+        };
+        if is_letter(lead) {
+            let end = run(start, &is_letter);
+            tokens += (end - start).div_ceil(6);
+            i = end;
+        } else if lead.is_numeric() {
+            let end = run(start, &|c: char| c.is_numeric());
+            tokens += (end - start).div_ceil(3);
+            i = end;
+        } else if is_punct(lead) {
+            let end = run(start, &is_punct);
+            tokens += (end - start).div_ceil(4);
+            i = end;
         } else {
+            i = run(i, &|c: char| c.is_whitespace());
             tokens += 1;
         }
     }
@@ -197,8 +204,16 @@ fn run(args: &Args) -> Result<(), String> {
         }
     };
     match args.output.as_deref() {
-        Some(path) => std::fs::write(path, output.as_bytes())
-            .map_err(|e| format!("cannot write {path}: {e}"))?,
+        Some(path) => {
+            std::fs::write(path, format!("{output}\n"))
+                .map_err(|e| format!("cannot write {path}: {e}"))?;
+            let verb = if mode == Mode::Encode {
+                "Encoded"
+            } else {
+                "Decoded"
+            };
+            eprintln!("{verb} `{source}` → `{path}`");
+        }
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(output.as_bytes())
@@ -216,11 +231,15 @@ fn run(args: &Args) -> Result<(), String> {
         } else {
             0.0
         };
+        // The official CLI's wording, plus sizes.
         eprintln!(
-            "JSON: {} bytes, ~{json_tokens} tokens\nTOON: {} bytes, ~{toon_tokens} tokens\nSaved ~{} tokens ({pct:.1}%)",
+            "Token estimates: ~{json_tokens} (JSON) → ~{toon_tokens} (TOON)\n\
+             Saved ~{} tokens ({:.1}%)\n\
+             Bytes: {} (JSON) → {} (TOON)",
+            saved as i64,
+            -pct,
             json_text.len(),
             toon_text.len(),
-            saved as i64,
         );
     }
     Ok(())
@@ -250,5 +269,19 @@ fn main() -> ExitCode {
             eprintln!("toon: error: {msg}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate_tokens;
+
+    #[test]
+    fn estimates_pieces_like_a_bpe_pre_tokenizer() {
+        assert_eq!(estimate_tokens(""), 0);
+        assert_eq!(estimate_tokens("hello world"), 2);
+        assert_eq!(estimate_tokens("1234567"), 3);
+        assert_eq!(estimate_tokens("{\"a\":[1]}"), 5);
+        assert_eq!(estimate_tokens("a:\n  b: 1"), 7);
     }
 }
