@@ -81,6 +81,26 @@ pub(crate) struct ObjectAccess<'a, 'de> {
 }
 
 impl<'a, 'de> ObjectAccess<'a, 'de> {
+    /// The fields of a `key:` block at depth `parent`, or `None` when no deeper line follows
+    /// (the value is then `{}`, §8).
+    pub(crate) fn block(de: &'a mut Deserializer<'de>, parent: usize) -> Result<Option<Self>> {
+        if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
+            return Ok(None);
+        }
+        let depth = de.content_depth(parent)?;
+        Ok(Some(Self::new(de, None, parent + 1, depth)))
+    }
+
+    /// An object at `depth` whose first field is on an already consumed line (list items,
+    /// §10; the root, §5).
+    pub(crate) fn inline(
+        de: &'a mut Deserializer<'de>,
+        first: Option<(&'de str, Line<'de>)>,
+        depth: usize,
+    ) -> Self {
+        Self::new(de, first, depth, depth)
+    }
+
     /// Prepares last-write-wins for a struct target: finds the last line of every key among
     /// the object's sibling lines. Only called in non-strict mode.
     pub(crate) fn last_write_wins(mut self) -> Self {
@@ -105,7 +125,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         self
     }
 
-    pub(crate) fn new(
+    fn new(
         de: &'a mut Deserializer<'de>,
         first: Option<(&'de str, Line<'de>)>,
         min_depth: usize,
@@ -777,15 +797,18 @@ impl EnumFromMap<'_, '_, '_> {
         let ValueDe { de, slot } = value;
         let mut map = match slot {
             Slot::Block { parent } => {
-                if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
-                    return Err(de.locate(not_an_enum()));
+                let located = de.scan.last;
+                match ObjectAccess::block(de, parent)? {
+                    Some(access) => AnyMap::Object(access),
+                    None => {
+                        return Err(match located {
+                            Some(line) => line.error_at(0, not_an_enum()),
+                            None => not_an_enum(),
+                        })
+                    }
                 }
-                let depth = de.content_depth(parent)?;
-                AnyMap::Object(ObjectAccess::new(de, None, parent + 1, depth))
             }
-            Slot::Object { first, depth } => {
-                AnyMap::Object(ObjectAccess::new(de, first, depth, depth))
-            }
+            Slot::Object { first, depth } => AnyMap::Object(ObjectAccess::inline(de, first, depth)),
             Slot::Row {
                 fields,
                 cells,

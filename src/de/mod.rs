@@ -313,6 +313,12 @@ impl<'a, 'de> ValueDe<'a, 'de> {
     }
 
     fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.visit(visitor, false)
+    }
+
+    /// Visits the slot's value. `last_write_wins` (non-strict struct targets) makes objects
+    /// skip earlier occurrences of repeated keys, since a struct visitor rejects repeats.
+    fn visit<V: Visitor<'de>>(self, visitor: V, last_write_wins: bool) -> Result<V::Value> {
         let ValueDe { de, slot } = self;
         match slot {
             Slot::Token { text, line } => {
@@ -324,35 +330,21 @@ impl<'a, 'de> ValueDe<'a, 'de> {
                     std::iter::empty::<()>(),
                 ))
             }),
-            Slot::EmptyObject => Self::container(de, None, |_| {
-                visitor.visit_map(de::value::MapDeserializer::<_, Error>::new(
-                    std::iter::empty::<((), ())>(),
-                ))
-            }),
+            Slot::EmptyObject => Self::container(de, None, |_| visitor.visit_map(empty_map())),
             Slot::Block { parent } => {
-                let nested = matches!(de.scan.peek()?, Some(next) if next.depth > parent);
-                if !nested {
-                    return ValueDe {
-                        de,
-                        slot: Slot::EmptyObject,
-                    }
-                    .any(visitor);
-                }
-                let depth = de.content_depth(parent)?;
-                Self::container(de, None, |de| {
-                    let mut access = ObjectAccess::new(de, None, parent + 1, depth);
-                    let v = visitor.visit_map(&mut access)?;
-                    access.finish()?;
-                    Ok(v)
+                Self::container(de, None, |de| match ObjectAccess::block(de, parent)? {
+                    Some(access) => visit_object(access, last_write_wins, visitor),
+                    None => visitor.visit_map(empty_map()),
                 })
             }
             Slot::Object { first, depth } => {
                 let line = first.map(|(_, l)| l);
                 Self::container(de, line.as_ref(), |de| {
-                    let mut access = ObjectAccess::new(de, first, depth, depth);
-                    let v = visitor.visit_map(&mut access)?;
-                    access.finish()?;
-                    Ok(v)
+                    visit_object(
+                        ObjectAccess::inline(de, first, depth),
+                        last_write_wins,
+                        visitor,
+                    )
                 })
             }
             Slot::Header { header, base, line } => Self::container(de, Some(&line), |de| {
@@ -364,11 +356,34 @@ impl<'a, 'de> ValueDe<'a, 'de> {
                 cursor,
                 line,
             } => Self::container(de, Some(&line), |de| {
-                let mut access = RowMap::new(de, fields, cells, cursor, line);
+                let access = RowMap::new(de, fields, cells, cursor, line);
+                let mut access = if last_write_wins {
+                    access.last_write_wins()
+                } else {
+                    access
+                };
                 visitor.visit_map(&mut access)
             }),
         }
     }
+}
+
+fn empty_map() -> de::value::MapDeserializer<'static, std::iter::Empty<((), ())>, Error> {
+    de::value::MapDeserializer::new(std::iter::empty())
+}
+
+/// Visits an object's fields and checks the visitor consumed them all.
+fn visit_object<'de, V: Visitor<'de>>(
+    mut access: ObjectAccess<'_, 'de>,
+    last_write_wins: bool,
+    visitor: V,
+) -> Result<V::Value> {
+    if last_write_wins {
+        access = access.last_write_wins();
+    }
+    let v = visitor.visit_map(&mut access)?;
+    access.finish()?;
+    Ok(v)
 }
 
 fn visit_header<'de, V: Visitor<'de>>(
@@ -453,42 +468,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value> {
-        if self.de.strict {
-            return self.any(visitor);
-        }
-        let ValueDe { de, slot } = self;
-        match slot {
-            Slot::Object { first, depth } => {
-                let line = first.map(|(_, l)| l);
-                Self::container(de, line.as_ref(), |de| {
-                    let mut access = ObjectAccess::new(de, first, depth, depth).last_write_wins();
-                    let v = visitor.visit_map(&mut access)?;
-                    access.finish()?;
-                    Ok(v)
-                })
-            }
-            Slot::Block { parent } if matches!(de.scan.peek()?, Some(next) if next.depth > parent) =>
-            {
-                let depth = de.content_depth(parent)?;
-                Self::container(de, None, |de| {
-                    let mut access =
-                        ObjectAccess::new(de, None, parent + 1, depth).last_write_wins();
-                    let v = visitor.visit_map(&mut access)?;
-                    access.finish()?;
-                    Ok(v)
-                })
-            }
-            Slot::Row {
-                fields,
-                cells,
-                cursor,
-                line,
-            } => Self::container(de, Some(&line), |de| {
-                let mut access = RowMap::new(de, fields, cells, cursor, line).last_write_wins();
-                visitor.visit_map(&mut access)
-            }),
-            slot => ValueDe { de, slot }.any(visitor),
-        }
+        let last_write_wins = !self.de.strict;
+        self.visit(visitor, last_write_wins)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
