@@ -3,10 +3,10 @@
 
 use serde::ser::{self, Serialize};
 
-use super::{inconsistent, Out, Sink};
+use super::{inconsistent, open, Out, Sink, Start};
 use crate::error::{Error, Result};
 use crate::ser::key::KeySerializer;
-use crate::ser::probe::{ArrayForm, ObjectForm, Shape};
+use crate::ser::probe::Shape;
 
 /// Drives a container's serialization into a [`Sink`]. `variant` is the probed shape of the
 /// content when the container is an enum variant whose content arrives piecewise.
@@ -17,20 +17,10 @@ pub(super) struct Drive<'o, 'w, 'f> {
 }
 
 impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
-    pub(super) fn new(out: &'o mut Out<'w>, sink: Sink<'f>) -> Self {
-        Drive {
-            out,
-            sink,
-            variant: None,
-        }
-    }
-
-    pub(super) fn variant(out: &'o mut Out<'w>, sink: Sink<'f>, inner: &'f Shape) -> Self {
-        Drive {
-            out,
-            sink,
-            variant: Some(inner),
-        }
+    /// Drives into `sink`; `variant` is the content shape when the container is an enum
+    /// variant whose content arrives piecewise.
+    pub(super) fn with(out: &'o mut Out<'w>, sink: Sink<'f>, variant: Option<&'f Shape>) -> Self {
+        Drive { out, sink, variant }
     }
 
     /// Starts `{variant: content}` whose content arrives piecewise: writes the variant's line
@@ -44,47 +34,14 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
         let Some(shape) = shape else {
             return Err(inconsistent());
         };
-        let (depth, first_of_item) = match sink {
-            Sink::Fields { depth } => (depth, false),
-            Sink::ItemObject { depth, .. } => (depth, true),
+        // The variant is the object's one field; its content opens like any field's.
+        let (start, content) = match sink {
+            Sink::Fields { depth } => (Start::Line(depth), depth + 1),
+            Sink::ItemObject { depth, .. } => (Start::Item(depth), depth + 2),
             _ => return Err(inconsistent()),
         };
-        // The content's own depth: fields under a list item's first field sit two deeper.
-        let content = if first_of_item { depth + 2 } else { depth + 1 };
         out.spill()?;
-        if first_of_item {
-            out.item(depth);
-        } else {
-            out.line(depth);
-        }
-        let inner = match shape {
-            Shape::Array { len: 0, .. } => {
-                out.key(variant);
-                out.buf.extend_from_slice(b": []");
-                Sink::Inline { count: 0, len: 0 }
-            }
-            Shape::Array { len, form } => {
-                let fields = match form {
-                    ArrayForm::Table(fields) => Some(fields),
-                    _ => None,
-                };
-                out.header(Some(variant), *len, fields, false);
-                Sink::for_array(form, *len, content)
-            }
-            Shape::Object {
-                len,
-                form: ObjectForm::Keyed(fields),
-            } => {
-                out.header(Some(variant), *len, Some(fields), true);
-                Sink::keyed(fields, content)
-            }
-            Shape::Object { .. } => {
-                out.key(variant);
-                out.buf.push(b':');
-                Sink::Fields { depth: content }
-            }
-            Shape::Primitive => return Err(inconsistent()),
-        };
+        let (inner, _) = open(out, Some(variant), shape, start, content)?;
         Ok(Driving {
             out,
             sink: inner,

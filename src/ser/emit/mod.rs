@@ -45,14 +45,10 @@ pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> R
         Err(Fail::Error(e)) => return Err(e),
     }
     match shape_of(value)? {
-        Shape::Object {
-            form: ObjectForm::Fields,
-            ..
-        } => value.serialize(Drive::new(out, Sink::Fields { depth: 0 })),
-        Shape::Object {
-            form: ObjectForm::Variant(inner),
-            ..
-        } => value.serialize(Drive::variant(out, Sink::Fields { depth: 0 }, &inner)),
+        // A root object's fields sit at depth 0 with no opening line (a keyed root has one).
+        Shape::Object { form, .. } if !matches!(form, ObjectForm::Keyed(_)) => {
+            value.serialize(Drive::with(out, Sink::Fields { depth: 0 }, form.variant()))
+        }
         shape => container(out, None, value, &shape, 0),
     }
 }
@@ -84,9 +80,33 @@ fn container<T: ?Sized + Serialize>(
     shape: &Shape,
     depth: usize,
 ) -> Result<()> {
-    match shape {
+    let (sink, variant) = open(out, key, shape, Start::Line(depth), depth + 1)?;
+    value.serialize(Drive::with(out, sink, variant))
+}
+
+/// Where a container's opening line starts: a plain line, or a list item's hyphen line.
+#[derive(Copy, Clone)]
+enum Start {
+    Line(usize),
+    Item(usize),
+}
+
+/// Writes the line that opens a container at `key` (`key[N]…:`, `key:` or `key: []`) and
+/// returns the sink for its content at depth `content`, with the content shape of an object
+/// that is an enum variant whose content will arrive piecewise.
+fn open<'f>(
+    out: &mut Out<'_>,
+    key: Option<&str>,
+    shape: &'f Shape,
+    start: Start,
+    content: usize,
+) -> Result<(Sink<'f>, Option<&'f Shape>)> {
+    match start {
+        Start::Line(depth) => out.line(depth),
+        Start::Item(depth) => out.item(depth),
+    }
+    Ok(match shape {
         Shape::Array { len: 0, .. } => {
-            out.line(depth);
             match key {
                 Some(key) => {
                     out.key(key);
@@ -94,41 +114,34 @@ fn container<T: ?Sized + Serialize>(
                 }
                 None => out.buf.extend_from_slice(b"[]"),
             }
-            Ok(())
+            (Sink::Inline { count: 0, len: 0 }, None)
         }
         Shape::Array { len, form } => {
-            out.line(depth);
             let fields = match form {
                 ArrayForm::Table(fields) => Some(fields),
                 _ => None,
             };
             out.header(key, *len, fields, false);
-            value.serialize(Drive::new(out, Sink::for_array(form, *len, depth + 1)))
+            (Sink::for_array(form, *len, content), None)
         }
         Shape::Object {
             len,
             form: ObjectForm::Keyed(fields),
         } => {
-            out.line(depth);
             out.header(key, *len, Some(fields), true);
-            value.serialize(Drive::new(out, Sink::keyed(fields, depth + 1)))
+            (Sink::keyed(fields, content), None)
         }
         Shape::Object { form, .. } => {
-            // Root objects are laid out by document().
+            // Root objects are laid out by document(): an object here always has a key.
             let Some(key) = key else {
                 return Err(inconsistent());
             };
-            out.line(depth);
             out.key(key);
             out.buf.push(b':');
-            let sink = Sink::Fields { depth: depth + 1 };
-            match form {
-                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
-                _ => value.serialize(Drive::new(out, sink)),
-            }
+            (Sink::Fields { depth: content }, form.variant())
         }
-        Shape::Primitive => Err(inconsistent()),
-    }
+        Shape::Primitive => return Err(inconsistent()),
+    })
 }
 
 /// One list item at `depth` (§9.4, §10).
@@ -148,7 +161,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
                 ArrayForm::Inline => Sink::Inline { count: 0, len },
                 _ => Sink::items(len, depth + 1),
             };
-            value.serialize(Drive::new(out, sink))
+            value.serialize(Drive::with(out, sink, None))
         }
         Shape::Object { len: 0, .. } => {
             out.line(depth);
@@ -157,16 +170,14 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
         }
         Shape::Object { form, .. } => {
             let sink = Sink::ItemObject { depth, first: true };
-            match &form {
-                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
-                _ => value.serialize(Drive::new(out, sink)),
-            }
+            value.serialize(Drive::with(out, sink, form.variant()))
         }
         Shape::Primitive => Err(inconsistent()),
     }
 }
 
-/// The first field of a list-item object, on the hyphen line (§10).
+/// The first field of a list-item object, on the hyphen line (§10). A scope it opens (rows,
+/// entries, items, fields) sits two levels below the hyphen line.
 fn first_field<T: ?Sized + Serialize>(
     out: &mut Out<'_>,
     key: &str,
@@ -181,52 +192,8 @@ fn first_field<T: ?Sized + Serialize>(
         return Ok(());
     }
     let shape = shape_of(value)?;
-    out.item(depth);
-    // Scopes opened by the first field hold their content two levels below the hyphen line.
-    let content = depth + 2;
-    match &shape {
-        Shape::Array {
-            len,
-            form: ArrayForm::Table(fields),
-        } if *len > 0 => {
-            out.header(Some(key), *len, Some(fields), false);
-            value.serialize(Drive::new(out, Sink::rows(fields, *len, content)))
-        }
-        Shape::Object {
-            len,
-            form: ObjectForm::Keyed(fields),
-        } => {
-            out.header(Some(key), *len, Some(fields), true);
-            value.serialize(Drive::new(out, Sink::keyed(fields, content)))
-        }
-        Shape::Array { len: 0, .. } => {
-            out.key(key);
-            out.buf.extend_from_slice(b": []");
-            Ok(())
-        }
-        Shape::Array { len, form } => {
-            out.key(key);
-            out.header(None, *len, None, false);
-            let sink = match form {
-                ArrayForm::Inline => Sink::Inline {
-                    count: 0,
-                    len: *len,
-                },
-                _ => Sink::items(*len, content),
-            };
-            value.serialize(Drive::new(out, sink))
-        }
-        Shape::Object { form, .. } => {
-            out.key(key);
-            out.buf.push(b':');
-            let sink = Sink::Fields { depth: content };
-            match form {
-                ObjectForm::Variant(inner) => value.serialize(Drive::variant(out, sink, inner)),
-                _ => value.serialize(Drive::new(out, sink)),
-            }
-        }
-        Shape::Primitive => Err(inconsistent()),
-    }
+    let (sink, variant) = open(out, Some(key), &shape, Start::Item(depth), depth + 2)?;
+    value.serialize(Drive::with(out, sink, variant))
 }
 
 /// What to do with each element or entry of the container being driven.

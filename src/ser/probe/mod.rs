@@ -125,6 +125,16 @@ pub(crate) enum ObjectForm {
     KeyedCandidate,
 }
 
+impl ObjectForm {
+    /// The content shape of an enum variant object, whose content arrives piecewise.
+    pub(crate) fn variant(&self) -> Option<&Shape> {
+        match self {
+            ObjectForm::Variant(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
 /// A field list with nested field groups (§9.3), in the first row's key order.
 #[derive(Debug, Default)]
 pub(crate) struct Fields {
