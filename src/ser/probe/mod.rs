@@ -341,36 +341,43 @@ impl ObjectScan {
     }
 }
 
-impl ser::SerializeMap for ObjectScan {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
-        Ok(())
-    }
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        self.value(value);
-        Ok(())
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.finish())
-    }
-}
+/// `SerializeMap` and `SerializeStruct` for object probes: every value goes to `value()`,
+/// keys are not needed, `finish()` gives the shape.
+macro_rules! object_values {
+    ($($probe:ty),*) => {$(
+        impl ser::SerializeMap for $probe {
+            type Ok = Shape;
+            type Error = Stop;
+            fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
+                Ok(())
+            }
+            fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+                self.value(value);
+                Ok(())
+            }
+            fn end(self) -> Result<Shape, Stop> {
+                Ok(self.finish())
+            }
+        }
 
-impl ser::SerializeStruct for ObjectScan {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Stop> {
-        self.value(value);
-        Ok(())
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.finish())
-    }
+        impl ser::SerializeStruct for $probe {
+            type Ok = Shape;
+            type Error = Stop;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                _: &'static str,
+                value: &T,
+            ) -> Result<(), Stop> {
+                self.value(value);
+                Ok(())
+            }
+            fn end(self) -> Result<Shape, Stop> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
+object_values!(ObjectScan, ObjectProbe);
 
 /// The full §9.5 probe of an object already known to be a keyed candidate.
 struct KeyedProbe;
@@ -495,37 +502,6 @@ array_probe!(
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field
 );
-
-impl ser::SerializeMap for ObjectProbe {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
-        Ok(())
-    }
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        self.value(value);
-        Ok(())
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeStruct for ObjectProbe {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Stop> {
-        self.value(value);
-        Ok(())
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.finish())
-    }
-}
 
 impl VariantProbe {
     fn content(self) -> Shape {
