@@ -429,3 +429,37 @@ fn options_apply_to_nested_scopes() {
         toon::from_str_with(&text, &toon::DecodeOptions::new().indent_size(3)).unwrap();
     assert_eq!(back, v);
 }
+
+#[test]
+fn to_value_and_from_value_are_native_and_agree_with_serde_json() {
+    let small = Everything {
+        i128: -5,
+        u128: 5,
+        ..everything()
+    };
+    let v = toon::to_value(&small).unwrap();
+    let via_json = Value::from(serde_json::to_value(&small).unwrap());
+    for (k, val) in via_json.as_object().unwrap() {
+        if k != "f32" {
+            assert_eq!(&v[k.as_str()], val, "field {k}");
+        }
+    }
+    assert_eq!(
+        v["f32"],
+        Value::from(0.1f64),
+        "f32 keeps its own shortest digits"
+    );
+    let back: Everything = toon::from_value(v.clone()).unwrap();
+    assert_eq!(back, small);
+    // Same bytes whether encoded from the typed value or from its Value.
+    assert_eq!(
+        toon::to_string(&small).unwrap(),
+        toon::to_string(&v).unwrap()
+    );
+    assert!(
+        toon::to_value(&everything()).is_err(),
+        "u128::MAX does not fit a Value"
+    );
+    let err = toon::from_value::<Shape>(toon!([1, 2])).unwrap_err();
+    assert!(err.to_string().contains("expected an enum"), "{err}");
+}

@@ -8,6 +8,7 @@
 mod access;
 mod header;
 mod key;
+pub(crate) use key::KeyDe;
 mod scanner;
 mod token;
 

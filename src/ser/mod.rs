@@ -92,6 +92,7 @@ macro_rules! refuse {
 
 mod emit;
 mod key;
+pub(crate) use key::KeySerializer;
 mod probe;
 mod tape;
 

@@ -1,7 +1,9 @@
 //! `Value`: any TOON (JSON data model) value, with an order-preserving object type.
 
+mod deserializer;
 mod map;
 mod number;
+mod serializer;
 
 use std::fmt;
 
@@ -405,31 +407,37 @@ impl From<Value> for serde_json::Value {
     }
 }
 
-/// Converts any `Serialize` value to a [`Value`].
+/// Converts any `Serialize` value to a [`Value`], following serde_json's data model.
 ///
-/// Integers beyond 64 bits are not representable in `Value` and produce an error.
+/// Integers beyond 64 bits are not representable in `Value` and produce an error
+/// (`toon::to_string` writes them exactly).
 ///
 /// ```
 /// #[derive(serde::Serialize)]
-/// struct P { x: i32 }
-/// assert_eq!(toon::to_value(&P { x: 1 }).unwrap(), toon::toon!({"x": 1}));
+/// struct P { x: i32, tags: Vec<&'static str> }
+/// let v = toon::to_value(&P { x: 1, tags: vec!["a"] }).unwrap();
+/// assert_eq!(v, toon::toon!({"x": 1, "tags": ["a"]}));
+/// assert!(toon::to_value(&u128::MAX).is_err());
 /// ```
 pub fn to_value<T: ?Sized + Serialize>(value: &T) -> crate::Result<Value> {
-    serde_json::to_value(value)
-        .map(Value::from)
-        .map_err(|e| crate::Error::data(e.to_string()))
+    value.serialize(serializer::ValueSerializer)
 }
 
-/// Converts a [`Value`] into any `Deserialize` type.
+/// Converts a [`Value`] into any `Deserialize` type (`Value` is itself a serde
+/// `Deserializer`).
 ///
 /// ```
+/// use std::collections::BTreeMap;
 /// #[derive(serde::Deserialize, PartialEq, Debug)]
-/// struct P { x: i32 }
-/// assert_eq!(toon::from_value::<P>(toon::toon!({"x": 1})).unwrap(), P { x: 1 });
+/// enum Kind { A, B(u8) }
+/// #[derive(serde::Deserialize, PartialEq, Debug)]
+/// struct P { x: i32, kinds: Vec<Kind>, by_id: BTreeMap<u32, bool> }
+/// let v = toon::toon!({"x": 1, "kinds": ["A", {"B": 2}], "by_id": {"7": true}});
+/// let p: P = toon::from_value(v).unwrap();
+/// assert_eq!(p, P { x: 1, kinds: vec![Kind::A, Kind::B(2)], by_id: [(7, true)].into() });
 /// ```
 pub fn from_value<T: de::DeserializeOwned>(value: Value) -> crate::Result<T> {
-    serde_json::from_value(serde_json::Value::from(value))
-        .map_err(|e| crate::Error::data(e.to_string()))
+    T::deserialize(value)
 }
 
 /// Builds a [`Value`] from JSON-like syntax, like `serde_json::json!`.
