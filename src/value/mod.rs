@@ -75,6 +75,79 @@ impl Value {
         matches!(self, Value::Null)
     }
 
+    /// True for `true` and `false`.
+    #[must_use]
+    pub fn is_boolean(&self) -> bool {
+        matches!(self, Value::Bool(_))
+    }
+
+    /// True for numbers.
+    #[must_use]
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Number(_))
+    }
+
+    /// True for strings.
+    #[must_use]
+    pub fn is_string(&self) -> bool {
+        matches!(self, Value::String(_))
+    }
+
+    /// True for arrays.
+    #[must_use]
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    /// True for objects.
+    #[must_use]
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    /// Looks up a value by JSON Pointer (RFC 6901), as `serde_json::Value::pointer`.
+    ///
+    /// ```
+    /// let v = toon::toon!({"users": [{"name": "Ada"}], "a/b": {"~": 1}});
+    /// assert_eq!(v.pointer("/users/0/name"), Some(&toon::Value::from("Ada")));
+    /// assert_eq!(v.pointer("/a~1b/~0"), Some(&toon::Value::from(1)));
+    /// assert_eq!(v.pointer(""), Some(&v));
+    /// assert_eq!(v.pointer("/users/1"), None);
+    /// ```
+    #[must_use]
+    pub fn pointer(&self, pointer: &str) -> Option<&Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        rest.split('/').try_fold(self, |value, token| {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            match value {
+                Value::Object(map) => map.get(token.as_str()),
+                Value::Array(items) => {
+                    // RFC 6901: array indexes are decimal without leading zeros.
+                    if token.len() > 1 && token.starts_with('0') {
+                        return None;
+                    }
+                    items.get(token.parse::<usize>().ok()?)
+                }
+                _ => None,
+            }
+        })
+    }
+
+    /// Takes the value out, leaving `Null`.
+    ///
+    /// ```
+    /// let mut v = toon::toon!({"a": [1]});
+    /// let a = v["a"].take();
+    /// assert_eq!(a, toon::toon!([1]));
+    /// assert!(v["a"].is_null());
+    /// ```
+    pub fn take(&mut self) -> Value {
+        std::mem::take(self)
+    }
+
     /// The boolean, if this is one.
     #[must_use]
     pub fn as_bool(&self) -> Option<bool> {
@@ -159,6 +232,8 @@ impl Value {
 pub trait Index: private::Sealed {
     #[doc(hidden)]
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value>;
+    #[doc(hidden)]
+    fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value;
 }
 
 mod private {
@@ -173,20 +248,51 @@ impl Index for usize {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         v.as_array().and_then(|a| a.get(*self))
     }
+    fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
+        match v {
+            Value::Array(items) => {
+                let len = items.len();
+                items.get_mut(*self).unwrap_or_else(|| {
+                    panic!("cannot access index {self} of an array of length {len}")
+                })
+            }
+            other => panic!("cannot access index {self} of a {}", other.kind()),
+        }
+    }
 }
 impl Index for str {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         v.as_object().and_then(|o| o.get(self))
+    }
+    fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
+        if v.is_null() {
+            *v = Value::Object(Map::new());
+        }
+        match v {
+            Value::Object(map) => {
+                if !map.contains_key(self) {
+                    map.insert(self.to_owned(), Value::Null);
+                }
+                map.get_mut(self).expect("inserted above")
+            }
+            other => panic!("cannot access key {self:?} of a {}", other.kind()),
+        }
     }
 }
 impl Index for String {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         self.as_str().index_into(v)
     }
+    fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
+        self.as_str().index_or_insert(v)
+    }
 }
 impl<T: ?Sized + Index> Index for &T {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         (**self).index_into(v)
+    }
+    fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
+        (**self).index_or_insert(v)
     }
 }
 
@@ -195,6 +301,20 @@ impl<I: Index> std::ops::Index<I> for Value {
     /// Like `serde_json`: a missing key or index yields `Null` rather than panicking.
     fn index(&self, index: I) -> &Value {
         index.index_into(self).unwrap_or(&NULL)
+    }
+}
+
+impl<I: Index> std::ops::IndexMut<I> for Value {
+    /// Like `serde_json`: a missing object key is inserted as `Null` (and `Null` becomes an
+    /// object); an index out of bounds or into the wrong kind of value panics, as `Vec` does.
+    ///
+    /// ```
+    /// let mut v = toon::Value::Null;
+    /// v["user"]["name"] = "Ada".into();
+    /// assert_eq!(v.to_string(), "user:\n  name: Ada");
+    /// ```
+    fn index_mut(&mut self, index: I) -> &mut Value {
+        index.index_or_insert(self)
     }
 }
 
