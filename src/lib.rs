@@ -64,6 +64,11 @@ pub use ser::{
 };
 pub use value::{from_value, to_value, Index, Map, Number, Value};
 
+/// The README's examples, compiled and run as doctests so they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
+
 /// Encodes any `Serialize` value as TOON with default options (the same as [`to_string`]).
 ///
 /// ```
