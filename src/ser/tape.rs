@@ -348,9 +348,7 @@ impl<'t> ser::Serializer for Recorder<'t> {
     fn serialize_none(self) -> Result<()> {
         self.scalar(Ev::Null)
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
-        value.serialize(self)
-    }
+    transparent!();
     fn serialize_unit(self) -> Result<()> {
         self.scalar(Ev::Null)
     }
@@ -359,13 +357,6 @@ impl<'t> ser::Serializer for Recorder<'t> {
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<()> {
         self.serialize_str(variant)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _name: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        value.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,

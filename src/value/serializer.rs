@@ -94,9 +94,7 @@ impl ser::Serializer for ValueSerializer {
     fn serialize_none(self) -> Result<Value> {
         Ok(Value::Null)
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Value> {
-        value.serialize(self)
-    }
+    transparent!();
     fn serialize_unit(self) -> Result<Value> {
         Ok(Value::Null)
     }
@@ -110,13 +108,6 @@ impl ser::Serializer for ValueSerializer {
         variant: &'static str,
     ) -> Result<Value> {
         Ok(Value::String(variant.to_owned()))
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Value> {
-        value.serialize(self)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,

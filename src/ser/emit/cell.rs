@@ -1,7 +1,7 @@
 //! One primitive value, quoted for its delimiter (§7.2, §11.1), or a signal that the value is
 //! a container.
 
-use serde::ser::{self, Serialize};
+use serde::ser;
 
 use crate::canonical;
 use crate::error::Error;
@@ -132,9 +132,7 @@ impl ser::Serializer for Cell<'_> {
         self.out.extend_from_slice(b"null");
         Ok(())
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> std::result::Result<(), Fail> {
-        value.serialize(self)
-    }
+    transparent!();
     fn serialize_unit(self) -> std::result::Result<(), Fail> {
         self.serialize_none()
     }
@@ -148,13 +146,6 @@ impl ser::Serializer for Cell<'_> {
         variant: &'static str,
     ) -> std::result::Result<(), Fail> {
         self.str(variant)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> std::result::Result<(), Fail> {
-        value.serialize(self)
     }
 
     cell_container!(

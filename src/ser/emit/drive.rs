@@ -119,16 +119,7 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
         }
         seq.end()
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        value.serialize(self)
-    }
+    transparent!();
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,

@@ -143,16 +143,7 @@ impl<'a> ser::Serializer for RowWriter<'a> {
         serialize_unit_variant(&'static str, u32, &'static str)
     );
 
-    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        value.serialize(self)
-    }
+    transparent!();
     fn serialize_newtype_variant<T: ?Sized + Serialize>(
         self,
         _: &'static str,

@@ -71,16 +71,7 @@ macro_rules! primitives {
         ) -> Result<Self::Ok, Stop> {
             Ok($ok)
         }
-        fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Self::Ok, Stop> {
-            value.serialize(self)
-        }
-        fn serialize_newtype_struct<T: ?Sized + Serialize>(
-            self,
-            _: &'static str,
-            value: &T,
-        ) -> Result<Self::Ok, Stop> {
-            value.serialize(self)
-        }
+        transparent!();
     };
 }
 

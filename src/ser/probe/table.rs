@@ -154,16 +154,7 @@ macro_rules! not_an_object {
         ) -> Result<Self::Ok, BuildStop> {
             Err(BuildStop::NotObject)
         }
-        fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Self::Ok, BuildStop> {
-            value.serialize(self)
-        }
-        fn serialize_newtype_struct<T: ?Sized + Serialize>(
-            self,
-            _: &'static str,
-            value: &T,
-        ) -> Result<Self::Ok, BuildStop> {
-            value.serialize(self)
-        }
+        transparent!();
         fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, BuildStop> {
             Err(BuildStop::NotObject)
         }
