@@ -129,6 +129,7 @@ fn encoding_and_decoding_use_bounded_extra_memory() {
 
     let mut sink = Sink(0);
     let encode_peak = peak_during(|| toon::to_writer(&mut sink, &doc).unwrap());
+    eprintln!("encode peak {encode_peak}");
     assert!(
         sink.0 > 8_000_000,
         "the document is large: {} bytes",
@@ -149,6 +150,7 @@ fn encoding_and_decoding_use_bounded_extra_memory() {
     let decode_peak = peak_during(|| {
         let _: serde::de::IgnoredAny = toon::from_str(&text).unwrap();
     });
+    eprintln!("decode peak {decode_peak}");
     assert!(
         decode_peak < 80 * 37_500,
         "validating {} bytes of TOON peaked at {decode_peak} bytes of heap",
@@ -164,6 +166,7 @@ fn encoding_and_decoding_use_bounded_extra_memory() {
     let rows_peak = peak_during(|| {
         let _: serde::de::IgnoredAny = toon::from_str(&rows_only).unwrap();
     });
+    eprintln!("rows peak {rows_peak}");
     assert!(
         rows_peak < 64 * 1024,
         "validating {} bytes of rows peaked at {rows_peak} bytes of heap",
