@@ -1,9 +1,24 @@
 //! Macros for the serde `Serializer` boilerplate shared by the encoder's serializers.
 
 /// Writes serde `Serializer` methods that all fail with the same error, for serializers that
-/// accept only some kinds of value: `refuse!(error; serialize_seq, serialize_map, …)`.
+/// accept only some kinds of value: `refuse!(error; serialize_seq, serialize_map, …)`;
+/// `primitives` stands for every primitive method.
 macro_rules! refuse {
     ($err:expr; $($method:ident),* $(,)?) => { $( refuse!(@one $err; $method); )* };
+    // Every primitive: bool, integers, floats, char, str, none, unit, unit struct and variant.
+    (@one $err:expr; primitives) => {
+        refuse!(@typed $err; serialize_bool(bool), serialize_i8(i8), serialize_i16(i16),
+            serialize_i32(i32), serialize_i64(i64), serialize_i128(i128), serialize_u8(u8),
+            serialize_u16(u16), serialize_u32(u32), serialize_u64(u64), serialize_u128(u128),
+            serialize_f32(f32), serialize_f64(f64), serialize_char(char), serialize_str(&str),
+            serialize_none(), serialize_unit(), serialize_unit_struct(&'static str),
+            serialize_unit_variant(&'static str, u32, &'static str));
+    };
+    (@typed $err:expr; $($name:ident($($arg:ty),*)),*) => {$(
+        fn $name(self, $(_: $arg),*) -> std::result::Result<Self::Ok, Self::Error> {
+            Err($err)
+        }
+    )*};
     (@one $err:expr; serialize_bytes) => {
         fn serialize_bytes(self, _: &[u8]) -> std::result::Result<Self::Ok, Self::Error> {
             Err($err)

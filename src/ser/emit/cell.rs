@@ -50,14 +50,6 @@ impl Cell<'_> {
     }
 }
 
-macro_rules! cell_container {
-    ($($name:ident($($arg:ty),*) -> $ret:ty),*) => {$(
-        fn $name(self, $(_: $arg),*) -> std::result::Result<$ret, Fail> {
-            Err(Fail::Container)
-        }
-    )*};
-}
-
 impl ser::Serializer for Cell<'_> {
     type Ok = ();
     type Error = Fail;
@@ -148,16 +140,5 @@ impl ser::Serializer for Cell<'_> {
         self.str(variant)
     }
 
-    cell_container!(
-        serialize_bytes(&[u8]) -> (),
-        serialize_seq(Option<usize>) -> Self::SerializeSeq,
-        serialize_tuple(usize) -> Self::SerializeTuple,
-        serialize_tuple_struct(&'static str, usize) -> Self::SerializeTupleStruct,
-        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Self::SerializeTupleVariant,
-        serialize_map(Option<usize>) -> Self::SerializeMap,
-        serialize_struct(&'static str, usize) -> Self::SerializeStruct,
-        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Self::SerializeStructVariant
-    );
-
-    refuse!(Fail::Container; serialize_newtype_variant);
+    refuse!(Fail::Container; serialize_bytes, serialize_newtype_variant, serialize_seq, serialize_tuple, serialize_tuple_struct, serialize_tuple_variant, serialize_map, serialize_struct, serialize_struct_variant);
 }

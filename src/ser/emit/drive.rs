@@ -71,14 +71,6 @@ impl Driving<'_, '_, '_> {
     }
 }
 
-macro_rules! drive_not_container {
-    ($($name:ident($($arg:ty),*)),*) => {$(
-        fn $name(self, $(_: $arg),*) -> Result<()> {
-            Err(inconsistent())
-        }
-    )*};
-}
-
 impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
     type Ok = ();
     type Error = Error;
@@ -90,27 +82,7 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
     type SerializeStruct = Driving<'o, 'w, 'f>;
     type SerializeStructVariant = Driving<'o, 'w, 'f>;
 
-    drive_not_container!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_i128(i128),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_u128(u128),
-        serialize_f32(f32),
-        serialize_f64(f64),
-        serialize_char(char),
-        serialize_str(&str),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
-        serialize_unit_variant(&'static str, u32, &'static str)
-    );
+    refuse!(inconsistent(); primitives);
 
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         let mut seq = self.serialize_seq(Some(v.len()))?;

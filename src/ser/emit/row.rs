@@ -101,14 +101,6 @@ impl<'a> RowFields<'a> {
     }
 }
 
-macro_rules! row_not_object {
-    ($($name:ident($($arg:ty),*)),*) => {$(
-        fn $name(self, $(_: $arg),*) -> Result<()> {
-            Err(inconsistent())
-        }
-    )*};
-}
-
 impl<'a> ser::Serializer for RowWriter<'a> {
     type Ok = ();
     type Error = Error;
@@ -120,28 +112,7 @@ impl<'a> ser::Serializer for RowWriter<'a> {
     type SerializeStruct = RowFields<'a>;
     type SerializeStructVariant = RowFields<'a>;
 
-    row_not_object!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_i128(i128),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_u128(u128),
-        serialize_f32(f32),
-        serialize_f64(f64),
-        serialize_char(char),
-        serialize_str(&str),
-        serialize_bytes(&[u8]),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
-        serialize_unit_variant(&'static str, u32, &'static str)
-    );
+    refuse!(inconsistent(); primitives, serialize_bytes);
 
     transparent!();
     fn serialize_newtype_variant<T: ?Sized + Serialize>(

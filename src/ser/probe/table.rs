@@ -89,85 +89,9 @@ impl ser::Error for BuildStop {
 /// Serde methods of row probes for everything that is not an object.
 macro_rules! not_an_object {
     () => {
-        fn serialize_bool(self, _: bool) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_i8(self, _: i8) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_i16(self, _: i16) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_i32(self, _: i32) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_i64(self, _: i64) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_i128(self, _: i128) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_u8(self, _: u8) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_u16(self, _: u16) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_u32(self, _: u32) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_u64(self, _: u64) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_u128(self, _: u128) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_f32(self, _: f32) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_f64(self, _: f64) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_char(self, _: char) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_str(self, _: &str) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_none(self) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_unit(self) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_unit_struct(self, _: &'static str) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_unit_variant(
-            self,
-            _: &'static str,
-            _: u32,
-            _: &'static str,
-        ) -> Result<Self::Ok, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
+        refuse!(BuildStop::NotObject; primitives, serialize_bytes, serialize_seq,
+            serialize_tuple, serialize_tuple_struct);
         transparent!();
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
-        fn serialize_tuple_struct(
-            self,
-            _: &'static str,
-            _: usize,
-        ) -> Result<Self::SerializeTupleStruct, BuildStop> {
-            Err(BuildStop::NotObject)
-        }
         // `{Variant: [elements]}`: an array column, which no table admits.
         fn serialize_tuple_variant(
             self,
