@@ -1,0 +1,87 @@
+//! A small, criterion-independent timer for the ratio table: contenders are sampled in turns,
+//! so a machine that slows down mid-run slows every contender alike and the ratio survives.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// One side of a comparison: a name and the work of one call.
+pub struct Contender<'a> {
+    pub name: &'static str,
+    pub run: Box<dyn FnMut() + 'a>,
+}
+
+impl<'a> Contender<'a> {
+    pub fn new<R>(name: &'static str, mut f: impl FnMut() -> R + 'a) -> Contender<'a> {
+        Contender {
+            name,
+            run: Box::new(move || drop(black_box(f()))),
+        }
+    }
+}
+
+/// Median nanoseconds per call for each contender, in the order given.
+///
+/// Each sample runs one contender for about `sample` of wall time; `samples` rounds visit every
+/// contender once per round.
+pub fn medians(contenders: &mut [Contender<'_>], samples: usize, sample: Duration) -> Vec<f64> {
+    let iters: Vec<u64> = contenders
+        .iter_mut()
+        .map(|c| {
+            // Warm up, then size a sample from the fastest of three calls.
+            let mut best = Duration::MAX;
+            for _ in 0..3 {
+                let start = Instant::now();
+                (c.run)();
+                best = best.min(start.elapsed());
+            }
+            (sample.as_nanos() / best.as_nanos().max(1)).clamp(1, 1_000_000) as u64
+        })
+        .collect();
+    let mut per_call: Vec<Vec<f64>> = vec![Vec::with_capacity(samples); contenders.len()];
+    for _ in 0..samples {
+        for (i, c) in contenders.iter_mut().enumerate() {
+            let start = Instant::now();
+            for _ in 0..iters[i] {
+                (c.run)();
+            }
+            per_call[i].push(start.elapsed().as_nanos() as f64 / iters[i] as f64);
+        }
+    }
+    per_call.into_iter().map(median).collect()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    if n % 2 == 1 {
+        xs[n / 2]
+    } else {
+        (xs[n / 2 - 1] + xs[n / 2]) / 2.0
+    }
+}
+
+/// Megabytes (10^6 bytes) of `bytes` per second at `ns` nanoseconds per call.
+pub fn mb_per_s(bytes: usize, ns: f64) -> f64 {
+    bytes as f64 / ns * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even() {
+        assert_eq!(median(vec![3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(vec![4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    #[test]
+    fn slower_contender_measures_slower() {
+        let mut cs = [
+            Contender::new("fast", || black_box(1u64)),
+            Contender::new("slow", || std::thread::sleep(Duration::from_micros(200))),
+        ];
+        let m = medians(&mut cs, 3, Duration::from_millis(2));
+        assert!(m[1] > m[0] * 10.0, "{m:?}");
+    }
+}
