@@ -1,8 +1,6 @@
 //! Canonical number text (§2): what JavaScript's `Number.prototype.toString` prints, so that
 //! output is byte-identical to the reference encoder.
 
-use std::io::Write as _;
-
 /// Writes a finite or non-finite `f64`; NaN and ±∞ become `null` (§3), `-0` becomes `0` (§2).
 pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
     if !v.is_finite() {
@@ -34,66 +32,81 @@ pub(crate) fn write_f32(out: &mut Vec<u8>, v: f32) {
     write_shortest(out, v);
 }
 
-/// `{:e}` prints the shortest digits that round-trip (for the value's own type), like
-/// JavaScript; the layout is then converted without allocating.
-fn write_shortest(out: &mut Vec<u8>, v: impl std::fmt::LowerExp) {
-    let mut buf = [0u8; 40];
-    let len = {
-        let mut cursor = std::io::Cursor::new(&mut buf[..]);
-        let _ = write!(cursor, "{v:e}");
-        cursor.position() as usize
-    };
-    write_from_exponential(out, &buf[..len]);
+/// zmij prints the shortest digits that round-trip (for the value's own type) and, among
+/// those, the closest — the digits JavaScript chooses; only the layout differs.
+fn write_shortest(out: &mut Vec<u8>, v: impl zmij::Float) {
+    let mut buf = zmij::Buffer::new();
+    let text = buf.format_finite(v).as_bytes();
+    // Plain decimals with a fraction (`1117.83`, `-0.25`) are already JavaScript's layout;
+    // zmij writes those only where JavaScript does too (no exponent below 1e16 or above 1e-5).
+    if !text.contains(&b'e') && !text.ends_with(b".0") {
+        out.extend_from_slice(text);
+        return;
+    }
+    write_js_layout(out, text);
 }
 
 pub(crate) fn write_int(out: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        out.push(b'-');
-    }
-    write_uint(out, v.unsigned_abs());
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
-pub(crate) fn write_uint(out: &mut Vec<u8>, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+pub(crate) fn write_uint(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
-/// Rewrites Rust's shortest `{:e}` output (`-1.5e-7`) into JavaScript's layout.
-fn write_from_exponential(out: &mut Vec<u8>, text: &[u8]) {
+/// Rewrites a decimal numeral (`-1.5e-7`, `1117.83`, `0.001`, `1e21`) into JavaScript's
+/// `Number::toString` layout.
+fn write_js_layout(out: &mut Vec<u8>, text: &[u8]) {
     let (negative, text) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
         _ => (false, text),
     };
-    let e_pos = text.iter().position(|&b| b == b'e').unwrap_or(text.len());
-    let mantissa = &text[..e_pos];
-    let exponent: i32 = std::str::from_utf8(text.get(e_pos + 1..).unwrap_or(b"0"))
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let mut digits = [0u8; 24];
-    let mut k = 0;
-    for &b in mantissa {
-        if b != b'.' && k < digits.len() {
-            digits[k] = b;
-            k += 1;
+    let e_pos = text
+        .iter()
+        .position(|&b| b == b'e' || b == b'E')
+        .unwrap_or(text.len());
+    let exponent = parse_exponent(text.get(e_pos + 1..).unwrap_or(b""));
+    // Significant digits, and n: where the decimal point sits relative to them.
+    let mut digits = [0u8; 40];
+    let mut k = 0usize;
+    let mut n = 0i32;
+    let mut seen_point = false;
+    for &b in &text[..e_pos] {
+        match b {
+            b'.' => seen_point = true,
+            b'0' if k == 0 => {
+                if seen_point {
+                    n -= 1;
+                }
+            }
+            _ if k < digits.len() => {
+                digits[k] = b;
+                k += 1;
+                if !seen_point {
+                    n += 1;
+                }
+            }
+            _ => {
+                if !seen_point {
+                    n += 1;
+                }
+            }
         }
+    }
+    while k > 1 && digits[k - 1] == b'0' {
+        k -= 1;
+    }
+    if k == 0 {
+        out.push(b'0');
+        return;
     }
     let digits = &digits[..k];
     let k = k as i32;
-    // ECMAScript Number::toString: n is the position of the decimal point.
-    let n = exponent + 1;
+    let n = n + exponent;
     if negative {
         out.push(b'-');
     }
+    // ECMAScript Number::toString, steps for k digits with the point after position n.
     if k <= n && n <= 21 {
         out.extend_from_slice(digits);
         out.extend(std::iter::repeat_n(b'0', (n - k) as usize));
@@ -115,6 +128,21 @@ fn write_from_exponential(out: &mut Vec<u8>, text: &[u8]) {
         out.push(if n - 1 < 0 { b'-' } else { b'+' });
         write_uint(out, u64::from((n - 1).unsigned_abs()));
     }
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (sign, digits) = match text.split_first() {
+        Some((b'-', rest)) => (-1, rest),
+        Some((b'+', rest)) => (1, rest),
+        _ => (1, text),
+    };
+    let magnitude = digits
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .fold(0i32, |acc, &b| {
+            acc.saturating_mul(10).saturating_add(i32::from(b - b'0'))
+        });
+    sign * magnitude
 }
 
 #[cfg(test)]
@@ -146,6 +174,8 @@ mod tests {
             (9007199254740993.0, "9007199254740992"),
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (5e-324, "5e-324"),
+            // 2245608537584936.25 lies exactly between two shortest candidates: even wins.
+            (f64::from_bits(0x431f_e979_ecbf_d4a1), "2245608537584936.2"),
             (f64::NAN, "null"),
             (f64::INFINITY, "null"),
             (0.000123, "0.000123"),
@@ -153,6 +183,72 @@ mod tests {
         for (v, want) in cases {
             assert_eq!(f(*v), *want, "{v}");
         }
+    }
+
+    /// The digits of Rust's `{:e}` (shortest, closest) in JavaScript's layout: an independent
+    /// oracle for the zmij path over many bit patterns, every exponent range included.
+    fn oracle(v: f64) -> String {
+        let text = format!("{v:e}");
+        let mut out = Vec::new();
+        write_js_layout(&mut out, text.as_bytes());
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn zmij_digits_agree_with_core_fmt() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..300_000u64 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let v = match i % 3 {
+                0 => f64::from_bits(state),
+                1 => (state >> 11) as f64 / (1u64 << (state % 60)) as f64,
+                _ => ((state % 100_000_000) as f64) / 100.0,
+            };
+            if !v.is_finite() || v == 0.0 || (v.fract() == 0.0 && v.abs() < 9e15) {
+                continue;
+            }
+            let (ours, theirs) = (f(v), oracle(v));
+            if ours != theirs {
+                // An exact tie between two shortest candidates: ECMAScript picks the even
+                // one; core::fmt does not always (see the ...936.25 case above).
+                let last = ours.bytes().last().unwrap();
+                assert!(
+                    ours.len() == theirs.len() && last % 2 == 0,
+                    "{ours} vs {theirs}"
+                );
+                assert_eq!(ours.parse::<f64>().unwrap(), v);
+            }
+            let single = f32::from_bits(state as u32);
+            if single.is_finite() && single != 0.0 {
+                // f32 has exact ties between two shortest candidates (312985.125 → .12 or
+                // .13); either is correct, so check round-trip and length instead of bytes.
+                let mut out = Vec::new();
+                write_f32(&mut out, single);
+                let mut expect = Vec::new();
+                write_js_layout(&mut expect, format!("{single:e}").as_bytes());
+                let text = String::from_utf8(out).unwrap();
+                assert_eq!(text.parse::<f32>().unwrap(), single, "{text}");
+                assert_eq!(text.len(), expect.len(), "f32 bits {:#x}", single.to_bits());
+            }
+        }
+    }
+
+    #[test]
+    fn layout_of_plain_decimals() {
+        let layout = |t: &str| {
+            let mut out = Vec::new();
+            write_js_layout(&mut out, t.as_bytes());
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(layout("1117.83"), "1117.83");
+        assert_eq!(layout("0.00123"), "0.00123");
+        assert_eq!(layout("0.000000123"), "1.23e-7");
+        assert_eq!(layout("1e21"), "1e+21");
+        assert_eq!(layout("1.0e20"), "100000000000000000000");
+        assert_eq!(layout("-2.50"), "-2.5");
+        assert_eq!(layout("120.0"), "120");
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub(crate) struct Out<'w> {
     pub(super) indent: usize,
     pub(super) delim: u8,
     pub(super) started: bool,
-    /// One row's cells, reordered into header order before they are written.
+    /// Scratch for a row whose keys arrived out of header order, while it is rewritten.
     pub(super) row: Vec<u8>,
     pub(super) spans: Vec<(usize, usize)>,
     pub(super) key: String,

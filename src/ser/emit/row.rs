@@ -16,12 +16,15 @@ pub(super) fn row_cells<T: ?Sized + Serialize>(
     value: &T,
 ) -> Result<()> {
     let leaves = fields.leaves();
-    out.row.clear();
     out.spans.clear();
     out.spans.resize(leaves, (usize::MAX, 0));
+    let start = out.buf.len();
     let mut key = std::mem::take(&mut out.key);
+    // Cells go straight to the output, each after a delimiter; a row whose keys came in
+    // header order (the usual case for derived structs) is then already complete.
     let result = value.serialize(RowWriter {
-        row: &mut out.row,
+        row: &mut out.buf,
+        start,
         spans: &mut out.spans,
         key: &mut key,
         fields,
@@ -30,21 +33,38 @@ pub(super) fn row_cells<T: ?Sized + Serialize>(
     });
     out.key = key;
     result?;
-    for (i, &(start, end)) in out.spans.iter().enumerate() {
-        if start == usize::MAX {
+    let mut expected = start;
+    let mut in_order = true;
+    for (i, &(cell_start, cell_end)) in out.spans.iter().enumerate() {
+        if cell_start == usize::MAX {
             return Err(inconsistent());
         }
+        let gap = usize::from(i > 0);
+        in_order &= cell_start == expected + gap;
+        expected = cell_end;
+    }
+    if in_order && expected == out.buf.len() {
+        return Ok(());
+    }
+    // Keys in another order: rewrite the row's cells in header order.
+    out.row.clear();
+    out.row.extend_from_slice(&out.buf[start..]);
+    out.buf.truncate(start);
+    for (i, &(cell_start, cell_end)) in out.spans.iter().enumerate() {
         if i > 0 {
             out.buf.push(out.delim);
         }
-        out.buf.extend_from_slice(&out.row[start..end]);
+        out.buf
+            .extend_from_slice(&out.row[cell_start - start..cell_end - start]);
     }
     Ok(())
 }
 
 /// Serializes a row object into per-leaf cell texts.
 struct RowWriter<'a> {
+    /// The output; this row starts at `start`.
     row: &'a mut Vec<u8>,
+    start: usize,
     spans: &'a mut Vec<(usize, usize)>,
     key: &'a mut String,
     fields: &'a Fields,
@@ -67,6 +87,7 @@ impl<'a> RowFields<'a> {
         match &w.fields.groups[j] {
             Some(group) => value.serialize(RowWriter {
                 row: &mut *w.row,
+                start: w.start,
                 spans: &mut *w.spans,
                 key: &mut *w.key,
                 fields: group,
@@ -74,6 +95,9 @@ impl<'a> RowFields<'a> {
                 delim: w.delim,
             }),
             None => {
+                if w.row.len() > w.start {
+                    w.row.push(w.delim);
+                }
                 let start = w.row.len();
                 match value.serialize(Cell {
                     out: &mut *w.row,

@@ -79,6 +79,7 @@ mod kind;
 mod table;
 
 use serde::ser::{self, Impossible, Serialize};
+use std::borrow::Cow;
 
 use kind::{is_primitive, AllPrimitive, NonEmptyObject};
 use table::{RowOutcome, TableCheck};
@@ -129,7 +130,8 @@ impl ObjectForm {
 /// A field list with nested field groups (§9.3), in the first row's key order.
 #[derive(Debug, Default)]
 pub(crate) struct Fields {
-    pub(crate) names: Vec<String>,
+    /// Borrowed for struct fields (`&'static str`), owned for map keys.
+    pub(crate) names: Vec<Cow<'static, str>>,
     /// `Some` for a nested field group, `None` for a leaf.
     pub(crate) groups: Vec<Option<Fields>>,
     /// Index of each field's first leaf within this group, and the total; set by `index`.
@@ -138,7 +140,7 @@ pub(crate) struct Fields {
 }
 
 impl Fields {
-    fn new(names: Vec<String>, groups: Vec<Option<Fields>>) -> Self {
+    fn new(names: Vec<Cow<'static, str>>, groups: Vec<Option<Fields>>) -> Self {
         Fields {
             names,
             groups,

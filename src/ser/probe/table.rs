@@ -2,6 +2,7 @@
 //! included), every later row is checked against it; only names are kept.
 
 use serde::ser::{self, Impossible, Serialize};
+use std::borrow::Cow;
 
 use super::kind::is_primitive;
 use super::{Fields, Stop};
@@ -111,7 +112,7 @@ struct BuildRow;
 
 struct Building {
     fields: Fields,
-    key: String,
+    key: Cow<'static, str>,
     /// For a struct variant: the variant name, whose nested group these fields are.
     variant: Option<&'static str>,
 }
@@ -137,7 +138,7 @@ impl Building {
             return Err(BuildStop::Breaks);
         }
         Ok(match self.variant {
-            Some(variant) => Fields::new(vec![variant.to_owned()], vec![Some(self.fields)]),
+            Some(variant) => Fields::new(vec![Cow::Borrowed(variant)], vec![Some(self.fields)]),
             None => self.fields,
         })
     }
@@ -165,7 +166,7 @@ impl ser::Serializer for BuildRow {
         value: &T,
     ) -> Result<Fields, BuildStop> {
         let mut row = self.serialize_map(Some(1))?;
-        row.key.push_str(variant);
+        row.key = Cow::Borrowed(variant);
         row.column(value)?;
         row.done()
     }
@@ -187,7 +188,7 @@ impl ser::Serializer for BuildRow {
         let n = len.unwrap_or(0).min(64);
         Ok(Building {
             fields: Fields::new(Vec::with_capacity(n), Vec::with_capacity(n)),
-            key: String::new(),
+            key: Cow::Borrowed(""),
             variant: None,
         })
     }
@@ -200,7 +201,10 @@ impl ser::SerializeMap for Building {
     type Ok = Fields;
     type Error = BuildStop;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
-        key_text(key, &mut self.key).map_err(|_| BuildStop::Breaks)
+        let mut text = String::new();
+        key_text(key, &mut text).map_err(|_| BuildStop::Breaks)?;
+        self.key = Cow::Owned(text);
+        Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
         self.column(value)
@@ -218,8 +222,7 @@ impl ser::SerializeStruct for Building {
         key: &'static str,
         value: &T,
     ) -> Result<(), BuildStop> {
-        self.key.clear();
-        self.key.push_str(key);
+        self.key = Cow::Borrowed(key);
         self.column(value)
     }
     fn end(self) -> Result<Fields, BuildStop> {
@@ -242,6 +245,35 @@ impl ser::SerializeStructVariant for Building {
     }
 }
 
+/// Which fields a row has set: a bit mask for up to 64 fields (no allocation per row).
+enum Seen {
+    Bits(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(fields: usize) -> Self {
+        if fields <= 64 {
+            Seen::Bits(0)
+        } else {
+            Seen::Many(vec![false; fields])
+        }
+    }
+
+    /// False if field `j` was already set.
+    fn insert(&mut self, j: usize) -> bool {
+        match self {
+            Seen::Bits(bits) => {
+                let bit = 1u64 << j;
+                let fresh = *bits & bit == 0;
+                *bits |= bit;
+                fresh
+            }
+            Seen::Many(seen) => !std::mem::replace(&mut seen[j], true),
+        }
+    }
+}
+
 /// Checks a later row against the field list: same key set, leaves primitive, groups
 /// recursively uniform.
 struct CheckRow<'f> {
@@ -250,7 +282,7 @@ struct CheckRow<'f> {
 
 struct Checking<'f> {
     fields: &'f Fields,
-    seen: Vec<bool>,
+    seen: Seen,
     count: usize,
     key: String,
     /// The field index of the pending map key.
@@ -263,7 +295,7 @@ impl Checking<'_> {
             .fields
             .position(key, self.count)
             .ok_or(BuildStop::Breaks)?;
-        if std::mem::replace(&mut self.seen[j], true) {
+        if !self.seen.insert(j) {
             return Err(BuildStop::Breaks);
         }
         self.count += 1;
@@ -334,7 +366,7 @@ impl<'f> ser::Serializer for CheckRow<'f> {
     fn serialize_map(self, _: Option<usize>) -> Result<Checking<'f>, BuildStop> {
         Ok(Checking {
             fields: self.fields,
-            seen: vec![false; self.fields.names.len()],
+            seen: Seen::new(self.fields.names.len()),
             count: 0,
             key: String::new(),
             pending: 0,
