@@ -170,6 +170,25 @@ impl<'de> Deserializer<'de> {
         line: Line<'de>,
         base: usize,
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
+        // Fast path (§5.2): an unquoted key whose colon comes before any '[' or '"' is a
+        // key-value line; deciding that needs only the key's bytes, not the whole line.
+        let bytes = content.as_bytes();
+        if let Some(colon) = bytes
+            .iter()
+            .position(|&b| matches!(b, b':' | b'[' | b'"'))
+            .filter(|&i| i > 0 && bytes[i] == b':')
+        {
+            let key = trim_spaces(&content[..colon]);
+            if !key.is_empty() {
+                let rest = trim_spaces(&content[colon + 1..]);
+                let slot = match rest {
+                    "" => Slot::Block { parent: base },
+                    "[]" => Slot::EmptyArray,
+                    _ => Slot::Token { text: rest, line },
+                };
+                return Ok((Cow::Borrowed(key), slot));
+            }
+        }
         if let Some(mut header) = self.header(content, &line)? {
             let Some(key) = header.key.take() else {
                 return Err(line.error(if header.keyed {

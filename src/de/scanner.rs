@@ -128,7 +128,7 @@ impl<'de> Scanner<'de> {
                 return Ok(None);
             }
             let rest = &self.src[self.pos..];
-            let (raw, advance) = match rest.as_bytes().iter().position(|&b| b == b'\n') {
+            let (raw, advance) = match memchr::memchr(b'\n', rest.as_bytes()) {
                 Some(n) => (&rest[..n], n + 1),
                 None => (rest, rest.len()),
             };

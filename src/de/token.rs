@@ -18,7 +18,13 @@ pub(crate) enum Primitive<'de> {
 
 /// Trims U+0020 only (§12 token trimming).
 pub(crate) fn trim_spaces(s: &str) -> &str {
-    s.trim_matches(' ')
+    let bytes = s.as_bytes();
+    let start = bytes.iter().position(|&b| b != b' ').unwrap_or(bytes.len());
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != b' ')
+        .map_or(start, |i| i + 1);
+    &s[start..end]
 }
 
 /// The bytes of `s` from `from` on that lie outside quoted strings, with their positions.
@@ -62,11 +68,32 @@ impl Iterator for Unquoted<'_> {
     }
 }
 
-/// Position of the first unquoted `ch` at or after `from`.
+/// Position of the first unquoted `ch` at or after `from` (which must be outside quotes).
+/// Jumps with memchr between candidates and over quoted sections; the same positions as
+/// [`Unquoted`] yields.
 pub(crate) fn find_unquoted(s: &str, ch: u8, from: usize) -> Option<usize> {
-    Unquoted::new(s, from)
-        .find(|&(_, b)| b == ch)
-        .map(|(at, _)| at)
+    debug_assert_ne!(ch, b'"');
+    let bytes = s.as_bytes();
+    let mut at = from;
+    loop {
+        let i = at + memchr::memchr2(ch, b'"', bytes.get(at..)?)?;
+        if bytes[i] == ch {
+            return Some(i);
+        }
+        at = after_quoted(bytes, i)?;
+    }
+}
+
+/// The index just past the quote closing the one at `open`; `None` if it never closes.
+fn after_quoted(bytes: &[u8], open: usize) -> Option<usize> {
+    let mut i = open + 1;
+    loop {
+        let j = i + memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
+        if bytes[j] == b'"' {
+            return Some(j + 1);
+        }
+        i = j + 2;
+    }
 }
 
 /// Position of the quote closing the one at `open`.
@@ -90,7 +117,7 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
         return;
     }
     let mut start = 0;
-    for (at, _) in Unquoted::new(s, 0).filter(|&(_, b)| b == delim) {
+    while let Some(at) = find_unquoted(s, delim, start) {
         out.push(trim_spaces(&s[start..at]));
         start = at + 1;
     }
@@ -251,6 +278,45 @@ fn parse_number(token: &str) -> Option<Primitive<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The memchr search must find exactly what the byte-by-byte quote tracker finds.
+    #[test]
+    fn find_unquoted_agrees_with_the_quote_tracker() {
+        let alphabet = [b'a', b',', b'"', b'\\', b':', b' '];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 12) as usize;
+            let text: String = (0..len)
+                .map(|i| alphabet[((state >> (i * 4 + 8)) % 6) as usize] as char)
+                .collect();
+            for ch in [b',', b':'] {
+                let expected = Unquoted::new(&text, 0)
+                    .find(|&(_, b)| b == ch)
+                    .map(|(at, _)| at);
+                assert_eq!(
+                    find_unquoted(&text, ch, 0),
+                    expected,
+                    "{text:?} {}",
+                    ch as char
+                );
+            }
+            let mut cells = Vec::new();
+            split_delimited(&text, b',', &mut cells);
+            let mut expected = Vec::new();
+            let mut start = 0;
+            for (at, _) in Unquoted::new(&text, 0).filter(|&(_, b)| b == b',') {
+                expected.push(text[start..at].trim_matches(' '));
+                start = at + 1;
+            }
+            if !text.is_empty() {
+                expected.push(text[start..].trim_matches(' '));
+            }
+            assert_eq!(cells, expected, "{text:?}");
+        }
+    }
 
     #[test]
     fn number_grammar_of_section_4() {
