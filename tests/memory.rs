@@ -107,6 +107,44 @@ impl Serialize for Keyed {
     }
 }
 
+/// The typed model a user would decode the generated document into.
+#[allow(dead_code)] // fields are read only by the allocator
+#[derive(serde::Deserialize)]
+struct Decoded {
+    employees: Vec<DecodedRow>,
+    flags: std::collections::BTreeMap<String, DecodedAddress>,
+}
+
+#[allow(dead_code)]
+#[derive(serde::Deserialize)]
+struct DecodedRow {
+    id: u64,
+    name: String,
+    score: f64,
+    active: bool,
+    address: DecodedAddress,
+}
+
+#[allow(dead_code)]
+#[derive(serde::Deserialize)]
+struct DecodedAddress {
+    city: String,
+    zip: u32,
+}
+
+/// Peak heap while `f` runs and the heap its result still holds, both above what was live
+/// before.
+fn peak_and_retained<R>(f: impl FnOnce() -> R) -> (usize, usize, R) {
+    let base = CURRENT.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let result = f();
+    (
+        PEAK.load(Relaxed) - base,
+        CURRENT.load(Relaxed) - base,
+        result,
+    )
+}
+
 /// Counts bytes without keeping them.
 struct Sink(usize);
 
@@ -144,6 +182,34 @@ fn encoding_and_decoding_use_bounded_extra_memory() {
     let text = toon::to_string(&doc).unwrap();
     assert!(text.starts_with("employees[150000]{id,name,score,active,address{city,zip}}:"));
     assert!(text.contains("\nflags[37500:]{city,zip}:\n  flag_0: city 0,10000"));
+
+    // to_string: the result is the only large allocation, grown by half so its capacity
+    // stays within 1.5× its length.
+    let (string_peak, _, encoded) = peak_and_retained(|| toon::to_string(&doc).unwrap());
+    eprintln!(
+        "to_string peak {string_peak} for {} bytes ({:.2}×)",
+        encoded.len(),
+        string_peak as f64 / encoded.len() as f64
+    );
+    assert!(string_peak as f64 <= 1.5 * encoded.len() as f64);
+    drop(encoded);
+
+    // Typed decoding of rows: nothing beyond the result itself survives or peaks.
+    let rows_text = toon::to_string(&Generated {
+        rows: 150_000,
+        flags: 1,
+    })
+    .unwrap();
+    let (peak, retained, decoded) =
+        peak_and_retained(|| toon::from_str::<Decoded>(&rows_text).unwrap());
+    eprintln!("typed rows decode: peak {peak}, result {retained}");
+    assert_eq!(decoded.employees.len(), 150_000);
+    assert!(
+        peak - retained < 64 * 1024,
+        "decoding rows needed {} bytes beyond the {retained} of its result",
+        peak - retained
+    );
+    drop(decoded);
 
     // Strict duplicate detection (§14.3) remembers each key of the object being read,
     // borrowed from the input: proportional to that object's entries, nothing else.

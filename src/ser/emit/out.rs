@@ -13,6 +13,8 @@ use crate::quote;
 
 /// Output is handed to the writer whenever this much has accumulated.
 const CHUNK: usize = 64 * 1024;
+/// Room kept ahead of the next line when the output is a `Vec`.
+const ROOM: usize = 1024;
 
 /// The output buffer and the line discipline of §12: LF between lines, `indent × depth`
 /// spaces, no trailing newline.
@@ -73,11 +75,20 @@ impl<'w> Out<'w> {
     }
 
     /// Passes output on at a line boundary once enough has accumulated.
+    /// Building a `Vec`/`String` instead, grows it by half when little room is left, so the
+    /// result's capacity stays near 1.5× its length (doubling would allow 2×).
     pub(super) fn spill(&mut self) -> Result<()> {
-        if let Some(writer) = &mut self.writer {
-            if self.buf.len() >= CHUNK {
-                writer.write_all(&self.buf).map_err(Error::io)?;
-                self.buf.clear();
+        match &mut self.writer {
+            Some(writer) => {
+                if self.buf.len() >= CHUNK {
+                    writer.write_all(&self.buf).map_err(Error::io)?;
+                    self.buf.clear();
+                }
+            }
+            None => {
+                if self.buf.capacity() - self.buf.len() < ROOM {
+                    self.buf.reserve_exact((self.buf.len() / 2).max(4 * ROOM));
+                }
             }
         }
         Ok(())
