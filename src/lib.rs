@@ -53,6 +53,7 @@ mod error;
 mod options;
 mod quote;
 pub mod ser;
+pub mod tokens;
 mod value;
 
 pub use de::{

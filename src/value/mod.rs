@@ -136,6 +136,34 @@ impl Value {
         })
     }
 
+    /// Mutable lookup by JSON Pointer (RFC 6901), as `serde_json::Value::pointer_mut`.
+    ///
+    /// ```
+    /// let mut v = toon::toon!({"users": [{"name": "Ada"}]});
+    /// *v.pointer_mut("/users/0/name").unwrap() = toon::Value::from("Grace");
+    /// assert_eq!(v["users"][0]["name"], "Grace");
+    /// ```
+    #[must_use]
+    pub fn pointer_mut(&mut self, pointer: &str) -> Option<&mut Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        rest.split('/').try_fold(self, |value, token| {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            match value {
+                Value::Object(map) => map.get_mut(token.as_str()),
+                Value::Array(items) => {
+                    if token.len() > 1 && token.starts_with('0') {
+                        return None;
+                    }
+                    items.get_mut(token.parse::<usize>().ok()?)
+                }
+                _ => None,
+            }
+        })
+    }
+
     /// Takes the value out, leaving `Null`.
     ///
     /// ```
