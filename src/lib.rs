@@ -51,6 +51,7 @@ mod canonical;
 pub mod de;
 mod error;
 mod options;
+pub mod project;
 mod quote;
 pub mod ser;
 pub mod tokens;
