@@ -54,6 +54,7 @@ mod options;
 pub mod project;
 mod quote;
 pub mod ser;
+pub mod table;
 pub mod tokens;
 mod value;
 

@@ -117,3 +117,56 @@ fn bad_input_and_bad_flags_fail_cleanly() {
     assert_eq!(o.status.code(), Some(1));
     assert!(!stderr(&o).contains("panicked"));
 }
+
+#[test]
+fn tokens_prints_one_integer_for_the_text_as_given() {
+    let o = toon(&["--tokens"], "hello world");
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim(), "2");
+    let o = toon(&["--tokens", "--exact"], "hello world");
+    if cfg!(feature = "tiktoken") {
+        assert_eq!(stdout(&o).trim(), "2");
+    } else {
+        assert!(!o.status.success());
+        assert!(stderr(&o).contains("tiktoken"));
+    }
+}
+
+#[test]
+fn fields_and_exclude_project_and_report_unknown_paths() {
+    let json = r#"{"users":[{"id":1,"name":"a","email":"x"},{"id":2,"name":"b","email":"y"}]}"#;
+    let o = toon(&["--fields", "users.id,users.name"], json);
+    assert_eq!(stdout(&o), "users[2]{id,name}:\n  1,a\n  2,b\n");
+    let o = toon(&["--exclude=users.email"], json);
+    assert_eq!(stdout(&o), "users[2]{id,name}:\n  1,a\n  2,b\n");
+    let o = toon(&["--fields", "users.mail"], json);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown field path `users.mail`; fields at `users`: email, id, name")
+    );
+}
+
+#[test]
+fn tabularize_auto_and_budget() {
+    let json = r#"{"logs":[{"a":1,"e":{"m":"x"}},{"a":2}]}"#;
+    let o = toon(&["--tabularize"], json);
+    assert_eq!(stdout(&o), "logs[2]{a,e{m}}:\n  1,x\n  2,null\n");
+    assert!(stderr(&o).contains("1 objects folded"));
+
+    let deep = r#"{"a":{"b":{"c":[1,{"d":[{"e":1},2]}]}}}"#;
+    let o = toon(&["--auto"], deep);
+    assert_eq!(stdout(&o).trim_end(), deep);
+    assert!(stderr(&o).starts_with("auto: chose compact JSON"));
+
+    let rows: Vec<String> = (0..200)
+        .map(|i| format!(r#"{{"id":{i},"n":"row"}}"#))
+        .collect();
+    let big = format!(r#"{{"rows":[{}]}}"#, rows.join(","));
+    let o = toon(&["--budget", "50"], &big);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(toon::tokens::estimate(out.trim_end()) <= 50, "{out}");
+    assert!(stderr(&o).contains("elided: /rows: first"));
+    let back: toon::Value = toon::from_str(out.trim_end()).unwrap();
+    assert!(back["rows"].as_array().unwrap().len() < 200);
+}

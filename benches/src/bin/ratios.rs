@@ -146,6 +146,7 @@ fn main() {
 
     if filter.is_none() {
         scaling(&m);
+        estimate_speed(&m);
     }
 }
 
@@ -183,4 +184,31 @@ fn scaling(m: &Measure) {
             per(t[1])
         );
     }
+}
+
+/// Throughput of `toon::tokens::estimate` over every data set as pretty JSON, compact JSON
+/// and TOON (the target: at least 150 MB/s).
+fn estimate_speed(m: &Measure) {
+    let mut texts = Vec::new();
+    for data in base_datasets() {
+        texts.push(serde_json::to_string_pretty(&data.value).unwrap());
+        texts.push(data.json);
+        texts.push(data.toon);
+    }
+    let bytes: usize = texts.iter().map(String::len).sum();
+    let t = medians(
+        &mut [Contender::new("estimate", || {
+            texts
+                .iter()
+                .map(|t| toon::tokens::estimate(t))
+                .sum::<usize>()
+        })],
+        m.samples.min(7),
+        m.sample,
+    );
+    println!(
+        "\nToken estimate: {:.0} MB/s over {:.1} MB of pretty JSON, compact JSON and TOON",
+        mb_per_s(bytes, t[0]),
+        bytes as f64 / 1e6
+    );
 }

@@ -1,0 +1,637 @@
+//! Table compression: a columnar view of records ([`Table`]), opt-in transforms that make
+//! semi-uniform arrays tabular ([`tabularize`]), and the cheapest rendering per document
+//! ([`auto`]).
+//!
+//! ```
+//! let logs = toon::toon!({"logs": [
+//!     {"level": "warn", "error": {"code": 1}},
+//!     {"level": "info"},
+//! ]});
+//! // As is, the rows differ, so TOON falls back to list items.
+//! assert!(toon::to_string(&logs).unwrap().starts_with("logs[2]:\n  - level: warn"));
+//! let (table, report) = toon::table::tabularize(&logs, &toon::table::Tabularize::all());
+//! assert_eq!(
+//!     toon::to_string(&table).unwrap(),
+//!     "logs[2]{level,error{code}}:\n  warn,1\n  info,null"
+//! );
+//! assert_eq!(report.folded, 1);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::options::{Delimiter, EncodeOptions};
+use crate::tokens::estimate;
+use crate::value::{Map, Value};
+
+/// The type of the values in one column.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    /// Only nulls (or no rows).
+    Null,
+    /// Booleans.
+    Bool,
+    /// Integers only.
+    Integer,
+    /// Numbers, some with a fraction.
+    Number,
+    /// Strings.
+    String,
+    /// Objects.
+    Object,
+    /// Arrays.
+    Array,
+    /// More than one of the above (nulls aside).
+    Mixed,
+}
+
+fn type_of(v: &Value) -> ColumnType {
+    match v {
+        Value::Null => ColumnType::Null,
+        Value::Bool(_) => ColumnType::Bool,
+        Value::Number(n) if n.is_f64() => ColumnType::Number,
+        Value::Number(_) => ColumnType::Integer,
+        Value::String(_) => ColumnType::String,
+        Value::Array(_) => ColumnType::Array,
+        Value::Object(_) => ColumnType::Object,
+    }
+}
+
+fn merge(a: ColumnType, b: ColumnType) -> ColumnType {
+    use ColumnType::*;
+    match (a, b) {
+        (Null, t) | (t, Null) => t,
+        (Integer, Number) | (Number, Integer) => Number,
+        (x, y) if x == y => x,
+        _ => Mixed,
+    }
+}
+
+/// A columnar view of an array of records: one field list, one row of values per record.
+///
+/// Fields are the union of the records' keys in order of first appearance; a record without
+/// a field has `null` there (so a table does not tell an absent field from a null one).
+///
+/// ```
+/// use toon::table::{ColumnType, Table};
+/// #[derive(serde::Serialize)]
+/// struct Item { sku: &'static str, qty: u32, note: Option<&'static str> }
+/// let t = Table::from_records(&[
+///     Item { sku: "A1", qty: 2, note: None },
+///     Item { sku: "B2", qty: 1, note: Some("gift") },
+/// ]).unwrap();
+/// assert_eq!(t.fields(), ["sku", "qty", "note"]);
+/// assert_eq!(t.column_types(), [ColumnType::String, ColumnType::Integer, ColumnType::String]);
+/// assert_eq!(t.null_counts(), [0, 0, 1]);
+/// assert_eq!(t.to_toon().unwrap(), "[2]{sku,qty,note}:\n  A1,2,null\n  B2,1,gift");
+/// let json = t.to_columnar_json().unwrap();
+/// assert_eq!(json, r#"{"fields":["sku","qty","note"],"rows":[["A1",2,null],["B2",1,"gift"]],"count":2}"#);
+/// assert_eq!(Table::from_columnar_json(&json).unwrap(), t);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    fields: Vec<String>,
+    rows: Vec<Vec<Value>>,
+}
+
+/// The columnar JSON shape: `{"fields":[...],"rows":[[...]...],"count":N}`.
+#[derive(Serialize, Deserialize)]
+struct Columnar {
+    fields: Vec<String>,
+    rows: Vec<Vec<Value>>,
+    count: usize,
+}
+
+impl Table {
+    /// Builds a table from any `Serialize` sequence of records (structs or maps).
+    pub fn from_records<T: ?Sized + Serialize>(records: &T) -> Result<Table> {
+        match crate::to_value(records)? {
+            Value::Array(items) => Table::from_values(items),
+            other => Err(Error::data(format!(
+                "a table needs an array of records, found {}",
+                kind(&other)
+            ))),
+        }
+    }
+
+    fn from_values(items: Vec<Value>) -> Result<Table> {
+        let mut fields: Vec<String> = Vec::new();
+        let mut index = std::collections::HashMap::new();
+        for (i, item) in items.iter().enumerate() {
+            let Value::Object(map) = item else {
+                return Err(Error::data(format!(
+                    "record {i} is {}, not an object",
+                    kind(item)
+                )));
+            };
+            for key in map.keys() {
+                if !index.contains_key(key.as_str()) {
+                    index.insert(key.clone(), fields.len());
+                    fields.push(key.clone());
+                }
+            }
+        }
+        let rows = items
+            .into_iter()
+            .map(|item| {
+                let mut row = vec![Value::Null; fields.len()];
+                if let Value::Object(map) = item {
+                    for (k, v) in map {
+                        row[index[k.as_str()]] = v;
+                    }
+                }
+                row
+            })
+            .collect();
+        Ok(Table { fields, rows })
+    }
+
+    /// The field names.
+    #[must_use]
+    pub fn fields(&self) -> &[String] {
+        &self.fields
+    }
+
+    /// The rows, each with one value per field.
+    #[must_use]
+    pub fn rows(&self) -> &[Vec<Value>] {
+        &self.rows
+    }
+
+    /// Number of rows.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// True when there are no rows.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The type of each column.
+    #[must_use]
+    pub fn column_types(&self) -> Vec<ColumnType> {
+        (0..self.fields.len())
+            .map(|j| {
+                self.rows
+                    .iter()
+                    .fold(ColumnType::Null, |t, row| merge(t, type_of(&row[j])))
+            })
+            .collect()
+    }
+
+    /// The number of nulls in each column.
+    #[must_use]
+    pub fn null_counts(&self) -> Vec<usize> {
+        (0..self.fields.len())
+            .map(|j| self.rows.iter().filter(|row| row[j].is_null()).count())
+            .collect()
+    }
+
+    /// The records as an array of objects.
+    #[must_use]
+    pub fn to_records(&self) -> Value {
+        Value::Array(
+            self.rows
+                .iter()
+                .map(|row| {
+                    let mut map = Map::new();
+                    for (k, v) in self.fields.iter().zip(row) {
+                        map.insert(k.clone(), v.clone());
+                    }
+                    Value::Object(map)
+                })
+                .collect(),
+        )
+    }
+
+    /// TOON of the records: tabular form when every cell is a primitive (§9.3).
+    pub fn to_toon(&self) -> Result<String> {
+        crate::to_string(&self.to_records())
+    }
+
+    /// TOON keyed tabular form (§9.5): an object from the values of column `key` (which must
+    /// be unique strings) to the other fields.
+    ///
+    /// ```
+    /// let t = toon::table::Table::from_records(&toon::toon!([
+    ///     {"name": "dark", "on": true}, {"name": "beta", "on": false}
+    /// ])).unwrap();
+    /// assert_eq!(t.to_toon_keyed("name").unwrap(), "[2:]{on}:\n  dark: true\n  beta: false");
+    /// ```
+    pub fn to_toon_keyed(&self, key: &str) -> Result<String> {
+        let j = self
+            .fields
+            .iter()
+            .position(|f| f == key)
+            .ok_or_else(|| Error::data(format!("no column `{key}`")))?;
+        let mut out = Map::new();
+        for row in &self.rows {
+            let Value::String(name) = &row[j] else {
+                return Err(Error::data(format!("column `{key}` must hold strings")));
+            };
+            let mut rest = Map::new();
+            for (i, (f, v)) in self.fields.iter().zip(row).enumerate() {
+                if i != j {
+                    rest.insert(f.clone(), v.clone());
+                }
+            }
+            if out.insert(name.clone(), Value::Object(rest)).is_some() {
+                return Err(Error::data(format!("duplicate key {name:?} in `{key}`")));
+            }
+        }
+        crate::to_string(&Value::Object(out))
+    }
+
+    /// Columnar JSON: `{"fields":[...],"rows":[[...]...],"count":N}`, for clients that must
+    /// stay on JSON but want the field names once.
+    pub fn to_columnar_json(&self) -> Result<String> {
+        serde_json::to_string(&Columnar {
+            fields: self.fields.clone(),
+            rows: self.rows.clone(),
+            count: self.rows.len(),
+        })
+        .map_err(|e| Error::data(e.to_string()))
+    }
+
+    /// Reads columnar JSON back; checks the row widths and the count.
+    pub fn from_columnar_json(text: &str) -> Result<Table> {
+        let c: Columnar = serde_json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
+        if c.count != c.rows.len() {
+            return Err(Error::data(format!(
+                "count is {} but there are {} rows",
+                c.count,
+                c.rows.len()
+            )));
+        }
+        if let Some(i) = c.rows.iter().position(|r| r.len() != c.fields.len()) {
+            return Err(Error::data(format!(
+                "row {i} has {} values for {} fields",
+                c.rows[i].len(),
+                c.fields.len()
+            )));
+        }
+        Ok(Table {
+            fields: c.fields,
+            rows: c.rows,
+        })
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a bool",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Which [`tabularize`] transforms to apply. All are off by default; each is lossy where noted.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tabularize {
+    /// Give every record of an array the fields any record has, `null` where absent.
+    /// Lossy: an absent field and a `null` one read back the same.
+    pub fill_absent: bool,
+    /// Where a field holds an object in some records and is absent or `null` in others, give
+    /// those an object of `null`s with the same fields (and fill the objects' absent fields),
+    /// so the field becomes a nested field group. Lossy: an absent or `null` object reads back
+    /// as an object of `null`s.
+    pub fold_objects: bool,
+    /// Remove columns that are `null` in every record. Lossy: those fields disappear.
+    pub drop_null_columns: bool,
+}
+
+impl Tabularize {
+    /// Every transform.
+    #[must_use]
+    pub fn all() -> Self {
+        Tabularize {
+            fill_absent: true,
+            fold_objects: true,
+            drop_null_columns: true,
+        }
+    }
+}
+
+/// What [`tabularize`] changed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TabularizeReport {
+    /// Arrays of records that were rewritten.
+    pub arrays: usize,
+    /// Absent fields filled with `null`.
+    pub filled: usize,
+    /// Absent or `null` objects replaced by objects of `null`s.
+    pub folded: usize,
+    /// Columns dropped because they were all `null`, as `path.field`.
+    pub dropped: Vec<String>,
+}
+
+/// Applies the chosen transforms to every array of objects in `value` (at any depth).
+pub fn tabularize(value: &Value, options: &Tabularize) -> (Value, TabularizeReport) {
+    let mut out = value.clone();
+    let mut report = TabularizeReport::default();
+    walk(&mut out, options, &mut report, &mut String::new());
+    (out, report)
+}
+
+fn walk(v: &mut Value, options: &Tabularize, report: &mut TabularizeReport, path: &mut String) {
+    match v {
+        Value::Object(map) => {
+            for (k, child) in map.iter_mut() {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                walk(child, options, report, path);
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                walk(item, options, report, path);
+            }
+            if items.len() > 1
+                && items.iter().all(Value::is_object)
+                && uniform_records(items, options, report, path)
+            {
+                report.arrays += 1;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rewrites one array of records; true if anything changed.
+fn uniform_records(
+    items: &mut [Value],
+    options: &Tabularize,
+    report: &mut TabularizeReport,
+    path: &str,
+) -> bool {
+    let before = (report.filled, report.folded, report.dropped.len());
+    let mut fields: Vec<String> = Vec::new();
+    for item in items.iter() {
+        if let Value::Object(map) = item {
+            for k in map.keys() {
+                if !fields.contains(k) {
+                    fields.push(k.clone());
+                }
+            }
+        }
+    }
+    if options.fold_objects {
+        for field in &fields {
+            fold_field(items, field, report);
+        }
+    }
+    if options.drop_null_columns {
+        let mut dropped = Vec::new();
+        for field in &fields {
+            let all_null = items.iter().all(|item| match item.get(field.as_str()) {
+                None | Some(Value::Null) => true,
+                Some(_) => false,
+            });
+            if all_null {
+                for item in items.iter_mut() {
+                    if let Value::Object(map) = item {
+                        map.remove(field.as_str());
+                    }
+                }
+                report.dropped.push(if path.is_empty() {
+                    field.clone()
+                } else {
+                    format!("{path}.{field}")
+                });
+                dropped.push(field.clone());
+            }
+        }
+        fields.retain(|f| !dropped.contains(f));
+    }
+    if options.fill_absent {
+        for item in items.iter_mut() {
+            if let Value::Object(map) = item {
+                fill_in_order(map, &fields, report);
+            }
+        }
+    }
+    before != (report.filled, report.folded, report.dropped.len())
+}
+
+/// Puts `map`'s fields in `fields` order, adding `null` for the missing ones.
+fn fill_in_order(map: &mut Map, fields: &[String], report: &mut TabularizeReport) {
+    let present: Vec<&String> = fields
+        .iter()
+        .filter(|f| map.contains_key(f.as_str()))
+        .collect();
+    if present.len() == fields.len() && map.len() == fields.len() {
+        return;
+    }
+    let mut ordered = Map::new();
+    for f in fields {
+        match map.remove(f.as_str()) {
+            Some(v) => {
+                ordered.insert(f.clone(), v);
+            }
+            None => {
+                report.filled += 1;
+                ordered.insert(f.clone(), Value::Null);
+            }
+        }
+    }
+    for (k, v) in std::mem::take(map) {
+        ordered.insert(k, v);
+    }
+    *map = ordered;
+}
+
+/// If `field` holds a flat object in some records and is absent/null in the others, gives
+/// every record an object with the union of sub-fields (null where missing).
+fn fold_field(items: &mut [Value], field: &str, report: &mut TabularizeReport) {
+    let mut sub: Vec<String> = Vec::new();
+    let mut any_object = false;
+    for item in items.iter() {
+        match item.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(obj)) if obj.values().all(is_primitive) && !obj.is_empty() => {
+                any_object = true;
+                for k in obj.keys() {
+                    if !sub.contains(k) {
+                        sub.push(k.clone());
+                    }
+                }
+            }
+            Some(_) => return,
+        }
+    }
+    if !any_object {
+        return;
+    }
+    for item in items.iter_mut() {
+        let Value::Object(map) = item else { continue };
+        match map.get_mut(field) {
+            Some(Value::Object(obj)) => fill_in_order(obj, &sub, &mut TabularizeReport::default()),
+            slot => {
+                let nulls: Map = sub.iter().map(|k| (k.clone(), Value::Null)).collect();
+                match slot {
+                    Some(v) => *v = Value::Object(nulls),
+                    None => {
+                        map.insert(field.to_owned(), Value::Object(nulls));
+                    }
+                }
+                report.folded += 1;
+            }
+        }
+    }
+}
+
+fn is_primitive(v: &Value) -> bool {
+    !matches!(v, Value::Array(_) | Value::Object(_))
+}
+
+/// A rendering [`auto`] can choose.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// TOON with this delimiter.
+    Toon(Delimiter),
+    /// JSON without whitespace.
+    CompactJson,
+}
+
+/// The rendering [`auto`] chose, with its text and why.
+#[derive(Clone, Debug)]
+pub struct Auto {
+    /// The cheapest rendering.
+    pub format: Format,
+    /// The value in that rendering.
+    pub text: String,
+    /// Estimated tokens of `text`.
+    pub tokens: usize,
+    /// Every candidate and its estimated tokens, cheapest first.
+    pub candidates: Vec<(Format, usize)>,
+}
+
+impl Auto {
+    /// One line: the choice and what it beat (`TOON (tab): 8937 tokens; compact JSON 11640`).
+    #[must_use]
+    pub fn reason(&self) -> String {
+        let name = |f: &Format| match f {
+            Format::Toon(Delimiter::Comma) => "TOON (comma)".to_owned(),
+            Format::Toon(Delimiter::Tab) => "TOON (tab)".to_owned(),
+            Format::Toon(Delimiter::Pipe) => "TOON (pipe)".to_owned(),
+            Format::CompactJson => "compact JSON".to_owned(),
+        };
+        let others: Vec<String> = self.candidates[1..]
+            .iter()
+            .map(|(f, n)| format!("{} {n}", name(f)))
+            .collect();
+        format!(
+            "chose {}: ~{} tokens (vs {})",
+            name(&self.format),
+            self.tokens,
+            others.join(", ")
+        )
+    }
+}
+
+/// TOON is chosen over compact JSON only below this share of JSON's estimated tokens.
+const JSON_MARGIN: f64 = 0.95;
+
+/// Renders `value` in whichever lossless form costs the fewest estimated tokens: TOON with a
+/// comma, tab or pipe delimiter, or compact JSON. Because estimates carry a few percent of
+/// error, TOON must be estimated at least 5% cheaper than compact JSON to win; among the TOON
+/// delimiters the cheapest wins (comma on ties). [`Auto::candidates`] lists every estimate.
+///
+/// ```
+/// use toon::table::{auto, Format};
+/// let rows = toon::toon!({"rows": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]});
+/// assert!(matches!(auto(&rows).unwrap().format, Format::Toon(_)));
+/// let deep = toon::toon!({"a": {"b": {"c": {"d": [1, {"e": [{"f": 1}, 2]}]}}}});
+/// assert_eq!(auto(&deep).unwrap().format, Format::CompactJson);
+/// ```
+pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
+    let mut candidates: Vec<(Format, String)> = Vec::with_capacity(4);
+    for d in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
+        let text = crate::to_string_with(value, &EncodeOptions::new().delimiter(d))?;
+        candidates.push((Format::Toon(d), text));
+    }
+    let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
+    candidates.push((Format::CompactJson, json));
+    let mut scored: Vec<(Format, usize, String)> = candidates
+        .into_iter()
+        .map(|(f, t)| (f, estimate(&t), t))
+        .collect();
+    // The estimate is a few percent off, more on deep TOON (indentation) than on JSON: TOON
+    // must undercut compact JSON by JSON_MARGIN to be chosen, so a near tie never loses.
+    let rank = |f: &Format, n: usize| match f {
+        Format::CompactJson => n as f64 * JSON_MARGIN,
+        Format::Toon(_) => n as f64,
+    };
+    // Stable: ties keep the candidate order above.
+    scored.sort_by(|a, b| rank(&a.0, a.1).total_cmp(&rank(&b.0, b.1)));
+    let list = scored.iter().map(|(f, n, _)| (*f, *n)).collect();
+    let (format, tokens, text) = scored.swap_remove(0);
+    Ok(Auto {
+        format,
+        text,
+        tokens,
+        candidates: list,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toon;
+
+    #[test]
+    fn tabularize_fills_folds_and_drops() {
+        let v = toon!({"items": [
+            {"id": 1, "err": {"code": 5}, "gone": null},
+            {"id": 2, "gone": null},
+            {"err": {"msg": "x"}, "id": 3}
+        ]});
+        let (out, report) = tabularize(&v, &Tabularize::all());
+        assert_eq!(
+            crate::to_string(&out).unwrap(),
+            "items[3]{id,err{code,msg}}:\n  1,5,null\n  2,null,null\n  3,null,x"
+        );
+        assert_eq!(report.dropped, ["items.gone"]);
+        assert_eq!(report.folded, 1);
+        assert_eq!(report.arrays, 1);
+    }
+
+    #[test]
+    fn tabularize_off_changes_nothing() {
+        let v = toon!({"items": [{"id": 1, "x": 2}, {"id": 2}]});
+        let (out, report) = tabularize(&v, &Tabularize::default());
+        assert_eq!(out, v);
+        assert_eq!(report, TabularizeReport::default());
+    }
+
+    #[test]
+    fn columnar_json_rejects_inconsistent_input() {
+        assert!(Table::from_columnar_json(r#"{"fields":["a"],"rows":[[1,2]],"count":1}"#).is_err());
+        assert!(Table::from_columnar_json(r#"{"fields":["a"],"rows":[[1]],"count":2}"#).is_err());
+        assert!(Table::from_records(&toon!({"a": 1})).is_err());
+        assert!(Table::from_records(&toon!([1, 2])).is_err());
+    }
+
+    #[test]
+    fn auto_never_loses_to_its_candidates() {
+        for v in [
+            toon!({"a": [1, 2, 3]}),
+            toon!({"rows": [{"x": "a,b", "y": 1}, {"x": "c,d", "y": 2}]}),
+            toon!([[1, [2, [3]]], {"k": {}}]),
+        ] {
+            let a = auto(&v).unwrap();
+            assert!(a.candidates.iter().all(|(_, n)| a.tokens <= *n));
+            assert_eq!(a.tokens, estimate(&a.text));
+        }
+    }
+}
