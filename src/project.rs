@@ -22,11 +22,11 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::fmt::Display;
 
 use serde::ser::{self, Serialize, SerializeMap, SerializeSeq, Serializer};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::ser::key::KeySerializer;
 use crate::value::Value;
 
 /// One level of a path tree.
@@ -130,13 +130,7 @@ impl Projection {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        for path in paths {
-            let path = path.as_ref().trim();
-            if !path.is_empty() {
-                let node = self.include.get_or_insert_with(Node::default);
-                node.insert(path, &mut self.nodes);
-            }
-        }
+        add_paths(&mut self.include, paths, &mut self.nodes);
         self
     }
 
@@ -153,13 +147,7 @@ impl Projection {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
-        for path in paths {
-            let path = path.as_ref().trim();
-            if !path.is_empty() {
-                let node = self.exclude.get_or_insert_with(Node::default);
-                node.insert(path, &mut self.nodes);
-            }
-        }
+        add_paths(&mut self.exclude, paths, &mut self.nodes);
         self
     }
 
@@ -192,6 +180,20 @@ impl Projection {
     /// Projects a [`Value`].
     pub fn apply_value(&self, value: &Value) -> Result<Value> {
         crate::to_value(&self.apply(value))
+    }
+}
+
+/// Adds non-empty, trimmed `paths` to a path tree, creating it on first use.
+fn add_paths<I, S>(tree: &mut Option<Node>, paths: I, next_id: &mut usize)
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    for path in paths {
+        let path = path.as_ref().trim();
+        if !path.is_empty() {
+            tree.get_or_insert_with(Node::default).insert(path, next_id);
+        }
     }
 }
 
@@ -282,25 +284,28 @@ impl<'p> Level<'p> {
         self.include.is_none() && self.exclude.is_none()
     }
 
+    /// The child of `node` for field `key`; records the field and the match for
+    /// [`Unknown::Error`].
+    fn step(&self, node: &'p Node, key: &str) -> Option<&'p Node> {
+        let child = node.child(key);
+        if let Some(t) = self.tracker {
+            let below = node.children.iter().map(|(_, n)| n);
+            for n in below.chain(node.wildcard.as_deref()) {
+                t.available.borrow_mut()[n.id].insert(key.to_owned());
+            }
+            if let Some(c) = child {
+                t.matched.borrow_mut()[c.id] = true;
+            }
+        }
+        child
+    }
+
     /// The level below field `key`, or `None` if the field is dropped.
     fn field(&self, key: &str) -> Option<Level<'p>> {
         let include = match self.include {
             None => None,
             Some(node) => {
-                let child = node.child(key);
-                if let Some(t) = self.tracker {
-                    for n in node
-                        .children
-                        .iter()
-                        .map(|(_, n)| n)
-                        .chain(node.wildcard.as_deref())
-                    {
-                        t.available.borrow_mut()[n.id].insert(key.to_owned());
-                    }
-                    if let Some(c) = child {
-                        t.matched.borrow_mut()[c.id] = true;
-                    }
-                }
+                let child = self.step(node, key);
                 match child {
                     None => return None,
                     Some(c) if c.terminal && c.children.is_empty() && c.wildcard.is_none() => None,
@@ -311,20 +316,7 @@ impl<'p> Level<'p> {
         let exclude = match self.exclude {
             None => None,
             Some(node) => {
-                let child = node.child(key);
-                if let Some(t) = self.tracker {
-                    for n in node
-                        .children
-                        .iter()
-                        .map(|(_, n)| n)
-                        .chain(node.wildcard.as_deref())
-                    {
-                        t.available.borrow_mut()[n.id].insert(key.to_owned());
-                    }
-                    if let Some(c) = child {
-                        t.matched.borrow_mut()[c.id] = true;
-                    }
-                }
+                let child = self.step(node, key);
                 match child {
                     Some(c) if c.terminal => return None,
                     other => other,
@@ -587,15 +579,11 @@ impl<M: SerializeMap> ser::SerializeStruct for FilterMap<'_, M> {
     }
 }
 
-/// A map key's text (strings as they are, numbers and bools by their text).
-fn key_text<T: ?Sized + Serialize>(key: &T) -> std::result::Result<String, impl Display> {
-    match crate::to_value(key) {
-        Ok(Value::String(s)) => Ok(s),
-        Ok(Value::Number(n)) => Ok(n.to_string()),
-        Ok(Value::Bool(b)) => Ok(b.to_string()),
-        Ok(_) => Err(Error::data("key must be a string, number or bool")),
-        Err(e) => Err(e),
-    }
+/// A map key's text, by the encoder's own key rules ([`KeySerializer`]).
+fn key_text<T: ?Sized + Serialize>(key: &T) -> Result<String> {
+    let mut text = String::new();
+    key.serialize(KeySerializer { out: &mut text })?;
+    Ok(text)
 }
 
 #[cfg(test)]

@@ -108,8 +108,8 @@ impl Table {
         match crate::to_value(records)? {
             Value::Array(items) => Table::from_values(items),
             other => Err(Error::data(format!(
-                "a table needs an array of records, found {}",
-                kind(&other)
+                "a table needs an array of records, found a JSON {}",
+                other.kind()
             ))),
         }
     }
@@ -120,8 +120,8 @@ impl Table {
         for (i, item) in items.iter().enumerate() {
             let Value::Object(map) = item else {
                 return Err(Error::data(format!(
-                    "record {i} is {}, not an object",
-                    kind(item)
+                    "record {i} is a JSON {}, not an object",
+                    item.kind()
                 )));
             };
             for key in map.keys() {
@@ -277,17 +277,6 @@ impl Table {
             fields: c.fields,
             rows: c.rows,
         })
-    }
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -252,8 +252,15 @@ fn run(args: &Args) -> Result<(), String> {
     let (output, json_text, toon_text) = if args.auto {
         let chosen = toon::table::auto(&value).map_err(|e| e.to_string())?;
         eprintln!("auto: {}", chosen.reason());
-        let json = serde_json::to_string(&value).map_err(|e| e.to_string())?;
-        let text = toon::to_string(&value).map_err(|e| e.to_string())?;
+        // The texts --stats compares; not rendered again unless asked for.
+        let (json, text) = if args.stats {
+            (
+                serde_json::to_string(&value).map_err(|e| e.to_string())?,
+                toon::to_string(&value).map_err(|e| e.to_string())?,
+            )
+        } else {
+            (String::new(), String::new())
+        };
         (chosen.text, json, text)
     } else {
         match mode {

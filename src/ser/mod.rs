@@ -8,7 +8,7 @@
 //! handed to the writer in chunks.
 
 mod emit;
-mod key;
+pub(crate) mod key;
 pub(crate) use key::KeySerializer;
 mod probe;
 mod tape;
