@@ -85,6 +85,22 @@ impl Error {
         self
     }
 
+    /// A JSON syntax error in `text`, with serde_json's position and the offending line quoted.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn json(err: &serde_json::Error, text: &str) -> Self {
+        let message = err.to_string();
+        // serde_json appends " at line L column C"; the position is carried separately.
+        let message = match message.rfind(" at line ") {
+            Some(i) if err.line() > 0 => message[..i].to_owned(),
+            _ => message,
+        };
+        let e = Error::syntax(format!("invalid JSON: {message}"));
+        match text.lines().nth(err.line().saturating_sub(1)) {
+            Some(line) if err.line() > 0 => e.at(err.line(), err.column(), line),
+            _ => e,
+        }
+    }
+
     pub(crate) fn has_position(&self) -> bool {
         self.inner.line > 0
     }

@@ -42,6 +42,7 @@
 //! errors on everything else. Tab policy: in non-strict mode each tab of indentation counts as
 //! one level and spaces are floored to whole levels.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -50,6 +51,9 @@ mod macros;
 mod canonical;
 pub mod de;
 mod error;
+#[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
+pub mod mcp;
 mod options;
 pub mod project;
 mod quote;

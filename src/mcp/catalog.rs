@@ -1,0 +1,644 @@
+//! The tool catalog: every tool of every server, kept byte-for-byte as the server sent it,
+//! with the compact views a model reads (see [`Catalog`]).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::de::{MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::search::Index as SearchIndex;
+use crate::error::{Error, Result};
+use crate::value::Value;
+
+/// The separator of a tool name that two servers share: `SERVER__NAME`.
+pub const COLLISION_SEPARATOR: &str = "__";
+
+/// Whether a server's tools can be used.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Its tools were listed.
+    Ready,
+    /// It could not be reached (failed to start, timed out, died); the reason says why.
+    Unavailable(String),
+}
+
+/// The behaviour hints of a tool (MCP `ToolAnnotations`), with the spec's defaults applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// `readOnlyHint` (default `false`).
+    #[serde(default)]
+    pub read_only_hint: Option<bool>,
+    /// `destructiveHint` (default `true`; meaningful only when not read-only).
+    #[serde(default)]
+    pub destructive_hint: Option<bool>,
+    /// `idempotentHint` (default `false`).
+    #[serde(default)]
+    pub idempotent_hint: Option<bool>,
+    /// `openWorldHint` (default `true`).
+    #[serde(default)]
+    pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    /// `read-only`, `destructive` or `additive` (writes without destroying), as the MCP spec
+    /// defines the hints' defaults: a tool without annotations is `destructive`.
+    #[must_use]
+    pub fn effect(&self) -> &'static str {
+        if self.read_only_hint == Some(true) {
+            "read-only"
+        } else if self.destructive_hint == Some(false) {
+            "additive"
+        } else {
+            "destructive"
+        }
+    }
+}
+
+/// The fields of a tool definition the catalog reads eagerly; the rest stays raw.
+#[derive(Deserialize)]
+struct Head {
+    name: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default)]
+    annotations: Option<Annotations>,
+}
+
+/// One tool: its definition as sent, and what the catalog derived from it.
+pub struct Tool {
+    name: String,
+    original_name: String,
+    server: String,
+    raw: Box<str>,
+    title: Option<String>,
+    description: String,
+    annotations: Annotations,
+    /// The parsed definition, built the first time something needs the schema.
+    definition: OnceLock<std::result::Result<Value, String>>,
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("name", &self.name)
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Tool {
+    fn parse(server: &str, raw: &RawValue) -> Result<Tool> {
+        let head: Head = serde_json::from_str(raw.get()).map_err(|e| {
+            Error::data(format!(
+                "server {server:?}: a tool definition is not a Tool object: {e}"
+            ))
+        })?;
+        if head.name.is_empty() {
+            return Err(Error::data(format!(
+                "server {server:?}: a tool has an empty name"
+            )));
+        }
+        Ok(Tool {
+            name: head.name.clone(),
+            original_name: head.name,
+            server: server.to_owned(),
+            raw: raw.get().into(),
+            title: head.title.or_else(|| {
+                // `annotations.title` is the older place for it.
+                serde_json::from_str::<serde_json::Value>(raw.get())
+                    .ok()
+                    .and_then(|v| v["annotations"]["title"].as_str().map(str::to_owned))
+            }),
+            description: head.description.unwrap_or_default(),
+            annotations: head.annotations.unwrap_or_default(),
+            definition: OnceLock::new(),
+        })
+    }
+
+    /// The name a model calls it by: its own, or `SERVER__NAME` when two servers share it.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its name on its server (what a `tools/call` to that server uses).
+    #[must_use]
+    pub fn original_name(&self) -> &str {
+        &self.original_name
+    }
+
+    /// The server it belongs to.
+    #[must_use]
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Its `title` (or `annotations.title`), if any.
+    #[must_use]
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    /// Its full description ("" when it has none).
+    #[must_use]
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+
+    /// Its behaviour hints.
+    #[must_use]
+    pub fn annotations(&self) -> &Annotations {
+        &self.annotations
+    }
+
+    /// The definition exactly as the server sent it (its JSON text, byte for byte).
+    #[must_use]
+    pub fn raw_json(&self) -> &str {
+        &self.raw
+    }
+
+    /// The parsed definition (order-preserving), parsed on first use and cached.
+    ///
+    /// # Errors
+    /// When the definition holds something [`Value`] cannot represent (a number beyond `f64`).
+    pub fn definition(&self) -> Result<&Value> {
+        self.definition
+            .get_or_init(|| {
+                serde_json::from_str::<Value>(&self.raw)
+                    .map_err(|e| format!("tool {:?}: {e}", self.name))
+            })
+            .as_ref()
+            .map_err(|msg| Error::data(msg.clone()))
+    }
+
+    /// Its `inputSchema` (an empty object schema when it declares none).
+    ///
+    /// # Errors
+    /// As [`definition`](Self::definition).
+    pub fn input_schema(&self) -> Result<&Value> {
+        static EMPTY: OnceLock<Value> = OnceLock::new();
+        Ok(self
+            .definition()?
+            .get("inputSchema")
+            .unwrap_or_else(|| EMPTY.get_or_init(super::schema::empty_object)))
+    }
+
+    /// Whether it declares an `outputSchema`.
+    ///
+    /// # Errors
+    /// As [`definition`](Self::definition).
+    pub fn has_output_schema(&self) -> Result<bool> {
+        Ok(self.definition()?.get("outputSchema").is_some())
+    }
+
+    /// The parameter signature the `full` view shows (`path:string! head:int`).
+    ///
+    /// # Errors
+    /// As [`definition`](Self::definition).
+    pub fn signature(&self) -> Result<String> {
+        Ok(super::schema::signature(self.input_schema()?))
+    }
+
+    /// The first sentence of the description, on one line, at most [`SUMMARY_CHARS`]
+    /// characters.
+    #[must_use]
+    pub fn summary(&self) -> String {
+        summary(&self.description)
+    }
+}
+
+/// A one-line description is cut at about this many characters (at a word boundary).
+pub const SUMMARY_CHARS: usize = 80;
+
+/// The first sentence of `text` on one line, cut at a word boundary near [`SUMMARY_CHARS`].
+pub(crate) fn summary(text: &str) -> String {
+    let flat: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A sentence ends at ". " (or the end) unless the dot belongs to "e.g." and the like.
+    let mut end = flat.len();
+    let bytes = flat.as_bytes();
+    for (i, _) in flat.match_indices(['.', '!', '?']) {
+        let next = bytes.get(i + 1).copied();
+        let before = &flat[..i];
+        let abbrev = ["e.g", "i.e", "etc", "vs"]
+            .iter()
+            .any(|a| before.ends_with(a));
+        if matches!(next, None | Some(b' ')) && !abbrev {
+            end = i;
+            break;
+        }
+    }
+    let sentence = flat[..end].trim_end_matches(['.', ':', ';', ',']);
+    if sentence.chars().count() <= SUMMARY_CHARS {
+        return sentence.to_owned();
+    }
+    let cut: String = sentence.chars().take(SUMMARY_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > SUMMARY_CHARS / 2 => &cut[..i],
+        _ => &cut[..],
+    };
+    format!("{}…", cut.trim_end_matches([',', ';', ':', ' ']))
+}
+
+/// One server: its name, whether it is usable, and its tools in listing order.
+#[derive(Debug)]
+pub struct Server {
+    name: String,
+    status: Status,
+    tools: Vec<Tool>,
+}
+
+impl Server {
+    /// Its name (the key of the `mcpServers` config, or the name it was added under).
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether its tools were listed.
+    #[must_use]
+    pub fn status(&self) -> &Status {
+        &self.status
+    }
+
+    /// Its tools, in the order the server listed them.
+    #[must_use]
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+}
+
+/// The tools of one or more MCP servers, with the views a model reads.
+///
+/// Built from `tools/list` results as JSON text, so every definition is kept byte-for-byte
+/// ([`Tool::raw_json`]); schemas are parsed only when a view or a validation needs them.
+/// A tool name that two servers share is exposed as `SERVER__NAME` for each.
+///
+/// ```
+/// use toon::mcp::Catalog;
+/// let list = r#"{"tools": [{"name": "read_file", "description": "Read a file. Slowly.",
+///   "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
+///   "required": ["path"]}}]}"#;
+/// let mut catalog = Catalog::new();
+/// catalog.add_server("fs", list)?;
+/// assert_eq!(catalog.full()?.lines().nth(1), Some("fs[1]{name,description,params}:"));
+/// assert_eq!(catalog.full()?.lines().nth(2), Some(" read_file,Read a file,path"));
+/// assert_eq!(catalog.describe("read_file"), Some(r#"{"name": "read_file", "description": "Read a file. Slowly.",
+///   "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
+///   "required": ["path"]}}"#));
+/// # Ok::<(), toon::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Catalog {
+    servers: Vec<Server>,
+    /// Exposed name → (server, tool) position.
+    index: HashMap<String, (usize, usize)>,
+    search: OnceLock<SearchIndex>,
+}
+
+/// One page of a `tools/list` result: its tools kept raw.
+#[derive(Deserialize)]
+struct ListPage<'a> {
+    #[serde(borrow)]
+    tools: Vec<&'a RawValue>,
+    #[serde(default, rename = "nextCursor")]
+    next_cursor: Option<String>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    #[must_use]
+    pub fn new() -> Self {
+        Catalog::default()
+    }
+
+    /// Builds a catalog from JSON text that is one of: a `tools/list` result
+    /// (`{"tools": [...]}`, added as server `default_server`), a JSON array of tools (likewise),
+    /// or an object mapping server names to `tools/list` results or tool arrays.
+    ///
+    /// # Errors
+    /// Invalid JSON (with line and column), or JSON of none of these shapes.
+    pub fn from_json(text: &str, default_server: &str) -> Result<Catalog> {
+        let mut catalog = Catalog::new();
+        let top: &RawValue = serde_json::from_str(text).map_err(|e| Error::json(&e, text))?;
+        match first_byte(top) {
+            b'[' => catalog.add_tools(default_server, top)?,
+            b'{' => {
+                let entries = ordered_entries(top)?;
+                if entries.iter().any(|(k, _)| k == "tools") {
+                    catalog.add_server(default_server, top.get())?;
+                } else {
+                    if entries.is_empty() {
+                        return Err(shape_error());
+                    }
+                    for (server, list) in entries {
+                        match first_byte(list) {
+                            b'[' => catalog.add_tools(&server, list)?,
+                            b'{' => catalog.add_server(&server, list.get())?,
+                            _ => return Err(shape_error()),
+                        }
+                    }
+                }
+            }
+            _ => return Err(shape_error()),
+        }
+        Ok(catalog)
+    }
+
+    /// Adds (or replaces) a server from its `tools/list` result JSON. A result with a
+    /// `nextCursor` is only the first page: use [`add_server_pages`](Self::add_server_pages).
+    ///
+    /// # Errors
+    /// Invalid JSON, no `tools` array, a tool without a name, or a name listed twice.
+    pub fn add_server(&mut self, server: &str, tools_list: &str) -> Result<()> {
+        self.add_server_pages(server, &[tools_list]).map(|_| ())
+    }
+
+    /// Adds (or replaces) a server from every page of its `tools/list` results, in order;
+    /// returns the last page's `nextCursor` (`None` when the listing is complete).
+    ///
+    /// # Errors
+    /// As [`add_server`](Self::add_server).
+    pub fn add_server_pages(&mut self, server: &str, pages: &[&str]) -> Result<Option<String>> {
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for page in pages {
+            let parsed: ListPage<'_> = serde_json::from_str(page).map_err(|e| {
+                if e.is_data() {
+                    Error::data(format!(
+                        "server {server:?}: not a tools/list result (expected {{\"tools\": [...]}}): {e}"
+                    ))
+                } else {
+                    Error::json(&e, page)
+                }
+            })?;
+            for raw in parsed.tools {
+                tools.push(Tool::parse(server, raw)?);
+            }
+            cursor = parsed.next_cursor;
+        }
+        self.insert(server, Status::Ready, tools)?;
+        Ok(cursor)
+    }
+
+    fn add_tools(&mut self, server: &str, array: &RawValue) -> Result<()> {
+        let raws: Vec<&RawValue> = serde_json::from_str(array.get())
+            .map_err(|e| Error::data(format!("server {server:?}: {e}")))?;
+        let tools = raws
+            .into_iter()
+            .map(|raw| Tool::parse(server, raw))
+            .collect::<Result<Vec<_>>>()?;
+        self.insert(server, Status::Ready, tools)
+    }
+
+    /// Records a server that could not be reached; views list it as unavailable with `reason`.
+    /// Replaces any tools it had.
+    pub fn add_unavailable(&mut self, server: &str, reason: &str) {
+        // Cannot fail: no tools, so no duplicate names.
+        let _ = self.insert(server, Status::Unavailable(reason.to_owned()), Vec::new());
+    }
+
+    /// Removes a server and its tools; returns whether it was there.
+    pub fn remove_server(&mut self, server: &str) -> bool {
+        let before = self.servers.len();
+        self.servers.retain(|s| s.name != server);
+        let removed = self.servers.len() != before;
+        if removed {
+            self.reindex();
+        }
+        removed
+    }
+
+    fn insert(&mut self, server: &str, status: Status, tools: Vec<Tool>) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for tool in &tools {
+            if !seen.insert(tool.original_name.as_str()) {
+                return Err(Error::data(format!(
+                    "server {server:?} lists tool {:?} twice",
+                    tool.original_name
+                )));
+            }
+        }
+        let entry = Server {
+            name: server.to_owned(),
+            status,
+            tools,
+        };
+        match self.servers.iter_mut().find(|s| s.name == server) {
+            Some(slot) => *slot = entry,
+            None => self.servers.push(entry),
+        }
+        self.reindex();
+        Ok(())
+    }
+
+    /// Recomputes exposed names (collisions become `SERVER__NAME`) and the name index, and
+    /// drops the search index.
+    fn reindex(&mut self) {
+        let mut owners: HashMap<&str, usize> = HashMap::new();
+        for server in &self.servers {
+            for tool in &server.tools {
+                *owners.entry(tool.original_name.as_str()).or_default() += 1;
+            }
+        }
+        let shared: std::collections::HashSet<String> = owners
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        self.index.clear();
+        for (si, server) in self.servers.iter_mut().enumerate() {
+            for (ti, tool) in server.tools.iter_mut().enumerate() {
+                tool.name = if shared.contains(&tool.original_name) {
+                    format!("{}{COLLISION_SEPARATOR}{}", server.name, tool.original_name)
+                } else {
+                    tool.original_name.clone()
+                };
+                self.index.insert(tool.name.clone(), (si, ti));
+            }
+        }
+        self.search = OnceLock::new();
+    }
+
+    /// The servers, in the order they were added.
+    #[must_use]
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+
+    /// Every tool of every ready server, server by server.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> + '_ {
+        self.servers.iter().flat_map(|s| s.tools.iter())
+    }
+
+    /// The number of tools.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// Whether there are no tools.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// The tool a model calls `name` (its exposed name).
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        let &(s, t) = self.index.get(name)?;
+        Some(&self.servers[s].tools[t])
+    }
+
+    /// The tool's definition exactly as its server sent it.
+    #[must_use]
+    pub fn describe(&self, name: &str) -> Option<&str> {
+        self.get(name).map(Tool::raw_json)
+    }
+
+    pub(crate) fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| SearchIndex::build(self))
+    }
+
+    /// Tool names close to `name`, for "unknown tool" errors.
+    #[must_use]
+    pub fn suggest(&self, name: &str) -> Vec<&str> {
+        let mut hits: Vec<&str> = self
+            .search(name, 3)
+            .into_iter()
+            .map(|hit| hit.tool.name())
+            .collect();
+        hits.truncate(3);
+        hits
+    }
+}
+
+fn first_byte(raw: &RawValue) -> u8 {
+    raw.get().bytes().next().unwrap_or(b' ')
+}
+
+fn shape_error() -> Error {
+    Error::data(
+        "not a tool list: expected a tools/list result {\"tools\": [...]}, a JSON array of tools, \
+         or an object mapping server names to tools/list results",
+    )
+}
+
+/// The entries of a JSON object in document order, values kept raw.
+fn ordered_entries(raw: &RawValue) -> Result<Vec<(String, &RawValue)>> {
+    struct Entries<'a>(Vec<(String, &'a RawValue)>);
+    impl<'de> Deserialize<'de> for Entries<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Entries<'de>;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> std::result::Result<Self::Value, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
+                        out.push(entry);
+                    }
+                    Ok(Entries(out))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+    let entries: Entries<'_> =
+        serde_json::from_str(raw.get()).map_err(|e| Error::data(e.to_string()))?;
+    Ok(entries.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FS: &str = r#"{"tools":[{"name":"read","description":"Read it.","inputSchema":{"type":"object"}},
+        {"name":"write","annotations":{"readOnlyHint":false,"destructiveHint":false}}]}"#;
+    const GIT: &str = r#"{"tools":[{"name":"read","description":"Read a blob"},
+        {"name":"log","annotations":{"readOnlyHint":true}}]}"#;
+
+    #[test]
+    fn shared_names_become_server_qualified() {
+        let mut c = Catalog::new();
+        c.add_server("fs", FS).unwrap();
+        assert!(c.get("read").is_some());
+        c.add_server("git", GIT).unwrap();
+        assert!(c.get("read").is_none());
+        assert_eq!(c.get("fs__read").unwrap().original_name(), "read");
+        assert_eq!(c.get("git__read").unwrap().server(), "git");
+        assert_eq!(c.get("log").unwrap().annotations().effect(), "read-only");
+        assert_eq!(c.get("write").unwrap().annotations().effect(), "additive");
+        assert_eq!(
+            c.get("fs__read").unwrap().annotations().effect(),
+            "destructive"
+        );
+        // Removing one owner gives the other its plain name back.
+        assert!(c.remove_server("git"));
+        assert!(c.get("read").is_some());
+    }
+
+    #[test]
+    fn input_shapes() {
+        let map = format!(r#"{{"fs": {FS}, "git": [{{"name": "log"}}]}}"#);
+        let c = Catalog::from_json(&map, "x").unwrap();
+        assert_eq!(c.servers().len(), 2);
+        assert_eq!(c.len(), 3);
+        let c = Catalog::from_json(r#"[{"name":"a"}]"#, "solo").unwrap();
+        assert_eq!(c.get("a").unwrap().server(), "solo");
+        let c = Catalog::from_json(FS, "fs").unwrap();
+        assert_eq!(c.len(), 2);
+        for bad in [
+            "1",
+            "{}",
+            r#"{"fs": 3}"#,
+            r#"{"tools": 3}"#,
+            r#"[{"nam": "a"}]"#,
+        ] {
+            assert!(Catalog::from_json(bad, "x").is_err(), "{bad}");
+        }
+        let err = Catalog::from_json("{\n  \"tools\": [,]\n}", "x").unwrap_err();
+        assert_eq!((err.line(), err.column()), (2, 13), "{err}");
+        let err = Catalog::from_json(r#"{"tools":[{"name":"a"},{"name":"a"}]}"#, "x").unwrap_err();
+        assert!(err.to_string().contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn pages_are_joined_and_the_cursor_returned() {
+        let mut c = Catalog::new();
+        let cursor = c
+            .add_server_pages(
+                "s",
+                &[
+                    r#"{"tools":[{"name":"a"}],"nextCursor":"p2"}"#,
+                    r#"{"tools":[{"name":"b"}]}"#,
+                ],
+            )
+            .unwrap();
+        assert_eq!(cursor, None);
+        assert_eq!(c.len(), 2);
+    }
+
+    #[test]
+    fn summaries_are_first_sentences_on_one_line() {
+        assert_eq!(summary("Read a file.\nMore text."), "Read a file");
+        assert_eq!(summary("Use e.g. this one. Then"), "Use e.g. this one");
+        assert_eq!(summary("  spaced\n\n out  "), "spaced out");
+        let long = "word ".repeat(40);
+        let s = summary(&long);
+        assert!(
+            s.ends_with('…') && s.chars().count() <= SUMMARY_CHARS + 1,
+            "{s}"
+        );
+    }
+}
