@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::options::{Delimiter, EncodeOptions};
-use crate::tokens::estimate;
+use crate::tokens::cost;
 use crate::value::{Map, Value};
 
 /// The type of the values in one column.
@@ -499,9 +499,9 @@ pub struct Auto {
     pub format: Format,
     /// The value in that rendering.
     pub text: String,
-    /// Estimated tokens of `text`.
+    /// Tokens of `text` by [`tokens::cost`](crate::tokens::cost).
     pub tokens: usize,
-    /// Every candidate and its estimated tokens, cheapest first.
+    /// Every candidate and its cost in tokens, cheapest first.
     pub candidates: Vec<(Format, usize)>,
 }
 
@@ -528,13 +528,10 @@ impl Auto {
     }
 }
 
-/// TOON is chosen over compact JSON only below this share of JSON's estimated tokens.
-const JSON_MARGIN: f64 = 0.95;
-
-/// Renders `value` in whichever lossless form costs the fewest estimated tokens: TOON with a
-/// comma, tab or pipe delimiter, or compact JSON. Because estimates carry a few percent of
-/// error, TOON must be estimated at least 5% cheaper than compact JSON to win; among the TOON
-/// delimiters the cheapest wins (comma on ties). [`Auto::candidates`] lists every estimate.
+/// Renders `value` in whichever lossless form costs the fewest tokens by
+/// [`tokens::cost`](crate::tokens::cost) (exact o200k counts with the `tiktoken` feature, a
+/// corrected estimate without): TOON with a comma, tab or pipe delimiter, or compact JSON.
+/// Ties go to compact JSON, then to the comma. [`Auto::candidates`] lists every cost.
 ///
 /// ```
 /// use toon::table::{auto, Format};
@@ -543,26 +540,19 @@ const JSON_MARGIN: f64 = 0.95;
 /// let deep = toon::toon!({"a": {"b": {"c": {"d": [1, {"e": [{"f": 1}, 2]}]}}}});
 /// assert_eq!(auto(&deep).unwrap().format, Format::CompactJson);
 /// ```
+///
+/// # Errors
+/// When `value` cannot be serialized (a map with non-string keys, a failing `Serialize`).
 pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
-    let mut candidates: Vec<(Format, String)> = Vec::with_capacity(4);
+    let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
+    let mut scored: Vec<(Format, usize, String)> = Vec::with_capacity(4);
+    scored.push((Format::CompactJson, cost(&json), json));
     for d in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
         let text = crate::to_string_with(value, &EncodeOptions::new().delimiter(d))?;
-        candidates.push((Format::Toon(d), text));
+        scored.push((Format::Toon(d), cost(&text), text));
     }
-    let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
-    candidates.push((Format::CompactJson, json));
-    let mut scored: Vec<(Format, usize, String)> = candidates
-        .into_iter()
-        .map(|(f, t)| (f, estimate(&t), t))
-        .collect();
-    // The estimate is a few percent off, more on deep TOON (indentation) than on JSON: TOON
-    // must undercut compact JSON by JSON_MARGIN to be chosen, so a near tie never loses.
-    let rank = |f: &Format, n: usize| match f {
-        Format::CompactJson => n as f64 * JSON_MARGIN,
-        Format::Toon(_) => n as f64,
-    };
-    // Stable: ties keep the candidate order above.
-    scored.sort_by(|a, b| rank(&a.0, a.1).total_cmp(&rank(&b.0, b.1)));
+    // Stable: ties keep the order above.
+    scored.sort_by_key(|(_, n, _)| *n);
     let list = scored.iter().map(|(f, n, _)| (*f, *n)).collect();
     let (format, tokens, text) = scored.swap_remove(0);
     Ok(Auto {
@@ -620,7 +610,7 @@ mod tests {
         ] {
             let a = auto(&v).unwrap();
             assert!(a.candidates.iter().all(|(_, n)| a.tokens <= *n));
-            assert_eq!(a.tokens, estimate(&a.text));
+            assert_eq!(a.tokens, cost(&a.text));
         }
     }
 }

@@ -111,6 +111,36 @@ pub fn estimate(text: &str) -> usize {
     tokens
 }
 
+/// The tokens `text` costs when choosing between renderings of one value: the exact o200k
+/// count with the `tiktoken` feature; otherwise [`estimate`] plus 0.7 per line indented by two
+/// spaces or more.
+///
+/// Why the correction: o200k cuts `"\n    key"` into a newline, the indentation but one
+/// space, and `" key"`, while [`estimate`] counts one whitespace run, so deep TOON is
+/// under-estimated against compact JSON (which has no newlines). The factor was fitted on 57
+/// AWS service definitions and checked on 75 other real documents (CloudFormation schemas,
+/// iso-codes, Google discovery documents, npm manifests) and on the data sets and MCP results:
+/// choosing by it never picked the dearer rendering of a document there, and came within 0.3%
+/// of choosing by exact counts.
+#[must_use]
+pub fn cost(text: &str) -> usize {
+    #[cfg(feature = "tiktoken")]
+    {
+        count(text, Encoding::O200kBase)
+    }
+    #[cfg(not(feature = "tiktoken"))]
+    {
+        /// What an indented line costs beyond `estimate`, in tenths of a token.
+        const INDENT_TENTHS: usize = 7;
+        let indented = text
+            .split('\n')
+            .skip(1)
+            .filter(|line| line.starts_with("  "))
+            .count();
+        estimate(text) + (indented * INDENT_TENTHS).div_ceil(10)
+    }
+}
+
 /// A tokenizer vocabulary for [`count`].
 #[cfg(feature = "tiktoken")]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -396,7 +426,7 @@ fn escape_token(key: &str) -> String {
 
 /// The array with the most encoded bytes (its elements' compact JSON sizes, as a proxy),
 /// and its length.
-fn largest_array(value: &Value) -> Option<(String, usize)> {
+pub(crate) fn largest_array(value: &Value) -> Option<(String, usize)> {
     fn walk(v: &Value, path: &mut String, best: &mut Option<(String, usize, usize)>) -> usize {
         match v {
             Value::Array(items) => {

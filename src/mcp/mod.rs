@@ -9,6 +9,14 @@
 //!   a model: [`full`](Catalog::full) (a table per server with one-line signatures),
 //!   [`categories`](Catalog::categories), [`lean`](Catalog::lean),
 //!   [`describe`](Catalog::describe) and [`search`](Catalog::search).
+//! - [`Registry`]: a catalog kept current from its servers, re-listed after
+//!   `notifications/tools/list_changed`; schemas parsed on first use and cached.
+//! - [`MetaTools`]: `discover_tools`, `get_tool_spec` and `execute_tool`: three small tools in
+//!   place of N large ones, with argument validation against each tool's `inputSchema`.
+//! - [`ResultEncoder`]: rewrites the JSON text blocks of `tools/call` results as TOON or
+//!   compact JSON, whichever costs fewer tokens, under a [`Policy`], with per-call
+//!   [`Shape`]s (fields, pages, token budgets) and running [`Stats`].
+//! - [`PRIMER`]: the system-prompt lines that teach a model to read TOON.
 //!
 //! Why views and not `toon::encode(tools)`: JSON Schema is deep and non-uniform, so plain TOON
 //! of a `tools/list` result costs *more* tokens than its compact JSON (1.12× over seven real
@@ -26,12 +34,27 @@
 //!   schemas expensive.
 
 mod catalog;
+mod meta;
+mod primer;
+mod registry;
+mod result;
 mod schema;
 mod search;
+mod shape;
+mod validate;
 mod view;
 
 pub use catalog::{Annotations, Catalog, Server, Status, Tool, COLLISION_SEPARATOR, SUMMARY_CHARS};
+pub use meta::{
+    error_result, text_result, MetaCall, MetaTools, Plan, DISCOVER_TOOLS, EXECUTE_TOOL,
+    GET_TOOL_SPEC,
+};
+pub use primer::PRIMER;
+pub use registry::{Registry, ToolSource, LIST_CHANGED, MAX_PAGES};
+pub use result::{Format, Policy, ResultEncoder, SkipReason, Stats, Structured};
 pub use search::Hit;
+pub use shape::Shape;
+pub use validate::{validate_arguments, Violation};
 pub use view::Grouping;
 
 /// The `_meta` key of a converted content block (`{"format": "toon"}`) and of a converted

@@ -1,0 +1,321 @@
+//! The "lean MCP" meta-tools: a server or proxy lists three small tools — `discover_tools`,
+//! `get_tool_spec`, `execute_tool` — instead of every tool of every server, and the model
+//! looks up what it needs.
+
+use serde_json::{json, Value as Json};
+
+use super::catalog::{Catalog, Tool};
+use super::result::ResultEncoder;
+use super::shape::Shape;
+use super::validate::validate_arguments;
+use super::view::Grouping;
+use crate::error::Result;
+use crate::value::Value;
+
+/// Finds tools by keywords or category.
+pub const DISCOVER_TOOLS: &str = "discover_tools";
+/// Shows one tool's full definition.
+pub const GET_TOOL_SPEC: &str = "get_tool_spec";
+/// Runs a tool with validated arguments.
+pub const EXECUTE_TOOL: &str = "execute_tool";
+
+/// Results of `discover_tools` without a `limit`.
+const DEFAULT_LIMIT: usize = 10;
+/// The most `discover_tools` returns.
+const MAX_LIMIT: usize = 50;
+
+/// The three meta-tools over a catalog.
+///
+/// ```
+/// use toon::mcp::{Catalog, MetaCall, MetaTools};
+/// use serde_json::json;
+/// let mut catalog = Catalog::new();
+/// catalog.add_server("fs", r#"{"tools": [{"name": "read_file", "description": "Read a file",
+///     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
+///     "required": ["path"]}}]}"#)?;
+/// let meta = MetaTools::new(&catalog);
+/// assert_eq!(meta.definitions()?.len(), 3);
+/// match meta.call("execute_tool", &json!({"name": "read_file", "arguments": {}})) {
+///     MetaCall::Answer(result) => {
+///         assert_eq!(result["isError"], true);
+///         assert!(result["content"][0]["text"].as_str().unwrap().contains("missing required field \"path\""));
+///     }
+///     _ => unreachable!(),
+/// }
+/// match meta.call("execute_tool", &json!({"name": "read_file", "arguments": {"path": "a"}})) {
+///     MetaCall::Execute(plan) => assert_eq!((plan.server.as_str(), plan.tool.as_str()), ("fs", "read_file")),
+///     _ => unreachable!(),
+/// }
+/// # Ok::<(), toon::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct MetaTools<'c> {
+    catalog: &'c Catalog,
+    grouping: Grouping,
+}
+
+/// What a meta-tool call comes to.
+#[derive(Debug)]
+pub enum MetaCall {
+    /// Answered from the catalog: a `CallToolResult` to return as is (errors have
+    /// `isError: true` and say what to fix).
+    Answer(Json),
+    /// `execute_tool` with valid arguments: call [`Plan::tool`] on [`Plan::server`], then
+    /// pass its result through [`Plan::finish`].
+    Execute(Plan),
+    /// Not one of the three meta-tools.
+    NotMeta,
+}
+
+/// A validated `execute_tool` call, to be sent to its server.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    /// The server that has the tool.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// The name the model used (`SERVER__NAME` for shared names).
+    pub exposed: String,
+    /// The arguments, as the model sent them.
+    pub arguments: Json,
+    /// The shaping the model asked for (`fields`, `max_tokens`, `limit`, `cursor`).
+    pub shape: Shape,
+}
+
+impl Plan {
+    /// Shapes and encodes the server's result for the model. A shape that does not fit the
+    /// result (an unknown field) becomes an error result naming what is there.
+    #[must_use]
+    pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
+        match encoder.encode_with(&self.exposed, result, &self.shape) {
+            Ok(out) => out,
+            Err(e) => error_result(&e.to_string()),
+        }
+    }
+}
+
+/// A `CallToolResult` with one text block.
+#[must_use]
+pub fn text_result(text: &str) -> Json {
+    json!({"content": [{"type": "text", "text": text}]})
+}
+
+/// A `CallToolResult` with `isError: true` and one text block.
+#[must_use]
+pub fn error_result(text: &str) -> Json {
+    json!({"content": [{"type": "text", "text": text}], "isError": true})
+}
+
+fn discover_schema() -> Json {
+    json!({"type": "object", "properties": {
+        "query": {"type": "string", "description": "keywords"},
+        "category": {"type": "string", "description": "a category name"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "most results (default 10)"}
+    }})
+}
+
+fn spec_schema() -> Json {
+    json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": "the tool's name"}
+    }, "required": ["name"]})
+}
+
+fn execute_schema() -> Json {
+    json!({"type": "object", "properties": {
+        "name": {"type": "string", "description": "the tool's name"},
+        "arguments": {"type": "object", "description": "the tool's arguments"},
+        "fields": {"type": "array", "items": {"type": "string"}},
+        "max_tokens": {"type": "integer", "minimum": 1},
+        "limit": {"type": "integer", "minimum": 1},
+        "cursor": {"type": "string"}
+    }, "required": ["name"]})
+}
+
+impl<'c> MetaTools<'c> {
+    /// The meta-tools over `catalog`, with categories by server.
+    #[must_use]
+    pub fn new(catalog: &'c Catalog) -> Self {
+        MetaTools {
+            catalog,
+            grouping: Grouping::Server,
+        }
+    }
+
+    /// Uses `grouping` for categories (in `discover_tools` and its description).
+    #[must_use]
+    pub fn grouping(mut self, grouping: Grouping) -> Self {
+        self.grouping = grouping;
+        self
+    }
+
+    /// The three tool definitions (`tools/list` entries). `discover_tools`'s description
+    /// carries the categories view, so a model knows what exists before it asks.
+    ///
+    /// # Errors
+    /// When the categories view cannot be rendered.
+    pub fn definitions(&self) -> Result<Vec<Json>> {
+        let categories = self.catalog.categories(self.grouping)?;
+        Ok(vec![
+            json!({
+                "name": DISCOVER_TOOLS,
+                "description": format!(
+                    "Find tools. With query: best matches by keyword; with category: all its tools; \
+                     with neither: the categories. Rows give name, description, params \
+                     (name = required string; name:type; name? optional; =default).\n{categories}"
+                ),
+                "inputSchema": discover_schema(),
+                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            }),
+            json!({
+                "name": GET_TOOL_SPEC,
+                "description": "A tool's full definition: every parameter with its description and constraints.",
+                "inputSchema": spec_schema(),
+                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+            }),
+            json!({
+                "name": EXECUTE_TOOL,
+                "description": "Run a tool. arguments must fit its inputSchema (see get_tool_spec). \
+                    Optional: fields (paths to keep, e.g. items.id), max_tokens (cut the result to \
+                    fit), limit and cursor (page through the largest list).",
+                "inputSchema": execute_schema()
+            }),
+        ])
+    }
+
+    /// Handles a call to one of the meta-tools (`arguments` is the call's `arguments`).
+    #[must_use]
+    pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
+        let args = Value::from(arguments.clone());
+        let outcome = match name {
+            DISCOVER_TOOLS => self
+                .discover(&args)
+                .map(|t| MetaCall::Answer(text_result(&t))),
+            GET_TOOL_SPEC => self.spec(&args).map(|t| MetaCall::Answer(text_result(&t))),
+            EXECUTE_TOOL => self.execute(&args, arguments),
+            _ => return MetaCall::NotMeta,
+        };
+        outcome.unwrap_or_else(|message| MetaCall::Answer(error_result(&message)))
+    }
+
+    fn own_args(tool: &str, args: &Value, schema: Json) -> std::result::Result<(), String> {
+        let problems = validate_arguments(&Value::from(schema), args);
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+        Err(format!("{tool}: invalid arguments:\n{}", list.join("\n")))
+    }
+
+    fn discover(&self, args: &Value) -> std::result::Result<String, String> {
+        Self::own_args(DISCOVER_TOOLS, args, discover_schema())?;
+        let limit = args
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| (n as usize).clamp(1, MAX_LIMIT));
+        let category = args.get("category").and_then(Value::as_str);
+        let query = args
+            .get("query")
+            .and_then(Value::as_str)
+            .filter(|q| !q.trim().is_empty());
+        let e = |e: crate::Error| e.to_string();
+        match (query, category) {
+            (None, None) => self.catalog.categories(self.grouping).map_err(e),
+            (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
+            (Some(q), category) => {
+                let hits: Vec<&Tool> = self
+                    .catalog
+                    .search(q, usize::MAX)
+                    .into_iter()
+                    .map(|h| h.tool)
+                    .filter(|t| {
+                        category.is_none_or(|c| self.catalog.category_of(t, self.grouping) == c)
+                    })
+                    .take(limit)
+                    .collect();
+                if hits.is_empty() {
+                    return Ok(format!(
+                        "no tool matches {q:?}; call {DISCOVER_TOOLS} without arguments for the categories"
+                    ));
+                }
+                let rows = hits
+                    .into_iter()
+                    .map(super::view::tool_row)
+                    .collect::<Result<Vec<Value>>>()
+                    .map_err(e)?;
+                let mut root = crate::Map::new();
+                root.insert("tools".into(), Value::Array(rows));
+                crate::to_string(&Value::Object(root)).map_err(e)
+            }
+        }
+    }
+
+    fn find(&self, args: &Value) -> std::result::Result<&'c Tool, String> {
+        let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
+        self.catalog.get(name).ok_or_else(|| {
+            let close = self.catalog.suggest(name);
+            if close.is_empty() {
+                format!("unknown tool {name:?}; use {DISCOVER_TOOLS} to find tools")
+            } else {
+                format!("unknown tool {name:?}; did you mean {}?", close.join(", "))
+            }
+        })
+    }
+
+    fn spec(&self, args: &Value) -> std::result::Result<String, String> {
+        Self::own_args(GET_TOOL_SPEC, args, spec_schema())?;
+        let tool = self.find(args)?;
+        let definition = tool.definition().map_err(|e| e.to_string())?;
+        // The cheaper of TOON and compact JSON: schemas are deep, often JSON wins.
+        crate::table::auto(definition)
+            .map(|a| a.text)
+            .map_err(|e| e.to_string())
+    }
+
+    fn execute(&self, args: &Value, raw: &Json) -> std::result::Result<MetaCall, String> {
+        Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
+        let tool = self.find(args)?;
+        let arguments = raw.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let schema = tool.input_schema().map_err(|e| e.to_string())?;
+        let problems = validate_arguments(schema, &Value::from(arguments.clone()));
+        if !problems.is_empty() {
+            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+            return Err(format!(
+                "{}: invalid arguments:\n{}\nparams: {}",
+                tool.name(),
+                list.join("\n"),
+                tool.signature().unwrap_or_default()
+            ));
+        }
+        let shape = Shape {
+            fields: args
+                .get("fields")
+                .and_then(Value::as_array)
+                .map(|f| {
+                    f.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default(),
+            max_tokens: args
+                .get("max_tokens")
+                .and_then(Value::as_u64)
+                .map(|n| n as usize),
+            limit: args
+                .get("limit")
+                .and_then(Value::as_u64)
+                .map(|n| n as usize),
+            cursor: args
+                .get("cursor")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        };
+        Ok(MetaCall::Execute(Plan {
+            server: tool.server().to_owned(),
+            tool: tool.original_name().to_owned(),
+            exposed: tool.name().to_owned(),
+            arguments,
+            shape,
+        }))
+    }
+}

@@ -1,0 +1,217 @@
+//! Per-call shaping of a tool result before it is rendered: keep some fields, page through the
+//! largest array, fit a token budget. Every cut is described so the model can be told.
+
+use crate::error::{Error, Result};
+use crate::project::{Projection, Unknown};
+use crate::value::Value;
+
+/// What a caller asked to be done to one result (the `fields`, `limit`, `cursor` and
+/// `max_tokens` of `execute_tool`, or the CLI's `--fields` and `--budget`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Field paths to keep (`id,user.name`, through arrays; see [`crate::project`]); empty
+    /// keeps every field. An unknown path is an error naming the fields there.
+    pub fields: Vec<String>,
+    /// At most this many elements of the largest array.
+    pub limit: Option<usize>,
+    /// Where to continue: the `next cursor` of an earlier page.
+    pub cursor: Option<String>,
+    /// Cut rows, then long strings, until the TOON text is about this many tokens
+    /// ([`crate::tokens::fit`]).
+    pub max_tokens: Option<usize>,
+}
+
+/// What shaping did: human-readable notes, and the cursor of the next page if any.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shaped {
+    pub notes: Vec<String>,
+    pub next_cursor: Option<String>,
+}
+
+impl Shape {
+    /// Whether this shape changes nothing.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.fields.is_empty()
+            && self.limit.is_none()
+            && self.cursor.is_none()
+            && self.max_tokens.is_none()
+    }
+
+    /// Applies the shape to `value` in place: fields, then the page, then the budget.
+    pub(crate) fn apply(&self, value: &mut Value) -> Result<Shaped> {
+        let mut shaped = Shaped::default();
+        if !self.fields.is_empty() {
+            let projection = Projection::new()
+                .include(&self.fields)
+                .unknown(Unknown::Error);
+            *value = projection.apply_value(value)?;
+        }
+        if self.limit.is_some() || self.cursor.is_some() {
+            self.page(value, &mut shaped)?;
+        }
+        if let Some(budget) = self.max_tokens {
+            let fitted = crate::tokens::fit(value, budget)?;
+            if let Some(note) = fitted.note() {
+                shaped.notes.push(note);
+            }
+            *value = fitted.value;
+        }
+        Ok(shaped)
+    }
+
+    fn page(&self, value: &mut Value, shaped: &mut Shaped) -> Result<()> {
+        let (path, offset) = match &self.cursor {
+            Some(cursor) => decode_cursor(cursor)?,
+            None => match crate::tokens::largest_array(value) {
+                Some((path, _)) => (path, 0),
+                // Nothing to page: a lone array of one element or none.
+                None if value.is_array() => (String::new(), 0),
+                None => return Ok(()),
+            },
+        };
+        let target = if path.is_empty() {
+            Some(&mut *value)
+        } else {
+            value.pointer_mut(&path)
+        };
+        let Some(Value::Array(items)) = target else {
+            return Err(Error::data(format!(
+                "cursor {:?} does not fit this result (no array at {path:?})",
+                self.cursor.as_deref().unwrap_or_default()
+            )));
+        };
+        let total = items.len();
+        let start = offset.min(total);
+        let end = self
+            .limit
+            .map_or(total, |l| start.saturating_add(l).min(total));
+        items.truncate(end);
+        items.drain(..start);
+        let at = if path.is_empty() { "/" } else { &path };
+        if end < total {
+            let next = encode_cursor(&path, end);
+            shaped.notes.push(format!(
+                "{at}: items {}-{end} of {total}; next page: cursor {next}",
+                start + 1
+            ));
+            shaped.next_cursor = Some(next);
+        } else if start > 0 {
+            shaped.notes.push(format!(
+                "{at}: items {}-{end} of {total} (last page)",
+                start + 1
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A cursor is `offset` and the array's JSON Pointer, hex-encoded so it reads as opaque.
+fn encode_cursor(path: &str, offset: usize) -> String {
+    format!("{offset}:{path}")
+        .bytes()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn decode_cursor(cursor: &str) -> Result<(String, usize)> {
+    let bad = || Error::data(format!("invalid cursor {cursor:?}"));
+    if cursor.len() % 2 != 0 || cursor.len() > 8192 {
+        return Err(bad());
+    }
+    let bytes = (0..cursor.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(cursor.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
+        .collect::<Result<Vec<u8>>>()?;
+    let text = String::from_utf8(bytes).map_err(|_| bad())?;
+    let (offset, path) = text.split_once(':').ok_or_else(bad)?;
+    Ok((path.to_owned(), offset.parse().map_err(|_| bad())?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toon;
+
+    fn users(n: i64) -> Value {
+        let rows: Vec<Value> = (0..n)
+            .map(|i| toon!({"id": i, "name": "u", "secret": "s"}))
+            .collect();
+        toon!({"count": n, "users": rows})
+    }
+
+    #[test]
+    fn pages_follow_the_cursor_to_the_end() {
+        let mut seen = Vec::new();
+        let mut cursor = None;
+        for _ in 0..10 {
+            let mut v = users(5);
+            let shape = Shape {
+                limit: Some(2),
+                cursor: cursor.clone(),
+                ..Shape::default()
+            };
+            let shaped = shape.apply(&mut v).unwrap();
+            seen.extend(
+                v["users"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|u| u["id"].as_i64().unwrap()),
+            );
+            cursor = shaped.next_cursor;
+            if cursor.is_none() {
+                assert!(
+                    shaped.notes[0].contains("items 5-5 of 5 (last page)"),
+                    "{:?}",
+                    shaped.notes
+                );
+                break;
+            }
+            assert!(
+                shaped.notes[0].starts_with("/users: items"),
+                "{:?}",
+                shaped.notes
+            );
+        }
+        assert_eq!(seen, [0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn fields_then_budget() {
+        let mut v = users(400);
+        let shape = Shape {
+            fields: vec!["users.id".into()],
+            max_tokens: Some(60),
+            ..Shape::default()
+        };
+        let shaped = shape.apply(&mut v).unwrap();
+        assert!(v.get("count").is_none());
+        assert!(v["users"][0].get("secret").is_none());
+        assert!(
+            shaped.notes[0].starts_with("elided: /users: first"),
+            "{:?}",
+            shaped.notes
+        );
+        let unknown = Shape {
+            fields: vec!["nope".into()],
+            ..Shape::default()
+        };
+        assert!(unknown
+            .apply(&mut users(1))
+            .unwrap_err()
+            .to_string()
+            .contains("users"));
+    }
+
+    #[test]
+    fn bad_cursors_are_errors() {
+        for c in ["zz", "abc", "3a", &encode_cursor("/missing", 1)] {
+            let shape = Shape {
+                cursor: Some(c.to_owned()),
+                ..Shape::default()
+            };
+            assert!(shape.apply(&mut users(3)).is_err(), "{c}");
+        }
+    }
+}
