@@ -150,9 +150,11 @@ fn list_all(server: &str, source: &mut impl ToolSource) -> Result<Vec<String>> {
         });
         pages.push(page);
         match next {
-            Some(next) if pages.len() >= MAX_PAGES => return Err(Error::data(format!(
+            Some(next) if pages.len() >= MAX_PAGES => {
+                return Err(Error::data(format!(
                 "tools/list of {server:?} still had a next page ({next:?}) after {MAX_PAGES} pages"
-            ))),
+            )))
+            }
             Some(next) if cursor.as_deref() == Some(next.as_str()) => {
                 return Err(Error::data(format!(
                     "tools/list of {server:?} returned the same cursor {next:?} twice"

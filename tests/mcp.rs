@@ -1,0 +1,483 @@
+//! `toon::mcp` on real data: the `tools/list` results and tool results of seven real MCP
+//! servers, captured from the servers (`tests/fixtures/mcp`).
+#![cfg(feature = "mcp")]
+
+use std::path::PathBuf;
+
+use serde_json::{json, value::RawValue, Value as Json};
+use toon::mcp::{
+    Catalog, Format, Grouping, MetaCall, MetaTools, Policy, ResultEncoder, Shape, SkipReason,
+    Structured, META_KEY,
+};
+use toon::tokens::cost;
+
+const SERVERS: [&str; 7] = [
+    "everything",
+    "fetch",
+    "filesystem",
+    "git",
+    "memory",
+    "seqthink",
+    "time",
+];
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp")
+}
+
+fn list_text(server: &str) -> String {
+    std::fs::read_to_string(fixtures().join(format!("lists/{server}.json"))).unwrap()
+}
+
+fn catalog() -> Catalog {
+    let mut catalog = Catalog::new();
+    for server in SERVERS {
+        catalog.add_server(server, &list_text(server)).unwrap();
+    }
+    catalog
+}
+
+/// Every captured `(tool, CallToolResult)`.
+fn results() -> Vec<(String, Json)> {
+    let mut out = Vec::new();
+    for file in ["evres", "fsres", "memres", "timeres"] {
+        let text =
+            std::fs::read_to_string(fixtures().join(format!("results/{file}.jsonl"))).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let v: Json = serde_json::from_str(line).unwrap();
+            out.push((v["call"].as_str().unwrap().to_owned(), v["result"].clone()));
+        }
+    }
+    out
+}
+
+/// Tokens as the README reports them: exact o200k with `tiktoken`, else the estimate.
+fn tokens(text: &str) -> usize {
+    cost(text)
+}
+
+#[test]
+fn describe_returns_each_definition_byte_for_byte() {
+    let catalog = catalog();
+    let mut n = 0;
+    for server in SERVERS {
+        #[derive(serde::Deserialize)]
+        struct List<'a> {
+            #[serde(borrow)]
+            tools: Vec<&'a RawValue>,
+        }
+        let text = list_text(server);
+        let list: List<'_> = serde_json::from_str(&text).unwrap();
+        for raw in list.tools {
+            let name = serde_json::from_str::<Json>(raw.get()).unwrap()["name"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert_eq!(catalog.describe(&name), Some(raw.get()), "{server}/{name}");
+            n += 1;
+        }
+    }
+    assert_eq!(n, 52);
+    assert_eq!(catalog.len(), 52);
+}
+
+#[test]
+fn full_view_names_every_tool_and_parameter_within_budget() {
+    let catalog = catalog();
+    let full = catalog.full().unwrap();
+    let decoded: toon::Value =
+        toon::from_str_with(&full, &toon::DecodeOptions::new().indent_size(1)).unwrap();
+    for tool in catalog.tools() {
+        let rows = decoded[tool.server()].as_array().unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r["name"] == tool.name())
+            .unwrap_or_else(|| panic!("{} missing", tool.name()));
+        let params = row["params"].as_str().unwrap();
+        let schema = tool.input_schema().unwrap();
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(|r| r.as_array())
+            .map(|r| r.iter().filter_map(|v| v.as_str()).collect())
+            .unwrap_or_default();
+        if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+            for (name, prop) in props.iter() {
+                // Each top-level parameter appears as `name`, `name?`, `name:` or `name=`.
+                let entry = params
+                    .split(' ')
+                    .find(|p| {
+                        p.strip_prefix(name.as_str()).is_some_and(|rest| {
+                            rest.is_empty() || rest.starts_with(['?', ':', '='])
+                        })
+                    })
+                    .unwrap_or_else(|| panic!("{}: {name} missing in {params:?}", tool.name()));
+                let optional_mark = entry[name.len()..].starts_with('?') || entry.contains('=');
+                assert_eq!(
+                    optional_mark,
+                    !required.contains(&name.as_str()),
+                    "{}: {entry}",
+                    tool.name()
+                );
+                let is_string = prop.get("type").and_then(|t| t.as_str()) == Some("string")
+                    && prop.get("enum").is_none();
+                assert_eq!(!entry.contains(':'), is_string, "{}: {entry}", tool.name());
+            }
+        }
+    }
+    let compact: usize = SERVERS
+        .iter()
+        .map(|s| {
+            let v: Json = serde_json::from_str(&list_text(s)).unwrap();
+            tokens(&serde_json::to_string(&json!({"tools": v["tools"]})).unwrap())
+        })
+        .sum();
+    let full_tokens = tokens(&full);
+    let lean_tokens = tokens(&catalog.lean());
+    eprintln!("compact {compact}, full {full_tokens}, lean {lean_tokens}");
+    // The targets are in exact o200k tokens; the estimate over-counts short cells.
+    let (full_max, lean_max) = if cfg!(feature = "tiktoken") {
+        (0.12, 0.02)
+    } else {
+        (0.15, 0.02)
+    };
+    assert!(
+        full_tokens as f64 <= full_max * compact as f64,
+        "{full_tokens} / {compact}"
+    );
+    assert!(
+        lean_tokens as f64 <= lean_max * compact as f64,
+        "{lean_tokens} / {compact}"
+    );
+}
+
+#[test]
+fn shared_names_are_qualified_by_server() {
+    let mut catalog = Catalog::new();
+    catalog.add_server("a", &list_text("time")).unwrap();
+    catalog.add_server("b", &list_text("time")).unwrap();
+    assert!(catalog.get("get_current_time").is_none());
+    let tool = catalog.get("b__get_current_time").unwrap();
+    assert_eq!(
+        (tool.server(), tool.original_name()),
+        ("b", "get_current_time")
+    );
+    let full = catalog.full().unwrap();
+    assert!(full.contains("a__convert_time") && full.contains("b__convert_time"));
+}
+
+#[test]
+fn search_ranks_the_obvious_tool_first() {
+    let catalog = catalog();
+    for (query, expected) in [
+        ("git commit", "git_commit"),
+        ("current time in a timezone", "get_current_time"),
+        ("convert time zones", "convert_time"),
+        ("fetch url markdown", "fetch"),
+        ("move rename file", "move_file"),
+        ("add observations to entity", "add_observations"),
+        ("directory tree", "directory_tree"),
+        ("branch checkout", "git_checkout"),
+    ] {
+        let hits = catalog.search(query, 3);
+        assert!(
+            hits.iter().any(|h| h.tool.name() == expected),
+            "{query}: {:?}",
+            hits.iter().map(|h| h.tool.name()).collect::<Vec<_>>()
+        );
+        assert_eq!(hits[0].tool.name(), expected, "{query}");
+    }
+    assert!(catalog.search("zebra quantum", 5).is_empty());
+    assert_eq!(catalog.search("file", 2).len(), 2);
+}
+
+#[test]
+fn categories_by_server_prefix_and_effect() {
+    let catalog = catalog();
+    let by_server = catalog.categories(Grouping::Server).unwrap();
+    assert!(
+        by_server.starts_with("categories[7]{name,tools,description}:"),
+        "{by_server}"
+    );
+    let prefixes: Vec<String> = catalog
+        .grouped(Grouping::Prefix)
+        .into_iter()
+        .map(|g| g.0)
+        .collect();
+    assert!(prefixes.contains(&"git_*".to_owned()), "{prefixes:?}");
+    let effect = catalog.grouped(Grouping::Effect);
+    let read_only = effect.iter().find(|g| g.0 == "read-only").unwrap();
+    assert!(read_only.1.iter().any(|t| t.name() == "git_status"));
+    assert!(!read_only.1.iter().any(|t| t.name() == "write_file"));
+}
+
+/// The value a text block holds, whatever its format.
+fn block_value(block: &Json) -> toon::Value {
+    let text = block["text"].as_str().unwrap();
+    match block["_meta"][META_KEY]["format"].as_str() {
+        Some("toon") => toon::from_str(text).unwrap(),
+        _ => serde_json::from_str(text).unwrap(),
+    }
+}
+
+#[test]
+fn results_are_lossless_and_never_dearer_than_the_cheaper_rendering() {
+    let encoder = ResultEncoder::new(Policy::default());
+    let (mut sent, mut after) = (0, 0);
+    for (tool, result) in results() {
+        let out = encoder.encode(&tool, result.clone()).unwrap();
+        // Everything but text blocks and `_meta` is untouched.
+        assert_eq!(
+            out["structuredContent"], result["structuredContent"],
+            "{tool}"
+        );
+        assert_eq!(out.get("isError"), result.get("isError"));
+        for (before, now) in result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(out["content"].as_array().unwrap())
+        {
+            let original = before["text"].as_str().unwrap();
+            sent += tokens(original);
+            after += tokens(now["text"].as_str().unwrap());
+            let Ok(value) = serde_json::from_str::<toon::Value>(original) else {
+                assert_eq!(before, now, "{tool}: non-JSON text changed");
+                continue;
+            };
+            assert_eq!(block_value(now), value, "{tool}: not lossless");
+            let compact = tokens(&serde_json::to_string(&value).unwrap());
+            let toon_text = tokens(&toon::to_string(&value).unwrap());
+            let now_tokens = tokens(now["text"].as_str().unwrap());
+            assert!(
+                now_tokens <= compact.min(toon_text).max(tokens(original).min(now_tokens)),
+                "{tool}"
+            );
+            assert!(
+                now_tokens <= compact.min(toon_text) || now == before,
+                "{tool}"
+            );
+        }
+    }
+    let stats = encoder.stats();
+    eprintln!(
+        "results: {sent} tokens as sent, {after} after; {}",
+        stats.summary()
+    );
+    assert!(after as f64 <= 0.56 * sent as f64, "{after} / {sent}");
+    assert_eq!(stats.attempted, results().len() as u64);
+    // The other four: two under 100 bytes, two plain-text listings.
+    assert_eq!(stats.converted, 7, "{stats:?}");
+    assert!(stats.tokens_saved() > 0);
+}
+
+#[test]
+fn structured_content_can_be_dropped_and_unknown_fields_survive() {
+    let (tool, mut result) = results()
+        .into_iter()
+        .find(|(t, _)| t == "read_graph")
+        .unwrap();
+    result["x-future"] = json!({"kept": true});
+    result["content"][0]["annotations"] = json!({"audience": ["assistant"]});
+    result["content"][0]["_meta"] = json!({"other.vendor/key": 1});
+    result["_meta"] = json!({"io.example/trace": "abc"});
+    result["content"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}));
+    let policy = Policy {
+        structured: Structured::Drop,
+        ..Policy::default()
+    };
+    let out = ResultEncoder::new(policy)
+        .encode(&tool, result.clone())
+        .unwrap();
+    assert!(out.get("structuredContent").is_none());
+    assert_eq!(out["x-future"], result["x-future"]);
+    assert_eq!(
+        out["content"][0]["annotations"],
+        result["content"][0]["annotations"]
+    );
+    assert_eq!(out["content"][0]["_meta"]["other.vendor/key"], 1);
+    assert_eq!(out["_meta"]["io.example/trace"], "abc");
+    assert!(out["_meta"][META_KEY]["tokensAfter"].as_u64().unwrap() > 0);
+    assert_eq!(out["content"][1], result["content"][1]);
+}
+
+#[test]
+fn policy_skips_say_why() {
+    let big = serde_json::to_string_pretty(
+        &json!({"rows": (0..50).map(|i| json!({"i": i})).collect::<Vec<_>>()}),
+    )
+    .unwrap();
+    let result = |text: &str| json!({"content": [{"type": "text", "text": text}]});
+    let encoder = ResultEncoder::new(Policy {
+        exclude_tools: vec!["secret".into()],
+        max_size_bytes: 10_000,
+        ..Policy::default()
+    });
+    let cases = [
+        ("t", result("short"), SkipReason::TooSmall),
+        (
+            "t",
+            result(&"plain words here ".repeat(20)),
+            SkipReason::NotJson,
+        ),
+        (
+            "t",
+            result(&format!("{{{}", "x".repeat(200))),
+            SkipReason::NotJson,
+        ),
+        ("secret", result(&big), SkipReason::Filtered),
+        (
+            "t",
+            json!({"content": [{"type": "text", "text": big}], "isError": true}),
+            SkipReason::ErrorResult,
+        ),
+        (
+            "t",
+            result(&format!("[{}]", "1,".repeat(6000) + "1")),
+            SkipReason::TooLarge,
+        ),
+        ("t", json!({"nope": 1}), SkipReason::NotAResult),
+        (
+            "t",
+            result(
+                r#"{"config":{"server":{"http":{"port":8080,"host":"localhost","tls":{"cert":"/etc/cert.pem","key":"/etc/key.pem"}}}}}"#,
+            ),
+            SkipReason::NotSmaller,
+        ),
+    ];
+    for (tool, r, reason) in &cases {
+        let out = encoder.encode(tool, r.clone()).unwrap();
+        assert_eq!(&out, r, "{reason:?}");
+    }
+    let stats = encoder.stats();
+    for (_, _, reason) in &cases {
+        let expected = cases.iter().filter(|c| c.2 == *reason).count() as u64;
+        assert_eq!(
+            stats.skipped.get(reason),
+            Some(&expected),
+            "{reason:?}: {stats:?}"
+        );
+    }
+    assert_eq!(stats.converted, 0);
+    // Forced formats convert whatever is JSON.
+    let forced = ResultEncoder::new(Policy {
+        format: Format::Json,
+        ..Policy::default()
+    });
+    let out = forced.encode("t", result(&big)).unwrap();
+    assert_eq!(out["content"][0]["_meta"][META_KEY]["format"], "json");
+}
+
+#[test]
+fn shaping_pages_and_budgets_say_what_was_cut() {
+    let (tool, result) = results()
+        .into_iter()
+        .find(|(t, _)| t == "read_graph")
+        .unwrap();
+    let encoder = ResultEncoder::new(Policy::default());
+    let shape = Shape {
+        fields: vec!["entities.name".into()],
+        limit: Some(5),
+        ..Shape::default()
+    };
+    let out = encoder.encode_with(&tool, result, &shape).unwrap();
+    let value = block_value(&out["content"][0]);
+    assert_eq!(value["entities"].as_array().unwrap().len(), 5);
+    assert!(value.get("relations").is_none());
+    let note = out["content"][1]["text"].as_str().unwrap();
+    assert!(
+        note.starts_with("/entities: items 1-5 of 18; next page: cursor "),
+        "{note}"
+    );
+}
+
+#[test]
+fn meta_tools_discover_explain_and_execute() {
+    let catalog = catalog();
+    let meta = MetaTools::new(&catalog);
+    let defs = meta.definitions().unwrap();
+    let names: Vec<&str> = defs.iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["discover_tools", "get_tool_spec", "execute_tool"]);
+    assert!(defs[0]["description"]
+        .as_str()
+        .unwrap()
+        .contains("filesystem,14,"));
+    let answer = |call: MetaCall| match call {
+        MetaCall::Answer(r) => r,
+        other => panic!("{other:?}"),
+    };
+    let text = |r: &Json| r["content"][0]["text"].as_str().unwrap().to_owned();
+
+    let found = answer(meta.call(
+        "discover_tools",
+        &json!({"query": "commit changes", "limit": 2}),
+    ));
+    assert!(
+        text(&found).starts_with("tools[2]{name,description,params}:"),
+        "{}",
+        text(&found)
+    );
+    assert!(text(&found).contains("git_commit"));
+    let in_category = answer(meta.call("discover_tools", &json!({"category": "time"})));
+    assert!(text(&in_category).contains("convert_time"));
+    let bad = answer(meta.call("discover_tools", &json!({"limit": "ten"})));
+    assert_eq!(bad["isError"], true);
+
+    let spec = answer(meta.call("get_tool_spec", &json!({"name": "git_log"})));
+    assert!(text(&spec).contains("max_count"));
+    let unknown = answer(meta.call("get_tool_spec", &json!({"name": "git_logs"})));
+    assert!(
+        text(&unknown).contains("did you mean git_log"),
+        "{}",
+        text(&unknown)
+    );
+
+    let invalid = answer(meta.call(
+        "execute_tool",
+        &json!({"name": "create_entities", "arguments": {"entities": [{"name": "a", "entityType": 3}]}}),
+    ));
+    assert_eq!(
+        text(&invalid),
+        "create_entities: invalid arguments:\n\
+         - entities[0]: missing required field \"observations\" (array)\n\
+         - entities[0].entityType: expected string, got number 3\n\
+         params: entities:{name,entityType,observations:string[]}[]"
+    );
+    let MetaCall::Execute(plan) = meta.call(
+        "execute_tool",
+        &json!({"name": "read_graph", "arguments": {}, "fields": ["entities.name"], "max_tokens": 50}),
+    ) else {
+        panic!("expected a plan");
+    };
+    assert_eq!(
+        (plan.server.as_str(), plan.tool.as_str()),
+        ("memory", "read_graph")
+    );
+    let (_, result) = results()
+        .into_iter()
+        .find(|(t, _)| t == "read_graph")
+        .unwrap();
+    let out = plan.finish(&ResultEncoder::new(Policy::default()), result.clone());
+    assert!(text(&out).starts_with("entities["), "{}", text(&out));
+    assert!(out["content"][1]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("elided: /entities"));
+    let typo = Shape {
+        fields: vec!["entitys".into()],
+        ..plan.shape.clone()
+    };
+    let plan = toon::mcp::Plan {
+        shape: typo,
+        ..plan
+    };
+    let err = plan.finish(&ResultEncoder::new(Policy::default()), result);
+    assert_eq!(err["isError"], true);
+    assert!(text(&err).contains("entities"), "{}", text(&err));
+    assert!(matches!(
+        meta.call("something_else", &json!({})),
+        MetaCall::NotMeta
+    ));
+}
