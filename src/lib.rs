@@ -57,6 +57,7 @@ pub mod mcp;
 mod options;
 pub mod project;
 mod quote;
+pub mod render;
 pub mod ser;
 pub mod table;
 pub mod tokens;

@@ -10,6 +10,8 @@ use serde_json::{json, Map as JsonMap, Value as Json};
 use super::shape::Shape;
 use super::META_KEY;
 use crate::error::{Error, Result};
+use crate::options::EncodeOptions;
+use crate::render::{Output, Pipeline};
 use crate::tokens::cost;
 use crate::value::Value;
 
@@ -409,7 +411,7 @@ impl ResultEncoder {
             serde_json::from_str(text).map_err(|_| Skip::Result(SkipReason::NotJson))?;
         let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
         let before_tokens = cost(text);
-        let (format, new_text, after_tokens) = self.render(&value).map_err(Skip::Error)?;
+        let (format, new_text, after_tokens) = self.render(value).map_err(Skip::Error)?;
         let changed_by_shape = !shape.is_empty();
         if !changed_by_shape && after_tokens >= before_tokens && self.policy.format == Format::Auto
         {
@@ -425,31 +427,18 @@ impl ResultEncoder {
     }
 
     /// (format name, text, tokens) of the policy's rendering of `value`.
-    fn render(&self, value: &Value) -> Result<(&'static str, String, usize)> {
-        let json = || serde_json::to_string(value).map_err(|e| Error::data(e.to_string()));
-        Ok(match self.policy.format {
-            Format::Json => {
-                let text = json()?;
-                let n = cost(&text);
-                ("json", text, n)
-            }
-            Format::Toon => {
-                let text = crate::to_string(value)?;
-                let n = cost(&text);
-                ("toon", text, n)
-            }
-            Format::Auto => {
-                let toon = crate::to_string(value)?;
-                let json = json()?;
-                let (t, j) = (cost(&toon), cost(&json));
-                // Ties go to JSON: every client parses it.
-                if t < j {
-                    ("toon", toon, t)
-                } else {
-                    ("json", json, j)
-                }
-            }
-        })
+    fn render(&self, value: Value) -> Result<(&'static str, String, usize)> {
+        let output = match self.policy.format {
+            Format::Auto => Output::Auto,
+            Format::Toon => Output::Toon(EncodeOptions::default()),
+            Format::Json => Output::CompactJson,
+        };
+        let rendered = Pipeline::new().output(output).render(value)?;
+        let name = match rendered.format {
+            crate::table::Format::CompactJson => "json",
+            crate::table::Format::Toon(_) => "toon",
+        };
+        Ok((name, rendered.text, rendered.tokens))
     }
 }
 

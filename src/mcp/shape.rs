@@ -2,7 +2,7 @@
 //! largest array, fit a token budget. Every cut is described so the model can be told.
 
 use crate::error::{Error, Result};
-use crate::project::{Projection, Unknown};
+use crate::render::Pipeline;
 use crate::value::Value;
 
 /// What a caller asked to be done to one result (the `fields`, `limit`, `cursor` and
@@ -38,24 +38,25 @@ impl Shape {
             && self.max_tokens.is_none()
     }
 
-    /// Applies the shape to `value` in place: fields, then the page, then the budget.
+    /// Applies the shape to `value` in place: fields, then the page, then the budget (fields
+    /// and budget by the library's [`Pipeline`]).
     pub(crate) fn apply(&self, value: &mut Value) -> Result<Shaped> {
         let mut shaped = Shaped::default();
         if !self.fields.is_empty() {
-            let projection = Projection::new()
-                .include(&self.fields)
-                .unknown(Unknown::Error);
-            *value = projection.apply_value(value)?;
+            let (projected, _) = Pipeline::new()
+                .fields(&self.fields)
+                .transform(std::mem::take(value))?;
+            *value = projected;
         }
         if self.limit.is_some() || self.cursor.is_some() {
             self.page(value, &mut shaped)?;
         }
         if let Some(budget) = self.max_tokens {
-            let fitted = crate::tokens::fit(value, budget)?;
-            if let Some(note) = fitted.note() {
-                shaped.notes.push(note);
-            }
-            *value = fitted.value;
+            let (fitted, notes) = Pipeline::new()
+                .budget(budget)
+                .transform(std::mem::take(value))?;
+            *value = fitted;
+            shaped.notes.extend(notes);
         }
         Ok(shaped)
     }
@@ -189,7 +190,7 @@ mod tests {
         assert!(v.get("count").is_none());
         assert!(v["users"][0].get("secret").is_none());
         assert!(
-            shaped.notes[0].starts_with("elided: /users: first"),
+            shaped.notes[0].contains("elided: /users: first"),
             "{:?}",
             shaped.notes
         );
