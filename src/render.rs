@@ -165,18 +165,30 @@ impl Pipeline {
     /// # Errors
     /// As [`transform`](Self::transform), or when the value cannot be encoded.
     pub fn render(&self, value: Value) -> Result<Rendered> {
-        let (value, mut notes) = self.transform(value)?;
+        let (value, notes) = self.transform(value)?;
+        let mut rendered = self.write(&value)?;
+        rendered.notes.splice(0..0, notes);
+        Ok(rendered)
+    }
+
+    /// Writes `value` in the output format without transforming it (for a value that went
+    /// through [`transform`](Self::transform) already).
+    ///
+    /// # Errors
+    /// When the value cannot be encoded.
+    pub fn write(&self, value: &Value) -> Result<Rendered> {
+        let mut notes = Vec::new();
         let (text, format) = match &self.output {
             Output::Toon(options) => (
-                crate::to_string_with(&value, options)?,
+                crate::to_string_with(value, options)?,
                 Format::Toon(options.delimiter),
             ),
             Output::CompactJson => (
-                serde_json::to_string(&value).map_err(|e| Error::data(e.to_string()))?,
+                serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?,
                 Format::CompactJson,
             ),
             Output::Auto => {
-                let chosen = auto(&value)?;
+                let chosen = auto(value)?;
                 notes.push(format!("auto: {}", chosen.reason()));
                 (chosen.text, chosen.format)
             }

@@ -170,3 +170,165 @@ fn tabularize_auto_and_budget() {
     let back: toon::Value = toon::from_str(out.trim_end()).unwrap();
     assert!(back["rows"].as_array().unwrap().len() < 200);
 }
+
+#[test]
+fn encode_and_decode_together_is_an_error() {
+    let o = toon(&["-e", "-d"], "{}");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+#[cfg(feature = "mcp")]
+mod mcp {
+    use super::{stderr, stdout, toon};
+
+    const LISTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp/lists");
+
+    fn list(name: &str) -> String {
+        format!("{LISTS}/{name}.json")
+    }
+
+    #[test]
+    fn catalog_views() {
+        let o = toon(&["mcp", "catalog", &list("git")], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.starts_with("# params:"), "{out}");
+        assert!(
+            out.contains("git[12]{name,description,params}:\n git_status,"),
+            "{out}"
+        );
+        let o = toon(
+            &[
+                "mcp",
+                "catalog",
+                "--view",
+                "categories",
+                "--group",
+                "effect",
+                &list("memory"),
+            ],
+            "",
+        );
+        assert!(
+            stdout(&o).starts_with("categories[3]{name,tools,description}:"),
+            "{}",
+            stdout(&o)
+        );
+        let o = toon(
+            &["mcp", "catalog", "--view", "lean"],
+            &std::fs::read_to_string(list("time")).unwrap(),
+        );
+        assert!(
+            stdout(&o).starts_with("2 tools from 1 server (stdin 2)."),
+            "{}",
+            stdout(&o)
+        );
+        let o = toon(
+            &[
+                "mcp",
+                "catalog",
+                "--category",
+                "read-only",
+                "--group",
+                "effect",
+                &list("git"),
+            ],
+            "",
+        );
+        assert!(
+            stdout(&o).contains("git_log") && !stdout(&o).contains("git_commit"),
+            "{}",
+            stdout(&o)
+        );
+    }
+
+    #[test]
+    fn catalog_of_several_servers_from_one_object() {
+        let a = std::fs::read_to_string(list("time")).unwrap();
+        let b = std::fs::read_to_string(list("fetch")).unwrap();
+        let o = toon(
+            &["mcp", "catalog", "--view", "lean"],
+            &format!(r#"{{"t": {a}, "f": {b}}}"#),
+        );
+        assert!(
+            stdout(&o).starts_with("3 tools from 2 servers (t 2, f 1)."),
+            "{}",
+            stdout(&o)
+        );
+    }
+
+    #[test]
+    fn describe_prints_the_original_bytes() {
+        let o = toon(&["mcp", "describe", "git_status", &list("git")], "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let text = std::fs::read_to_string(list("git")).unwrap();
+        assert!(text.contains(stdout(&o).trim_end()));
+        let o = toon(&["mcp", "describe", "git_stat", &list("git")], "");
+        assert_eq!(o.status.code(), Some(1));
+        assert!(
+            stderr(&o).contains("did you mean git_status"),
+            "{}",
+            stderr(&o)
+        );
+    }
+
+    #[test]
+    fn result_converts_and_reports() {
+        let rows: Vec<String> = (0..30)
+            .map(|i| format!(r#"{{"id":{i},"name":"n{i}"}}"#))
+            .collect();
+        let text = format!("{{\n  \"rows\": [\n    {}\n  ]\n}}", rows.join(",\n    "));
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}], "structuredContent": {"x": 1}});
+        let o = toon(
+            &["mcp", "result", "--structured", "drop"],
+            &result.to_string(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert!(out["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("rows[30]{id,name}:"));
+        assert!(out.get("structuredContent").is_none());
+        assert!(
+            stderr(&o).starts_with("1 results: 1 converted"),
+            "{}",
+            stderr(&o)
+        );
+        let o = toon(
+            &["mcp", "result", "--fields", "rows.id", "--format", "json"],
+            &result.to_string(),
+        );
+        let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert!(out["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with(r#"{"rows":[{"id":0},"#));
+    }
+
+    #[test]
+    fn bad_input_is_a_clear_error() {
+        for (args, input, message) in [
+            (&["mcp", "result"][..], "{\"a\":", "invalid JSON"),
+            (&["mcp", "result"][..], "[1]", "not a tools/call result"),
+            (&["mcp", "catalog"][..], "[1]", "a tool must be an object"),
+            (&["mcp", "catalog"][..], "{\"x\": 1}", "not a tool list"),
+            (
+                &["mcp", "catalog", "--view", "wide"][..],
+                "[]",
+                "invalid --view",
+            ),
+            (
+                &["mcp", "result", "--format", "yaml"][..],
+                "{}",
+                "invalid --format",
+            ),
+        ] {
+            let o = toon(args, input);
+            assert_eq!(o.status.code(), Some(1), "{args:?}");
+            assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+            assert!(!stderr(&o).contains("panicked"));
+        }
+    }
+}

@@ -1,55 +1,189 @@
-//! `toon`: convert JSON to TOON and back; a drop-in for the official `@toon-format/cli`.
+//! `toon`: convert JSON to TOON and back (a drop-in for the official `@toon-format/cli`), and
+//! `toon mcp …` for MCP tool catalogs and results. A thin layer over library types.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+use clap::{Args, Parser, Subcommand};
+use toon::render::{Output, Pipeline};
+use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, EncodeOptions, Value};
 
-const USAGE: &str = "\
-Usage: toon [INPUT] [options]
+#[derive(Parser)]
+#[command(
+    name = "toon",
+    version,
+    about = "Converts JSON to TOON (encode) or TOON to JSON (decode).",
+    after_help = "INPUT is a file path, or `-` / absent for standard input. The mode follows the \
+                  extension (.json encodes, .toon decodes) or, for other input, the content \
+                  (valid JSON encodes). A file named like a subcommand (mcp) needs a path: ./mcp",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    convert: Convert,
+}
 
-Converts JSON to TOON (encode) or TOON to JSON (decode).
-INPUT is a file path, or `-` / absent for standard input. The mode follows the extension
-(.json encodes, .toon decodes) or, for other input, the content (valid JSON encodes).
+#[derive(Subcommand)]
+enum Command {
+    /// MCP tool catalogs and tool results (needs the `mcp` feature).
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
 
-Options:
-  -o, --output FILE     write to FILE instead of standard output
-  -e, --encode          force JSON -> TOON
-  -d, --decode          force TOON -> JSON
-      --delimiter D     ',' | '\\t' | '|' (or comma, tab, pipe); default ','
-      --indent N        spaces per indentation level (default 2)
-      --strict          strict decoding (default)
-      --no-strict       lenient decoding (the five v4.4 recoveries)
-      --stats           print size and token estimates for JSON vs TOON to stderr
-      --tokens          print the estimated o200k tokens of the input text as given, and exit
-      --exact           with --tokens: the exact o200k count (needs the `tiktoken` feature)
-      --fields PATHS    keep only these comma-separated field paths (id,user.name,items.sku)
-      --exclude PATHS   drop these field paths
-      --tabularize      make semi-uniform arrays tabular (fills absent fields with null, folds
-                        optional objects into field groups, drops all-null columns; lossy)
-      --auto            print the cheapest of TOON (comma/tab/pipe) and compact JSON; the
-                        choice and why go to stderr
-      --budget N        cut rows and long strings until the output is ~N tokens or fewer;
-                        what was cut goes to stderr
-  -h, --help            show this help
-  -V, --version         show the version";
-
-#[derive(Default)]
-struct Args {
+#[derive(Args)]
+struct Convert {
+    /// Input file (`-` or absent: standard input).
     input: Option<String>,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
     output: Option<String>,
-    mode: Option<Mode>,
+    /// Force JSON -> TOON.
+    #[arg(short, long, conflicts_with = "decode")]
+    encode: bool,
+    /// Force TOON -> JSON.
+    #[arg(short, long)]
+    decode: bool,
+    /// ',' | '\t' | '|' (or comma, tab, pipe).
+    #[arg(long, value_name = "D", default_value = ",", value_parser = parse_delimiter)]
     delimiter: Delimiter,
+    /// Spaces per indentation level.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = parse_indent)]
     indent: usize,
+    /// Strict decoding (the default).
+    #[arg(long, overrides_with = "no_strict")]
     strict: bool,
+    /// Lenient decoding (the five v4.4 recoveries).
+    #[arg(long = "no-strict")]
+    no_strict: bool,
+    /// Print size and token estimates for JSON vs TOON to stderr.
+    #[arg(long)]
     stats: bool,
+    /// Print the estimated o200k tokens of the input text as given, and exit.
+    #[arg(long)]
     tokens: bool,
+    /// With --tokens: the exact o200k count (needs the `tiktoken` feature).
+    #[arg(long, requires = "tokens")]
     exact: bool,
-    fields: Vec<String>,
-    exclude: Vec<String>,
+    /// Keep only these comma-separated field paths (id,user.name,items.sku).
+    #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+    fields: Vec<Vec<String>>,
+    /// Drop these field paths.
+    #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+    exclude: Vec<Vec<String>>,
+    /// Make semi-uniform arrays tabular (fills absent fields with null, folds optional objects
+    /// into field groups, drops all-null columns; lossy).
+    #[arg(long)]
     tabularize: bool,
+    /// Print the cheapest of TOON (comma/tab/pipe) and compact JSON; the choice goes to stderr.
+    #[arg(long)]
     auto: bool,
+    /// Cut rows and long strings until the output is ~N tokens or fewer; what was cut goes
+    /// to stderr.
+    #[arg(long, value_name = "N")]
     budget: Option<usize>,
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Print a view of a tool catalog. FILE (or stdin) is a tools/list result, a JSON array of
+    /// tools, or an object mapping server names to tools/list results.
+    Catalog {
+        file: Option<String>,
+        /// full | categories | lean
+        #[arg(long, default_value = "full")]
+        view: String,
+        /// With --view full: only this category's tools.
+        #[arg(long)]
+        category: Option<String>,
+        /// How categories are formed: server | prefix | effect.
+        #[arg(long, default_value = "server")]
+        group: String,
+    },
+    /// Print a tool's definition exactly as its server sent it.
+    Describe {
+        name: String,
+        file: Option<String>,
+        /// Print it as readable TOON instead.
+        #[arg(long)]
+        toon: bool,
+    },
+    /// Convert a tools/call result (CallToolResult JSON) from FILE or stdin; prints the result
+    /// JSON on stdout and one stats line on stderr.
+    Result {
+        file: Option<String>,
+        /// The tool that produced it (for --include-tools / --exclude-tools).
+        #[arg(long, default_value = "")]
+        tool: String,
+        /// auto | toon | json
+        #[arg(long, default_value = "auto")]
+        format: String,
+        /// Text blocks under N bytes stay as they are.
+        #[arg(long, value_name = "N", default_value_t = 100)]
+        min_size: usize,
+        /// Text blocks over N bytes stay as they are.
+        #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+        max_size: usize,
+        /// Only convert these tools' results.
+        #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+        include_tools: Vec<Vec<String>>,
+        /// Never convert these tools' results.
+        #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+        exclude_tools: Vec<Vec<String>>,
+        /// keep | drop
+        #[arg(long, default_value = "keep")]
+        structured: String,
+        /// Keep only these field paths of each JSON block.
+        #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+        fields: Vec<Vec<String>>,
+        /// Cut each JSON block to about N tokens.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
+    },
+}
+
+fn parse_delimiter(d: &str) -> Result<Delimiter, String> {
+    Delimiter::parse(d).ok_or_else(|| {
+        format!("invalid delimiter {d:?}: use ',', '\\t', '|' (or comma, tab, pipe)")
+    })
+}
+
+fn parse_indent(n: &str) -> Result<usize, String> {
+    n.parse()
+        .ok()
+        .filter(|n: &usize| (1..=32).contains(n))
+        .ok_or_else(|| format!("invalid indent {n:?}: expected an integer 1..=32"))
+}
+
+fn parse_paths(list: &str) -> Result<Vec<String>, String> {
+    Ok(list
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+fn read_input(input: Option<&str>) -> Result<Vec<u8>, String> {
+    match input {
+        None | Some("-") => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .read_to_end(&mut bytes)
+                .map_err(|e| format!("cannot read standard input: {e}"))?;
+            Ok(bytes)
+        }
+        Some(path) => std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}")),
+    }
+}
+
+fn read_text(input: Option<&str>) -> Result<String, String> {
+    let bytes = read_input(input)?;
+    String::from_utf8(bytes).map_err(|e| format!("{}: {e}", input.unwrap_or("<stdin>")))
 }
 
 #[derive(Copy, Clone, PartialEq)]
@@ -58,103 +192,12 @@ enum Mode {
     Decode,
 }
 
-fn parse_args(raw: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
-    let mut args = Args {
-        indent: 2,
-        strict: true,
-        ..Args::default()
-    };
-    let mut raw = raw.peekable();
-    while let Some(arg) = raw.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| raw.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(None);
-            }
-            "-V" | "--version" => {
-                println!("toon {}", env!("CARGO_PKG_VERSION"));
-                return Ok(None);
-            }
-            "-o" | "--output" => args.output = Some(value("--output")?),
-            "-e" | "--encode" => args.mode = Some(Mode::Encode),
-            "-d" | "--decode" => args.mode = Some(Mode::Decode),
-            "--delimiter" => {
-                let d = value("--delimiter")?;
-                args.delimiter = Delimiter::parse(&d).ok_or_else(|| {
-                    format!("invalid delimiter {d:?}: use ',', '\\t', '|' (or comma, tab, pipe)")
-                })?;
-            }
-            "--indent" => {
-                let n = value("--indent")?;
-                args.indent = n
-                    .parse()
-                    .ok()
-                    .filter(|&n: &usize| (1..=32).contains(&n))
-                    .ok_or_else(|| format!("invalid indent {n:?}: expected an integer 1..=32"))?;
-            }
-            "--strict" => args.strict = true,
-            "--no-strict" => args.strict = false,
-            "--stats" => args.stats = true,
-            "--tokens" => args.tokens = true,
-            "--exact" => args.exact = true,
-            "--fields" => args.fields.extend(paths(&value("--fields")?)),
-            "--exclude" => args.exclude.extend(paths(&value("--exclude")?)),
-            "--tabularize" => args.tabularize = true,
-            "--auto" => args.auto = true,
-            "--budget" => {
-                let n = value("--budget")?;
-                args.budget = Some(
-                    n.parse()
-                        .map_err(|_| format!("--budget needs a token count, got {n:?}"))?,
-                );
-            }
-            "-" => args.input = Some(arg),
-            _ if flag.starts_with('-') => return Err(format!("unknown option {arg}\n\n{USAGE}")),
-            _ => {
-                if args.input.is_some() {
-                    return Err(format!("more than one input given: {arg}"));
-                }
-                args.input = Some(arg);
-            }
-        }
+fn detect_mode(args: &Convert, bytes: &[u8]) -> Mode {
+    if args.encode {
+        return Mode::Encode;
     }
-    Ok(Some(args))
-}
-
-fn paths(list: &str) -> impl Iterator<Item = String> + '_ {
-    list.split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-}
-
-fn read_input(input: Option<&str>) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    match input {
-        None | Some("-") => std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| format!("cannot read standard input: {e}"))?,
-        Some(path) => {
-            bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-            0
-        }
-    };
-    Ok(bytes)
-}
-
-fn detect_mode(args: &Args, bytes: &[u8]) -> Mode {
-    if let Some(mode) = args.mode {
-        return mode;
+    if args.decode {
+        return Mode::Decode;
     }
     match args
         .input
@@ -185,42 +228,32 @@ fn count_tokens(text: &str, exact: bool) -> Result<usize, String> {
     )
 }
 
-/// Projection, tabularize and budget, in that order, on the value being converted.
-fn transform(args: &Args, value: Value) -> Result<Value, String> {
-    let mut value = value;
-    if !args.fields.is_empty() || !args.exclude.is_empty() {
-        let projection = toon::project::Projection::new()
-            .include(&args.fields)
-            .exclude(&args.exclude)
-            .unknown(toon::project::Unknown::Error);
-        value = projection.apply_value(&value).map_err(|e| e.to_string())?;
-    }
+fn pipeline(args: &Convert, mode: Mode) -> Pipeline {
+    let mut p = Pipeline::new()
+        .fields(args.fields.iter().flatten())
+        .exclude(args.exclude.iter().flatten());
     if args.tabularize {
-        let (table, report) = toon::table::tabularize(&value, &toon::table::Tabularize::all());
-        eprintln!(
-            "tabularize: {} arrays rewritten, {} absent fields filled, {} objects folded{}",
-            report.arrays,
-            report.filled,
-            report.folded,
-            if report.dropped.is_empty() {
-                String::new()
-            } else {
-                format!(", dropped all-null {}", report.dropped.join(", "))
-            }
-        );
-        value = table;
+        p = p.tabularize(Tabularize::all());
     }
     if let Some(budget) = args.budget {
-        let fitted = toon::tokens::fit(&value, budget).map_err(|e| e.to_string())?;
-        if let Some(note) = fitted.note() {
-            eprintln!("budget {budget}: ~{} tokens; {note}", fitted.tokens);
-        }
-        value = fitted.value;
+        p = p.budget(budget);
     }
-    Ok(value)
+    let output = if args.auto {
+        Output::Auto
+    } else if mode == Mode::Encode {
+        Output::Toon(
+            EncodeOptions::new()
+                .delimiter(args.delimiter)
+                .indent_size(args.indent),
+        )
+    } else {
+        // Decoding writes pretty JSON itself; the pipeline only transforms.
+        Output::CompactJson
+    };
+    p.output(output)
 }
 
-fn run(args: &Args) -> Result<(), String> {
+fn convert(args: &Convert) -> Result<(), String> {
     let bytes = read_input(args.input.as_deref())?;
     let source = args.input.as_deref().unwrap_or("<stdin>");
     if args.tokens {
@@ -229,65 +262,43 @@ fn run(args: &Args) -> Result<(), String> {
         return Ok(());
     }
     let mode = detect_mode(args, &bytes);
-    let opts = EncodeOptions::new()
-        .delimiter(args.delimiter)
-        .indent_size(args.indent);
     let value: Value = match mode {
         Mode::Encode => {
             serde_json::from_slice(&bytes).map_err(|e| format!("{source}: invalid JSON: {e}"))?
         }
         Mode::Decode => {
             let opts = DecodeOptions::new()
-                .strict(args.strict)
+                .strict(!args.no_strict)
                 .indent_size(args.indent);
             toon::from_slice_with(&bytes, &opts).map_err(|e| format!("{source}: {e}"))?
         }
     };
-    let transformed = args.tabularize
-        || args.budget.is_some()
-        || !args.fields.is_empty()
-        || !args.exclude.is_empty();
-    let value = transform(args, value)?;
-    // The two texts --stats compares: the input as given unless it was transformed.
-    let (output, json_text, toon_text) = if args.auto {
-        let chosen = toon::table::auto(&value).map_err(|e| e.to_string())?;
-        eprintln!("auto: {}", chosen.reason());
-        // The texts --stats compares; not rendered again unless asked for.
-        let (json, text) = if args.stats {
-            (
-                serde_json::to_string(&value).map_err(|e| e.to_string())?,
-                toon::to_string(&value).map_err(|e| e.to_string())?,
-            )
-        } else {
-            (String::new(), String::new())
-        };
-        (chosen.text, json, text)
+    let pipeline = pipeline(args, mode);
+    let (value, notes) = pipeline.transform(value).map_err(|e| e.to_string())?;
+    notes.iter().for_each(|n| eprintln!("{n}"));
+    let output = if args.auto || mode == Mode::Encode {
+        let rendered = pipeline
+            .write(&value)
+            .map_err(|e| format!("{source}: {e}"))?;
+        rendered.notes.iter().for_each(|n| eprintln!("{n}"));
+        rendered.text
     } else {
-        match mode {
-            Mode::Encode => {
-                let text =
-                    toon::to_string_with(&value, &opts).map_err(|e| format!("{source}: {e}"))?;
-                let json = if transformed {
-                    serde_json::to_string(&value).map_err(|e| e.to_string())?
-                } else {
-                    String::from_utf8_lossy(&bytes).into_owned()
-                };
-                (text.clone(), json, text)
-            }
-            Mode::Decode => {
-                let json = pretty_json(&value, args.indent)?;
-                let toon_text = if transformed {
-                    toon::to_string(&value).map_err(|e| e.to_string())?
-                } else {
-                    String::from_utf8_lossy(&bytes).into_owned()
-                };
-                (json.clone(), json, toon_text)
-            }
-        }
+        pretty_json(&value, args.indent)?
     };
+    write_output(args, mode, source, &output)?;
+    if args.stats {
+        stats(args, mode, &bytes, &value, &output, pipeline.transforms())?;
+    }
+    Ok(())
+}
+
+fn write_output(args: &Convert, mode: Mode, source: &str, output: &str) -> Result<(), String> {
     match args.output.as_deref() {
         Some(path) => {
-            std::fs::write(path, format!("{output}\n"))
+            let mut file =
+                std::fs::File::create(path).map_err(|e| format!("cannot write {path}: {e}"))?;
+            file.write_all(output.as_bytes())
+                .and_then(|()| file.write_all(b"\n"))
                 .map_err(|e| format!("cannot write {path}: {e}"))?;
             let verb = if mode == Mode::Encode {
                 "Encoded"
@@ -296,34 +307,63 @@ fn run(args: &Args) -> Result<(), String> {
             };
             eprintln!("{verb} `{source}` → `{path}`");
         }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(output.as_bytes())
-                .and_then(|()| out.write_all(b"\n"))
-                .and_then(|()| out.flush())
-                .map_err(|e| format!("cannot write output: {e}"))?;
-        }
+        None => emit(output)?,
     }
-    if args.stats {
-        let json_tokens = toon::tokens::estimate(&json_text);
-        let toon_tokens = toon::tokens::estimate(&toon_text);
-        let saved = json_tokens as f64 - toon_tokens as f64;
-        let pct = if json_tokens > 0 {
-            saved / json_tokens as f64 * 100.0
-        } else {
-            0.0
-        };
-        // The official CLI's wording, plus sizes.
-        eprintln!(
-            "Token estimates: ~{json_tokens} (JSON) → ~{toon_tokens} (TOON)\n\
-             Saved ~{} tokens ({:.1}%)\n\
-             Bytes: {} (JSON) → {} (TOON)",
-            saved as i64,
-            -pct,
-            json_text.len(),
-            toon_text.len(),
-        );
+    Ok(())
+}
+
+/// Writes `text` and a newline to standard output. A reader that closed the pipe early
+/// (`toon … | head`) ends the program quietly, as other Unix tools do.
+fn emit(text: &str) -> Result<(), String> {
+    let mut out = std::io::stdout().lock();
+    match out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write output: {e}")),
     }
+}
+
+/// `--stats`: estimates for the JSON and TOON texts of the value (the input as given when
+/// nothing transformed it), in the official CLI's wording plus sizes.
+fn stats(
+    args: &Convert,
+    mode: Mode,
+    input: &[u8],
+    value: &Value,
+    output: &str,
+    transformed: bool,
+) -> Result<(), String> {
+    let as_given = || String::from_utf8_lossy(input).into_owned();
+    let json_text = if mode == Mode::Encode && !transformed {
+        as_given()
+    } else {
+        serde_json::to_string(value).map_err(|e| e.to_string())?
+    };
+    let toon_text = match mode {
+        Mode::Encode if !args.auto => output.to_owned(),
+        Mode::Decode if !transformed => as_given(),
+        _ => toon::to_string(value).map_err(|e| e.to_string())?,
+    };
+    let json_tokens = toon::tokens::estimate(&json_text);
+    let toon_tokens = toon::tokens::estimate(&toon_text);
+    let saved = json_tokens as f64 - toon_tokens as f64;
+    let pct = if json_tokens > 0 {
+        saved / json_tokens as f64 * 100.0
+    } else {
+        0.0
+    };
+    eprintln!(
+        "Token estimates: ~{json_tokens} (JSON) → ~{toon_tokens} (TOON)\n\
+         Saved ~{} tokens ({:.1}%)\n\
+         Bytes: {} (JSON) → {} (TOON)",
+        saved as i64,
+        -pct,
+        json_text.len(),
+        toon_text.len(),
+    );
     Ok(())
 }
 
@@ -336,16 +376,168 @@ fn pretty_json(value: &Value, indent: usize) -> Result<String, String> {
     String::from_utf8(out).map_err(|e| e.to_string())
 }
 
+#[cfg(feature = "mcp")]
+mod mcp_cli {
+    use super::{emit, read_text, McpCommand};
+    use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, Structured};
+
+    fn catalog(file: Option<&str>) -> Result<Catalog, String> {
+        let text = read_text(file)?;
+        let name = file
+            .filter(|f| *f != "-")
+            .and_then(|f| std::path::Path::new(f).file_stem())
+            .and_then(|s| s.to_str())
+            .unwrap_or("stdin");
+        Catalog::from_json(&text, name).map_err(|e| format!("{}: {e}", file.unwrap_or("<stdin>")))
+    }
+
+    fn choice<T>(
+        what: &str,
+        value: &str,
+        parse: fn(&str) -> Option<T>,
+        allowed: &str,
+    ) -> Result<T, String> {
+        parse(value).ok_or_else(|| format!("invalid {what} {value:?}: use {allowed}"))
+    }
+
+    pub(super) fn run(command: McpCommand) -> Result<(), String> {
+        match command {
+            McpCommand::Catalog {
+                file,
+                view,
+                category,
+                group,
+            } => {
+                let grouping = choice(
+                    "--group",
+                    &group,
+                    Grouping::parse,
+                    "server, prefix or effect",
+                )?;
+                let catalog = catalog(file.as_deref())?;
+                let text = match (view.as_str(), category) {
+                    ("full", Some(c)) => catalog.full_in(&c, grouping),
+                    ("full", None) => catalog.full(),
+                    ("categories", None) => catalog.categories(grouping),
+                    ("lean", None) => Ok(catalog.lean()),
+                    ("categories" | "lean", Some(_)) => {
+                        return Err("--category needs --view full".into())
+                    }
+                    (other, _) => {
+                        return Err(format!(
+                            "invalid --view {other:?}: use full, categories or lean"
+                        ))
+                    }
+                }
+                .map_err(|e| e.to_string())?;
+                emit(&text)?;
+            }
+            McpCommand::Describe { name, file, toon } => {
+                let catalog = catalog(file.as_deref())?;
+                let unknown = || {
+                    let close = catalog.suggest(&name);
+                    if close.is_empty() {
+                        format!("unknown tool {name:?}")
+                    } else {
+                        format!("unknown tool {name:?}; did you mean {}?", close.join(", "))
+                    }
+                };
+                let text = if toon {
+                    catalog
+                        .describe_toon(&name)
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(unknown)?
+                } else {
+                    catalog.describe(&name).ok_or_else(unknown)?.to_owned()
+                };
+                emit(&text)?;
+            }
+            McpCommand::Result {
+                file,
+                tool,
+                format,
+                min_size,
+                max_size,
+                include_tools,
+                exclude_tools,
+                structured,
+                fields,
+                budget,
+            } => {
+                let policy = Policy {
+                    min_size_bytes: min_size,
+                    max_size_bytes: max_size,
+                    include_tools: include_tools.into_iter().flatten().collect(),
+                    exclude_tools: exclude_tools.into_iter().flatten().collect(),
+                    skip_on_error: true,
+                    format: choice("--format", &format, Format::parse, "auto, toon or json")?,
+                    structured: choice(
+                        "--structured",
+                        &structured,
+                        |s| match s {
+                            "keep" => Some(Structured::Keep),
+                            "drop" => Some(Structured::Drop),
+                            _ => None,
+                        },
+                        "keep or drop",
+                    )?,
+                };
+                let text = read_text(file.as_deref())?;
+                let source = file.as_deref().unwrap_or("<stdin>");
+                let result: serde_json::Value = serde_json::from_str(&text)
+                    .map_err(|e| format!("{source}: invalid JSON: {e}"))?;
+                if !result
+                    .get("content")
+                    .is_some_and(serde_json::Value::is_array)
+                {
+                    return Err(format!(
+                        "{source}: not a tools/call result (expected {{\"content\": [...]}})"
+                    ));
+                }
+                let shape = Shape {
+                    fields: fields.into_iter().flatten().collect(),
+                    max_tokens: budget,
+                    ..Shape::default()
+                };
+                let encoder = ResultEncoder::new(policy);
+                let out = encoder
+                    .encode_with(&tool, result, &shape)
+                    .map_err(|e| e.to_string())?;
+                emit(&serde_json::to_string(&out).map_err(|e| e.to_string())?)?;
+                eprintln!("{}", encoder.stats().summary());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        None => convert(&cli.convert),
+        #[cfg(feature = "mcp")]
+        Some(Command::Mcp { command }) => mcp_cli::run(command),
+        #[cfg(not(feature = "mcp"))]
+        Some(Command::Mcp { .. }) => Err(
+            "`toon mcp` needs the `mcp` feature (cargo install toon-codec --features cli,mcp)"
+                .into(),
+        ),
+    }
+}
+
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(Some(args)) => args,
-        Ok(None) => return ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("toon: {msg}");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let _ = e.print();
             return ExitCode::FAILURE;
         }
     };
-    match run(&args) {
+    match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(msg) => {
             eprintln!("toon: error: {msg}");

@@ -95,8 +95,13 @@ impl fmt::Debug for Tool {
 impl Tool {
     fn parse(server: &str, raw: &RawValue) -> Result<Tool> {
         let head: Head = serde_json::from_str(raw.get()).map_err(|e| {
+            let what = if raw.get().starts_with('{') {
+                e.to_string().replace("struct Head", "a tool")
+            } else {
+                format!("found {}", raw.get().chars().take(40).collect::<String>())
+            };
             Error::data(format!(
-                "server {server:?}: a tool definition is not a Tool object: {e}"
+                "server {server:?}: a tool must be an object with a string \"name\": {what}"
             ))
         })?;
         if head.name.is_empty() {

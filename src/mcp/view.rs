@@ -196,13 +196,14 @@ impl Catalog {
                 Status::Unavailable(_) => format!("{} unavailable", s.name()),
             })
             .collect();
+        let servers = self.servers().len();
         format!(
-            "{} tools from {} servers ({}).\n\
+            "{} tools from {servers} server{} ({}).\n\
              discover_tools {{query?,category?,limit?}} finds tools; \
              get_tool_spec {{name}} shows one's parameters; \
              execute_tool {{name,arguments}} runs one.",
             self.len(),
-            self.servers().len(),
+            if servers == 1 { "" } else { "s" },
             groups.join(", ")
         )
     }
