@@ -28,6 +28,9 @@ pub enum Output {
     CompactJson,
     /// The cheapest of TOON (each delimiter) and compact JSON ([`table::auto`](crate::table::auto)).
     Auto,
+    /// The cheaper of TOON with these options and compact JSON (two renderings instead of
+    /// four; ties go to JSON).
+    Cheaper(EncodeOptions),
 }
 
 impl Default for Output {
@@ -191,6 +194,26 @@ impl Pipeline {
                 let chosen = auto(value)?;
                 notes.push(format!("auto: {}", chosen.reason()));
                 (chosen.text, chosen.format)
+            }
+            Output::Cheaper(options) => {
+                let toon = crate::to_string_with(value, options)?;
+                let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
+                let (t, j) = (cost(&toon), cost(&json));
+                return Ok(if t < j {
+                    Rendered {
+                        text: toon,
+                        format: Format::Toon(options.delimiter),
+                        tokens: t,
+                        notes,
+                    }
+                } else {
+                    Rendered {
+                        text: json,
+                        format: Format::CompactJson,
+                        tokens: j,
+                        notes,
+                    }
+                });
             }
         };
         Ok(Rendered {

@@ -429,7 +429,7 @@ impl ResultEncoder {
     /// (format name, text, tokens) of the policy's rendering of `value`.
     fn render(&self, value: Value) -> Result<(&'static str, String, usize)> {
         let output = match self.policy.format {
-            Format::Auto => Output::Auto,
+            Format::Auto => Output::Cheaper(EncodeOptions::default()),
             Format::Toon => Output::Toon(EncodeOptions::default()),
             Format::Json => Output::CompactJson,
         };

@@ -1,0 +1,73 @@
+//! Encoding a 1 MB tool result with `toon::mcp::ResultEncoder` (default policy, raised size
+//! limit), against the least a JSON gateway does with it: serde_json parses the text and
+//! writes it compact. Interleaved samples, medians.
+//!
+//! `cargo run --release -p toon-bench-mcp --bin mcp_result`
+
+use std::time::Duration;
+
+use serde_json::json;
+use toon::mcp::{Policy, ResultEncoder};
+use toon_bench::timing::{medians, Contender};
+
+/// A memory-server `read_graph`-like result: entities with observations and relations, as
+/// pretty JSON text of at least `bytes`.
+const KINDS: [&str; 3] = ["person", "project", "place"];
+
+fn graph_result(bytes: usize) -> serde_json::Value {
+    let mut entities = Vec::new();
+    let mut relations = Vec::new();
+    let mut i = 0;
+    loop {
+        entities.push(json!({
+            "name": format!("Entity {i}"),
+            "entityType": KINDS[i % 3],
+            "observations": [format!("worked on topic {}", i * 7 % 100), format!("born in {}", 1900 + i % 100), "wrote influential papers"]
+        }));
+        relations.push(json!({"from": format!("Entity {i}"), "to": format!("Entity {}", i / 2), "relationType": "knows"}));
+        i += 1;
+        if i % 100 == 0 {
+            let text = serde_json::to_string_pretty(
+                &json!({"entities": entities, "relations": relations}),
+            )
+            .unwrap();
+            if text.len() >= bytes {
+                return json!({"content": [{"type": "text", "text": text}]});
+            }
+        }
+    }
+}
+
+fn main() {
+    let result = graph_result(1 << 20);
+    let text = result["content"][0]["text"].as_str().unwrap().to_owned();
+    let encoder = ResultEncoder::new(Policy {
+        max_size_bytes: 4 << 20,
+        ..Policy::default()
+    });
+    let out = encoder.encode("read_graph", result.clone()).unwrap();
+    let format = out["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"].clone();
+    let mut contenders = [
+        Contender::new("toon::mcp encode", || {
+            encoder.encode("read_graph", result.clone()).unwrap()
+        }),
+        Contender::new("serde_json parse + compact", || {
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            serde_json::to_string(&v).unwrap()
+        }),
+        Contender::new("clone of the result (in both)", || result.clone()),
+    ];
+    let ns = medians(&mut contenders, 15, Duration::from_millis(200));
+    println!(
+        "1 MB result ({} bytes of pretty JSON text), chose {format}:",
+        text.len()
+    );
+    for (c, n) in contenders.iter().zip(&ns) {
+        println!("  {:<32} {:>8.2} ms", c.name, n / 1e6);
+    }
+    println!(
+        "  ratio encode / serde_json: {:.2}×; encode minus the clone: {:.2} ms",
+        ns[0] / ns[1],
+        (ns[0] - ns[2]) / 1e6
+    );
+}
