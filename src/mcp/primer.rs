@@ -1,7 +1,7 @@
 //! The primer: the shortest system-prompt text that teaches a model to read TOON.
 
 /// System-prompt lines that teach a model to read TOON (and the catalog's signatures).
-/// 126 o200k tokens; every example in it is valid TOON (a test decodes them).
+/// 129 o200k tokens; every example in it is valid TOON (a test decodes them).
 pub const PRIMER: &str = "\
 Some tool results are TOON, a compact JSON: `key: value` lines, nesting by indentation, \
 `[N]` = array length.
