@@ -434,21 +434,12 @@ mod mcp_cli {
             }
             McpCommand::Describe { name, file, toon } => {
                 let catalog = catalog(file.as_deref())?;
-                let unknown = || {
-                    let close = catalog.suggest(&name);
-                    if close.is_empty() {
-                        format!("unknown tool {name:?}")
-                    } else {
-                        format!("unknown tool {name:?}; did you mean {}?", close.join(", "))
-                    }
-                };
+                let tool = catalog.lookup(&name).map_err(|e| e.to_string())?;
                 let text = if toon {
-                    catalog
-                        .describe_toon(&name)
+                    toon::to_string(tool.definition().map_err(|e| e.to_string())?)
                         .map_err(|e| e.to_string())?
-                        .ok_or_else(unknown)?
                 } else {
-                    catalog.describe(&name).ok_or_else(unknown)?.to_owned()
+                    tool.raw_json().to_owned()
                 };
                 emit(&text)?;
             }

@@ -510,6 +510,24 @@ impl Catalog {
         self.search.get_or_init(|| SearchIndex::build(self))
     }
 
+    /// The tool a model calls `name`, or an error naming the closest tools.
+    ///
+    /// # Errors
+    /// `unknown tool "git_stat"; did you mean git_status, …?` when there is no such tool.
+    pub fn lookup(&self, name: &str) -> Result<&Tool> {
+        self.get(name).ok_or_else(|| {
+            let close = self.suggest(name);
+            if close.is_empty() {
+                Error::data(format!("unknown tool {name:?}"))
+            } else {
+                Error::data(format!(
+                    "unknown tool {name:?}; did you mean {}?",
+                    close.join(", ")
+                ))
+            }
+        })
+    }
+
     /// Tool names close to `name`, for "unknown tool" errors.
     #[must_use]
     pub fn suggest(&self, name: &str) -> Vec<&str> {

@@ -106,6 +106,16 @@ pub fn error_result(text: &str) -> Json {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
+/// `TOOL: invalid arguments:` and one line per violation, or `Ok` when they fit.
+fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Result<(), String> {
+    let problems = validate_arguments(schema, args);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
+    Err(format!("{tool}: invalid arguments:\n{}", list.join("\n")))
+}
+
 fn discover_schema() -> Json {
     json!({"type": "object", "properties": {
         "query": {"type": "string", "description": "keywords"},
@@ -198,12 +208,7 @@ impl<'c> MetaTools<'c> {
     }
 
     fn own_args(tool: &str, args: &Value, schema: Json) -> std::result::Result<(), String> {
-        let problems = validate_arguments(&Value::from(schema), args);
-        if problems.is_empty() {
-            return Ok(());
-        }
-        let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
-        Err(format!("{tool}: invalid arguments:\n{}", list.join("\n")))
+        check_arguments(tool, &Value::from(schema), args)
     }
 
     fn discover(&self, args: &Value) -> std::result::Result<String, String> {
@@ -251,14 +256,7 @@ impl<'c> MetaTools<'c> {
 
     fn find(&self, args: &Value) -> std::result::Result<&'c Tool, String> {
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
-        self.catalog.get(name).ok_or_else(|| {
-            let close = self.catalog.suggest(name);
-            if close.is_empty() {
-                format!("unknown tool {name:?}; use {DISCOVER_TOOLS} to find tools")
-            } else {
-                format!("unknown tool {name:?}; did you mean {}?", close.join(", "))
-            }
-        })
+        self.catalog.lookup(name).map_err(|e| e.to_string())
     }
 
     fn spec(&self, args: &Value) -> std::result::Result<String, String> {
@@ -276,16 +274,8 @@ impl<'c> MetaTools<'c> {
         let tool = self.find(args)?;
         let arguments = raw.get("arguments").cloned().unwrap_or_else(|| json!({}));
         let schema = tool.input_schema().map_err(|e| e.to_string())?;
-        let problems = validate_arguments(schema, &Value::from(arguments.clone()));
-        if !problems.is_empty() {
-            let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
-            return Err(format!(
-                "{}: invalid arguments:\n{}\nparams: {}",
-                tool.name(),
-                list.join("\n"),
-                tool.signature().unwrap_or_default()
-            ));
-        }
+        check_arguments(tool.name(), schema, &Value::from(arguments.clone()))
+            .map_err(|e| format!("{e}\nparams: {}", tool.signature().unwrap_or_default()))?;
         let shape = Shape {
             fields: args
                 .get("fields")
