@@ -1,4 +1,4 @@
-//! JSON Schema as a model reads it: one-line parameter signatures (`path:string! depth:int=3`)
+//! JSON Schema as a model reads it: one-line parameter signatures (`path depth:int=3`)
 //! and the walk over an `inputSchema`'s properties that signatures, search and argument
 //! validation share.
 //!
