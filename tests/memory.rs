@@ -2,52 +2,10 @@
 //! needs no tree. Measured with a counting allocator; this binary holds a single test so no
 //! other test's allocations are counted.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
 use serde::ser::{Serialize, SerializeStruct, Serializer};
 
-struct Counting;
-
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = CURRENT.fetch_add(by, Relaxed) + by;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
-// counters are plain atomics and never affect the allocation itself.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            grew(new_size - layout.size());
-        } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Relaxed);
-        }
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Peak bytes allocated while `f` runs, above what was live before.
-fn peak_during(f: impl FnOnce()) -> usize {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    f();
-    PEAK.load(Relaxed) - base
-}
+mod counting;
+use counting::{peak_and_retained, peak_during};
 
 /// A document generated while it is serialized: `rows` employee records plus a nested
 /// group and a keyed table, never held in memory.
@@ -130,19 +88,6 @@ struct DecodedRow {
 struct DecodedAddress {
     city: String,
     zip: u32,
-}
-
-/// Peak heap while `f` runs and the heap its result still holds, both above what was live
-/// before.
-fn peak_and_retained<R>(f: impl FnOnce() -> R) -> (usize, usize, R) {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    let result = f();
-    (
-        PEAK.load(Relaxed) - base,
-        CURRENT.load(Relaxed) - base,
-        result,
-    )
 }
 
 /// Counts bytes without keeping them.

@@ -411,7 +411,9 @@ impl ResultEncoder {
             serde_json::from_str(text).map_err(|_| Skip::Result(SkipReason::NotJson))?;
         let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
         let before_tokens = cost(text);
-        let (format, new_text, after_tokens) = self.render(value).map_err(Skip::Error)?;
+        let (format, mut new_text, after_tokens) = self.render(value).map_err(Skip::Error)?;
+        // The text lives on in the result: drop the growth slack of its buffer.
+        new_text.shrink_to_fit();
         let changed_by_shape = !shape.is_empty();
         if !changed_by_shape && after_tokens >= before_tokens && self.policy.format == Format::Auto
         {
