@@ -301,6 +301,13 @@ fn structured_content_can_be_dropped_and_unknown_fields_survive() {
     assert_eq!(out["_meta"]["io.example/trace"], "abc");
     assert!(out["_meta"][META_KEY]["tokensAfter"].as_u64().unwrap() > 0);
     assert_eq!(out["content"][1], result["content"][1]);
+    // A block whose `_meta` cannot take the format marker is not converted.
+    let mut odd = result.clone();
+    odd["content"][0]["_meta"] = json!("not an object");
+    let out = ResultEncoder::new(Policy::default())
+        .encode(&tool, odd.clone())
+        .unwrap();
+    assert_eq!(out["content"][0], odd["content"][0]);
 }
 
 #[test]

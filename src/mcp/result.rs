@@ -363,6 +363,12 @@ impl ResultEncoder {
             let Some(text) = block.get("text").and_then(Json::as_str) else {
                 continue;
             };
+            // A converted block must carry its format marker; a `_meta` that is not an object
+            // cannot, so the block stays as it is.
+            if block.get("_meta").is_some_and(|m| !m.is_object()) {
+                blocks.push(Block::Skipped(SkipReason::Failed));
+                continue;
+            }
             let outcome = match self.convert_text(text, shape) {
                 Ok((new_text, converted)) => {
                     block["text"] = Json::String(new_text);
