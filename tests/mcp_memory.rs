@@ -37,6 +37,8 @@ fn encoding_holds_only_what_the_result_needs() {
         max_size_bytes: 8 << 20,
         ..Policy::default()
     });
+    // Warm up once: with `tiktoken`, the first count loads the vocabulary (a one-time global).
+    encoder.encode("rows", result_of(4096)).unwrap();
     let mut peaks = Vec::new();
     for size in [256 << 10, 1 << 20] {
         let result = result_of(size);
@@ -65,7 +67,8 @@ fn encoding_holds_only_what_the_result_needs() {
         );
         assert!(after_drop.abs() < 1024, "{after_drop}");
     }
-    // Proportional to the result: the same multiple at 256 KB and at 1 MB, and small.
-    assert!(peaks.iter().all(|&p| p < 8.0), "{peaks:?}");
+    // Proportional to the result: the same multiple at 256 KB and at 1 MB, and small (6.7×;
+    // 7.7× with `tiktoken`, whose exact count holds a token buffer).
+    assert!(peaks.iter().all(|&p| p < 10.0), "{peaks:?}");
     assert!((peaks[1] - peaks[0]).abs() < 0.5, "{peaks:?}");
 }
