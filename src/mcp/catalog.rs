@@ -29,6 +29,9 @@ pub enum Status {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Annotations {
+    /// `title`, where older servers put a tool's display name.
+    #[serde(default)]
+    pub title: Option<String>,
     /// `readOnlyHint` (default `false`).
     #[serde(default)]
     pub read_only_hint: Option<bool>,
@@ -114,14 +117,9 @@ impl Tool {
             original_name: head.name,
             server: server.to_owned(),
             raw: raw.get().into(),
-            title: head.title.or_else(|| {
-                // `annotations.title` is the older place for it.
-                serde_json::from_str::<serde_json::Value>(raw.get())
-                    .ok()
-                    .and_then(|v| v["annotations"]["title"].as_str().map(str::to_owned))
-            }),
-            description: head.description.unwrap_or_default(),
             annotations: head.annotations.unwrap_or_default(),
+            description: head.description.unwrap_or_default(),
+            title: head.title,
             definition: OnceLock::new(),
         })
     }
@@ -147,7 +145,7 @@ impl Tool {
     /// Its `title` (or `annotations.title`), if any.
     #[must_use]
     pub fn title(&self) -> Option<&str> {
-        self.title.as_deref()
+        self.title.as_deref().or(self.annotations.title.as_deref())
     }
 
     /// Its full description ("" when it has none).
