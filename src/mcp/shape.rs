@@ -71,12 +71,8 @@ impl Shape {
                 None => return Ok(()),
             },
         };
-        let target = if path.is_empty() {
-            Some(&mut *value)
-        } else {
-            value.pointer_mut(&path)
-        };
-        let Some(Value::Array(items)) = target else {
+        // An empty pointer is the value itself.
+        let Some(Value::Array(items)) = value.pointer_mut(&path) else {
             return Err(Error::data(format!(
                 "cursor {:?} does not fit this result (no array at {path:?})",
                 self.cursor.as_deref().unwrap_or_default()
