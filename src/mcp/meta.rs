@@ -227,13 +227,17 @@ impl<'c> MetaTools<'c> {
             (None, None) => self.catalog.categories(self.grouping).map_err(e),
             (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
             (Some(q), category) => {
+                let members =
+                    category.map(|c| self.catalog.members(c, self.grouping).unwrap_or_default());
                 let hits: Vec<&Tool> = self
                     .catalog
                     .search(q, usize::MAX)
                     .into_iter()
                     .map(|h| h.tool)
                     .filter(|t| {
-                        category.is_none_or(|c| self.catalog.category_of(t, self.grouping) == c)
+                        members
+                            .as_ref()
+                            .is_none_or(|m| m.iter().any(|m| std::ptr::eq(*m, *t)))
                     })
                     .take(limit)
                     .collect();

@@ -1,6 +1,8 @@
 //! The catalog's views, each plain text for a model: `full` (a table per server), `categories`
 //! (a row per category), `lean` (a few lines to start a session with) and `describe_toon`.
 
+use std::collections::HashMap;
+
 use super::catalog::{Catalog, Server, Status, Tool};
 use crate::error::Result;
 use crate::options::{Delimiter, EncodeOptions};
@@ -46,6 +48,18 @@ const FULL_INDENT: usize = 1;
 /// A category's description lists its first tools up to about this many characters.
 const CATEGORY_DESCRIPTION_CHARS: usize = 60;
 
+/// The category of `tool`; `shared` says whether a name prefix is used by two tools or more.
+fn category(tool: &Tool, grouping: Grouping, shared: impl Fn(&str) -> bool) -> String {
+    match grouping {
+        Grouping::Server => tool.server().to_owned(),
+        Grouping::Effect => tool.annotations().effect().to_owned(),
+        Grouping::Prefix => match name_prefix(tool.name()) {
+            Some(p) if shared(p) => format!("{p}_*"),
+            _ => "other".to_owned(),
+        },
+    }
+}
+
 fn name_prefix(name: &str) -> Option<&str> {
     name.find(['_', '-', '.'])
         .filter(|&i| i > 0)
@@ -56,28 +70,35 @@ impl Catalog {
     /// The category `tool` belongs to under `grouping`.
     #[must_use]
     pub fn category_of(&self, tool: &Tool, grouping: Grouping) -> String {
-        match grouping {
-            Grouping::Server => tool.server().to_owned(),
-            Grouping::Effect => tool.annotations().effect().to_owned(),
-            Grouping::Prefix => match name_prefix(tool.name()) {
-                Some(p)
-                    if self
-                        .tools()
-                        .filter(|t| name_prefix(t.name()) == Some(p))
-                        .count()
-                        > 1 =>
-                {
-                    format!("{p}_*")
-                }
-                _ => "other".to_owned(),
-            },
-        }
+        let shared = |p: &str| {
+            self.tools()
+                .filter(|t| name_prefix(t.name()) == Some(p))
+                .count()
+                > 1
+        };
+        category(tool, grouping, shared)
+    }
+
+    /// The tools of `category` under `grouping`, or `None` when there is no such category.
+    pub(crate) fn members(&self, category: &str, grouping: Grouping) -> Option<Vec<&Tool>> {
+        self.grouped(grouping)
+            .into_iter()
+            .find(|(c, _)| c == category)
+            .map(|(_, tools)| tools)
     }
 
     /// Every category under `grouping` with its tools, in first-seen order. Under
     /// [`Grouping::Server`], unavailable servers are categories without tools.
     #[must_use]
     pub fn grouped(&self, grouping: Grouping) -> Vec<(String, Vec<&Tool>)> {
+        // Prefix sizes counted once, not per tool.
+        let mut prefixes: HashMap<&str, usize> = HashMap::new();
+        if grouping == Grouping::Prefix {
+            for prefix in self.tools().filter_map(|t| name_prefix(t.name())) {
+                *prefixes.entry(prefix).or_default() += 1;
+            }
+        }
+        let shared = |p: &str| prefixes.get(p).is_some_and(|&n| n > 1);
         let mut groups: Vec<(String, Vec<&Tool>)> = Vec::new();
         for server in self.servers() {
             if grouping == Grouping::Server {
@@ -85,7 +106,7 @@ impl Catalog {
                 continue;
             }
             for tool in server.tools() {
-                let category = self.category_of(tool, grouping);
+                let category = category(tool, grouping, shared);
                 match groups.iter_mut().find(|(c, _)| *c == category) {
                     Some((_, tools)) => tools.push(tool),
                     None => groups.push((category, vec![tool])),
@@ -110,15 +131,15 @@ impl Catalog {
     /// # Errors
     /// As [`full`](Self::full); also when no tool is in `category`.
     pub fn full_in(&self, category: &str, grouping: Grouping) -> Result<String> {
-        let groups = self.grouped(grouping);
-        if !groups.iter().any(|(c, _)| c == category) {
+        let Some(members) = self.members(category, grouping) else {
+            let groups = self.grouped(grouping);
             let known: Vec<&str> = groups.iter().map(|(c, _)| c.as_str()).collect();
             return Err(crate::Error::data(format!(
                 "no category {category:?}; categories are: {}",
                 known.join(", ")
             )));
-        }
-        self.full_of(|t| self.category_of(t, grouping) == category)
+        };
+        self.full_of(|t| members.iter().any(|m| std::ptr::eq(*m, t)))
     }
 
     fn full_of(&self, keep: impl Fn(&Tool) -> bool) -> Result<String> {
