@@ -410,7 +410,7 @@ fn meta_tools_discover_explain_and_execute() {
     assert!(defs[0]["description"]
         .as_str()
         .unwrap()
-        .contains("filesystem,14,"));
+        .contains("filesystem (14)"));
     let answer = |call: MetaCall| match call {
         MetaCall::Answer(r) => r,
         other => panic!("{other:?}"),
@@ -422,7 +422,7 @@ fn meta_tools_discover_explain_and_execute() {
         &json!({"query": "commit changes", "limit": 2}),
     ));
     assert!(
-        text(&found).starts_with("tools[2]{name,description,params}:"),
+        text(&found).contains("\ntools[2]{name,description,params}:"),
         "{}",
         text(&found)
     );

@@ -119,24 +119,8 @@ enum McpCommand {
         /// The tool that produced it (for --include-tools / --exclude-tools).
         #[arg(long, default_value = "")]
         tool: String,
-        /// auto | toon | json
-        #[arg(long, default_value = "auto")]
-        format: String,
-        /// Text blocks under N bytes stay as they are.
-        #[arg(long, value_name = "N", default_value_t = 100)]
-        min_size: usize,
-        /// Text blocks over N bytes stay as they are.
-        #[arg(long, value_name = "N", default_value_t = 1 << 20)]
-        max_size: usize,
-        /// Only convert these tools' results.
-        #[arg(long, value_name = "A,B", value_parser = parse_paths)]
-        include_tools: Vec<Vec<String>>,
-        /// Never convert these tools' results.
-        #[arg(long, value_name = "A,B", value_parser = parse_paths)]
-        exclude_tools: Vec<Vec<String>>,
-        /// keep | drop
-        #[arg(long, default_value = "keep")]
-        structured: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
         /// Keep only these field paths of each JSON block.
         #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
         fields: Vec<Vec<String>>,
@@ -144,6 +128,61 @@ enum McpCommand {
         #[arg(long, value_name = "N")]
         budget: Option<usize>,
     },
+    /// Run a stdio MCP server in front of the servers of an mcpServers config (needs the
+    /// `mcp-proxy` feature). Logs go to stderr; stdout carries protocol only.
+    Serve {
+        #[command(flatten)]
+        servers: ServersArgs,
+        /// passthrough (every tool, results encoded) | lean (three meta-tools)
+        #[arg(long, default_value = "passthrough")]
+        mode: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// Seconds any request to a server may take.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        request_timeout: f64,
+    },
+    /// Start the servers of an mcpServers config and print what their tool lists cost, per
+    /// server and with each mode (needs the `mcp-proxy` feature).
+    Inspect {
+        #[command(flatten)]
+        servers: ServersArgs,
+    },
+}
+
+/// Where the servers come from.
+#[derive(Args)]
+struct ServersArgs {
+    /// The mcpServers JSON file (default: $TOON_MCP_CONFIG, else ~/.config/toon/mcp.json).
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// Seconds each server gets to start and list its tools.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    startup_timeout: f64,
+}
+
+/// The result policy (`toon mcp result` and `toon mcp serve`).
+#[derive(Args)]
+struct PolicyArgs {
+    /// auto | toon | json
+    #[arg(long, default_value = "auto")]
+    format: String,
+    /// Text blocks under N bytes stay as they are.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    min_size: usize,
+    /// Text blocks over N bytes stay as they are.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    max_size: usize,
+    /// Only convert these tools' results.
+    #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+    include_tools: Vec<Vec<String>>,
+    /// Never convert these tools' results.
+    #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+    exclude_tools: Vec<Vec<String>>,
+    /// keep | drop (drop: structuredContent removed from results and outputSchema from tools,
+    /// so every client shows the model the converted text)
+    #[arg(long, default_value = "keep")]
+    structured: String,
 }
 
 fn parse_delimiter(d: &str) -> Result<Delimiter, String> {
@@ -378,8 +417,34 @@ fn pretty_json(value: &Value, indent: usize) -> Result<String, String> {
 
 #[cfg(feature = "mcp")]
 mod mcp_cli {
-    use super::{emit, read_text, McpCommand};
+    use super::{emit, read_text, McpCommand, PolicyArgs};
     use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, Structured};
+
+    fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
+        Ok(Policy {
+            min_size_bytes: args.min_size,
+            max_size_bytes: args.max_size,
+            include_tools: args.include_tools.into_iter().flatten().collect(),
+            exclude_tools: args.exclude_tools.into_iter().flatten().collect(),
+            skip_on_error: true,
+            format: choice(
+                "--format",
+                &args.format,
+                Format::parse,
+                "auto, toon or json",
+            )?,
+            structured: choice(
+                "--structured",
+                &args.structured,
+                |s| match s {
+                    "keep" => Some(Structured::Keep),
+                    "drop" => Some(Structured::Drop),
+                    _ => None,
+                },
+                "keep or drop",
+            )?,
+        })
+    }
 
     fn catalog(file: Option<&str>) -> Result<Catalog, String> {
         let text = read_text(file)?;
@@ -446,33 +511,11 @@ mod mcp_cli {
             McpCommand::Result {
                 file,
                 tool,
-                format,
-                min_size,
-                max_size,
-                include_tools,
-                exclude_tools,
-                structured,
+                policy,
                 fields,
                 budget,
             } => {
-                let policy = Policy {
-                    min_size_bytes: min_size,
-                    max_size_bytes: max_size,
-                    include_tools: include_tools.into_iter().flatten().collect(),
-                    exclude_tools: exclude_tools.into_iter().flatten().collect(),
-                    skip_on_error: true,
-                    format: choice("--format", &format, Format::parse, "auto, toon or json")?,
-                    structured: choice(
-                        "--structured",
-                        &structured,
-                        |s| match s {
-                            "keep" => Some(Structured::Keep),
-                            "drop" => Some(Structured::Drop),
-                            _ => None,
-                        },
-                        "keep or drop",
-                    )?,
-                };
+                let policy = policy_of(policy)?;
                 let text = read_text(file.as_deref())?;
                 let source = file.as_deref().unwrap_or("<stdin>");
                 let result: serde_json::Value = serde_json::from_str(&text)
@@ -497,8 +540,127 @@ mod mcp_cli {
                 emit(&serde_json::to_string(&out).map_err(|e| e.to_string())?)?;
                 eprintln!("{}", encoder.stats().summary());
             }
+            #[cfg(feature = "mcp-proxy")]
+            McpCommand::Serve {
+                servers,
+                mode,
+                policy,
+                request_timeout,
+            } => {
+                let mode = choice("--mode", &mode, proxy::Mode::parse, "passthrough or lean")?;
+                let options = proxy::Options {
+                    startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                    request_timeout: seconds("--request-timeout", request_timeout)?,
+                    policy: policy_of(policy)?,
+                };
+                proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
+            }
+            #[cfg(feature = "mcp-proxy")]
+            McpCommand::Inspect { servers } => {
+                let options = proxy::Options {
+                    startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                    ..proxy::Options::default()
+                };
+                let report = proxy::inspect(servers.config.as_deref(), options)?;
+                emit(report.trim_end())?;
+            }
+            #[cfg(not(feature = "mcp-proxy"))]
+            McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
+                return Err(
+                    "`toon mcp serve` and `toon mcp inspect` need the `mcp-proxy` \
+                            feature (cargo install toon-codec --features cli,mcp-proxy)"
+                        .into(),
+                )
+            }
         }
         Ok(())
+    }
+
+    #[cfg(feature = "mcp-proxy")]
+    fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
+        std::time::Duration::try_from_secs_f64(secs)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| format!("invalid {what} {secs}: use a positive number of seconds"))
+    }
+
+    /// The async part: a tokio runtime around the library's toolbox and server.
+    #[cfg(feature = "mcp-proxy")]
+    mod proxy {
+        use std::path::Path;
+
+        use toon::mcp::proxy::{serve, Config, Inspection, Toolbox};
+        pub(super) use toon::mcp::proxy::{Mode, Options};
+
+        fn runtime() -> Result<tokio::runtime::Runtime, String> {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .map_err(|e| format!("cannot start the async runtime: {e}"))
+        }
+
+        fn load(config: Option<&str>) -> Result<Config, String> {
+            let (config, path) = Config::load(config.map(Path::new)).map_err(|e| e.to_string())?;
+            let enabled = config.enabled().count();
+            eprintln!("toon: {enabled} MCP servers from {}", path.display());
+            Ok(config)
+        }
+
+        pub(super) fn serve_stdio(
+            config: Option<&str>,
+            mode: Mode,
+            options: Options,
+        ) -> Result<(), String> {
+            let config = load(config)?;
+            let rt = runtime()?;
+            rt.block_on(async {
+                let toolbox = Toolbox::start(&config, options);
+                let served = serve(
+                    toolbox.clone(),
+                    mode,
+                    tokio::io::stdin(),
+                    tokio::io::stdout(),
+                );
+                tokio::select! {
+                    _ = served => {}
+                    () = stop_signal() => {}
+                }
+                toolbox.shutdown().await;
+                eprintln!("toon: {}", toolbox.encoder().stats().summary());
+            });
+            // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
+            rt.shutdown_background();
+            Ok(())
+        }
+
+        pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
+            let config = load(config)?;
+            let structured = options.policy.structured;
+            runtime()?.block_on(async {
+                let toolbox = Toolbox::start(&config, options);
+                toolbox.ready().await;
+                let report = Inspection::of(&toolbox.catalog(), structured);
+                toolbox.shutdown().await;
+                report.map(|r| r.to_string()).map_err(|e| e.to_string())
+            })
+        }
+
+        /// SIGINT, or SIGTERM on Unix.
+        async fn stop_signal() {
+            #[cfg(unix)]
+            {
+                use tokio::signal::unix::{signal, SignalKind};
+                if let Ok(mut term) = signal(SignalKind::terminate()) {
+                    tokio::select! {
+                        _ = term.recv() => {}
+                        _ = tokio::signal::ctrl_c() => {}
+                    }
+                    return;
+                }
+            }
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
 

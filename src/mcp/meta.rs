@@ -116,24 +116,24 @@ fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Res
     Err(format!("{tool}: invalid arguments:\n{}", list.join("\n")))
 }
 
+// The advertised schemas are the validated ones, kept to what a model needs: every token here
+// is paid in every prompt (lean mode's whole tools/list must stay under 3% of the servers').
 fn discover_schema() -> Json {
     json!({"type": "object", "properties": {
-        "query": {"type": "string", "description": "keywords"},
-        "category": {"type": "string", "description": "a category name"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "description": "most results (default 10)"}
+        "query": {"type": "string"},
+        "category": {"type": "string"},
+        "limit": {"type": "integer", "minimum": 1}
     }})
 }
 
 fn spec_schema() -> Json {
-    json!({"type": "object", "properties": {
-        "name": {"type": "string", "description": "the tool's name"}
-    }, "required": ["name"]})
+    json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
 }
 
 fn execute_schema() -> Json {
     json!({"type": "object", "properties": {
-        "name": {"type": "string", "description": "the tool's name"},
-        "arguments": {"type": "object", "description": "the tool's arguments"},
+        "name": {"type": "string"},
+        "arguments": {"type": "object"},
         "fields": {"type": "array", "items": {"type": "string"}},
         "max_tokens": {"type": "integer", "minimum": 1},
         "limit": {"type": "integer", "minimum": 1},
@@ -164,29 +164,27 @@ impl<'c> MetaTools<'c> {
     /// # Errors
     /// When the categories view cannot be rendered.
     pub fn definitions(&self) -> Result<Vec<Json>> {
-        let categories = self.catalog.categories(self.grouping)?;
+        let categories = self.catalog.category_list(self.grouping);
         Ok(vec![
             json!({
                 "name": DISCOVER_TOOLS,
                 "description": format!(
-                    "Find tools. With query: best matches by keyword; with category: all its tools; \
-                     with neither: the categories. Rows give name, description, params \
-                     (name = required string; name:type; name? optional; =default).\n{categories}"
+                    "Find tools by query (keywords) or category; no arguments: each category's \
+                     tools. Categories (tool count): {categories}"
                 ),
                 "inputSchema": discover_schema(),
-                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+                "annotations": {"readOnlyHint": true}
             }),
             json!({
                 "name": GET_TOOL_SPEC,
-                "description": "A tool's full definition: every parameter with its description and constraints.",
+                "description": "A tool's parameters in full.",
                 "inputSchema": spec_schema(),
-                "annotations": {"readOnlyHint": true, "openWorldHint": false}
+                "annotations": {"readOnlyHint": true}
             }),
             json!({
                 "name": EXECUTE_TOOL,
-                "description": "Run a tool. arguments must fit its inputSchema (see get_tool_spec). \
-                    Optional: fields (paths to keep, e.g. items.id), max_tokens (cut the result to \
-                    fit), limit and cursor (page through the largest list).",
+                "description": "Run a tool; arguments fit its spec. Optional: fields (paths to keep), \
+                    max_tokens, limit and cursor (page the largest list).",
                 "inputSchema": execute_schema()
             }),
         ])
@@ -253,7 +251,8 @@ impl<'c> MetaTools<'c> {
                     .map_err(e)?;
                 let mut root = crate::Map::new();
                 root.insert("tools".into(), Value::Array(rows));
-                crate::to_string(&Value::Object(root)).map_err(e)
+                let table = crate::to_string(&Value::Object(root)).map_err(e)?;
+                Ok(format!("{}\n{table}", super::schema::LEGEND))
             }
         }
     }

@@ -36,6 +36,9 @@
 mod catalog;
 mod meta;
 mod primer;
+#[cfg(feature = "mcp-proxy")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-proxy")))]
+pub mod proxy;
 mod registry;
 mod result;
 mod schema;

@@ -149,20 +149,32 @@ fn list_all(server: &str, source: &mut impl ToolSource) -> Result<Vec<String>> {
                 .map(str::to_owned)
         });
         pages.push(page);
-        match next {
-            Some(next) if pages.len() >= MAX_PAGES => {
-                return Err(Error::data(format!(
-                "tools/list of {server:?} still had a next page ({next:?}) after {MAX_PAGES} pages"
-            )))
-            }
-            Some(next) if cursor.as_deref() == Some(next.as_str()) => {
-                return Err(Error::data(format!(
-                    "tools/list of {server:?} returned the same cursor {next:?} twice"
-                )))
-            }
+        match next_cursor(server, pages.len(), cursor.as_deref(), next)? {
             Some(next) => cursor = Some(next),
             None => return Ok(pages),
         }
+    }
+}
+
+/// The cursor to ask for after `pages` pages of `server`'s listing, the last one asked with
+/// `previous` and answering `next`; `None` when the listing is complete.
+///
+/// # Errors
+/// A cursor repeated (a server looping) or more than [`MAX_PAGES`] pages.
+pub(crate) fn next_cursor(
+    server: &str,
+    pages: usize,
+    previous: Option<&str>,
+    next: Option<String>,
+) -> Result<Option<String>> {
+    match next {
+        Some(next) if pages >= MAX_PAGES => Err(Error::data(format!(
+            "tools/list of {server:?} still had a next page ({next:?}) after {MAX_PAGES} pages"
+        ))),
+        Some(next) if previous == Some(next.as_str()) => Err(Error::data(format!(
+            "tools/list of {server:?} returned the same cursor {next:?} twice"
+        ))),
+        next => Ok(next),
     }
 }
 

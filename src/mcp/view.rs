@@ -205,6 +205,30 @@ impl Catalog {
         crate::to_string(&Value::Object(root))
     }
 
+    /// The categories in one line, `name (tools)` each, unavailable servers marked: the
+    /// [`categories`](Self::categories) view without descriptions, for where every token is
+    /// paid in every prompt (lean mode's `discover_tools` description).
+    #[must_use]
+    pub fn category_list(&self, grouping: Grouping) -> String {
+        let names: Vec<String> = self
+            .grouped(grouping)
+            .into_iter()
+            .map(|(name, tools)| {
+                let down = grouping == Grouping::Server
+                    && self
+                        .servers()
+                        .iter()
+                        .any(|s| s.name() == name && unavailable_reason(s).is_some());
+                if down {
+                    format!("{name} (unavailable)")
+                } else {
+                    format!("{name} ({})", tools.len())
+                }
+            })
+            .collect();
+        names.join(", ")
+    }
+
     /// A few lines for the start of a session: how many tools there are, in which categories
     /// (servers), and the three meta-tools that find, explain and run them.
     #[must_use]

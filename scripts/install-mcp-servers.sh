@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the pinned third-party MCP servers that the end-to-end proxy tests (tests/mcp_proxy.rs)
+# run against: npm packages with the machine's Node, PyPI packages in a venv. Idempotent: a
+# version already installed is not fetched again. Prints nothing on stdout but the cache folder.
+#
+#   scripts/install-mcp-servers.sh [CACHE_DIR]     (default: target/mcp-servers)
+#
+# The tests find the servers through TOON_MCP_SERVERS=CACHE_DIR (`.ci/run` sets it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NPM_VERSION=2026.8.31
+PYPI_VERSION=2026.10.19
+NPM_PACKAGES=(server-everything server-filesystem server-memory)
+PYPI_PACKAGES=(mcp-server-time mcp-server-git)
+
+dir=${1:-target/mcp-servers}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+stamp="$dir/installed-$NPM_VERSION-$PYPI_VERSION"
+if [ -f "$stamp" ]; then
+  echo "$dir"
+  exit 0
+fi
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "install-mcp-servers: '$1' is required but not on PATH" >&2; exit 1; }; }
+need node
+need npm
+need python3
+
+{
+  mkdir -p "$dir/npm"
+  specs=()
+  for p in "${NPM_PACKAGES[@]}"; do specs+=("@modelcontextprotocol/$p@$NPM_VERSION"); done
+  (cd "$dir/npm" && [ -f package.json ] || echo '{"private":true}' > package.json)
+  npm install --prefix "$dir/npm" --no-audit --no-fund --silent "${specs[@]}"
+
+  python3 -m venv "$dir/venv"
+  pyspecs=()
+  for p in "${PYPI_PACKAGES[@]}"; do pyspecs+=("$p==$PYPI_VERSION"); done
+  "$dir/venv/bin/pip" install --quiet --disable-pip-version-check "${pyspecs[@]}"
+} >&2
+
+touch "$stamp"
+echo "$dir"

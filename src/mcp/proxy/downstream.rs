@@ -1,0 +1,365 @@
+//! One configured server as a child process: started, initialized, listed, called, and shut
+//! down (close its stdin, wait, `SIGTERM`, then kill — the stdio shutdown the MCP
+//! specification describes). On Unix the child leads its own process group, so servers run
+//! through `npx` or `uvx` go with all their descendants.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
+use serde_json::{json, Value as Json};
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::config::{Launch, ServerConfig};
+use super::error::CallError;
+use super::peer::{lock, log, Peer};
+use super::wire::{self, code, Kind};
+use super::PROTOCOL_VERSION;
+use crate::mcp::registry::next_cursor;
+
+/// How long a server gets to exit after its stdin closes, and again after `SIGTERM`.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+/// Longest stderr line passed on whole; the rest of a longer line is cut.
+const MAX_LOG_LINE: usize = 4096;
+
+/// What a running server said, or that it went away.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A notification from `server` (`notifications/tools/list_changed`,
+    /// `notifications/progress`, ...), as sent.
+    Notification {
+        /// The server.
+        server: String,
+        /// The whole JSON-RPC message.
+        message: Json,
+    },
+    /// `server`'s connection closed: it exited or closed its stdout.
+    Exited {
+        /// The server.
+        server: String,
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// A started, initialized server.
+pub struct Downstream {
+    name: String,
+    peer: Peer,
+    child: Mutex<Option<Box<dyn ChildWrapper>>>,
+    initialize: Json,
+}
+
+impl std::fmt::Debug for Downstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Downstream")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Downstream {
+    /// Spawns the server and runs the `initialize` handshake, all within `startup`.
+    /// Notifications and its exit go to `events`; its stderr lines to ours as `[NAME] line`.
+    ///
+    /// # Errors
+    /// Why it did not start: not a stdio server, the program failed to spawn, it exited, or
+    /// it did not complete `initialize` in time. The child is gone when this returns an error.
+    pub async fn start(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Downstream, String> {
+        let name = config.name.clone();
+        let Launch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } = &config.launch
+        else {
+            let Launch::Unsupported(why) = &config.launch else {
+                unreachable!()
+            };
+            return Err(why.clone());
+        };
+        let mut cmd = tokio::process::Command::new(command);
+        cmd.args(args)
+            .envs(env)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        if let Some(cwd) = cwd {
+            cmd.current_dir(cwd);
+        }
+        let mut wrap = CommandWrap::from(cmd);
+        #[cfg(unix)]
+        wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+        wrap.wrap(KillOnDrop);
+        let mut child = wrap
+            .spawn()
+            .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take()) else {
+            let _ = child.start_kill();
+            return Err("no stdio pipes".to_owned());
+        };
+        if let Some(stderr) = child.stderr().take() {
+            tokio::spawn(pump_stderr(name.clone(), stderr));
+        }
+
+        let (inbound_tx, inbound) = mpsc::unbounded_channel();
+        let peer = Peer::start(&name, stdout, stdin, inbound_tx, None);
+        tokio::spawn(handle_inbound(peer.clone(), inbound, events));
+
+        let mut server = Downstream {
+            name,
+            peer,
+            child: Mutex::new(Some(child)),
+            initialize: Json::Null,
+        };
+        let params = json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")}
+        });
+        match server
+            .peer
+            .request("initialize", Some(params), startup)
+            .await
+        {
+            Ok(result) => {
+                server.initialize = result;
+                server
+                    .peer
+                    .send(wire::notification("notifications/initialized", None))
+                    .await;
+                Ok(server)
+            }
+            Err(e) => {
+                let reason = match e {
+                    CallError::Timeout { after, .. } => {
+                        format!(
+                            "did not finish starting within {:.1} s",
+                            after.as_secs_f64()
+                        )
+                    }
+                    CallError::Closed { .. } => {
+                        format!("exited while starting ({})", server.exit_status())
+                    }
+                    other => format!("initialize failed: {other}"),
+                };
+                server.kill();
+                Err(reason)
+            }
+        }
+    }
+
+    /// The server's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's `initialize` result (its `serverInfo`, `capabilities`, `instructions`).
+    #[must_use]
+    pub fn initialize_result(&self) -> &Json {
+        &self.initialize
+    }
+
+    /// The child's process id (the process group's, on Unix).
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        lock(&self.child).as_ref().and_then(|c| c.id())
+    }
+
+    /// Why the connection closed, once it has.
+    #[must_use]
+    pub fn closed(&self) -> Option<String> {
+        self.peer.closed()
+    }
+
+    /// Every page of `tools/list` (following `nextCursor`), as JSON text.
+    ///
+    /// # Errors
+    /// A failed request, or a listing that loops or never ends.
+    pub async fn list_tools(&self, timeout: Duration) -> Result<Vec<String>, CallError> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
+            let page = self.request("tools/list", params, timeout).await?;
+            let next = page
+                .get("nextCursor")
+                .and_then(Json::as_str)
+                .map(str::to_owned);
+            pages.push(page.to_string());
+            cursor =
+                next_cursor(&self.name, pages.len(), cursor.as_deref(), next).map_err(|e| {
+                    CallError::Remote {
+                        server: self.name.clone(),
+                        code: code::INTERNAL_ERROR,
+                        message: e.to_string(),
+                        data: None,
+                    }
+                })?;
+            if cursor.is_none() {
+                return Ok(pages);
+            }
+        }
+    }
+
+    /// Sends a request and waits for its result (at most `timeout`).
+    ///
+    /// # Errors
+    /// The server's error, a timeout, or the server gone.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<Json>,
+        timeout: Duration,
+    ) -> Result<Json, CallError> {
+        self.peer
+            .request(method, params, timeout)
+            .await
+            .map_err(|e| match e {
+                CallError::Closed { server, reason } => CallError::Closed {
+                    server,
+                    reason: format!("{reason} ({})", self.exit_status()),
+                },
+                other => other,
+            })
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, message: Json) {
+        self.peer.send(message).await;
+    }
+
+    /// Closes its stdin and waits for it to exit; after [`EXIT_GRACE`] sends `SIGTERM`, after
+    /// another kills it (and, on Unix, its whole process group).
+    pub async fn shutdown(&self) {
+        self.peer.close().await;
+        let Some(mut child) = lock(&self.child).take() else {
+            return;
+        };
+        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
+            return;
+        }
+        #[cfg(unix)]
+        {
+            const SIGTERM: i32 = 15;
+            if child.signal(SIGTERM).is_ok()
+                && tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok()
+            {
+                return;
+            }
+        }
+        let _ = Box::into_pin(child.kill()).await;
+    }
+
+    fn kill(&self) {
+        if let Some(mut child) = lock(&self.child).take() {
+            let _ = child.start_kill();
+        }
+    }
+
+    /// `exited with status N`, `killed by signal N`, or `still running`.
+    pub(super) fn exit_status(&self) -> String {
+        let mut child = lock(&self.child);
+        match child.as_mut().map(|c| c.try_wait()) {
+            Some(Ok(Some(status))) => format!("exit {status}"),
+            Some(Ok(None)) => "process still running".to_owned(),
+            Some(Err(e)) => format!("status unknown: {e}"),
+            None => "process stopped by the proxy".to_owned(),
+        }
+    }
+}
+
+impl Drop for Downstream {
+    /// A server not shut down is killed (with its process group), never left behind.
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Answers the server's own requests (`ping`; anything else is not offered by the proxy)
+/// and passes its notifications on. Ends with [`Event::Exited`] when the connection closes.
+async fn handle_inbound(
+    peer: Peer,
+    mut inbound: mpsc::UnboundedReceiver<Json>,
+    events: mpsc::UnboundedSender<Event>,
+) {
+    let server = peer.name().to_owned();
+    while let Some(message) = inbound.recv().await {
+        match wire::kind(&message) {
+            Kind::Request { id, method: "ping" } => peer.send(wire::response(id, json!({}))).await,
+            Kind::Request { id, method } => {
+                let text = format!("the toon proxy does not offer {method}");
+                peer.send(wire::error(id, code::METHOD_NOT_FOUND, &text, None))
+                    .await;
+            }
+            Kind::Notification {
+                method: "notifications/message",
+            } => log(&server, &log_line(&message)),
+            Kind::Notification { .. } => {
+                let _ = events.send(Event::Notification {
+                    server: server.clone(),
+                    message,
+                });
+            }
+            Kind::Response { .. } | Kind::Invalid => {}
+        }
+    }
+    let reason = peer.wait_closed().await;
+    let _ = events.send(Event::Exited { server, reason });
+}
+
+/// `level: data` of a `notifications/message`.
+fn log_line(message: &Json) -> String {
+    let params = &message["params"];
+    let level = params["level"].as_str().unwrap_or("info");
+    let data = match &params["data"] {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    format!("{level}: {data}")
+}
+
+/// Copies the child's stderr to ours, each line labelled with the server's name.
+async fn pump_stderr(name: String, mut stderr: tokio::process::ChildStderr) {
+    let mut buf = vec![0u8; 8192];
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = false;
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                emit(&name, &line, cut);
+                line.clear();
+                cut = false;
+            } else if line.len() < MAX_LOG_LINE {
+                line.push(b);
+            } else {
+                cut = true;
+            }
+        }
+    }
+    if !line.is_empty() {
+        emit(&name, &line, cut);
+    }
+}
+
+fn emit(name: &str, line: &[u8], cut: bool) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches('\r');
+    if cut {
+        log(name, &format!("{text}…"));
+    } else {
+        log(name, text);
+    }
+}

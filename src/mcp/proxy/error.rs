@@ -1,0 +1,116 @@
+//! Why a call through the proxy failed.
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use super::wire::code;
+
+/// A failed request to a downstream server (or for a tool no server has).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// No answer within the request timeout.
+    Timeout {
+        /// The server asked.
+        server: String,
+        /// The method asked.
+        method: String,
+        /// How long the proxy waited.
+        after: Duration,
+    },
+    /// The server's connection closed (it exited, or never started) before it answered.
+    Closed {
+        /// The server.
+        server: String,
+        /// What happened.
+        reason: String,
+    },
+    /// The server answered with a JSON-RPC error.
+    Remote {
+        /// The server.
+        server: String,
+        /// Its error code.
+        code: i64,
+        /// Its message.
+        message: String,
+        /// Its `data`, if any.
+        data: Option<Json>,
+    },
+    /// The server is configured but not running (failed to start, or timed out starting).
+    Unavailable {
+        /// The server.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// No server has a tool of this name.
+    UnknownTool {
+        /// The name asked for.
+        name: String,
+        /// Close names that do exist.
+        suggestions: Vec<String>,
+    },
+}
+
+impl CallError {
+    /// The JSON-RPC error code to answer a client with.
+    #[must_use]
+    pub fn code(&self) -> i64 {
+        match self {
+            CallError::Remote { code, .. } => *code,
+            CallError::UnknownTool { .. } => code::INVALID_PARAMS,
+            _ => code::INTERNAL_ERROR,
+        }
+    }
+
+    /// The server concerned, if any.
+    #[must_use]
+    pub fn server(&self) -> Option<&str> {
+        match self {
+            CallError::Timeout { server, .. }
+            | CallError::Closed { server, .. }
+            | CallError::Remote { server, .. }
+            | CallError::Unavailable { server, .. } => Some(server),
+            CallError::UnknownTool { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for CallError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CallError::Timeout {
+                server,
+                method,
+                after,
+            } => write!(
+                f,
+                "server {server:?} did not answer {method} within {:.1} s",
+                after.as_secs_f64()
+            ),
+            CallError::Closed { server, reason } => {
+                write!(f, "server {server:?} is gone: {reason}")
+            }
+            CallError::Remote {
+                server,
+                code,
+                message,
+                ..
+            } => write!(f, "server {server:?} answered error {code}: {message}"),
+            CallError::Unavailable { server, reason } => {
+                write!(f, "server {server:?} is unavailable: {reason}")
+            }
+            CallError::UnknownTool { name, suggestions } => {
+                write!(f, "unknown tool {name:?}")?;
+                if !suggestions.is_empty() {
+                    write!(f, "; did you mean {}?", suggestions.join(", "))?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for CallError {}

@@ -1,0 +1,41 @@
+//! A client toolbox for `mcpServers` configurations and a stdio MCP proxy in front of them
+//! (feature `mcp-proxy`; the CLI's `toon mcp serve` and `toon mcp inspect`).
+//!
+//! - [`Config`]: the `{"mcpServers": {...}}` file most MCP clients use.
+//! - [`Toolbox`]: every configured server started in parallel as a child process, each within
+//!   a start-up timeout; tools listed (through `nextCursor`) into one [`Catalog`](crate::mcp::Catalog);
+//!   calls routed, each with a timeout, results through the [`ResultEncoder`](crate::mcp::ResultEncoder).
+//!   A server that fails to start, times out or dies is reported and marked unavailable; the
+//!   others keep working. Children are shut down cleanly, and killed (with their process
+//!   group) if the toolbox is dropped first. Their stderr reaches ours as `[NAME] line`.
+//! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
+//!   [`Mode::Lean`] (the three meta-tools).
+//! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
+//!
+//! Messages are `serde_json::Value` from end to end and framed by rmcp's stdio codec: rmcp's
+//! typed model would drop the fields it does not know (a tool's `execution`, `_meta` keys,
+//! newer revisions' fields), and a proxy must not.
+
+mod config;
+mod downstream;
+mod error;
+mod inspect;
+mod peer;
+mod serve;
+mod toolbox;
+pub mod wire;
+
+pub use config::{default_path, Config, Launch, ServerConfig, CONFIG_ENV};
+pub use downstream::{Downstream, Event};
+pub use error::CallError;
+pub use inspect::{Inspection, ServerCost};
+pub use serve::{serve, Mode};
+pub use toolbox::{Change, Options, Toolbox};
+
+/// The protocol revision the proxy asks servers for and offers clients that ask for one it
+/// does not know.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
+
+/// Revisions a client may ask for; the proxy answers with the one asked.
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];

@@ -1,0 +1,389 @@
+//! The client toolbox: every server of an `mcpServers` configuration started in parallel,
+//! their tools in one [`Catalog`], calls routed to the server that has the tool, and results
+//! through part 1's [`ResultEncoder`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::time::Duration;
+
+use serde_json::Value as Json;
+use tokio::sync::{mpsc, watch, Mutex as AsyncMutex};
+
+use super::config::{Config, Launch};
+use super::downstream::{Downstream, Event};
+use super::error::CallError;
+use super::peer::log;
+use crate::mcp::{Catalog, Policy, ResultEncoder, LIST_CHANGED};
+
+/// Timeouts and the result policy of a [`Toolbox`].
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// How long a server may take to start and list its tools (default 30 s; `npx` and
+    /// `uvx` may download on first use).
+    pub startup_timeout: Duration,
+    /// How long any request to a server may take (default 60 s).
+    pub request_timeout: Duration,
+    /// How results are encoded.
+    pub policy: Policy,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            startup_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
+            policy: Policy::default(),
+        }
+    }
+}
+
+/// What changed in a [`Toolbox`], from [`Toolbox::next_event`].
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// The server's tools changed and the catalog has been re-listed.
+    ToolsChanged {
+        /// The server.
+        server: String,
+    },
+    /// The server is gone; it is in the catalog as unavailable and its calls fail at once.
+    ServerGone {
+        /// The server.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// Any other notification from a server (`notifications/progress`, ...), as sent.
+    Notification {
+        /// The server.
+        server: String,
+        /// The JSON-RPC message.
+        message: Json,
+    },
+}
+
+/// The servers of one configuration, their tools and their calls.
+///
+/// Created with [`Toolbox::start`], which returns at once while the servers start in
+/// parallel; [`ready`](Toolbox::ready) waits for all of them (each within
+/// [`Options::startup_timeout`]), so start-up takes as long as the slowest server, not the
+/// sum. A server that fails to start, times out or dies is in the catalog as unavailable, and
+/// the others carry on.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use toon::mcp::proxy::{Config, Options, Toolbox};
+/// let (config, _) = Config::load(None)?;
+/// let toolbox = Toolbox::start(&config, Options::default());
+/// toolbox.ready().await;
+/// println!("{}", toolbox.catalog().full()?);
+/// let result = toolbox.call_tool("read_graph", serde_json::json!({})).await?;
+/// toolbox.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct Toolbox {
+    servers: RwLock<HashMap<String, Arc<Downstream>>>,
+    catalog: RwLock<Catalog>,
+    encoder: ResultEncoder,
+    options: Options,
+    ready: watch::Receiver<bool>,
+    events: AsyncMutex<mpsc::UnboundedReceiver<Event>>,
+    events_tx: mpsc::UnboundedSender<Event>,
+}
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Toolbox {
+    /// Starts every enabled server of `config` in parallel and returns at once. Must be
+    /// called within a tokio runtime.
+    #[must_use]
+    pub fn start(config: &Config, options: Options) -> Arc<Toolbox> {
+        let (events_tx, events) = mpsc::unbounded_channel();
+        let (ready_tx, ready) = watch::channel(false);
+        let mut catalog = Catalog::new();
+        for server in config.enabled() {
+            // In the catalog from the start, in file order; replaced once listed.
+            catalog.add_unavailable(&server.name, "starting");
+        }
+        let toolbox = Arc::new(Toolbox {
+            servers: RwLock::default(),
+            catalog: RwLock::new(catalog),
+            encoder: ResultEncoder::new(options.policy.clone()),
+            options,
+            ready,
+            events: AsyncMutex::new(events),
+            events_tx,
+        });
+        let starts: Vec<_> = config
+            .enabled()
+            .cloned()
+            .map(|server| {
+                let toolbox = toolbox.clone();
+                tokio::spawn(async move { toolbox.start_one(server).await })
+            })
+            .collect();
+        tokio::spawn(async move {
+            for start in starts {
+                let _ = start.await;
+            }
+            let _ = ready_tx.send(true);
+        });
+        toolbox
+    }
+
+    async fn start_one(&self, config: super::config::ServerConfig) {
+        let name = config.name.clone();
+        if let Launch::Unsupported(why) = &config.launch {
+            return self.unavailable(&name, why);
+        }
+        let timeout = self.options.startup_timeout;
+        let started = tokio::time::timeout(timeout, async {
+            let server = Downstream::start(&config, timeout, self.events_tx.clone()).await?;
+            let pages = server
+                .list_tools(self.options.request_timeout)
+                .await
+                .map_err(|e| format!("tools/list failed: {e}"))?;
+            Ok::<_, String>((server, pages))
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "did not finish starting within {:.1} s",
+                timeout.as_secs_f64()
+            ))
+        });
+        match started {
+            Ok((server, pages)) => {
+                let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+                let listed = write(&self.catalog).add_server_pages(&name, &refs);
+                match listed {
+                    Ok(_) => {
+                        write(&self.servers).insert(name, Arc::new(server));
+                    }
+                    Err(e) => {
+                        server.shutdown().await;
+                        self.unavailable(&name, &format!("bad tools/list: {e}"));
+                    }
+                }
+            }
+            Err(why) => self.unavailable(&name, &why),
+        }
+    }
+
+    fn unavailable(&self, server: &str, why: &str) {
+        log(server, &format!("unavailable: {why}"));
+        write(&self.catalog).add_unavailable(server, why);
+    }
+
+    /// Waits until every server has started or failed to.
+    pub async fn ready(&self) {
+        let mut ready = self.ready.clone();
+        let _ = ready.wait_for(|r| *r).await;
+    }
+
+    /// Whether every server has started or failed to.
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
+    /// The catalog as it stands. Do not hold it across an `.await`.
+    pub fn catalog(&self) -> RwLockReadGuard<'_, Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The encoder results go through (its [`stats`](ResultEncoder::stats) are the proxy's).
+    #[must_use]
+    pub fn encoder(&self) -> &ResultEncoder {
+        &self.encoder
+    }
+
+    /// The options it runs with.
+    #[must_use]
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// A running server.
+    #[must_use]
+    pub fn server(&self, name: &str) -> Option<Arc<Downstream>> {
+        self.servers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Calls a tool by the name the catalog exposes (`SERVER__NAME` for shared names) and
+    /// encodes its result. `arguments` is the call's `arguments` object.
+    ///
+    /// # Errors
+    /// Unknown tool, server unavailable or gone, timeout, or the server's own JSON-RPC error.
+    /// A tool that fails *as a tool* is not an error: its result has `isError: true`.
+    pub async fn call_tool(&self, name: &str, arguments: Json) -> Result<Json, CallError> {
+        let mut params = serde_json::Map::new();
+        params.insert("name".into(), Json::String(name.to_owned()));
+        params.insert("arguments".into(), arguments);
+        self.call_with(Json::Object(params)).await
+    }
+
+    /// As [`call_tool`](Self::call_tool) with the whole `tools/call` params (`name`,
+    /// `arguments`, `_meta` with a `progressToken`, fields of newer revisions): everything but
+    /// the name goes to the server as sent.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub async fn call_with(&self, mut params: Json) -> Result<Json, CallError> {
+        let exposed = params
+            .get("name")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        if self.route(&exposed).is_err() {
+            // Perhaps its server is still starting.
+            self.ready().await;
+        }
+        let (server, original) = self.route(&exposed)?;
+        params["name"] = Json::String(original.clone());
+        let result = self.request(&server, "tools/call", Some(params)).await?;
+        self.encoder
+            .encode(&exposed, result)
+            .map_err(|e| CallError::Remote {
+                server,
+                code: super::wire::code::INTERNAL_ERROR,
+                message: format!("cannot encode the result of {original}: {e}"),
+                data: None,
+            })
+    }
+
+    /// The server and the server's own name for an exposed tool name.
+    fn route(&self, exposed: &str) -> Result<(String, String), CallError> {
+        let catalog = self.catalog();
+        match catalog.get(exposed) {
+            Some(tool) => Ok((tool.server().to_owned(), tool.original_name().to_owned())),
+            None => Err(CallError::UnknownTool {
+                name: exposed.to_owned(),
+                suggestions: catalog
+                    .suggest(exposed)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Sends any request to a server, unencoded, with the request timeout.
+    ///
+    /// # Errors
+    /// Server unavailable or gone, timeout, or its JSON-RPC error.
+    pub async fn request(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<Json>,
+    ) -> Result<Json, CallError> {
+        let Some(downstream) = self.server(server) else {
+            let reason = self.unavailable_reason(server);
+            return Err(CallError::Unavailable {
+                server: server.to_owned(),
+                reason,
+            });
+        };
+        downstream
+            .request(method, params, self.options.request_timeout)
+            .await
+    }
+
+    fn unavailable_reason(&self, server: &str) -> String {
+        let catalog = self.catalog();
+        match catalog
+            .servers()
+            .iter()
+            .find(|s| s.name() == server)
+            .map(|s| s.status())
+        {
+            Some(crate::mcp::Status::Unavailable(why)) => why.clone(),
+            _ => "not running".to_owned(),
+        }
+    }
+
+    /// Waits for the next change: a server's tools changed (the catalog is re-listed before
+    /// this returns), a server went away, or another notification arrived. `None` after
+    /// [`shutdown`](Self::shutdown). Changes are only applied while someone waits here.
+    pub async fn next_event(&self) -> Option<Change> {
+        let mut events = self.events.lock().await;
+        loop {
+            match events.recv().await? {
+                Event::Notification { server, message }
+                    if message.get("method").and_then(Json::as_str) == Some(LIST_CHANGED) =>
+                {
+                    match self.relist(&server).await {
+                        Ok(()) => return Some(Change::ToolsChanged { server }),
+                        Err(e) => log(&server, &format!("re-listing tools failed: {e}")),
+                    }
+                }
+                Event::Notification { server, message } => {
+                    return Some(Change::Notification { server, message })
+                }
+                Event::Exited { server, reason } => {
+                    // A server shut down by us is no longer registered: nothing to report.
+                    let Some(gone) = write(&self.servers).remove(&server) else {
+                        continue;
+                    };
+                    let reason = format!("{reason} ({})", gone.exit_status());
+                    self.unavailable(&server, &reason);
+                    return Some(Change::ServerGone { server, reason });
+                }
+            }
+        }
+    }
+
+    /// Lists `server` again and replaces its tools in the catalog.
+    ///
+    /// # Errors
+    /// When the listing fails (the old tools stay).
+    pub async fn relist(&self, server: &str) -> Result<(), CallError> {
+        let Some(downstream) = self.server(server) else {
+            return Err(CallError::Unavailable {
+                server: server.to_owned(),
+                reason: self.unavailable_reason(server),
+            });
+        };
+        let pages = downstream.list_tools(self.options.request_timeout).await?;
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        write(&self.catalog)
+            .add_server_pages(server, &refs)
+            .map(|_| ())
+            .map_err(|e| CallError::Remote {
+                server: server.to_owned(),
+                code: super::wire::code::INTERNAL_ERROR,
+                message: format!("bad tools/list: {e}"),
+                data: None,
+            })
+    }
+
+    /// Shuts every server down in parallel (close stdin, wait, terminate).
+    pub async fn shutdown(&self) {
+        let servers: Vec<Arc<Downstream>> = write(&self.servers).drain().map(|(_, s)| s).collect();
+        let stops: Vec<_> = servers
+            .into_iter()
+            .map(|s| tokio::spawn(async move { s.shutdown().await }))
+            .collect();
+        for stop in stops {
+            let _ = stop.await;
+        }
+    }
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
