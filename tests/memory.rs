@@ -23,7 +23,7 @@ impl Serialize for Row {
         row.serialize_field("id", &i)?;
         row.serialize_field("name", &format!("user-{i}"))?;
         row.serialize_field("score", &(i as f64 / 7.0))?;
-        row.serialize_field("active", &(i % 3 == 0))?;
+        row.serialize_field("active", &i.is_multiple_of(3))?;
         row.serialize_field("address", &Address(i))?;
         row.end()
     }

@@ -113,7 +113,7 @@ fn encode_cursor(path: &str, offset: usize) -> String {
 
 fn decode_cursor(cursor: &str) -> Result<(String, usize)> {
     let bad = || Error::data(format!("invalid cursor {cursor:?}"));
-    if cursor.len() % 2 != 0 || cursor.len() > 8192 {
+    if !cursor.len().is_multiple_of(2) || cursor.len() > 8192 {
         return Err(bad());
     }
     let bytes = (0..cursor.len())

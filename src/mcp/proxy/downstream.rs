@@ -237,8 +237,8 @@ impl Downstream {
         self.peer.send(message).await;
     }
 
-    /// Closes its stdin and waits for it to exit; after [`EXIT_GRACE`] sends `SIGTERM`, after
-    /// another kills it (and, on Unix, its whole process group).
+    /// Closes its stdin and waits for it to exit; after a grace period sends `SIGTERM`, after
+    /// another kills it (and, on Unix, its whole process group). The grace is 2 s each.
     pub async fn shutdown(&self) {
         self.peer.close().await;
         let Some(mut child) = lock(&self.child).take() else {

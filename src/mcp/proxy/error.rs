@@ -35,8 +35,8 @@ pub enum CallError {
         code: i64,
         /// Its message.
         message: String,
-        /// Its `data`, if any.
-        data: Option<Json>,
+        /// Its `data`, if any (boxed: errors stay small on the success path).
+        data: Option<Box<Json>>,
     },
     /// The server is configured but not running (failed to start, or timed out starting).
     Unavailable {

@@ -256,7 +256,7 @@ fn outcome(server: &str, mut message: Json) -> Result<Json, CallError> {
             .and_then(Json::as_str)
             .unwrap_or("error without a message")
             .to_owned(),
-        data: error.get("data").cloned(),
+        data: error.get("data").cloned().map(Box::new),
     })
 }
 

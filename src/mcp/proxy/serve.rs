@@ -158,7 +158,7 @@ impl Front {
             Ok(result) => wire::response(id, result),
             Err(e @ (CallError::Remote { .. } | CallError::UnknownTool { .. })) => {
                 let data = match &e {
-                    CallError::Remote { data, .. } => data.clone(),
+                    CallError::Remote { data, .. } => data.as_deref().cloned(),
                     _ => None,
                 };
                 let text = match &e {

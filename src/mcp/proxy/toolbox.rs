@@ -87,6 +87,9 @@ pub struct Toolbox {
     encoder: ResultEncoder,
     options: Options,
     ready: watch::Receiver<bool>,
+    /// Tools of servers that went away, by exposed name, so calls to them say which server
+    /// is gone instead of "unknown tool".
+    former: RwLock<HashMap<String, String>>,
     events: AsyncMutex<mpsc::UnboundedReceiver<Event>>,
     events_tx: mpsc::UnboundedSender<Event>,
 }
@@ -117,6 +120,7 @@ impl Toolbox {
             encoder: ResultEncoder::new(options.policy.clone()),
             options,
             ready,
+            former: RwLock::default(),
             events: AsyncMutex::new(events),
             events_tx,
         });
@@ -267,8 +271,20 @@ impl Toolbox {
     /// The server and the server's own name for an exposed tool name.
     fn route(&self, exposed: &str) -> Result<(String, String), CallError> {
         let catalog = self.catalog();
+        let former = self
+            .former
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match catalog.get(exposed) {
             Some(tool) => Ok((tool.server().to_owned(), tool.original_name().to_owned())),
+            None if former.contains_key(exposed) => {
+                let server = former[exposed].clone();
+                drop((catalog, former));
+                Err(CallError::Unavailable {
+                    reason: self.unavailable_reason(&server),
+                    server,
+                })
+            }
             None => Err(CallError::UnknownTool {
                 name: exposed.to_owned(),
                 suggestions: catalog
@@ -339,6 +355,13 @@ impl Toolbox {
                         continue;
                     };
                     let reason = format!("{reason} ({})", gone.exit_status());
+                    let names: Vec<String> = self
+                        .catalog()
+                        .tools()
+                        .filter(|t| t.server() == server)
+                        .map(|t| t.name().to_owned())
+                        .collect();
+                    write(&self.former).extend(names.into_iter().map(|n| (n, server.clone())));
                     self.unavailable(&server, &reason);
                     return Some(Change::ServerGone { server, reason });
                 }

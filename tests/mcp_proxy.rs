@@ -1,0 +1,730 @@
+//! End-to-end tests of `toon mcp serve` and `toon mcp inspect` against real MCP servers:
+//! `@modelcontextprotocol/server-everything`, `-filesystem`, `-memory` (npm), `mcp-server-time`,
+//! `mcp-server-git` (PyPI), the crate's own rmcp example server, and a raw JSON-RPC server whose
+//! messages carry fields no SDK knows. The proxy runs as a child process over stdio, as a
+//! client would run it.
+//!
+//! The third-party servers come from `scripts/install-mcp-servers.sh` (run by `.ci/run`; run
+//! here too when `TOON_MCP_SERVERS` is not set). Without Node or Python these tests fail,
+//! unless `TOON_MCP_SKIP_REAL_SERVERS=1` says to skip them.
+#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value as Json};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The installed third-party servers, or `None` when told to skip.
+fn servers_dir() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("TOON_MCP_SERVERS").filter(|d| !d.is_empty()) {
+            return Some(PathBuf::from(dir));
+        }
+        let out = Command::new(root().join("scripts/install-mcp-servers.sh"))
+            .stderr(Stdio::inherit())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                Some(PathBuf::from(String::from_utf8(o.stdout).unwrap().trim()))
+            }
+            failed => {
+                if std::env::var_os("TOON_MCP_SKIP_REAL_SERVERS").is_some_and(|v| v == "1") {
+                    eprintln!("skipping: real MCP servers unavailable ({failed:?})");
+                    return None;
+                }
+                panic!(
+                    "scripts/install-mcp-servers.sh failed ({failed:?}): the end-to-end MCP tests \
+                     need Node.js, npm and Python 3; set TOON_MCP_SKIP_REAL_SERVERS=1 to skip them"
+                );
+            }
+        }
+    })
+    .as_deref()
+}
+
+/// A scratch directory removed at the end of the test.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("toon-mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `mcpServers` entry of each known server.
+fn entry(servers: &Path, scratch: &Path, name: &str) -> Json {
+    let npm = |pkg: &str| {
+        servers
+            .join("npm/node_modules/@modelcontextprotocol")
+            .join(pkg)
+            .join("dist/index.js")
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let venv = |bin: &str| {
+        servers
+            .join("venv/bin")
+            .join(bin)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    match name {
+        "everything" => json!({"command": "node", "args": [npm("server-everything"), "stdio"]}),
+        "filesystem" => {
+            let dir = scratch.join("files");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("hello.txt"), "hello\n").unwrap();
+            json!({"command": "node", "args": [npm("server-filesystem"), dir]})
+        }
+        "memory" => json!({"command": "node", "args": [npm("server-memory")],
+                           "env": {"MEMORY_FILE_PATH": scratch.join("memory.jsonl")}}),
+        "time" => json!({"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]}),
+        "git" => {
+            let repo = scratch.join("repo");
+            let ok = Command::new("git")
+                .args(["init", "-q"])
+                .arg(&repo)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            json!({"command": venv("mcp-server-git"), "args": ["--repository", repo]})
+        }
+        "notes" => {
+            let exe = PathBuf::from(env!("CARGO_BIN_EXE_toon"));
+            let example = exe.parent().unwrap().join("examples/notes_server");
+            assert!(example.exists(), "{} not built", example.display());
+            json!({"command": example})
+        }
+        "raw" => json!({"command": "python3",
+                        "args": [root().join("tests/fixtures/mcp/servers/raw_server.py")]}),
+        "missing" => json!({"command": "/nonexistent/mcp-server"}),
+        other => panic!("unknown server {other}"),
+    }
+}
+
+fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
+    let servers = servers_dir()?;
+    let mut map = serde_json::Map::new();
+    for name in names {
+        map.insert((*name).to_owned(), entry(servers, scratch, name));
+    }
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": map }).to_string()).unwrap();
+    Some(path)
+}
+
+/// `toon mcp serve` as a client drives it.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Json>,
+    notifications: Vec<Json>,
+    stderr: Arc<Mutex<String>>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(config: &Path, args: &[&str]) -> Client {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+            .args(["mcp", "serve", "--config"])
+            .arg(config)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let value: Json = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout carried a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let stdin = child.stdin.take();
+        Client {
+            child,
+            stdin,
+            lines,
+            notifications: Vec::new(),
+            stderr,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Json) {
+        self.send_line(&message.to_string());
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next message that is not a notification.
+    fn next_response(&mut self, within: Duration) -> Json {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(m) if m.get("id").is_none() => self.notifications.push(m),
+                Ok(m) => return m,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response within {within:?}; stderr:\n{}", self.stderr())
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the proxy closed stdout; stderr:\n{}", self.stderr())
+                }
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Json) -> Json {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let response = self.next_response(WAIT);
+        assert_eq!(response["id"], id, "{response}");
+        response
+    }
+
+    fn initialize(&mut self, version: &str) -> Json {
+        let r = self.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "e2e", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        r
+    }
+
+    fn tools(&mut self) -> Vec<Json> {
+        let r = self.request("tools/list", json!({}));
+        r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .clone()
+    }
+
+    fn call(&mut self, name: &str, arguments: Json) -> Json {
+        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        r.get("result").cloned().unwrap_or_else(|| panic!("{r}"))
+    }
+
+    fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Closes stdin and waits for the proxy to exit; returns how long it took.
+    fn close(mut self) -> Duration {
+        let started = Instant::now();
+        drop(self.stdin.take());
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{status}; stderr:\n{}", self.stderr());
+                return started.elapsed();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the proxy did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a result's first content block.
+fn text(result: &Json) -> &str {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{result}"))
+}
+
+/// Decodes a converted block (TOON or JSON, as its marker says) back to JSON.
+fn decoded(result: &Json) -> Json {
+    let format = &result["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"];
+    match format.as_str() {
+        Some("toon") => toon::decode::<Json>(text(result)).unwrap(),
+        _ => serde_json::from_str(text(result)).unwrap(),
+    }
+}
+
+/// Process ids of `pid`'s descendants (Linux /proc).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            // pid (comm) state ppid ...; comm may hold spaces, so split after the last ')'.
+            let rest = &stat[stat.rfind(')').unwrap() + 2..];
+            let ppid: u32 = rest.split(' ').nth(1).unwrap().parse().unwrap();
+            parents.push((p, ppid));
+        }
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+}
+
+fn cmdline(pid: u32) -> String {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| String::from_utf8_lossy(&b).replace('\0', " "))
+        .unwrap_or_default()
+}
+
+#[test]
+fn passthrough_serves_every_server_and_converts_results() {
+    let scratch = Scratch::new("passthrough");
+    let names = [
+        "everything",
+        "filesystem",
+        "memory",
+        "time",
+        "git",
+        "notes",
+        "raw",
+    ];
+    let Some(config) = config(&scratch.0, &names) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    let init = client.initialize("2025-06-18");
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
+    assert!(init["result"]["instructions"]
+        .as_str()
+        .unwrap()
+        .contains("TOON"));
+
+    let tools = client.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for expected in [
+        "everything__echo",
+        "raw__echo",
+        "read_text_file",
+        "create_entities",
+        "get_current_time",
+        "git_status",
+        "list_notes",
+        "report",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    // Definitions pass through whole: `execution` (unknown to rmcp's typed Tool) survives.
+    let echo = tools
+        .iter()
+        .find(|t| t["name"] == "everything__echo")
+        .unwrap();
+    assert_eq!(echo["execution"], json!({"taskSupport": "forbidden"}));
+    assert_eq!(echo["title"], "Echo Tool");
+    // A name two servers share is prefixed with each server's name, and routed by it.
+    assert!(!names.contains(&"echo"));
+    let echoed = client.call("raw__echo", json!({"say": "hi"}));
+    assert_eq!(
+        serde_json::from_str::<Json>(text(&echoed)).unwrap(),
+        json!({"say": "hi"})
+    );
+    let echoed = client.call("everything__echo", json!({"message": "hi"}));
+    assert!(text(&echoed).contains("hi"), "{echoed}");
+
+    // A real call: memory create_entities then read_graph.
+    let entities = json!([
+        {"name": "Ada", "entityType": "person", "observations": ["wrote the first program", "born 1815"]},
+        {"name": "Analytical Engine", "entityType": "machine", "observations": ["designed by Babbage"]},
+        {"name": "Charles", "entityType": "person", "observations": ["designed the engine"]}
+    ]);
+    let created = client.call("create_entities", json!({"entities": entities}));
+    assert_ne!(created["isError"], true, "{created}");
+    let graph = client.call("read_graph", json!({}));
+    // Converted (to whichever of TOON and compact JSON costs fewer tokens), and cheaper.
+    let conversion = &graph["_meta"]["rs.toon-codec/conversion"];
+    assert!(
+        conversion["tokensAfter"].as_u64() < conversion["tokensBefore"].as_u64(),
+        "{graph}"
+    );
+    // What the server sent: the same calls on a second memory server, asked directly.
+    let direct = direct_memory_graph(&scratch.0, &entities);
+    assert_eq!(decoded(&graph), direct);
+    assert!(text(&graph).len() < serde_json::to_string_pretty(&direct).unwrap().len());
+
+    // The crate's own rmcp server: a JSON array result becomes a TOON table.
+    for (title, tag) in [("milk", "shop"), ("bread", "shop"), ("call Bob", "home")] {
+        let r = client.call(
+            "add_note",
+            json!({"title": title, "body": format!("remember {title}"), "tags": [tag]}),
+        );
+        assert!(text(&r).starts_with("added note"), "{r}");
+    }
+    let listed = client.call("list_notes", json!({"tag": "shop"}));
+    assert_eq!(decoded(&listed).as_array().unwrap().len(), 2, "{listed}");
+
+    // Python servers: time.
+    let now = client.call("get_current_time", json!({"timezone": "UTC"}));
+    assert!(text(&now).contains("UTC"), "{now}");
+
+    // An error from a server reaches the client as the server wrote it.
+    let bad = client.call("read_text_file", json!({"path": "/etc/passwd"}));
+    assert_eq!(bad["isError"], true, "{bad}");
+
+    // Unknown fields in a result and in its content block survive; the server's _meta stays.
+    let report = client.call("report", json!({"rows": 6}));
+    assert_eq!(report["x-vendor"], json!({"kept": true}), "{report}");
+    assert_eq!(report["content"][0]["x-block"], json!([1, 2]), "{report}");
+    assert_eq!(report["_meta"]["example.com/trace"], "abc", "{report}");
+    assert_eq!(decoded(&report).as_array().unwrap().len(), 6);
+    // Uniform rows: a TOON table.
+    assert_eq!(
+        report["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"],
+        "toon"
+    );
+    assert!(text(&report).starts_with("[6]{id,name,ok}:"), "{report}");
+    let raw_tool = tools.iter().find(|t| t["name"] == "report").unwrap();
+    assert_eq!(
+        raw_tool["x-vendor"],
+        json!({"tier": "gold", "since": "2026-11"})
+    );
+    assert_eq!(raw_tool["execution"], json!({"taskSupport": "optional"}));
+    assert_eq!(raw_tool["_meta"]["example.com/owner"], "qa");
+
+    // Unknown tool: a JSON-RPC error naming it.
+    let r = client.request(
+        "tools/call",
+        json!({"name": "no_such_tool", "arguments": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no_such_tool"));
+
+    let stderr = client.stderr();
+    assert!(
+        stderr.contains("[filesystem] "),
+        "server stderr is labelled: {stderr}"
+    );
+    client.close();
+}
+
+/// read_graph of a fresh memory server after `create_entities(entities)`, asked directly
+/// through the library's own client (no proxy, no conversion).
+fn direct_memory_graph(scratch: &Path, entities: &Json) -> Json {
+    use toon::mcp::proxy::{Config, Downstream};
+    let servers = servers_dir().unwrap();
+    let direct = scratch.join("direct");
+    std::fs::create_dir_all(&direct).unwrap();
+    let text = json!({"mcpServers": {"memory": entry(servers, &direct, "memory")}}).to_string();
+    let config = Config::from_str(&text).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let server = Downstream::start(&config.servers[0], WAIT, tx)
+            .await
+            .unwrap();
+        let call = |name: &str, args: Json| {
+            server.request(
+                "tools/call",
+                Some(json!({"name": name, "arguments": args})),
+                WAIT,
+            )
+        };
+        call("create_entities", json!({"entities": entities}))
+            .await
+            .unwrap();
+        let graph = call("read_graph", json!({})).await.unwrap();
+        server.shutdown().await;
+        serde_json::from_str(graph["content"][0]["text"].as_str().unwrap()).unwrap()
+    })
+}
+
+#[test]
+fn lean_mode_offers_three_meta_tools_that_reach_every_server() {
+    let scratch = Scratch::new("lean");
+    let Some(config) = config(&scratch.0, &["memory", "time", "git", "missing"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--mode", "lean"]);
+    let init = client.initialize("2025-11-25");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    let tools = client.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["discover_tools", "get_tool_spec", "execute_tool"]);
+    let description = tools[0]["description"].as_str().unwrap();
+    assert!(description.contains("memory (9)"), "{description}");
+    assert!(
+        description.contains("missing (unavailable)"),
+        "{description}"
+    );
+
+    let found = client.call("discover_tools", json!({"query": "current time timezone"}));
+    assert!(text(&found).contains("get_current_time"), "{found}");
+    let spec = client.call("get_tool_spec", json!({"name": "create_entities"}));
+    assert!(text(&spec).contains("entityType"), "{spec}");
+
+    let created = client.call(
+        "execute_tool",
+        json!({"name": "create_entities", "arguments": {"entities": [
+            {"name": "Lin", "entityType": "person", "observations": ["likes tea"]}]}}),
+    );
+    assert_ne!(created["isError"], true, "{created}");
+    let graph = client.call(
+        "execute_tool",
+        json!({"name": "read_graph", "arguments": {}}),
+    );
+    assert_eq!(decoded(&graph)["entities"][0]["name"], "Lin", "{graph}");
+
+    // Invalid arguments: a clear error listing what is wrong, and the signature.
+    let bad = client.call(
+        "execute_tool",
+        json!({"name": "create_entities", "arguments": {"entities": [{"name": 5}]}}),
+    );
+    assert_eq!(bad["isError"], true);
+    let message = text(&bad);
+    assert!(message.contains("invalid arguments"), "{message}");
+    assert!(message.contains("entityType"), "{message}");
+
+    // The server that does not exist is reported, and does not stop the others.
+    let down = client.call("discover_tools", json!({}));
+    assert!(text(&down).contains("unavailable"), "{down}");
+    assert!(
+        client
+            .stderr()
+            .contains("[missing] unavailable: cannot run"),
+        "{}",
+        client.stderr()
+    );
+    client.close();
+}
+
+#[test]
+fn a_killed_server_fails_fast_and_the_others_keep_working() {
+    let scratch = Scratch::new("killed");
+    let Some(config) = config(&scratch.0, &["memory", "time", "notes"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--request-timeout", "2"]);
+    client.initialize("2025-11-25");
+    assert!(client.tools().len() >= 12);
+
+    // Per-request timeout: a call slower than it fails in about that time, with a clear error.
+    let started = Instant::now();
+    let slow = client.call("wait", json!({"millis": 20000}));
+    let took = started.elapsed();
+    assert_eq!(slow["isError"], true, "{slow}");
+    assert!(
+        text(&slow).contains("did not answer tools/call within 2.0 s"),
+        "{slow}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    let quick = client.call("wait", json!({"millis": 1}));
+    assert_eq!(text(&quick), "waited 1 ms");
+
+    let memory: Vec<u32> = descendants(client.child.id())
+        .into_iter()
+        .filter(|p| cmdline(*p).contains("server-memory"))
+        .collect();
+    assert_eq!(memory.len(), 1, "one memory server process");
+    Command::new("kill")
+        .arg("-9")
+        .arg(memory[0].to_string())
+        .status()
+        .unwrap();
+
+    // The proxy notices, tells the client its tools changed, and fails the server's calls at once.
+    let started = Instant::now();
+    let mut gone = client.call("read_graph", json!({}));
+    while gone["isError"] != true && started.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+        gone = client.call("read_graph", json!({}));
+    }
+    assert_eq!(gone["isError"], true, "{gone}");
+    let message = text(&gone).to_owned();
+    assert!(message.contains("memory"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+
+    let now = client.call("get_current_time", json!({"timezone": "UTC"}));
+    assert!(text(&now).contains("UTC"), "{now}");
+    let notes = client.call("add_note", json!({"title": "t", "body": "b"}));
+    assert_eq!(text(&notes), "added note 1");
+    // Its tools are gone from the listing, and the client was told.
+    let tools = client.tools();
+    assert!(!tools.iter().any(|t| t["name"] == "read_graph"));
+    assert!(client
+        .notifications
+        .iter()
+        .any(|n| n["method"] == "notifications/tools/list_changed"));
+    client.close();
+}
+
+#[test]
+fn exits_cleanly_leaving_no_process_behind() {
+    let scratch = Scratch::new("exit");
+    let names = ["everything", "filesystem", "memory", "time", "git"];
+    let Some(config) = config(&scratch.0, &names) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    client.tools();
+    let children = descendants(client.child.id());
+    assert!(children.len() >= 5, "{children:?}");
+    let took = client.close();
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    let left: Vec<String> = children
+        .iter()
+        .filter(|p| alive(**p))
+        .map(|p| cmdline(*p))
+        .collect();
+    assert!(left.is_empty(), "orphans: {left:?}");
+}
+
+#[test]
+fn protocol_details_ping_errors_cancellation_and_structured_drop() {
+    let scratch = Scratch::new("protocol");
+    let Some(config) = config(&scratch.0, &["everything", "notes"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--structured", "drop", "--min-size", "1"]);
+    // A version the proxy does not know: it answers with its own.
+    let init = client.initialize("2099-01-01");
+    assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(client.request("ping", json!({}))["result"], json!({}));
+    let r = client.request("resources/list", json!({}));
+    assert_eq!(r["error"]["code"], -32601);
+
+    // Garbage on stdin: a parse error, and the session goes on.
+    client.send_line("this is not json");
+    let r = client.next_response(WAIT);
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert_eq!(client.request("ping", json!({}))["result"], json!({}));
+
+    // --structured drop: no outputSchema in the listing, no structuredContent in results.
+    let tools = client.tools();
+    let structured = tools
+        .iter()
+        .find(|t| t["name"] == "get-structured-content")
+        .unwrap();
+    assert!(structured.get("outputSchema").is_none(), "{structured}");
+    let r = client.call("get-structured-content", json!({"location": "New York"}));
+    assert!(r.get("structuredContent").is_none(), "{r}");
+    assert!(!r["content"].as_array().unwrap().is_empty());
+
+    // Cancellation: the cancelled call gets no answer; the next one does.
+    client.send(&json!({"jsonrpc": "2.0", "id": 900, "method": "tools/call",
+                        "params": {"name": "wait", "arguments": {"millis": 3000}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 900, "reason": "user"}}),
+    );
+    let r = client.call("wait", json!({"millis": 1}));
+    assert_eq!(text(&r), "waited 1 ms");
+    std::thread::sleep(Duration::from_millis(3500));
+    assert_eq!(client.request("ping", json!({}))["id"], client.next_id - 1);
+    client.close();
+}
+
+#[test]
+fn inspect_prints_costs_per_server_and_mode() {
+    let scratch = Scratch::new("inspect");
+    let Some(config) = config(&scratch.0, &["everything", "memory", "time", "missing"]) else {
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "inspect", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        "everything",
+        "memory",
+        "time",
+        "missing",
+        "unavailable",
+        "--mode lean",
+        "view: full",
+        "total",
+    ] {
+        assert!(report.contains(expected), "{expected} missing:\n{report}");
+    }
+    let lean: f64 = report
+        .lines()
+        .find(|l| l.starts_with("toon mcp serve --mode lean"))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|r| r.trim_end_matches('×').parse().ok())
+        .unwrap();
+    assert!(lean < 0.06, "{report}");
+}
