@@ -9,273 +9,21 @@
 //! unless `TOON_MCP_SKIP_REAL_SERVERS=1` says to skip them.
 #![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex, OnceLock};
+mod mcp_servers;
+
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use mcp_servers::{config, entry, servers_dir, Scratch, WAIT};
 use serde_json::{json, Value as Json};
 
-const WAIT: Duration = Duration::from_secs(60);
-
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The installed third-party servers, or `None` when told to skip.
-fn servers_dir() -> Option<&'static Path> {
-    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        if let Some(dir) = std::env::var_os("TOON_MCP_SERVERS").filter(|d| !d.is_empty()) {
-            return Some(PathBuf::from(dir));
-        }
-        let out = Command::new(root().join("scripts/install-mcp-servers.sh"))
-            .stderr(Stdio::inherit())
-            .output();
-        match out {
-            Ok(o) if o.status.success() => {
-                Some(PathBuf::from(String::from_utf8(o.stdout).unwrap().trim()))
-            }
-            failed => {
-                if std::env::var_os("TOON_MCP_SKIP_REAL_SERVERS").is_some_and(|v| v == "1") {
-                    eprintln!("skipping: real MCP servers unavailable ({failed:?})");
-                    return None;
-                }
-                panic!(
-                    "scripts/install-mcp-servers.sh failed ({failed:?}): the end-to-end MCP tests \
-                     need Node.js, npm and Python 3; set TOON_MCP_SKIP_REAL_SERVERS=1 to skip them"
-                );
-            }
-        }
-    })
-    .as_deref()
-}
-
-/// A scratch directory removed at the end of the test.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("toon-mcp-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The `mcpServers` entry of each known server.
-fn entry(servers: &Path, scratch: &Path, name: &str) -> Json {
-    let npm = |pkg: &str| {
-        servers
-            .join("npm/node_modules/@modelcontextprotocol")
-            .join(pkg)
-            .join("dist/index.js")
-            .to_str()
-            .unwrap()
-            .to_owned()
-    };
-    let venv = |bin: &str| {
-        servers
-            .join("venv/bin")
-            .join(bin)
-            .to_str()
-            .unwrap()
-            .to_owned()
-    };
-    match name {
-        "everything" => json!({"command": "node", "args": [npm("server-everything"), "stdio"]}),
-        "filesystem" => {
-            let dir = scratch.join("files");
-            std::fs::create_dir_all(&dir).unwrap();
-            std::fs::write(dir.join("hello.txt"), "hello\n").unwrap();
-            json!({"command": "node", "args": [npm("server-filesystem"), dir]})
-        }
-        "memory" => json!({"command": "node", "args": [npm("server-memory")],
-                           "env": {"MEMORY_FILE_PATH": scratch.join("memory.jsonl")}}),
-        "time" => json!({"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]}),
-        "git" => {
-            let repo = scratch.join("repo");
-            let ok = Command::new("git")
-                .args(["init", "-q"])
-                .arg(&repo)
-                .status()
-                .unwrap();
-            assert!(ok.success());
-            json!({"command": venv("mcp-server-git"), "args": ["--repository", repo]})
-        }
-        "notes" => {
-            let exe = PathBuf::from(env!("CARGO_BIN_EXE_toon"));
-            let example = exe.parent().unwrap().join("examples/notes_server");
-            assert!(example.exists(), "{} not built", example.display());
-            json!({"command": example})
-        }
-        "raw" => json!({"command": "python3",
-                        "args": [root().join("tests/fixtures/mcp/servers/raw_server.py")]}),
-        "missing" => json!({"command": "/nonexistent/mcp-server"}),
-        other => panic!("unknown server {other}"),
-    }
-}
-
-fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
-    let servers = servers_dir()?;
-    let mut map = serde_json::Map::new();
-    for name in names {
-        map.insert((*name).to_owned(), entry(servers, scratch, name));
-    }
-    let path = scratch.join("mcp.json");
-    std::fs::write(&path, json!({ "mcpServers": map }).to_string()).unwrap();
-    Some(path)
-}
-
-/// `toon mcp serve` as a client drives it.
-struct Client {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Json>,
-    notifications: Vec<Json>,
-    stderr: Arc<Mutex<String>>,
-    next_id: u64,
-}
+/// `toon mcp serve` as a client runs it.
+struct Client;
 
 impl Client {
-    fn start(config: &Path, args: &[&str]) -> Client {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
-            .args(["mcp", "serve", "--config"])
-            .arg(config)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let (tx, lines) = mpsc::channel();
-        let stdout = child.stdout.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let line = line.unwrap();
-                let value: Json = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("stdout carried a line that is not JSON ({e}): {line}")
-                });
-                if tx.send(value).is_err() {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let sink = stderr.clone();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
-        let stdin = child.stdin.take();
-        Client {
-            child,
-            stdin,
-            lines,
-            notifications: Vec::new(),
-            stderr,
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, message: &Json) {
-        self.send_line(&message.to_string());
-    }
-
-    fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().unwrap();
-        writeln!(stdin, "{line}").unwrap();
-        stdin.flush().unwrap();
-    }
-
-    /// The next message that is not a notification.
-    fn next_response(&mut self, within: Duration) -> Json {
-        let deadline = Instant::now() + within;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(m) if m.get("id").is_none() => self.notifications.push(m),
-                Ok(m) => return m,
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("no response within {within:?}; stderr:\n{}", self.stderr())
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the proxy closed stdout; stderr:\n{}", self.stderr())
-                }
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Json) -> Json {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response = self.next_response(WAIT);
-        assert_eq!(response["id"], id, "{response}");
-        response
-    }
-
-    fn initialize(&mut self, version: &str) -> Json {
-        let r = self.request(
-            "initialize",
-            json!({"protocolVersion": version, "capabilities": {},
-                   "clientInfo": {"name": "e2e", "version": "1"}}),
-        );
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        r
-    }
-
-    fn tools(&mut self) -> Vec<Json> {
-        let r = self.request("tools/list", json!({}));
-        r["result"]["tools"]
-            .as_array()
-            .unwrap_or_else(|| panic!("{r}"))
-            .clone()
-    }
-
-    fn call(&mut self, name: &str, arguments: Json) -> Json {
-        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
-        r.get("result").cloned().unwrap_or_else(|| panic!("{r}"))
-    }
-
-    fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
-    }
-
-    /// Closes stdin and waits for the proxy to exit; returns how long it took.
-    fn close(mut self) -> Duration {
-        let started = Instant::now();
-        drop(self.stdin.take());
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "{status}; stderr:\n{}", self.stderr());
-                return started.elapsed();
-            }
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "the proxy did not exit"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Client {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn start(config: &Path, args: &[&str]) -> mcp_servers::Client {
+        mcp_servers::Client::proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, args)
     }
 }
 
@@ -727,4 +475,47 @@ fn inspect_prints_costs_per_server_and_mode() {
         .and_then(|r| r.trim_end_matches('×').parse().ok())
         .unwrap();
     assert!(lean < 0.06, "{report}");
+}
+
+#[test]
+fn servers_start_in_parallel_and_a_slow_one_times_out_alone() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("startup");
+    let raw = mcp_servers::root().join("tests/fixtures/mcp/servers/raw_server.py");
+    // Five servers that each take 1 s to start (sleeping, so the machine's cores do not
+    // matter), and one that takes 30 s.
+    let mut servers = serde_json::Map::new();
+    for i in 0..5 {
+        servers.insert(
+            format!("s{i}"),
+            json!({"command": "sh", "args": ["-c", format!("sleep 1; exec python3 {}", raw.display())]}),
+        );
+    }
+    servers.insert(
+        "sleepy".into(),
+        json!({"command": "sh", "args": ["-c", format!("sleep 30; exec python3 {}", raw.display())]}),
+    );
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+
+    let started = Instant::now();
+    let mut client = Client::start(&path, &["--startup-timeout", "3"]);
+    client.initialize("2025-11-25");
+    let tools = client.tools();
+    let took = started.elapsed();
+    // 1 s each in parallel, bounded by the 3 s timeout of the slow one: not 5 s + 30 s.
+    assert!(took < Duration::from_secs(6), "{took:?}");
+    assert_eq!(tools.len(), 10, "two tools from each of the five");
+    assert!(
+        client
+            .stderr()
+            .contains("[sleepy] unavailable: did not finish starting within 3.0 s"),
+        "{}",
+        client.stderr()
+    );
+    let r = client.call("s3__report", json!({"rows": 2}));
+    assert_eq!(r["x-vendor"], json!({"kept": true}));
+    client.close();
 }

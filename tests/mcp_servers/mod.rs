@@ -1,0 +1,288 @@
+//! Real MCP servers for the proxy's end-to-end tests and `examples/proxy_report.rs`: where
+//! they are installed, their `mcpServers` entries, and a line-by-line stdio client.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value as Json};
+
+/// Where cargo put the examples (`notes_server`): beside the running test or example binary.
+pub fn examples_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap();
+    // Tests run from target/*/deps, examples from target/*/examples.
+    dir.parent().unwrap().join("examples")
+}
+
+pub const WAIT: Duration = Duration::from_secs(60);
+
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The installed third-party servers, or `None` when told to skip.
+pub fn servers_dir() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        if let Some(dir) = std::env::var_os("TOON_MCP_SERVERS").filter(|d| !d.is_empty()) {
+            return Some(PathBuf::from(dir));
+        }
+        let out = Command::new(root().join("scripts/install-mcp-servers.sh"))
+            .stderr(Stdio::inherit())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                Some(PathBuf::from(String::from_utf8(o.stdout).unwrap().trim()))
+            }
+            failed => {
+                if std::env::var_os("TOON_MCP_SKIP_REAL_SERVERS").is_some_and(|v| v == "1") {
+                    eprintln!("skipping: real MCP servers unavailable ({failed:?})");
+                    return None;
+                }
+                panic!(
+                    "scripts/install-mcp-servers.sh failed ({failed:?}): the end-to-end MCP tests \
+                     need Node.js, npm and Python 3; set TOON_MCP_SKIP_REAL_SERVERS=1 to skip them"
+                );
+            }
+        }
+    })
+    .as_deref()
+}
+
+/// A scratch directory removed at the end of the test.
+pub struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("toon-mcp-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The `mcpServers` entry of each known server.
+pub fn entry(servers: &Path, scratch: &Path, name: &str) -> Json {
+    let npm = |pkg: &str| {
+        servers
+            .join("npm/node_modules/@modelcontextprotocol")
+            .join(pkg)
+            .join("dist/index.js")
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    let venv = |bin: &str| {
+        servers
+            .join("venv/bin")
+            .join(bin)
+            .to_str()
+            .unwrap()
+            .to_owned()
+    };
+    match name {
+        "everything" => json!({"command": "node", "args": [npm("server-everything"), "stdio"]}),
+        "filesystem" => {
+            let dir = scratch.join("files");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("hello.txt"), "hello\n").unwrap();
+            json!({"command": "node", "args": [npm("server-filesystem"), dir]})
+        }
+        "memory" => json!({"command": "node", "args": [npm("server-memory")],
+                           "env": {"MEMORY_FILE_PATH": scratch.join("memory.jsonl")}}),
+        "time" => json!({"command": venv("mcp-server-time"), "args": ["--local-timezone", "UTC"]}),
+        "git" => {
+            let repo = scratch.join("repo");
+            let ok = Command::new("git")
+                .args(["init", "-q"])
+                .arg(&repo)
+                .status()
+                .unwrap();
+            assert!(ok.success());
+            json!({"command": venv("mcp-server-git"), "args": ["--repository", repo]})
+        }
+        "notes" => {
+            let example = examples_dir().join("notes_server");
+            assert!(example.exists(), "{} not built", example.display());
+            json!({"command": example})
+        }
+        "raw" => json!({"command": "python3",
+                        "args": [root().join("tests/fixtures/mcp/servers/raw_server.py")]}),
+        "missing" => json!({"command": "/nonexistent/mcp-server"}),
+        other => panic!("unknown server {other}"),
+    }
+}
+
+pub fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
+    let servers = servers_dir()?;
+    let mut map = serde_json::Map::new();
+    for name in names {
+        map.insert((*name).to_owned(), entry(servers, scratch, name));
+    }
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": map }).to_string()).unwrap();
+    Some(path)
+}
+
+/// `toon mcp serve` as a client drives it.
+pub struct Client {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Json>,
+    pub notifications: Vec<Json>,
+    stderr: Arc<Mutex<String>>,
+    pub next_id: u64,
+}
+
+impl Client {
+    /// `toon mcp serve --config CONFIG ARGS...` (`toon` is the binary).
+    pub fn proxy(toon: &Path, config: &Path, args: &[&str]) -> Client {
+        let mut command = Command::new(toon);
+        command
+            .args(["mcp", "serve", "--config"])
+            .arg(config)
+            .args(args);
+        Client::spawn(command)
+    }
+
+    /// Any stdio MCP server.
+    pub fn spawn(mut command: Command) -> Client {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, lines) = mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let line = line.unwrap();
+                let value: Json = serde_json::from_str(&line).unwrap_or_else(|e| {
+                    panic!("stdout carried a line that is not JSON ({e}): {line}")
+                });
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let sink = stderr.clone();
+        let err = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let mut s = sink.lock().unwrap();
+                s.push_str(&line);
+                s.push('\n');
+            }
+        });
+        let stdin = child.stdin.take();
+        Client {
+            child,
+            stdin,
+            lines,
+            notifications: Vec::new(),
+            stderr,
+            next_id: 1,
+        }
+    }
+
+    pub fn send(&mut self, message: &Json) {
+        self.send_line(&message.to_string());
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next message that is not a notification.
+    pub fn next_response(&mut self, within: Duration) -> Json {
+        let deadline = Instant::now() + within;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(m) if m.get("id").is_none() => self.notifications.push(m),
+                Ok(m) => return m,
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("no response within {within:?}; stderr:\n{}", self.stderr())
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the proxy closed stdout; stderr:\n{}", self.stderr())
+                }
+            }
+        }
+    }
+
+    pub fn request(&mut self, method: &str, params: Json) -> Json {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let response = self.next_response(WAIT);
+        assert_eq!(response["id"], id, "{response}");
+        response
+    }
+
+    pub fn initialize(&mut self, version: &str) -> Json {
+        let r = self.request(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {},
+                   "clientInfo": {"name": "e2e", "version": "1"}}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        r
+    }
+
+    pub fn tools(&mut self) -> Vec<Json> {
+        let r = self.request("tools/list", json!({}));
+        r["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{r}"))
+            .clone()
+    }
+
+    pub fn call(&mut self, name: &str, arguments: Json) -> Json {
+        let r = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        r.get("result").cloned().unwrap_or_else(|| panic!("{r}"))
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    /// Closes stdin and waits for the proxy to exit; returns how long it took.
+    pub fn close(mut self) -> Duration {
+        let started = Instant::now();
+        drop(self.stdin.take());
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "{status}; stderr:\n{}", self.stderr());
+                return started.elapsed();
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the proxy did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
