@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcp_servers::{config, entry, examples_dir, servers_dir, Client, Scratch};
+use mcp_servers::{command, config, entry, examples_dir, servers_dir, Client, Scratch};
 use serde_json::{json, Value as Json};
 use toon::tokens::{count, Encoding};
 
@@ -43,14 +43,7 @@ fn main() {
     println!("## Start-up (initialize + tools/list)\n");
     let mut alone = Vec::new();
     for name in SERVERS {
-        let e = entry(servers, &scratch.0, name);
-        let mut command = Command::new(e["command"].as_str().unwrap());
-        for a in e["args"].as_array().into_iter().flatten() {
-            command.arg(a.as_str().unwrap());
-        }
-        for (k, v) in e["env"].as_object().into_iter().flatten() {
-            command.env(k, v.as_str().unwrap());
-        }
+        let command = command(&entry(servers, &scratch.0, name));
         let started = Instant::now();
         let mut c = Client::spawn(command);
         c.initialize("2025-11-25");
@@ -111,15 +104,7 @@ fn main() {
     ];
     let (mut before, mut after) = (0, 0);
     for (server, tool, args) in &calls {
-        let e = entry(servers, &scratch.0, server);
-        let mut command = Command::new(e["command"].as_str().unwrap());
-        for a in e["args"].as_array().into_iter().flatten() {
-            command.arg(a.as_str().unwrap());
-        }
-        for (k, v) in e["env"].as_object().into_iter().flatten() {
-            command.env(k, v.as_str().unwrap());
-        }
-        let mut direct = Client::spawn(command);
+        let mut direct = Client::spawn(command(&entry(servers, &scratch.0, server)));
         direct.initialize("2025-11-25");
         let sent = text_tokens(&direct.call(tool, args.clone()));
         direct.close();

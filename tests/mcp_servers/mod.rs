@@ -124,6 +124,18 @@ pub fn entry(servers: &Path, scratch: &Path, name: &str) -> Json {
     }
 }
 
+/// The command an `mcpServers` entry runs.
+pub fn command(entry: &Json) -> Command {
+    let mut command = Command::new(entry["command"].as_str().unwrap());
+    for arg in entry["args"].as_array().into_iter().flatten() {
+        command.arg(arg.as_str().unwrap());
+    }
+    for (k, v) in entry["env"].as_object().into_iter().flatten() {
+        command.env(k, v.as_str().unwrap());
+    }
+    command
+}
+
 pub fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
     let servers = servers_dir()?;
     let mut map = serde_json::Map::new();
