@@ -195,15 +195,8 @@ impl Downstream {
                 .and_then(Json::as_str)
                 .map(str::to_owned);
             pages.push(page.to_string());
-            cursor =
-                next_cursor(&self.name, pages.len(), cursor.as_deref(), next).map_err(|e| {
-                    CallError::Remote {
-                        server: self.name.clone(),
-                        code: code::INTERNAL_ERROR,
-                        message: e.to_string(),
-                        data: None,
-                    }
-                })?;
+            cursor = next_cursor(&self.name, pages.len(), cursor.as_deref(), next)
+                .map_err(|e| CallError::internal(&self.name, e.to_string()))?;
             if cursor.is_none() {
                 return Ok(pages);
             }

@@ -55,6 +55,17 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// A failure of the proxy itself while handling `server`'s answer (JSON-RPC internal error).
+    #[must_use]
+    pub fn internal(server: &str, message: impl Into<String>) -> CallError {
+        CallError::Remote {
+            server: server.to_owned(),
+            code: code::INTERNAL_ERROR,
+            message: message.into(),
+            data: None,
+        }
+    }
+
     /// The JSON-RPC error code to answer a client with.
     #[must_use]
     pub fn code(&self) -> i64 {

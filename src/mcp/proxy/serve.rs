@@ -286,10 +286,5 @@ pub(super) fn exposed_definition(
 }
 
 fn internal(message: &str) -> CallError {
-    CallError::Remote {
-        server: "proxy".to_owned(),
-        code: code::INTERNAL_ERROR,
-        message: message.to_owned(),
-        data: None,
-    }
+    CallError::internal("proxy", message)
 }

@@ -258,14 +258,12 @@ impl Toolbox {
         let (server, original) = self.route(&exposed)?;
         params["name"] = Json::String(original.clone());
         let result = self.request(&server, "tools/call", Some(params)).await?;
-        self.encoder
-            .encode(&exposed, result)
-            .map_err(|e| CallError::Remote {
-                server,
-                code: super::wire::code::INTERNAL_ERROR,
-                message: format!("cannot encode the result of {original}: {e}"),
-                data: None,
-            })
+        self.encoder.encode(&exposed, result).map_err(|e| {
+            CallError::internal(
+                &server,
+                format!("cannot encode the result of {original}: {e}"),
+            )
+        })
     }
 
     /// The server and the server's own name for an exposed tool name.
@@ -306,16 +304,17 @@ impl Toolbox {
         method: &str,
         params: Option<Json>,
     ) -> Result<Json, CallError> {
-        let Some(downstream) = self.server(server) else {
-            let reason = self.unavailable_reason(server);
-            return Err(CallError::Unavailable {
-                server: server.to_owned(),
-                reason,
-            });
-        };
-        downstream
+        self.running(server)?
             .request(method, params, self.options.request_timeout)
             .await
+    }
+
+    /// The running server, or why it is not running.
+    fn running(&self, server: &str) -> Result<Arc<Downstream>, CallError> {
+        self.server(server).ok_or_else(|| CallError::Unavailable {
+            server: server.to_owned(),
+            reason: self.unavailable_reason(server),
+        })
     }
 
     fn unavailable_reason(&self, server: &str) -> String {
@@ -374,23 +373,15 @@ impl Toolbox {
     /// # Errors
     /// When the listing fails (the old tools stay).
     pub async fn relist(&self, server: &str) -> Result<(), CallError> {
-        let Some(downstream) = self.server(server) else {
-            return Err(CallError::Unavailable {
-                server: server.to_owned(),
-                reason: self.unavailable_reason(server),
-            });
-        };
-        let pages = downstream.list_tools(self.options.request_timeout).await?;
+        let pages = self
+            .running(server)?
+            .list_tools(self.options.request_timeout)
+            .await?;
         let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
         write(&self.catalog)
             .add_server_pages(server, &refs)
             .map(|_| ())
-            .map_err(|e| CallError::Remote {
-                server: server.to_owned(),
-                code: super::wire::code::INTERNAL_ERROR,
-                message: format!("bad tools/list: {e}"),
-                data: None,
-            })
+            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))
     }
 
     /// Shuts every server down in parallel (close stdin, wait, terminate).
