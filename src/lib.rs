@@ -51,6 +51,7 @@ mod macros;
 mod canonical;
 pub mod de;
 mod error;
+pub mod json;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
@@ -72,7 +73,7 @@ pub use options::{DecodeOptions, Delimiter, EncodeOptions};
 pub use ser::{
     to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with, Serializer,
 };
-pub use value::{from_value, to_value, Index, Map, Number, Value};
+pub use value::{from_value, to_value, Document, Index, Map, Number, Value};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
 #[cfg(doctest)]

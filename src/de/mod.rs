@@ -66,6 +66,39 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// A deserializer over UTF-8 bytes, checked up front, with default options.
+    ///
+    /// ```
+    /// use serde::Deserialize;
+    /// let mut de = toon::Deserializer::from_slice(b"a: 1").unwrap();
+    /// let v = toon::Value::deserialize(&mut de).unwrap();
+    /// de.end().unwrap();
+    /// assert_eq!(v["a"], 1);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Ill-formed UTF-8 (§4), with the line and column of the first bad byte.
+    pub fn from_slice(bytes: &'de [u8]) -> Result<Self> {
+        Self::from_slice_with(bytes, &DecodeOptions::default())
+    }
+
+    /// A deserializer over UTF-8 bytes, checked up front, with the given options.
+    ///
+    /// ```
+    /// let err = toon::Deserializer::from_slice_with(b"a: 1\nb: \xff", &toon::DecodeOptions::new())
+    ///     .err()
+    ///     .unwrap();
+    /// assert_eq!((err.line(), err.column()), (2, 4));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// Ill-formed UTF-8 (§4), with the line and column of the first bad byte.
+    pub fn from_slice_with(bytes: &'de [u8], options: &DecodeOptions) -> Result<Self> {
+        Ok(Self::from_str_with(utf8(bytes)?, options))
+    }
+
     /// Checks that nothing but blank and comment lines follows the decoded value (§5: a root
     /// array or keyed table spans the whole document).
     pub fn end(&mut self) -> Result<()> {

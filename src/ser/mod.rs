@@ -11,7 +11,7 @@ mod emit;
 pub(crate) mod key;
 pub(crate) use key::KeySerializer;
 mod probe;
-mod tape;
+pub(crate) mod tape;
 
 use std::io;
 

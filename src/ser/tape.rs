@@ -35,7 +35,7 @@ pub(crate) enum Ev {
     },
 }
 
-#[derive(Default, Debug)]
+#[derive(Default, Debug, Clone)]
 pub(crate) struct Tape {
     pub(crate) ev: Vec<Ev>,
     pub(crate) text: String,
@@ -53,6 +53,35 @@ impl Tape {
     pub(crate) fn push_key(&mut self, key: &str) -> Result<()> {
         let (s, l) = self.push_text(key)?;
         self.ev.push(Ev::Key(s, l));
+        Ok(())
+    }
+
+    pub(crate) fn push_str(&mut self, v: &str) -> Result<()> {
+        let (s, l) = self.push_text(v)?;
+        self.ev.push(Ev::Str(s, l));
+        Ok(())
+    }
+
+    pub(crate) fn push_i128(&mut self, v: i128) -> Result<()> {
+        match i64::try_from(v) {
+            Ok(small) => self.ev.push(Ev::I64(small)),
+            Err(_) => self.push_big(&v.to_string())?,
+        }
+        Ok(())
+    }
+
+    pub(crate) fn push_u128(&mut self, v: u128) -> Result<()> {
+        match u64::try_from(v) {
+            Ok(small) => self.ev.push(Ev::U64(small)),
+            Err(_) => self.push_big(&v.to_string())?,
+        }
+        Ok(())
+    }
+
+    /// An integer beyond 64 bits, as its decimal digits.
+    fn push_big(&mut self, digits: &str) -> Result<()> {
+        let (s, l) = self.push_text(digits)?;
+        self.ev.push(Ev::Big(s, l));
         Ok(())
     }
 
@@ -300,13 +329,7 @@ impl<'t> ser::Serializer for Recorder<'t> {
         self.scalar(Ev::I64(v))
     }
     fn serialize_i128(self, v: i128) -> Result<()> {
-        match i64::try_from(v) {
-            Ok(small) => self.scalar(Ev::I64(small)),
-            Err(_) => {
-                let (s, l) = self.tape.push_text(&v.to_string())?;
-                self.scalar(Ev::Big(s, l))
-            }
-        }
+        self.tape.push_i128(v)
     }
     fn serialize_u8(self, v: u8) -> Result<()> {
         self.scalar(Ev::U64(v.into()))
@@ -321,13 +344,7 @@ impl<'t> ser::Serializer for Recorder<'t> {
         self.scalar(Ev::U64(v))
     }
     fn serialize_u128(self, v: u128) -> Result<()> {
-        match u64::try_from(v) {
-            Ok(small) => self.scalar(Ev::U64(small)),
-            Err(_) => {
-                let (s, l) = self.tape.push_text(&v.to_string())?;
-                self.scalar(Ev::Big(s, l))
-            }
-        }
+        self.tape.push_u128(v)
     }
     fn serialize_f32(self, v: f32) -> Result<()> {
         self.scalar(Ev::F32(v))
@@ -339,8 +356,7 @@ impl<'t> ser::Serializer for Recorder<'t> {
         self.serialize_str(v.encode_utf8(&mut [0u8; 4]))
     }
     fn serialize_str(self, v: &str) -> Result<()> {
-        let (s, l) = self.tape.push_text(v)?;
-        self.scalar(Ev::Str(s, l))
+        self.tape.push_str(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
         self.serialize_bytes_into(v)

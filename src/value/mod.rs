@@ -1,6 +1,7 @@
 //! `Value`: any TOON (JSON data model) value, with an order-preserving object type.
 
 mod deserializer;
+mod document;
 mod map;
 mod number;
 mod serializer;
@@ -10,6 +11,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
+pub use document::Document;
 pub use map::Map;
 pub use number::Number;
 

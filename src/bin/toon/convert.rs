@@ -1,0 +1,327 @@
+//! `toon [INPUT]`: JSON → TOON and TOON → JSON.
+//!
+//! Plain conversions stream, so memory stays near the input's size: JSON is recorded into a
+//! compact [`toon::Document`] (TOON's layout looks at every array twice) and written out in
+//! chunks; TOON is transcoded straight into JSON text. Options that reshape the data
+//! (`--fields`, `--tabularize`, `--budget`, `--auto`, decoding `--stats` or `--no-strict`)
+//! work on a [`toon::Value`] instead.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use toon::render::{Output, Pipeline};
+use toon::table::Tabularize;
+use toon::{DecodeOptions, Delimiter, Document, EncodeOptions, Value};
+
+use crate::io::{Input, Sink};
+use crate::{parse_paths, Failure};
+
+#[derive(Args)]
+pub(crate) struct Convert {
+    /// Input file (`-` or absent: standard input).
+    input: Option<PathBuf>,
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Encode JSON to TOON (the default, except for files ending in .toon).
+    #[arg(short, long, conflicts_with = "decode")]
+    encode: bool,
+    /// Decode TOON to JSON.
+    #[arg(short, long)]
+    decode: bool,
+    /// ',' | '\t' | '|' (or comma, tab, pipe).
+    #[arg(long, value_name = "D", default_value = ",", value_parser = parse_delimiter)]
+    delimiter: Delimiter,
+    /// Spaces per indentation level (decoding: 0 prints compact JSON).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = parse_indent)]
+    indent: usize,
+    /// Strict decoding (the default).
+    #[arg(long, overrides_with = "no_strict")]
+    strict: bool,
+    /// Lenient decoding (the five v4.4 recoveries).
+    #[arg(long = "no-strict")]
+    no_strict: bool,
+    /// Print size and token estimates for JSON vs TOON to stderr.
+    #[arg(long)]
+    stats: bool,
+    /// Print the estimated o200k tokens of the input text as given, and exit.
+    #[arg(long, conflicts_with_all = [
+        "output", "encode", "decode", "stats", "fields", "exclude", "tabularize", "auto", "budget",
+    ])]
+    tokens: bool,
+    /// With --tokens: the exact o200k count (needs the `tiktoken` feature).
+    #[arg(long, requires = "tokens")]
+    exact: bool,
+    /// Keep only these comma-separated field paths (id,user.name,items.sku).
+    #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+    fields: Vec<Vec<String>>,
+    /// Drop these field paths.
+    #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+    exclude: Vec<Vec<String>>,
+    /// Make semi-uniform arrays tabular (fills absent fields with null, folds optional objects
+    /// into field groups, drops all-null columns; lossy).
+    #[arg(long)]
+    tabularize: bool,
+    /// Print the cheapest of TOON (comma/tab/pipe) and compact JSON; the choice goes to stderr.
+    #[arg(long, conflicts_with = "delimiter")]
+    auto: bool,
+    /// Cut rows and long strings until the output is ~N tokens or fewer; what was cut goes
+    /// to stderr.
+    #[arg(long, value_name = "N")]
+    budget: Option<usize>,
+}
+
+fn parse_delimiter(d: &str) -> Result<Delimiter, String> {
+    Delimiter::parse(d).ok_or_else(|| {
+        format!("invalid delimiter {d:?}: use ',', '\\t', '|' (or comma, tab, pipe)")
+    })
+}
+
+fn parse_indent(n: &str) -> Result<usize, String> {
+    n.parse()
+        .ok()
+        .filter(|n: &usize| *n <= 32)
+        .ok_or_else(|| format!("invalid indent {n:?}: expected an integer 0..=32"))
+}
+
+#[derive(Copy, Clone, PartialEq)]
+enum Mode {
+    Encode,
+    Decode,
+}
+
+impl Mode {
+    /// As the official CLI decides: the flags, then a `.toon` file decodes; everything else
+    /// (`.json`, other files, standard input) encodes. Never guessed from the content, so
+    /// malformed JSON is an error rather than a one-string TOON document.
+    fn of(args: &Convert) -> Mode {
+        let toon_file = args
+            .input
+            .as_deref()
+            .and_then(Path::extension)
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("toon"));
+        if args.decode || (toon_file && !args.encode) {
+            Mode::Decode
+        } else {
+            Mode::Encode
+        }
+    }
+}
+
+pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
+    let input = Input::read(args.input.as_deref())?;
+    if args.tokens {
+        let text =
+            std::str::from_utf8(&input.bytes).map_err(|e| Failure::because(&input.label, e))?;
+        println!("{}", count_tokens(text, args.exact)?);
+        return Ok(());
+    }
+    let mode = Mode::of(args);
+    let pipeline = pipeline(args, mode);
+    match mode {
+        Mode::Encode if args.indent == 0 => {
+            Err("--indent 0 applies to decoding (compact JSON); TOON needs 1 or more".into())
+        }
+        Mode::Encode if pipeline.transforms() || args.auto => {
+            let value = parse_json(&input)?;
+            reshape(args, mode, &pipeline, &input, value)
+        }
+        Mode::Encode => encode(args, input),
+        Mode::Decode if pipeline.transforms() || args.auto || args.stats || args.no_strict => {
+            // Non-strict decoding resolves duplicate keys last-write-wins (§14.3), which
+            // needs the whole object: it goes through a `Value` too.
+            let value = toon::from_slice_with(&input.bytes, &decode_options(args))
+                .map_err(|e| Failure::because(&input.label, e))?;
+            reshape(args, mode, &pipeline, &input, value)
+        }
+        Mode::Decode => decode(args, &input),
+    }
+}
+
+/// The JSON text of the input: a leading byte order mark is skipped; nothing at all is an
+/// error (JavaScript's `JSON.parse("")` fails too).
+fn json_text(input: &Input) -> Result<&[u8], Failure> {
+    let json = input
+        .bytes
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(&input.bytes);
+    if json.is_empty() {
+        return Err(format!("{}: empty input: there is no JSON to encode", input.label).into());
+    }
+    Ok(json)
+}
+
+fn parse_json<'a, T: serde::Deserialize<'a>>(input: &'a Input) -> Result<T, Failure> {
+    serde_json::from_slice(json_text(input)?)
+        .map_err(|e| Failure::because(format_args!("{}: invalid JSON", input.label), e))
+}
+
+fn encode_options(args: &Convert) -> EncodeOptions {
+    EncodeOptions::new()
+        .delimiter(args.delimiter)
+        .indent_size(args.indent)
+}
+
+fn decode_options(args: &Convert) -> DecodeOptions {
+    // `--indent 0` asks for compact JSON; the TOON it reads is indented as usual.
+    let indent = if args.indent == 0 { 2 } else { args.indent };
+    DecodeOptions::new()
+        .strict(!args.no_strict)
+        .indent_size(indent)
+}
+
+/// JSON → TOON through a `Document`: the input text is released before writing unless
+/// `--stats` needs it.
+fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
+    let document: Document = parse_json(&input)?;
+    let options = encode_options(args);
+    let label = input.label.clone();
+    let stats_input = args.stats.then_some(input.bytes);
+    let mut sink = Sink::open(args.output.as_deref())?;
+    let written = match &stats_input {
+        None => toon::to_writer_with(&mut sink, &document, &options)
+            .map_err(|e| Failure::because(&label, e)),
+        Some(json) => {
+            let text = toon::to_string_with(&document, &options)
+                .map_err(|e| Failure::because(&label, e))?;
+            let written = sink
+                .write_all(text.as_bytes())
+                .map_err(|e| Failure::because("cannot write output", e));
+            let json = String::from_utf8_lossy(json.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(json));
+            stats(&json, &text);
+            written
+        }
+    };
+    sink.finish(written)?;
+    announce(args, Mode::Encode, &label);
+    Ok(())
+}
+
+/// TOON → JSON, transcoded: no tree, the JSON written as the TOON is read.
+fn decode(args: &Convert, input: &Input) -> Result<(), Failure> {
+    let label = &input.label;
+    let mut de = toon::Deserializer::from_slice_with(&input.bytes, &decode_options(args))
+        .map_err(|e| Failure::because(label, e))?;
+    let mut sink = Sink::open(args.output.as_deref())?;
+    let written = toon::json::transcode(&mut de, &mut sink, args.indent)
+        .map_err(|e| Failure::because(label, e));
+    sink.finish(written)?;
+    announce(args, Mode::Decode, label);
+    Ok(())
+}
+
+/// The `Value` route: projection, tabularize, budget, `--auto`, then the output.
+fn reshape(
+    args: &Convert,
+    mode: Mode,
+    pipeline: &Pipeline,
+    input: &Input,
+    value: Value,
+) -> Result<(), Failure> {
+    let (value, notes) = pipeline.transform(value).map_err(|e| e.to_string())?;
+    notes.iter().for_each(|n| eprintln!("{n}"));
+    let output = if args.auto || mode == Mode::Encode {
+        let rendered = pipeline
+            .write(&value)
+            .map_err(|e| Failure::because(&input.label, e))?;
+        rendered.notes.iter().for_each(|n| eprintln!("{n}"));
+        rendered.text
+    } else {
+        toon::json::to_string_pretty(&value, args.indent)
+            .map_err(|e| Failure::because(&input.label, e))?
+    };
+    let mut sink = Sink::open(args.output.as_deref())?;
+    let written = sink
+        .write_all(output.as_bytes())
+        .map_err(|e| Failure::because("cannot write output", e));
+    sink.finish(written)?;
+    announce(args, mode, &input.label);
+    if args.stats {
+        // The input as given where nothing transformed it; otherwise the value's own texts.
+        let transformed = pipeline.transforms();
+        let as_given = || String::from_utf8_lossy(&input.bytes);
+        let json = match mode {
+            Mode::Encode if !transformed => as_given(),
+            _ => serde_json::to_string(&value)
+                .map_err(|e| e.to_string())?
+                .into(),
+        };
+        let toon = match mode {
+            Mode::Encode if !args.auto => output.as_str().into(),
+            Mode::Decode if !transformed => as_given(),
+            _ => toon::to_string(&value).map_err(|e| e.to_string())?.into(),
+        };
+        stats(&json, &toon);
+    }
+    Ok(())
+}
+
+fn pipeline(args: &Convert, mode: Mode) -> Pipeline {
+    let mut p = Pipeline::new()
+        .fields(args.fields.iter().flatten())
+        .exclude(args.exclude.iter().flatten());
+    if args.tabularize {
+        p = p.tabularize(Tabularize::all());
+    }
+    if let Some(budget) = args.budget {
+        p = p.budget(budget);
+    }
+    let output = if args.auto {
+        Output::Auto
+    } else if mode == Mode::Encode {
+        Output::Toon(encode_options(args))
+    } else {
+        // Decoding writes pretty JSON itself; the pipeline only transforms.
+        Output::CompactJson
+    };
+    p.output(output)
+}
+
+/// `Encoded `in` → `out`` on stderr when writing to a file, as the official CLI does.
+fn announce(args: &Convert, mode: Mode, label: &str) {
+    if let Some(path) = &args.output {
+        let verb = match mode {
+            Mode::Encode => "Encoded",
+            Mode::Decode => "Decoded",
+        };
+        eprintln!("{verb} `{label}` → `{}`", path.display());
+    }
+}
+
+/// `--tokens [--exact]`: the token count of `text` exactly as given.
+fn count_tokens(text: &str, exact: bool) -> Result<usize, Failure> {
+    if !exact {
+        return Ok(toon::tokens::estimate(text));
+    }
+    #[cfg(feature = "tiktoken")]
+    {
+        Ok(toon::tokens::count(text, toon::tokens::Encoding::O200kBase))
+    }
+    #[cfg(not(feature = "tiktoken"))]
+    Err(
+        "--exact needs the `tiktoken` feature (cargo install toon-codec --features cli,tiktoken)"
+            .into(),
+    )
+}
+
+/// `--stats`: estimates for the JSON and TOON texts, in the official CLI's wording plus sizes.
+fn stats(json_text: &str, toon_text: &str) {
+    let json_tokens = toon::tokens::estimate(json_text);
+    let toon_tokens = toon::tokens::estimate(toon_text);
+    let saved = json_tokens as f64 - toon_tokens as f64;
+    let pct = if json_tokens > 0 {
+        saved / json_tokens as f64 * 100.0
+    } else {
+        0.0
+    };
+    eprintln!(
+        "Token estimates: ~{json_tokens} (JSON) → ~{toon_tokens} (TOON)\n\
+         Saved ~{} tokens ({:.1}%)\n\
+         Bytes: {} (JSON) → {} (TOON)",
+        saved as i64,
+        -pct,
+        json_text.len(),
+        toon_text.len(),
+    );
+}

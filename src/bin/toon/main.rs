@@ -1,0 +1,231 @@
+//! `toon`: convert JSON to TOON and back (a drop-in for the official `@toon-format/cli`), and
+//! `toon mcp …` for MCP tool catalogs and results. A thin layer over library types:
+//! `convert.rs` (the conversions), `io.rs` (input, output, closed pipes), `mcp.rs`.
+
+mod convert;
+mod io;
+#[cfg(feature = "mcp")]
+mod mcp;
+
+use std::fmt;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "toon",
+    version,
+    about = "Converts JSON to TOON (encode) or TOON to JSON (decode).",
+    after_help = "INPUT is a file path, or `-` / absent for standard input. Files ending in \
+                  .toon are decoded; everything else, standard input included, is encoded \
+                  unless -d is given. A file named like a subcommand (mcp) needs a path: ./mcp",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    convert: convert::Convert,
+    /// Print the cause chain of an error.
+    #[arg(long, global = true)]
+    verbose: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// MCP tool catalogs and tool results (needs the `mcp` feature).
+    Mcp {
+        #[command(subcommand)]
+        command: McpCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum McpCommand {
+    /// Print a view of a tool catalog. FILE (or stdin) is a tools/list result, a JSON array of
+    /// tools, or an object mapping server names to tools/list results.
+    Catalog {
+        file: Option<String>,
+        /// full | categories | lean
+        #[arg(long, default_value = "full")]
+        view: String,
+        /// With --view full: only this category's tools.
+        #[arg(long)]
+        category: Option<String>,
+        /// How categories are formed: server | prefix | effect.
+        #[arg(long, default_value = "server")]
+        group: String,
+    },
+    /// Print a tool's definition exactly as its server sent it.
+    Describe {
+        name: String,
+        file: Option<String>,
+        /// Print it as readable TOON instead.
+        #[arg(long)]
+        toon: bool,
+    },
+    /// Convert a tools/call result (CallToolResult JSON) from FILE or stdin; prints the result
+    /// JSON on stdout and one stats line on stderr.
+    Result {
+        file: Option<String>,
+        /// The tool that produced it (for --include-tools / --exclude-tools).
+        #[arg(long, default_value = "")]
+        tool: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// Keep only these field paths of each JSON block.
+        #[arg(long, value_name = "PATHS", value_parser = parse_paths)]
+        fields: Vec<Vec<String>>,
+        /// Cut each JSON block to about N tokens.
+        #[arg(long, value_name = "N")]
+        budget: Option<usize>,
+    },
+    /// Run a stdio MCP server in front of the servers of an mcpServers config (needs the
+    /// `mcp-proxy` feature). Logs go to stderr; stdout carries protocol only.
+    Serve {
+        #[command(flatten)]
+        servers: ServersArgs,
+        /// passthrough (every tool, results encoded) | lean (three meta-tools)
+        #[arg(long, default_value = "passthrough")]
+        mode: String,
+        #[command(flatten)]
+        policy: PolicyArgs,
+        /// Seconds any request to a server may take.
+        #[arg(long, value_name = "SECS", default_value_t = 60.0)]
+        request_timeout: f64,
+    },
+    /// Start the servers of an mcpServers config and print what their tool lists cost, per
+    /// server and with each mode (needs the `mcp-proxy` feature).
+    Inspect {
+        #[command(flatten)]
+        servers: ServersArgs,
+    },
+}
+
+/// Where the servers come from.
+#[derive(Args)]
+struct ServersArgs {
+    /// The mcpServers JSON file (default: $TOON_MCP_CONFIG, else ~/.config/toon/mcp.json).
+    #[arg(long, value_name = "FILE")]
+    config: Option<String>,
+    /// Seconds each server gets to start and list its tools.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    startup_timeout: f64,
+}
+
+/// The result policy (`toon mcp result` and `toon mcp serve`).
+#[derive(Args)]
+struct PolicyArgs {
+    /// auto | toon | json
+    #[arg(long, default_value = "auto")]
+    format: String,
+    /// Text blocks under N bytes stay as they are.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    min_size: usize,
+    /// Text blocks over N bytes stay as they are.
+    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    max_size: usize,
+    /// Only convert these tools' results.
+    #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+    include_tools: Vec<Vec<String>>,
+    /// Never convert these tools' results.
+    #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+    exclude_tools: Vec<Vec<String>>,
+    /// keep | drop (drop: structuredContent removed from results and outputSchema from tools,
+    /// so every client shows the model the converted text)
+    #[arg(long, default_value = "keep")]
+    structured: String,
+}
+
+fn parse_paths(list: &str) -> Result<Vec<String>, String> {
+    Ok(list
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(str::to_owned)
+        .collect())
+}
+
+/// What went wrong: the message for everyone, and the error it came from for `--verbose`.
+pub(crate) struct Failure {
+    message: String,
+    cause: Option<Box<dyn std::error::Error + Send + Sync>>,
+}
+
+impl Failure {
+    /// `context: cause`, keeping the cause for `--verbose`.
+    pub(crate) fn because(
+        context: impl fmt::Display,
+        cause: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Failure {
+            message: format!("{context}: {cause}"),
+            cause: Some(Box::new(cause)),
+        }
+    }
+
+    fn report(&self, verbose: bool) {
+        eprintln!("toon: error: {}", self.message);
+        let Some(cause) = self.cause.as_deref().filter(|_| verbose) else {
+            return;
+        };
+        eprintln!("  error: {cause:?}");
+        let mut source = cause.source();
+        while let Some(e) = source {
+            eprintln!("  caused by: {e} ({e:?})");
+            source = e.source();
+        }
+    }
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Self {
+        Failure {
+            message,
+            cause: None,
+        }
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(message: &str) -> Self {
+        message.to_owned().into()
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        None => convert::run(&cli.convert),
+        #[cfg(feature = "mcp")]
+        Some(Command::Mcp { command }) => mcp::run(command).map_err(Failure::from),
+        #[cfg(not(feature = "mcp"))]
+        Some(Command::Mcp { .. }) => Err(
+            "`toon mcp` needs the `mcp` feature (cargo install toon-codec --features cli,mcp)"
+                .into(),
+        ),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+    };
+    let verbose = cli.verbose;
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            failure.report(verbose);
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,268 @@
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::io::Input;
+use super::{McpCommand, PolicyArgs};
+use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, Structured};
+
+/// Reads a whole text input (for `toon mcp`).
+fn read_text(file: Option<&str>) -> Result<String, String> {
+    let input = Input::read(file.map(Path::new)).map_err(|f| f.message)?;
+    String::from_utf8(input.bytes).map_err(|e| format!("{}: {e}", input.label))
+}
+
+/// Writes `text` and a newline to standard output.
+fn emit(text: &str) -> Result<(), String> {
+    let mut out = io::stdout().lock();
+    match out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+    {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other.map_err(|e| format!("cannot write output: {e}")),
+    }
+}
+
+fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
+    Ok(Policy {
+        min_size_bytes: args.min_size,
+        max_size_bytes: args.max_size,
+        include_tools: args.include_tools.into_iter().flatten().collect(),
+        exclude_tools: args.exclude_tools.into_iter().flatten().collect(),
+        skip_on_error: true,
+        format: choice(
+            "--format",
+            &args.format,
+            Format::parse,
+            "auto, toon or json",
+        )?,
+        structured: choice(
+            "--structured",
+            &args.structured,
+            |s| match s {
+                "keep" => Some(Structured::Keep),
+                "drop" => Some(Structured::Drop),
+                _ => None,
+            },
+            "keep or drop",
+        )?,
+    })
+}
+
+fn catalog(file: Option<&str>) -> Result<Catalog, String> {
+    let text = read_text(file)?;
+    let name = file
+        .filter(|f| *f != "-")
+        .and_then(|f| std::path::Path::new(f).file_stem())
+        .and_then(|s| s.to_str())
+        .unwrap_or("stdin");
+    Catalog::from_json(&text, name).map_err(|e| format!("{}: {e}", file.unwrap_or("<stdin>")))
+}
+
+fn choice<T>(
+    what: &str,
+    value: &str,
+    parse: fn(&str) -> Option<T>,
+    allowed: &str,
+) -> Result<T, String> {
+    parse(value).ok_or_else(|| format!("invalid {what} {value:?}: use {allowed}"))
+}
+
+pub(super) fn run(command: McpCommand) -> Result<(), String> {
+    match command {
+        McpCommand::Catalog {
+            file,
+            view,
+            category,
+            group,
+        } => {
+            let grouping = choice(
+                "--group",
+                &group,
+                Grouping::parse,
+                "server, prefix or effect",
+            )?;
+            let catalog = catalog(file.as_deref())?;
+            let text = match (view.as_str(), category) {
+                ("full", Some(c)) => catalog.full_in(&c, grouping),
+                ("full", None) => catalog.full(),
+                ("categories", None) => catalog.categories(grouping),
+                ("lean", None) => Ok(catalog.lean()),
+                ("categories" | "lean", Some(_)) => {
+                    return Err("--category needs --view full".into())
+                }
+                (other, _) => {
+                    return Err(format!(
+                        "invalid --view {other:?}: use full, categories or lean"
+                    ))
+                }
+            }
+            .map_err(|e| e.to_string())?;
+            emit(&text)?;
+        }
+        McpCommand::Describe { name, file, toon } => {
+            let catalog = catalog(file.as_deref())?;
+            let tool = catalog.lookup(&name).map_err(|e| e.to_string())?;
+            let text = if toon {
+                toon::to_string(tool.definition().map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?
+            } else {
+                tool.raw_json().to_owned()
+            };
+            emit(&text)?;
+        }
+        McpCommand::Result {
+            file,
+            tool,
+            policy,
+            fields,
+            budget,
+        } => {
+            let policy = policy_of(policy)?;
+            let text = read_text(file.as_deref())?;
+            let source = file.as_deref().unwrap_or("<stdin>");
+            let result: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{source}: invalid JSON: {e}"))?;
+            if !result
+                .get("content")
+                .is_some_and(serde_json::Value::is_array)
+            {
+                return Err(format!(
+                    "{source}: not a tools/call result (expected {{\"content\": [...]}})"
+                ));
+            }
+            let shape = Shape {
+                fields: fields.into_iter().flatten().collect(),
+                max_tokens: budget,
+                ..Shape::default()
+            };
+            let encoder = ResultEncoder::new(policy);
+            let out = encoder
+                .encode_with(&tool, result, &shape)
+                .map_err(|e| e.to_string())?;
+            emit(&serde_json::to_string(&out).map_err(|e| e.to_string())?)?;
+            eprintln!("{}", encoder.stats().summary());
+        }
+        #[cfg(feature = "mcp-proxy")]
+        McpCommand::Serve {
+            servers,
+            mode,
+            policy,
+            request_timeout,
+        } => {
+            let mode = choice("--mode", &mode, proxy::Mode::parse, "passthrough or lean")?;
+            let options = proxy::Options {
+                startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                request_timeout: seconds("--request-timeout", request_timeout)?,
+                policy: policy_of(policy)?,
+            };
+            proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
+        }
+        #[cfg(feature = "mcp-proxy")]
+        McpCommand::Inspect { servers } => {
+            let options = proxy::Options {
+                startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                ..proxy::Options::default()
+            };
+            let report = proxy::inspect(servers.config.as_deref(), options)?;
+            emit(report.trim_end())?;
+        }
+        #[cfg(not(feature = "mcp-proxy"))]
+        McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
+            return Err(
+                "`toon mcp serve` and `toon mcp inspect` need the `mcp-proxy` \
+                        feature (cargo install toon-codec --features cli,mcp-proxy)"
+                    .into(),
+            )
+        }
+    }
+    Ok(())
+}
+
+#[cfg(feature = "mcp-proxy")]
+fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
+    std::time::Duration::try_from_secs_f64(secs)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("invalid {what} {secs}: use a positive number of seconds"))
+}
+
+/// The async part: a tokio runtime around the library's toolbox and server.
+#[cfg(feature = "mcp-proxy")]
+mod proxy {
+    use std::path::Path;
+
+    use toon::mcp::proxy::{serve, Config, Inspection, Toolbox};
+    pub(super) use toon::mcp::proxy::{Mode, Options};
+
+    fn runtime() -> Result<tokio::runtime::Runtime, String> {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the async runtime: {e}"))
+    }
+
+    fn load(config: Option<&str>) -> Result<Config, String> {
+        let (config, path) = Config::load(config.map(Path::new)).map_err(|e| e.to_string())?;
+        let enabled = config.enabled().count();
+        eprintln!("toon: {enabled} MCP servers from {}", path.display());
+        Ok(config)
+    }
+
+    pub(super) fn serve_stdio(
+        config: Option<&str>,
+        mode: Mode,
+        options: Options,
+    ) -> Result<(), String> {
+        let config = load(config)?;
+        let rt = runtime()?;
+        rt.block_on(async {
+            let toolbox = Toolbox::start(&config, options);
+            let served = serve(
+                toolbox.clone(),
+                mode,
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            );
+            tokio::select! {
+                _ = served => {}
+                () = stop_signal() => {}
+            }
+            toolbox.shutdown().await;
+            eprintln!("toon: {}", toolbox.encoder().stats().summary());
+        });
+        // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
+        rt.shutdown_background();
+        Ok(())
+    }
+
+    pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
+        let config = load(config)?;
+        let structured = options.policy.structured;
+        runtime()?.block_on(async {
+            let toolbox = Toolbox::start(&config, options);
+            toolbox.ready().await;
+            let report = Inspection::of(&toolbox.catalog(), structured);
+            toolbox.shutdown().await;
+            report.map(|r| r.to_string()).map_err(|e| e.to_string())
+        })
+    }
+
+    /// SIGINT, or SIGTERM on Unix.
+    async fn stop_signal() {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            if let Ok(mut term) = signal(SignalKind::terminate()) {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+                return;
+            }
+        }
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
