@@ -36,7 +36,7 @@ fn tokens(text: &str) -> String {
 fn datasets_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("TOON_DATASETS_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/datasets"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datasets"));
     dir.join("tabular.json").is_file().then_some(dir)
 }
 

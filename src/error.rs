@@ -9,6 +9,12 @@ use std::fmt;
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// What kind of failure an [`Error`] is, as `serde_json::error::Category`.
+///
+/// ```
+/// use toon::Category;
+/// assert_eq!(toon::decode::<toon::Value>("a[2]: 1").unwrap_err().classify(), Category::Syntax);
+/// assert_eq!(toon::decode::<u32>("a: 1").unwrap_err().classify(), Category::Data);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Category {
     /// Reading or writing the underlying I/O stream failed.

@@ -85,6 +85,10 @@ pub struct ReadmeDoctests;
 /// ```
 /// assert_eq!(toon::encode(&serde_json::json!({"a": 1})).unwrap(), "a: 1");
 /// ```
+///
+/// # Errors
+///
+/// As [`to_string`].
 pub fn encode<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
     to_string(value)
 }
@@ -95,6 +99,10 @@ pub fn encode<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
 /// let v: serde_json::Value = toon::decode("a: 1").unwrap();
 /// assert_eq!(v, serde_json::json!({"a": 1}));
 /// ```
+///
+/// # Errors
+///
+/// As [`from_str`].
 pub fn decode<'de, T: serde::Deserialize<'de>>(text: &'de str) -> Result<T> {
     from_str(text)
 }

@@ -1,6 +1,13 @@
 //! Encoder and decoder options (§13).
 
 /// The delimiter that separates inline array values and tabular cells (§11).
+///
+/// ```
+/// use toon::{Delimiter, EncodeOptions};
+/// assert_eq!(Delimiter::parse("pipe"), Some(Delimiter::Pipe));
+/// let opts = EncodeOptions::new().delimiter(Delimiter::Tab);
+/// assert_eq!(toon::to_string_with(&[1, 2], &opts).unwrap(), "[2\t]: 1\t2");
+/// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Delimiter {
     /// `,` (the default; headers carry no delimiter symbol).

@@ -92,6 +92,14 @@ impl Node {
 }
 
 /// What to do with a path that matches no field anywhere in the value.
+///
+/// ```
+/// use toon::project::{Projection, Unknown};
+/// let v = toon::toon!({"id": 1});
+/// assert!(Projection::new().include(["nme"]).apply_value(&v).is_ok());
+/// let err = Projection::new().include(["nme"]).unknown(Unknown::Error).apply_value(&v);
+/// assert!(err.unwrap_err().to_string().contains("unknown field path `nme`"));
+/// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Unknown {
     /// Ignore it (the default).
@@ -102,6 +110,14 @@ pub enum Unknown {
 }
 
 /// Include and exclude paths; see the [module docs](self).
+///
+/// ```
+/// use toon::project::Projection;
+/// let p = Projection::new().include(["users.id", "users.name"]).exclude(["users.name"]);
+/// let v = toon::toon!({"users": [{"id": 1, "name": "Ada", "mail": "a@x"}], "total": 1});
+/// // As a serializer adapter on any `Serialize` value: nothing is copied.
+/// assert_eq!(toon::to_string(&p.apply(&v)).unwrap(), "users[1]{id}:\n  1");
+/// ```
 #[derive(Debug, Default, Clone)]
 pub struct Projection {
     include: Option<Node>,
@@ -178,6 +194,11 @@ impl Projection {
     }
 
     /// Projects a [`Value`].
+    ///
+    /// # Errors
+    ///
+    /// An unknown path when the projection is strict about paths (the error names the fields
+    /// available there).
     pub fn apply_value(&self, value: &Value) -> Result<Value> {
         crate::to_value(&self.apply(value))
     }

@@ -25,6 +25,12 @@ use crate::tokens::cost;
 use crate::value::{Map, Value};
 
 /// The type of the values in one column.
+///
+/// ```
+/// use toon::table::{ColumnType, Table};
+/// let t = Table::from_records(&toon::toon!([{"n": 1, "x": 1.5}, {"n": 2, "x": null}])).unwrap();
+/// assert_eq!(t.column_types(), [ColumnType::Integer, ColumnType::Number]);
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum ColumnType {
     /// Only nulls (or no rows).
@@ -104,6 +110,10 @@ struct Columnar {
 
 impl Table {
     /// Builds a table from any `Serialize` sequence of records (structs or maps).
+    ///
+    /// # Errors
+    ///
+    /// `records` is not an array of objects, or its `Serialize` implementation fails.
     pub fn from_records<T: ?Sized + Serialize>(records: &T) -> Result<Table> {
         match crate::to_value(records)? {
             Value::Array(items) => Table::from_values(items),
@@ -208,6 +218,11 @@ impl Table {
     }
 
     /// TOON of the records: tabular form when every cell is a primitive (§9.3).
+    ///
+    /// # Errors
+    ///
+    /// Encoding fails only where a cell cannot be encoded (it cannot for cells read from JSON or
+    /// TOON).
     pub fn to_toon(&self) -> Result<String> {
         crate::to_string(&self.to_records())
     }
@@ -221,6 +236,10 @@ impl Table {
     /// ])).unwrap();
     /// assert_eq!(t.to_toon_keyed("name").unwrap(), "[2:]{on}:\n  dark: true\n  beta: false");
     /// ```
+    ///
+    /// # Errors
+    ///
+    /// `key` is not a column, or a row's value in it is not a string or repeats another's.
     pub fn to_toon_keyed(&self, key: &str) -> Result<String> {
         let j = self
             .fields
@@ -247,6 +266,10 @@ impl Table {
 
     /// Columnar JSON: `{"fields":[...],"rows":[[...]...],"count":N}`, for clients that must
     /// stay on JSON but want the field names once.
+    ///
+    /// # Errors
+    ///
+    /// Never for a table built by this module; the `Result` is serde_json's.
     pub fn to_columnar_json(&self) -> Result<String> {
         serde_json::to_string(&Columnar {
             fields: self.fields.clone(),
@@ -257,6 +280,11 @@ impl Table {
     }
 
     /// Reads columnar JSON back; checks the row widths and the count.
+    ///
+    /// # Errors
+    ///
+    /// Invalid JSON or not the columnar shape, a `count` that differs from the number of rows,
+    /// or a row whose width differs from the number of fields.
     pub fn from_columnar_json(text: &str) -> Result<Table> {
         let c: Columnar = serde_json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
         if c.count != c.rows.len() {
@@ -281,6 +309,13 @@ impl Table {
 }
 
 /// Which [`tabularize`] transforms to apply. All are off by default; each is lossy where noted.
+///
+/// ```
+/// use toon::table::Tabularize;
+/// let only_fill = Tabularize { fill_absent: true, ..Tabularize::default() };
+/// assert!(!only_fill.drop_null_columns);
+/// assert_eq!(Tabularize::all().fold_objects, true);
+/// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tabularize {
     /// Give every record of an array the fields any record has, `null` where absent.
@@ -308,6 +343,14 @@ impl Tabularize {
 }
 
 /// What [`tabularize`] changed.
+///
+/// ```
+/// use toon::table::{tabularize, Tabularize};
+/// let v = toon::toon!([{"a": 1, "b": 2, "c": null}, {"a": 2, "c": null}]);
+/// let (_, report) = tabularize(&v, &Tabularize::all());
+/// assert_eq!((report.arrays, report.filled), (1, 1));
+/// assert_eq!(report.dropped, ["c"]);
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TabularizeReport {
     /// Arrays of records that were rewritten.
@@ -321,6 +364,14 @@ pub struct TabularizeReport {
 }
 
 /// Applies the chosen transforms to every array of objects in `value` (at any depth).
+///
+/// ```
+/// use toon::table::{tabularize, Tabularize};
+/// let logs = toon::toon!({"logs": [{"at": 1, "err": {"code": 7}}, {"at": 2}]});
+/// assert_eq!(toon::to_string(&logs).unwrap().lines().count(), 5); // a list: not uniform
+/// let (table, _) = tabularize(&logs, &Tabularize::all());
+/// assert_eq!(toon::to_string(&table).unwrap(), "logs[2]{at,err{code}}:\n  1,7\n  2,null");
+/// ```
 pub fn tabularize(value: &Value, options: &Tabularize) -> (Value, TabularizeReport) {
     let mut out = value.clone();
     let mut report = TabularizeReport::default();
@@ -484,6 +535,12 @@ fn is_primitive(v: &Value) -> bool {
 }
 
 /// A rendering [`auto`] can choose.
+///
+/// ```
+/// use toon::table::{auto, Format};
+/// let choice = auto(&toon::toon!([1, 2, 3])).unwrap();
+/// assert!(matches!(choice.format, Format::Toon(_) | Format::CompactJson));
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Format {
     /// TOON with this delimiter.
@@ -493,6 +550,13 @@ pub enum Format {
 }
 
 /// The rendering [`auto`] chose, with its text and why.
+///
+/// ```
+/// let choice = toon::table::auto(&toon::toon!({"a": {"b": {"c": [1, {"d": 2}]}}})).unwrap();
+/// assert_eq!(choice.text, r#"{"a":{"b":{"c":[1,{"d":2}]}}}"#);
+/// assert!(choice.reason().starts_with("chose compact JSON"));
+/// assert_eq!(choice.candidates[0].1, choice.tokens);
+/// ```
 #[derive(Clone, Debug)]
 pub struct Auto {
     /// The cheapest rendering.

@@ -1,5 +1,5 @@
 //! Token counts: a fast vocabulary-free [`estimate`], exact counts behind the `tiktoken`
-//! feature ([`count`]), the JSON-vs-TOON comparison the CLI's `--stats` prints ([`compare`]),
+//! feature (`count`), the JSON-vs-TOON comparison the CLI's `--stats` prints ([`compare`]),
 //! and a token budget limiter ([`fit`]).
 //!
 //! ```
@@ -122,6 +122,11 @@ pub fn estimate(text: &str) -> usize {
 /// iso-codes, Google discovery documents, npm manifests) and on the data sets and MCP results:
 /// choosing by it never picked the dearer rendering of a document there, and came within 0.3%
 /// of choosing by exact counts.
+///
+/// ```
+/// let deep = "a:\n  b:\n    c: 1";
+/// assert!(toon::tokens::cost(deep) >= toon::tokens::estimate(deep));
+/// ```
 #[must_use]
 pub fn cost(text: &str) -> usize {
     #[cfg(feature = "tiktoken")]
@@ -142,7 +147,15 @@ pub fn cost(text: &str) -> usize {
 }
 
 /// A tokenizer vocabulary for [`count`].
+///
+/// ```
+/// # #[cfg(feature = "tiktoken")] {
+/// use toon::tokens::{count, Encoding};
+/// assert!(count("[2]{id,name}:", Encoding::O200kBase) <= count("[2]{id,name}:", Encoding::Cl100kBase) + 2);
+/// # }
+/// ```
 #[cfg(feature = "tiktoken")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Encoding {
     /// GPT-4o, GPT-4.1, GPT-5, o-series.
@@ -161,6 +174,7 @@ pub enum Encoding {
 /// # }
 /// ```
 #[cfg(feature = "tiktoken")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tiktoken")))]
 #[must_use]
 pub fn count(text: &str, encoding: Encoding) -> usize {
     let bpe = match encoding {
@@ -171,6 +185,11 @@ pub fn count(text: &str, encoding: Encoding) -> usize {
 }
 
 /// Size of one rendering in [`Savings`].
+///
+/// ```
+/// let s = toon::tokens::compare(&toon::toon!({"a": 1})).unwrap();
+/// assert_eq!((s.toon.bytes, s.compact_json.bytes), (4, 7));
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Size {
     /// Estimated tokens ([`estimate`]).
@@ -180,6 +199,12 @@ pub struct Size {
 }
 
 /// What TOON saves against JSON for one value: see [`compare`].
+///
+/// ```
+/// let rows: Vec<_> = (0..20).map(|i| toon::toon!({"id": i, "ok": true})).collect();
+/// let s = toon::tokens::compare(&rows).unwrap();
+/// assert!(s.vs_compact_json() > 30.0, "{s:?}");
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Savings {
     /// JSON with 2-space indentation.
@@ -220,6 +245,11 @@ fn percent_saved(base: usize, toon: usize) -> f64 {
 /// assert!(s.toon.tokens < s.compact_json.tokens);
 /// assert!(s.vs_pretty_json() > 0.0);
 /// ```
+///
+/// # Errors
+///
+/// `value`'s `Serialize` implementation fails, or it is not representable as JSON (a map key
+/// that is not a string, number or boolean).
 pub fn compare<T: ?Sized + Serialize>(value: &T) -> Result<Savings> {
     let size = |text: &str| Size {
         tokens: estimate(text),
@@ -237,6 +267,13 @@ pub fn compare<T: ?Sized + Serialize>(value: &T) -> Result<Savings> {
 }
 
 /// One cut [`fit`] made, at a JSON-Pointer-like path (`/orders/3/items`).
+///
+/// ```
+/// use toon::tokens::{fit, Cut};
+/// let v = toon::toon!({"rows": (0..100).map(|i| toon::toon!({"id": i})).collect::<Vec<_>>()});
+/// let fitted = fit(&v, 40).unwrap();
+/// assert!(matches!(&fitted.cuts[0], Cut::Rows { path, total: 100, .. } if path == "/rows"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Cut {
     /// An array kept only its first `kept` of `total` elements.
@@ -260,6 +297,13 @@ pub enum Cut {
 }
 
 /// The result of [`fit`]: the value that fits, its TOON text, and what was cut.
+///
+/// ```
+/// let v = toon::toon!({"note": "word ".repeat(200), "n": 1});
+/// let fitted = toon::tokens::fit(&v, 30).unwrap();
+/// assert!(fitted.tokens <= 30 && fitted.toon == toon::to_string(&fitted.value).unwrap());
+/// assert!(fitted.note().unwrap().contains("/note"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Fitted {
     /// The reduced value.
@@ -307,6 +351,10 @@ impl Fitted {
 /// assert!(matches!(&fitted.cuts[0], toon::tokens::Cut::Rows { total: 1000, .. }));
 /// assert!(fitted.toon.starts_with("users["));
 /// ```
+///
+/// # Errors
+///
+/// As [`compare`].
 pub fn fit<T: ?Sized + Serialize>(value: &T, max_tokens: usize) -> Result<Fitted> {
     let mut value = crate::to_value(value)?;
     let measure = |v: &Value| -> Result<(String, usize)> {

@@ -125,10 +125,10 @@ fn run_dir(dir: &Path) -> Tally {
 
 #[test]
 fn official_fixture_suite() {
-    let Some(spec) = common::spec_dir() else {
+    let Some(fixtures) = common::spec_fixtures() else {
         return;
     };
-    let tally = run_dir(&spec.join("tests/fixtures"));
+    let tally = run_dir(&fixtures);
     let total = tally.passed + tally.failures.len();
     eprintln!("official suite: {}/{} passed", tally.passed, total);
     for f in &tally.failures {

@@ -1,5 +1,5 @@
 //! Token estimator calibration against the o200k_base counts published with the data sets
-//! (`../shared/datasets/README.md`), and — with the `tiktoken` feature — against exact counts.
+//! (`tests/fixtures/datasets/README.md`), and — with the `tiktoken` feature — against exact counts.
 
 mod common;
 

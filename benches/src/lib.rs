@@ -38,7 +38,7 @@ impl Dataset {
     }
 }
 
-/// The eight data sets in the order of `../shared/datasets/README.md`.
+/// The eight data sets in the order of `tests/fixtures/datasets/README.md`.
 pub const NAMES: [&str; 8] = [
     "tabular",
     "nested",
@@ -50,12 +50,12 @@ pub const NAMES: [&str; 8] = [
     "nested-group",
 ];
 
-/// Where the data sets are: `$TOON_DATASETS_DIR`, else `../shared/datasets` beside the
-/// checkout. `None` when neither exists; callers then fall back to [`bundled`].
+/// Where the data sets are: `$TOON_DATASETS_DIR`, else the copy bundled in
+/// `tests/fixtures/datasets`. `None` when neither exists; callers then fall back to [`bundled`].
 pub fn datasets_dir() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("TOON_DATASETS_DIR").map(PathBuf::from),
-        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/datasets")),
+        Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/datasets")),
     ];
     candidates
         .into_iter()
@@ -80,7 +80,9 @@ fn read_json(path: &Path) -> Value {
 /// The eight data sets at their published size (or the bundled example alone).
 pub fn base_datasets() -> Vec<Dataset> {
     let Some(dir) = datasets_dir() else {
-        eprintln!("note: ../shared/datasets not found (set TOON_DATASETS_DIR); using the bundled example only");
+        eprintln!(
+            "note: no data sets found (set TOON_DATASETS_DIR); using the bundled example only"
+        );
         return vec![bundled()];
     };
     NAMES

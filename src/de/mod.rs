@@ -101,6 +101,11 @@ impl<'de> Deserializer<'de> {
 
     /// Checks that nothing but blank and comment lines follows the decoded value (§5: a root
     /// array or keyed table spans the whole document).
+    ///
+    /// # Errors
+    ///
+    /// Content after a root array or keyed table, or a line that does not belong to the decoded
+    /// value (§5), with its line and column.
     pub fn end(&mut self) -> Result<()> {
         match self.scan.peek()? {
             None => Ok(()),
@@ -606,6 +611,11 @@ impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
 /// let doc: Doc = toon::from_str("users[2]{id,name}:\n  1,Ada\n  2,Bob").unwrap();
 /// assert_eq!(doc.users[1].name, "Bob");
 /// ```
+///
+/// # Errors
+///
+/// Text that is not valid TOON (a syntax error with line and column, [`Category::Syntax`]),
+/// or TOON that does not fit `T` ([`Category::Data`]): a missing field, a wrong type.
 pub fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T> {
     from_str_with(text, &DecodeOptions::default())
 }
@@ -617,6 +627,10 @@ pub fn from_str<'de, T: Deserialize<'de>>(text: &'de str) -> Result<T> {
 /// let v: toon::Value = toon::from_str_with("name: Ada\nname: Bob", &opts).unwrap();
 /// assert_eq!(v["name"], "Bob");
 /// ```
+///
+/// # Errors
+///
+/// As [`from_str`], under `options` (strict or not, indentation, nesting limit).
 pub fn from_str_with<'de, T: Deserialize<'de>>(
     text: &'de str,
     options: &DecodeOptions,
@@ -634,6 +648,10 @@ pub fn from_str_with<'de, T: Deserialize<'de>>(
 /// assert_eq!(v, [1, 2, 3]);
 /// assert!(toon::from_slice::<toon::Value>(b"k: \xff").is_err());
 /// ```
+///
+/// # Errors
+///
+/// Ill-formed UTF-8, then as [`from_str`].
 pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
     from_slice_with(bytes, &DecodeOptions::default())
 }
@@ -645,6 +663,10 @@ pub fn from_slice<'de, T: Deserialize<'de>>(bytes: &'de [u8]) -> Result<T> {
 /// let v: toon::Value = toon::from_slice_with(b"a:\n    b: 1", &opts).unwrap();
 /// assert_eq!(v, toon::toon!({"a": {"b": 1}}));
 /// ```
+///
+/// # Errors
+///
+/// Ill-formed UTF-8, then as [`from_str_with`].
 pub fn from_slice_with<'de, T: Deserialize<'de>>(
     bytes: &'de [u8],
     options: &DecodeOptions,
@@ -676,6 +698,10 @@ fn utf8(bytes: &[u8]) -> Result<&str> {
 /// let v: toon::Value = toon::from_reader("tags[2]: a,b".as_bytes()).unwrap();
 /// assert_eq!(v, toon::toon!({"tags": ["a", "b"]}));
 /// ```
+///
+/// # Errors
+///
+/// The reader's I/O error ([`Category::Io`]), then as [`from_slice`].
 pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T> {
     from_reader_with(reader, &DecodeOptions::default())
 }
@@ -687,6 +713,10 @@ pub fn from_reader<R: std::io::Read, T: DeserializeOwned>(reader: R) -> Result<T
 /// let v: Vec<u8> = toon::from_reader_with("[5]: 1,2".as_bytes(), &opts).unwrap();
 /// assert_eq!(v, [1, 2]);
 /// ```
+///
+/// # Errors
+///
+/// The reader's I/O error ([`Category::Io`]), then as [`from_slice_with`].
 pub fn from_reader_with<R: std::io::Read, T: DeserializeOwned>(
     mut reader: R,
     options: &DecodeOptions,

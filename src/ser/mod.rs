@@ -280,6 +280,11 @@ impl<W: io::Write> ser::SerializeStructVariant for Compound<'_, W> {
 /// toon::to_writer(&mut out, &serde_json::json!({"id": 1, "tags": ["a", "b"]})).unwrap();
 /// assert_eq!(out, b"id: 1\ntags[2]: a,b");
 /// ```
+///
+/// # Errors
+///
+/// The writer's I/O error, or what `value`'s `Serialize` implementation reports (a map key
+/// that is not a string, number or boolean, a custom error).
 pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> Result<()> {
     to_writer_with(writer, value, &EncodeOptions::default())
 }
@@ -292,6 +297,10 @@ pub fn to_writer<W: io::Write, T: ?Sized + Serialize>(writer: W, value: &T) -> R
 /// toon::to_writer_with(&mut out, &[1, 2, 3], &opts).unwrap();
 /// assert_eq!(out, b"[3\t]: 1\t2\t3");
 /// ```
+///
+/// # Errors
+///
+/// As [`to_writer`].
 pub fn to_writer_with<W: io::Write, T: ?Sized + Serialize>(
     mut writer: W,
     value: &T,
@@ -307,6 +316,11 @@ pub fn to_writer_with<W: io::Write, T: ?Sized + Serialize>(
 /// ```
 /// assert_eq!(toon::to_vec(&[1, 2]).unwrap(), b"[2]: 1,2");
 /// ```
+///
+/// # Errors
+///
+/// What `value`'s `Serialize` implementation reports (a map key that is not a string, number
+/// or boolean, a custom error).
 pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
     to_vec_with(value, &EncodeOptions::default())
 }
@@ -318,6 +332,10 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 /// let out = toon::to_vec_with(&serde_json::json!({"a": {"b": 1}}), &opts).unwrap();
 /// assert_eq!(out, b"a:\n    b: 1");
 /// ```
+///
+/// # Errors
+///
+/// As [`to_vec`].
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>> {
     let mut out = emit::Out::to_vec(options);
     emit::document(&mut out, value)?;
@@ -332,6 +350,10 @@ pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) ->
 /// let items = vec![Item { sku: "A1", qty: 2 }, Item { sku: "B2", qty: 1 }];
 /// assert_eq!(toon::to_string(&items).unwrap(), "[2]{sku,qty}:\n  A1,2\n  B2,1");
 /// ```
+///
+/// # Errors
+///
+/// As [`to_vec`].
 pub fn to_string<T: ?Sized + Serialize>(value: &T) -> Result<String> {
     to_string_with(value, &EncodeOptions::default())
 }
@@ -342,6 +364,10 @@ pub fn to_string<T: ?Sized + Serialize>(value: &T) -> Result<String> {
 /// let opts = toon::EncodeOptions::new().delimiter(toon::Delimiter::Pipe);
 /// assert_eq!(toon::to_string_with(&["a,b", "c"], &opts).unwrap(), "[2|]: a,b|c");
 /// ```
+///
+/// # Errors
+///
+/// As [`to_vec`].
 pub fn to_string_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) -> Result<String> {
     let bytes = to_vec_with(value, options)?;
     // The encoder writes only UTF-8: input `str`s, ASCII syntax and ASCII numbers.

@@ -569,6 +569,11 @@ impl From<Value> for serde_json::Value {
 /// assert_eq!(v, toon::toon!({"x": 1, "tags": ["a"]}));
 /// assert!(toon::to_value(&u128::MAX).is_err());
 /// ```
+///
+/// # Errors
+///
+/// What `value`'s `Serialize` implementation reports (a map key that is not a string, number
+/// or boolean, a custom error).
 pub fn to_value<T: ?Sized + Serialize>(value: &T) -> crate::Result<Value> {
     value.serialize(serializer::ValueSerializer)
 }
@@ -586,6 +591,10 @@ pub fn to_value<T: ?Sized + Serialize>(value: &T) -> crate::Result<Value> {
 /// let p: P = toon::from_value(v).unwrap();
 /// assert_eq!(p, P { x: 1, kinds: vec![Kind::A, Kind::B(2)], by_id: [(7, true)].into() });
 /// ```
+///
+/// # Errors
+///
+/// `value` does not fit `T` (a missing field, a wrong type), as [`Category::Data`](crate::Category::Data).
 pub fn from_value<T: de::DeserializeOwned>(value: Value) -> crate::Result<T> {
     T::deserialize(value)
 }

@@ -6,33 +6,27 @@ use std::path::PathBuf;
 
 use toon::Value;
 
-/// The official conformance suite: `$TOON_SPEC_DIR`, else `../shared/toon-spec` next to the
-/// crate, else `target/toon-spec` (where `scripts/fetch-spec.sh` puts it). Missing, it is a
-/// failure that says how to get it, unless `TOON_SKIP_SPEC=1` asks to skip on purpose.
-pub fn spec_dir() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = match std::env::var_os("TOON_SPEC_DIR") {
-        Some(d) => vec![PathBuf::from(d)],
-        None => vec![
-            root.join("../shared/toon-spec"),
-            root.join("target/toon-spec"),
-        ],
-    };
-    if let Some(dir) = candidates
-        .iter()
-        .find(|d| d.join("tests/fixtures").is_dir())
-    {
-        return Some(dir.clone());
-    }
+/// The official conformance suite's fixtures folder: the copy bundled in
+/// `tests/fixtures/toon-spec` (github.com/toon-format/spec v4.1.1), or
+/// `$TOON_SPEC_DIR/tests/fixtures` of another checkout. A missing suite is a failure that says
+/// how to get it; `TOON_SKIP_SPEC=1` skips on purpose.
+pub fn spec_fixtures() -> Option<PathBuf> {
     if std::env::var_os("TOON_SKIP_SPEC").is_some_and(|v| v == "1") {
         eprintln!("SKIPPED on request (TOON_SKIP_SPEC=1): the official TOON conformance suite");
         return None;
     }
-    panic!(
-        "the official TOON conformance suite is not at {candidates:?}: run \
-         scripts/fetch-spec.sh (clones github.com/toon-format/spec at the pinned revision into \
-         target/toon-spec), or set TOON_SPEC_DIR to a checkout, or TOON_SKIP_SPEC=1 to skip"
-    )
+    let dir = match std::env::var_os("TOON_SPEC_DIR") {
+        Some(d) => PathBuf::from(d).join("tests/fixtures"),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/toon-spec"),
+    };
+    assert!(
+        dir.join("decode").is_dir() && dir.join("encode").is_dir(),
+        "the official TOON conformance suite is not at {}: TOON_SPEC_DIR must name a checkout \
+         of github.com/toon-format/spec (scripts/fetch-spec.sh clones v4.1.1 into \
+         target/toon-spec); unset it for the bundled copy, or TOON_SKIP_SPEC=1 to skip",
+        dir.display()
+    );
+    Some(dir)
 }
 
 /// The eight benchmark data sets (`NAME.json` and the reference encoder's `NAME.toon`), in the
