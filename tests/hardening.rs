@@ -107,3 +107,45 @@ fn many_keys_and_many_duplicates_stay_fast() {
     text.push_str("k7: dup\n");
     assert!(toon::from_str::<Value>(&text).is_err());
 }
+
+/// Non-strict decoding into a struct skips fields that a later field of the same name
+/// overrides (§14.3). Which ones is decided once per header: the work per row is linear in its
+/// width. Checked by ratio (8× the fields must cost about 8× the time, not 64×), the smaller
+/// size timed several times so that a noisy machine does not decide.
+#[test]
+fn wide_tables_decode_in_linear_time_in_non_strict_mode() {
+    #[derive(serde::Deserialize)]
+    struct Doc {
+        t: Vec<Row>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Row {
+        f0: u64,
+    }
+    fn table(fields: usize) -> String {
+        let names: Vec<String> = (0..fields).map(|i| format!("f{i}")).collect();
+        let cells: Vec<String> = (0..fields).map(|i| i.to_string()).collect();
+        let row = cells.join(",");
+        format!(
+            "t[4]{{{}}}:\n  {row}\n  {row}\n  {row}\n  {row}\n",
+            names.join(",")
+        )
+    }
+    let lenient = toon::DecodeOptions::new().strict(false);
+    let time = |text: &str| {
+        (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let doc: Doc = toon::from_str_with(text, &lenient).unwrap();
+                assert_eq!(doc.t[3].f0, 0);
+                start.elapsed().as_secs_f64()
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (small, large) = (table(4_000), table(32_000));
+    let ratio = time(&large) / time(&small);
+    assert!(ratio < 24.0, "8x the fields took {ratio:.1}x the time");
+    // A repeated name still resolves to its last occurrence.
+    let doc: Doc = toon::from_str_with("t[1]{f0,x,f0}:\n  1,2,3", &lenient).unwrap();
+    assert_eq!(doc.t[0].f0, 3);
+}

@@ -242,10 +242,7 @@ impl<'a, 'de> RowMap<'a, 'de> {
             let Some(field) = self.fields.get(self.next) else {
                 return;
             };
-            if !self.fields[self.next + 1..]
-                .iter()
-                .any(|later| later.name == field.name)
-            {
+            if !field.overridden {
                 return;
             }
             *self.cursor += field.children.as_deref().map_or(1, leaf_count);

@@ -10,6 +10,8 @@ use crate::error::{Error, Result};
 pub(crate) struct Field<'de> {
     pub(crate) name: Cow<'de, str>,
     pub(crate) children: Option<Vec<Field<'de>>>,
+    /// A later field of the same group has the same name and wins (§14.3, non-strict).
+    pub(crate) overridden: bool,
 }
 
 /// Number of cells a row carries: the depth-first count of leaf fields.
@@ -130,6 +132,11 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
         }
     }
     let duplicate = fields.as_deref().and_then(find_duplicate);
+    if duplicate.is_some() {
+        if let Some(fields) = fields.as_deref_mut() {
+            mark_overridden(fields);
+        }
+    }
     if keyed && fields.is_none() {
         return invalid("a keyed header requires a field list", bracket_end);
     }
@@ -239,6 +246,7 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
                 return Ok(Field {
                     name: parse_name(entry)?,
                     children: None,
+                    overridden: false,
                 });
             };
             let name = &entry[..group_start];
@@ -264,6 +272,7 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
                     delim,
                     depth_left - 1,
                 )?),
+                overridden: false,
             })
         })
         .collect()
@@ -287,6 +296,21 @@ fn split_top_level(content: &str, delim: u8) -> Vec<&str> {
     }
     parts.push(&content[start..]);
     parts
+}
+
+/// Marks every field that a later field of its group overrides, in one pass per group, so
+/// that rows skip them in O(1) (§14.3 last-write-wins).
+fn mark_overridden(fields: &mut [Field<'_>]) {
+    let mut last = std::collections::HashMap::with_capacity(fields.len());
+    for (i, f) in fields.iter().enumerate() {
+        last.insert(f.name.clone(), i);
+    }
+    for (i, f) in fields.iter_mut().enumerate() {
+        f.overridden = last[&f.name] != i;
+        if let Some(children) = f.children.as_deref_mut() {
+            mark_overridden(children);
+        }
+    }
 }
 
 fn find_duplicate(fields: &[Field<'_>]) -> Option<String> {
