@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use toon::mcp::{Catalog, Grouping, Policy, ResultEncoder};
 
 fn tokens(text: &str) -> usize {
@@ -66,7 +66,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     if !catalog.is_empty() {
         println!("Tool catalogs ({counting} tokens; ratios to compact tools/list JSON):\n");
-        println!("| server | tools | compact JSON | pretty JSON | plain TOON | full | categories | lean |");
+        println!(
+            "| server | tools | compact JSON | pretty JSON | plain TOON | full | categories | lean |"
+        );
         println!("|---|---:|---:|---:|---:|---:|---:|---:|");
         let mut totals = [0usize; 5];
         for server in catalog.servers() {
@@ -119,7 +121,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "Tool results ({counting} tokens of the text blocks; ratios to the text as sent):\n"
         );
-        println!("| tool | as sent | compact JSON | TOON | cheaper of the two | encoder output | format |");
+        println!(
+            "| tool | as sent | compact JSON | TOON | cheaper of the two | encoder output | format |"
+        );
         println!("|---|---:|---:|---:|---:|---:|---|");
         let encoder = ResultEncoder::new(Policy::default());
         let mut totals = [0usize; 5];

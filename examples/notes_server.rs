@@ -10,7 +10,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::{schemars, tool, tool_router, ServiceExt};
+use rmcp::{ServiceExt, schemars, tool, tool_router};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize)]

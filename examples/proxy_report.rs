@@ -15,9 +15,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcp_servers::{command, config, entry, examples_dir, servers_dir, Client, Scratch};
-use serde_json::{json, Value as Json};
-use toon::tokens::{count, Encoding};
+use mcp_servers::{Client, Scratch, command, config, entry, examples_dir, servers_dir};
+use serde_json::{Value as Json, json};
+use toon::tokens::{Encoding, count};
 
 const SERVERS: [&str; 5] = ["everything", "filesystem", "memory", "time", "git"];
 

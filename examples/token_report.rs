@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use toon::table::{auto, tabularize, Tabularize};
 use toon::Value;
+use toon::table::{Tabularize, auto, tabularize};
 
 const NAMES: [&str; 8] = [
     "tabular",

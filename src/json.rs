@@ -19,8 +19,8 @@
 use std::fmt;
 use std::io;
 
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Serialize;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::ser::{CompactFormatter, Formatter as _, PrettyFormatter};
 
 use crate::canonical;

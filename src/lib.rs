@@ -65,15 +65,15 @@ pub mod tokens;
 mod value;
 
 pub use de::{
-    from_reader, from_reader_with, from_slice, from_slice_with, from_str, from_str_with,
-    Deserializer,
+    Deserializer, from_reader, from_reader_with, from_slice, from_slice_with, from_str,
+    from_str_with,
 };
 pub use error::{Category, Error, Result};
 pub use options::{DecodeOptions, Delimiter, EncodeOptions};
 pub use ser::{
-    to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with, Serializer,
+    Serializer, to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with,
 };
-pub use value::{from_value, to_value, Document, Index, Map, Number, Value};
+pub use value::{Document, Index, Map, Number, Value, from_value, to_value};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
 #[cfg(doctest)]

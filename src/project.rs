@@ -248,10 +248,10 @@ impl<T: ?Sized + Serialize> Serialize for Projected<'_, T> {
             at,
         }
         .serialize(serializer)?;
-        if p.unknown == Unknown::Error {
-            if let Some(message) = unknown_path(p, &tracker) {
-                return Err(ser::Error::custom(message));
-            }
+        if p.unknown == Unknown::Error
+            && let Some(message) = unknown_path(p, &tracker)
+        {
+            return Err(ser::Error::custom(message));
         }
         Ok(ok)
     }

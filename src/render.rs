@@ -15,7 +15,7 @@
 use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
 use crate::project::{Projection, Unknown};
-use crate::table::{auto, tabularize, Format, Tabularize};
+use crate::table::{Format, Tabularize, auto, tabularize};
 use crate::tokens::{cost, fit};
 use crate::value::Value;
 

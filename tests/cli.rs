@@ -530,10 +530,12 @@ mod mcp {
         );
         assert!(o.status.success(), "{}", stderr(&o));
         let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        assert!(out["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with("rows[30]{id,name}:"));
+        assert!(
+            out["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("rows[30]{id,name}:")
+        );
         assert!(out.get("structuredContent").is_none());
         assert!(
             stderr(&o).starts_with("1 results: 1 converted"),
@@ -545,10 +547,12 @@ mod mcp {
             &result.to_string(),
         );
         let out: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
-        assert!(out["content"][0]["text"]
-            .as_str()
-            .unwrap()
-            .starts_with(r#"{"rows":[{"id":0},"#));
+        assert!(
+            out["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(r#"{"rows":[{"id":0},"#)
+        );
     }
 
     #[test]

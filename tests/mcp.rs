@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use serde_json::{json, value::RawValue, Value as Json};
+use serde_json::{Value as Json, json, value::RawValue};
 use toon::mcp::{
-    Catalog, Format, Grouping, MetaCall, MetaTools, Policy, ResultEncoder, Shape, SkipReason,
-    Structured, META_KEY,
+    Catalog, Format, Grouping, META_KEY, MetaCall, MetaTools, Policy, ResultEncoder, Shape,
+    SkipReason, Structured,
 };
 use toon::tokens::cost;
 
@@ -407,10 +407,12 @@ fn meta_tools_discover_explain_and_execute() {
     let defs = meta.definitions().unwrap();
     let names: Vec<&str> = defs.iter().map(|d| d["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["discover_tools", "get_tool_spec", "execute_tool"]);
-    assert!(defs[0]["description"]
-        .as_str()
-        .unwrap()
-        .contains("filesystem (14)"));
+    assert!(
+        defs[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("filesystem (14)")
+    );
     let answer = |call: MetaCall| match call {
         MetaCall::Answer(r) => r,
         other => panic!("{other:?}"),
@@ -468,10 +470,12 @@ fn meta_tools_discover_explain_and_execute() {
         .unwrap();
     let out = plan.finish(&ResultEncoder::new(Policy::default()), result.clone());
     assert!(text(&out).starts_with("entities["), "{}", text(&out));
-    assert!(out["content"][1]["text"]
-        .as_str()
-        .unwrap()
-        .contains("elided: /entities"));
+    assert!(
+        out["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("elided: /entities")
+    );
     let typo = Shape {
         fields: vec!["entitys".into()],
         ..plan.shape.clone()

@@ -15,8 +15,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcp_servers::{config, entry, servers_dir, Scratch, WAIT};
-use serde_json::{json, Value as Json};
+use mcp_servers::{Scratch, WAIT, config, entry, servers_dir};
+use serde_json::{Value as Json, json};
 
 /// `toon mcp serve` as a client runs it.
 struct Client;
@@ -103,10 +103,12 @@ fn passthrough_serves_every_server_and_converts_results() {
     let init = client.initialize("2025-06-18");
     assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
     assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true);
-    assert!(init["result"]["instructions"]
-        .as_str()
-        .unwrap()
-        .contains("TOON"));
+    assert!(
+        init["result"]["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("TOON")
+    );
 
     let tools = client.tools();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -207,10 +209,12 @@ fn passthrough_serves_every_server_and_converts_results() {
         json!({"name": "no_such_tool", "arguments": {}}),
     );
     assert_eq!(r["error"]["code"], -32602, "{r}");
-    assert!(r["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("no_such_tool"));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no_such_tool")
+    );
 
     let stderr = client.stderr();
     assert!(
@@ -363,10 +367,12 @@ fn a_killed_server_fails_fast_and_the_others_keep_working() {
     // Its tools are gone from the listing, and the client was told.
     let tools = client.tools();
     assert!(!tools.iter().any(|t| t["name"] == "read_graph"));
-    assert!(client
-        .notifications
-        .iter()
-        .any(|n| n["method"] == "notifications/tools/list_changed"));
+    assert!(
+        client
+            .notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/tools/list_changed")
+    );
     client.close();
 }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
-use toon::{toon, Value};
+use toon::{Value, toon};
 
 #[derive(Serialize, Deserialize, Debug, PartialEq, Clone)]
 enum Shape {

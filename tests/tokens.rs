@@ -61,7 +61,7 @@ fn estimate_is_within_target_of_o200k_on_the_data_sets() {
 #[cfg(feature = "tiktoken")]
 #[test]
 fn exact_count_matches_the_published_o200k_counts() {
-    use toon::tokens::{count, Encoding};
+    use toon::tokens::{Encoding, count};
     let dir = common::datasets_dir();
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     for (name, exact) in published_counts(&readme).into_iter().take(3) {

@@ -6,11 +6,11 @@ use std::collections::{HashMap, HashSet};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::header::{leaf_count, Field, Header};
-use super::key::{split_field_key, split_key, KeyDe};
+use super::header::{Field, Header, leaf_count};
+use super::key::{KeyDe, split_field_key, split_key};
 use super::scanner::Line;
 use super::token::{find_unquoted, split_delimited, trim_spaces};
-use super::{eof, Deserializer, Slot, ValueDe};
+use super::{Deserializer, Slot, ValueDe, eof};
 use crate::error::{Error, Result};
 
 /// Strict-mode duplicate sibling key detection (§14.3): a short list, a set once it grows.
@@ -193,10 +193,10 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 IgnoredAny,
             )?;
         };
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(&key) {
-                return Err(duplicate(&line, &key));
-            }
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(&key)
+        {
+            return Err(duplicate(&line, &key));
         }
         self.pending = Some(slot);
         seed.deserialize(KeyDe(key))
@@ -480,10 +480,10 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
             return Ok(None);
         };
         let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
-        if let Some(seen) = &mut self.seen {
-            if !seen.insert(&key) {
-                return Err(duplicate(&line, &key));
-            }
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(&key)
+        {
+            return Err(duplicate(&line, &key));
         }
         self.cells.clear();
         split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
@@ -551,18 +551,16 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
             return Err(stopped_early());
         }
         self.span.close(self.de, "rows")?;
-        if self.de.strict {
-            if let Some(next) = self.de.scan.peek()? {
-                if next.depth == self.span.depth
-                    && !next.content.starts_with("- ")
-                    && is_data_row(next.content, self.delim)
-                {
-                    return Err(next.error(format!(
-                        "more rows than the {} declared by the header on line {}",
-                        self.span.declared, self.span.header.number
-                    )));
-                }
-            }
+        if self.de.strict
+            && let Some(next) = self.de.scan.peek()?
+            && next.depth == self.span.depth
+            && !next.content.starts_with("- ")
+            && is_data_row(next.content, self.delim)
+        {
+            return Err(next.error(format!(
+                "more rows than the {} declared by the header on line {}",
+                self.span.declared, self.span.header.number
+            )));
         }
         self.de.cells = std::mem::take(&mut self.cells);
         Ok(())
@@ -633,15 +631,15 @@ impl<'a, 'de> ListSeq<'a, 'de> {
             return Err(stopped_early());
         }
         self.span.close(self.de, "list items")?;
-        if self.de.strict {
-            if let Some(next) = self.de.scan.peek()? {
-                if next.depth == self.span.depth && next.content.starts_with("- ") {
-                    return Err(next.error(format!(
-                        "more list items than the {} declared by the header on line {}",
-                        self.span.declared, self.span.header.number
-                    )));
-                }
-            }
+        if self.de.strict
+            && let Some(next) = self.de.scan.peek()?
+            && next.depth == self.span.depth
+            && next.content.starts_with("- ")
+        {
+            return Err(next.error(format!(
+                "more list items than the {} declared by the header on line {}",
+                self.span.declared, self.span.header.number
+            )));
         }
         Ok(())
     }
@@ -801,7 +799,7 @@ impl EnumFromMap<'_, '_, '_> {
                         return Err(match located {
                             Some(line) => line.error_at(0, not_an_enum()),
                             None => not_an_enum(),
-                        })
+                        });
                     }
                 }
             }

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use super::token::{find_closing_quote, find_unquoted, parse_name, trim_spaces, Unquoted};
+use super::token::{Unquoted, find_closing_quote, find_unquoted, parse_name, trim_spaces};
 use crate::error::{Error, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
@@ -109,33 +109,33 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
         Err(e) => return Parsed::Invalid(e, bracket_start),
     };
     let mut fields = None;
-    if let Some(brace_start) = brace_start.filter(|&b| b < colon) {
-        if let Some(close) = find_matching_brace(content, brace_start).filter(|&c| c < colon) {
-            let inner = &content[brace_start + 1..close];
-            for other in [b',', b'\t', b'|'] {
-                if other != delim && find_unquoted(inner, other, 0).is_some() {
-                    return invalid(
-                        format!(
-                            "header delimiter mismatch: the bracket declares {} but the field \
+    if let Some(brace_start) = brace_start.filter(|&b| b < colon)
+        && let Some(close) = find_matching_brace(content, brace_start).filter(|&c| c < colon)
+    {
+        let inner = &content[brace_start + 1..close];
+        for other in [b',', b'\t', b'|'] {
+            if other != delim && find_unquoted(inner, other, 0).is_some() {
+                return invalid(
+                    format!(
+                        "header delimiter mismatch: the bracket declares {} but the field \
                              list contains an unquoted {}",
-                            show(delim),
-                            show(other)
-                        ),
-                        brace_start,
-                    );
-                }
+                        show(delim),
+                        show(other)
+                    ),
+                    brace_start,
+                );
             }
-            match field_entries(inner, delim, max_depth) {
-                Ok(f) => fields = Some(f),
-                Err(e) => return Parsed::Invalid(e, brace_start),
-            }
+        }
+        match field_entries(inner, delim, max_depth) {
+            Ok(f) => fields = Some(f),
+            Err(e) => return Parsed::Invalid(e, brace_start),
         }
     }
     let duplicate = fields.as_deref().and_then(find_duplicate);
-    if duplicate.is_some() {
-        if let Some(fields) = fields.as_deref_mut() {
-            mark_overridden(fields);
-        }
+    if duplicate.is_some()
+        && let Some(fields) = fields.as_deref_mut()
+    {
+        mark_overridden(fields);
     }
     if keyed && fields.is_none() {
         return invalid("a keyed header requires a field list", bracket_end);
@@ -149,13 +149,11 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
             colon + 1,
         );
     }
-    if strict {
-        if let Some(name) = duplicate {
-            return invalid(
-                format!("duplicate field name {name:?} in field list"),
-                brace_end,
-            );
-        }
+    if strict && let Some(name) = duplicate {
+        return invalid(
+            format!("duplicate field name {name:?} in field list"),
+            brace_end,
+        );
     }
     Parsed::Header(Header {
         key,

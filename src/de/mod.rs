@@ -21,7 +21,7 @@ use crate::options::DecodeOptions;
 use access::{InlineSeq, KeyedAccess, ListSeq, ObjectAccess, RowMap, TabularSeq};
 use header::{Header, Parsed};
 use scanner::{Line, Scanner};
-use token::{find_unquoted, parse_primitive, trim_spaces, Primitive};
+use token::{Primitive, find_unquoted, parse_primitive, trim_spaces};
 
 /// A TOON deserializer over a string, like `serde_json::Deserializer`.
 ///
@@ -173,16 +173,17 @@ impl<'de> Deserializer<'de> {
             self.root_is_closed_form = true;
             return Ok(Slot::EmptyArray);
         }
-        if first.content.starts_with('[') && find_unquoted(first.content, b':', 0).is_some() {
-            if let Some(header) = self.header(first.content, &first)? {
-                self.scan.consume()?;
-                self.root_is_closed_form = true;
-                return Ok(Slot::Header {
-                    header,
-                    base: 0,
-                    line: first,
-                });
-            }
+        if first.content.starts_with('[')
+            && find_unquoted(first.content, b':', 0).is_some()
+            && let Some(header) = self.header(first.content, &first)?
+        {
+            self.scan.consume()?;
+            self.root_is_closed_form = true;
+            return Ok(Slot::Header {
+                header,
+                base: 0,
+                line: first,
+            });
         }
         self.scan.consume()?;
         let has_colon = find_unquoted(first.content, b':', 0).is_some();
@@ -260,19 +261,20 @@ impl<'de> Deserializer<'de> {
             return Ok(Slot::EmptyArray);
         }
         let has_colon = find_unquoted(after, b':', 0).is_some();
-        if after.starts_with('[') && has_colon {
-            if let Some(header) = self.header(after, &line)? {
-                if header.keyed || header.fields.is_some() {
-                    return Err(line.error(
-                        "a keyless header with a field list is only valid at the document root",
-                    ));
-                }
-                return Ok(Slot::Header {
-                    header,
-                    base: item_depth,
-                    line,
-                });
+        if after.starts_with('[')
+            && has_colon
+            && let Some(header) = self.header(after, &line)?
+        {
+            if header.keyed || header.fields.is_some() {
+                return Err(line.error(
+                    "a keyless header with a field list is only valid at the document root",
+                ));
             }
+            return Ok(Slot::Header {
+                header,
+                base: item_depth,
+                line,
+            });
         }
         if has_colon {
             return Ok(Slot::Object {

@@ -94,7 +94,7 @@ impl<'de> Scanner<'de> {
 
     /// The significant lines from the current position on, without moving this scanner
     /// (a lookahead; scanning errors end it).
-    pub(crate) fn lookahead(&self) -> impl Iterator<Item = Line<'de>> + 'de {
+    pub(crate) fn lookahead(&self) -> impl Iterator<Item = Line<'de>> + 'de + use<'de> {
         let mut ahead = self.clone();
         let mut first = ahead.peeked.take();
         std::iter::from_fn(move || first.take().or_else(|| ahead.scan().ok().flatten()))

@@ -157,7 +157,7 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
                         return Err(Error::syntax(format!(
                             "invalid escape: \\u{hex} is a lone surrogate; supplementary \
                              characters must appear as literal UTF-8"
-                        )))
+                        )));
                     }
                 }
             }

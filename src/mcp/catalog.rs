@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
 
-use serde::de::{MapAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::search::Index as SearchIndex;

@@ -2,7 +2,7 @@
 //! `get_tool_spec`, `execute_tool` — instead of every tool of every server, and the model
 //! looks up what it needs.
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, Tool};
 use super::result::ResultEncoder;

@@ -47,17 +47,17 @@ mod shape;
 mod validate;
 mod view;
 
-pub use catalog::{Annotations, Catalog, Server, Status, Tool, COLLISION_SEPARATOR, SUMMARY_CHARS};
+pub use catalog::{Annotations, COLLISION_SEPARATOR, Catalog, SUMMARY_CHARS, Server, Status, Tool};
 pub use meta::{
-    error_result, text_result, MetaCall, MetaTools, Plan, DISCOVER_TOOLS, EXECUTE_TOOL,
-    GET_TOOL_SPEC,
+    DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaCall, MetaTools, Plan, error_result,
+    text_result,
 };
 pub use primer::PRIMER;
-pub use registry::{Registry, ToolSource, LIST_CHANGED, MAX_PAGES};
+pub use registry::{LIST_CHANGED, MAX_PAGES, Registry, ToolSource};
 pub use result::{Format, Policy, ResultEncoder, SkipReason, Stats, Structured};
 pub use search::Hit;
 pub use shape::Shape;
-pub use validate::{validate_arguments, Violation};
+pub use validate::{Violation, validate_arguments};
 pub use view::Grouping;
 
 /// The `_meta` key of a converted content block (`{"format": "toon"}`) and of a converted

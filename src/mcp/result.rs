@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde_json::{json, Map as JsonMap, Value as Json};
+use serde_json::{Map as JsonMap, Value as Json, json};
 
-use super::shape::Shape;
 use super::META_KEY;
+use super::shape::Shape;
 use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
@@ -311,10 +311,10 @@ impl ResultEncoder {
             stats.bytes_after += after.1 as u64;
         }
         drop(stats);
-        if self.policy.structured == Structured::Drop {
-            if let Some(obj) = result.as_object_mut() {
-                obj.remove("structuredContent");
-            }
+        if self.policy.structured == Structured::Drop
+            && let Some(obj) = result.as_object_mut()
+        {
+            obj.remove("structuredContent");
         }
         if converted {
             let format = blocks.iter().find_map(|b| match b {
@@ -373,10 +373,10 @@ impl ResultEncoder {
                 Ok((new_text, converted)) => {
                     block["text"] = Json::String(new_text);
                     set_meta(block, json!({ "format": format_name(&converted) }));
-                    if let Block::Converted { notes, .. } = &converted {
-                        if !notes.is_empty() {
-                            notes_at.push((i, notes.join("\n")));
-                        }
+                    if let Block::Converted { notes, .. } = &converted
+                        && !notes.is_empty()
+                    {
+                        notes_at.push((i, notes.join("\n")));
                     }
                     converted
                 }

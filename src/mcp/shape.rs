@@ -194,11 +194,13 @@ mod tests {
             fields: vec!["nope".into()],
             ..Shape::default()
         };
-        assert!(unknown
-            .apply(&mut users(1))
-            .unwrap_err()
-            .to_string()
-            .contains("users"));
+        assert!(
+            unknown
+                .apply(&mut users(1))
+                .unwrap_err()
+                .to_string()
+                .contains("users")
+        );
     }
 
     #[test]

@@ -107,15 +107,15 @@ fn check(
             return;
         }
     }
-    if let Some(types) = declared_types(schema) {
-        if !types.iter().any(|t| has_type(value, t)) {
-            report(format!(
-                "expected {}, got {}",
-                types.join(" or "),
-                show_kind(value)
-            ));
-            return;
-        }
+    if let Some(types) = declared_types(schema)
+        && !types.iter().any(|t| has_type(value, t))
+    {
+        report(format!(
+            "expected {}, got {}",
+            types.join(" or "),
+            show_kind(value)
+        ));
+        return;
     }
     match value {
         Value::Object(map) => {
@@ -242,11 +242,13 @@ mod tests {
             "count": {"type": "integer"},
             "either": {"anyOf": [{"type": "string"}, {"type": "null"}]}
         }, "required": ["entities"]});
-        assert!(problems(
-            schema.clone(),
-            toon!({"entities": [{"name": "a"}], "count": 2.0})
-        )
-        .is_empty());
+        assert!(
+            problems(
+                schema.clone(),
+                toon!({"entities": [{"name": "a"}], "count": 2.0})
+            )
+            .is_empty()
+        );
         assert_eq!(
             problems(
                 schema,

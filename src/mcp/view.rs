@@ -356,11 +356,12 @@ mod tests {
             one.contains("git_status") && !one.contains("git_commit"),
             "{one}"
         );
-        assert!(c
-            .full_in("nope", Grouping::Effect)
-            .unwrap_err()
-            .to_string()
-            .contains("read-only"));
+        assert!(
+            c.full_in("nope", Grouping::Effect)
+                .unwrap_err()
+                .to_string()
+                .contains("read-only")
+        );
     }
 
     #[test]

@@ -211,7 +211,7 @@ impl<'de> Visitor<'de> for Key<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{toon, Value};
+    use crate::{Value, toon};
 
     #[test]
     fn replays_what_it_recorded_in_order() {

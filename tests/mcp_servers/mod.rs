@@ -9,7 +9,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 
 /// Where cargo put the examples (`notes_server`): beside the running test or example binary.
 pub fn examples_dir() -> PathBuf {

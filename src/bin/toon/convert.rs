@@ -15,7 +15,7 @@ use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, Document, EncodeOptions, Value};
 
 use crate::io::{Input, Sink};
-use crate::{parse_paths, Failure};
+use crate::{Failure, parse_paths};
 
 #[derive(Args)]
 pub(crate) struct Convert {

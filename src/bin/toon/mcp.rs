@@ -90,12 +90,12 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
                 ("categories", None) => catalog.categories(grouping),
                 ("lean", None) => Ok(catalog.lean()),
                 ("categories" | "lean", Some(_)) => {
-                    return Err("--category needs --view full".into())
+                    return Err("--category needs --view full".into());
                 }
                 (other, _) => {
                     return Err(format!(
                         "invalid --view {other:?}: use full, categories or lean"
-                    ))
+                    ));
                 }
             }
             .map_err(|e| e.to_string())?;
@@ -174,7 +174,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
                 "`toon mcp serve` and `toon mcp inspect` need the `mcp-proxy` \
                         feature (cargo install toon-codec --features cli,mcp-proxy)"
                     .into(),
-            )
+            );
         }
     }
     Ok(())
@@ -193,7 +193,7 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
 mod proxy {
     use std::path::Path;
 
-    use toon::mcp::proxy::{serve, Config, Inspection, Toolbox};
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, serve};
     pub(super) use toon::mcp::proxy::{Mode, Options};
 
     fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -254,7 +254,7 @@ mod proxy {
     async fn stop_signal() {
         #[cfg(unix)]
         {
-            use tokio::signal::unix::{signal, SignalKind};
+            use tokio::signal::unix::{SignalKind, signal};
             if let Ok(mut term) = signal(SignalKind::terminate()) {
                 tokio::select! {
                     _ = term.recv() => {}

@@ -7,15 +7,15 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
+use super::PROTOCOL_VERSION;
 use super::config::{Launch, ServerConfig};
 use super::error::CallError;
-use super::peer::{lock, log, Peer};
-use super::wire::{self, code, Kind};
-use super::PROTOCOL_VERSION;
+use super::peer::{Peer, lock, log};
+use super::wire::{self, Kind, code};
 use crate::mcp::registry::next_cursor;
 
 /// How long a server gets to exit after its stdin closes, and again after `SIGTERM`.

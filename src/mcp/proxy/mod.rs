@@ -25,11 +25,11 @@ mod serve;
 mod toolbox;
 pub mod wire;
 
-pub use config::{default_path, Config, Launch, ServerConfig, CONFIG_ENV};
+pub use config::{CONFIG_ENV, Config, Launch, ServerConfig, default_path};
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost};
-pub use serve::{serve, Mode};
+pub use serve::{Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 
 /// The protocol revision the proxy asks servers for and offers clients that ask for one it

@@ -8,18 +8,18 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::error::CallError;
-use super::peer::{lock, Peer};
+use super::peer::{Peer, lock};
 use super::toolbox::{Change, Toolbox};
-use super::wire::{self, code, Kind};
+use super::wire::{self, Kind, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::{
-    error_result, Format, Grouping, MetaCall, MetaTools, Structured, LIST_CHANGED, PRIMER,
+    Format, Grouping, LIST_CHANGED, MetaCall, MetaTools, PRIMER, Structured, error_result,
 };
 
 /// Which tools the client sees.

@@ -7,13 +7,13 @@ use std::sync::{Arc, RwLock, RwLockReadGuard};
 use std::time::Duration;
 
 use serde_json::Value as Json;
-use tokio::sync::{mpsc, watch, Mutex as AsyncMutex};
+use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
 use super::config::{Config, Launch};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
 use super::peer::log;
-use crate::mcp::{Catalog, Policy, ResultEncoder, LIST_CHANGED};
+use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder};
 
 /// Timeouts and the result policy of a [`Toolbox`].
 #[derive(Clone, Debug)]
@@ -346,7 +346,7 @@ impl Toolbox {
                     }
                 }
                 Event::Notification { server, message } => {
-                    return Some(Change::Notification { server, message })
+                    return Some(Change::Notification { server, message });
                 }
                 Event::Exited { server, reason } => {
                     // A server shut down by us is no longer registered: nothing to report.

@@ -7,7 +7,7 @@
 
 use bytes::BytesMut;
 use rmcp::transport::async_rw::{JsonRpcMessageCodec, JsonRpcMessageCodecError};
-use serde_json::{json, Value as Json};
+use serde_json::{Value as Json, json};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// Longest message accepted, as rmcp's own stdio transport (16 MiB); a longer line is skipped

@@ -3,7 +3,7 @@
 
 use serde::ser::{self, Serialize};
 
-use super::{inconsistent, open, Out, Sink, Start};
+use super::{Out, Sink, Start, inconsistent, open};
 use crate::error::{Error, Result};
 use crate::ser::key::KeySerializer;
 use crate::ser::probe::Shape;

@@ -4,7 +4,7 @@
 use serde::ser::{self, Serialize};
 
 use super::cell::{Cell, Fail};
-use super::{inconsistent, Out};
+use super::{Out, inconsistent};
 use crate::error::{Error, Result};
 use crate::ser::key::KeySerializer;
 use crate::ser::probe::Fields;

@@ -81,7 +81,7 @@ mod table;
 use serde::ser::{self, Impossible, Serialize};
 use std::borrow::Cow;
 
-use kind::{is_primitive, AllPrimitive, NonEmptyObject};
+use kind::{AllPrimitive, NonEmptyObject, is_primitive};
 use table::{RowOutcome, TableCheck};
 
 /// The layout decision for one value.
