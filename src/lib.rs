@@ -37,6 +37,12 @@
 //! `1.8635765633576333e18` → `1863576563357633300`); decoded untyped, those digits are that exact
 //! integer, which converts back to the same `f64`.
 //!
+//! ## Key order
+//! TOON objects keep their key order, and so does [`Value`]. Decoding into
+//! `serde_json::Value` works too, but serde_json **sorts the keys** unless its
+//! `preserve_order` feature is enabled somewhere in your build; decode into [`Value`] (or
+//! enable that feature) to keep the document's order.
+//!
 //! ## Non-strict decoding
 //! [`DecodeOptions::strict`]`(false)` recovers from exactly the five conditions of v4.4 and
 //! errors on everything else. Tab policy: in non-strict mode each tab of indentation counts as
@@ -94,6 +100,9 @@ pub fn encode<T: ?Sized + serde::Serialize>(value: &T) -> Result<String> {
 }
 
 /// Decodes TOON text with default options (strict; the same as [`from_str`]).
+///
+/// Into `serde_json::Value`, object keys come out sorted unless serde_json's `preserve_order`
+/// feature is on; [`Value`] keeps TOON's order (see [Key order](crate#key-order)).
 ///
 /// ```
 /// let v: serde_json::Value = toon::decode("a: 1").unwrap();
