@@ -149,3 +149,15 @@ fn wide_tables_decode_in_linear_time_in_non_strict_mode() {
     let doc: Doc = toon::from_str_with("t[1]{f0,x,f0}:\n  1,2,3", &lenient).unwrap();
     assert_eq!(doc.t[0].f0, 3);
 }
+
+#[test]
+fn counts_in_messages_agree_with_their_nouns() {
+    let err = |text: &str| toon::from_str::<toon::Value>(text).unwrap_err().to_string();
+    assert!(err("a[1]: 1,2").contains("expected 1 value, found 2"));
+    assert!(err("a[2]: 1").contains("expected 2 values, found 1"));
+    assert!(err("a[2]:\n  - 1").contains("expected 2 list items, found 1"));
+    assert!(err("a[1]:\n  - 1\n  - 2").contains("more list items than the 1 declared"));
+    assert!(err("a[1]{x,y}:\n  1").contains("expected 2 cells, found 1"));
+    assert!(err("a[1]{x}:\nb: 1").contains("expected 1 row, found 0"));
+    assert!(err("a[1]:\nb: 1").contains("expected 1 list item, found 0"));
+}

@@ -397,15 +397,17 @@ impl<'de> Span<'de> {
     }
 
     /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
-    fn close(&mut self, de: &mut Deserializer<'de>, what: &str) -> Result<()> {
+    fn close(&mut self, de: &mut Deserializer<'de>, what: [&str; 2]) -> Result<()> {
         if self.started {
             de.scan.open_spans -= 1;
             self.started = false;
         }
         if de.strict && self.count != self.declared {
             let message = format!(
-                "expected {} {what}, found {} (declared by the header on line {})",
-                self.declared, self.count, self.header.number
+                "expected {}, found {} (declared by the header on line {})",
+                counted(self.declared, what),
+                self.count,
+                self.header.number
             );
             let ended = self.count < self.declared && de.scan.peek()?.is_none();
             let err = if ended {
@@ -459,7 +461,7 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
         if !self.span.done && self.next_key::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
         }
-        self.span.close(self.de, "entries")?;
+        self.span.close(self.de, ["entry", "entries"])?;
         self.de.cells = std::mem::take(&mut self.cells);
         Ok(())
     }
@@ -489,8 +491,8 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
         split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
         if self.cells.len() != self.leaves {
             return Err(line.error(format!(
-                "expected {} cells, found {}",
-                self.leaves,
+                "expected {}, found {}",
+                counted(self.leaves, ["cell", "cells"]),
                 self.cells.len()
             )));
         }
@@ -550,7 +552,7 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         if !self.span.done && self.next_element::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
         }
-        self.span.close(self.de, "rows")?;
+        self.span.close(self.de, ["row", "rows"])?;
         if self.de.strict
             && let Some(next) = self.de.scan.peek()?
             && next.depth == self.span.depth
@@ -586,8 +588,8 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
         split_delimited(line.content, self.delim, &mut self.cells);
         if self.cells.len() != self.leaves {
             return Err(line.error(format!(
-                "expected {} cells, found {}",
-                self.leaves,
+                "expected {}, found {}",
+                counted(self.leaves, ["cell", "cells"]),
                 self.cells.len()
             )));
         }
@@ -630,7 +632,7 @@ impl<'a, 'de> ListSeq<'a, 'de> {
         if !self.span.done && self.next_element::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
         }
-        self.span.close(self.de, "list items")?;
+        self.span.close(self.de, ["list item", "list items"])?;
         if self.de.strict
             && let Some(next) = self.de.scan.peek()?
             && next.depth == self.span.depth
@@ -694,8 +696,8 @@ impl<'a, 'de> InlineSeq<'a, 'de> {
             return Err(line.error_in(
                 inline,
                 Error::syntax(format!(
-                    "expected {} values, found {}",
-                    header.len,
+                    "expected {}, found {}",
+                    counted(header.len, ["value", "values"]),
                     cells.len()
                 )),
             ));
@@ -877,4 +879,9 @@ impl<'de> de::VariantAccess<'de> for EnumFromMap<'_, '_, 'de> {
     ) -> Result<V::Value> {
         self.map.next_value_seed(MapSeed(visitor))
     }
+}
+
+/// `1 row`, `3 rows`: a count with its noun, singular or plural.
+fn counted(n: usize, [one, many]: [&str; 2]) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
