@@ -6,21 +6,14 @@
 //!
 //! Extra directories of JSON files are summed as a corpus (compact JSON vs auto).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use toon::Value;
 use toon::table::{Tabularize, auto, tabularize};
 
-const NAMES: [&str; 8] = [
-    "tabular",
-    "nested",
-    "analytics",
-    "github",
-    "event-logs",
-    "nested-config",
-    "keyed",
-    "nested-group",
-];
+/// The data set names and folder, shared with the tests.
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn tokens(text: &str) -> String {
     let estimate = toon::tokens::estimate(text);
@@ -31,13 +24,6 @@ fn tokens(text: &str) -> String {
     }
     #[cfg(not(feature = "tiktoken"))]
     estimate.to_string()
-}
-
-fn datasets_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("TOON_DATASETS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/datasets"));
-    dir.join("tabular.json").is_file().then_some(dir)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -54,16 +40,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| data set | pretty JSON | compact JSON | TOON | TOON + tabularize | auto | auto chose |"
     );
     println!("|---|---:|---:|---:|---:|---:|---|");
-    let inputs: Vec<(String, PathBuf)> = match datasets_dir() {
-        Some(dir) => NAMES
-            .iter()
-            .map(|n| (n.to_string(), dir.join(format!("{n}.json"))))
-            .collect(),
-        None => vec![(
-            "github-repos (bundled)".into(),
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/github-repos.json"),
-        )],
-    };
+    let dir = common::datasets_dir();
+    let inputs: Vec<(String, PathBuf)> = common::DATASETS
+        .iter()
+        .map(|n| (n.to_string(), dir.join(format!("{n}.json"))))
+        .collect();
     for (name, path) in inputs {
         let value: Value = serde_json::from_str(&std::fs::read_to_string(&path)?)?;
         let (tabular, _) = tabularize(&value, &Tabularize::all());
