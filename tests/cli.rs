@@ -70,8 +70,7 @@ fn strict_and_lenient_decoding() {
 
 #[test]
 fn files_and_output_by_extension() {
-    let dir = std::env::temp_dir().join(format!("toon-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("files");
     let json = dir.join("in.json");
     let out = dir.join("out.toon");
     std::fs::write(&json, r#"{"k":[{"a":1},{"a":2}]}"#).unwrap();

@@ -177,18 +177,18 @@ fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
     let document: Document = parse_json(&input)?;
     let options = encode_options(args);
     let label = input.label.clone();
-    let stats_input = args.stats.then_some(input.bytes);
+    let stats_input = args.stats.then_some(input);
     let mut sink = Sink::open(args.output.as_deref())?;
     let written = match &stats_input {
         None => toon::to_writer_with(&mut sink, &document, &options)
             .map_err(|e| Failure::because(&label, e)),
-        Some(json) => {
+        Some(input) => {
             let text = toon::to_string_with(&document, &options)
                 .map_err(|e| Failure::because(&label, e))?;
             let written = sink
                 .write_all(text.as_bytes())
                 .map_err(|e| Failure::because("cannot write output", e));
-            let json = String::from_utf8_lossy(json.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(json));
+            let json = String::from_utf8_lossy(json_text(input)?);
             stats(&json, &text);
             written
         }
