@@ -78,6 +78,14 @@ impl Tape {
         Ok(())
     }
 
+    /// serde_json's model: bytes are an array of numbers.
+    pub(crate) fn push_bytes(&mut self, v: &[u8]) -> Result<()> {
+        let at = self.open(false);
+        self.ev.extend(v.iter().map(|&b| Ev::U64(b.into())));
+        let len = u32::try_from(v.len()).map_err(|_| too_large())?;
+        self.close(at, len)
+    }
+
     /// An integer beyond 64 bits, as its decimal digits.
     fn push_big(&mut self, digits: &str) -> Result<()> {
         let (s, l) = self.push_text(digits)?;
@@ -269,15 +277,6 @@ impl<'t> Open<'t> {
 }
 
 impl<'t> Recorder<'t> {
-    /// serde_json's model: bytes are an array of numbers.
-    pub(crate) fn serialize_bytes_into(self, v: &[u8]) -> Result<()> {
-        let mut open = self.open(false, None)?;
-        for &b in v {
-            open.element(&b)?;
-        }
-        open.finish().map(drop)
-    }
-
     fn scalar(self, ev: Ev) -> Result<()> {
         self.tape.ev.push(ev);
         Ok(())
@@ -359,7 +358,7 @@ impl<'t> ser::Serializer for Recorder<'t> {
         self.tape.push_str(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<()> {
-        self.serialize_bytes_into(v)
+        self.tape.push_bytes(v)
     }
     fn serialize_none(self) -> Result<()> {
         self.scalar(Ev::Null)

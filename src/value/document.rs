@@ -123,11 +123,7 @@ impl<'de> Visitor<'de> for Record<'_> {
         self.text(v)
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<(), E> {
-        // serde_json's model: bytes are an array of numbers.
-        let at = self.0.open(false);
-        self.0.ev.extend(v.iter().map(|&b| Ev::U64(b.into())));
-        let len = u32::try_from(v.len()).map_err(E::custom)?;
-        self.0.close(at, len).map_err(E::custom)
+        self.0.push_bytes(v).map_err(E::custom)
     }
     fn visit_unit<E>(self) -> Result<(), E> {
         self.scalar(Ev::Null)
