@@ -69,6 +69,27 @@ fn huge_declared_lengths_do_not_allocate() {
 }
 
 #[test]
+fn counts_beyond_u64_are_advisory_in_non_strict_mode() {
+    let lenient = DecodeOptions::new().strict(false);
+    for (text, expected) in [
+        ("[18446744073709551616]: 1,2", toon::toon!([1, 2])),
+        ("a[99999999999999999999999]: x", toon::toon!({"a": ["x"]})),
+        (
+            "a[18446744073709551616]{x}:\n  1\n  2",
+            toon::toon!({"a": [{"x": 1}, {"x": 2}]}),
+        ),
+        ("a[18446744073709551616]:\n  - 1", toon::toon!({"a": [1]})),
+    ] {
+        let value: Value = toon::from_str_with(text, &lenient).unwrap();
+        assert_eq!(value, expected, "{text}");
+        let err = toon::from_str::<Value>(text).unwrap_err();
+        assert!(err.to_string().contains("too large"), "{text}: {err}");
+    }
+    let typed: Vec<u8> = toon::from_str_with("[18446744073709551616]: 1,2", &lenient).unwrap();
+    assert_eq!(typed, [1, 2]);
+}
+
+#[test]
 fn ill_formed_utf8_is_an_error_with_a_position() {
     let err = toon::from_slice::<Value>(b"a: 1\nb: caf\xc3\n").unwrap_err();
     assert_eq!(err.classify(), Category::Syntax);

@@ -104,7 +104,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
         None
     };
     let after_colon = trim_spaces(&content[colon + 1..]);
-    let (len, delim, keyed) = match bracket(&content[bracket_start + 1..bracket_end]) {
+    let (len, delim, keyed) = match bracket(&content[bracket_start + 1..bracket_end], strict) {
         Ok(b) => b,
         Err(e) => return Parsed::Invalid(e, bracket_start),
     };
@@ -185,7 +185,10 @@ fn show(delim: u8) -> &'static str {
 }
 
 /// `N`, `N|`, `N\t`, `N:`, `N:|`, `N:\t` → (length, delimiter, keyed).
-fn bracket(segment: &str) -> Result<(usize, u8, bool)> {
+///
+/// A length beyond `usize` is an error in strict mode; in non-strict mode counts are advisory
+/// (§14.3), so it saturates and the rows decide.
+fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
     let (rest, delim) = match segment.as_bytes().last() {
         Some(b'\t') => (&segment[..segment.len() - 1], b'\t'),
         Some(b'|') => (&segment[..segment.len() - 1], b'|'),
@@ -203,9 +206,11 @@ fn bracket(segment: &str) -> Result<(usize, u8, bool)> {
             "invalid array length {segment:?}: expected a non-negative integer without leading zeros"
         )));
     }
-    let len = digits
-        .parse::<usize>()
-        .map_err(|_| Error::syntax(format!("array length {digits} is too large")))?;
+    let len = match digits.parse::<usize>() {
+        Ok(len) => len,
+        Err(_) if !strict => usize::MAX,
+        Err(_) => return Err(Error::syntax(format!("array length {digits} is too large"))),
+    };
     Ok((len, delim, keyed))
 }
 
