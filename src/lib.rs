@@ -66,6 +66,7 @@ pub mod project;
 mod quote;
 pub mod render;
 pub mod ser;
+mod stack;
 pub mod table;
 pub mod tokens;
 mod value;
@@ -75,7 +76,7 @@ pub use de::{
     from_str_with,
 };
 pub use error::{Category, Error, Result};
-pub use options::{DecodeOptions, Delimiter, EncodeOptions};
+pub use options::{DecodeOptions, Delimiter, EncodeOptions, MAX_DEPTH_CEILING};
 pub use ser::{
     Serializer, to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with,
 };

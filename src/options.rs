@@ -1,5 +1,15 @@
 //! Encoder and decoder options (§13).
 
+/// The highest nesting limit [`EncodeOptions::max_depth`] and [`DecodeOptions::max_depth`]
+/// accept; larger requests are lowered to it.
+///
+/// Encoding and decoding recurse once per level of nesting and continue on a heap-allocated
+/// stack segment when the thread's stack runs low, so they are safe at any limit. What they
+/// produce is not: a `Value` (or `serde_json::Value`) thousands of levels deep overflows the
+/// stack later, when it is dropped, compared or formatted. At this ceiling those recursive
+/// operations fit the 2 MiB stack of a spawned thread even in an unoptimized build.
+pub const MAX_DEPTH_CEILING: usize = 512;
+
 /// The delimiter that separates inline array values and tabular cells (§11).
 ///
 /// ```
@@ -67,6 +77,7 @@ impl Delimiter {
 pub struct EncodeOptions {
     pub(crate) delimiter: Delimiter,
     pub(crate) indent_size: usize,
+    pub(crate) max_depth: usize,
 }
 
 impl Default for EncodeOptions {
@@ -74,12 +85,13 @@ impl Default for EncodeOptions {
         EncodeOptions {
             delimiter: Delimiter::Comma,
             indent_size: 2,
+            max_depth: 128,
         }
     }
 }
 
 impl EncodeOptions {
-    /// Comma delimiter, indent 2.
+    /// Comma delimiter, indent 2, nesting limit 128.
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -97,6 +109,29 @@ impl EncodeOptions {
     pub fn indent_size(mut self, indent_size: usize) -> Self {
         self.indent_size = indent_size.max(1);
         self
+    }
+
+    /// Maximum nesting of arrays and objects before encoding fails with a
+    /// [`Category::Data`](crate::Category::Data) error instead of overflowing the stack
+    /// (default 128, the decoder's default, so what encodes also decodes). Values above
+    /// [`MAX_DEPTH_CEILING`] are lowered to it.
+    ///
+    /// ```
+    /// use toon::EncodeOptions;
+    /// let deep = serde_json::json!({"a": {"b": {"c": 1}}});
+    /// assert!(toon::to_string_with(&deep, &EncodeOptions::new().max_depth(2)).is_err());
+    /// assert!(toon::to_string_with(&deep, &EncodeOptions::new().max_depth(3)).is_ok());
+    /// ```
+    #[must_use]
+    pub fn max_depth(mut self, max_depth: usize) -> Self {
+        self.max_depth = max_depth.min(MAX_DEPTH_CEILING);
+        self
+    }
+
+    /// The nesting limit.
+    #[must_use]
+    pub fn get_max_depth(&self) -> usize {
+        self.max_depth
     }
 
     /// The document delimiter.
@@ -161,10 +196,12 @@ impl DecodeOptions {
         self
     }
 
-    /// Maximum nesting of arrays and objects before decoding fails (default 128, as serde_json).
+    /// Maximum nesting of arrays and objects before decoding fails (default 128, as
+    /// serde_json). Values above [`MAX_DEPTH_CEILING`] are lowered to it, so no document can
+    /// overflow the stack whatever is asked here.
     #[must_use]
     pub fn max_depth(mut self, max_depth: usize) -> Self {
-        self.max_depth = max_depth;
+        self.max_depth = max_depth.min(MAX_DEPTH_CEILING);
         self
     }
 

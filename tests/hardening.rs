@@ -182,3 +182,131 @@ fn counts_in_messages_agree_with_their_nouns() {
     assert!(err("a[1]{x}:\nb: 1").contains("expected 1 row, found 0"));
     assert!(err("a[1]:\nb: 1").contains("expected 1 list item, found 0"));
 }
+
+/// Builds `{"a": {"a": … 1 …}}` nested `depth` objects deep without recursion.
+fn deep_objects(depth: usize) -> Value {
+    let mut value = Value::from(1);
+    for _ in 0..depth {
+        let mut map = toon::Map::new();
+        map.insert("a".to_string(), value);
+        value = Value::Object(map);
+    }
+    value
+}
+
+/// Takes a deep value apart iteratively: dropping it would recurse once per level.
+fn dismantle(value: Value) {
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn encoding_beyond_the_limit_is_an_error_not_a_stack_overflow() {
+    let deep = deep_objects(20_000);
+    let err = toon::to_string(&deep).unwrap_err();
+    assert_eq!(err.classify(), Category::Data, "{err}");
+    assert!(
+        err.to_string()
+            .contains("nesting deeper than the limit of 128"),
+        "{err}"
+    );
+    let err = toon::to_writer(std::io::sink(), &deep).unwrap_err();
+    assert_eq!(err.classify(), Category::Data, "{err}");
+    // Through serde's Serializer trait the value is recorded first: bounded too.
+    let mut ser = toon::Serializer::new(Vec::new());
+    assert!(serde::Serialize::serialize(&deep, &mut ser).is_err());
+    // In a table row, as nested field groups (§9.3).
+    let rows = Value::Array(vec![deep]);
+    assert!(toon::to_string(&rows).is_err());
+    dismantle(rows);
+}
+
+#[test]
+fn the_encoding_limit_matches_the_decoding_limit() {
+    for depth in [127, 128] {
+        let value = deep_objects(depth);
+        let text = toon::to_string(&value).unwrap();
+        assert_eq!(toon::from_str::<Value>(&text).unwrap(), value, "{depth}");
+    }
+    let too_deep = deep_objects(129);
+    assert!(toon::to_string(&too_deep).is_err());
+    let options = toon::EncodeOptions::new().max_depth(129);
+    let text = toon::to_string_with(&too_deep, &options).unwrap();
+    assert!(toon::from_str::<Value>(&text).is_err());
+    let lenient = DecodeOptions::new().max_depth(129);
+    assert_eq!(
+        toon::from_str_with::<Value>(&text, &lenient).unwrap(),
+        too_deep
+    );
+    // Tables count their nested field groups: an array of rows 127 objects deep is 128 levels.
+    let rows = Value::Array(vec![deep_objects(127), deep_objects(127)]);
+    let text = toon::to_string(&rows).unwrap();
+    assert!(text.starts_with("[2]{a{a{"), "{}", &text[..40]);
+    assert_eq!(toon::from_str::<Value>(&text).unwrap(), rows);
+    let rows = Value::Array(vec![deep_objects(128), deep_objects(128)]);
+    assert!(toon::to_string(&rows).is_err());
+}
+
+#[derive(serde::Serialize)]
+enum Chain {
+    Link(Box<Chain>),
+    End,
+}
+
+#[test]
+fn deep_user_types_are_bounded_too() {
+    let mut chain = Chain::End;
+    for _ in 0..20_000 {
+        chain = Chain::Link(Box::new(chain));
+    }
+    let err = toon::to_string(&chain).unwrap_err();
+    assert!(err.to_string().contains("nesting"), "{err}");
+    let mut ser = toon::Serializer::new(Vec::new());
+    assert!(serde::Serialize::serialize(&chain, &mut ser).is_err());
+    while let Chain::Link(next) = chain {
+        chain = *next;
+    }
+}
+
+#[test]
+fn an_unlimited_depth_is_capped_at_the_ceiling() {
+    let options = DecodeOptions::new().max_depth(usize::MAX);
+    assert_eq!(options.get_max_depth(), toon::MAX_DEPTH_CEILING);
+    let mut text = String::new();
+    for depth in 0..50_000 {
+        text.push_str(&"  ".repeat(depth));
+        text.push_str("a:\n");
+    }
+    let err = toon::from_str_with::<Value>(&text, &options).unwrap_err();
+    assert!(err.to_string().contains("nesting"), "{err}");
+
+    // Everything up to the ceiling works on a 2 MiB stack, both ways, in a debug build too,
+    // which takes ~10 KiB per level decoding: the recursion continues on the heap.
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || round_trip_at_the_ceiling(&options))
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn round_trip_at_the_ceiling(options: &DecodeOptions) {
+    let deep = deep_objects(toon::MAX_DEPTH_CEILING - 1);
+    let unlimited = toon::EncodeOptions::new().max_depth(usize::MAX);
+    let text = toon::to_string_with(&deep, &unlimited).unwrap();
+    let back: Value = toon::from_str_with(&text, options).unwrap();
+    assert!(back == deep);
+    let json: serde_json::Value = toon::from_str_with(&text, options).unwrap();
+    let mut ser = toon::Serializer::with_options(Vec::new(), &unlimited);
+    serde::Serialize::serialize(&deep, &mut ser).unwrap();
+    assert_eq!(String::from_utf8(ser.into_inner()).unwrap(), text);
+    dismantle(deep);
+    dismantle(back);
+    drop(json);
+}

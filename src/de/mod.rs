@@ -367,7 +367,7 @@ impl<'a, 'de> ValueDe<'a, 'de> {
         f: impl FnOnce(&mut Deserializer<'de>) -> Result<T>,
     ) -> Result<T> {
         de.enter(line)?;
-        let out = f(de).map_err(|e| de.locate(e));
+        let out = crate::stack::nested(|| f(de)).map_err(|e| de.locate(e));
         de.leave();
         out
     }

@@ -85,6 +85,7 @@ impl<'a, W: io::Write> Compound<'a, W> {
         ser.tape = Tape::default();
         let open = Recorder {
             tape: &mut ser.tape,
+            left: ser.options.max_depth,
         }
         .open(object, variant)?;
         Ok(Compound {

@@ -247,6 +247,8 @@ impl Serialize for Node<'_> {
 /// The serde `Serializer` that records into a [`Tape`], following serde_json's data model.
 pub(crate) struct Recorder<'t> {
     pub(crate) tape: &'t mut Tape,
+    /// Nesting levels still allowed: recording recurses once per level.
+    pub(crate) left: usize,
 }
 
 /// An open array or object being recorded.
@@ -256,14 +258,18 @@ pub(crate) struct Open<'t> {
     count: u32,
     /// For enum variants with content: the outer `{variant: …}` object to close too.
     variant_at: Option<usize>,
+    /// Nesting levels left for the elements or values.
+    left: usize,
 }
 
 impl<'t> Open<'t> {
     pub(crate) fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.count = self.count.checked_add(1).ok_or_else(too_large)?;
-        value.serialize(Recorder {
+        let recorder = Recorder {
             tape: &mut *self.tape,
-        })
+            left: self.left,
+        };
+        crate::stack::nested(|| value.serialize(recorder))
     }
 
     /// Closes the container and hands the tape back.
@@ -282,9 +288,17 @@ impl<'t> Recorder<'t> {
         Ok(())
     }
 
+    /// Takes one level of nesting, or fails past the limit.
+    fn nest(left: usize) -> Result<usize> {
+        left.checked_sub(1)
+            .ok_or_else(|| Error::data("nesting deeper than the limit (EncodeOptions::max_depth)"))
+    }
+
     pub(crate) fn open(self, object: bool, variant: Option<&str>) -> Result<Open<'t>> {
+        let mut left = Self::nest(self.left)?;
         let variant_at = match variant {
             Some(name) => {
+                left = Self::nest(left)?;
                 let outer = self.tape.open(true);
                 self.tape.push_key(name)?;
                 Some(outer)
@@ -297,6 +311,7 @@ impl<'t> Recorder<'t> {
             at,
             count: 0,
             variant_at,
+            left,
         })
     }
 }
@@ -380,11 +395,14 @@ impl<'t> ser::Serializer for Recorder<'t> {
         variant: &'static str,
         value: &T,
     ) -> Result<()> {
+        let left = Self::nest(self.left)?;
         let at = self.tape.open(true);
         self.tape.push_key(variant)?;
-        value.serialize(Recorder {
+        let recorder = Recorder {
             tape: &mut *self.tape,
-        })?;
+            left,
+        };
+        crate::stack::nested(|| value.serialize(recorder))?;
         self.tape.close(at, 1)
     }
     fn serialize_seq(self, _len: Option<usize>) -> Result<Open<'t>> {

@@ -19,8 +19,8 @@ use drive::Drive;
 pub(crate) use out::Out;
 use row::row_cells;
 
-fn shape_of<T: ?Sized + Serialize>(value: &T) -> Result<Shape> {
-    probe::shape(value).map_err(|stop| Error::data(stop.to_string()))
+fn shape_of<T: ?Sized + Serialize>(out: &Out<'_>, value: &T) -> Result<Shape> {
+    probe::shape(value, out.depth_left).map_err(|stop| Error::data(stop.to_string()))
 }
 
 fn inconsistent() -> Error {
@@ -28,6 +28,15 @@ fn inconsistent() -> Error {
         "the value serialized differently on a second pass; TOON's layout needs Serialize \
          implementations to be deterministic",
     )
+}
+
+/// One level of nesting for a container's content: the depth limit, and stack for the
+/// recursion it makes.
+fn nested(out: &mut Out<'_>, f: impl FnOnce(&mut Out<'_>) -> Result<()>) -> Result<()> {
+    out.enter()?;
+    crate::stack::nested(|| f(out))?;
+    out.leave();
+    Ok(())
 }
 
 /// The whole document (§5 root forms).
@@ -44,11 +53,11 @@ pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> R
         Err(Fail::Container) => out.reset(mark),
         Err(Fail::Error(e)) => return Err(e),
     }
-    match shape_of(value)? {
+    match shape_of(out, value)? {
         // A root object's fields sit at depth 0 with no opening line (a keyed root has one).
-        Shape::Object { form, .. } if !matches!(form, ObjectForm::Keyed(_)) => {
+        Shape::Object { form, .. } if !matches!(form, ObjectForm::Keyed(_)) => nested(out, |out| {
             value.serialize(Drive::with(out, Sink::Fields { depth: 0 }, form.variant()))
-        }
+        }),
         shape => container(out, None, value, &shape, 0),
     }
 }
@@ -68,7 +77,7 @@ fn field<T: ?Sized + Serialize>(
     if out.try_primitive(value, mark)? {
         return Ok(());
     }
-    let shape = shape_of(value)?;
+    let shape = shape_of(out, value)?;
     container(out, Some(key), value, &shape, depth)
 }
 
@@ -80,8 +89,10 @@ fn container<T: ?Sized + Serialize>(
     shape: &Shape,
     depth: usize,
 ) -> Result<()> {
-    let (sink, variant) = open(out, key, shape, Start::Line(depth), depth + 1)?;
-    value.serialize(Drive::with(out, sink, variant))
+    nested(out, |out| {
+        let (sink, variant) = open(out, key, shape, Start::Line(depth), depth + 1)?;
+        value.serialize(Drive::with(out, sink, variant))
+    })
 }
 
 /// Where a container's opening line starts: a plain line, or a list item's hyphen line.
@@ -152,7 +163,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
     if out.try_primitive(value, mark)? {
         return Ok(());
     }
-    match shape_of(value)? {
+    match shape_of(out, value)? {
         Shape::Array { len, form } => {
             out.item(depth);
             out.header(None, len, None, false);
@@ -161,7 +172,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
                 ArrayForm::Inline => Sink::Inline { count: 0, len },
                 _ => Sink::items(len, depth + 1),
             };
-            value.serialize(Drive::with(out, sink, None))
+            nested(out, |out| value.serialize(Drive::with(out, sink, None)))
         }
         Shape::Object { len: 0, .. } => {
             out.line(depth);
@@ -170,7 +181,9 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
         }
         Shape::Object { form, .. } => {
             let sink = Sink::ItemObject { depth, first: true };
-            value.serialize(Drive::with(out, sink, form.variant()))
+            nested(out, |out| {
+                value.serialize(Drive::with(out, sink, form.variant()))
+            })
         }
         Shape::Primitive => Err(inconsistent()),
     }
@@ -191,9 +204,11 @@ fn first_field<T: ?Sized + Serialize>(
     if out.try_primitive(value, mark)? {
         return Ok(());
     }
-    let shape = shape_of(value)?;
-    let (sink, variant) = open(out, Some(key), &shape, Start::Item(depth), depth + 2)?;
-    value.serialize(Drive::with(out, sink, variant))
+    let shape = shape_of(out, value)?;
+    nested(out, |out| {
+        let (sink, variant) = open(out, Some(key), &shape, Start::Item(depth), depth + 2)?;
+        value.serialize(Drive::with(out, sink, variant))
+    })
 }
 
 /// What to do with each element or entry of the container being driven.

@@ -29,6 +29,9 @@ pub(crate) struct Out<'w> {
     pub(super) row: Vec<u8>,
     pub(super) spans: Vec<(usize, usize)>,
     pub(super) key: String,
+    /// Nesting levels still allowed (`EncodeOptions::max_depth` at the root).
+    pub(super) depth_left: usize,
+    max_depth: usize,
 }
 
 /// A point in the output to return to when a value turns out not to be a primitive.
@@ -59,7 +62,27 @@ impl<'w> Out<'w> {
             row: Vec::new(),
             spans: Vec::new(),
             key: String::new(),
+            depth_left: options.max_depth,
+            max_depth: options.max_depth,
         }
+    }
+
+    /// Opens one level of nesting for a container's content: past the limit, an error
+    /// instead of a stack overflow. An error ends the encoding, so only success needs
+    /// [`Out::leave`].
+    pub(super) fn enter(&mut self) -> Result<()> {
+        self.depth_left = self.depth_left.checked_sub(1).ok_or_else(|| {
+            Error::data(format!(
+                "nesting deeper than the limit of {} (EncodeOptions::max_depth)",
+                self.max_depth
+            ))
+        })?;
+        Ok(())
+    }
+
+    /// Closes the level [`Out::enter`] opened.
+    pub(super) fn leave(&mut self) {
+        self.depth_left += 1;
     }
 
     /// Writes what is buffered to the writer (and flushes it), or returns the output.

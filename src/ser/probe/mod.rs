@@ -202,20 +202,27 @@ impl ser::Error for Stop {
 }
 
 /// The shape of `value`; `Err` only if its `Serialize` implementation fails.
-pub(crate) fn shape<T: ?Sized + Serialize>(value: &T) -> Result<Shape, Stop> {
-    match value.serialize(ShapeProbe)? {
+///
+/// `left` is the nesting the value may use, itself included: tabular rows (§9.3, §9.5) that
+/// would nest deeper break the table, so the list form the emitter falls back to reports the
+/// depth where it is exceeded.
+pub(crate) fn shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
+    let rows = left.saturating_sub(1);
+    match value.serialize(ShapeProbe { rows })? {
         // Only now, knowing there are two or more entries that are all non-empty objects, is
         // it worth building field lists for §9.5.
         Shape::Object {
             form: ObjectForm::KeyedCandidate,
             ..
-        } => value.serialize(KeyedProbe),
+        } => value.serialize(KeyedProbe { rows }),
         shape => Ok(shape),
     }
 }
 
-/// Computes a value's [`Shape`].
-struct ShapeProbe;
+/// Computes a value's [`Shape`]; `rows` is the nesting left for its elements or entries.
+struct ShapeProbe {
+    rows: usize,
+}
 /// Classifies an array's elements one by one (§9.1–§9.4 decision order).
 pub(crate) struct ArrayProbe {
     len: usize,
@@ -225,12 +232,12 @@ pub(crate) struct ArrayProbe {
 }
 
 impl ArrayProbe {
-    fn new() -> Self {
+    fn new(rows: usize) -> Self {
         ArrayProbe {
             len: 0,
             inline: true,
             inline_arrays: true,
-            table: TableCheck::default(),
+            table: TableCheck::new(rows),
         }
     }
 
@@ -283,10 +290,10 @@ pub(crate) struct ObjectProbe {
 }
 
 impl ObjectProbe {
-    fn new() -> Self {
+    fn new(rows: usize) -> Self {
         ObjectProbe {
             len: 0,
-            table: TableCheck::default(),
+            table: TableCheck::new(rows),
         }
     }
 
@@ -373,7 +380,9 @@ macro_rules! object_values {
 object_values!(ObjectScan, ObjectProbe);
 
 /// The full §9.5 probe of an object already known to be a keyed candidate.
-struct KeyedProbe;
+struct KeyedProbe {
+    rows: usize,
+}
 
 impl ser::Serializer for KeyedProbe {
     type Ok = Shape;
@@ -389,10 +398,10 @@ impl ser::Serializer for KeyedProbe {
     primitives!(Shape::Primitive);
 
     fn serialize_map(self, _: Option<usize>) -> Result<ObjectProbe, Stop> {
-        Ok(ObjectProbe::new())
+        Ok(ObjectProbe::new(self.rows))
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<ObjectProbe, Stop> {
-        Ok(ObjectProbe::new())
+        Ok(ObjectProbe::new(self.rows))
     }
 
     refuse!(Stop(None); serialize_bytes, serialize_seq, serialize_tuple_struct);
@@ -430,21 +439,22 @@ impl ser::Serializer for ShapeProbe {
         _: &'static str,
         _: u32,
         _: &'static str,
-        value: &T,
+        _: &T,
     ) -> Result<Shape, Stop> {
+        // The content is one field's value, laid out (and probed) when that field is written.
         Ok(Shape::Object {
             len: 1,
-            form: ObjectForm::Variant(Box::new(shape(value)?)),
+            form: ObjectForm::Fields,
         })
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new())
+        Ok(ArrayProbe::new(self.rows))
     }
     fn serialize_tuple(self, _: usize) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new())
+        Ok(ArrayProbe::new(self.rows))
     }
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new())
+        Ok(ArrayProbe::new(self.rows))
     }
     fn serialize_tuple_variant(
         self,
@@ -453,7 +463,7 @@ impl ser::Serializer for ShapeProbe {
         _: &'static str,
         _: usize,
     ) -> Result<VariantProbe, Stop> {
-        Ok(VariantProbe::Elements(ArrayProbe::new()))
+        Ok(VariantProbe::Elements(ArrayProbe::new(self.rows)))
     }
     fn serialize_map(self, _: Option<usize>) -> Result<ObjectScan, Stop> {
         Ok(ObjectScan {
@@ -471,7 +481,7 @@ impl ser::Serializer for ShapeProbe {
         _: &'static str,
         _: usize,
     ) -> Result<VariantProbe, Stop> {
-        Ok(VariantProbe::Fields(ObjectProbe::new()))
+        Ok(VariantProbe::Fields(ObjectProbe::new(self.rows)))
     }
 }
 

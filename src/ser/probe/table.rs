@@ -17,10 +17,12 @@ fn key_text<T: ?Sized + Serialize>(key: &T, buf: &mut String) -> Result<(), Stop
 }
 
 /// Incremental §9.3 detection over rows given one at a time.
-#[derive(Default)]
 pub(crate) struct TableCheck {
     fields: Option<Fields>,
     pub(super) dead: bool,
+    /// Nesting levels a row may use, itself included: a row nested deeper than the encoder's
+    /// limit breaks the table, and the list form then reports the depth.
+    left: usize,
 }
 
 /// What a row turned out to be.
@@ -32,12 +34,20 @@ pub(super) enum RowOutcome {
 }
 
 impl TableCheck {
+    pub(super) fn new(left: usize) -> Self {
+        TableCheck {
+            fields: None,
+            dead: false,
+            left,
+        }
+    }
+
     pub(super) fn row<T: ?Sized + Serialize>(&mut self, row: &T) -> RowOutcome {
         if self.dead {
             return RowOutcome::Breaks;
         }
         let outcome = match &self.fields {
-            None => match row.serialize(BuildRow) {
+            None => match row.serialize(BuildRow { left: self.left }) {
                 Ok(fields) => {
                     self.fields = Some(fields);
                     RowOutcome::Uniform
@@ -108,10 +118,15 @@ macro_rules! not_an_object {
 
 /// Builds the field list from the first row: leaves for primitive values, nested groups for
 /// non-empty objects; anything else breaks the table.
-struct BuildRow;
+struct BuildRow {
+    /// Nesting levels left for this object and its groups.
+    left: usize,
+}
 
 struct Building {
     fields: Fields,
+    /// Nesting levels left for nested groups.
+    left: usize,
     key: Cow<'static, str>,
     /// For a struct variant: the variant name, whose nested group these fields are.
     variant: Option<&'static str>,
@@ -125,7 +140,11 @@ impl Building {
         let group = if is_primitive(value) {
             None
         } else {
-            Some(value.serialize(BuildRow).map_err(|_| BuildStop::Breaks)?)
+            Some(
+                value
+                    .serialize(BuildRow { left: self.left })
+                    .map_err(|_| BuildStop::Breaks)?,
+            )
         };
         self.fields.names.push(std::mem::take(&mut self.key));
         self.fields.groups.push(group);
@@ -185,9 +204,13 @@ impl ser::Serializer for BuildRow {
     }
 
     fn serialize_map(self, len: Option<usize>) -> Result<Building, BuildStop> {
+        let Some(left) = self.left.checked_sub(1) else {
+            return Err(BuildStop::Breaks);
+        };
         let n = len.unwrap_or(0).min(64);
         Ok(Building {
             fields: Fields::new(Vec::with_capacity(n), Vec::with_capacity(n)),
+            left,
             key: Cow::Borrowed(""),
             variant: None,
         })
