@@ -161,6 +161,30 @@ impl Error {
     }
 }
 
+/// Input text quoted inside a message (a key, a field name, a stray token): `Debug`-quoted,
+/// cut to [`Quoted::MAX`] characters with its full size noted, so a message stays short
+/// whatever the input holds.
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl Quoted<'_> {
+    /// Characters quoted, at most.
+    pub(crate) const MAX: usize = 48;
+}
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match shortened(self.0, Self::MAX) {
+            Some(head) => write!(f, "{:?} ({} bytes)", format!("{head}…"), self.0.len()),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
+/// The first `max` characters of `text`, or `None` if it has no more than that.
+pub(crate) fn shortened(text: &str, max: usize) -> Option<&str> {
+    text.char_indices().nth(max).map(|(cut, _)| &text[..cut])
+}
+
 /// Characters of the source line quoted in a message, at most.
 const EXCERPT: usize = 120;
 

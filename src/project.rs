@@ -265,7 +265,7 @@ fn unknown_path(p: &Projection, tracker: &Tracker) -> Option<String> {
         root.all(&mut nodes);
     }
     let missing = nodes.into_iter().find(|n| !matched[n.id])?;
-    let fields: Vec<&str> = available[missing.id].iter().map(String::as_str).collect();
+    let fields = &available[missing.id];
     let parent = missing
         .path
         .rsplit_once('.')
@@ -285,9 +285,32 @@ fn unknown_path(p: &Projection, tracker: &Tracker) -> Option<String> {
             "unknown field path `{}`; fields at {}: {}",
             missing.path,
             level.trim_start_matches("the "),
-            fields.join(", ")
+            listing(fields)
         )
     })
+}
+
+/// Field names listed in an error, at most.
+const LISTED: usize = 32;
+
+/// The first [`LISTED`] names, then how many more there are: a message about an object with
+/// 200k keys stays one line.
+fn listing(fields: &BTreeSet<String>) -> String {
+    let mut out = fields
+        .iter()
+        .take(LISTED)
+        .map(
+            |name| match crate::error::shortened(name, crate::error::Quoted::MAX) {
+                Some(head) => format!("{head}…"),
+                None => name.clone(),
+            },
+        )
+        .collect::<Vec<_>>()
+        .join(", ");
+    if fields.len() > LISTED {
+        out.push_str(&format!(" and {} more", fields.len() - LISTED));
+    }
+    out
 }
 
 /// The path-tree positions at one level of the value.

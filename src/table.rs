@@ -258,7 +258,10 @@ impl Table {
                 }
             }
             if out.insert(name.clone(), Value::Object(rest)).is_some() {
-                return Err(Error::data(format!("duplicate key {name:?} in `{key}`")));
+                return Err(Error::data(format!(
+                    "duplicate key {} in `{key}`",
+                    crate::error::Quoted(name)
+                )));
             }
         }
         crate::to_string(&Value::Object(out))

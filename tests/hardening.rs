@@ -310,3 +310,47 @@ fn round_trip_at_the_ceiling(options: &DecodeOptions) {
     dismantle(back);
     drop(json);
 }
+
+#[test]
+fn errors_quote_a_bounded_amount_of_the_input() {
+    let huge = "\u{1}".repeat(2_000_000);
+    let long_key = "k".repeat(2_000_000);
+    let cases = [
+        format!("a[1]{huge}: 1"),
+        format!("a[{}x]: 1", "1".repeat(2_000_000)),
+        format!("a[{}]: 1", "9".repeat(2_000_000)),
+        format!("{long_key}: 1\n{long_key}: 2"),
+        format!("a[1]{{{long_key},{long_key}}}:\n  1,2"),
+        format!("a[1]{{{long_key},{long_key}}}: x"),
+    ];
+    for text in &cases {
+        let err = toon::from_str::<Value>(text).unwrap_err();
+        let message = err.to_string();
+        assert!(message.len() < 1_000, "{} bytes: {}", message.len(), &message[..200]);
+        assert!(err.line() >= 1, "{message}");
+    }
+    let err = toon::from_str::<Value>(&cases[3]).unwrap_err();
+    assert!(
+        err.to_string().contains(&format!("duplicate key \"{}…\" (2000000 bytes)", &long_key[..48])),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_field_errors_list_a_bounded_number_of_candidates() {
+    use toon::project::{Projection, Unknown};
+    let mut map = toon::Map::new();
+    for i in 0..200_000 {
+        map.insert(format!("key{i:06}"), Value::from(i));
+    }
+    let value = Value::Object(map);
+    let err = Projection::new()
+        .include(["nosuch"])
+        .unknown(Unknown::Error)
+        .apply_value(&value)
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.len() < 1_000, "{} bytes", message.len());
+    assert!(message.contains("key000000, key000001"), "{message}");
+    assert!(message.ends_with("and 199968 more"), "{message}");
+}

@@ -11,7 +11,7 @@ use super::key::{KeyDe, split_field_key, split_key};
 use super::scanner::Line;
 use super::token::{find_unquoted, split_delimited, trim_spaces};
 use super::{Deserializer, Slot, ValueDe, eof};
-use crate::error::{Error, Result};
+use crate::error::{Error, Quoted, Result};
 
 /// Strict-mode duplicate sibling key detection (§14.3): a short list, a set once it grows.
 #[derive(Default)]
@@ -40,7 +40,8 @@ impl<'de> SeenKeys<'de> {
 
 fn duplicate(line: &Line<'_>, key: &str) -> Error {
     line.error(format!(
-        "duplicate key {key:?} (strict mode; non-strict keeps the last)"
+        "duplicate key {} (strict mode; non-strict keeps the last)",
+        Quoted(key)
     ))
 }
 

@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use super::token::{Unquoted, find_closing_quote, find_unquoted, parse_name, trim_spaces};
-use crate::error::{Error, Result};
+use crate::error::{Error, Quoted, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
 #[derive(Debug)]
@@ -143,7 +143,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     if fields.is_some() && !after_colon.is_empty() {
         return invalid(
             match &duplicate {
-                Some(name) => format!("duplicate field name {name:?} in field list"),
+                Some(name) => format!("duplicate field name {} in field list", Quoted(&name)),
                 None => "unexpected content after a fields-bearing header's colon".to_string(),
             },
             colon + 1,
@@ -151,7 +151,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     }
     if strict && let Some(name) = duplicate {
         return invalid(
-            format!("duplicate field name {name:?} in field list"),
+            format!("duplicate field name {} in field list", Quoted(&name)),
             brace_end,
         );
     }
@@ -171,7 +171,10 @@ fn gap_error<'de>(gap: &str, before: &str, at: usize) -> Parsed<'de> {
     let message = if trimmed.is_empty() {
         format!("unexpected whitespace between bracket segment and {before}")
     } else {
-        format!("unexpected content {trimmed:?} between bracket segment and {before}")
+        format!(
+            "unexpected content {} between bracket segment and {before}",
+            Quoted(trimmed)
+        )
     };
     invalid(message, at)
 }
@@ -203,13 +206,19 @@ fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
         && (digits == "0" || !digits.starts_with('0'));
     if !valid {
         return Err(Error::syntax(format!(
-            "invalid array length {segment:?}: expected a non-negative integer without leading zeros"
+            "invalid array length {}: expected a non-negative integer without leading zeros",
+            Quoted(segment)
         )));
     }
     let len = match digits.parse::<usize>() {
         Ok(len) => len,
         Err(_) if !strict => usize::MAX,
-        Err(_) => return Err(Error::syntax(format!("array length {digits} is too large"))),
+        Err(_) => {
+            return Err(Error::syntax(format!(
+                "array length {} is too large",
+                Quoted(digits)
+            )));
+        }
     };
     Ok((len, delim, keyed))
 }

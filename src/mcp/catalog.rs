@@ -516,10 +516,11 @@ impl Catalog {
         self.get(name).ok_or_else(|| {
             let close = self.suggest(name);
             if close.is_empty() {
-                Error::data(format!("unknown tool {name:?}"))
+                Error::data(format!("unknown tool {}", crate::error::Quoted(name)))
             } else {
                 Error::data(format!(
-                    "unknown tool {name:?}; did you mean {}?",
+                    "unknown tool {}; did you mean {}?",
+                    crate::error::Quoted(name),
                     close.join(", ")
                 ))
             }

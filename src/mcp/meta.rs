@@ -241,7 +241,8 @@ impl<'c> MetaTools<'c> {
                     .collect();
                 if hits.is_empty() {
                     return Ok(format!(
-                        "no tool matches {q:?}; call {DISCOVER_TOOLS} without arguments for the categories"
+                        "no tool matches {}; call {DISCOVER_TOOLS} without arguments for the categories",
+                        crate::error::Quoted(q)
                     ));
                 }
                 let rows = hits

@@ -112,7 +112,7 @@ fn encode_cursor(path: &str, offset: usize) -> String {
 }
 
 fn decode_cursor(cursor: &str) -> Result<(String, usize)> {
-    let bad = || Error::data(format!("invalid cursor {cursor:?}"));
+    let bad = || Error::data(format!("invalid cursor {}", crate::error::Quoted(cursor)));
     if !cursor.len().is_multiple_of(2) || cursor.len() > 8192 {
         return Err(bad());
     }

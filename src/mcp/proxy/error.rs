@@ -114,7 +114,7 @@ impl fmt::Display for CallError {
                 write!(f, "server {server:?} is unavailable: {reason}")
             }
             CallError::UnknownTool { name, suggestions } => {
-                write!(f, "unknown tool {name:?}")?;
+                write!(f, "unknown tool {}", crate::error::Quoted(name))?;
                 if !suggestions.is_empty() {
                     write!(f, "; did you mean {}?", suggestions.join(", "))?;
                 }
