@@ -326,12 +326,20 @@ fn errors_quote_a_bounded_amount_of_the_input() {
     for text in &cases {
         let err = toon::from_str::<Value>(text).unwrap_err();
         let message = err.to_string();
-        assert!(message.len() < 1_000, "{} bytes: {}", message.len(), &message[..200]);
+        assert!(
+            message.len() < 1_000,
+            "{} bytes: {}",
+            message.len(),
+            &message[..200]
+        );
         assert!(err.line() >= 1, "{message}");
     }
     let err = toon::from_str::<Value>(&cases[3]).unwrap_err();
     assert!(
-        err.to_string().contains(&format!("duplicate key \"{}…\" (2000000 bytes)", &long_key[..48])),
+        err.to_string().contains(&format!(
+            "duplicate key \"{}…\" (2000000 bytes)",
+            &long_key[..48]
+        )),
         "{err}"
     );
 }

@@ -143,7 +143,7 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
     if fields.is_some() && !after_colon.is_empty() {
         return invalid(
             match &duplicate {
-                Some(name) => format!("duplicate field name {} in field list", Quoted(&name)),
+                Some(name) => format!("duplicate field name {} in field list", Quoted(name)),
                 None => "unexpected content after a fields-bearing header's colon".to_string(),
             },
             colon + 1,
