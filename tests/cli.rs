@@ -579,3 +579,20 @@ mod mcp {
         }
     }
 }
+
+#[test]
+fn numbers_beyond_f64_encode_as_null_like_the_reference() {
+    // JSON.parse reads them as ±Infinity, which the reference encodes as null (§3).
+    let o = toon(&["-e"], "[1e400, 1, -1E+999, \"1e400\"]");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "[4]: null,1,null,\"1e400\"\n");
+    let digits = "9".repeat(400);
+    let o = toon(&["-e"], &format!("{{\"big\":{digits},\"small\":1e-400}}"));
+    assert_eq!(stdout(&o), "big: null\nsmall: 0\n");
+    // The Value route (--fields) reads numbers the same way.
+    let o = toon(&["-e", "--fields", "a"], "{\"a\":1e400,\"b\":2}");
+    assert_eq!(stdout(&o), "a: null\n");
+    // Other errors keep their positions after the rewrite.
+    let o = toon(&["-e"], "[1e400, }");
+    assert!(stderr(&o).contains("line 1 column 9"), "{}", stderr(&o));
+}

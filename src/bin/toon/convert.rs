@@ -7,6 +7,8 @@
 //! work on a [`toon::Value`] instead.
 
 use std::io::Write;
+
+use crate::overflow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -152,9 +154,21 @@ fn json_text(input: &Input) -> Result<&[u8], Failure> {
     Ok(json)
 }
 
-fn parse_json<'a, T: serde::Deserialize<'a>>(input: &'a Input) -> Result<T, Failure> {
-    serde_json::from_slice(json_text(input)?)
-        .map_err(|e| Failure::because(format_args!("{}: invalid JSON", input.label), e))
+/// Parses the input as JSON. A number beyond f64 becomes `null`, as in the reference CLI
+/// (`JSON.parse` gives ±Infinity, which encodes as `null`, §3); serde_json refuses such
+/// numbers, so only then is the text rewritten and parsed again.
+fn parse_json<T: serde::de::DeserializeOwned>(input: &Input) -> Result<T, Failure> {
+    let text = json_text(input)?;
+    let invalid = |e| Failure::because(format_args!("{}: invalid JSON", input.label), e);
+    match serde_json::from_slice(text) {
+        Err(e) if e.to_string().starts_with("number out of range") => {
+            match overflow::nulled(text) {
+                Some(rewritten) => serde_json::from_slice(&rewritten).map_err(invalid),
+                None => Err(invalid(e)),
+            }
+        }
+        parsed => parsed.map_err(invalid),
+    }
 }
 
 fn encode_options(args: &Convert) -> EncodeOptions {

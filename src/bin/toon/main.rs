@@ -6,6 +6,7 @@ mod convert;
 mod io;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod overflow;
 
 use std::fmt;
 use std::process::ExitCode;
