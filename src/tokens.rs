@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::value::{Map, Value};
+use crate::value::Value;
 
 /// Byte classes of the pre-tokenizer model; non-ASCII bytes are classified by their char.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -316,33 +316,44 @@ pub struct Fitted {
     pub cuts: Vec<Cut>,
 }
 
+/// Cuts a [`Fitted::note`] names one by one; the rest are counted.
+const NOTED: usize = 12;
+
 impl Fitted {
-    /// A one-line summary of the cuts for a prompt (`rows /users 20 of 500; …`), or `None`
-    /// when nothing was cut.
+    /// A one-line summary of the cuts for a prompt (`/users: first 20 of 500 rows; …`), or
+    /// `None` when nothing was cut. It names the first 12 cuts and counts the rest.
     #[must_use]
     pub fn note(&self) -> Option<String> {
         if self.cuts.is_empty() {
             return None;
         }
-        let parts: Vec<String> = self
+        let mut parts: Vec<String> = self
             .cuts
             .iter()
+            .take(NOTED)
             .map(|cut| match cut {
                 Cut::Rows { path, kept, total } => format!("{path}: first {kept} of {total} rows"),
                 Cut::Text { path, kept, total } => format!("{path}: {kept} of {total} chars"),
             })
             .collect();
+        if self.cuts.len() > NOTED {
+            parts.push(format!("{} more cuts", self.cuts.len() - NOTED));
+        }
         Some(format!("elided: {}", parts.join("; ")))
     }
 }
 
 /// Shrinks `value` until its TOON encoding is estimated at no more than `max_tokens`.
 ///
-/// Arrays are cut first, largest first, keeping their first rows (every array keeps at least
-/// one element); then strings longer than 32 characters are shortened, longest first, with a
-/// trailing `…`. The result is a normal value, so it stays valid TOON; [`Fitted::cuts`] says
+/// Arrays are cut first, largest first (by encoded size), keeping their first rows (every
+/// array keeps at least one element); then strings longer than 32 characters are shortened
+/// to a common length, the longest ones first, each with a trailing `…`. Both steps keep as
+/// much as fits. The result is a normal value, so it stays valid TOON; [`Fitted::cuts`] says
 /// what was removed so a caller can tell the model. If even the smallest form is over budget,
 /// that smallest form is returned (check [`Fitted::tokens`]).
+///
+/// Each step is a binary search over how much of a fixed plan to apply, measuring the whole
+/// text each time: O(n log n) in the size of the value.
 ///
 /// ```
 /// let rows: Vec<_> = (0..1000).map(|i| toon::toon!({"id": i, "name": "user"})).collect();
@@ -356,66 +367,49 @@ impl Fitted {
 ///
 /// As [`compare`].
 pub fn fit<T: ?Sized + Serialize>(value: &T, max_tokens: usize) -> Result<Fitted> {
-    let mut value = crate::to_value(value)?;
-    let measure = |v: &Value| -> Result<(String, usize)> {
-        let text = crate::to_string(v)?;
-        let n = estimate(&text);
-        Ok((text, n))
-    };
-    let (mut text, mut tokens) = measure(&value)?;
-    let mut rows: Vec<(String, usize, usize)> = Vec::new(); // path, kept, total
-    let mut texts: Vec<(String, usize, usize)> = Vec::new();
-    // Arrays: repeatedly halve the largest array (by its share of the text) until it fits,
-    // then search the row count of the last one cut for the largest that fits.
-    while tokens > max_tokens {
-        let Some((path, len)) = largest_array(&value) else {
-            break;
-        };
-        if len <= 1 {
-            break;
-        }
-        let total = rows
-            .iter()
-            .find(|(p, _, _)| *p == path)
-            .map_or(len, |&(_, _, t)| t);
-        let keep = fit_rows(&mut value, &path, len, max_tokens, &measure)?;
-        match rows.iter_mut().find(|(p, _, _)| *p == path) {
-            Some(entry) => entry.1 = keep,
-            None => rows.push((path, keep, total)),
-        }
-        (text, tokens) = measure(&value)?;
+    let value = crate::to_value(value)?;
+    let text = crate::to_string(&value)?;
+    let tokens = estimate(&text);
+    if tokens <= max_tokens {
+        return Ok(Fitted {
+            value,
+            toon: text,
+            tokens,
+            cuts: Vec::new(),
+        });
     }
-    // Strings: cut the longest to half, repeatedly.
-    while tokens > max_tokens {
-        let Some((path, chars)) = longest_string(&value, 32) else {
-            break;
-        };
-        let keep = chars / 2;
-        let total = texts
-            .iter()
-            .find(|(p, _, _)| *p == path)
-            .map_or(chars, |&(_, _, t)| t);
-        if let Some(Value::String(s)) = pointer_mut(&mut value, &path) {
-            let mut cut: String = s.chars().take(keep).collect();
-            cut.push('…');
-            *s = cut;
-        }
-        match texts.iter_mut().find(|(p, _, _)| *p == path) {
-            Some(entry) => entry.1 = keep,
-            None => texts.push((path, keep, total)),
-        }
-        (text, tokens) = measure(&value)?;
-    }
-    let mut cuts: Vec<Cut> = rows
-        .into_iter()
-        .filter(|(_, kept, total)| kept < total)
-        .map(|(path, kept, total)| Cut::Rows { path, kept, total })
-        .collect();
-    cuts.extend(
-        texts
-            .into_iter()
-            .map(|(path, kept, total)| Cut::Text { path, kept, total }),
-    );
+    let arrays = Arrays::of(&value);
+    let (value, mut cuts) = smallest_fitting(arrays.units(), max_tokens, |m| {
+        let mut cut = value.clone();
+        let cuts = arrays.apply(&mut cut, m);
+        Ok((cut, cuts))
+    })?
+    .0;
+    let strings = long_strings(&value, 32);
+    let longest = strings.iter().map(|&(_, n)| n).max().unwrap_or(0);
+    // Cutting to length `keep` for keep = longest - step: step 0 changes nothing.
+    let ((value, texts), text, tokens) =
+        smallest_fitting(longest.saturating_sub(SHORTEST), max_tokens, |step| {
+            let mut cut = value.clone();
+            let keep = longest - step;
+            let mut texts = Vec::new();
+            for (path, chars) in &strings {
+                if *chars > keep
+                    && let Some(Value::String(s)) = cut.pointer_mut(path)
+                {
+                    let mut short: String = s.chars().take(keep).collect();
+                    short.push('…');
+                    *s = short;
+                    texts.push(Cut::Text {
+                        path: path.clone(),
+                        kept: keep,
+                        total: *chars,
+                    });
+                }
+            }
+            Ok((cut, texts))
+        })?;
+    cuts.extend(texts);
     Ok(Fitted {
         value,
         toon: text,
@@ -424,102 +418,150 @@ pub fn fit<T: ?Sized + Serialize>(value: &T, max_tokens: usize) -> Result<Fitted
     })
 }
 
-/// Binary search for the most rows of the array at `path` that fit the budget (at least 1,
-/// at most half of `len` so every round makes progress); leaves the array truncated to it.
-fn fit_rows(
-    value: &mut Value,
-    path: &str,
-    len: usize,
+/// Strings are never cut below this many characters.
+const SHORTEST: usize = 16;
+
+/// The least step `m` in `0..=most` whose result `make(m)` encodes within `max_tokens`, by
+/// binary search (more steps never cost more tokens); `most` when none fits. Returns the
+/// result with its text and estimated tokens.
+fn smallest_fitting<R>(
+    most: usize,
     max_tokens: usize,
-    measure: &dyn Fn(&Value) -> Result<(String, usize)>,
-) -> Result<usize> {
-    let Some(Value::Array(items)) = pointer_mut(value, path) else {
-        return Ok(len);
+    make: impl Fn(usize) -> Result<(Value, R)>,
+) -> Result<((Value, R), String, usize)> {
+    let measure = |m: usize| -> Result<((Value, R), String, usize)> {
+        let made = make(m)?;
+        let text = crate::to_string(&made.0)?;
+        let tokens = estimate(&text);
+        Ok((made, text, tokens))
     };
-    let full = std::mem::take(items);
-    let (mut lo, mut hi) = (1usize, (len / 2).max(1));
-    let mut best = 1;
-    while lo <= hi {
+    let mut best = measure(most)?;
+    if best.2 > max_tokens {
+        return Ok(best);
+    }
+    let (mut lo, mut hi) = (0, most); // make(hi) fits; make(lo) is not known to
+    while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        set_array(value, path, full[..mid].to_vec());
-        if measure(value)?.1 <= max_tokens {
-            best = mid;
-            lo = mid + 1;
-        } else if mid == 0 {
-            break;
+        let tried = measure(mid)?;
+        if tried.2 <= max_tokens {
+            hi = mid;
+            best = tried;
         } else {
-            hi = mid - 1;
+            lo = mid + 1;
         }
     }
-    set_array(value, path, full[..best].to_vec());
     Ok(best)
 }
 
-fn set_array(value: &mut Value, path: &str, items: Vec<Value>) {
-    if let Some(slot) = pointer_mut(value, path) {
-        *slot = Value::Array(items);
+/// The arrays of a value that can lose elements, largest first: the plan [`fit`] cuts by.
+/// Step `m` of the plan drops the last `m` droppable elements in that order (every array
+/// keeps its first element), so more steps never cost more.
+struct Arrays {
+    /// Path and length, largest encoded size first.
+    all: Vec<(String, usize)>,
+}
+
+impl Arrays {
+    fn of(value: &Value) -> Self {
+        let mut found = Vec::new();
+        sizes(value, &mut String::new(), &mut found);
+        found.sort_by(|a, b| b.2.cmp(&a.2));
+        Arrays {
+            all: found
+                .into_iter()
+                .map(|(path, len, _)| (path, len))
+                .collect(),
+        }
+    }
+
+    /// Steps in the whole plan.
+    fn units(&self) -> usize {
+        self.all.iter().map(|(_, len)| len - 1).sum()
+    }
+
+    /// Applies the first `m` steps to `value`. An array inside an element already dropped is
+    /// gone and is neither cut nor reported.
+    fn apply(&self, value: &mut Value, mut m: usize) -> Vec<Cut> {
+        let mut cuts = Vec::new();
+        for (path, len) in &self.all {
+            if m == 0 {
+                break;
+            }
+            let drop = m.min(len - 1);
+            m -= drop;
+            if let Some(Value::Array(items)) = value.pointer_mut(path) {
+                items.truncate(len - drop);
+                cuts.push(Cut::Rows {
+                    path: path.clone(),
+                    kept: len - drop,
+                    total: *len,
+                });
+            }
+        }
+        cuts
     }
 }
 
-fn pointer_mut<'v>(value: &'v mut Value, path: &str) -> Option<&'v mut Value> {
-    if path.is_empty() {
-        return Some(value);
+/// Compact-JSON size of `v` (a proxy for its encoded size); records every array of two or
+/// more elements with its path, length and size.
+fn sizes(v: &Value, path: &mut String, found: &mut Vec<(String, usize, usize)>) -> usize {
+    let child = |path: &mut String, seg: &str, v: &Value, found: &mut Vec<_>| {
+        let len = path.len();
+        path.push('/');
+        path.push_str(seg);
+        let size = sizes(v, path, found);
+        path.truncate(len);
+        size
+    };
+    match v {
+        Value::Array(items) => {
+            let mut size = 2;
+            for (i, item) in items.iter().enumerate() {
+                size += child(path, &i.to_string(), item, found) + 1;
+            }
+            if items.len() > 1 {
+                found.push((path.clone(), items.len(), size));
+            }
+            size
+        }
+        Value::Object(map) => {
+            let mut size = 2;
+            for (k, v) in map {
+                size += k.len() + 3 + child(path, &escape_token(k), v, found);
+            }
+            size
+        }
+        Value::String(s) => s.len() + 2,
+        _ => 4,
     }
-    value.pointer_mut(path)
 }
 
 fn escape_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// The array with the most encoded bytes (its elements' compact JSON sizes, as a proxy),
-/// and its length.
+/// The array with the most encoded bytes (its compact JSON size, as a proxy), and its length.
+#[cfg(feature = "mcp")]
 pub(crate) fn largest_array(value: &Value) -> Option<(String, usize)> {
-    fn walk(v: &Value, path: &mut String, best: &mut Option<(String, usize, usize)>) -> usize {
-        match v {
-            Value::Array(items) => {
-                let mut size = 2;
-                for (i, item) in items.iter().enumerate() {
-                    let len = path.len();
-                    path.push('/');
-                    path.push_str(&i.to_string());
-                    size += walk(item, path, best) + 1;
-                    path.truncate(len);
-                }
-                if items.len() > 1 && best.as_ref().is_none_or(|b| size > b.2) {
-                    *best = Some((path.clone(), items.len(), size));
-                }
-                size
-            }
-            Value::Object(map) => map_size(map, path, best),
-            Value::String(s) => s.len() + 2,
-            _ => 4,
+    let mut found = Vec::new();
+    sizes(value, &mut String::new(), &mut found);
+    let mut best: Option<(String, usize, usize)> = None;
+    for array in found {
+        if best.as_ref().is_none_or(|b| array.2 > b.2) {
+            best = Some(array);
         }
     }
-    fn map_size(map: &Map, path: &mut String, best: &mut Option<(String, usize, usize)>) -> usize {
-        let mut size = 2;
-        for (k, v) in map {
-            let len = path.len();
-            path.push('/');
-            path.push_str(&escape_token(k));
-            size += k.len() + 3 + walk(v, path, best);
-            path.truncate(len);
-        }
-        size
-    }
-    let mut best = None;
-    walk(value, &mut String::new(), &mut best);
-    best.map(|(p, n, _)| (p, n))
+    best.map(|(path, len, _)| (path, len))
 }
 
-/// The longest string of more than `min` characters, and its length in characters.
-fn longest_string(value: &Value, min: usize) -> Option<(String, usize)> {
-    fn walk(v: &Value, path: &mut String, min: usize, best: &mut Option<(String, usize)>) {
+/// Every string of more than `min` characters: its path and length in characters.
+fn long_strings(value: &Value, min: usize) -> Vec<(String, usize)> {
+    fn walk(v: &Value, path: &mut String, min: usize, found: &mut Vec<(String, usize)>) {
         let mut visit = |path: &mut String, seg: &str, child: &Value| {
             let len = path.len();
             path.push('/');
             path.push_str(seg);
-            walk(child, path, min, best);
+            walk(child, path, min, found);
             path.truncate(len);
         };
         match v {
@@ -535,16 +577,16 @@ fn longest_string(value: &Value, min: usize) -> Option<(String, usize)> {
             }
             Value::String(s) => {
                 let n = s.chars().count();
-                if n > min && best.as_ref().is_none_or(|b| n > b.1) {
-                    *best = Some((path.clone(), n));
+                if n > min {
+                    found.push((path.clone(), n));
                 }
             }
             _ => {}
         }
     }
-    let mut best = None;
-    walk(value, &mut String::new(), min, &mut best);
-    best
+    let mut found = Vec::new();
+    walk(value, &mut String::new(), min, &mut found);
+    found
 }
 
 #[cfg(test)]

@@ -362,3 +362,49 @@ fn unknown_field_errors_list_a_bounded_number_of_candidates() {
     assert!(message.contains("key000000, key000001"), "{message}");
     assert!(message.ends_with("and 199968 more"), "{message}");
 }
+
+#[test]
+fn fitting_to_a_token_budget_is_not_quadratic() {
+    // Many small arrays with long strings: every array and every string gets cut.
+    fn doc(arrays: usize) -> Value {
+        let mut map = toon::Map::new();
+        for i in 0..arrays {
+            let row =
+                |j: usize| toon::toon!({"id": j, "note": format!("entry {i} {j} ").repeat(6)});
+            map.insert(format!("a{i}"), Value::Array((0..3).map(row).collect()));
+        }
+        Value::Object(map)
+    }
+    let time = |value: &Value, budget: usize| {
+        (0..3)
+            .map(|_| {
+                let start = std::time::Instant::now();
+                let fitted = toon::tokens::fit(value, budget).unwrap();
+                let elapsed = start.elapsed().as_secs_f64();
+                assert!(fitted.cuts.len() > value.as_object().unwrap().len());
+                elapsed
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    let (small, large) = (doc(500), doc(4_000));
+    // Budgets that force every array down to one row and the strings shorter.
+    let ratio = time(&large, 4_000 * 22) / time(&small, 500 * 22);
+    // O(n log n) is ~9x for 8x the input; the quadratic version took 19 s for 4,000 arrays.
+    assert!(ratio < 24.0, "8x the arrays took {ratio:.1}x the time");
+    let fitted = toon::tokens::fit(&small, 500 * 22).unwrap();
+    assert!(fitted.tokens <= 500 * 22, "{}", fitted.tokens);
+    assert!(
+        fitted
+            .cuts
+            .iter()
+            .any(|c| matches!(c, toon::tokens::Cut::Text { .. }))
+    );
+    assert_eq!(toon::from_str::<Value>(&fitted.toon).unwrap(), fitted.value);
+    // The note for a prompt names a dozen cuts and counts the rest.
+    let note = fitted.note().unwrap();
+    assert!(note.len() < 1_000, "{} bytes", note.len());
+    assert!(
+        note.ends_with(&format!("; {} more cuts", fitted.cuts.len() - 12)),
+        "{note}"
+    );
+}
