@@ -465,7 +465,7 @@ impl Arrays {
     fn of(value: &Value) -> Self {
         let mut found = Vec::new();
         sizes(value, &mut String::new(), &mut found);
-        found.sort_by(|a, b| b.2.cmp(&a.2));
+        found.sort_by_key(|array| std::cmp::Reverse(array.2));
         Arrays {
             all: found
                 .into_iter()
