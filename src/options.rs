@@ -160,6 +160,7 @@ pub struct DecodeOptions {
     pub(crate) strict: bool,
     pub(crate) indent_size: usize,
     pub(crate) max_depth: usize,
+    pub(crate) max_expansion: usize,
 }
 
 impl Default for DecodeOptions {
@@ -168,6 +169,7 @@ impl Default for DecodeOptions {
             strict: true,
             indent_size: 2,
             max_depth: 128,
+            max_expansion: 16,
         }
     }
 }
@@ -203,6 +205,40 @@ impl DecodeOptions {
     pub fn max_depth(mut self, max_depth: usize) -> Self {
         self.max_depth = max_depth.min(MAX_DEPTH_CEILING);
         self
+    }
+
+    /// Bounds how much a tabular header can expand (default 16).
+    ///
+    /// A header names its fields once, but a target that owns its keys (`serde_json::Value`,
+    /// `HashMap<String, _>`) stores a copy of every name in every row: a 1 MB field name over
+    /// 1,000 one-byte rows would take 1 GB. Like a YAML parser's alias limit, decoding fails
+    /// with a [`Category::Data`](crate::Category::Data) error once the names copied into rows
+    /// exceed `factor` times the input's length (inputs under 64 KiB count as 64 KiB). Real
+    /// tables stay far below: each of the eight bundled data sets copies less than its own
+    /// length.
+    ///
+    /// Targets that borrow or share keys are not charged: [`Value`](crate::Value) (rows share
+    /// their header's names), `&str` keys, and struct fields.
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// let name = "n".repeat(100_000);
+    /// let text = format!("[1000]{{{name}}}:\n{}", "  1\n".repeat(1000));
+    /// let owned = toon::from_str::<Vec<HashMap<String, u8>>>(&text);
+    /// assert!(owned.unwrap_err().to_string().contains("max_expansion"));
+    /// let shared: toon::Value = toon::from_str(&text).unwrap();
+    /// assert_eq!(shared.as_array().unwrap().len(), 1000);
+    /// ```
+    #[must_use]
+    pub fn max_expansion(mut self, factor: usize) -> Self {
+        self.max_expansion = factor;
+        self
+    }
+
+    /// The expansion factor.
+    #[must_use]
+    pub fn get_max_expansion(&self) -> usize {
+        self.max_expansion
     }
 
     /// Whether strict mode is on.

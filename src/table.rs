@@ -135,9 +135,9 @@ impl Table {
                 )));
             };
             for key in map.keys() {
-                if !index.contains_key(key.as_str()) {
-                    index.insert(key.clone(), fields.len());
-                    fields.push(key.clone());
+                if !index.contains_key(key) {
+                    index.insert(key.to_owned(), fields.len());
+                    fields.push(key.to_owned());
                 }
             }
         }
@@ -422,8 +422,8 @@ fn uniform_records(
     for item in items.iter() {
         if let Value::Object(map) = item {
             for k in map.keys() {
-                if !fields.contains(k) {
-                    fields.push(k.clone());
+                if !fields.iter().any(|f| f == k) {
+                    fields.push(k.to_owned());
                 }
             }
         }
@@ -504,8 +504,8 @@ fn fold_field(items: &mut [Value], field: &str, report: &mut TabularizeReport) {
             Some(Value::Object(obj)) if obj.values().all(is_primitive) && !obj.is_empty() => {
                 any_object = true;
                 for k in obj.keys() {
-                    if !sub.contains(k) {
-                        sub.push(k.clone());
+                    if !sub.iter().any(|f| f == k) {
+                        sub.push(k.to_owned());
                     }
                 }
             }

@@ -106,7 +106,7 @@ fn full_view_names_every_tool_and_parameter_within_budget() {
                 let entry = params
                     .split(' ')
                     .find(|p| {
-                        p.strip_prefix(name.as_str()).is_some_and(|rest| {
+                        p.strip_prefix(name).is_some_and(|rest| {
                             rest.is_empty() || rest.starts_with(['?', ':', '='])
                         })
                     })
@@ -114,7 +114,7 @@ fn full_view_names_every_tool_and_parameter_within_budget() {
                 let optional_mark = entry[name.len()..].starts_with('?') || entry.contains('=');
                 assert_eq!(
                     optional_mark,
-                    !required.contains(&name.as_str()),
+                    !required.contains(&name),
                     "{}: {entry}",
                     tool.name()
                 );

@@ -164,7 +164,7 @@ fn mapping_follows_serde_json() {
         if k == "i128" || k == "u128" || k == "f32" {
             continue;
         }
-        assert_eq!(&via_toon[k.as_str()], v, "field {k}");
+        assert_eq!(&via_toon[k], v, "field {k}");
     }
     assert_eq!(
         via_toon["f32"],
@@ -441,7 +441,7 @@ fn to_value_and_from_value_are_native_and_agree_with_serde_json() {
     let via_json = Value::from(serde_json::to_value(&small).unwrap());
     for (k, val) in via_json.as_object().unwrap() {
         if k != "f32" {
-            assert_eq!(&v[k.as_str()], val, "field {k}");
+            assert_eq!(&v[k], val, "field {k}");
         }
     }
     assert_eq!(

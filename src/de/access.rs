@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::header::{Field, Header, leaf_count};
-use super::key::{KeyDe, split_field_key, split_key};
+use super::key::{FieldKeyDe, KeyDe, split_field_key, split_key};
 use super::scanner::Line;
 use super::token::{find_unquoted, split_delimited, trim_spaces};
 use super::{Deserializer, Slot, ValueDe, eof};
@@ -277,7 +277,17 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
         self.skip_overridden();
         match self.fields.get(self.next) {
             None => Ok(None),
-            Some(field) => seed.deserialize(KeyDe(field.name.clone())).map(Some),
+            Some(field) => {
+                let key = FieldKeyDe {
+                    name: &field.name,
+                    de: &mut *self.de,
+                };
+                match seed.deserialize(key) {
+                    Ok(key) => Ok(Some(key)),
+                    Err(e) if e.has_position() => Err(e),
+                    Err(e) => Err(self.line.error_at(0, e)),
+                }
+            }
         }
     }
 

@@ -122,3 +122,132 @@ impl<'de> de::Deserializer<'de> for KeyDe<'de> {
         identifier ignored_any
     }
 }
+
+/// The newtype name under which `toon::Value` asks for a map key it will share rather than
+/// copy (a private protocol between the decoder and `Value`, as serde_json has for its
+/// `RawValue`); any other deserializer treats it as a plain newtype around the key.
+pub(crate) const SHARED_KEY: &str = "$toon::private::SharedKey";
+
+/// A tabular field name handed to serde as the key of one row's object (§9.3). The header
+/// holds the name once; a target that owns its keys (`String`, `serde_json::Value`) copies it
+/// for every row, so such requests are charged to the decoder's expansion limit
+/// ([`crate::DecodeOptions::max_expansion`]). Only requests known not to copy are free: struct
+/// field identifiers, and `toon::Value`'s [`SHARED_KEY`], whose rows share one name.
+pub(crate) struct FieldKeyDe<'a, 'de> {
+    pub(crate) name: &'a Cow<'de, str>,
+    pub(crate) de: &'a mut super::Deserializer<'de>,
+}
+
+impl<'de> FieldKeyDe<'_, 'de> {
+    fn shared<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.name {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_str(s),
+        }
+    }
+
+    fn shared_newtype<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.name {
+            Cow::Borrowed(s) => {
+                visitor.visit_newtype_struct(de::value::BorrowedStrDeserializer::<Error>::new(s))
+            }
+            Cow::Owned(s) => {
+                visitor.visit_newtype_struct(de::value::StrDeserializer::<Error>::new(s))
+            }
+        }
+    }
+
+    /// Charges the copy, then hands the name over as [`KeyDe`] does.
+    fn copied(self) -> Result<KeyDe<'de>> {
+        self.de.expand(self.name.len())?;
+        Ok(KeyDe(self.name.clone()))
+    }
+}
+
+macro_rules! copied_key {
+    ($($method:ident),*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            self.copied()?.$method(visitor)
+        }
+    )*};
+}
+
+impl<'de> de::Deserializer<'de> for FieldKeyDe<'_, 'de> {
+    type Error = Error;
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        self.shared(visitor)
+    }
+
+    copied_key!(
+        deserialize_any,
+        deserialize_bool,
+        deserialize_i8,
+        deserialize_i16,
+        deserialize_i32,
+        deserialize_i64,
+        deserialize_i128,
+        deserialize_u8,
+        deserialize_u16,
+        deserialize_u32,
+        deserialize_u64,
+        deserialize_u128,
+        deserialize_f32,
+        deserialize_f64,
+        deserialize_char,
+        deserialize_str,
+        deserialize_string,
+        deserialize_bytes,
+        deserialize_byte_buf,
+        deserialize_option,
+        deserialize_unit,
+        deserialize_seq,
+        deserialize_map,
+        deserialize_ignored_any
+    );
+
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.copied()?.deserialize_unit_struct(name, visitor)
+    }
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value> {
+        if name == SHARED_KEY {
+            return self.shared_newtype(visitor);
+        }
+        self.copied()?.deserialize_newtype_struct(name, visitor)
+    }
+    fn deserialize_tuple<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value> {
+        self.copied()?.deserialize_tuple(len, visitor)
+    }
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        len: usize,
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.copied()?.deserialize_tuple_struct(name, len, visitor)
+    }
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.copied()?.deserialize_struct(name, fields, visitor)
+    }
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value> {
+        self.copied()?.deserialize_enum(name, variants, visitor)
+    }
+}

@@ -7,7 +7,7 @@
 
 mod access;
 mod header;
-mod key;
+pub(crate) mod key;
 pub(crate) use key::KeyDe;
 mod scanner;
 mod token;
@@ -22,6 +22,10 @@ use access::{InlineSeq, KeyedAccess, ListSeq, ObjectAccess, RowMap, TabularSeq};
 use header::{Header, Parsed};
 use scanner::{Line, Scanner};
 use token::{Primitive, find_unquoted, parse_primitive, trim_spaces};
+
+/// Inputs shorter than this are treated as this long when the expansion limit is set, so
+/// small documents with wide tables are never refused.
+const EXPANSION_FLOOR: usize = 64 * 1024;
 
 /// A TOON deserializer over a string, like `serde_json::Deserializer`.
 ///
@@ -45,6 +49,10 @@ pub struct Deserializer<'de> {
     cells: Vec<&'de str>,
     /// Whether the root form was an array or keyed table (trailing lines are then an error).
     root_is_closed_form: bool,
+    /// Bytes of tabular field names still allowed to be copied into rows (see
+    /// [`DecodeOptions::max_expansion`]), and the factor that set it, for the message.
+    expansion_left: usize,
+    max_expansion: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -63,6 +71,10 @@ impl<'de> Deserializer<'de> {
             depth_left: options.max_depth,
             cells: Vec::new(),
             root_is_closed_form: false,
+            expansion_left: options
+                .max_expansion
+                .saturating_mul(text.len().max(EXPANSION_FLOOR)),
+            max_expansion: options.max_expansion,
         }
     }
 
@@ -124,6 +136,21 @@ impl<'de> Deserializer<'de> {
         match self.scan.last {
             Some(line) => scanner::position(line.raw, line.number, 0, err),
             None => err,
+        }
+    }
+
+    /// Charges `bytes` of a field name copied into a row's key to the expansion limit.
+    pub(crate) fn expand(&mut self, bytes: usize) -> Result<()> {
+        match self.expansion_left.checked_sub(bytes) {
+            Some(left) => {
+                self.expansion_left = left;
+                Ok(())
+            }
+            None => Err(Error::data(format!(
+                "tabular field names copied into every row exceed {}x the input \
+                 (DecodeOptions::max_expansion); toon::Value shares them and has no such limit",
+                self.max_expansion
+            ))),
         }
     }
 

@@ -53,7 +53,7 @@ pub(crate) fn params(schema: &Value) -> Vec<Param<'_>> {
         .map(|(name, schema)| Param {
             name,
             schema,
-            required: required.contains(&name.as_str()),
+            required: required.contains(&name),
         })
         .collect()
 }

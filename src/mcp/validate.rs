@@ -141,12 +141,11 @@ fn check(
                     path.push('.');
                 }
                 path.push_str(key);
-                match props.and_then(|p| p.get(key.as_str())) {
+                match props.and_then(|p| p.get(key)) {
                     Some(child_schema) => check(root, child_schema, child, path, depth + 1, out),
                     None if closed => {
-                        let known: Vec<&str> = props
-                            .map(|p| p.keys().map(String::as_str).collect())
-                            .unwrap_or_default();
+                        let known: Vec<&str> =
+                            props.map(|p| p.keys().collect()).unwrap_or_default();
                         out.push(Violation {
                             path: path.clone(),
                             message: format!("unknown field; allowed: {}", known.join(", ")),

@@ -2,6 +2,7 @@
 
 use std::borrow::Borrow;
 use std::hash::Hash;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -9,7 +10,9 @@ use super::Value;
 
 /// An ordered string-keyed map, the object type of [`Value`].
 ///
-/// Inserting an existing key replaces its value in place (last write wins, §14.3).
+/// Inserting an existing key replaces its value in place (last write wins, §14.3). Keys are
+/// reference-counted: objects decoded from the rows of one table (§9.3) share the names their
+/// header holds instead of a copy per row.
 ///
 /// ```
 /// let mut m = toon::Map::new();
@@ -21,7 +24,7 @@ use super::Value;
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Map {
-    inner: IndexMap<String, Value>,
+    inner: IndexMap<Arc<str>, Value>,
 }
 
 impl Map {
@@ -41,13 +44,18 @@ impl Map {
 
     /// Inserts, returning the previous value; an existing key keeps its position.
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+        self.inner.insert(key.into(), value)
+    }
+
+    /// Inserts under a shared key (as [`Map::shared_keys`] gives): no copy of the name.
+    pub fn insert_shared(&mut self, key: Arc<str>, value: Value) -> Option<Value> {
         self.inner.insert(key, value)
     }
 
     /// Removes a key, preserving the order of the others.
     pub fn remove<Q: ?Sized + Hash + Eq>(&mut self, key: &Q) -> Option<Value>
     where
-        String: Borrow<Q>,
+        Arc<str>: Borrow<Q>,
     {
         self.inner.shift_remove(key)
     }
@@ -56,7 +64,7 @@ impl Map {
     #[must_use]
     pub fn get<Q: ?Sized + Hash + Eq>(&self, key: &Q) -> Option<&Value>
     where
-        String: Borrow<Q>,
+        Arc<str>: Borrow<Q>,
     {
         self.inner.get(key)
     }
@@ -64,7 +72,7 @@ impl Map {
     /// The value at `key`, mutably.
     pub fn get_mut<Q: ?Sized + Hash + Eq>(&mut self, key: &Q) -> Option<&mut Value>
     where
-        String: Borrow<Q>,
+        Arc<str>: Borrow<Q>,
     {
         self.inner.get_mut(key)
     }
@@ -73,7 +81,7 @@ impl Map {
     #[must_use]
     pub fn contains_key<Q: ?Sized + Hash + Eq>(&self, key: &Q) -> bool
     where
-        String: Borrow<Q>,
+        Arc<str>: Borrow<Q>,
     {
         self.inner.contains_key(key)
     }
@@ -91,19 +99,24 @@ impl Map {
     }
 
     /// Entries in order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&String, &Value)> + ExactSizeIterator {
-        self.inner.iter()
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Value)> + ExactSizeIterator {
+        self.inner.iter().map(|(k, v)| (&**k, v))
     }
 
     /// Entries in order, values mutable.
     pub fn iter_mut(
         &mut self,
-    ) -> impl DoubleEndedIterator<Item = (&String, &mut Value)> + ExactSizeIterator {
-        self.inner.iter_mut()
+    ) -> impl DoubleEndedIterator<Item = (&str, &mut Value)> + ExactSizeIterator {
+        self.inner.iter_mut().map(|(k, v)| (&**k, v))
     }
 
     /// Keys in order.
-    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+    pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        self.inner.keys().map(|k| &**k)
+    }
+
+    /// Keys in order as shared strings: cloning one shares it rather than copying it.
+    pub fn shared_keys(&self) -> impl DoubleEndedIterator<Item = &Arc<str>> + ExactSizeIterator {
         self.inner.keys()
     }
 
@@ -115,7 +128,7 @@ impl Map {
 
 impl<Q: ?Sized + Hash + Eq> std::ops::Index<&Q> for Map
 where
-    String: Borrow<Q>,
+    Arc<str>: Borrow<Q>,
 {
     type Output = Value;
     fn index(&self, key: &Q) -> &Value {
@@ -125,30 +138,73 @@ where
 
 impl IntoIterator for Map {
     type Item = (String, Value);
-    type IntoIter = indexmap::map::IntoIter<String, Value>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.inner.into_iter()
+    type IntoIter = IntoIter;
+    fn into_iter(self) -> IntoIter {
+        IntoIter(self.inner.into_iter())
     }
 }
+
+/// The entries of a [`Map`], in order, keys as `String`.
+pub struct IntoIter(indexmap::map::IntoIter<Arc<str>, Value>);
+
+impl Iterator for IntoIter {
+    type Item = (String, Value);
+    fn next(&mut self) -> Option<(String, Value)> {
+        self.0.next().map(|(k, v)| (String::from(&*k), v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for IntoIter {
+    fn next_back(&mut self) -> Option<(String, Value)> {
+        self.0.next_back().map(|(k, v)| (String::from(&*k), v))
+    }
+}
+
+impl ExactSizeIterator for IntoIter {}
+
+/// The entries of a [`Map`], in order, by reference.
+pub struct Iter<'a>(indexmap::map::Iter<'a, Arc<str>, Value>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = (&'a str, &'a Value);
+    fn next(&mut self) -> Option<(&'a str, &'a Value)> {
+        self.0.next().map(|(k, v)| (&**k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Iter<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.0.next_back().map(|(k, v)| (&**k, v))
+    }
+}
+
+impl ExactSizeIterator for Iter<'_> {}
 
 impl<'a> IntoIterator for &'a Map {
-    type Item = (&'a String, &'a Value);
-    type IntoIter = indexmap::map::Iter<'a, String, Value>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.inner.iter()
+    type Item = (&'a str, &'a Value);
+    type IntoIter = Iter<'a>;
+    fn into_iter(self) -> Iter<'a> {
+        Iter(self.inner.iter())
     }
 }
 
-impl FromIterator<(String, Value)> for Map {
-    fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+impl<K: Into<Arc<str>>> FromIterator<(K, Value)> for Map {
+    fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
         Map {
-            inner: iter.into_iter().collect(),
+            inner: iter.into_iter().map(|(k, v)| (k.into(), v)).collect(),
         }
     }
 }
 
-impl Extend<(String, Value)> for Map {
-    fn extend<I: IntoIterator<Item = (String, Value)>>(&mut self, iter: I) {
-        self.inner.extend(iter);
+impl<K: Into<Arc<str>>> Extend<(K, Value)> for Map {
+    fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
+        self.inner
+            .extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
     }
 }

@@ -7,8 +7,9 @@ mod number;
 mod serializer;
 
 use std::fmt;
+use std::sync::Arc;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 pub use document::Document;
@@ -384,13 +385,80 @@ impl Serialize for Value {
 
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(ValueVisitor)
+        d.deserialize_any(ValueVisitor {
+            shape: &mut Shape::default(),
+            record: false,
+        })
     }
 }
 
-struct ValueVisitor;
+/// The keys of the last object seen at one level of nesting, and the same for the level
+/// below. Objects at one level are siblings (the rows of a table, §9.3; the entries of a keyed
+/// table, §9.5; their nested groups): a key equal to the one a sibling had at the same position
+/// shares that sibling's allocation, so a header's names are held once, not once per row.
+#[derive(Default)]
+struct Shape {
+    keys: Vec<Arc<str>>,
+    below: Option<Box<Shape>>,
+}
 
-impl<'de> Visitor<'de> for ValueVisitor {
+impl Shape {
+    fn below(&mut self) -> &mut Shape {
+        self.below.get_or_insert_with(Box::default)
+    }
+}
+
+struct ValueVisitor<'s> {
+    shape: &'s mut Shape,
+    /// False for the root, which has no siblings to share with.
+    record: bool,
+}
+
+struct ValueSeed<'s> {
+    shape: &'s mut Shape,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(ValueVisitor {
+            shape: self.shape,
+            record: true,
+        })
+    }
+}
+
+/// A map key, shared with `hint` (a sibling's key at the same position) when equal.
+struct KeySeed<'s> {
+    hint: Option<&'s Arc<str>>,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Arc<str>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
+        // Tells the TOON decoder this key is shared, not copied per row, so it is not charged
+        // to the expansion limit; other deserializers see a newtype around a string.
+        d.deserialize_newtype_struct(crate::de::key::SHARED_KEY, self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Arc<str>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string key")
+    }
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
+        d.deserialize_str(self)
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Arc<str>, E> {
+        Ok(match self.hint {
+            Some(hint) if **hint == *v => Arc::clone(hint),
+            _ => Arc::from(v),
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for ValueVisitor<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -421,20 +489,32 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Null)
     }
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Value::deserialize(d)
+        d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element()? {
+        let below = self.shape.below();
+        while let Some(v) = seq.next_element_seed(ValueSeed { shape: &mut *below })? {
             out.push(v);
         }
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let Shape { keys, below } = self.shape;
+        let below = below.get_or_insert_with(Box::default);
         let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
-        while let Some(k) = map.next_key::<String>()? {
-            let v = map.next_value()?;
-            out.insert(k, v);
+        let mut i = 0;
+        while let Some(key) = map.next_key_seed(KeySeed { hint: keys.get(i) })? {
+            if self.record {
+                match keys.get_mut(i) {
+                    Some(known) if Arc::ptr_eq(known, &key) => {}
+                    Some(known) => *known = Arc::clone(&key),
+                    None => keys.push(Arc::clone(&key)),
+                }
+            }
+            let v = map.next_value_seed(ValueSeed { shape: below })?;
+            out.insert_shared(key, v);
+            i += 1;
         }
         Ok(Value::Object(out))
     }
