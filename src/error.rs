@@ -3,6 +3,7 @@
 //! Modelled on `serde_json::Error`: one opaque type with a [`Category`], and for errors found in
 //! text, the 1-based line and column plus the offending source line in the message.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Alias for `Result<T, toon::Error>`.
@@ -173,16 +174,20 @@ impl Quoted<'_> {
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match shortened(self.0, Self::MAX) {
-            Some(head) => write!(f, "{:?} ({} bytes)", format!("{head}…"), self.0.len()),
-            None => write!(f, "{:?}", self.0),
+        match clipped(self.0, Self::MAX) {
+            Cow::Owned(short) => write!(f, "{short:?} ({} bytes)", self.0.len()),
+            Cow::Borrowed(text) => write!(f, "{text:?}"),
         }
     }
 }
 
-/// The first `max` characters of `text`, or `None` if it has no more than that.
-pub(crate) fn shortened(text: &str, max: usize) -> Option<&str> {
-    text.char_indices().nth(max).map(|(cut, _)| &text[..cut])
+/// `text` cut to its first `max` characters with `…` marking the cut, or `text` itself when
+/// it is no longer than that.
+pub(crate) fn clipped(text: &str, max: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
+        None => Cow::Borrowed(text),
+    }
 }
 
 /// Characters of the source line quoted in a message, at most.

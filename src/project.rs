@@ -299,12 +299,7 @@ fn listing(fields: &BTreeSet<String>) -> String {
     let mut out = fields
         .iter()
         .take(LISTED)
-        .map(
-            |name| match crate::error::shortened(name, crate::error::Quoted::MAX) {
-                Some(head) => format!("{head}…"),
-                None => name.clone(),
-            },
-        )
+        .map(|name| crate::error::clipped(name, crate::error::Quoted::MAX).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if fields.len() > LISTED {

@@ -99,8 +99,8 @@ impl Map {
     }
 
     /// Entries in order.
-    pub fn iter(&self) -> impl DoubleEndedIterator<Item = (&str, &Value)> + ExactSizeIterator {
-        self.inner.iter().map(|(k, v)| (&**k, v))
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(self.inner.iter())
     }
 
     /// Entries in order, values mutable.
@@ -190,7 +190,7 @@ impl<'a> IntoIterator for &'a Map {
     type Item = (&'a str, &'a Value);
     type IntoIter = Iter<'a>;
     fn into_iter(self) -> Iter<'a> {
-        Iter(self.inner.iter())
+        self.iter()
     }
 }
 

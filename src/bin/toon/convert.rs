@@ -7,8 +7,6 @@
 //! work on a [`toon::Value`] instead.
 
 use std::io::Write;
-
-use crate::overflow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -17,6 +15,7 @@ use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, Document, EncodeOptions, Value};
 
 use crate::io::{Input, Sink};
+use crate::overflow;
 use crate::{Failure, parse_paths};
 
 #[derive(Args)]
