@@ -5,12 +5,20 @@
 //! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
 //! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
 
-mod access;
+mod duplicates;
 mod header;
+mod inline;
 pub(crate) mod key;
 pub(crate) use key::KeyDe;
+mod keyed;
+mod list;
+mod object;
+mod row;
 mod scanner;
+mod span;
+mod tabular;
 mod token;
+mod variant;
 
 use std::borrow::Cow;
 
@@ -18,9 +26,14 @@ use serde::de::{self, Deserialize, DeserializeOwned, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
 use crate::options::DecodeOptions;
-use access::{InlineSeq, KeyedAccess, ListSeq, ObjectAccess, RowMap, TabularSeq};
 use header::{Header, Parsed};
+use inline::InlineSeq;
+use keyed::KeyedAccess;
+use list::ListSeq;
+use object::ObjectAccess;
+use row::RowMap;
 use scanner::{Line, Scanner};
+use tabular::TabularSeq;
 use token::{Primitive, find_unquoted, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
@@ -520,7 +533,7 @@ fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Resu
                 Error::data("invalid type: expected an enum variant name or a one-key object"),
             )),
         },
-        slot => access::EnumFromMap::visit(ValueDe { de: value.de, slot }, visitor),
+        slot => variant::EnumFromMap::visit(ValueDe { de: value.de, slot }, visitor),
     }
 }
 

@@ -76,13 +76,13 @@ macro_rules! primitives {
 }
 
 mod kind;
-mod table;
+mod tabular;
 
 use serde::ser::{self, Impossible, Serialize};
 use std::borrow::Cow;
 
 use kind::{AllPrimitive, NonEmptyObject, is_primitive};
-use table::{RowOutcome, TableCheck};
+use tabular::{RowOutcome, TableCheck};
 
 /// The layout decision for one value.
 #[derive(Debug)]

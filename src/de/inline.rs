@@ -1,0 +1,78 @@
+//! Inline primitive arrays (§9.1): the delimited values after the header's colon.
+
+use serde::de::{DeserializeSeed, SeqAccess};
+
+use super::header::Header;
+use super::scanner::Line;
+use super::span::{counted, stopped_early};
+use super::token::split_delimited;
+use super::{Deserializer, Slot, ValueDe};
+use crate::error::{Error, Result};
+
+/// §9.1 inline primitive array: the values after the header's colon.
+pub(crate) struct InlineSeq<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    cells: Vec<&'de str>,
+    next: usize,
+    line: Line<'de>,
+}
+
+impl<'a, 'de> InlineSeq<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        inline: &'de str,
+        header: &Header<'de>,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let mut cells = std::mem::take(&mut de.cells);
+        cells.clear();
+        split_delimited(inline, header.delim, &mut cells);
+        if de.strict && cells.len() != header.len {
+            return Err(line.error_in(
+                inline,
+                Error::syntax(format!(
+                    "expected {}, found {}",
+                    counted(header.len, ["value", "values"]),
+                    cells.len()
+                )),
+            ));
+        }
+        Ok(InlineSeq {
+            de,
+            cells,
+            next: 0,
+            line,
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if self.next < self.cells.len() {
+            return Err(self.line.error_at(0, stopped_early()));
+        }
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> SeqAccess<'de> for InlineSeq<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let Some(&text) = self.cells.get(self.next) else {
+            return Ok(None);
+        };
+        self.next += 1;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Token {
+                text,
+                line: self.line,
+            },
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.cells.len() - self.next)
+    }
+}

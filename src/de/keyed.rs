@@ -1,0 +1,106 @@
+//! Keyed tabular objects (§9.5): one entry row `key: cells` per entry.
+
+use serde::de::{DeserializeSeed, IgnoredAny, MapAccess};
+
+use super::duplicates::{SeenKeys, duplicate};
+use super::header::{Field, Header, leaf_count};
+use super::key::{KeyDe, split_key};
+use super::scanner::Line;
+use super::span::{LineRole, Span, counted, stopped_early};
+use super::token::{find_unquoted, split_delimited, trim_spaces};
+use super::{Deserializer, Slot, ValueDe};
+use crate::error::{Error, Result};
+
+/// §9.5 keyed tabular object: one entry row per key.
+pub(crate) struct KeyedAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    fields: Vec<Field<'de>>,
+    delim: u8,
+    leaves: usize,
+    cells: Vec<&'de str>,
+    cursor: usize,
+    seen: Option<SeenKeys<'de>>,
+    span: Span<'de>,
+}
+
+impl<'a, 'de> KeyedAccess<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        header: Header<'de>,
+        base: usize,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let span = Span::open(de, header.len, base, line)?;
+        let fields = header.fields.unwrap_or_default();
+        let leaves = leaf_count(&fields);
+        let cells = std::mem::take(&mut de.cells);
+        let seen = de.strict.then(SeenKeys::default);
+        Ok(KeyedAccess {
+            de,
+            fields,
+            delim: header.delim,
+            leaves,
+            cells,
+            cursor: 0,
+            seen,
+            span,
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.span.done && self.next_key::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        self.span.close(self.de, ["entry", "entries"])?;
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        // §9.5: every line at entry depth is an entry row; one without a colon is an error.
+        let next = self.span.next_line(self.de, false, |line| {
+            match find_unquoted(line.content, b':', 0) {
+                Some(_) => Ok(LineRole::Item),
+                None => Err(line.error("expected an entry row `key: cells` inside a keyed table")),
+            }
+        })?;
+        let Some(line) = next else {
+            return Ok(None);
+        };
+        let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(&key)
+        {
+            return Err(duplicate(&line, &key));
+        }
+        self.cells.clear();
+        split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
+        if self.cells.len() != self.leaves {
+            return Err(line.error(format!(
+                "expected {}, found {}",
+                counted(self.leaves, ["cell", "cells"]),
+                self.cells.len()
+            )));
+        }
+        seed.deserialize(KeyDe(key))
+            .map(Some)
+            .map_err(|e| line.error_at(0, e))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        self.cursor = 0;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Row {
+                fields: &self.fields,
+                cells: &self.cells,
+                cursor: &mut self.cursor,
+                line: self.span.last,
+            },
+        })
+    }
+}

@@ -1,0 +1,167 @@
+//! Objects (§8): the fields of a `key:` block, of the root, or of a list-item object whose
+//! first field is on the hyphen line (§10).
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess};
+
+use super::duplicates::{SeenKeys, duplicate};
+use super::key::{KeyDe, split_field_key};
+use super::scanner::Line;
+use super::span::{over_indented, stopped_early};
+use super::{Deserializer, Slot, ValueDe};
+use crate::error::{Error, Result};
+
+/// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
+/// is on the hyphen line.
+pub(crate) struct ObjectAccess<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    first: Option<(&'de str, Line<'de>)>,
+    /// Lines shallower than this end the object.
+    min_depth: usize,
+    /// The depth of the object's fields.
+    depth: usize,
+    pending: Option<Slot<'de, 'de>>,
+    seen: Option<SeenKeys<'de>>,
+    /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
+    /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
+    last_wins: Option<HashMap<Cow<'de, str>, usize>>,
+    done: bool,
+}
+
+impl<'a, 'de> ObjectAccess<'a, 'de> {
+    /// The fields of a `key:` block at depth `parent`, or `None` when no deeper line follows
+    /// (the value is then `{}`, §8).
+    pub(crate) fn block(de: &'a mut Deserializer<'de>, parent: usize) -> Result<Option<Self>> {
+        if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
+            return Ok(None);
+        }
+        let depth = de.content_depth(parent)?;
+        Ok(Some(Self::new(de, None, parent + 1, depth)))
+    }
+
+    /// An object at `depth` whose first field is on an already consumed line (list items,
+    /// §10; the root, §5).
+    pub(crate) fn inline(
+        de: &'a mut Deserializer<'de>,
+        first: Option<(&'de str, Line<'de>)>,
+        depth: usize,
+    ) -> Self {
+        Self::new(de, first, depth, depth)
+    }
+
+    /// Prepares last-write-wins for a struct target: finds the last line of every key among
+    /// the object's sibling lines. Only called in non-strict mode.
+    pub(crate) fn last_write_wins(mut self) -> Self {
+        let mut last = HashMap::new();
+        let mut record = |content: &'de str, number: usize| {
+            if let Ok((key, _)) = split_field_key(content) {
+                last.insert(key, number);
+            }
+        };
+        if let Some((content, line)) = self.first {
+            record(content, line.number);
+        }
+        for line in self.de.scan.lookahead() {
+            if line.depth < self.min_depth {
+                break;
+            }
+            if line.depth == self.depth {
+                record(line.content, line.number);
+            }
+        }
+        self.last_wins = Some(last);
+        self
+    }
+
+    fn new(
+        de: &'a mut Deserializer<'de>,
+        first: Option<(&'de str, Line<'de>)>,
+        min_depth: usize,
+        depth: usize,
+    ) -> Self {
+        let seen = de.strict.then(SeenKeys::default);
+        ObjectAccess {
+            de,
+            first,
+            min_depth,
+            depth,
+            pending: None,
+            seen,
+            last_wins: None,
+            done: false,
+        }
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.done && self.next_key::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        Ok(())
+    }
+}
+
+impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        let (content, line, key, slot) = loop {
+            if self.done {
+                return Ok(None);
+            }
+            let (content, line) = match self.first.take() {
+                Some(first) => first,
+                None => match self.de.scan.peek()? {
+                    Some(line) if line.depth >= self.min_depth => {
+                        if line.depth != self.depth {
+                            return Err(over_indented(&line, self.depth));
+                        }
+                        self.de.scan.consume()?;
+                        (line.content, line)
+                    }
+                    _ => {
+                        self.done = true;
+                        return Ok(None);
+                    }
+                },
+            };
+            let (key, slot) = self.de.field(content, line, self.depth)?;
+            let overwritten = self
+                .last_wins
+                .as_ref()
+                .is_some_and(|last| last.get(&key).is_some_and(|&n| n != line.number));
+            if !overwritten {
+                break (content, line, key, slot);
+            }
+            // A later line sets this key again: read and validate this value, then drop it.
+            de::Deserializer::deserialize_ignored_any(
+                ValueDe {
+                    de: &mut *self.de,
+                    slot,
+                },
+                IgnoredAny,
+            )?;
+        };
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(&key)
+        {
+            return Err(duplicate(&line, &key));
+        }
+        self.pending = Some(slot);
+        seed.deserialize(KeyDe(key))
+            .map(Some)
+            .map_err(|e| line.error_in(content, e))
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+        let slot = self
+            .pending
+            .take()
+            .ok_or_else(|| Error::data("a value was requested before its key"))?;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! The bookkeeping shared by the line-based array scopes (list items, tabular rows, keyed
+//! entries): declared count, item depth, the array span of §12, and their errors.
+
+use super::scanner::Line;
+use super::{Deserializer, eof};
+use crate::error::{Error, Result};
+
+pub(super) fn over_indented(line: &Line<'_>, expected: usize) -> Error {
+    line.error(format!(
+        "over-indented line: expected depth {expected}, found {}",
+        line.depth
+    ))
+}
+
+pub(super) fn stopped_early() -> Error {
+    Error::data("the target type ended before the end of this array or object")
+}
+
+/// What a line at item depth is to the scope that peeked it.
+pub(super) enum LineRole {
+    /// An item, row or entry of this scope.
+    Item,
+    /// Something else: the scope ends before it.
+    End,
+}
+
+/// Bookkeeping shared by the line-based scopes (list items, tabular rows, keyed entries):
+/// where their lines are, the declared count, items seen, and the array span (§12).
+pub(super) struct Span<'de> {
+    pub(super) declared: usize,
+    pub(super) count: usize,
+    /// Lines at this depth or shallower end the scope.
+    base: usize,
+    /// The depth of the scope's items.
+    pub(super) depth: usize,
+    started: bool,
+    pub(super) done: bool,
+    pub(super) header: Line<'de>,
+    pub(super) last: Line<'de>,
+}
+
+impl<'de> Span<'de> {
+    /// A scope opened by `header` at `base`; its item depth follows §8 (`content_depth`).
+    pub(super) fn open(
+        de: &mut Deserializer<'de>,
+        declared: usize,
+        base: usize,
+        header: Line<'de>,
+    ) -> Result<Self> {
+        Ok(Span {
+            declared,
+            count: 0,
+            base,
+            depth: de.content_depth(base)?,
+            started: false,
+            done: false,
+            header,
+            last: header,
+        })
+    }
+
+    /// Consumes and returns the scope's next item line, or `None` when the scope ends.
+    /// `stop_at_declared`: strict arrays stop after N items (extra ones are reported by
+    /// `close`'s caller); `role` classifies a line at item depth, or rejects it.
+    pub(super) fn next_line(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        stop_at_declared: bool,
+        role: impl FnOnce(&Line<'de>) -> Result<LineRole>,
+    ) -> Result<Option<Line<'de>>> {
+        if self.done || (stop_at_declared && de.strict && self.count >= self.declared) {
+            self.done = true;
+            return Ok(None);
+        }
+        let line = match de.scan.peek()? {
+            Some(line) if line.depth > self.base => line,
+            _ => {
+                self.done = true;
+                return Ok(None);
+            }
+        };
+        if line.depth != self.depth {
+            return Err(over_indented(&line, self.depth));
+        }
+        if let LineRole::End = role(&line)? {
+            self.done = true;
+            return Ok(None);
+        }
+        de.scan.consume()?;
+        if !self.started {
+            self.started = true;
+            de.scan.open_spans += 1;
+        }
+        self.count += 1;
+        self.last = line;
+        Ok(Some(line))
+    }
+
+    /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
+    pub(super) fn close(&mut self, de: &mut Deserializer<'de>, what: [&str; 2]) -> Result<()> {
+        if self.started {
+            de.scan.open_spans -= 1;
+            self.started = false;
+        }
+        if de.strict && self.count != self.declared {
+            let message = format!(
+                "expected {}, found {} (declared by the header on line {})",
+                counted(self.declared, what),
+                self.count,
+                self.header.number
+            );
+            let ended = self.count < self.declared && de.scan.peek()?.is_none();
+            let err = if ended {
+                eof(message)
+            } else {
+                Error::syntax(message)
+            };
+            return Err(self.last.error_at(0, err));
+        }
+        Ok(())
+    }
+}
+
+/// `1 row`, `3 rows`: a count with its noun, singular or plural.
+pub(super) fn counted(n: usize, [one, many]: [&str; 2]) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

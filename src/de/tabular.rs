@@ -1,0 +1,114 @@
+//! Tabular arrays (§9.3): one row of delimited cells per line.
+
+use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess};
+
+use super::header::{Field, Header, leaf_count};
+use super::scanner::Line;
+use super::span::{LineRole, Span, counted, stopped_early};
+use super::token::{find_unquoted, split_delimited};
+use super::{Deserializer, Slot, ValueDe};
+use crate::error::{Error, Result};
+
+/// §9.3 row/key-value disambiguation at row depth.
+pub(super) fn is_data_row(content: &str, delim: u8) -> bool {
+    match find_unquoted(content, b':', 0) {
+        None => true,
+        Some(colon) => find_unquoted(content, delim, 0).is_some_and(|d| d < colon),
+    }
+}
+
+/// §9.3 tabular array: one row per line.
+pub(crate) struct TabularSeq<'a, 'de> {
+    de: &'a mut Deserializer<'de>,
+    fields: Vec<Field<'de>>,
+    delim: u8,
+    leaves: usize,
+    cells: Vec<&'de str>,
+    cursor: usize,
+    span: Span<'de>,
+}
+
+impl<'a, 'de> TabularSeq<'a, 'de> {
+    pub(crate) fn new(
+        de: &'a mut Deserializer<'de>,
+        header: Header<'de>,
+        base: usize,
+        line: Line<'de>,
+    ) -> Result<Self> {
+        let span = Span::open(de, header.len, base, line)?;
+        let fields = header.fields.unwrap_or_default();
+        let leaves = leaf_count(&fields);
+        let cells = std::mem::take(&mut de.cells);
+        Ok(TabularSeq {
+            de,
+            fields,
+            delim: header.delim,
+            leaves,
+            cells,
+            cursor: 0,
+            span,
+        })
+    }
+
+    pub(crate) fn finish(mut self) -> Result<()> {
+        if !self.span.done && self.next_element::<IgnoredAny>()?.is_some() {
+            return Err(stopped_early());
+        }
+        self.span.close(self.de, ["row", "rows"])?;
+        if self.de.strict
+            && let Some(next) = self.de.scan.peek()?
+            && next.depth == self.span.depth
+            && !next.content.starts_with("- ")
+            && is_data_row(next.content, self.delim)
+        {
+            return Err(next.error(format!(
+                "more rows than the {} declared by the header on line {}",
+                self.span.declared, self.span.header.number
+            )));
+        }
+        self.de.cells = std::mem::take(&mut self.cells);
+        Ok(())
+    }
+}
+
+impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        let delim = self.delim;
+        let next = self.span.next_line(self.de, true, |line| {
+            Ok(if is_data_row(line.content, delim) {
+                LineRole::Item
+            } else {
+                LineRole::End
+            })
+        })?;
+        let Some(line) = next else {
+            return Ok(None);
+        };
+        self.cells.clear();
+        split_delimited(line.content, self.delim, &mut self.cells);
+        if self.cells.len() != self.leaves {
+            return Err(line.error(format!(
+                "expected {}, found {}",
+                counted(self.leaves, ["cell", "cells"]),
+                self.cells.len()
+            )));
+        }
+        self.cursor = 0;
+        seed.deserialize(ValueDe {
+            de: &mut *self.de,
+            slot: Slot::Row {
+                fields: &self.fields,
+                cells: &self.cells,
+                cursor: &mut self.cursor,
+                line,
+            },
+        })
+        .map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+    }
+}
