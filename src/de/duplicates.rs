@@ -6,28 +6,52 @@ use std::collections::HashSet;
 use super::scanner::Line;
 use crate::error::{Error, Quoted};
 
-/// Strict-mode duplicate sibling key detection (§14.3): a short list, a set once it grows.
-#[derive(Default)]
+/// Strict-mode duplicate sibling key detection (§14.3) for one object or keyed table. The keys
+/// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
+/// so an object allocates nothing; one with more than 16 keys moves its keys to a set.
 pub(super) struct SeenKeys<'de> {
-    few: Vec<Cow<'de, str>>,
-    many: Option<HashSet<Cow<'de, str>>>,
+    /// Where this object's keys start on the shared stack.
+    base: usize,
+    /// How many keys this object has pushed; nested objects push above them.
+    len: usize,
+    many: Option<Box<HashSet<Cow<'de, str>>>>,
 }
 
 impl<'de> SeenKeys<'de> {
+    pub(super) fn open(stack: &[Cow<'de, str>]) -> Self {
+        SeenKeys {
+            base: stack.len(),
+            len: 0,
+            many: None,
+        }
+    }
+
     /// False if `key` was seen before.
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
-    pub(super) fn insert(&mut self, key: &Cow<'de, str>) -> bool {
+    pub(super) fn insert(&mut self, stack: &mut Vec<Cow<'de, str>>, key: &Cow<'de, str>) -> bool {
         if let Some(set) = &mut self.many {
             return set.insert(key.clone());
         }
-        if self.few.contains(key) {
+        // Whatever a nested object left above this object's keys is not a sibling.
+        stack.truncate(self.base + self.len);
+        let mine = &stack[self.base..];
+        if mine.iter().any(|k| k == key) {
             return false;
         }
-        self.few.push(key.clone());
-        if self.few.len() > 16 {
-            self.many = Some(self.few.drain(..).collect());
+        if mine.len() >= 16 {
+            let mut set: HashSet<_> = stack.drain(self.base..).collect();
+            set.insert(key.clone());
+            self.many = Some(Box::new(set));
+            return true;
         }
+        stack.push(key.clone());
+        self.len += 1;
         true
+    }
+
+    /// Removes this object's keys from the shared stack.
+    pub(super) fn close(&self, stack: &mut Vec<Cow<'de, str>>) {
+        stack.truncate(self.base);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Array and keyed headers (§6): `key[N<delim?>]{fields}:` and `key[N:<delim?>]{fields}:`.
 
 use std::borrow::Cow;
+use std::rc::Rc;
 
 use super::token::{Unquoted, find_closing_quote, find_unquoted, parse_name, trim_spaces};
 use crate::error::{Error, Quoted, Result};
@@ -22,6 +23,60 @@ pub(crate) fn leaf_count(fields: &[Field<'_>]) -> usize {
         .sum()
 }
 
+/// A parsed field list (§6 fields-seg): the fields, the cells a row carries, and the first
+/// repeated name, if any (§14.3). Shared by every header with the same field list.
+#[derive(Debug, Default)]
+pub(crate) struct FieldList<'de> {
+    pub(crate) fields: Vec<Field<'de>>,
+    pub(crate) leaves: usize,
+    duplicate: Option<String>,
+}
+
+/// The field lists parsed so far, by their text and delimiter: a document repeats the same
+/// nested table header once per parent row, and each is parsed once. A few entries, most
+/// recent first; a miss parses and evicts the oldest.
+#[derive(Default)]
+pub(crate) struct HeaderCache<'de> {
+    entries: Vec<(&'de str, u8, Rc<FieldList<'de>>)>,
+}
+
+impl<'de> HeaderCache<'de> {
+    const CAPACITY: usize = 8;
+
+    fn get_or_parse(
+        &mut self,
+        inner: &'de str,
+        delim: u8,
+        max_depth: usize,
+    ) -> Result<Rc<FieldList<'de>>> {
+        if let Some(at) = self
+            .entries
+            .iter()
+            .position(|(text, d, _)| *d == delim && *text == inner)
+        {
+            if at != 0 {
+                self.entries[..=at].rotate_right(1);
+            }
+            return Ok(Rc::clone(&self.entries[0].2));
+        }
+        let mut fields = field_entries(inner, delim, max_depth)?;
+        let duplicate = find_duplicate(&fields);
+        if duplicate.is_some() {
+            mark_overridden(&mut fields);
+        }
+        let list = Rc::new(FieldList {
+            leaves: leaf_count(&fields),
+            fields,
+            duplicate,
+        });
+        if self.entries.len() == Self::CAPACITY {
+            self.entries.pop();
+        }
+        self.entries.insert(0, (inner, delim, Rc::clone(&list)));
+        Ok(list)
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Header<'de> {
     pub(crate) key: Option<Cow<'de, str>>,
@@ -29,7 +84,7 @@ pub(crate) struct Header<'de> {
     pub(crate) delim: u8,
     /// `[N:]`: a keyed tabular object (§9.5).
     pub(crate) keyed: bool,
-    pub(crate) fields: Option<Vec<Field<'de>>>,
+    pub(crate) fields: Option<Rc<FieldList<'de>>>,
     /// Inline primitive values after the colon (§9.1), if any.
     pub(crate) inline: Option<&'de str>,
 }
@@ -48,7 +103,12 @@ fn invalid<'de>(message: impl Into<String>, at: usize) -> Parsed<'de> {
 }
 
 /// Parses `content` as a header (§6); `max_depth` bounds nested field groups.
-pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> Parsed<'de> {
+pub(crate) fn parse<'de>(
+    content: &'de str,
+    strict: bool,
+    max_depth: usize,
+    cache: &mut HeaderCache<'de>,
+) -> Parsed<'de> {
     let bracket_start = if content.starts_with('"') {
         match find_closing_quote(content, 0) {
             Some(close) if content.as_bytes().get(close + 1) == Some(&b'[') => close + 1,
@@ -126,17 +186,12 @@ pub(crate) fn parse<'de>(content: &'de str, strict: bool, max_depth: usize) -> P
                 );
             }
         }
-        match field_entries(inner, delim, max_depth) {
+        match cache.get_or_parse(inner, delim, max_depth) {
             Ok(f) => fields = Some(f),
             Err(e) => return Parsed::Invalid(e, brace_start),
         }
     }
-    let duplicate = fields.as_deref().and_then(find_duplicate);
-    if duplicate.is_some()
-        && let Some(fields) = fields.as_deref_mut()
-    {
-        mark_overridden(fields);
-    }
+    let duplicate = fields.as_ref().and_then(|f| f.duplicate.as_deref());
     if keyed && fields.is_none() {
         return invalid("a keyed header requires a field list", bracket_end);
     }

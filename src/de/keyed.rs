@@ -3,7 +3,9 @@
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
-use super::header::{Field, Header, leaf_count};
+use std::rc::Rc;
+
+use super::header::{FieldList, Header};
 use super::key::{KeyDe, split_key};
 use super::scanner::Line;
 use super::span::{LineRole, Span, counted, stopped_early};
@@ -14,9 +16,8 @@ use crate::error::{Error, Result};
 /// §9.5 keyed tabular object: one entry row per key.
 pub(crate) struct KeyedAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    fields: Vec<Field<'de>>,
+    fields: Rc<FieldList<'de>>,
     delim: u8,
-    leaves: usize,
     cells: Vec<&'de str>,
     cursor: usize,
     seen: Option<SeenKeys<'de>>,
@@ -32,14 +33,12 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
     ) -> Result<Self> {
         let span = Span::open(de, header.len, base, line)?;
         let fields = header.fields.unwrap_or_default();
-        let leaves = leaf_count(&fields);
         let cells = std::mem::take(&mut de.cells);
-        let seen = de.strict.then(SeenKeys::default);
+        let seen = de.strict.then(|| SeenKeys::open(&de.keys));
         Ok(KeyedAccess {
             de,
             fields,
             delim: header.delim,
-            leaves,
             cells,
             cursor: 0,
             seen,
@@ -50,6 +49,9 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
     pub(crate) fn finish(mut self) -> Result<()> {
         if !self.span.done && self.next_key::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
+        }
+        if let Some(seen) = &self.seen {
+            seen.close(&mut self.de.keys);
         }
         self.span.close(self.de, ["entry", "entries"])?;
         self.de.cells = std::mem::take(&mut self.cells);
@@ -73,16 +75,16 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
         };
         let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
         if let Some(seen) = &mut self.seen
-            && !seen.insert(&key)
+            && !seen.insert(&mut self.de.keys, &key)
         {
             return Err(duplicate(&line, &key));
         }
         self.cells.clear();
         split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
-        if self.cells.len() != self.leaves {
+        if self.cells.len() != self.fields.leaves {
             return Err(line.error(format!(
                 "expected {}, found {}",
-                counted(self.leaves, ["cell", "cells"]),
+                counted(self.fields.leaves, ["cell", "cells"]),
                 self.cells.len()
             )));
         }
@@ -96,7 +98,7 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
         seed.deserialize(ValueDe {
             de: &mut *self.de,
             slot: Slot::Row {
-                fields: &self.fields,
+                fields: &self.fields.fields,
                 cells: &self.cells,
                 cursor: &mut self.cursor,
                 line: self.span.last,

@@ -26,7 +26,7 @@ use serde::de::{self, Deserialize, DeserializeOwned, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
 use crate::options::DecodeOptions;
-use header::{Header, Parsed};
+use header::{Header, HeaderCache, Parsed};
 use inline::InlineSeq;
 use keyed::KeyedAccess;
 use list::ListSeq;
@@ -60,6 +60,10 @@ pub struct Deserializer<'de> {
     depth_left: usize,
     /// Reusable buffer for the cells of one row.
     cells: Vec<&'de str>,
+    /// The keys of every open object, for strict duplicate checks (`duplicates.rs`).
+    keys: Vec<Cow<'de, str>>,
+    /// Field lists already parsed (§6), shared by the headers that repeat them.
+    headers: HeaderCache<'de>,
     /// Whether the root form was an array or keyed table (trailing lines are then an error).
     root_is_closed_form: bool,
     /// Bytes of tabular field names still allowed to be copied into rows (see
@@ -83,6 +87,8 @@ impl<'de> Deserializer<'de> {
             max_depth: options.max_depth,
             depth_left: options.max_depth,
             cells: Vec::new(),
+            keys: Vec::new(),
+            headers: HeaderCache::default(),
             root_is_closed_form: false,
             expansion_left: options
                 .max_expansion
@@ -186,8 +192,8 @@ impl<'de> Deserializer<'de> {
         self.depth_left += 1;
     }
 
-    fn header(&self, content: &'de str, line: &Line<'de>) -> Result<Option<Header<'de>>> {
-        match header::parse(content, self.strict, self.max_depth) {
+    fn header(&mut self, content: &'de str, line: &Line<'de>) -> Result<Option<Header<'de>>> {
+        match header::parse(content, self.strict, self.max_depth, &mut self.headers) {
             Parsed::NotHeader => Ok(None),
             Parsed::Header(h) => Ok(Some(h)),
             Parsed::Invalid(err, at) => {
@@ -537,6 +543,42 @@ fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Resu
     }
 }
 
+/// Typed hints (as serde_json has): a token that the target's type reads directly is typed
+/// by its first bytes, with the same result the full §4 grammar gives; anything else takes
+/// `deserialize_any`.
+macro_rules! typed_hint {
+    (integer: $($int:ident)*; string: $($str:ident)*;) => {
+        $(fn $int<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if let Slot::Token { text, line } = &self.slot
+                && let Some(prim) = token::parse_integer(text)
+            {
+                return visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e));
+            }
+            self.any(visitor)
+        })*
+        $(fn $str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if let Slot::Token { text, line } = &self.slot {
+                let text: &'de str = text;
+                if token::is_plain_string(text) {
+                    return visitor.visit_borrowed_str(text).map_err(|e| line.error_in(text, e));
+                }
+                if text.starts_with('"') {
+                    let value = match token::parse_quoted(text) {
+                        Ok(value) => value,
+                        Err(e) => return Err(line.error_in(text, e)),
+                    };
+                    let visited = match value {
+                        Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+                        Cow::Owned(s) => visitor.visit_string(s),
+                    };
+                    return visited.map_err(|e| line.error_in(text, e));
+                }
+            }
+            self.any(visitor)
+        })*
+    };
+}
+
 impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     type Error = Error;
 
@@ -606,9 +648,30 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
         }
     }
 
+    typed_hint! {
+        integer: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
+            deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
+            deserialize_f32 deserialize_f64;
+        string: deserialize_str deserialize_string;
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Slot::Token { text, line } = &self.slot {
+            match *text {
+                "true" => return visitor.visit_bool(true).map_err(|e| line.error_in(text, e)),
+                "false" => {
+                    return visitor
+                        .visit_bool(false)
+                        .map_err(|e| line.error_in(text, e));
+                }
+                _ => {}
+            }
+        }
+        self.any(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
+        char bytes byte_buf unit unit_struct seq tuple tuple_struct map identifier ignored_any
     }
 }
 

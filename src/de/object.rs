@@ -26,7 +26,7 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     seen: Option<SeenKeys<'de>>,
     /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
     /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
-    last_wins: Option<HashMap<Cow<'de, str>, usize>>,
+    last_wins: Option<Box<HashMap<Cow<'de, str>, usize>>>,
     done: bool,
 }
 
@@ -71,7 +71,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
                 record(line.content, line.number);
             }
         }
-        self.last_wins = Some(last);
+        self.last_wins = Some(Box::new(last));
         self
     }
 
@@ -81,7 +81,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         min_depth: usize,
         depth: usize,
     ) -> Self {
-        let seen = de.strict.then(SeenKeys::default);
+        let seen = de.strict.then(|| SeenKeys::open(&de.keys));
         ObjectAccess {
             de,
             first,
@@ -97,6 +97,9 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     pub(crate) fn finish(mut self) -> Result<()> {
         if !self.done && self.next_key::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
+        }
+        if let Some(seen) = &self.seen {
+            seen.close(&mut self.de.keys);
         }
         Ok(())
     }
@@ -144,7 +147,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             )?;
         };
         if let Some(seen) = &mut self.seen
-            && !seen.insert(&key)
+            && !seen.insert(&mut self.de.keys, &key)
         {
             return Err(duplicate(&line, &key));
         }

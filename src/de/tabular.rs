@@ -2,7 +2,9 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess};
 
-use super::header::{Field, Header, leaf_count};
+use std::rc::Rc;
+
+use super::header::{FieldList, Header};
 use super::scanner::Line;
 use super::span::{LineRole, Span, counted, stopped_early};
 use super::token::{find_unquoted, split_delimited};
@@ -20,9 +22,8 @@ pub(super) fn is_data_row(content: &str, delim: u8) -> bool {
 /// §9.3 tabular array: one row per line.
 pub(crate) struct TabularSeq<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    fields: Vec<Field<'de>>,
+    fields: Rc<FieldList<'de>>,
     delim: u8,
-    leaves: usize,
     cells: Vec<&'de str>,
     cursor: usize,
     span: Span<'de>,
@@ -37,13 +38,11 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
     ) -> Result<Self> {
         let span = Span::open(de, header.len, base, line)?;
         let fields = header.fields.unwrap_or_default();
-        let leaves = leaf_count(&fields);
         let cells = std::mem::take(&mut de.cells);
         Ok(TabularSeq {
             de,
             fields,
             delim: header.delim,
-            leaves,
             cells,
             cursor: 0,
             span,
@@ -88,10 +87,10 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
         };
         self.cells.clear();
         split_delimited(line.content, self.delim, &mut self.cells);
-        if self.cells.len() != self.leaves {
+        if self.cells.len() != self.fields.leaves {
             return Err(line.error(format!(
                 "expected {}, found {}",
-                counted(self.leaves, ["cell", "cells"]),
+                counted(self.fields.leaves, ["cell", "cells"]),
                 self.cells.len()
             )));
         }
@@ -99,7 +98,7 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
         seed.deserialize(ValueDe {
             de: &mut *self.de,
             slot: Slot::Row {
-                fields: &self.fields,
+                fields: &self.fields.fields,
                 cells: &self.cells,
                 cursor: &mut self.cursor,
                 line,

@@ -172,6 +172,19 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
 
 /// A token that starts with `"`: exactly one quoted string, nothing after it.
 pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
+    // Fast path: the first quote or backslash after the opening quote closes the string.
+    let bytes = token.as_bytes();
+    match memchr::memchr2(b'"', b'\\', &bytes[1..]) {
+        None => return Err(Error::syntax("unterminated string: missing closing quote")),
+        Some(i) if bytes[1 + i] == b'"' => {
+            return if i + 2 == bytes.len() {
+                Ok(Cow::Borrowed(&token[1..=i]))
+            } else {
+                Err(Error::syntax("unexpected characters after closing quote"))
+            };
+        }
+        Some(_) => {}
+    }
     let close = find_closing_quote(token, 0)
         .ok_or_else(|| Error::syntax("unterminated string: missing closing quote"))?;
     if close != token.len() - 1 {
@@ -202,6 +215,43 @@ pub(crate) fn parse_primitive(token: &str) -> Result<Primitive<'_>> {
         _ => {}
     }
     Ok(parse_number(token).unwrap_or(Primitive::Str(Cow::Borrowed(token))))
+}
+
+/// A token that is an integer of the §4 grammar and fits 64 bits, typed as [`parse_primitive`]
+/// types it (`-0` is 0); `None` for anything else, which the caller then types in full. One
+/// pass over the digits: the typed-hint path for integer targets.
+pub(crate) fn parse_integer(token: &str) -> Option<Primitive<'_>> {
+    let bytes = token.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let digits = &bytes[usize::from(negative)..];
+    // 19 digits always fit u64; longer ones (and leading zeros) take the full path.
+    if digits.is_empty() || digits.len() > 19 || (digits[0] == b'0' && digits.len() > 1) {
+        return None;
+    }
+    let mut value = 0u64;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        value = value * 10 + u64::from(d);
+    }
+    if !negative || value == 0 {
+        return Some(Primitive::U64(value));
+    }
+    // -9223372036854775808 is the smallest i64; beyond it the value is an f64.
+    (value <= 1 << 63).then(|| Primitive::I64((value as i64).wrapping_neg()))
+}
+
+/// Whether an unquoted token is a string by §4 (not a number, boolean or null), judged by
+/// its first byte and the three literals: the typed-hint path for string targets. `false`
+/// means "maybe not"; the caller then types the token in full.
+pub(crate) fn is_plain_string(token: &str) -> bool {
+    match token.as_bytes().first() {
+        Some(b'0'..=b'9' | b'-' | b'"') | None => false,
+        Some(b't' | b'f' | b'n') => !matches!(token, "true" | "false" | "null"),
+        Some(_) => true,
+    }
 }
 
 /// An integer in the §4 grammar: `-?(0|[1-9][0-9]*)`.
@@ -335,6 +385,62 @@ mod tests {
         ] {
             assert_eq!(parse_primitive(s).unwrap(), Primitive::Str(s.into()), "{s}");
         }
+    }
+
+    /// The typed-hint paths agree with the full grammar wherever they answer.
+    #[test]
+    fn fast_paths_agree_with_parse_primitive() {
+        for token in [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "05",
+            "-",
+            "",
+            "1.5",
+            "1e3",
+            "18446744073709551615",
+            "18446744073709551616",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "9999999999999999999",
+            "-9999999999999999999",
+            "12a",
+            "true",
+            "false",
+            "null",
+            "truth",
+            "nul",
+            "abc",
+            "-x",
+            "\"q\"",
+        ] {
+            let full = parse_primitive(token).unwrap();
+            if let Some(fast) = parse_integer(token) {
+                assert_eq!(fast, full, "{token}");
+            }
+            if is_plain_string(token) {
+                assert_eq!(full, Primitive::Str(token.into()), "{token}");
+            }
+        }
+        assert_eq!(
+            parse_integer("-9223372036854775808"),
+            Some(Primitive::I64(i64::MIN))
+        );
+        assert_eq!(
+            parse_integer("9999999999999999999"),
+            Some(Primitive::U64(9999999999999999999))
+        );
+        assert!(parse_integer("-9223372036854775809").is_none());
+        assert_eq!(parse_quoted(r#""plain""#).unwrap(), "plain");
+        assert!(matches!(
+            parse_quoted(r#""plain""#).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        assert!(parse_quoted(r#""plain"x"#).is_err());
+        assert!(parse_quoted(r#""plain"#).is_err());
     }
 
     #[test]
