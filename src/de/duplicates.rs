@@ -14,7 +14,7 @@ pub(super) struct SeenKeys<'de> {
     base: usize,
     /// How many keys this object has pushed; nested objects push above them.
     len: usize,
-    many: Option<Box<HashSet<Cow<'de, str>>>>,
+    many: Option<HashSet<Cow<'de, str>>>,
 }
 
 impl<'de> SeenKeys<'de> {
@@ -41,7 +41,7 @@ impl<'de> SeenKeys<'de> {
         if mine.len() >= 16 {
             let mut set: HashSet<_> = stack.drain(self.base..).collect();
             set.insert(key.clone());
-            self.many = Some(Box::new(set));
+            self.many = Some(set);
             return true;
         }
         stack.push(key.clone());

@@ -206,7 +206,7 @@ pub(crate) fn parse<'de>(
     }
     if strict && let Some(name) = duplicate {
         return invalid(
-            format!("duplicate field name {} in field list", Quoted(&name)),
+            format!("duplicate field name {} in field list", Quoted(name)),
             brace_end,
         );
     }

@@ -26,7 +26,7 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     seen: Option<SeenKeys<'de>>,
     /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
     /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
-    last_wins: Option<Box<HashMap<Cow<'de, str>, usize>>>,
+    last_wins: Option<HashMap<Cow<'de, str>, usize>>,
     done: bool,
 }
 
@@ -71,7 +71,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
                 record(line.content, line.number);
             }
         }
-        self.last_wins = Some(Box::new(last));
+        self.last_wins = Some(last);
         self
     }
 
