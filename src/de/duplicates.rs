@@ -6,6 +6,22 @@ use std::collections::HashSet;
 use super::scanner::Line;
 use crate::error::{Error, Quoted};
 
+/// A key on the shared stack with its [`fingerprint`].
+pub(super) type Keyed<'de> = (u64, Cow<'de, str>);
+
+/// The key's length and first eight bytes in one word: unequal fingerprints are unequal keys,
+/// so most comparisons are one integer compare.
+fn fingerprint(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let head = match bytes.first_chunk::<8>() {
+        Some(head) => u64::from_le_bytes(*head),
+        None => bytes
+            .iter()
+            .fold(0u64, |word, &b| (word << 8) | u64::from(b)),
+    };
+    head ^ (bytes.len() as u64).rotate_right(8)
+}
+
 /// Strict-mode duplicate sibling key detection (§14.3) for one object or keyed table. The keys
 /// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
 /// so an object allocates nothing; one with more than 16 keys moves its keys to a set.
@@ -18,7 +34,7 @@ pub(super) struct SeenKeys<'de> {
 }
 
 impl<'de> SeenKeys<'de> {
-    pub(super) fn open(stack: &[Cow<'de, str>]) -> Self {
+    pub(super) fn open(stack: &[Keyed<'de>]) -> Self {
         SeenKeys {
             base: stack.len(),
             len: 0,
@@ -28,29 +44,32 @@ impl<'de> SeenKeys<'de> {
 
     /// False if `key` was seen before.
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
-    pub(super) fn insert(&mut self, stack: &mut Vec<Cow<'de, str>>, key: &Cow<'de, str>) -> bool {
+    pub(super) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
         if let Some(set) = &mut self.many {
             return set.insert(key.clone());
         }
         // Whatever a nested object left above this object's keys is not a sibling.
-        stack.truncate(self.base + self.len);
+        if stack.len() != self.base + self.len {
+            stack.truncate(self.base + self.len);
+        }
+        let mark = fingerprint(key);
         let mine = &stack[self.base..];
-        if mine.iter().any(|k| k == key) {
+        if mine.iter().any(|(m, k)| *m == mark && k == key) {
             return false;
         }
         if mine.len() >= 16 {
-            let mut set: HashSet<_> = stack.drain(self.base..).collect();
+            let mut set: HashSet<_> = stack.drain(self.base..).map(|(_, k)| k).collect();
             set.insert(key.clone());
             self.many = Some(set);
             return true;
         }
-        stack.push(key.clone());
+        stack.push((mark, key.clone()));
         self.len += 1;
         true
     }
 
     /// Removes this object's keys from the shared stack.
-    pub(super) fn close(&self, stack: &mut Vec<Cow<'de, str>>) {
+    pub(super) fn close(&self, stack: &mut Vec<Keyed<'de>>) {
         stack.truncate(self.base);
     }
 }

@@ -61,7 +61,7 @@ pub struct Deserializer<'de> {
     /// Reusable buffer for the cells of one row.
     cells: Vec<&'de str>,
     /// The keys of every open object, for strict duplicate checks (`duplicates.rs`).
-    keys: Vec<Cow<'de, str>>,
+    keys: Vec<duplicates::Keyed<'de>>,
     /// Field lists already parsed (§6), shared by the headers that repeat them.
     headers: HeaderCache<'de>,
     /// Whether the root form was an array or keyed table (trailing lines are then an error).
@@ -192,10 +192,10 @@ impl<'de> Deserializer<'de> {
         self.depth_left += 1;
     }
 
-    fn header(&mut self, content: &'de str, line: &Line<'de>) -> Result<Option<Header<'de>>> {
+    fn header(&mut self, content: &'de str, line: &Line<'de>) -> Result<Option<Box<Header<'de>>>> {
         match header::parse(content, self.strict, self.max_depth, &mut self.headers) {
             Parsed::NotHeader => Ok(None),
-            Parsed::Header(h) => Ok(Some(h)),
+            Parsed::Header(h) => Ok(Some(Box::new(h))),
             Parsed::Invalid(err, at) => {
                 let offset = content.as_ptr() as usize - line.content.as_ptr() as usize + at;
                 Err(line.error_at(offset, err))
@@ -257,15 +257,16 @@ impl<'de> Deserializer<'de> {
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
         // Fast path (§5.2): an unquoted key whose colon comes before any '[' or '"' is a
         // key-value line; deciding that needs only the key's bytes, not the whole line.
+        // The content starts with no space and ends with none (the scanner trims it).
         let bytes = content.as_bytes();
         if let Some(colon) = bytes
             .iter()
             .position(|&b| matches!(b, b':' | b'[' | b'"'))
             .filter(|&i| i > 0 && bytes[i] == b':')
         {
-            let key = trim_spaces(&content[..colon]);
+            let key = content[..colon].trim_end_matches(' ');
             if !key.is_empty() {
-                let rest = trim_spaces(&content[colon + 1..]);
+                let rest = content[colon + 1..].trim_start_matches(' ');
                 let slot = match rest {
                     "" => Slot::Block { parent: base },
                     "[]" => Slot::EmptyArray,
@@ -365,7 +366,7 @@ pub(crate) enum Slot<'a, 'de> {
     },
     /// An array or keyed table header whose scope content is below depth `base`.
     Header {
-        header: Header<'de>,
+        header: Box<Header<'de>>,
         base: usize,
         line: Line<'de>,
     },
@@ -454,7 +455,7 @@ impl<'a, 'de> ValueDe<'a, 'de> {
                 })
             }
             Slot::Header { header, base, line } => Self::container(de, Some(&line), |de| {
-                visit_header(de, header, base, line, visitor)
+                visit_header(de, *header, base, line, visitor)
             }),
             Slot::Row {
                 fields,

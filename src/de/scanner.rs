@@ -56,6 +56,8 @@ pub(crate) struct Scanner<'de> {
     pos: usize,
     line_number: usize,
     indent_size: usize,
+    /// `indent_size` as a power of two, for shifts instead of divisions.
+    indent_shift: Option<u32>,
     strict: bool,
     peeked: Option<Line<'de>>,
     /// The first blank line seen since the last consumed line (0: none).
@@ -71,11 +73,15 @@ impl<'de> Scanner<'de> {
     pub(crate) fn new(src: &'de str, indent_size: usize, strict: bool) -> Self {
         // A UTF-8 BOM before the first line is not content.
         let src = src.strip_prefix('\u{feff}').unwrap_or(src);
+        let indent_size = indent_size.max(1);
         Scanner {
             src,
             pos: 0,
             line_number: 0,
-            indent_size: indent_size.max(1),
+            indent_size,
+            indent_shift: indent_size
+                .is_power_of_two()
+                .then(|| indent_size.trailing_zeros()),
             strict,
             peeked: None,
             blank_since_last: 0,
@@ -135,10 +141,42 @@ impl<'de> Scanner<'de> {
             self.pos += advance;
             self.line_number += 1;
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            if let Some(line) = self.common(raw) {
+                return Ok(Some(line));
+            }
             if let Some(line) = self.classify(raw)? {
                 return Ok(Some(line));
             }
         }
+    }
+
+    /// The common line, decided in one pass over its indentation: spaces only, a whole number
+    /// of levels, content that is neither a comment nor blank. `None` sends the line to
+    /// [`Self::classify`], which handles everything else (and decides the same on these).
+    #[inline]
+    fn common(&self, raw: &'de str) -> Option<Line<'de>> {
+        let bytes = raw.as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        let first = *bytes.get(indent)?;
+        if first == b'\t' || first == b'#' {
+            return None;
+        }
+        let depth = match self.indent_shift {
+            Some(shift) if indent & ((1 << shift) - 1) == 0 => indent >> shift,
+            Some(_) => return None,
+            None if indent % self.indent_size == 0 => indent / self.indent_size,
+            None => return None,
+        };
+        let mut end = bytes.len();
+        while bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        Some(Line {
+            content: &raw[indent..end],
+            raw,
+            depth,
+            number: self.line_number,
+        })
     }
 
     fn classify(&mut self, raw: &'de str) -> Result<Option<Line<'de>>> {

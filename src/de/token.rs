@@ -125,19 +125,18 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
 }
 
 /// Unescapes the body of a quoted string (§7.1); borrowed when there is nothing to unescape.
+/// Runs between backslashes are copied whole.
 pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
-    let Some(first) = body.find('\\') else {
+    let Some(first) = memchr::memchr(b'\\', body.as_bytes()) else {
         return Ok(Cow::Borrowed(body));
     };
     let mut out = String::with_capacity(body.len());
     out.push_str(&body[..first]);
-    let mut chars = body[first..].chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
+    let mut rest = &body[first..];
+    while let Some(after) = rest.strip_prefix('\\') {
+        let mut chars = after.chars();
+        let escaped = chars.next();
+        match escaped {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
@@ -166,6 +165,10 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
             }
             None => return Err(Error::syntax("invalid escape: backslash at end of string")),
         }
+        rest = chars.as_str();
+        let run = memchr::memchr(b'\\', rest.as_bytes()).unwrap_or(rest.len());
+        out.push_str(&rest[..run]);
+        rest = &rest[run..];
     }
     Ok(Cow::Owned(out))
 }
