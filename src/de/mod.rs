@@ -548,7 +548,19 @@ fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Resu
 /// by its first bytes, with the same result the full §4 grammar gives; anything else takes
 /// `deserialize_any`.
 macro_rules! typed_hint {
-    (integer: $($int:ident)*; string: $($str:ident)*;) => {
+    (integer: $($int:ident)*; float: $($float:ident)*; string: $($str:ident)*;) => {
+        $(fn $float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+            if let Slot::Token { text, line } = &self.slot {
+                let prim = match token::parse_decimal(text) {
+                    Some(v) => Some(Primitive::F64(v)),
+                    None => token::parse_integer(text),
+                };
+                if let Some(prim) = prim {
+                    return visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e));
+                }
+            }
+            self.any(visitor)
+        })*
         $(fn $int<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if let Slot::Token { text, line } = &self.slot
                 && let Some(prim) = token::parse_integer(text)
@@ -651,8 +663,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     typed_hint! {
         integer: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-            deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-            deserialize_f32 deserialize_f64;
+            deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64;
+        float: deserialize_f32 deserialize_f64;
         string: deserialize_str deserialize_string;
     }
 

@@ -30,6 +30,7 @@ impl<'a, 'de> RowMap<'a, 'de> {
     }
 
     /// Moves past fields that a later field of the same name overrides.
+    #[inline]
     fn skip_overridden(&mut self) {
         while self.last_wins {
             let Some(field) = self.fields.get(self.next) else {

@@ -112,16 +112,92 @@ pub(crate) fn find_closing_quote(s: &str, open: usize) -> Option<usize> {
 
 /// Splits `s` on unquoted `delim` into space-trimmed tokens, appended to `out`. An empty `s`
 /// has no tokens; otherwise empty tokens are kept (§11.2).
+///
+/// One pass over the bytes: cells are short, so a plain loop beats a search per cell.
 pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de str>) {
     if s.is_empty() {
         return;
     }
+    let bytes = s.as_bytes();
     let mut start = 0;
-    while let Some(at) = find_unquoted(s, delim, start) {
-        out.push(trim_spaces(&s[start..at]));
-        start = at + 1;
+    let mut at = 0;
+    while let Some(found) = find_either(bytes, at, delim, b'"') {
+        if bytes[found] == delim {
+            out.push(trim_spaces(&s[start..found]));
+            start = found + 1;
+            at = found + 1;
+        } else {
+            // An unterminated quote runs to the end, as `find_unquoted` treats it.
+            match after_quoted(bytes, found) {
+                Some(next) => at = next,
+                None => break,
+            }
+        }
     }
     out.push(trim_spaces(&s[start..]));
+}
+
+/// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
+/// for the short spans between cells a word loop beats a vector search's set-up.
+pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let (fill_a, fill_b) = (LO * u64::from(a), LO * u64::from(b));
+    let mut at = from;
+    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*chunk);
+        let (xa, xb) = (word ^ fill_a, word ^ fill_b);
+        // A zero byte in `xa` or `xb` is a match; the lowest flagged byte is always exact.
+        let hits = (xa.wrapping_sub(LO) & !xa | xb.wrapping_sub(LO) & !xb) & HI;
+        if hits != 0 {
+            return Some(at + hits.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    bytes
+        .get(at..)?
+        .iter()
+        .position(|&c| c == a || c == b)
+        .map(|i| at + i)
+}
+
+/// A decimal without exponent whose digits fit the f64 mantissa exactly (at most 2^53 and
+/// 15 fraction digits): one exact conversion and one correctly rounded division give the
+/// same f64 as the full parse (the classic fast path). `None` for anything else, which the
+/// caller then types in full. Integers are left to [`parse_integer`].
+pub(crate) fn parse_decimal(token: &str) -> Option<f64> {
+    const POW10: [f64; 16] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+    ];
+    let bytes = token.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let body = &bytes[usize::from(negative)..];
+    let dot = body.iter().position(|&b| b == b'.')?;
+    let (int, frac) = (&body[..dot], &body[dot + 1..]);
+    if int.is_empty() || (int[0] == b'0' && int.len() > 1) || frac.is_empty() || frac.len() > 15 {
+        return None;
+    }
+    if int.len() + frac.len() > 16 {
+        return None;
+    }
+    let mut mantissa = 0u64;
+    for &b in int.iter().chain(frac) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        mantissa = mantissa * 10 + u64::from(d);
+    }
+    if mantissa > 1 << 53 {
+        return None;
+    }
+    let value = mantissa as f64 / POW10[frac.len()];
+    // §4: -0 decodes as 0.
+    Some(if negative && mantissa != 0 {
+        -value
+    } else {
+        value
+    })
 }
 
 /// Unescapes the body of a quoted string (§7.1); borrowed when there is nothing to unescape.
@@ -372,6 +448,30 @@ mod tests {
     }
 
     #[test]
+    fn word_search_finds_the_first_of_two_bytes() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 40) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| [b'a', b',', b'"', 0x80, 0xff, 0x00][((state >> (i % 60)) % 6) as usize])
+                .collect();
+            let from = (state >> 3) as usize % (len + 1);
+            let expected = bytes[from..]
+                .iter()
+                .position(|&c| c == b',' || c == b'"')
+                .map(|i| from + i);
+            assert_eq!(
+                find_either(&bytes, from, b',', b'"'),
+                expected,
+                "{bytes:?} {from}"
+            );
+        }
+    }
+
+    #[test]
     fn number_grammar_of_section_4() {
         assert_eq!(parse_primitive("42").unwrap(), Primitive::U64(42));
         assert_eq!(parse_primitive("-7").unwrap(), Primitive::I64(-7));
@@ -437,6 +537,50 @@ mod tests {
             Some(Primitive::U64(9999999999999999999))
         );
         assert!(parse_integer("-9223372036854775809").is_none());
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = (state % 17) as usize + 1;
+            let frac = (state >> 8) as usize % (digits + 1);
+            let number = (state >> 16) % 10u64.pow(digits as u32 - 1).max(1);
+            let text = format!("{number:0>digits$}");
+            let (int, fraction) = text.split_at(digits - frac);
+            let int = int.trim_start_matches('0');
+            let token = format!(
+                "{}{}.{}",
+                if state & 1 == 1 { "-" } else { "" },
+                if int.is_empty() { "0" } else { int },
+                if fraction.is_empty() { "5" } else { fraction }
+            );
+            if let Some(fast) = parse_decimal(&token) {
+                assert_eq!(
+                    Primitive::F64(fast),
+                    parse_primitive(&token).unwrap(),
+                    "{token}"
+                );
+            }
+        }
+        for token in [
+            "3959.77",
+            "0.67",
+            "-0.0",
+            "0.1",
+            "9007199254740993.0",
+            "1.",
+            ".5",
+            "01.5",
+        ] {
+            match parse_decimal(token) {
+                Some(fast) => assert_eq!(Primitive::F64(fast), parse_primitive(token).unwrap()),
+                None => assert!(
+                    !matches!(parse_primitive(token).unwrap(), Primitive::F64(_))
+                        || token.len() > 17,
+                    "{token}"
+                ),
+            }
+        }
         assert_eq!(parse_quoted(r#""plain""#).unwrap(), "plain");
         assert!(matches!(
             parse_quoted(r#""plain""#).unwrap(),
