@@ -22,9 +22,69 @@ use super::Value;
 /// assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a"]);
 /// assert_eq!(m["b"], 3);
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default)]
 pub struct Map {
-    inner: IndexMap<Arc<str>, Value>,
+    entries: Entries,
+}
+
+/// Small objects (most of them) are a vector searched linearly: no hashing and one
+/// allocation. Past [`SMALL`] entries the map moves to an index with a hash table, so that
+/// lookups and last-write-wins stay O(1) on wide objects (and keyed on untrusted input).
+#[derive(Clone)]
+enum Entries {
+    Small(Vec<(Arc<str>, Value)>),
+    Large(IndexMap<Arc<str>, Value>),
+}
+
+/// The most entries a map holds without a hash index.
+const SMALL: usize = 8;
+
+impl Default for Entries {
+    fn default() -> Self {
+        Entries::Small(Vec::new())
+    }
+}
+
+/// One of two iterators of the same item, for the two representations.
+enum Either<A, B> {
+    Small(A),
+    Large(B),
+}
+
+impl<T, A: Iterator<Item = T>, B: Iterator<Item = T>> Iterator for Either<A, B> {
+    type Item = T;
+    fn next(&mut self) -> Option<T> {
+        match self {
+            Either::Small(a) => a.next(),
+            Either::Large(b) => b.next(),
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            Either::Small(a) => a.size_hint(),
+            Either::Large(b) => b.size_hint(),
+        }
+    }
+}
+
+impl<T, A, B> DoubleEndedIterator for Either<A, B>
+where
+    A: DoubleEndedIterator<Item = T>,
+    B: DoubleEndedIterator<Item = T>,
+{
+    fn next_back(&mut self) -> Option<T> {
+        match self {
+            Either::Small(a) => a.next_back(),
+            Either::Large(b) => b.next_back(),
+        }
+    }
+}
+
+impl<T, A, B> ExactSizeIterator for Either<A, B>
+where
+    A: ExactSizeIterator<Item = T>,
+    B: ExactSizeIterator<Item = T>,
+{
 }
 
 impl Map {
@@ -38,18 +98,37 @@ impl Map {
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
         Map {
-            inner: IndexMap::with_capacity(n),
+            entries: if n <= SMALL {
+                Entries::Small(Vec::with_capacity(n))
+            } else {
+                Entries::Large(IndexMap::with_capacity(n))
+            },
         }
     }
 
     /// Inserts, returning the previous value; an existing key keeps its position.
     pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
-        self.inner.insert(key.into(), value)
+        self.insert_shared(key.into(), value)
     }
 
     /// Inserts under a shared key (as [`Map::shared_keys`] gives): no copy of the name.
     pub fn insert_shared(&mut self, key: Arc<str>, value: Value) -> Option<Value> {
-        self.inner.insert(key, value)
+        let small = match &mut self.entries {
+            Entries::Large(map) => return map.insert(key, value),
+            Entries::Small(small) => small,
+        };
+        if let Some((_, slot)) = small.iter_mut().find(|(k, _)| **k == *key) {
+            return Some(std::mem::replace(slot, value));
+        }
+        if small.len() < SMALL {
+            small.push((key, value));
+            return None;
+        }
+        let mut map = IndexMap::with_capacity(SMALL * 2);
+        map.extend(small.drain(..));
+        map.insert(key, value);
+        self.entries = Entries::Large(map);
+        None
     }
 
     /// Removes a key, preserving the order of the others.
@@ -57,7 +136,30 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        self.inner.shift_remove(key)
+        match &mut self.entries {
+            Entries::Small(small) => {
+                let at = small.iter().position(|(k, _)| k.borrow() == key)?;
+                Some(small.remove(at).1)
+            }
+            Entries::Large(map) => map.shift_remove(key),
+        }
+    }
+
+    /// Keeps only the entries for which `keep` returns true, in order.
+    ///
+    /// ```
+    /// let mut m: toon::Map = [("a", 1), ("b", 2), ("c", 3)]
+    ///     .into_iter()
+    ///     .map(|(k, v)| (k, toon::Value::from(v)))
+    ///     .collect();
+    /// m.retain(|_, v| *v != 2);
+    /// assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "c"]);
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut Value) -> bool) {
+        match &mut self.entries {
+            Entries::Small(small) => small.retain_mut(|(k, v)| keep(k, v)),
+            Entries::Large(map) => map.retain(|k, v| keep(k, v)),
+        }
     }
 
     /// The value at `key`.
@@ -66,7 +168,10 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        self.inner.get(key)
+        match &self.entries {
+            Entries::Small(small) => small.iter().find(|(k, _)| k.borrow() == key).map(|e| &e.1),
+            Entries::Large(map) => map.get(key),
+        }
     }
 
     /// The value at `key`, mutably.
@@ -74,7 +179,39 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        self.inner.get_mut(key)
+        match &mut self.entries {
+            Entries::Small(small) => small
+                .iter_mut()
+                .find(|(k, _)| (*k).borrow() == key)
+                .map(|e| &mut e.1),
+            Entries::Large(map) => map.get_mut(key),
+        }
+    }
+
+    /// The value at `key`, inserting `Value::Null` first if it is absent (as
+    /// `serde_json::Map::entry(key).or_insert(Value::Null)`).
+    ///
+    /// ```
+    /// let mut m = toon::Map::new();
+    /// *m.entry("n") = toon::Value::from(1);
+    /// if let toon::Value::Number(n) = m.entry("n") {
+    ///     assert_eq!(n.as_u64(), Some(1));
+    /// }
+    /// assert_eq!(m.len(), 1);
+    /// ```
+    pub fn entry(&mut self, key: &str) -> &mut Value {
+        if !self.contains_key(key) {
+            self.insert_shared(key.into(), Value::Null);
+        }
+        match &mut self.entries {
+            Entries::Small(small) => small
+                .iter_mut()
+                .rev()
+                .find(|(k, _)| **k == *key)
+                .map(|e| &mut e.1),
+            Entries::Large(map) => map.get_mut(key),
+        }
+        .unwrap_or_else(|| unreachable!("the key was inserted above"))
     }
 
     /// Whether `key` is present.
@@ -83,46 +220,75 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        self.inner.contains_key(key)
+        self.get(key).is_some()
     }
 
     /// Number of entries.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.inner.len()
+        match &self.entries {
+            Entries::Small(small) => small.len(),
+            Entries::Large(map) => map.len(),
+        }
     }
 
     /// True when there are no entries.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.inner.is_empty()
+        self.len() == 0
     }
 
     /// Entries in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter(self.inner.iter())
+        Iter(match &self.entries {
+            Entries::Small(small) => Either::Small(small.iter()),
+            Entries::Large(map) => Either::Large(map.iter()),
+        })
     }
 
     /// Entries in order, values mutable.
     pub fn iter_mut(
         &mut self,
     ) -> impl DoubleEndedIterator<Item = (&str, &mut Value)> + ExactSizeIterator {
-        self.inner.iter_mut().map(|(k, v)| (&**k, v))
+        match &mut self.entries {
+            Entries::Small(small) => Either::Small(small.iter_mut().map(|(k, v)| (&**k, v))),
+            Entries::Large(map) => Either::Large(map.iter_mut().map(|(k, v)| (&**k, v))),
+        }
     }
 
     /// Keys in order.
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
-        self.inner.keys().map(|k| &**k)
+        self.iter().map(|(k, _)| k)
     }
 
     /// Keys in order as shared strings: cloning one shares it rather than copying it.
     pub fn shared_keys(&self) -> impl DoubleEndedIterator<Item = &Arc<str>> + ExactSizeIterator {
-        self.inner.keys()
+        match &self.entries {
+            Entries::Small(small) => Either::Small(small.iter().map(|(k, _)| k)),
+            Entries::Large(map) => Either::Large(map.keys()),
+        }
     }
 
     /// Values in order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
-        self.inner.values()
+        self.iter().map(|(_, v)| v)
+    }
+}
+
+/// Equal when both have the same keys with equal values, in any order (as `IndexMap` and
+/// `serde_json::Map` compare).
+impl PartialEq for Map {
+    fn eq(&self, other: &Map) -> bool {
+        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+    }
+}
+
+impl Eq for Map {}
+
+/// Reads like a map literal: `{"name": String("Ada"), "admin": Bool(true)}`.
+impl std::fmt::Debug for Map {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
     }
 }
 
@@ -132,7 +298,7 @@ where
 {
     type Output = Value;
     fn index(&self, key: &Q) -> &Value {
-        self.inner.get(key).expect("no entry found for key")
+        self.get(key).expect("no entry found for key")
     }
 }
 
@@ -140,12 +306,17 @@ impl IntoIterator for Map {
     type Item = (String, Value);
     type IntoIter = IntoIter;
     fn into_iter(self) -> IntoIter {
-        IntoIter(self.inner.into_iter())
+        IntoIter(match self.entries {
+            Entries::Small(small) => Either::Small(small.into_iter()),
+            Entries::Large(map) => Either::Large(map.into_iter()),
+        })
     }
 }
 
+type Owned = (Arc<str>, Value);
+
 /// The entries of a [`Map`], in order, keys as `String`.
-pub struct IntoIter(indexmap::map::IntoIter<Arc<str>, Value>);
+pub struct IntoIter(Either<std::vec::IntoIter<Owned>, indexmap::map::IntoIter<Arc<str>, Value>>);
 
 impl Iterator for IntoIter {
     type Item = (String, Value);
@@ -166,21 +337,35 @@ impl DoubleEndedIterator for IntoIter {
 impl ExactSizeIterator for IntoIter {}
 
 /// The entries of a [`Map`], in order, by reference.
-pub struct Iter<'a>(indexmap::map::Iter<'a, Arc<str>, Value>);
+pub struct Iter<'a>(Either<std::slice::Iter<'a, Owned>, indexmap::map::Iter<'a, Arc<str>, Value>>);
+
+/// An entry of either representation as `(&str, &Value)`.
+fn by_ref<'a>((k, v): (&'a Arc<str>, &'a Value)) -> (&'a str, &'a Value) {
+    (k, v)
+}
 
 impl<'a> Iterator for Iter<'a> {
     type Item = (&'a str, &'a Value);
     fn next(&mut self) -> Option<(&'a str, &'a Value)> {
-        self.0.next().map(|(k, v)| (&**k, v))
+        match &mut self.0 {
+            Either::Small(small) => small.next().map(|(k, v)| by_ref((k, v))),
+            Either::Large(map) => map.next().map(by_ref),
+        }
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.0.size_hint()
+        match &self.0 {
+            Either::Small(small) => small.size_hint(),
+            Either::Large(map) => map.size_hint(),
+        }
     }
 }
 
 impl DoubleEndedIterator for Iter<'_> {
     fn next_back(&mut self) -> Option<Self::Item> {
-        self.0.next_back().map(|(k, v)| (&**k, v))
+        match &mut self.0 {
+            Either::Small(small) => small.next_back().map(|(k, v)| by_ref((k, v))),
+            Either::Large(map) => map.next_back().map(by_ref),
+        }
     }
 }
 
@@ -196,15 +381,62 @@ impl<'a> IntoIterator for &'a Map {
 
 impl<K: Into<Arc<str>>> FromIterator<(K, Value)> for Map {
     fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
-        Map {
-            inner: iter.into_iter().map(|(k, v)| (k.into(), v)).collect(),
-        }
+        let mut map = Map::new();
+        map.extend(iter);
+        map
     }
 }
 
 impl<K: Into<Arc<str>>> Extend<(K, Value)> for Map {
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
-        self.inner
-            .extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
+        for (k, v) in iter {
+            self.insert_shared(k.into(), v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both representations behave as one ordered map, across the switch between them.
+    #[test]
+    fn small_and_large_maps_agree_with_an_index_map() {
+        let mut map = Map::new();
+        let mut model: IndexMap<String, Value> = IndexMap::new();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..5_000u64 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let key = format!("k{}", state % 24);
+            match state >> 60 {
+                0..=9 => {
+                    assert_eq!(
+                        map.insert(key.clone(), Value::from(step)),
+                        model.insert(key, Value::from(step))
+                    );
+                }
+                10..=12 => assert_eq!(map.remove(key.as_str()), model.shift_remove(&key)),
+                13 => {
+                    map.retain(|k, _| !k.ends_with('3'));
+                    model.retain(|k, _| !k.ends_with('3'));
+                }
+                _ => assert_eq!(map.get(key.as_str()), model.get(&key)),
+            }
+            assert!(
+                map.iter()
+                    .map(|(k, v)| (k, v))
+                    .eq(model.iter().map(|(k, v)| (k.as_str(), v)))
+            );
+            assert_eq!(map.len(), model.len());
+        }
+        let reversed: Map = map.clone().into_iter().rev().collect();
+        assert_eq!(reversed, map, "equality ignores order");
+        let debug = format!(
+            "{:?}",
+            Map::from_iter([("a", Value::from(1)), ("b", Value::Null)])
+        );
+        assert!(debug.starts_with("{\"a\": Number(") && debug.ends_with(", \"b\": Null}"));
     }
 }
