@@ -424,11 +424,7 @@ mod tests {
                 }
                 _ => assert_eq!(map.get(key.as_str()), model.get(&key)),
             }
-            assert!(
-                map.iter()
-                    .map(|(k, v)| (k, v))
-                    .eq(model.iter().map(|(k, v)| (k.as_str(), v)))
-            );
+            assert!(map.iter().eq(model.iter().map(|(k, v)| (k.as_str(), v))));
             assert_eq!(map.len(), model.len());
         }
         let reversed: Map = map.clone().into_iter().rev().collect();
