@@ -87,16 +87,40 @@ pub(crate) fn is_numeric_like(bytes: &[u8]) -> bool {
     i == bytes.len()
 }
 
+/// §7.3 key bytes: `KEY_START` may begin an unquoted key, `KEY_REST` may follow.
+const KEY_START: u8 = 2;
+const KEY_REST: u8 = 1;
+
+/// The class of every byte for §7.3, one table load per byte (this runs for every key of
+/// every line the encoder writes).
+const KEY_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = if c.is_ascii_alphabetic() || c == b'_' {
+            KEY_START | KEY_REST
+        } else if c.is_ascii_digit() || c == b'.' {
+            KEY_REST
+        } else {
+            0
+        };
+        b += 1;
+    }
+    table
+};
+
 /// §7.3: keys matching `^[A-Za-z_][A-Za-z0-9_.]*$` may be unquoted.
 pub(crate) fn is_unquoted_key(key: &str) -> bool {
     let bytes = key.as_bytes();
     match bytes.first() {
-        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => {}
+        Some(&b) if KEY_CLASS[b as usize] & KEY_START != 0 => {}
         _ => return false,
     }
     bytes[1..]
         .iter()
-        .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.')
+        .fold(KEY_REST, |all, &b| all & KEY_CLASS[b as usize])
+        != 0
 }
 
 /// Writes `s` as a quoted, escaped string (§7.1).
@@ -149,6 +173,26 @@ pub(crate) fn write_key(out: &mut Vec<u8>, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_table_matches_the_pattern_of_7_3() {
+        for first in 0..=255u8 {
+            for second in [b'a', b'0', b'.', b'-', b' ', 0x80] {
+                let key = [first, second];
+                let Ok(key) = std::str::from_utf8(&key) else {
+                    continue;
+                };
+                let pattern = |b: u8, start: bool| {
+                    b.is_ascii_alphabetic()
+                        || b == b'_'
+                        || (!start && (b.is_ascii_digit() || b == b'.'))
+                };
+                let expected = pattern(first, true) && pattern(second, false);
+                assert_eq!(is_unquoted_key(key), expected, "{key:?}");
+            }
+        }
+        assert!(is_unquoted_key("a") && is_unquoted_key("_x.y_9") && !is_unquoted_key(""));
+    }
 
     #[test]
     fn quoting_rules_of_7_2() {
