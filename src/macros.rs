@@ -117,3 +117,51 @@ macro_rules! transparent {
         }
     };
 }
+
+/// Implements serde's element-wise compound traits for a type, each method forwarding to one
+/// expression: `serialize_element`/`serialize_field` to `element`, `end` to `end`. Lists the
+/// traits wanted (arrays, tuples, tuple structs, tuple variants):
+///
+/// ```ignore
+/// elements! {
+///     impl[W: io::Write] for Compound<'_, W> {
+///         Ok = (), Error = Error;
+///         element(this, value) => this.open.element(value);
+///         end(this) => Compound::end(this);
+///     }
+///     SerializeSeq::serialize_element, SerializeTuple::serialize_element
+/// }
+/// ```
+macro_rules! elements {
+    (
+        impl $generics:tt for $ty:ty {
+            Ok = $ok:ty, Error = $err:ty;
+            element($this:ident, $value:ident) => $element:expr;
+            end($end_this:ident) => $end:expr;
+        }
+        $($trait:ident :: $method:ident),* $(,)?
+    ) => {$(
+        elements!(@one $generics $ty; $ok, $err; $this, $value, $element; $end_this, $end;
+            $trait::$method);
+    )*};
+    (
+        @one [$($generics:tt)*] $ty:ty; $ok:ty, $err:ty; $this:ident, $value:ident,
+        $element:expr; $end_this:ident, $end:expr; $trait:ident :: $method:ident
+    ) => {
+        impl<$($generics)*> serde::ser::$trait for $ty {
+            type Ok = $ok;
+            type Error = $err;
+            fn $method<T: ?Sized + serde::Serialize>(
+                &mut self,
+                $value: &T,
+            ) -> std::result::Result<(), $err> {
+                let $this = self;
+                $element
+            }
+            fn end(self) -> std::result::Result<$ok, $err> {
+                let $end_this = self;
+                $end
+            }
+        }
+    };
+}

@@ -209,26 +209,17 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
     }
 }
 
-macro_rules! compound_elements {
-    ($($trait:ident :: $method:ident),*) => {$(
-        impl<W: io::Write> ser::$trait for Compound<'_, W> {
-            type Ok = ();
-            type Error = Error;
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.open.element(value)
-            }
-            fn end(self) -> Result<()> {
-                Compound::end(self)
-            }
-        }
-    )*};
-}
-compound_elements!(
+elements! {
+    impl[W: io::Write] for Compound<'_, W> {
+        Ok = (), Error = Error;
+        element(this, value) => this.open.element(value);
+        end(this) => Compound::end(this);
+    }
     SerializeSeq::serialize_element,
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field,
     SerializeTupleVariant::serialize_field
-);
+}
 
 impl<W: io::Write> ser::SerializeMap for Compound<'_, W> {
     type Ok = ();

@@ -440,48 +440,16 @@ impl<'t> ser::Serializer for Recorder<'t> {
     }
 }
 
-impl ser::SerializeSeq for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
+elements! {
+    impl[] for Open<'_> {
+        Ok = (), Error = Error;
+        element(this, value) => this.element(value);
+        end(this) => this.finish().map(drop);
     }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
-    }
-}
-
-impl ser::SerializeTuple for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
-    }
-}
-
-impl ser::SerializeTupleStruct for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
-    }
-}
-
-impl ser::SerializeTupleVariant for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
-    }
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
 }
 
 impl ser::SerializeMap for Open<'_> {

@@ -183,27 +183,20 @@ pub(crate) struct Elements {
     variant: Option<&'static str>,
 }
 
-macro_rules! elements {
-    ($($trait:ident :: $method:ident),*) => {$(
-        impl ser::$trait for Elements {
-            type Ok = Value;
-            type Error = Error;
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.items.push(value.serialize(ValueSerializer)?);
-                Ok(())
-            }
-            fn end(self) -> Result<Value> {
-                Ok(tagged(self.variant, Value::Array(self.items)))
-            }
-        }
-    )*};
-}
-elements!(
+elements! {
+    impl[] for Elements {
+        Ok = Value, Error = Error;
+        element(this, value) => {
+            this.items.push(value.serialize(ValueSerializer)?);
+            Ok(())
+        };
+        end(this) => Ok(tagged(this.variant, Value::Array(this.items)));
+    }
     SerializeSeq::serialize_element,
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field,
     SerializeTupleVariant::serialize_field
-);
+}
 
 pub(crate) struct Fields {
     map: Map,

@@ -142,26 +142,17 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
     }
 }
 
-macro_rules! driving_elements {
-    ($($trait:ident :: $method:ident),*) => {$(
-        impl ser::$trait for Driving<'_, '_, '_> {
-            type Ok = ();
-            type Error = Error;
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
-                self.element(value)
-            }
-            fn end(self) -> Result<()> {
-                Driving::end(self)
-            }
-        }
-    )*};
-}
-driving_elements!(
+elements! {
+    impl[] for Driving<'_, '_, '_> {
+        Ok = (), Error = Error;
+        element(this, value) => this.element(value);
+        end(this) => Driving::end(this);
+    }
     SerializeSeq::serialize_element,
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field,
     SerializeTupleVariant::serialize_field
-);
+}
 
 impl ser::SerializeMap for Driving<'_, '_, '_> {
     type Ok = ();

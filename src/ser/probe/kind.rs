@@ -193,25 +193,18 @@ impl ser::Serializer for AllPrimitive {
     refuse!(Stop(None); serialize_map, serialize_struct_variant);
 }
 
-macro_rules! all_primitive_seq {
-    ($($trait:ident :: $method:ident),*) => {$(
-        impl ser::$trait for AllPrimitiveSeq {
-            type Ok = bool;
-            type Error = Stop;
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-                if self.0 && !is_primitive(value) {
-                    self.0 = false;
-                }
-                Ok(())
+elements! {
+    impl[] for AllPrimitiveSeq {
+        Ok = bool, Error = Stop;
+        element(this, value) => {
+            if this.0 && !is_primitive(value) {
+                this.0 = false;
             }
-            fn end(self) -> Result<bool, Stop> {
-                Ok(self.0)
-            }
-        }
-    )*};
-}
-all_primitive_seq!(
+            Ok(())
+        };
+        end(this) => Ok(this.0);
+    }
     SerializeSeq::serialize_element,
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field
-);
+}

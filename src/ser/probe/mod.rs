@@ -485,26 +485,19 @@ impl ser::Serializer for ShapeProbe {
     }
 }
 
-macro_rules! array_probe {
-    ($($trait:ident :: $method:ident),*) => {$(
-        impl ser::$trait for ArrayProbe {
-            type Ok = Shape;
-            type Error = Stop;
-            fn $method<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-                self.element(value);
-                Ok(())
-            }
-            fn end(self) -> Result<Shape, Stop> {
-                Ok(self.finish())
-            }
-        }
-    )*};
-}
-array_probe!(
+elements! {
+    impl[] for ArrayProbe {
+        Ok = Shape, Error = Stop;
+        element(this, value) => {
+            this.element(value);
+            Ok(())
+        };
+        end(this) => Ok(this.finish());
+    }
     SerializeSeq::serialize_element,
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field
-);
+}
 
 impl VariantProbe {
     fn content(self) -> Shape {
