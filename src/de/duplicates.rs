@@ -22,6 +22,9 @@ fn fingerprint(key: &str) -> u64 {
     head ^ (bytes.len() as u64).rotate_right(8)
 }
 
+/// The keys of an object too wide for a linear search.
+struct Many<'de>(HashSet<Cow<'de, str>>);
+
 /// Strict-mode duplicate sibling key detection (§14.3) for one object or keyed table. The keys
 /// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
 /// so an object allocates nothing; one with more than 16 keys moves its keys to a set.
@@ -30,7 +33,8 @@ pub(super) struct SeenKeys<'de> {
     base: usize,
     /// How many keys this object has pushed; nested objects push above them.
     len: usize,
-    many: Option<HashSet<Cow<'de, str>>>,
+    /// Boxed: rare, and it keeps every open object's state small.
+    many: Option<Box<Many<'de>>>,
 }
 
 impl<'de> SeenKeys<'de> {
@@ -45,7 +49,7 @@ impl<'de> SeenKeys<'de> {
     /// False if `key` was seen before.
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
     pub(super) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
-        if let Some(set) = &mut self.many {
+        if let Some(Many(set)) = self.many.as_deref_mut() {
             return set.insert(key.clone());
         }
         // Whatever a nested object left above this object's keys is not a sibling.
@@ -60,7 +64,7 @@ impl<'de> SeenKeys<'de> {
         if mine.len() >= 16 {
             let mut set: HashSet<_> = stack.drain(self.base..).map(|(_, k)| k).collect();
             set.insert(key.clone());
-            self.many = Some(set);
+            self.many = Some(Box::new(Many(set)));
             return true;
         }
         stack.push((mark, key.clone()));

@@ -13,6 +13,9 @@ use super::span::{over_indented, stopped_early};
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
+/// The line on which each key of an object last appears.
+struct LastLines<'de>(HashMap<Cow<'de, str>, usize>);
+
 /// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
 /// is on the hyphen line.
 pub(crate) struct ObjectAccess<'a, 'de> {
@@ -26,7 +29,8 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     seen: Option<SeenKeys<'de>>,
     /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
     /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
-    last_wins: Option<HashMap<Cow<'de, str>, usize>>,
+    /// Boxed: only non-strict struct targets use it.
+    last_wins: Option<Box<LastLines<'de>>>,
     done: bool,
 }
 
@@ -71,7 +75,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
                 record(line.content, line.number);
             }
         }
-        self.last_wins = Some(last);
+        self.last_wins = Some(Box::new(LastLines(last)));
         self
     }
 
@@ -133,7 +137,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             let overwritten = self
                 .last_wins
                 .as_ref()
-                .is_some_and(|last| last.get(&key).is_some_and(|&n| n != line.number));
+                .is_some_and(|last| last.0.get(&key).is_some_and(|&n| n != line.number));
             if !overwritten {
                 break (content, line, key, slot);
             }
