@@ -2,6 +2,7 @@
 
 use std::borrow::Borrow;
 use std::hash::Hash;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -22,9 +23,38 @@ use super::Value;
 /// assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a"]);
 /// assert_eq!(m["b"], 3);
 /// ```
-#[derive(Clone, Default)]
-pub struct Map {
+///
+/// The type parameters are there so that code written for serde_json's `Map<String, Value>`
+/// reads the same; only `Map<String, Value>` (the default, `Map`) exists:
+///
+/// ```
+/// use toon::{Map, Value};
+/// fn names(object: &Map<String, Value>) -> Vec<&str> {
+///     object.keys().collect()
+/// }
+/// assert_eq!(names(&toon::from_str("a: 1\nb: 2").unwrap()), ["a", "b"]);
+/// ```
+pub struct Map<K = String, V = Value> {
     entries: Entries,
+    spelling: PhantomData<fn() -> (K, V)>,
+}
+
+impl Clone for Map {
+    fn clone(&self) -> Self {
+        Map {
+            entries: self.entries.clone(),
+            spelling: PhantomData,
+        }
+    }
+}
+
+impl Default for Map {
+    fn default() -> Self {
+        Map {
+            entries: Entries::default(),
+            spelling: PhantomData,
+        }
+    }
 }
 
 /// Small objects (most of them) are a vector searched linearly: no hashing and one
@@ -103,6 +133,7 @@ impl Map {
             } else {
                 Entries::Large(IndexMap::with_capacity(n))
             },
+            spelling: PhantomData,
         }
     }
 
@@ -398,6 +429,17 @@ impl<K: Into<Arc<str>>> Extend<(K, Value)> for Map {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `Map` is a serde type of its own, as serde_json's is: an object and nothing else.
+    #[test]
+    fn maps_serialize_and_deserialize_as_objects() {
+        let map: Map<String, Value> = crate::from_str("b: 1\na[2]: x,y").unwrap();
+        assert_eq!(map.keys().collect::<Vec<_>>(), ["b", "a"]);
+        let text = crate::to_string(&map).unwrap();
+        assert_eq!(text, crate::to_string(&Value::Object(map)).unwrap());
+        let err = crate::from_str::<Map>("[2]: 1,2").unwrap_err();
+        assert!(err.to_string().contains("expected an object"), "{err}");
+    }
 
     /// Both representations behave as one ordered map, across the switch between them.
     #[test]

@@ -372,12 +372,41 @@ impl Serialize for Value {
             Value::Number(n) => n.serialize(s),
             Value::String(v) => s.serialize_str(v),
             Value::Array(a) => a.serialize(s),
-            Value::Object(o) => {
-                let mut m = s.serialize_map(Some(o.len()))?;
-                for (k, v) in o {
-                    m.serialize_entry(k, v)?;
-                }
-                m.end()
+            Value::Object(o) => o.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Map {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// An object, as serde_json's `Map` deserializes: anything else is an invalid type.
+impl<'de> Deserialize<'de> for Map {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+        match Value::deserialize(d)? {
+            Value::Object(map) => Ok(map),
+            other => {
+                use serde::de::Unexpected;
+                let unexpected = match &other {
+                    Value::Null => Unexpected::Unit,
+                    Value::Bool(b) => Unexpected::Bool(*b),
+                    Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+                        (Some(u), _) => Unexpected::Unsigned(u),
+                        (None, Some(i)) => Unexpected::Signed(i),
+                        _ => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+                    },
+                    Value::String(s) => Unexpected::Str(s),
+                    Value::Array(_) => Unexpected::Seq,
+                    Value::Object(_) => Unexpected::Map,
+                };
+                Err(serde::de::Error::invalid_type(unexpected, &"an object"))
             }
         }
     }
