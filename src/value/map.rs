@@ -1,4 +1,5 @@
-//! `Map`: a TOON object, keeping keys in insertion order (§2).
+//! `Map`: a TOON object, keeping keys in insertion order (§2), and its iterators (as
+//! `serde_json::map`).
 
 use std::borrow::Borrow;
 use std::hash::Hash;

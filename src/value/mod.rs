@@ -2,7 +2,7 @@
 
 mod deserializer;
 mod document;
-mod map;
+pub mod map;
 mod number;
 mod serializer;
 
