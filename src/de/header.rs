@@ -3,7 +3,9 @@
 use std::borrow::Cow;
 use std::rc::Rc;
 
-use super::token::{Unquoted, find_closing_quote, find_unquoted, parse_name, trim_spaces};
+use super::token::{
+    Unquoted, after_quoted, find_closing_quote, find_unquoted, parse_name, trim_spaces,
+};
 use crate::error::{Error, Quoted, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
@@ -43,22 +45,25 @@ pub(crate) struct HeaderCache<'de> {
 impl<'de> HeaderCache<'de> {
     const CAPACITY: usize = 8;
 
-    fn get_or_parse(
+    /// The field list parsed before from the same text and delimiter.
+    fn get(&mut self, inner: &str, delim: u8) -> Option<Rc<FieldList<'de>>> {
+        let at = self
+            .entries
+            .iter()
+            .position(|(text, d, _)| *d == delim && *text == inner)?;
+        if at != 0 {
+            self.entries[..=at].rotate_right(1);
+        }
+        Some(Rc::clone(&self.entries[0].2))
+    }
+
+    /// Parses a field list not seen before and remembers it.
+    fn parse(
         &mut self,
         inner: &'de str,
         delim: u8,
         max_depth: usize,
     ) -> Result<Rc<FieldList<'de>>> {
-        if let Some(at) = self
-            .entries
-            .iter()
-            .position(|(text, d, _)| *d == delim && *text == inner)
-        {
-            if at != 0 {
-                self.entries[..=at].rotate_right(1);
-            }
-            return Ok(Rc::clone(&self.entries[0].2));
-        }
         let mut fields = field_entries(inner, delim, max_depth)?;
         let duplicate = find_duplicate(&fields);
         if duplicate.is_some() {
@@ -140,6 +145,8 @@ pub(crate) fn parse<'de>(
             brace_end = close + 1;
         }
     }
+    let brace_close =
+        brace_start.and_then(|_| brace_end.checked_sub(1).filter(|&c| c > bracket_end));
     let Some(colon) = find_unquoted(content, b':', bracket_end.max(brace_end)) else {
         return invalid("missing colon after array header", content.len());
     };
@@ -170,25 +177,30 @@ pub(crate) fn parse<'de>(
     };
     let mut fields = None;
     if let Some(brace_start) = brace_start.filter(|&b| b < colon)
-        && let Some(close) = find_matching_brace(content, brace_start).filter(|&c| c < colon)
+        && let Some(close) = brace_close.filter(|&c| c < colon)
     {
         let inner = &content[brace_start + 1..close];
-        for other in [b',', b'\t', b'|'] {
-            if other != delim && find_unquoted(inner, other, 0).is_some() {
-                return invalid(
-                    format!(
-                        "header delimiter mismatch: the bracket declares {} but the field \
+        // A field list seen before passed every check below.
+        if let Some(list) = cache.get(inner, delim) {
+            fields = Some(list);
+        } else {
+            for other in [b',', b'\t', b'|'] {
+                if other != delim && find_unquoted(inner, other, 0).is_some() {
+                    return invalid(
+                        format!(
+                            "header delimiter mismatch: the bracket declares {} but the field \
                              list contains an unquoted {}",
-                        show(delim),
-                        show(other)
-                    ),
-                    brace_start,
-                );
+                            show(delim),
+                            show(other)
+                        ),
+                        brace_start,
+                    );
+                }
             }
-        }
-        match cache.get_or_parse(inner, delim, max_depth) {
-            Ok(f) => fields = Some(f),
-            Err(e) => return Parsed::Invalid(e, brace_start),
+            match cache.parse(inner, delim, max_depth) {
+                Ok(f) => fields = Some(f),
+                Err(e) => return Parsed::Invalid(e, brace_start),
+            }
         }
     }
     let duplicate = fields.as_ref().and_then(|f| f.duplicate.as_deref());
@@ -278,21 +290,28 @@ fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
     Ok((len, delim, keyed))
 }
 
+/// The brace closing the one at `open`, outside quotes; jumps between braces and quotes.
 fn find_matching_brace(s: &str, open: usize) -> Option<usize> {
+    let bytes = s.as_bytes();
     let mut depth = 0usize;
-    for (at, b) in Unquoted::new(s, open) {
-        match b {
+    let mut at = open;
+    loop {
+        let i = at + memchr::memchr3(b'{', b'}', b'"', bytes.get(at..)?)?;
+        match bytes[i] {
             b'{' => depth += 1,
             b'}' => {
                 depth = depth.saturating_sub(1);
                 if depth == 0 {
-                    return Some(at);
+                    return Some(i);
                 }
             }
-            _ => {}
+            _ => {
+                at = after_quoted(bytes, i)?;
+                continue;
+            }
         }
+        at = i + 1;
     }
-    None
 }
 
 /// Parses field entries recursively (§6 fields-seg, §9.3 nested field groups).
@@ -391,4 +410,59 @@ fn find_duplicate(fields: &[Field<'_>]) -> Option<String> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The jumping brace search finds what a byte-by-byte walk outside quotes finds.
+    #[test]
+    fn matching_brace_agrees_with_the_quote_tracker() {
+        let alphabet = [b'{', b'}', b'"', b'\\', b'a', b','];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..20_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 14) as usize + 1;
+            let mut text: String = (0..len)
+                .map(|i| alphabet[((state >> (i * 4 + 6)) % 6) as usize] as char)
+                .collect();
+            text.insert(0, '{');
+            let mut depth = 0usize;
+            let expected = Unquoted::new(&text, 0).find_map(|(at, b)| {
+                match b {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            return Some(at);
+                        }
+                    }
+                    _ => {}
+                }
+                None
+            });
+            assert_eq!(find_matching_brace(&text, 0), expected, "{text:?}");
+        }
+    }
+
+    /// A header seen again takes its field list from the cache, checks included.
+    #[test]
+    fn repeated_field_lists_are_parsed_once() {
+        let mut cache = HeaderCache::default();
+        let first = match parse("a[2]{x,y}:", true, 8, &mut cache) {
+            Parsed::Header(h) => h.fields.unwrap(),
+            _ => panic!("a header"),
+        };
+        let second = match parse("b[5]{x,y}:", true, 8, &mut cache) {
+            Parsed::Header(h) => h.fields.unwrap(),
+            _ => panic!("a header"),
+        };
+        assert!(Rc::ptr_eq(&first, &second));
+        assert!(matches!(parse("c[1|]{x,y}:", true, 8, &mut cache), Parsed::Invalid(..)));
+        assert!(matches!(parse("d[1]{x,x}:", true, 8, &mut cache), Parsed::Invalid(..)));
+        assert!(matches!(parse("d[1]{x,x}:", true, 8, &mut cache), Parsed::Invalid(..)));
+    }
 }

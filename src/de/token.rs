@@ -85,7 +85,7 @@ pub(crate) fn find_unquoted(s: &str, ch: u8, from: usize) -> Option<usize> {
 }
 
 /// The index just past the quote closing the one at `open`; `None` if it never closes.
-fn after_quoted(bytes: &[u8], open: usize) -> Option<usize> {
+pub(crate) fn after_quoted(bytes: &[u8], open: usize) -> Option<usize> {
     let mut i = open + 1;
     loop {
         let j = i + memchr::memchr2(b'"', b'\\', bytes.get(i..)?)?;
