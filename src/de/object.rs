@@ -119,19 +119,21 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             }
             let (content, line) = match self.first.take() {
                 Some(first) => first,
-                None => match self.de.scan.peek()? {
-                    Some(line) if line.depth >= self.min_depth => {
-                        if line.depth != self.depth {
-                            return Err(over_indented(&line, self.depth));
+                None => {
+                    let (min_depth, depth) = (self.min_depth, self.depth);
+                    let next = self.de.scan.next_if(|line| match line.depth {
+                        d if d < min_depth => Ok(false),
+                        d if d != depth => Err(over_indented(line, depth)),
+                        _ => Ok(true),
+                    })?;
+                    match next {
+                        Some(line) => (line.content, line),
+                        None => {
+                            self.done = true;
+                            return Ok(None);
                         }
-                        self.de.scan.consume()?;
-                        (line.content, line)
                     }
-                    _ => {
-                        self.done = true;
-                        return Ok(None);
-                    }
-                },
+                }
             };
             let (key, slot) = self.de.field(content, line, self.depth)?;
             let overwritten = self

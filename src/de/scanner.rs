@@ -98,6 +98,22 @@ impl<'de> Scanner<'de> {
         Ok(self.peeked)
     }
 
+    /// Consumes the next significant line if `take` accepts it (peek, decide and consume in
+    /// one call: the line is copied out once).
+    #[inline]
+    pub(crate) fn next_if(
+        &mut self,
+        take: impl FnOnce(&Line<'de>) -> Result<bool>,
+    ) -> Result<Option<Line<'de>>> {
+        if self.peeked.is_none() {
+            self.peeked = self.scan()?;
+        }
+        match &self.peeked {
+            Some(line) if take(line)? => self.consume().map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// The significant lines from the current position on, without moving this scanner
     /// (a lookahead; scanning errors end it).
     pub(crate) fn lookahead(&self) -> impl Iterator<Item = Line<'de>> + 'de + use<'de> {

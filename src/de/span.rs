@@ -72,21 +72,16 @@ impl<'de> Span<'de> {
             self.done = true;
             return Ok(None);
         }
-        let line = match de.scan.peek()? {
-            Some(line) if line.depth > self.base => line,
-            _ => {
-                self.done = true;
-                return Ok(None);
-            }
-        };
-        if line.depth != self.depth {
-            return Err(over_indented(&line, self.depth));
-        }
-        if let LineRole::End = role(&line)? {
+        let (base, depth) = (self.base, self.depth);
+        let next = de.scan.next_if(|line| match line.depth {
+            d if d <= base => Ok(false),
+            d if d != depth => Err(over_indented(line, depth)),
+            _ => Ok(matches!(role(line)?, LineRole::Item)),
+        })?;
+        let Some(line) = next else {
             self.done = true;
             return Ok(None);
-        }
-        de.scan.consume()?;
+        };
         if !self.started {
             self.started = true;
             de.scan.open_spans += 1;
