@@ -461,8 +461,17 @@ mod tests {
             _ => panic!("a header"),
         };
         assert!(Rc::ptr_eq(&first, &second));
-        assert!(matches!(parse("c[1|]{x,y}:", true, 8, &mut cache), Parsed::Invalid(..)));
-        assert!(matches!(parse("d[1]{x,x}:", true, 8, &mut cache), Parsed::Invalid(..)));
-        assert!(matches!(parse("d[1]{x,x}:", true, 8, &mut cache), Parsed::Invalid(..)));
+        assert!(matches!(
+            parse("c[1|]{x,y}:", true, 8, &mut cache),
+            Parsed::Invalid(..)
+        ));
+        assert!(matches!(
+            parse("d[1]{x,x}:", true, 8, &mut cache),
+            Parsed::Invalid(..)
+        ));
+        assert!(matches!(
+            parse("d[1]{x,x}:", true, 8, &mut cache),
+            Parsed::Invalid(..)
+        ));
     }
 }

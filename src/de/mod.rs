@@ -259,10 +259,8 @@ impl<'de> Deserializer<'de> {
         // key-value line; deciding that needs only the key's bytes, not the whole line.
         // The content starts with no space and ends with none (the scanner trims it).
         let bytes = content.as_bytes();
-        if let Some(colon) = bytes
-            .iter()
-            .position(|&b| matches!(b, b':' | b'[' | b'"'))
-            .filter(|&i| i > 0 && bytes[i] == b':')
+        if let Some(colon) =
+            token::find_any(bytes, 0, [b':', b'[', b'"']).filter(|&i| i > 0 && bytes[i] == b':')
         {
             let key = content[..colon].trim_end_matches(' ');
             if !key.is_empty() {

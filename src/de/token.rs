@@ -140,15 +140,22 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
 /// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
 /// for the short spans between cells a word loop beats a vector search's set-up.
 pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
+    find_any(bytes, from, [a, b, b])
+}
+
+/// The first position at or after `from` holding one of `needles`, eight bytes at a time
+/// (SWAR). A zero byte in `word ^ fill` is a match; the lowest flagged byte is always exact.
+pub(crate) fn find_any(bytes: &[u8], from: usize, needles: [u8; 3]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    let (fill_a, fill_b) = (LO * u64::from(a), LO * u64::from(b));
+    let fills = needles.map(|n| LO * u64::from(n));
     let mut at = from;
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let word = u64::from_le_bytes(*chunk);
-        let (xa, xb) = (word ^ fill_a, word ^ fill_b);
-        // A zero byte in `xa` or `xb` is a match; the lowest flagged byte is always exact.
-        let hits = (xa.wrapping_sub(LO) & !xa | xb.wrapping_sub(LO) & !xb) & HI;
+        let hits = fills.iter().fold(0, |hits, fill| {
+            let x = word ^ fill;
+            hits | (x.wrapping_sub(LO) & !x)
+        }) & HI;
         if hits != 0 {
             return Some(at + hits.trailing_zeros() as usize / 8);
         }
@@ -157,7 +164,7 @@ pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usi
     bytes
         .get(at..)?
         .iter()
-        .position(|&c| c == a || c == b)
+        .position(|c| needles.contains(c))
         .map(|i| at + i)
 }
 
