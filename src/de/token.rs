@@ -475,6 +475,12 @@ mod tests {
                 expected,
                 "{bytes:?} {from}"
             );
+            let expected = bytes[from..]
+                .iter()
+                .position(|&c| c == b',' || c == b'"' || c == 0xff)
+                .map(|i| from + i);
+            let found = find_any(&bytes, from, [b',', b'"', 0xff]);
+            assert_eq!(found, expected, "{bytes:?} {from}");
         }
     }
 
