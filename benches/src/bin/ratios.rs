@@ -150,14 +150,15 @@ fn main() {
     }
 }
 
-/// Nanoseconds per JSON byte for ×1, ×10 and ×100 of the first data set: flat means linear.
+/// Nanoseconds per JSON byte for ×1, ×10 and ×100 of the first data set: flat means linear
+/// (serde_json's own parse of the same data alongside, for what the allocator adds at size).
 fn scaling(m: &Measure) {
     let Some(base) = base_datasets().into_iter().next() else {
         return;
     };
     println!("\nScaling, toon ns per JSON byte ({}):\n", base.name);
-    println!("| size | JSON MB | encode | decode → toon::Value |");
-    println!("|---|---:|---:|---:|");
+    println!("| size | JSON MB | encode | decode → toon::Value | serde_json: parse → serde_json::Value |");
+    println!("|---|---:|---:|---:|---:|");
     for times in [1, 10, 100] {
         let data = if times == 1 {
             None
@@ -172,16 +173,20 @@ fn scaling(m: &Measure) {
                 Contender::new("decode", || {
                     toon::from_str::<toon::Value>(&data.toon).unwrap()
                 }),
+                Contender::new("serde_json", || {
+                    serde_json::from_str::<serde_json::Value>(&data.json).unwrap()
+                }),
             ],
             m.samples.min(7),
             m.sample,
         );
         let per = |ns: f64| ns / data.json.len() as f64;
         println!(
-            "| ×{times} | {:.2} | {:.2} | {:.2} |",
+            "| ×{times} | {:.2} | {:.2} | {:.2} | {:.2} |",
             data.json.len() as f64 / 1e6,
             per(t[0]),
-            per(t[1])
+            per(t[1]),
+            per(t[2])
         );
     }
 }
