@@ -176,10 +176,16 @@ impl Fields {
         self.offsets[j]
     }
 
-    /// Index of `key`, trying `hint` (the entry's position) first.
+    /// Index of `key`, trying `hint` (the entry's position) first. A struct's field names
+    /// are the same `&'static str` on every row, so the hint usually matches by address and
+    /// length alone, without comparing bytes.
+    #[inline]
     pub(crate) fn position(&self, key: &str, hint: usize) -> Option<usize> {
-        if self.names.get(hint).is_some_and(|n| n == key) {
-            return Some(hint);
+        if let Some(name) = self.names.get(hint) {
+            let same_text = std::ptr::eq(name.as_ptr(), key.as_ptr()) && name.len() == key.len();
+            if same_text || name == key {
+                return Some(hint);
+            }
         }
         self.names.iter().position(|n| n == key)
     }
