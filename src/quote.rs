@@ -22,6 +22,29 @@ const FORCES_QUOTES: [bool; 256] = {
     table
 };
 
+/// [`FORCES_QUOTES`] plus the active delimiter (§11.1), one table per delimiter, so that the
+/// check is one load per byte.
+const FORCES_QUOTES_WITH: [[bool; 256]; 3] = {
+    let delimiters = [b',', b'\t', b'|'];
+    let mut tables = [FORCES_QUOTES; 3];
+    let mut i = 0;
+    while i < 3 {
+        tables[i][delimiters[i] as usize] = true;
+        i += 1;
+    }
+    tables
+};
+
+/// The quoting table for `delimiter` (`,`, tab or `|`); any other byte is checked on its own.
+fn forces_quotes(delimiter: u8) -> Option<&'static [bool; 256]> {
+    match delimiter {
+        b',' => Some(&FORCES_QUOTES_WITH[0]),
+        b'\t' => Some(&FORCES_QUOTES_WITH[1]),
+        b'|' => Some(&FORCES_QUOTES_WITH[2]),
+        _ => None,
+    }
+}
+
 /// Bytes that need an escape inside a quoted string (§7.1).
 const NEEDS_ESCAPE: [bool; 256] = {
     let mut table = [false; 256];
@@ -44,10 +67,13 @@ pub(crate) fn is_safe_unquoted(s: &str, delimiter: u8) -> bool {
     if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
         return false;
     }
-    if bytes
-        .iter()
-        .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter)
-    {
+    let forced = match forces_quotes(delimiter) {
+        Some(table) => bytes.iter().any(|&b| table[b as usize]),
+        None => bytes
+            .iter()
+            .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter),
+    };
+    if forced {
         return false;
     }
     !(matches!(s, "true" | "false" | "null") || is_numeric_like(bytes))
@@ -173,6 +199,19 @@ pub(crate) fn write_key(out: &mut Vec<u8>, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn delimiter_tables_add_only_their_delimiter() {
+        for delimiter in [b',', b'\t', b'|'] {
+            let table = forces_quotes(delimiter).unwrap();
+            for b in 0..=255u8 {
+                assert_eq!(
+                    table[b as usize],
+                    FORCES_QUOTES[b as usize] || b == delimiter
+                );
+            }
+        }
+    }
 
     #[test]
     fn key_table_matches_the_pattern_of_7_3() {
