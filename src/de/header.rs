@@ -322,7 +322,6 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
         ));
     }
     split_top_level(content, delim)
-        .into_iter()
         .map(|entry| {
             let entry = trim_spaces(entry);
             if entry.is_empty() {
@@ -365,23 +364,49 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
 }
 
 /// Splits on `delim` at brace depth 0, outside quotes.
-fn split_top_level(content: &str, delim: u8) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut depth = 0i64;
-    let mut start = 0;
-    for (at, b) in Unquoted::new(content, 0) {
-        match b {
-            b'{' => depth += 1,
-            b'}' => depth -= 1,
-            _ if b == delim && depth == 0 => {
-                parts.push(&content[start..at]);
-                start = at + 1;
-            }
-            _ => {}
-        }
+fn split_top_level(content: &str, delim: u8) -> TopLevel<'_> {
+    TopLevel {
+        content,
+        delim,
+        bytes: Unquoted::new(content, 0),
+        start: 0,
+        depth: 0,
+        done: false,
     }
-    parts.push(&content[start..]);
-    parts
+}
+
+/// The entries of a field list, split lazily (no allocation per header).
+struct TopLevel<'s> {
+    content: &'s str,
+    delim: u8,
+    bytes: Unquoted<'s>,
+    start: usize,
+    depth: i64,
+    done: bool,
+}
+
+impl<'s> Iterator for TopLevel<'s> {
+    type Item = &'s str;
+
+    fn next(&mut self) -> Option<&'s str> {
+        if self.done {
+            return None;
+        }
+        for (at, b) in self.bytes.by_ref() {
+            match b {
+                b'{' => self.depth += 1,
+                b'}' => self.depth -= 1,
+                _ if b == self.delim && self.depth == 0 => {
+                    let part = &self.content[self.start..at];
+                    self.start = at + 1;
+                    return Some(part);
+                }
+                _ => {}
+            }
+        }
+        self.done = true;
+        Some(&self.content[self.start..])
+    }
 }
 
 /// Marks every field that a later field of its group overrides, in one pass per group, so
@@ -400,9 +425,15 @@ fn mark_overridden(fields: &mut [Field<'_>]) {
 }
 
 fn find_duplicate(fields: &[Field<'_>]) -> Option<String> {
-    let mut seen = std::collections::HashSet::with_capacity(fields.len());
-    for f in fields {
-        if !seen.insert(f.name.as_ref()) {
+    // Short lists (nearly all) are searched pairwise: no hashing, no allocation.
+    let mut seen =
+        (fields.len() > 16).then(|| std::collections::HashSet::with_capacity(fields.len()));
+    for (i, f) in fields.iter().enumerate() {
+        let repeated = match &mut seen {
+            Some(seen) => !seen.insert(f.name.as_ref()),
+            None => fields[..i].iter().any(|g| g.name == f.name),
+        };
+        if repeated {
             return Some(f.name.to_string());
         }
         if let Some(dup) = f.children.as_deref().and_then(find_duplicate) {
