@@ -12,6 +12,7 @@ mod row;
 
 use serde::ser::Serialize;
 
+use super::probe::guess::Probed;
 use super::probe::{self, ArrayForm, Fields, ObjectForm, Shape};
 use crate::error::{Error, Result};
 use cell::{Cell, Fail};
@@ -53,7 +54,10 @@ pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> R
         Err(Fail::Container) => out.reset(mark),
         Err(Fail::Error(e)) => return Err(e),
     }
-    match shape_of(out, value)? {
+    let Some(shape) = shape_or_written(out, None, value, Start::Line(0), 1)? else {
+        return Ok(());
+    };
+    match shape {
         // A root object's fields sit at depth 0 with no opening line (a keyed root has one).
         Shape::Object { form, .. } if !matches!(form, ObjectForm::Keyed(_)) => nested(out, |out| {
             value.serialize(Drive::with(out, Sink::Fields { depth: 0 }, form.variant()))
@@ -77,8 +81,46 @@ fn field<T: ?Sized + Serialize>(
     if out.try_primitive(value, mark)? {
         return Ok(());
     }
-    let shape = shape_of(out, value)?;
-    container(out, Some(key), value, &shape, depth)
+    match shape_or_written(out, Some(key), value, Start::Line(depth), depth + 1)? {
+        Some(shape) => container(out, Some(key), value, &shape, depth),
+        None => Ok(()),
+    }
+}
+
+/// The shape of a container about to be written at `key`, or `None` when it has been
+/// written already: an array whose first rows make a flat table (§9.3) is written as that
+/// table on a guess (`probe::guess`), each row checked as it is written, instead of being
+/// probed whole first. When a row breaks the table (or anything else fails), the output and
+/// nesting are put back as they were and the array is probed whole after all; that probe
+/// decides the form from every element and reports any error the value's `Serialize` has.
+fn shape_or_written<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    key: Option<&str>,
+    value: &T,
+    start: Start,
+    content: usize,
+) -> Result<Option<Shape>> {
+    if out.speculating.is_some() {
+        return shape_of(out, value).map(Some);
+    }
+    let shape = match probe::guess::shape_or_guess(value, out.depth_left) {
+        Ok(Probed::Shape(shape)) => return Ok(Some(shape)),
+        Ok(Probed::Guess(shape)) => shape,
+        Err(stop) => return Err(Error::data(stop.to_string())),
+    };
+    let (mark, depth_left) = (out.mark(), out.depth_left);
+    out.speculating = Some(out.buf.len());
+    let written = nested(out, |out| {
+        let (sink, variant) = open(out, key, &shape, start, content)?;
+        value.serialize(Drive::with(out, sink, variant))
+    });
+    out.speculating = None;
+    if written.is_ok() {
+        return Ok(None);
+    }
+    out.reset(mark);
+    out.depth_left = depth_left;
+    shape_of(out, value).map(Some)
 }
 
 /// A container in field position (`key` given) or as the root (§9, §8, §9.5).
@@ -204,7 +246,10 @@ fn first_field<T: ?Sized + Serialize>(
     if out.try_primitive(value, mark)? {
         return Ok(());
     }
-    let shape = shape_of(out, value)?;
+    let Some(shape) = shape_or_written(out, Some(key), value, Start::Item(depth), depth + 2)?
+    else {
+        return Ok(());
+    };
     nested(out, |out| {
         let (sink, variant) = open(out, Some(key), &shape, Start::Item(depth), depth + 2)?;
         value.serialize(Drive::with(out, sink, variant))

@@ -15,6 +15,9 @@ use crate::quote;
 const CHUNK: usize = 64 * 1024;
 /// Room kept ahead of the next line when the output is a `Vec`.
 const ROOM: usize = 1024;
+/// The most a speculatively written table may hold back from a writer before the guess is
+/// given up for the two-pass path (which streams).
+const SPECULATION_LIMIT: usize = 2 * CHUNK;
 
 /// The output buffer and the line discipline of §12: LF between lines, `indent × depth`
 /// spaces, no trailing newline.
@@ -32,6 +35,9 @@ pub(crate) struct Out<'w> {
     /// Nesting levels still allowed (`EncodeOptions::max_depth` at the root).
     pub(super) depth_left: usize,
     max_depth: usize,
+    /// Where a table written on a guess starts (see `emit::guessed_table`): nothing from
+    /// there on may reach the writer until the guess holds.
+    pub(super) speculating: Option<usize>,
 }
 
 /// A point in the output to return to when a value turns out not to be a primitive.
@@ -64,6 +70,7 @@ impl<'w> Out<'w> {
             key: String::new(),
             depth_left: options.max_depth,
             max_depth: options.max_depth,
+            speculating: None,
         }
     }
 
@@ -102,6 +109,11 @@ impl<'w> Out<'w> {
     /// result's capacity stays near 1.5× its length (doubling would allow 2×).
     pub(super) fn spill(&mut self) -> Result<()> {
         match &mut self.writer {
+            Some(_) if let Some(start) = self.speculating => {
+                if self.buf.len() - start >= SPECULATION_LIMIT {
+                    return Err(Error::data("a guessed table outgrew its buffer"));
+                }
+            }
             Some(writer) => {
                 if self.buf.len() >= CHUNK {
                     writer.write_all(&self.buf).map_err(Error::io)?;

@@ -108,6 +108,11 @@ impl<'a> RowFields<'a> {
                     Err(Fail::Container) => return Err(inconsistent()),
                     Err(Fail::Error(e)) => return Err(e),
                 }
+                // A repeated key would overwrite its cell; the probe counts it as breaking
+                // the table, and so must a row written on a guess.
+                if w.spans[at].0 != usize::MAX {
+                    return Err(inconsistent());
+                }
                 w.spans[at] = (start, w.row.len());
                 Ok(())
             }

@@ -75,6 +75,7 @@ macro_rules! primitives {
     };
 }
 
+pub(crate) mod guess;
 mod kind;
 mod tabular;
 
@@ -214,9 +215,14 @@ impl ser::Error for Stop {
 /// depth where it is exceeded.
 pub(crate) fn shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
     let rows = left.saturating_sub(1);
-    match value.serialize(ShapeProbe { rows })? {
-        // Only now, knowing there are two or more entries that are all non-empty objects, is
-        // it worth building field lists for §9.5.
+    let first = value.serialize(ShapeProbe { rows })?;
+    second_look(value, first, rows)
+}
+
+/// Only once the first pass knows an object has two or more entries that are all non-empty
+/// objects is it worth building field lists for §9.5.
+fn second_look<T: ?Sized + Serialize>(value: &T, first: Shape, rows: usize) -> Result<Shape, Stop> {
+    match first {
         Shape::Object {
             form: ObjectForm::KeyedCandidate,
             ..

@@ -1,0 +1,176 @@
+//! The speculative guess for arrays (§9.3). The probe normally serializes a whole array to
+//! choose its form; probed through [`shape_or_guess`], an array of known length whose first
+//! two elements (or only one) make a flat table stops there, with that table as the guess.
+//! The emitter writes the table straight away and checks each row as it writes it; when a
+//! row breaks the table it rewinds and asks [`super::shape`], which looks at every element.
+//!
+//! Two rows, not one: in non-uniform data the second element usually differs already, and a
+//! wrong guess costs a rewritten array. Flat rows only (no nested field groups), for the same
+//! reason. Everything else is probed exactly as [`super::shape`] probes it, in one pass.
+
+use serde::ser::{self, Serialize};
+
+use super::{
+    ArrayForm, ArrayProbe, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe, second_look,
+};
+
+/// What [`shape_or_guess`] found.
+pub(crate) enum Probed {
+    /// The value's shape, from all of it.
+    Shape(Shape),
+    /// A table guessed from an array's first rows: to be checked while it is written.
+    Guess(Shape),
+}
+
+/// The shape of `value` as [`super::shape`] finds it, or a guessed table for an array of
+/// uniform flat objects, found after its second element.
+pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
+    value: &T,
+    left: usize,
+) -> Result<Probed, Stop> {
+    let rows = left.saturating_sub(1);
+    let mut guessed = None;
+    let first = value.serialize(Guessing {
+        probe: ShapeProbe { rows },
+        guessed: &mut guessed,
+    });
+    if let Some(shape) = guessed {
+        return Ok(Probed::Guess(shape));
+    }
+    second_look(value, first?, rows).map(Probed::Shape)
+}
+
+/// [`ShapeProbe`], with arrays probed by [`GuessingArray`].
+struct Guessing<'g> {
+    probe: ShapeProbe,
+    guessed: &'g mut Option<Shape>,
+}
+
+impl<'g> Guessing<'g> {
+    fn array(self, declared: Option<usize>) -> GuessingArray<'g> {
+        GuessingArray {
+            probe: ArrayProbe::new(self.probe.rows),
+            declared,
+            guessed: self.guessed,
+        }
+    }
+}
+
+/// An [`ArrayProbe`] that stops with a guess once the first rows make a flat table.
+struct GuessingArray<'g> {
+    probe: ArrayProbe,
+    declared: Option<usize>,
+    guessed: &'g mut Option<Shape>,
+}
+
+impl GuessingArray<'_> {
+    fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.probe.element(value);
+        let Some(declared) = self.declared else {
+            return Ok(());
+        };
+        if self.probe.len < declared.min(2) || self.probe.len > 2 {
+            return Ok(());
+        }
+        if let Some(fields) = self.probe.table.take_flat() {
+            *self.guessed = Some(Shape::Array {
+                len: declared,
+                form: ArrayForm::Table(fields),
+            });
+            return Err(Stop(None));
+        }
+        Ok(())
+    }
+}
+
+elements! {
+    impl[] for GuessingArray<'_> {
+        Ok = Shape, Error = Stop;
+        element(this, value) => this.element(value);
+        end(this) => Ok(this.probe.finish());
+    }
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+}
+
+/// Forwards a serializer method to [`ShapeProbe`].
+macro_rules! forward {
+    ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
+        fn $name(self, $($arg: $ty),*) -> Result<$ret, Stop> {
+            ser::Serializer::$name(self.probe, $($arg),*)
+        }
+    )*};
+}
+
+impl<'g> ser::Serializer for Guessing<'g> {
+    type Ok = Shape;
+    type Error = Stop;
+    type SerializeSeq = GuessingArray<'g>;
+    type SerializeTuple = GuessingArray<'g>;
+    type SerializeTupleStruct = GuessingArray<'g>;
+    type SerializeTupleVariant = VariantProbe;
+    type SerializeMap = ObjectScan;
+    type SerializeStruct = ObjectScan;
+    type SerializeStructVariant = VariantProbe;
+
+    forward! {
+        serialize_bool(v: bool) -> Shape;
+        serialize_i8(v: i8) -> Shape;
+        serialize_i16(v: i16) -> Shape;
+        serialize_i32(v: i32) -> Shape;
+        serialize_i64(v: i64) -> Shape;
+        serialize_i128(v: i128) -> Shape;
+        serialize_u8(v: u8) -> Shape;
+        serialize_u16(v: u16) -> Shape;
+        serialize_u32(v: u32) -> Shape;
+        serialize_u64(v: u64) -> Shape;
+        serialize_u128(v: u128) -> Shape;
+        serialize_f32(v: f32) -> Shape;
+        serialize_f64(v: f64) -> Shape;
+        serialize_char(v: char) -> Shape;
+        serialize_str(v: &str) -> Shape;
+        serialize_bytes(v: &[u8]) -> Shape;
+        serialize_none() -> Shape;
+        serialize_unit() -> Shape;
+        serialize_unit_struct(name: &'static str) -> Shape;
+        serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> Shape;
+        serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> VariantProbe;
+        serialize_map(len: Option<usize>) -> ObjectScan;
+        serialize_struct(name: &'static str, len: usize) -> ObjectScan;
+        serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> VariantProbe;
+    }
+
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<Shape, Stop> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<Shape, Stop> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<Shape, Stop> {
+        ser::Serializer::serialize_newtype_variant(self.probe, name, index, variant, value)
+    }
+    fn serialize_seq(self, len: Option<usize>) -> Result<GuessingArray<'g>, Stop> {
+        Ok(self.array(len))
+    }
+    fn serialize_tuple(self, len: usize) -> Result<GuessingArray<'g>, Stop> {
+        Ok(self.array(Some(len)))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _: &'static str,
+        len: usize,
+    ) -> Result<GuessingArray<'g>, Stop> {
+        Ok(self.array(Some(len)))
+    }
+}

@@ -1,0 +1,95 @@
+//! The encoder writes an array whose first rows make a flat table as that table at once and
+//! checks each later row as it writes it (`ser/probe/guess.rs`). These pin that a row breaking
+//! the table anywhere gives exactly the form a look at every element gives (§9.3, §9.4), for
+//! `to_string` and for `to_writer`, whose guess is bounded.
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::json;
+
+fn both(value: &impl Serialize) -> String {
+    let text = toon::to_string(value).unwrap();
+    let mut written = Vec::new();
+    toon::to_writer(&mut written, value).unwrap();
+    assert_eq!(
+        String::from_utf8(written).unwrap(),
+        text,
+        "to_writer and to_string differ"
+    );
+    text
+}
+
+#[test]
+fn a_row_that_breaks_the_table_late_gives_the_list_form() {
+    let cases = [
+        // A third row with an extra key, a missing key, a nested value, another type.
+        (
+            json!({"r": [{"a": 1}, {"a": 2}, {"a": 3, "b": 4}]}),
+            "r[3]:\n  - a: 1\n  - a: 2\n  - a: 3\n    b: 4",
+        ),
+        (
+            json!({"r": [{"a": 1, "b": 1}, {"a": 2, "b": 2}, {"a": 3}]}),
+            "r[3]:\n  - a: 1\n    b: 1\n  - a: 2\n    b: 2\n  - a: 3",
+        ),
+        (
+            json!({"r": [{"a": 1}, {"a": 2}, {"a": [3]}]}),
+            "r[3]:\n  - a: 1\n  - a: 2\n  - a[1]: 3",
+        ),
+        (
+            json!({"r": [{"a": 1}, {"a": 2}, {"a": {"x": 3}}]}),
+            "r[3]:\n  - a: 1\n  - a: 2\n  - a:\n      x: 3",
+        ),
+        (
+            json!({"r": [{"a": 1}, {"a": 2}, 7]}),
+            "r[3]:\n  - a: 1\n  - a: 2\n  - 7",
+        ),
+        (
+            json!([{"a": 1}, {"a": 2}, {"b": 3}]),
+            "[3]:\n  - a: 1\n  - a: 2\n  - b: 3",
+        ),
+        // Keys in another order still make the table.
+        (
+            json!({"r": [{"a": 1, "b": 2}, {"a": 3, "b": 4}, {"b": 6, "a": 5}]}),
+            "r[3]{a,b}:\n  1,2\n  3,4\n  5,6",
+        ),
+    ];
+    for (value, expected) in cases {
+        assert_eq!(both(&value), expected, "{value}");
+    }
+}
+
+/// A map that repeats a key: the probe counts it as breaking the table, and so must a row
+/// written on the guess.
+struct Repeats(u32);
+
+impl Serialize for Repeats {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("a", &self.0)?;
+        map.serialize_entry("b", &self.0)?;
+        if self.0 == 3 {
+            map.serialize_entry("a", &0)?;
+        }
+        map.end()
+    }
+}
+
+#[test]
+fn a_row_that_repeats_a_key_breaks_the_table() {
+    let rows = [Repeats(1), Repeats(2), Repeats(3)];
+    let text = both(&rows);
+    assert!(text.starts_with("[3]:\n  - a: 1"), "{text}");
+}
+
+#[test]
+fn large_tables_break_late_the_same_way_through_a_writer() {
+    // Past the writer's guess buffer (128 KB): the guess is given up and the array probed.
+    let mut rows: Vec<serde_json::Value> = (0..20_000)
+        .map(|i| json!({"id": i, "name": format!("row {i}")}))
+        .collect();
+    let table = both(&json!({ "rows": rows }));
+    assert!(table.starts_with("rows[20000]{id,name}:\n  0,row 0\n"));
+    rows.push(json!({"id": 20_000}));
+    let list = both(&json!({ "rows": rows }));
+    assert!(list.starts_with("rows[20001]:\n  - id: 0\n    name: row 0\n"));
+    assert!(list.ends_with("\n  - id: 20000"));
+}
