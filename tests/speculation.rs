@@ -1,7 +1,7 @@
-//! The encoder writes an array whose first rows make a flat table as that table at once and
-//! checks each later row as it writes it (`ser/probe/guess.rs`). These pin that a row breaking
-//! the table anywhere gives exactly the form a look at every element gives (§9.3, §9.4), for
-//! `to_string` and for `to_writer`, whose guess is bounded.
+//! The encoder writes an array (or object) whose first rows make a flat table as that table
+//! at once and checks each later row as it writes it (`ser/probe/guess.rs`). These pin that a
+//! row breaking the table anywhere gives exactly the form a look at every element gives
+//! (§9.3, §9.4, §9.5, §8), for `to_string` and for `to_writer`, whose guess is bounded.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::json;
@@ -92,4 +92,31 @@ fn large_tables_break_late_the_same_way_through_a_writer() {
     let list = both(&json!({ "rows": rows }));
     assert!(list.starts_with("rows[20001]:\n  - id: 0\n    name: row 0\n"));
     assert!(list.ends_with("\n  - id: 20000"));
+}
+
+#[test]
+fn an_entry_that_breaks_a_keyed_table_late_gives_plain_fields() {
+    let keyed = json!({"f": {"a": {"x": 1}, "b": {"x": 2}, "c": {"x": 3}}});
+    assert_eq!(both(&keyed), "f[3:]{x}:\n  a: 1\n  b: 2\n  c: 3");
+    let cases = [
+        (
+            json!({"f": {"a": {"x": 1}, "b": {"x": 2}, "c": {"y": 3}}}),
+            "f:\n  a:\n    x: 1\n  b:\n    x: 2\n  c:\n    y: 3",
+        ),
+        (
+            json!({"f": {"a": {"x": 1}, "b": {"x": 2}, "c": 3}}),
+            "f:\n  a:\n    x: 1\n  b:\n    x: 2\n  c: 3",
+        ),
+        (
+            json!({"f": {"a": {"x": 1}, "b": {"x": 2}, "c": {}}}),
+            "f:\n  a:\n    x: 1\n  b:\n    x: 2\n  c:",
+        ),
+        (
+            json!({"a": {"x": 1}, "b": {"x": 2}, "c": {"x": [3]}}),
+            "a:\n  x: 1\nb:\n  x: 2\nc:\n  x[1]: 3",
+        ),
+    ];
+    for (value, expected) in cases {
+        assert_eq!(both(&value), expected, "{value}");
+    }
 }

@@ -182,7 +182,7 @@ fn open<'f>(
             form: ObjectForm::Keyed(fields),
         } => {
             out.header(key, *len, Some(fields), true);
-            (Sink::keyed(fields, content), None)
+            (Sink::keyed(fields, *len, content), None)
         }
         Shape::Object { form, .. } => {
             // Root objects are laid out by document(): an object here always has a key.
@@ -274,7 +274,12 @@ enum Sink<'f> {
         len: usize,
     },
     /// §9.5 keyed entry rows.
-    Keyed { fields: &'f Fields, depth: usize },
+    Keyed {
+        fields: &'f Fields,
+        depth: usize,
+        count: usize,
+        len: usize,
+    },
     /// §8 object fields.
     Fields { depth: usize },
     /// §10 an object as a list item: first field on the hyphen line.
@@ -307,8 +312,13 @@ impl<'f> Sink<'f> {
         }
     }
 
-    fn keyed(fields: &'f Fields, depth: usize) -> Self {
-        Sink::Keyed { fields, depth }
+    fn keyed(fields: &'f Fields, len: usize, depth: usize) -> Self {
+        Sink::Keyed {
+            fields,
+            depth,
+            count: 0,
+            len,
+        }
     }
 
     fn element<T: ?Sized + Serialize>(&mut self, out: &mut Out<'_>, value: &T) -> Result<()> {
@@ -359,7 +369,13 @@ impl<'f> Sink<'f> {
                     field(out, key, value, *depth + 1)
                 }
             }
-            Sink::Keyed { fields, depth } => {
+            Sink::Keyed {
+                fields,
+                depth,
+                count,
+                ..
+            } => {
+                *count += 1;
                 out.spill()?;
                 out.line(*depth);
                 out.key(key);
@@ -376,6 +392,7 @@ impl<'f> Sink<'f> {
             Sink::Inline { count, len }
             | Sink::Items { count, len, .. }
             | Sink::Rows { count, len, .. }
+            | Sink::Keyed { count, len, .. }
                 if count != len =>
             {
                 Err(inconsistent())

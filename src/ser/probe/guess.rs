@@ -1,8 +1,10 @@
-//! The speculative guess for arrays (§9.3). The probe normally serializes a whole array to
-//! choose its form; probed through [`shape_or_guess`], an array of known length whose first
-//! two elements (or only one) make a flat table stops there, with that table as the guess.
-//! The emitter writes the table straight away and checks each row as it writes it; when a
-//! row breaks the table it rewinds and asks [`super::shape`], which looks at every element.
+//! The speculative guess for tables (§9.3, §9.5). The probe normally serializes a whole
+//! array or object to choose its form; probed through [`shape_or_guess`], an array of known
+//! length whose first two elements (or only one) make a flat table stops there, with that
+//! table as the guess, and so does an object of known size whose first two values make a
+//! flat keyed table. The emitter writes the table straight away and checks each row as it
+//! writes it; when a row breaks the table it rewinds and asks [`super::shape`], which looks
+//! at every element.
 //!
 //! Two rows, not one: in non-uniform data the second element usually differs already, and a
 //! wrong guess costs a rewritten array. Flat rows only (no nested field groups), for the same
@@ -10,8 +12,11 @@
 
 use serde::ser::{self, Serialize};
 
+use super::kind::is_flat_object;
+use super::tabular::{RowOutcome, TableCheck};
 use super::{
-    ArrayForm, ArrayProbe, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe, second_look,
+    ArrayForm, ArrayProbe, ObjectForm, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe,
+    second_look,
 };
 
 /// What [`shape_or_guess`] found.
@@ -47,6 +52,19 @@ struct Guessing<'g> {
 }
 
 impl<'g> Guessing<'g> {
+    fn object(self, declared: Option<usize>) -> GuessingObject<'g> {
+        GuessingObject {
+            scan: ObjectScan {
+                len: 0,
+                all_objects: true,
+            },
+            declared,
+            table: None,
+            rows: self.probe.rows,
+            guessed: self.guessed,
+        }
+    }
+
     fn array(self, declared: Option<usize>) -> GuessingArray<'g> {
         GuessingArray {
             probe: ArrayProbe::new(self.probe.rows),
@@ -94,6 +112,89 @@ elements! {
     SerializeTupleStruct::serialize_field
 }
 
+/// The fewest entries an object needs for its keyed table (§9.5) to be guessed.
+const MIN_KEYED_GUESS: usize = 4;
+
+/// An [`ObjectScan`] that stops with a guess once its first two values make a flat keyed
+/// table.
+struct GuessingObject<'g> {
+    scan: ObjectScan,
+    declared: Option<usize>,
+    /// Made when the first value is checked: every object passes through here, and most
+    /// never need it (boxed, so that they do not carry its size either).
+    table: Option<Box<TableCheck>>,
+    rows: usize,
+    guessed: &'g mut Option<Shape>,
+}
+
+impl GuessingObject<'_> {
+    #[inline]
+    fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.scan.value(value);
+        // Small objects are left to the probe: the guess would build the first rows' field
+        // lists twice when it fails, and few entries save little when it holds.
+        let Some(declared) = self.declared.filter(|&n| n >= MIN_KEYED_GUESS) else {
+            return Ok(());
+        };
+        if self.scan.len > 2 || !self.scan.all_objects {
+            return Ok(());
+        }
+        // Flat rows only, asked first without building a field list: a value with nested
+        // groups is left to the keyed probe, which walks it when it has to.
+        if !is_flat_object(value) {
+            self.declared = None;
+            return Ok(());
+        }
+        let rows = self.rows.min(1);
+        let table = self
+            .table
+            .get_or_insert_with(|| Box::new(TableCheck::new(rows)));
+        if !matches!(table.row(value), RowOutcome::Uniform) {
+            self.declared = None;
+            return Ok(());
+        }
+        if self.scan.len == 2
+            && let Some(fields) = table.take_flat()
+        {
+            *self.guessed = Some(Shape::Object {
+                len: declared,
+                form: ObjectForm::Keyed(fields),
+            });
+            return Err(Stop(None));
+        }
+        Ok(())
+    }
+}
+
+impl ser::SerializeMap for GuessingObject<'_> {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.value(value)
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.scan.finish())
+    }
+}
+
+impl ser::SerializeStruct for GuessingObject<'_> {
+    type Ok = Shape;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Stop> {
+        self.value(value)
+    }
+    fn end(self) -> Result<Shape, Stop> {
+        Ok(self.scan.finish())
+    }
+}
+
 /// Forwards a serializer method to [`ShapeProbe`].
 macro_rules! forward {
     ($($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty;)*) => {$(
@@ -110,8 +211,8 @@ impl<'g> ser::Serializer for Guessing<'g> {
     type SerializeTuple = GuessingArray<'g>;
     type SerializeTupleStruct = GuessingArray<'g>;
     type SerializeTupleVariant = VariantProbe;
-    type SerializeMap = ObjectScan;
-    type SerializeStruct = ObjectScan;
+    type SerializeMap = GuessingObject<'g>;
+    type SerializeStruct = GuessingObject<'g>;
     type SerializeStructVariant = VariantProbe;
 
     forward! {
@@ -136,8 +237,6 @@ impl<'g> ser::Serializer for Guessing<'g> {
         serialize_unit_struct(name: &'static str) -> Shape;
         serialize_unit_variant(name: &'static str, index: u32, variant: &'static str) -> Shape;
         serialize_tuple_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> VariantProbe;
-        serialize_map(len: Option<usize>) -> ObjectScan;
-        serialize_struct(name: &'static str, len: usize) -> ObjectScan;
         serialize_struct_variant(name: &'static str, index: u32, variant: &'static str, len: usize) -> VariantProbe;
     }
 
@@ -159,6 +258,12 @@ impl<'g> ser::Serializer for Guessing<'g> {
         value: &T,
     ) -> Result<Shape, Stop> {
         ser::Serializer::serialize_newtype_variant(self.probe, name, index, variant, value)
+    }
+    fn serialize_map(self, len: Option<usize>) -> Result<GuessingObject<'g>, Stop> {
+        Ok(self.object(len))
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<GuessingObject<'g>, Stop> {
+        Ok(self.object(Some(len)))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<GuessingArray<'g>, Stop> {
         Ok(self.array(len))

@@ -208,3 +208,71 @@ elements! {
     SerializeTuple::serialize_element,
     SerializeTupleStruct::serialize_field
 }
+
+/// Whether a value is an object whose values are all primitive (a flat row, §9.3), asked
+/// without building anything.
+pub(super) fn is_flat_object<T: ?Sized + Serialize>(value: &T) -> bool {
+    value.serialize(FlatObject).unwrap_or(false)
+}
+
+struct FlatObject;
+
+pub(crate) struct FlatEntries;
+
+impl ser::Serializer for FlatObject {
+    type Ok = bool;
+    type Error = Stop;
+    type SerializeSeq = Impossible<bool, Stop>;
+    type SerializeTuple = Impossible<bool, Stop>;
+    type SerializeTupleStruct = Impossible<bool, Stop>;
+    type SerializeTupleVariant = Impossible<bool, Stop>;
+    type SerializeMap = FlatEntries;
+    type SerializeStruct = FlatEntries;
+    type SerializeStructVariant = Impossible<bool, Stop>;
+
+    primitives!(false);
+
+    fn serialize_map(self, _: Option<usize>) -> Result<FlatEntries, Stop> {
+        Ok(FlatEntries)
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<FlatEntries, Stop> {
+        Ok(FlatEntries)
+    }
+
+    refuse!(Stop(None); serialize_bytes, serialize_newtype_variant, serialize_seq,
+        serialize_tuple, serialize_tuple_struct, serialize_tuple_variant,
+        serialize_struct_variant);
+}
+
+impl ser::SerializeMap for FlatEntries {
+    type Ok = bool;
+    type Error = Stop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        if is_primitive(value) {
+            Ok(())
+        } else {
+            Err(Stop(None))
+        }
+    }
+    fn end(self) -> Result<bool, Stop> {
+        Ok(true)
+    }
+}
+
+impl ser::SerializeStruct for FlatEntries {
+    type Ok = bool;
+    type Error = Stop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Stop> {
+        ser::SerializeMap::serialize_value(self, value)
+    }
+    fn end(self) -> Result<bool, Stop> {
+        Ok(true)
+    }
+}

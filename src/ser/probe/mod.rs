@@ -333,7 +333,8 @@ pub(crate) struct ObjectScan {
 }
 
 impl ObjectScan {
-    fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
+    #[inline]
+    pub(super) fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
         self.len += 1;
         if self.all_objects && !value.serialize(NonEmptyObject).unwrap_or(false) {
             self.all_objects = false;
