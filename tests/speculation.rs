@@ -82,7 +82,7 @@ fn a_row_that_repeats_a_key_breaks_the_table() {
 
 #[test]
 fn large_tables_break_late_the_same_way_through_a_writer() {
-    // Past the writer's guess buffer (128 KB): the guess is given up and the array probed.
+    // Past the guess buffer of a writer (256 KB): the guess is given up and the array probed.
     let mut rows: Vec<serde_json::Value> = (0..20_000)
         .map(|i| json!({"id": i, "name": format!("row {i}")}))
         .collect();

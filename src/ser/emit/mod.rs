@@ -341,10 +341,10 @@ impl<'f> Sink<'f> {
                 fields,
                 depth,
                 count,
-                ..
+                len,
             } => {
+                out.spill_row(*count, *len)?;
                 *count += 1;
-                out.spill()?;
                 out.line(*depth);
                 row_cells(out, fields, value)
             }
@@ -373,10 +373,10 @@ impl<'f> Sink<'f> {
                 fields,
                 depth,
                 count,
-                ..
+                len,
             } => {
+                out.spill_row(*count, *len)?;
                 *count += 1;
-                out.spill()?;
                 out.line(*depth);
                 out.key(key);
                 out.buf.extend_from_slice(b": ");

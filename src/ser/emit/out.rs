@@ -17,7 +17,7 @@ const CHUNK: usize = 64 * 1024;
 const ROOM: usize = 1024;
 /// The most a speculatively written table may hold back from a writer before the guess is
 /// given up for the two-pass path (which streams).
-const SPECULATION_LIMIT: usize = 2 * CHUNK;
+const SPECULATION_LIMIT: usize = 4 * CHUNK;
 
 /// The output buffer and the line discipline of §12: LF between lines, `indent × depth`
 /// spaces, no trailing newline.
@@ -102,6 +102,22 @@ impl<'w> Out<'w> {
             }
             None => Ok(self.buf),
         }
+    }
+
+    /// [`Out::spill`] before a table row, `written` rows of `total` done: while the table is
+    /// a guess held back from a writer, the guess is given up as soon as the rows so far
+    /// project past the limit, not after writing up to it.
+    pub(super) fn spill_row(&mut self, written: usize, total: usize) -> Result<()> {
+        if self.writer.is_some()
+            && let Some(start) = self.speculating
+            && written > 0
+        {
+            let projected = ((self.buf.len() - start) / written).saturating_mul(total);
+            if projected > SPECULATION_LIMIT {
+                return Err(Error::data("a guessed table would outgrow its buffer"));
+            }
+        }
+        self.spill()
     }
 
     /// Passes output on at a line boundary once enough has accumulated.
