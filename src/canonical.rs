@@ -198,9 +198,7 @@ mod tests {
     fn zmij_digits_agree_with_core_fmt() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..300_000u64 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let v = match i % 3 {
                 0 => f64::from_bits(state),
                 1 => (state >> 11) as f64 / (1u64 << (state % 60)) as f64,

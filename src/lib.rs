@@ -68,6 +68,8 @@ pub mod render;
 pub mod ser;
 mod stack;
 pub mod table;
+#[cfg(test)]
+mod test_rng;
 pub mod tokens;
 mod value;
 

@@ -453,9 +453,7 @@ mod tests {
         let alphabet = [b'{', b'}', b'"', b'\\', b'a', b','];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let len = (state % 14) as usize + 1;
             let mut text: String = (0..len)
                 .map(|i| alphabet[((state >> (i * 4 + 6)) % 6) as usize] as char)

@@ -133,9 +133,7 @@ mod tests {
         let alphabet = [b'a', b',', b'|', b'"', b'\\', b':', b' '];
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let len = (state % 12) as usize;
             let text: String = (0..len)
                 .map(|i| alphabet[((state >> (i * 4 + 8)) % 7) as usize] as char)

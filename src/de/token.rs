@@ -421,9 +421,7 @@ mod tests {
         let alphabet = [b'a', b',', b'"', b'\\', b':', b' '];
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let len = (state % 12) as usize;
             let text: String = (0..len)
                 .map(|i| alphabet[((state >> (i * 4 + 8)) % 6) as usize] as char)
@@ -458,9 +456,7 @@ mod tests {
     fn word_search_finds_the_first_of_two_bytes() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..20_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let len = (state % 40) as usize;
             let bytes: Vec<u8> = (0..len)
                 .map(|i| [b'a', b',', b'"', 0x80, 0xff, 0x00][((state >> (i % 60)) % 6) as usize])
@@ -552,9 +548,7 @@ mod tests {
         assert!(parse_integer("-9223372036854775809").is_none());
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..50_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let digits = (state % 17) as usize + 1;
             let frac = (state >> 8) as usize % (digits + 1);
             let number = (state >> 16) % 10u64.pow(digits as u32 - 1).max(1);

@@ -35,27 +35,10 @@ use super::Value;
 /// }
 /// assert_eq!(names(&toon::from_str("a: 1\nb: 2").unwrap()), ["a", "b"]);
 /// ```
+#[derive(Clone, Default)]
 pub struct Map<K = String, V = Value> {
     entries: Entries,
     spelling: PhantomData<fn() -> (K, V)>,
-}
-
-impl Clone for Map {
-    fn clone(&self) -> Self {
-        Map {
-            entries: self.entries.clone(),
-            spelling: PhantomData,
-        }
-    }
-}
-
-impl Default for Map {
-    fn default() -> Self {
-        Map {
-            entries: Entries::default(),
-            spelling: PhantomData,
-        }
-    }
 }
 
 /// Small objects (most of them) are a vector searched linearly: no hashing and one
@@ -449,9 +432,7 @@ mod tests {
         let mut model: IndexMap<String, Value> = IndexMap::new();
         let mut state = 0x2545_f491_4f6c_dd1du64;
         for step in 0..5_000u64 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
+            crate::test_rng::next(&mut state);
             let key = format!("k{}", state % 24);
             match state >> 60 {
                 0..=9 => {

@@ -343,9 +343,7 @@ impl<'f> Sink<'f> {
                 count,
                 len,
             } => {
-                out.spill_row(*count, *len)?;
-                *count += 1;
-                out.line(*depth);
+                out.row_line(count, *len, *depth)?;
                 row_cells(out, fields, value)
             }
             Sink::Keyed { .. } | Sink::Fields { .. } | Sink::ItemObject { .. } => {
@@ -375,9 +373,7 @@ impl<'f> Sink<'f> {
                 count,
                 len,
             } => {
-                out.spill_row(*count, *len)?;
-                *count += 1;
-                out.line(*depth);
+                out.row_line(count, *len, *depth)?;
                 out.key(key);
                 out.buf.extend_from_slice(b": ");
                 row_cells(out, fields, value)

@@ -104,20 +104,29 @@ impl<'w> Out<'w> {
         }
     }
 
-    /// [`Out::spill`] before a table row, `written` rows of `total` done: while the table is
-    /// a guess held back from a writer, the guess is given up as soon as the rows so far
-    /// project past the limit, not after writing up to it.
-    pub(super) fn spill_row(&mut self, written: usize, total: usize) -> Result<()> {
+    /// Starts the line of a table row (§9.3) or keyed entry (§9.5) at `depth`, `written` rows
+    /// of `total` done (counted here). [`Out::spill`] first; while the table is a guess held
+    /// back from a writer, the guess is given up as soon as the rows so far project past the
+    /// limit, not after writing up to it.
+    pub(super) fn row_line(
+        &mut self,
+        written: &mut usize,
+        total: usize,
+        depth: usize,
+    ) -> Result<()> {
         if self.writer.is_some()
             && let Some(start) = self.speculating
-            && written > 0
+            && *written > 0
         {
-            let projected = ((self.buf.len() - start) / written).saturating_mul(total);
+            let projected = ((self.buf.len() - start) / *written).saturating_mul(total);
             if projected > SPECULATION_LIMIT {
                 return Err(Error::data("a guessed table would outgrow its buffer"));
             }
         }
-        self.spill()
+        *written += 1;
+        self.spill()?;
+        self.line(depth);
+        Ok(())
     }
 
     /// Passes output on at a line boundary once enough has accumulated.

@@ -117,7 +117,7 @@ const MIN_KEYED_GUESS: usize = 4;
 
 /// An [`ObjectScan`] that stops with a guess once its first two values make a flat keyed
 /// table.
-struct GuessingObject<'g> {
+pub(super) struct GuessingObject<'g> {
     scan: ObjectScan,
     declared: Option<usize>,
     /// Made when the first value is checked: every object passes through here, and most
@@ -129,8 +129,8 @@ struct GuessingObject<'g> {
 
 impl GuessingObject<'_> {
     #[inline]
-    fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        self.scan.value(value);
+    pub(super) fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
+        self.scan.value(value)?;
         // Small objects are left to the probe: the guess would build the first rows' field
         // lists twice when it fails, and few entries save little when it holds.
         let Some(declared) = self.declared.filter(|&n| n >= MIN_KEYED_GUESS) else {
@@ -164,34 +164,9 @@ impl GuessingObject<'_> {
         }
         Ok(())
     }
-}
 
-impl ser::SerializeMap for GuessingObject<'_> {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), Stop> {
-        Ok(())
-    }
-    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        self.value(value)
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.scan.finish())
-    }
-}
-
-impl ser::SerializeStruct for GuessingObject<'_> {
-    type Ok = Shape;
-    type Error = Stop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), Stop> {
-        self.value(value)
-    }
-    fn end(self) -> Result<Shape, Stop> {
-        Ok(self.scan.finish())
+    pub(super) fn finish(self) -> Shape {
+        self.scan.finish()
     }
 }
 

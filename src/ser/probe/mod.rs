@@ -309,11 +309,12 @@ impl ObjectProbe {
         }
     }
 
-    fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
+    fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
         self.len += 1;
         if !self.table.dead {
             self.table.row(value);
         }
+        Ok(())
     }
 
     fn finish(self) -> Shape {
@@ -334,11 +335,12 @@ pub(crate) struct ObjectScan {
 
 impl ObjectScan {
     #[inline]
-    pub(super) fn value<T: ?Sized + Serialize>(&mut self, value: &T) {
+    pub(super) fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
         self.len += 1;
         if self.all_objects && !value.serialize(NonEmptyObject).unwrap_or(false) {
             self.all_objects = false;
         }
+        Ok(())
     }
 
     fn finish(self) -> Shape {
@@ -354,8 +356,8 @@ impl ObjectScan {
     }
 }
 
-/// `SerializeMap` and `SerializeStruct` for object probes: every value goes to `value()`,
-/// keys are not needed, `finish()` gives the shape.
+/// `SerializeMap` and `SerializeStruct` for object probes: every value goes to `value()`
+/// (which may stop the probe), keys are not needed, `finish()` gives the shape.
 macro_rules! object_values {
     ($($probe:ty),*) => {$(
         impl ser::SerializeMap for $probe {
@@ -365,8 +367,7 @@ macro_rules! object_values {
                 Ok(())
             }
             fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-                self.value(value);
-                Ok(())
+                self.value(value)
             }
             fn end(self) -> Result<Shape, Stop> {
                 Ok(self.finish())
@@ -381,8 +382,7 @@ macro_rules! object_values {
                 _: &'static str,
                 value: &T,
             ) -> Result<(), Stop> {
-                self.value(value);
-                Ok(())
+                self.value(value)
             }
             fn end(self) -> Result<Shape, Stop> {
                 Ok(self.finish())
@@ -390,7 +390,7 @@ macro_rules! object_values {
         }
     )*};
 }
-object_values!(ObjectScan, ObjectProbe);
+object_values!(ObjectScan, ObjectProbe, guess::GuessingObject<'_>);
 
 /// The full §9.5 probe of an object already known to be a keyed candidate.
 struct KeyedProbe {
@@ -547,10 +547,10 @@ impl ser::SerializeStructVariant for VariantProbe {
         _: &'static str,
         value: &T,
     ) -> Result<(), Stop> {
-        if let VariantProbe::Fields(o) = self {
-            o.value(value);
+        match self {
+            VariantProbe::Fields(o) => o.value(value),
+            VariantProbe::Elements(_) => Ok(()),
         }
-        Ok(())
     }
     fn end(self) -> Result<Shape, Stop> {
         Ok(self.content())
