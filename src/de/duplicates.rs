@@ -6,8 +6,9 @@ use std::collections::HashSet;
 use super::scanner::Line;
 use crate::error::{Error, Quoted};
 
-/// A key on the shared stack with its [`fingerprint`].
-pub(super) type Keyed<'de> = (u64, Cow<'de, str>);
+/// A key on the shared stack with its [`fingerprint`]: keys borrowed from the input only
+/// (a key with escapes moves its object to a set).
+pub(super) type Keyed<'de> = (u64, &'de str);
 
 /// The key's length and first eight bytes in one word: unequal fingerprints are unequal keys,
 /// so most comparisons are one integer compare.
@@ -27,7 +28,8 @@ struct Many<'de>(HashSet<Cow<'de, str>>);
 
 /// Strict-mode duplicate sibling key detection (§14.3) for one object or keyed table. The keys
 /// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
-/// so an object allocates nothing; one with more than 16 keys moves its keys to a set.
+/// so an object allocates nothing; one with more than 16 keys, or a key with escapes (owned,
+/// not borrowed from the input), moves its keys to a set.
 pub(super) struct SeenKeys<'de> {
     /// Where this object's keys start on the shared stack.
     base: usize,
@@ -58,17 +60,23 @@ impl<'de> SeenKeys<'de> {
         }
         let mark = fingerprint(key);
         let mine = &stack[self.base..];
-        if mine.iter().any(|(m, k)| *m == mark && k == key) {
+        if mine.iter().any(|&(m, k)| m == mark && k == key.as_ref()) {
             return false;
         }
-        if mine.len() >= 16 {
-            let mut set: HashSet<_> = stack.drain(self.base..).map(|(_, k)| k).collect();
-            set.insert(key.clone());
-            self.many = Some(Box::new(Many(set)));
-            return true;
+        match key {
+            Cow::Borrowed(borrowed) if mine.len() < 16 => {
+                stack.push((mark, borrowed));
+                self.len += 1;
+            }
+            _ => {
+                let mut set: HashSet<Cow<'de, str>> = stack
+                    .drain(self.base..)
+                    .map(|(_, k)| Cow::Borrowed(k))
+                    .collect();
+                set.insert(key.clone());
+                self.many = Some(Box::new(Many(set)));
+            }
         }
-        stack.push((mark, key.clone()));
-        self.len += 1;
         true
     }
 
@@ -83,4 +91,35 @@ pub(super) fn duplicate(line: &Line<'_>, key: &str) -> Error {
         "duplicate key {} (strict mode; non-strict keeps the last)",
         Quoted(key)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Value;
+
+    /// Keys with escapes (owned, not borrowed) are compared with borrowed ones both ways, and
+    /// wide objects (past the linear search) keep finding repeats.
+    #[test]
+    fn repeated_keys_are_found_borrowed_owned_and_wide() {
+        for text in [
+            "a: 1\nb: 2\na: 3",
+            "\"\\u0061\": 1\na: 2",
+            "a: 1\n\"\\u0061\": 2",
+            "\"x\\ty\": 1\nb: 2\n\"x\\ty\": 3",
+            "o:\n  a: 1\n  n:\n    a: 2\n  a: 3",
+        ] {
+            let err = crate::from_str::<Value>(text).unwrap_err();
+            assert!(err.to_string().contains("duplicate key"), "{text:?}: {err}");
+        }
+        let wide: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(crate::from_str::<Value>(&wide).is_ok());
+        let repeated = format!("{wide}k3: 0");
+        assert!(crate::from_str::<Value>(&repeated).is_err());
+        let escaped_wide = format!("\"\\u006b0\": 0\n{}", &wide[wide.find('\n').unwrap() + 1..]);
+        let repeated = format!("{escaped_wide}k0: 1");
+        assert!(crate::from_str::<Value>(&escaped_wide).is_ok());
+        assert!(crate::from_str::<Value>(&repeated).is_err());
+        // Siblings in different objects are not repeats.
+        assert!(crate::from_str::<Value>("o:\n  a: 1\n  n:\n    a: 2\n  b: 3").is_ok());
+    }
 }
