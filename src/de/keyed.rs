@@ -3,23 +3,19 @@
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
-use std::rc::Rc;
-
-use super::header::{FieldList, Header};
+use super::header::Header;
 use super::key::{KeyDe, split_key};
+use super::row::RowCells;
 use super::scanner::Line;
-use super::span::{LineRole, Span, counted, stopped_early};
-use super::token::{find_unquoted, split_delimited, trim_spaces};
-use super::{Deserializer, Slot, ValueDe};
+use super::span::{LineRole, Span, stopped_early};
+use super::token::{find_unquoted, trim_spaces};
+use super::{Deserializer, ValueDe};
 use crate::error::{Error, Result};
 
 /// §9.5 keyed tabular object: one entry row per key.
 pub(crate) struct KeyedAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    fields: Rc<FieldList<'de>>,
-    delim: u8,
-    cells: Vec<&'de str>,
-    cursor: usize,
+    rows: RowCells<'de>,
     seen: Option<SeenKeys<'de>>,
     span: Span<'de>,
 }
@@ -32,15 +28,11 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
         line: Line<'de>,
     ) -> Result<Self> {
         let span = Span::open(de, header.len, base, line)?;
-        let fields = header.fields.unwrap_or_default();
-        let cells = std::mem::take(&mut de.cells);
+        let rows = RowCells::new(de, header);
         let seen = de.strict.then(|| SeenKeys::open(&de.keys));
         Ok(KeyedAccess {
             de,
-            fields,
-            delim: header.delim,
-            cells,
-            cursor: 0,
+            rows,
             seen,
             span,
         })
@@ -54,7 +46,7 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
             seen.close(&mut self.de.keys);
         }
         self.span.close(self.de, ["entry", "entries"])?;
-        self.de.cells = std::mem::take(&mut self.cells);
+        self.rows.give_back(self.de);
         Ok(())
     }
 }
@@ -79,30 +71,16 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
         {
             return Err(duplicate(&line, &key));
         }
-        self.cells.clear();
-        split_delimited(trim_spaces(rest), self.delim, &mut self.cells);
-        if self.cells.len() != self.fields.leaves {
-            return Err(line.error(format!(
-                "expected {}, found {}",
-                counted(self.fields.leaves, ["cell", "cells"]),
-                self.cells.len()
-            )));
-        }
+        self.rows.split(trim_spaces(rest), &line)?;
         seed.deserialize(KeyDe(key))
             .map(Some)
             .map_err(|e| line.error_at(0, e))
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        self.cursor = 0;
         seed.deserialize(ValueDe {
             de: &mut *self.de,
-            slot: Slot::Row {
-                fields: &self.fields.fields,
-                cells: &self.cells,
-                cursor: &mut self.cursor,
-                line: self.span.last,
-            },
+            slot: self.rows.slot(self.span.last),
         })
     }
 }

@@ -3,9 +3,13 @@
 
 use serde::de::{DeserializeSeed, MapAccess};
 
-use super::header::{Field, leaf_count};
+use std::rc::Rc;
+
+use super::header::{Field, FieldList, Header, leaf_count};
 use super::key::FieldKeyDe;
 use super::scanner::Line;
+use super::span::counted;
+use super::token::split_delimited;
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
@@ -117,5 +121,57 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.fields.len() - self.next.min(self.fields.len()))
+    }
+}
+
+/// The field list and the reusable cell buffer that a tabular array (§9.3) or keyed table
+/// (§9.5) reads its rows with: split a row into cells, check their count, hand the row over
+/// as an object.
+pub(super) struct RowCells<'de> {
+    fields: Rc<FieldList<'de>>,
+    pub(super) delim: u8,
+    cells: Vec<&'de str>,
+    cursor: usize,
+}
+
+impl<'de> RowCells<'de> {
+    /// Takes the header's field list and borrows the decoder's cell buffer (given back by
+    /// [`RowCells::give_back`]).
+    pub(super) fn new(de: &mut Deserializer<'de>, header: Header<'de>) -> Self {
+        RowCells {
+            fields: header.fields.unwrap_or_default(),
+            delim: header.delim,
+            cells: std::mem::take(&mut de.cells),
+            cursor: 0,
+        }
+    }
+
+    /// Splits one row's text on the delimiter; it must carry one cell per leaf field.
+    pub(super) fn split(&mut self, text: &'de str, line: &Line<'de>) -> Result<()> {
+        self.cells.clear();
+        split_delimited(text, self.delim, &mut self.cells);
+        if self.cells.len() != self.fields.leaves {
+            return Err(line.error(format!(
+                "expected {}, found {}",
+                counted(self.fields.leaves, ["cell", "cells"]),
+                self.cells.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The row last split, as an object.
+    pub(super) fn slot(&mut self, line: Line<'de>) -> Slot<'_, 'de> {
+        self.cursor = 0;
+        Slot::Row {
+            fields: &self.fields.fields,
+            cells: &self.cells,
+            cursor: &mut self.cursor,
+            line,
+        }
+    }
+
+    pub(super) fn give_back(&mut self, de: &mut Deserializer<'de>) {
+        de.cells = std::mem::take(&mut self.cells);
     }
 }

@@ -2,13 +2,12 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess};
 
-use std::rc::Rc;
-
-use super::header::{FieldList, Header};
+use super::header::Header;
+use super::row::RowCells;
 use super::scanner::Line;
-use super::span::{LineRole, Span, counted, stopped_early};
-use super::token::{after_quoted, find_any, split_delimited};
-use super::{Deserializer, Slot, ValueDe};
+use super::span::{LineRole, Span, stopped_early};
+use super::token::{after_quoted, find_any};
+use super::{Deserializer, ValueDe};
 use crate::error::{Error, Result};
 
 /// §9.3 row/key-value disambiguation at row depth: a row unless an unquoted colon comes
@@ -32,10 +31,7 @@ pub(super) fn is_data_row(content: &str, delim: u8) -> bool {
 /// §9.3 tabular array: one row per line.
 pub(crate) struct TabularSeq<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    fields: Rc<FieldList<'de>>,
-    delim: u8,
-    cells: Vec<&'de str>,
-    cursor: usize,
+    rows: RowCells<'de>,
     span: Span<'de>,
 }
 
@@ -47,16 +43,8 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         line: Line<'de>,
     ) -> Result<Self> {
         let span = Span::open(de, header.len, base, line)?;
-        let fields = header.fields.unwrap_or_default();
-        let cells = std::mem::take(&mut de.cells);
-        Ok(TabularSeq {
-            de,
-            fields,
-            delim: header.delim,
-            cells,
-            cursor: 0,
-            span,
-        })
+        let rows = RowCells::new(de, header);
+        Ok(TabularSeq { de, rows, span })
     }
 
     pub(crate) fn finish(mut self) -> Result<()> {
@@ -68,14 +56,14 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
             && let Some(next) = self.de.scan.peek()?
             && next.depth == self.span.depth
             && !next.content.starts_with("- ")
-            && is_data_row(next.content, self.delim)
+            && is_data_row(next.content, self.rows.delim)
         {
             return Err(next.error(format!(
                 "more rows than the {} declared by the header on line {}",
                 self.span.declared, self.span.header.number
             )));
         }
-        self.de.cells = std::mem::take(&mut self.cells);
+        self.rows.give_back(self.de);
         Ok(())
     }
 }
@@ -84,7 +72,7 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let delim = self.delim;
+        let delim = self.rows.delim;
         let next = self.span.next_line(self.de, true, |line| {
             Ok(if is_data_row(line.content, delim) {
                 LineRole::Item
@@ -95,24 +83,10 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
         let Some(line) = next else {
             return Ok(None);
         };
-        self.cells.clear();
-        split_delimited(line.content, self.delim, &mut self.cells);
-        if self.cells.len() != self.fields.leaves {
-            return Err(line.error(format!(
-                "expected {}, found {}",
-                counted(self.fields.leaves, ["cell", "cells"]),
-                self.cells.len()
-            )));
-        }
-        self.cursor = 0;
+        self.rows.split(line.content, &line)?;
         seed.deserialize(ValueDe {
             de: &mut *self.de,
-            slot: Slot::Row {
-                fields: &self.fields.fields,
-                cells: &self.cells,
-                cursor: &mut self.cursor,
-                line,
-            },
+            slot: self.rows.slot(line),
         })
         .map(Some)
     }
