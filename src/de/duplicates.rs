@@ -10,17 +10,21 @@ use crate::error::{Error, Quoted};
 /// (a key with escapes moves its object to a set).
 pub(super) type Keyed<'de> = (u64, &'de str);
 
-/// The key's length and first eight bytes in one word: unequal fingerprints are unequal keys,
-/// so most comparisons are one integer compare.
+/// The key's length and its first, middle and last bytes in one word: unequal fingerprints
+/// are unequal keys, so most comparisons are one integer compare, and computing it costs a
+/// few loads whatever the key's length.
 fn fingerprint(key: &str) -> u64 {
     let bytes = key.as_bytes();
-    let head = match bytes.first_chunk::<8>() {
-        Some(head) => u64::from_le_bytes(*head),
-        None => bytes
-            .iter()
-            .fold(0u64, |word, &b| (word << 8) | u64::from(b)),
-    };
-    head ^ (bytes.len() as u64).rotate_right(8)
+    match (bytes.first(), bytes.last()) {
+        (Some(&first), Some(&last)) => {
+            let middle = bytes[bytes.len() / 2];
+            bytes.len() as u64
+                | (u64::from(first) << 40)
+                | (u64::from(middle) << 48)
+                | (u64::from(last) << 56)
+        }
+        _ => 0,
+    }
 }
 
 /// The keys of an object too wide for a linear search.
@@ -35,6 +39,9 @@ pub(super) struct SeenKeys<'de> {
     base: usize,
     /// How many keys this object has pushed; nested objects push above them.
     len: usize,
+    /// One bit per key, picked by its fingerprint: a key whose bit is clear is new without
+    /// a search (most keys), a set bit sends it to the linear search.
+    bits: u64,
     /// Boxed: rare, and it keeps every open object's state small.
     many: Option<Box<Many<'de>>>,
 }
@@ -44,6 +51,7 @@ impl<'de> SeenKeys<'de> {
         SeenKeys {
             base: stack.len(),
             len: 0,
+            bits: 0,
             many: None,
         }
     }
@@ -59,10 +67,12 @@ impl<'de> SeenKeys<'de> {
             stack.truncate(self.base + self.len);
         }
         let mark = fingerprint(key);
+        let bit = 1u64 << (mark.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
         let mine = &stack[self.base..];
-        if mine.iter().any(|&(m, k)| m == mark && k == key.as_ref()) {
+        if self.bits & bit != 0 && mine.iter().any(|&(m, k)| m == mark && k == key.as_ref()) {
             return false;
         }
+        self.bits |= bit;
         match key {
             Cow::Borrowed(borrowed) if mine.len() < 16 => {
                 stack.push((mark, borrowed));

@@ -265,12 +265,7 @@ impl<'de> Deserializer<'de> {
             let key = content[..colon].trim_end_matches(' ');
             if !key.is_empty() {
                 let rest = content[colon + 1..].trim_start_matches(' ');
-                let slot = match rest {
-                    "" => Slot::Block { parent: base },
-                    "[]" => Slot::EmptyArray,
-                    _ => Slot::Token { text: rest, line },
-                };
-                return Ok((Cow::Borrowed(key), slot));
+                return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base, line)));
             }
         }
         if let Some(mut header) = self.header(content, &line)? {
@@ -284,13 +279,7 @@ impl<'de> Deserializer<'de> {
             return Ok((key, Slot::Header { header, base, line }));
         }
         let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
-        let rest = trim_spaces(rest);
-        let slot = match rest {
-            "" => Slot::Block { parent: base },
-            "[]" => Slot::EmptyArray,
-            _ => Slot::Token { text: rest, line },
-        };
-        Ok((key, slot))
+        Ok((key, Slot::after_colon(trim_spaces(rest), base, line)))
     }
 
     /// One list item (§9.4, §10) whose hyphen line has just been consumed.
@@ -380,6 +369,20 @@ pub(crate) enum Slot<'a, 'de> {
         cursor: &'a mut usize,
         line: Line<'de>,
     },
+}
+
+impl<'de> Slot<'de, 'de> {
+    /// The value of a `key: rest` line (§8) whose key is at depth `base + 1`, `rest` trimmed:
+    /// nothing is a block (a nested object, or `{}`), `[]` an empty array, anything else a
+    /// primitive token.
+    #[inline]
+    fn after_colon(rest: &'de str, base: usize, line: Line<'de>) -> Self {
+        match rest {
+            "" => Slot::Block { parent: base },
+            "[]" => Slot::EmptyArray,
+            _ => Slot::Token { text: rest, line },
+        }
+    }
 }
 
 /// Deserializes the value in one [`Slot`].

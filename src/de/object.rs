@@ -98,6 +98,28 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         }
     }
 
+    /// Records a key read on `line` (strict duplicate check, §14.3), keeps its value's slot
+    /// for `next_value_seed` and hands the key to serde.
+    #[inline]
+    fn accept<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+        line: Line<'de>,
+        content: &'de str,
+        key: Cow<'de, str>,
+        slot: Slot<'de, 'de>,
+    ) -> Result<Option<K::Value>> {
+        if let Some(seen) = &mut self.seen
+            && !seen.insert(&mut self.de.keys, &key)
+        {
+            return Err(duplicate(&line, &key));
+        }
+        self.pending = Some(slot);
+        seed.deserialize(KeyDe(key))
+            .map(Some)
+            .map_err(|e| line.error_in(content, e))
+    }
+
     pub(crate) fn finish(mut self) -> Result<()> {
         if !self.done && self.next_key::<IgnoredAny>()?.is_some() {
             return Err(stopped_early());
@@ -113,12 +135,26 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+        // The common `key: value` line, read at the cursor in one pass (`next_key_line`);
+        // everything else (the first field of a list item, last-write-wins, headers, quoted
+        // keys, the object's end) takes the general path below.
+        if self.first.is_none()
+            && self.last_wins.is_none()
+            && !self.done
+            && let Some((line, key, rest)) = self.de.scan.next_key_line(self.depth)
+        {
+            let slot = Slot::after_colon(rest, self.depth, line);
+            return self.accept(seed, line, line.content, Cow::Borrowed(key), slot);
+        }
         let (content, line, key, slot) = loop {
             if self.done {
                 return Ok(None);
             }
-            let (content, line) = match self.first.take() {
-                Some(first) => first,
+            let (content, line, key, slot) = match self.first.take() {
+                Some((content, line)) => {
+                    let (key, slot) = self.de.field(content, line, self.depth)?;
+                    (content, line, key, slot)
+                }
                 None => {
                     let (min_depth, depth) = (self.min_depth, self.depth);
                     let next = self.de.scan.next_if(|line| match line.depth {
@@ -126,16 +162,14 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                         d if d != depth => Err(over_indented(line, depth)),
                         _ => Ok(true),
                     })?;
-                    match next {
-                        Some(line) => (line.content, line),
-                        None => {
-                            self.done = true;
-                            return Ok(None);
-                        }
-                    }
+                    let Some(line) = next else {
+                        self.done = true;
+                        return Ok(None);
+                    };
+                    let (key, slot) = self.de.field(line.content, line, self.depth)?;
+                    (line.content, line, key, slot)
                 }
             };
-            let (key, slot) = self.de.field(content, line, self.depth)?;
             let overwritten = self
                 .last_wins
                 .as_ref()
@@ -152,15 +186,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 IgnoredAny,
             )?;
         };
-        if let Some(seen) = &mut self.seen
-            && !seen.insert(&mut self.de.keys, &key)
-        {
-            return Err(duplicate(&line, &key));
-        }
-        self.pending = Some(slot);
-        seed.deserialize(KeyDe(key))
-            .map(Some)
-            .map_err(|e| line.error_in(content, e))
+        self.accept(seed, line, content, key, slot)
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {

@@ -122,6 +122,69 @@ impl<'de> Scanner<'de> {
         std::iter::from_fn(move || first.take().or_else(|| ahead.scan().ok().flatten()))
     }
 
+    /// The cursor fast path for the common object line (§8): exactly `depth` levels of
+    /// spaces, then an unquoted key, a colon and the rest of the line. One pass: the
+    /// indentation is compared, the key's end found with a word-at-a-time search that also
+    /// stops at a newline, and only the text after the colon is searched for the line's end.
+    /// Returns the consumed line, its key and the text after the colon (spaces trimmed), or
+    /// `None` without consuming anything for every other line (peeked, blank, comment, tab,
+    /// quoted key, header, other depth, …), which then takes the general path
+    /// ([`Self::next_if`] and `Deserializer::field`); both read this line the same way.
+    #[inline]
+    pub(crate) fn next_key_line(
+        &mut self,
+        depth: usize,
+    ) -> Option<(Line<'de>, &'de str, &'de str)> {
+        if self.peeked.is_some() || self.blank_since_last != 0 {
+            return None;
+        }
+        // Positions below are relative to the line's start. Slices are cut with `split_at`
+        // at ASCII bytes (or the text's end): always char boundaries, and an inline check.
+        let (_, tail) = self.src.split_at_checked(self.pos)?;
+        let bytes = tail.as_bytes();
+        let indent = depth * self.indent_size;
+        let first = *bytes.get(indent)?;
+        if matches!(
+            first,
+            b' ' | b'\t' | b'#' | b'\r' | b'\n' | b':' | b'[' | b'"'
+        ) || bytes[..indent].iter().any(|&b| b != b' ')
+        {
+            return None;
+        }
+        let colon = super::token::key_end(bytes, indent)?;
+        if bytes[colon] != b':' {
+            return None;
+        }
+        let line_end = memchr::memchr(b'\n', &bytes[colon..]).map_or(bytes.len(), |n| colon + n);
+        let raw_end = line_end - usize::from(bytes[line_end - 1] == b'\r');
+        let mut end = raw_end;
+        while bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        let mut key_end = colon;
+        while bytes[key_end - 1] == b' ' {
+            key_end -= 1;
+        }
+        let mut rest_start = colon + 1;
+        while rest_start < end && bytes[rest_start] == b' ' {
+            rest_start += 1;
+        }
+        let raw = tail.split_at(raw_end).0;
+        let content = raw.split_at(end).0.split_at(indent).1;
+        let key = content.split_at(key_end - indent).0;
+        let rest = content.split_at(rest_start - indent).1;
+        self.pos += (line_end + 1).min(bytes.len());
+        self.line_number += 1;
+        let line = Line {
+            content,
+            raw,
+            depth,
+            number: self.line_number,
+        };
+        self.last = Some(line);
+        Some((line, key, rest))
+    }
+
     /// Consumes the line returned by the last `peek`.
     pub(crate) fn consume(&mut self) -> Result<Line<'de>> {
         let line = match self.peeked.take() {
@@ -254,5 +317,91 @@ impl<'de> Scanner<'de> {
             depth,
             number,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The key split of `Deserializer::field`'s fast path, written plainly: the first `:`,
+    /// `[` or `"` must be a colon after a non-empty key.
+    fn plain_split(content: &str) -> Option<(&str, &str)> {
+        let at = content.find([':', '[', '"'])?;
+        let key = content[..at].trim_end_matches(' ');
+        (content.as_bytes()[at] == b':' && at > 0 && !key.is_empty())
+            .then(|| (key, content[at + 1..].trim_start_matches(' ')))
+    }
+
+    /// Over generated documents (indents, tabs, comments, blank lines, CR, trailing spaces,
+    /// quoted keys, headers, list items), the cursor fast path either declines without
+    /// moving, or reads exactly the line, key and rest that the general path reads.
+    #[test]
+    fn next_key_line_agrees_with_the_general_path() {
+        const INDENTS: [&str; 7] = ["", "  ", "    ", " ", "   ", "\t", "  \t"];
+        const KEYS: [&str; 12] = [
+            "a", "key_1", "x y", "\"q\"", "-", "- a", "#c", "", "a[2]", "é", "a.b", "[1]",
+        ];
+        const COLONS: [&str; 5] = [":", ": ", ":   ", " : ", ""];
+        const VALUES: [&str; 7] = ["", "1", "x y", "[]", "\"s: t\"", "a: b", "é"];
+        const ENDS: [&str; 5] = ["\n", " \n", "\r\n", " \r\n", "\n\n"];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
+        let (mut taken, mut declined) = (0, 0);
+        for _ in 0..3000 {
+            let mut text = String::new();
+            for _ in 0..1 + pick(6) {
+                for part in [
+                    INDENTS[pick(7)],
+                    KEYS[pick(12)],
+                    COLONS[pick(5)],
+                    VALUES[pick(7)],
+                    ENDS[pick(5)],
+                ] {
+                    text.push_str(part);
+                }
+            }
+            if pick(2) == 0 {
+                text.pop();
+            }
+            for strict in [true, false] {
+                let mut fast = Scanner::new(&text, 2, strict);
+                let mut plain = fast.clone();
+                loop {
+                    let depth = pick(3);
+                    let before = fast.pos;
+                    match fast.next_key_line(depth) {
+                        Some((line, key, rest)) => {
+                            taken += 1;
+                            let read = plain.next_if(|l| Ok(l.depth == depth)).unwrap().unwrap();
+                            assert_eq!(
+                                (line.content, line.raw, line.depth, line.number),
+                                (read.content, read.raw, read.depth, read.number),
+                                "{text:?}"
+                            );
+                            assert_eq!(Some((key, rest)), plain_split(read.content), "{text:?}");
+                            assert_eq!(fast.pos, plain.pos, "{text:?}");
+                        }
+                        None => {
+                            declined += 1;
+                            assert_eq!(fast.pos, before, "{text:?}");
+                            // Move both on by one line the general way.
+                            let a = fast.next_if(|_| Ok(true));
+                            let b = plain.next_if(|_| Ok(true));
+                            assert_eq!(a.is_ok(), b.is_ok(), "{text:?}");
+                            match (a, b) {
+                                (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.raw, b.raw),
+                                (Ok(None), Ok(None)) | (Err(_), Err(_)) => break,
+                                other => panic!("{text:?}: {other:?}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            taken > 500 && declined > 500,
+            "{taken} taken, {declined} declined"
+        );
     }
 }

@@ -137,6 +137,27 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
     out.push(trim_spaces(&s[start..]));
 }
 
+/// The bytes that end an unquoted key on a field line (§5.2): its colon, or a `[` or `"`
+/// that make the line something else (a header, a quoted key), or the line's end.
+const ENDS_KEY: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b':' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b'"' as usize] = true;
+    table[b'\n' as usize] = true;
+    table
+};
+
+/// The first position at or after `from` holding a byte of [`ENDS_KEY`]: a table loop,
+/// cheaper than a word search over keys, which are a few bytes long.
+#[inline]
+pub(crate) fn key_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let tail = bytes.get(from..)?;
+    tail.iter()
+        .position(|&b| ENDS_KEY[usize::from(b)])
+        .map(|i| from + i)
+}
+
 /// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
 /// for the short spans between cells a word loop beats a vector search's set-up.
 pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
@@ -145,7 +166,11 @@ pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usi
 
 /// The first position at or after `from` holding one of `needles`, eight bytes at a time
 /// (SWAR). A zero byte in `word ^ fill` is a match; the lowest flagged byte is always exact.
-pub(crate) fn find_any(bytes: &[u8], from: usize, needles: [u8; 3]) -> Option<usize> {
+pub(crate) fn find_any<const N: usize>(
+    bytes: &[u8],
+    from: usize,
+    needles: [u8; N],
+) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let fills = needles.map(|n| LO * u64::from(n));
