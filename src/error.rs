@@ -49,6 +49,10 @@ struct ErrorImpl {
     column: usize,
     /// The source line the error was found on, quoted in the message.
     source_line: Option<String>,
+    /// Where in the decoder's input the error was found, before line and column are known:
+    /// the decoder carries byte addresses and counts lines only when an error leaves it
+    /// ([`Error::resolve`]).
+    pending: Option<Pending>,
     io: Option<std::io::Error>,
 }
 
@@ -61,6 +65,7 @@ impl Error {
                 line: 0,
                 column: 0,
                 source_line: None,
+                pending: None,
                 io: None,
             }),
         }
@@ -92,6 +97,54 @@ impl Error {
         self
     }
 
+    /// Attaches the address of a byte of the decoder's input, unless the error already has a
+    /// position (the innermost position wins). `whole_line`: the error is about the line
+    /// holding that byte, and its column is 1.
+    pub(crate) fn at_address(mut self, address: usize, whole_line: bool) -> Self {
+        if self.inner.line == 0 && self.inner.pending.is_none() {
+            self.inner.pending = Some(Pending {
+                address,
+                whole_line,
+            });
+        }
+        self
+    }
+
+    /// Turns a pending address (see [`Error::at_address`]) into the line, the column (in
+    /// characters) and the quoted source line, counted in `src`, the text whose bytes the
+    /// address points into. Runs once, when the error leaves the decoder.
+    pub(crate) fn resolve(mut self, src: &str) -> Self {
+        let Some(Pending {
+            address,
+            whole_line,
+        }) = self.inner.pending.take()
+        else {
+            return self;
+        };
+        let Some(offset) = address
+            .checked_sub(src.as_ptr() as usize)
+            .filter(|&o| o <= src.len())
+        else {
+            return self;
+        };
+        let bytes = src.as_bytes();
+        let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |n| n + 1);
+        let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(src.len(), |n| offset + n);
+        let raw = &src[start..end];
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let number = memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1;
+        let mut at = if whole_line {
+            0
+        } else {
+            (offset - start).min(raw.len())
+        };
+        while !raw.is_char_boundary(at) {
+            at -= 1;
+        }
+        let column = raw[..at].chars().count() + 1;
+        self.at(number, column, raw)
+    }
+
     /// A JSON syntax error in `text`, with serde_json's position and the offending line quoted.
     #[cfg(feature = "mcp")]
     pub(crate) fn json(err: &serde_json::Error, text: &str) -> Self {
@@ -109,7 +162,7 @@ impl Error {
     }
 
     pub(crate) fn has_position(&self) -> bool {
-        self.inner.line > 0
+        self.inner.line > 0 || self.inner.pending.is_some()
     }
 
     /// 1-based line of the error in the input text, or 0 if the error has no position
@@ -212,6 +265,13 @@ fn excerpt(line: &str, column: usize) -> String {
     out
 }
 
+/// A byte of the decoder's input that an error is about (see [`Error::at_address`]).
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    address: usize,
+    whole_line: bool,
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = &self.inner;
@@ -276,6 +336,30 @@ impl serde::de::Error for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pending address becomes the line, the column in characters (after multi-byte
+    /// characters, CR before LF not counted) and the raw line, only when resolved.
+    #[test]
+    fn pending_addresses_resolve_to_line_and_column() {
+        let src = "a: 1\r\nbé: x\r\n\n  c: [\nlast";
+        let at = |needle: &str, whole: bool| {
+            let offset = src.find(needle).unwrap();
+            Error::syntax("bad").at_address(src.as_ptr() as usize + offset, whole)
+        };
+        let place = |e: Error| (e.line(), e.column(), e.inner.source_line.clone().unwrap());
+        assert_eq!(at("x", false).line(), 0, "unresolved until it leaves");
+        assert_eq!(place(at("x", false).resolve(src)), (2, 5, "bé: x".into()));
+        assert_eq!(place(at("x", true).resolve(src)), (2, 1, "bé: x".into()));
+        assert_eq!(place(at("[", false).resolve(src)), (4, 6, "  c: [".into()));
+        assert_eq!(place(at("last", false).resolve(src)), (5, 1, "last".into()));
+        let end = Error::syntax("eof").at_address(src.as_ptr() as usize + src.len(), false);
+        assert_eq!(place(end.resolve(src)), (5, 5, "last".into()));
+        // The innermost position wins; an address outside the text gives no position.
+        let first = at("x", false).at_address(src.as_ptr() as usize, false);
+        assert_eq!(first.resolve(src).line(), 2);
+        let elsewhere = Error::syntax("bad").at_address(1, false).resolve(src);
+        assert_eq!((elsewhere.line(), elsewhere.has_position()), (0, false));
+    }
 
     #[test]
     fn long_source_lines_are_excerpted_around_the_column() {

@@ -36,7 +36,8 @@ impl<'a, 'de> ListSeq<'a, 'de> {
         {
             return Err(next.error(format!(
                 "more list items than the {} declared by the header on line {}",
-                self.span.declared, self.span.header.number
+                self.span.declared,
+                self.de.scan.line_number(&self.span.header)
             )));
         }
         Ok(())

@@ -138,24 +138,25 @@ impl<'de> Deserializer<'de> {
     /// Content after a root array or keyed table, or a line that does not belong to the decoded
     /// value (§5), with its line and column.
     pub fn end(&mut self) -> Result<()> {
-        match self.scan.peek()? {
-            None => Ok(()),
-            Some(line) if self.root_is_closed_form => {
-                Err(line.error("unexpected content after the document root"))
+        let err = match self.scan.peek() {
+            Ok(None) => return Ok(()),
+            Ok(Some(line)) if self.root_is_closed_form => {
+                line.error("unexpected content after the document root")
             }
-            Some(line) => Err(line.error("unexpected content after the document")),
-        }
+            Ok(Some(line)) => line.error("unexpected content after the document"),
+            Err(err) => err,
+        };
+        Err(self.scan.resolve(err))
     }
 
-    /// Attaches the position of the last consumed line to an error that has none.
+    /// Gives an error leaving the decoder its line and column: an error without a position
+    /// is placed on the last consumed line, and a pending address is counted in the input.
     fn locate(&self, err: Error) -> Error {
-        if err.has_position() {
-            return err;
-        }
-        match self.scan.last {
-            Some(line) => scanner::position(line.raw, line.number, 0, err),
-            None => err,
-        }
+        let err = match self.scan.last {
+            Some(line) if !err.has_position() => line.error_on_line(err),
+            _ => err,
+        };
+        self.scan.resolve(err)
     }
 
     /// Charges `bytes` of a field name copied into a row's key to the expansion limit.
@@ -692,9 +693,10 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 macro_rules! root_method {
     ($($method:ident $(($($arg:ident: $ty:ty),*))?),*) => {$(
         fn $method<V: Visitor<'de>>(self, $($($arg: $ty,)*)? visitor: V) -> Result<V::Value> {
-            let slot = self.root()?;
-            let value = ValueDe { de: &mut *self, slot }.$method($($($arg,)*)? visitor)?;
-            Ok(value)
+            let slot = self.root().map_err(|e| self.locate(e))?;
+            ValueDe { de: &mut *self, slot }
+                .$method($($($arg,)*)? visitor)
+                .map_err(|e| self.locate(e))
         }
     )*};
 }

@@ -13,7 +13,7 @@ use super::span::{over_indented, stopped_early};
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
-/// The line on which each key of an object last appears.
+/// The line ([`Line::id`]) on which each key of an object last appears.
 struct LastLines<'de>(HashMap<Cow<'de, str>, usize>);
 
 /// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
@@ -59,20 +59,20 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     /// the object's sibling lines. Only called in non-strict mode.
     pub(crate) fn last_write_wins(mut self) -> Self {
         let mut last = HashMap::new();
-        let mut record = |content: &'de str, number: usize| {
+        let mut record = |content: &'de str, id: usize| {
             if let Ok((key, _)) = split_field_key(content) {
-                last.insert(key, number);
+                last.insert(key, id);
             }
         };
         if let Some((content, line)) = self.first {
-            record(content, line.number);
+            record(content, line.id());
         }
         for line in self.de.scan.lookahead() {
             if line.depth < self.min_depth {
                 break;
             }
             if line.depth == self.depth {
-                record(line.content, line.number);
+                record(line.content, line.id());
             }
         }
         self.last_wins = Some(Box::new(LastLines(last)));
@@ -173,7 +173,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             let overwritten = self
                 .last_wins
                 .as_ref()
-                .is_some_and(|last| last.0.get(&key).is_some_and(|&n| n != line.number));
+                .is_some_and(|last| last.0.get(&key).is_some_and(|&n| n != line.id()));
             if !overwritten {
                 break (content, line, key, slot);
             }

@@ -1,31 +1,23 @@
-//! Splits the input into lines: CRLF (§12), comment lines (§5.1), blank lines (§12) and
+//! The cursor over the input, line by line: CRLF (§12), comment lines (§5.1), blank lines (§12) and
 //! indentation depth with its strict-mode checks (§12, §14.2).
 
 use crate::error::{Error, Result};
 
-/// One significant (non-blank, non-comment) line.
+/// One significant (non-blank, non-comment) line: two words and its depth. Where it is in
+/// the input (line number, column, the raw line for messages) is worked out from the
+/// content's address only when an error is raised ([`Error::resolve`]).
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Line<'de> {
     /// The text after the indentation, trailing spaces removed.
     pub(crate) content: &'de str,
-    /// The whole line without its terminator, for error messages and columns.
-    pub(crate) raw: &'de str,
     /// Indentation level.
     pub(crate) depth: usize,
-    /// 1-based line number.
-    pub(crate) number: usize,
 }
 
 impl<'de> Line<'de> {
     /// An error positioned at byte `offset` of `content`.
     pub(crate) fn error_at(&self, offset_in_content: usize, err: Error) -> Error {
-        let content_start = self.content.as_ptr() as usize - self.raw.as_ptr() as usize;
-        position(
-            self.raw,
-            self.number,
-            content_start + offset_in_content,
-            err,
-        )
+        err.at_address(self.content.as_ptr() as usize + offset_in_content, false)
     }
 
     /// An error at the start of the content.
@@ -33,35 +25,37 @@ impl<'de> Line<'de> {
         self.error_at(0, Error::syntax(message))
     }
 
-    /// An error at `part`, which must be a slice of this line.
+    /// An error at `part`, a slice of this line's content; anything else (an unescaped copy)
+    /// is placed at the content's start.
     pub(crate) fn error_in(&self, part: &str, err: Error) -> Error {
-        let offset = (part.as_ptr() as usize).saturating_sub(self.raw.as_ptr() as usize);
-        position(self.raw, self.number, offset.min(self.raw.len()), err)
+        let start = self.content.as_ptr() as usize;
+        let at = part.as_ptr() as usize;
+        let inside = (start..=start + self.content.len()).contains(&at);
+        err.at_address(if inside { at } else { start }, false)
     }
-}
 
-/// Attaches line/column (in characters) to `err`.
-pub(crate) fn position(raw: &str, number: usize, byte_offset: usize, err: Error) -> Error {
-    let mut offset = byte_offset.min(raw.len());
-    while !raw.is_char_boundary(offset) {
-        offset -= 1;
+    /// An error about the whole line (column 1).
+    pub(crate) fn error_on_line(&self, err: Error) -> Error {
+        err.at_address(self.content.as_ptr() as usize, true)
     }
-    let column = raw[..offset].chars().count() + 1;
-    err.at(number, column, raw)
+
+    /// An identity for the line: the address of its content, unique in one input.
+    pub(crate) fn id(&self) -> usize {
+        self.content.as_ptr() as usize
+    }
 }
 
 #[derive(Clone)]
 pub(crate) struct Scanner<'de> {
     src: &'de str,
     pos: usize,
-    line_number: usize,
     indent_size: usize,
     /// `indent_size` as a power of two, for shifts instead of divisions.
     indent_shift: Option<u32>,
     strict: bool,
     peeked: Option<Line<'de>>,
-    /// The first blank line seen since the last consumed line (0: none).
-    blank_since_last: usize,
+    /// The first blank line seen since the last consumed line.
+    blank_since_last: Option<&'de str>,
     /// Arrays and keyed objects whose first item/row/entry has been consumed and that have not
     /// ended yet: a blank line before a consumed line is inside an array span (§12).
     pub(crate) open_spans: usize,
@@ -77,14 +71,13 @@ impl<'de> Scanner<'de> {
         Scanner {
             src,
             pos: 0,
-            line_number: 0,
             indent_size,
             indent_shift: indent_size
                 .is_power_of_two()
                 .then(|| indent_size.trailing_zeros()),
             strict,
             peeked: None,
-            blank_since_last: 0,
+            blank_since_last: None,
             open_spans: 0,
             last: None,
         }
@@ -135,7 +128,7 @@ impl<'de> Scanner<'de> {
         &mut self,
         depth: usize,
     ) -> Option<(Line<'de>, &'de str, &'de str)> {
-        if self.peeked.is_some() || self.blank_since_last != 0 {
+        if self.peeked.is_some() || self.blank_since_last.is_some() {
             return None;
         }
         // Positions below are relative to the line's start. Slices are cut with `split_at`
@@ -169,20 +162,25 @@ impl<'de> Scanner<'de> {
         while rest_start < end && bytes[rest_start] == b' ' {
             rest_start += 1;
         }
-        let raw = tail.split_at(raw_end).0;
-        let content = raw.split_at(end).0.split_at(indent).1;
+        let content = tail.split_at(end).0.split_at(indent).1;
         let key = content.split_at(key_end - indent).0;
         let rest = content.split_at(rest_start - indent).1;
         self.pos += (line_end + 1).min(bytes.len());
-        self.line_number += 1;
-        let line = Line {
-            content,
-            raw,
-            depth,
-            number: self.line_number,
-        };
+        let line = Line { content, depth };
         self.last = Some(line);
         Some((line, key, rest))
+    }
+
+    /// The 1-based number of `line` in the input, counted (for messages only).
+    pub(crate) fn line_number(&self, line: &Line<'de>) -> usize {
+        let offset = line.id().saturating_sub(self.src.as_ptr() as usize);
+        let before = self.src.as_bytes().get(..offset).unwrap_or_default();
+        memchr::memchr_iter(b'\n', before).count() + 1
+    }
+
+    /// Gives a pending error position its line and column in this input.
+    pub(crate) fn resolve(&self, err: Error) -> Error {
+        err.resolve(self.src)
     }
 
     /// Consumes the line returned by the last `peek`.
@@ -194,14 +192,16 @@ impl<'de> Scanner<'de> {
                 None => return Err(Error::new(crate::Category::Eof, "unexpected end of input")),
             },
         };
-        if self.blank_since_last != 0 && self.strict && self.open_spans > 0 {
-            let n = self.blank_since_last;
+        if let Some(blank) = self.blank_since_last
+            && self.strict
+            && self.open_spans > 0
+        {
             return Err(Error::syntax(
                 "blank lines are not allowed inside an array or keyed table in strict mode",
             )
-            .at(n, 1, ""));
+            .at_address(blank.as_ptr() as usize, true));
         }
-        self.blank_since_last = 0;
+        self.blank_since_last = None;
         self.last = Some(line);
         Ok(line)
     }
@@ -218,7 +218,6 @@ impl<'de> Scanner<'de> {
                 None => (rest, rest.len()),
             };
             self.pos += advance;
-            self.line_number += 1;
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
             if let Some(line) = self.common(raw) {
                 return Ok(Some(line));
@@ -252,9 +251,7 @@ impl<'de> Scanner<'de> {
         }
         Some(Line {
             content: &raw[indent..end],
-            raw,
             depth,
-            number: self.line_number,
         })
     }
 
@@ -277,31 +274,25 @@ impl<'de> Scanner<'de> {
             return Ok(None);
         }
         if content.is_empty() {
-            if self.blank_since_last == 0 {
-                self.blank_since_last = self.line_number;
+            if self.blank_since_last.is_none() {
+                self.blank_since_last = Some(raw);
             }
             return Ok(None);
         }
-        let number = self.line_number;
         if self.strict {
+            let at = raw.as_ptr() as usize + indent;
             if first_tab.is_some() {
-                return Err(position(
-                    raw,
-                    number,
-                    indent,
-                    Error::syntax("tabs are not allowed in indentation in strict mode"),
-                ));
+                return Err(
+                    Error::syntax("tabs are not allowed in indentation in strict mode")
+                        .at_address(at, false),
+                );
             }
             if indent % self.indent_size != 0 {
-                return Err(position(
-                    raw,
-                    number,
-                    indent,
-                    Error::syntax(format!(
-                        "indentation must be a multiple of {} spaces, found {indent}",
-                        self.indent_size
-                    )),
-                ));
+                return Err(Error::syntax(format!(
+                    "indentation must be a multiple of {} spaces, found {indent}",
+                    self.indent_size
+                ))
+                .at_address(at, false));
             }
         }
         // Non-strict: each tab is one level, spaces are floored (v4.4 recovery 3).
@@ -311,12 +302,7 @@ impl<'de> Scanner<'de> {
             bytes[..indent].iter().filter(|&&b| b == b'\t').count()
         };
         let depth = (indent - tabs) / self.indent_size + tabs;
-        Ok(Some(Line {
-            content,
-            raw,
-            depth,
-            number,
-        }))
+        Ok(Some(Line { content, depth }))
     }
 }
 
@@ -375,8 +361,8 @@ mod tests {
                             taken += 1;
                             let read = plain.next_if(|l| Ok(l.depth == depth)).unwrap().unwrap();
                             assert_eq!(
-                                (line.content, line.raw, line.depth, line.number),
-                                (read.content, read.raw, read.depth, read.number),
+                                (line.id(), line.content, line.depth),
+                                (read.id(), read.content, read.depth),
                                 "{text:?}"
                             );
                             assert_eq!(Some((key, rest)), plain_split(read.content), "{text:?}");
@@ -390,7 +376,7 @@ mod tests {
                             let b = plain.next_if(|_| Ok(true));
                             assert_eq!(a.is_ok(), b.is_ok(), "{text:?}");
                             match (a, b) {
-                                (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.raw, b.raw),
+                                (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.id(), b.id()),
                                 (Ok(None), Ok(None)) | (Err(_), Err(_)) => break,
                                 other => panic!("{text:?}: {other:?}"),
                             }

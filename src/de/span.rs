@@ -102,7 +102,7 @@ impl<'de> Span<'de> {
                 "expected {}, found {} (declared by the header on line {})",
                 counted(self.declared, what),
                 self.count,
-                self.header.number
+                de.scan.line_number(&self.header)
             );
             let ended = self.count < self.declared && de.scan.peek()?.is_none();
             let err = if ended {

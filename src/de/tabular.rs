@@ -60,7 +60,8 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         {
             return Err(next.error(format!(
                 "more rows than the {} declared by the header on line {}",
-                self.span.declared, self.span.header.number
+                self.span.declared,
+                self.de.scan.line_number(&self.span.header)
             )));
         }
         self.rows.give_back(self.de);
