@@ -64,10 +64,7 @@ impl<'de> SeqAccess<'de> for InlineSeq<'_, 'de> {
         self.next += 1;
         seed.deserialize(ValueDe {
             de: &mut *self.de,
-            slot: Slot::Token {
-                text,
-                line: self.line,
-            },
+            slot: Slot::Token { text },
         })
         .map(Some)
     }

@@ -237,7 +237,6 @@ impl<'de> Deserializer<'de> {
         match self.scan.peek()? {
             None if !has_colon => Ok(Slot::Token {
                 text: first.content,
-                line: first,
             }),
             Some(next) if !has_colon && next.depth == 0 => Err(first.error(
                 "a document with more than one line must start with a key-value or array header line",
@@ -266,7 +265,7 @@ impl<'de> Deserializer<'de> {
             let key = content[..colon].trim_end_matches(' ');
             if !key.is_empty() {
                 let rest = content[colon + 1..].trim_start_matches(' ');
-                return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base, line)));
+                return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base)));
             }
         }
         if let Some(mut header) = self.header(content, &line)? {
@@ -280,7 +279,7 @@ impl<'de> Deserializer<'de> {
             return Ok((key, Slot::Header { header, base, line }));
         }
         let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
-        Ok((key, Slot::after_colon(trim_spaces(rest), base, line)))
+        Ok((key, Slot::after_colon(trim_spaces(rest), base)))
     }
 
     /// One list item (§9.4, §10) whose hyphen line has just been consumed.
@@ -317,7 +316,7 @@ impl<'de> Deserializer<'de> {
                 depth: item_depth + 1,
             });
         }
-        Ok(Slot::Token { text: after, line })
+        Ok(Slot::Token { text: after })
     }
 
     /// §8 depth of the first line of a scope opened at `base`: one deeper; a deeper first line
@@ -341,10 +340,9 @@ impl<'de> Deserializer<'de> {
 
 /// Where the next value is.
 pub(crate) enum Slot<'a, 'de> {
-    /// A primitive token on `line`.
+    /// A primitive token; errors about it are placed at its first byte.
     Token {
         text: &'de str,
-        line: Line<'de>,
     },
     EmptyArray,
     EmptyObject,
@@ -377,11 +375,11 @@ impl<'de> Slot<'de, 'de> {
     /// nothing is a block (a nested object, or `{}`), `[]` an empty array, anything else a
     /// primitive token.
     #[inline]
-    fn after_colon(rest: &'de str, base: usize, line: Line<'de>) -> Self {
+    fn after_colon(rest: &'de str, base: usize) -> Self {
         match rest {
             "" => Slot::Block { parent: base },
             "[]" => Slot::EmptyArray,
-            _ => Slot::Token { text: rest, line },
+            _ => Slot::Token { text: rest },
         }
     }
 }
@@ -404,8 +402,13 @@ fn visit_primitive<'de, V: Visitor<'de>>(prim: Primitive<'de>, visitor: V) -> Re
     }
 }
 
-fn token<'de>(text: &'de str, line: &Line<'de>) -> Result<Primitive<'de>> {
-    parse_primitive(text).map_err(|e| line.error_in(text, e))
+fn token(text: &str) -> Result<Primitive<'_>> {
+    parse_primitive(text).map_err(|e| at_text(text, e))
+}
+
+/// An error about a token, placed at its first byte.
+fn at_text(text: &str, err: Error) -> Error {
+    err.at_address(text.as_ptr() as usize, false)
 }
 
 impl<'a, 'de> ValueDe<'a, 'de> {
@@ -430,9 +433,9 @@ impl<'a, 'de> ValueDe<'a, 'de> {
     fn visit<V: Visitor<'de>>(self, visitor: V, last_write_wins: bool) -> Result<V::Value> {
         let ValueDe { de, slot } = self;
         match slot {
-            Slot::Token { text, line } => {
-                let prim = token(text, &line)?;
-                visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e))
+            Slot::Token { text } => {
+                let prim = token(text)?;
+                visit_primitive(prim, visitor).map_err(|e| at_text(text, e))
             }
             Slot::EmptyArray => Self::container(de, None, |_| {
                 visitor.visit_seq(de::value::SeqDeserializer::<_, Error>::new(
@@ -530,14 +533,14 @@ fn visit_header<'de, V: Visitor<'de>>(
 /// content (as serde_json).
 fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Result<V::Value> {
     match value.slot {
-        Slot::Token { text, line } => match token(text, &line)? {
+        Slot::Token { text } => match token(text)? {
             Primitive::Str(Cow::Borrowed(s)) => visitor
                 .visit_enum(de::value::BorrowedStrDeserializer::<Error>::new(s))
-                .map_err(|e| line.error_in(text, e)),
+                .map_err(|e| at_text(text, e)),
             Primitive::Str(Cow::Owned(s)) => visitor
                 .visit_enum(s.into_deserializer())
-                .map_err(|e: Error| line.error_in(text, e)),
-            _ => Err(line.error_in(
+                .map_err(|e: Error| at_text(text, e)),
+            _ => Err(at_text(
                 text,
                 Error::data("invalid type: expected an enum variant name or a one-key object"),
             )),
@@ -552,41 +555,41 @@ fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Resu
 macro_rules! typed_hint {
     (integer: $($int:ident)*; float: $($float:ident)*; string: $($str:ident)*;) => {
         $(fn $float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            if let Slot::Token { text, line } = &self.slot {
+            if let Slot::Token { text } = &self.slot {
                 let prim = match token::parse_decimal(text) {
                     Some(v) => Some(Primitive::F64(v)),
                     None => token::parse_integer(text),
                 };
                 if let Some(prim) = prim {
-                    return visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e));
+                    return visit_primitive(prim, visitor).map_err(|e| at_text(text, e));
                 }
             }
             self.any(visitor)
         })*
         $(fn $int<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            if let Slot::Token { text, line } = &self.slot
+            if let Slot::Token { text } = &self.slot
                 && let Some(prim) = token::parse_integer(text)
             {
-                return visit_primitive(prim, visitor).map_err(|e| line.error_in(text, e));
+                return visit_primitive(prim, visitor).map_err(|e| at_text(text, e));
             }
             self.any(visitor)
         })*
         $(fn $str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            if let Slot::Token { text, line } = &self.slot {
+            if let Slot::Token { text } = &self.slot {
                 let text: &'de str = text;
                 if token::is_plain_string(text) {
-                    return visitor.visit_borrowed_str(text).map_err(|e| line.error_in(text, e));
+                    return visitor.visit_borrowed_str(text).map_err(|e| at_text(text, e));
                 }
                 if text.starts_with('"') {
                     let value = match token::parse_quoted(text) {
                         Ok(value) => value,
-                        Err(e) => return Err(line.error_in(text, e)),
+                        Err(e) => return Err(at_text(text, e)),
                     };
                     let visited = match value {
                         Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
                         Cow::Owned(s) => visitor.visit_string(s),
                     };
-                    return visited.map_err(|e| line.error_in(text, e));
+                    return visited.map_err(|e| at_text(text, e));
                 }
             }
             self.any(visitor)
@@ -641,9 +644,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     /// Integers beyond 64 bits are exact when the target asks for 128 bits.
     fn deserialize_i128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.slot {
-            Slot::Token { text, line } if token::is_integer(trim_spaces(text)) => {
+            Slot::Token { text } if token::is_integer(trim_spaces(text)) => {
                 match trim_spaces(text).parse::<i128>() {
-                    Ok(v) => visitor.visit_i128(v).map_err(|e| line.error_in(text, e)),
+                    Ok(v) => visitor.visit_i128(v).map_err(|e| at_text(text, e)),
                     Err(_) => self.any(visitor),
                 }
             }
@@ -653,9 +656,9 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     fn deserialize_u128<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match &self.slot {
-            Slot::Token { text, line } if token::is_integer(trim_spaces(text)) => {
+            Slot::Token { text } if token::is_integer(trim_spaces(text)) => {
                 match trim_spaces(text).parse::<u128>() {
-                    Ok(v) => visitor.visit_u128(v).map_err(|e| line.error_in(text, e)),
+                    Ok(v) => visitor.visit_u128(v).map_err(|e| at_text(text, e)),
                     Err(_) => self.any(visitor),
                 }
             }
@@ -671,13 +674,11 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     }
 
     fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        if let Slot::Token { text, line } = &self.slot {
+        if let Slot::Token { text } = &self.slot {
             match *text {
-                "true" => return visitor.visit_bool(true).map_err(|e| line.error_in(text, e)),
+                "true" => return visitor.visit_bool(true).map_err(|e| at_text(text, e)),
                 "false" => {
-                    return visitor
-                        .visit_bool(false)
-                        .map_err(|e| line.error_in(text, e));
+                    return visitor.visit_bool(false).map_err(|e| at_text(text, e));
                 }
                 _ => {}
             }

@@ -143,7 +143,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             && !self.done
             && let Some((line, key, rest)) = self.de.scan.next_key_line(self.depth)
         {
-            let slot = Slot::after_colon(rest, self.depth, line);
+            let slot = Slot::after_colon(rest, self.depth);
             return self.accept(seed, line, line.content, Cow::Borrowed(key), slot);
         }
         let (content, line, key, slot) = loop {

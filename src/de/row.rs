@@ -107,10 +107,7 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
                     .get(*self.cursor)
                     .ok_or_else(|| self.line.error("row has fewer cells than fields"))?;
                 *self.cursor += 1;
-                Slot::Token {
-                    text,
-                    line: self.line,
-                }
+                Slot::Token { text }
             }
         };
         seed.deserialize(ValueDe {
