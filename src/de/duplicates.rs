@@ -27,6 +27,11 @@ fn fingerprint(key: &str) -> u64 {
     }
 }
 
+/// One of 64 bits, picked by a fingerprint (a multiplicative hash of it).
+fn bit_of(mark: u64) -> u64 {
+    1 << (mark.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58)
+}
+
 /// The keys of an object too wide for a linear search.
 struct Many<'de>(HashSet<Cow<'de, str>>);
 
@@ -57,8 +62,32 @@ impl<'de> SeenKeys<'de> {
     }
 
     /// False if `key` was seen before.
+    #[inline]
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
     pub(super) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
+        // The common case, inline: a borrowed key whose bit is clear is new; it is pushed
+        // above this object's keys when those are on top of the stack.
+        if let Cow::Borrowed(borrowed) = key
+            && self.many.is_none()
+            && self.len < 16
+            && stack.len() == self.base + self.len
+        {
+            let mark = fingerprint(borrowed);
+            let bit = bit_of(mark);
+            if self.bits & bit == 0 {
+                self.bits |= bit;
+                stack.push((mark, borrowed));
+                self.len += 1;
+                return true;
+            }
+        }
+        self.insert_searching(stack, key)
+    }
+
+    /// [`Self::insert`] for every other case: a set bit, an owned key, a wide object.
+    #[cold]
+    #[allow(clippy::ptr_arg)]
+    fn insert_searching(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
         if let Some(Many(set)) = self.many.as_deref_mut() {
             return set.insert(key.clone());
         }
@@ -67,7 +96,7 @@ impl<'de> SeenKeys<'de> {
             stack.truncate(self.base + self.len);
         }
         let mark = fingerprint(key);
-        let bit = 1u64 << (mark.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58);
+        let bit = bit_of(mark);
         let mine = &stack[self.base..];
         if self.bits & bit != 0 && mine.iter().any(|&(m, k)| m == mark && k == key.as_ref()) {
             return false;
@@ -129,6 +158,17 @@ mod tests {
         let repeated = format!("{escaped_wide}k0: 1");
         assert!(crate::from_str::<Value>(&escaped_wide).is_ok());
         assert!(crate::from_str::<Value>(&repeated).is_err());
+        // Up to the linear search's width, with keys whose bits collide: every repeat of
+        // every key is found, and distinct keys never are.
+        for n in 1..=16 {
+            let keys: Vec<String> = (0..n).map(|i| format!("key{}", i * 7)).collect();
+            let distinct: String = keys.iter().map(|k| format!("{k}: 1\n")).collect();
+            assert!(crate::from_str::<Value>(&distinct).is_ok(), "{distinct}");
+            for k in &keys {
+                let repeated = format!("{distinct}{k}: 2");
+                assert!(crate::from_str::<Value>(&repeated).is_err(), "{repeated}");
+            }
+        }
         // Siblings in different objects are not repeats.
         assert!(crate::from_str::<Value>("o:\n  a: 1\n  n:\n    a: 2\n  b: 3").is_ok());
     }
