@@ -282,20 +282,67 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
 }
 
 /// A token that starts with `"`: exactly one quoted string, nothing after it.
+///
+/// One pass: each search finds the next quote or backslash; runs between escapes are copied
+/// whole and the common escapes pushed as they are met. Any error is reported by
+/// [`parse_quoted_plain`], which checks the whole token first, so messages do not depend on
+/// the path.
 pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
-    // Fast path: the first quote or backslash after the opening quote closes the string.
     let bytes = token.as_bytes();
-    match memchr::memchr2(b'"', b'\\', &bytes[1..]) {
-        None => return Err(Error::syntax("unterminated string: missing closing quote")),
-        Some(i) if bytes[1 + i] == b'"' => {
-            return if i + 2 == bytes.len() {
-                Ok(Cow::Borrowed(&token[1..=i]))
-            } else {
-                Err(Error::syntax("unexpected characters after closing quote"))
-            };
+    let mut out: Option<String> = None;
+    let mut at = 1;
+    while let Some(i) = memchr::memchr2(b'"', b'\\', bytes.get(at..).unwrap_or_default()) {
+        let stop = at + i;
+        let run = token.split_at(stop).0.split_at(at).1;
+        if bytes[stop] == b'"' {
+            if stop + 1 != bytes.len() {
+                break;
+            }
+            return Ok(match out {
+                None => Cow::Borrowed(run),
+                Some(mut text) => {
+                    text.push_str(run);
+                    Cow::Owned(text)
+                }
+            });
         }
-        Some(_) => {}
+        let text = out.get_or_insert_with(|| String::with_capacity(token.len()));
+        text.push_str(run);
+        let escaped = match bytes.get(stop + 1) {
+            Some(b'n') => '\n',
+            Some(b't') => '\t',
+            Some(b'r') => '\r',
+            Some(b'\\') => '\\',
+            Some(b'"') => '"',
+            Some(b'u') => match bytes.get(stop + 2..stop + 6).and_then(hex4) {
+                Some(ch) => {
+                    text.push(ch);
+                    at = stop + 6;
+                    continue;
+                }
+                None => break,
+            },
+            _ => break,
+        };
+        text.push(escaped);
+        at = stop + 2;
     }
+    parse_quoted_plain(token)
+}
+
+/// Four hex digits as a character; `None` for anything else, lone surrogates included.
+fn hex4(digits: &[u8]) -> Option<char> {
+    digits
+        .iter()
+        .try_fold(0u32, |code, &b| {
+            char::from(b).to_digit(16).map(|d| code * 16 + d)
+        })
+        .and_then(char::from_u32)
+}
+
+/// [`parse_quoted`] the plain way: find the closing quote, check nothing follows, then
+/// unescape. It gives the errors.
+fn parse_quoted_plain(token: &str) -> Result<Cow<'_, str>> {
     let close = find_closing_quote(token, 0)
         .ok_or_else(|| Error::syntax("unterminated string: missing closing quote"))?;
     if close != token.len() - 1 {
@@ -630,6 +677,41 @@ mod tests {
         assert!(parse_quoted(r#""\u12""#).is_err());
         assert!(parse_quoted(r#""abc" d"#).is_err());
         assert!(parse_quoted(r#""abc"#).is_err());
+    }
+
+    /// The one-pass quoted string agrees with the plain path (find the close, then unescape)
+    /// on generated tokens: values, borrowed or not, and error messages.
+    #[test]
+    fn quoted_strings_one_pass_agree_with_the_plain_path() {
+        const PARTS: [&str; 16] = [
+            "a", "é", " ", "\"", "\\\"", "\\\\", "\\n", "\\t", "\\r", "\\u00e9", "\\u12",
+            "\\uD83D", "\\x", "\\", "\\u004G", "xyz",
+        ];
+        let mut state = 0x1234_5678_9abc_def1u64;
+        let mut owned = 0;
+        for _ in 0..20_000 {
+            let mut token = String::from("\"");
+            for _ in 0..crate::test_rng::next(&mut state) % 6 {
+                token.push_str(PARTS[(crate::test_rng::next(&mut state) % 16) as usize]);
+            }
+            if crate::test_rng::next(&mut state) % 4 != 0 {
+                token.push('"');
+            }
+            match (parse_quoted(&token), parse_quoted_plain(&token)) {
+                (Ok(fast), Ok(plain)) => {
+                    assert_eq!(fast, plain, "{token:?}");
+                    assert_eq!(
+                        matches!(fast, Cow::Borrowed(_)),
+                        matches!(plain, Cow::Borrowed(_)),
+                        "{token:?}"
+                    );
+                    owned += usize::from(matches!(fast, Cow::Owned(_)));
+                }
+                (Err(fast), Err(plain)) => assert_eq!(fast.message(), plain.message()),
+                other => panic!("{token:?}: {other:?}"),
+            }
+        }
+        assert!(owned > 1000, "{owned}");
     }
 
     #[test]
