@@ -694,7 +694,7 @@ mod tests {
             for _ in 0..crate::test_rng::next(&mut state) % 6 {
                 token.push_str(PARTS[(crate::test_rng::next(&mut state) % 16) as usize]);
             }
-            if crate::test_rng::next(&mut state) % 4 != 0 {
+            if !crate::test_rng::next(&mut state).is_multiple_of(4) {
                 token.push('"');
             }
             match (parse_quoted(&token), parse_quoted_plain(&token)) {
