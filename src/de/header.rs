@@ -114,6 +114,19 @@ pub(crate) fn parse<'de>(
     max_depth: usize,
     cache: &mut HeaderCache<'de>,
 ) -> Parsed<'de> {
+    match parse_common(content, strict, cache) {
+        Some(header) => Parsed::Header(header),
+        None => parse_full(content, strict, max_depth, cache),
+    }
+}
+
+/// [`parse`] for every header: quoted keys, nested field groups, new field lists, errors.
+fn parse_full<'de>(
+    content: &'de str,
+    strict: bool,
+    max_depth: usize,
+    cache: &mut HeaderCache<'de>,
+) -> Parsed<'de> {
     let bracket_start = if content.starts_with('"') {
         match find_closing_quote(content, 0) {
             Some(close) if content.as_bytes().get(close + 1) == Some(&b'[') => close + 1,
@@ -224,6 +237,63 @@ pub(crate) fn parse<'de>(
     }
     Parsed::Header(Header {
         key,
+        len,
+        delim,
+        keyed,
+        fields,
+        inline: (!after_colon.is_empty()).then_some(after_colon),
+    })
+}
+
+/// The common header in one forward pass: a plain key (§7.3 characters, or none), a bracket
+/// of digits with an optional `:` and delimiter, a field list already in the cache (no
+/// quotes or nested groups), the colon, then inline values or nothing. `None` for anything
+/// else, and for every header the checks of [`parse`] would refuse: that full parse then
+/// decides (and words the error), so both paths read a header the same way.
+fn parse_common<'de>(
+    content: &'de str,
+    strict: bool,
+    cache: &mut HeaderCache<'de>,
+) -> Option<Header<'de>> {
+    let bytes = content.as_bytes();
+    let open = bytes
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
+    if bytes[open] != b'[' {
+        return None;
+    }
+    let close = open + 1 + bytes[open + 1..].iter().position(|&b| b == b']')?;
+    let segment = content.split_at(close).0.split_at(open + 1).1;
+    if !segment
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b':' | b'|' | b'\t'))
+    {
+        return None;
+    }
+    let (len, delim, keyed) = bracket(segment, strict).ok()?;
+    let (fields, colon) = match bytes.get(close + 1)? {
+        b':' => (None, close + 1),
+        b'{' => {
+            let end = close + 2 + bytes[close + 2..].iter().position(|&b| b == b'}')?;
+            let inner = content.split_at(end).0.split_at(close + 2).1;
+            if inner.bytes().any(|b| matches!(b, b'{' | b'"' | b':'))
+                || bytes.get(end + 1)? != &b':'
+            {
+                return None;
+            }
+            (Some(cache.get(inner, delim)?), end + 1)
+        }
+        _ => return None,
+    };
+    let after_colon = trim_spaces(content.split_at(colon + 1).1);
+    let refused = (keyed && fields.is_none())
+        || (fields.is_some() && !after_colon.is_empty())
+        || (strict && fields.as_ref().is_some_and(|f| f.duplicate.is_some()));
+    if refused {
+        return None;
+    }
+    Some(Header {
+        key: (open > 0).then(|| Cow::Borrowed(content.split_at(open).0)),
         len,
         delim,
         keyed,
@@ -475,6 +545,61 @@ mod tests {
             });
             assert_eq!(find_matching_brace(&text, 0), expected, "{text:?}");
         }
+    }
+
+    /// The one-pass common header reads what the full parse reads, or declines: generated
+    /// lines (keys, brackets with delimiters and keyed marks, field lists, gaps, inline
+    /// values), each parsed fully first so that the fast path finds its field list cached.
+    #[test]
+    fn common_headers_agree_with_the_full_parse() {
+        const KEYS: [&str; 6] = ["items", "", "a.b", "x y", "\"q\"", "é"];
+        const BRACKETS: [&str; 10] = [
+            "[2]",
+            "[0]",
+            "[02]",
+            "[3|]",
+            "[3\t]",
+            "[2:]",
+            "[2:|]",
+            "[x]",
+            "[2",
+            "[99999999999999999999]",
+        ];
+        const FIELDS: [&str; 8] = [
+            "",
+            "{a,b}",
+            "{a|b}",
+            "{a,a}",
+            "{a,b{c}}",
+            "{\"a\",b}",
+            " {a}",
+            "{a",
+        ];
+        const AFTER: [&str; 7] = [":", ": 1,2", ":  x ", " :", "", ": ", ":{a}"];
+        let mut state = 0x51f1_5eed_0bad_cafeu64;
+        let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
+        let mut fast = 0;
+        for _ in 0..20_000 {
+            let content = [
+                KEYS[pick(6)],
+                BRACKETS[pick(10)],
+                FIELDS[pick(8)],
+                AFTER[pick(7)],
+            ]
+            .concat();
+            let strict = pick(2) == 0;
+            let mut cache = HeaderCache::default();
+            let full = match parse_full(&content, strict, 8, &mut cache) {
+                Parsed::Header(h) => format!("{h:?}"),
+                Parsed::NotHeader => "not a header".into(),
+                Parsed::Invalid(e, at) => format!("{} at {at}", e.message()),
+            };
+            if let Some(header) = parse_common(&content, strict, &mut cache) {
+                fast += 1;
+                assert_eq!(format!("{header:?}"), full, "{content:?}");
+            }
+        }
+        assert!(fast > 500, "{fast}");
     }
 
     /// A header seen again takes its field list from the cache, checks included.
