@@ -150,11 +150,8 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             if self.done {
                 return Ok(None);
             }
-            let (content, line, key, slot) = match self.first.take() {
-                Some((content, line)) => {
-                    let (key, slot) = self.de.field(content, line, self.depth)?;
-                    (content, line, key, slot)
-                }
+            let (content, line) = match self.first.take() {
+                Some(first) => first,
                 None => {
                     let (min_depth, depth) = (self.min_depth, self.depth);
                     let next = self.de.scan.next_if(|line| match line.depth {
@@ -166,10 +163,10 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                         self.done = true;
                         return Ok(None);
                     };
-                    let (key, slot) = self.de.field(line.content, line, self.depth)?;
-                    (line.content, line, key, slot)
+                    (line.content, line)
                 }
             };
+            let (key, slot) = self.de.field(content, line, self.depth)?;
             let overwritten = self
                 .last_wins
                 .as_ref()
