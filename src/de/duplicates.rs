@@ -49,15 +49,26 @@ pub(super) struct SeenKeys<'de> {
     bits: u64,
     /// Boxed: rare, and it keeps every open object's state small.
     many: Option<Box<Many<'de>>>,
+    /// How many keys to make room for when they move to a set: a keyed table's declared
+    /// entry count (capped), so a wide table's set never grows and rehashes.
+    expected: usize,
 }
 
 impl<'de> SeenKeys<'de> {
+    /// The keys of an object opened now, whose size is not known in advance.
     pub(super) fn open(stack: &[Keyed<'de>]) -> Self {
+        Self::sized(stack, 0)
+    }
+
+    /// The keys of a keyed table that declares `declared` entries (§9.5): a set, if it comes
+    /// to one, is made that large at once, up to a cap (the count is the input's word).
+    pub(super) fn sized(stack: &[Keyed<'de>], declared: usize) -> Self {
         SeenKeys {
             base: stack.len(),
             len: 0,
             bits: 0,
             many: None,
+            expected: declared.min(1 << 12),
         }
     }
 
@@ -108,10 +119,8 @@ impl<'de> SeenKeys<'de> {
                 self.len += 1;
             }
             _ => {
-                let mut set: HashSet<Cow<'de, str>> = stack
-                    .drain(self.base..)
-                    .map(|(_, k)| Cow::Borrowed(k))
-                    .collect();
+                let mut set = HashSet::with_capacity(self.expected.max(2 * mine.len() + 2));
+                set.extend(stack.drain(self.base..).map(|(_, k)| Cow::Borrowed(k)));
                 set.insert(key.clone());
                 self.many = Some(Box::new(Many(set)));
             }
@@ -169,6 +178,13 @@ mod tests {
                 assert!(crate::from_str::<Value>(&repeated).is_err(), "{repeated}");
             }
         }
+        // A wide keyed table (§9.5) finds repeated entry keys in its presized set.
+        let entries: String = (0..40).map(|i| format!("  e{i}: {i}\n")).collect();
+        let table = format!("t[40:]{{v}}:\n{entries}");
+        assert!(crate::from_str::<Value>(&table).is_ok());
+        let repeated = format!("t[41:]{{v}}:\n{entries}  e7: 0");
+        let err = crate::from_str::<Value>(&repeated).unwrap_err();
+        assert!(err.to_string().contains("duplicate key"), "{err}");
         // Siblings in different objects are not repeats.
         assert!(crate::from_str::<Value>("o:\n  a: 1\n  n:\n    a: 2\n  b: 3").is_ok());
     }

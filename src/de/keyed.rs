@@ -28,8 +28,8 @@ impl<'a, 'de> KeyedAccess<'a, 'de> {
         line: Line<'de>,
     ) -> Result<Self> {
         let span = Span::open(de, header.len, base, line)?;
+        let seen = de.strict.then(|| SeenKeys::sized(&de.keys, header.len));
         let rows = RowCells::new(de, header);
-        let seen = de.strict.then(|| SeenKeys::open(&de.keys));
         Ok(KeyedAccess {
             de,
             rows,
