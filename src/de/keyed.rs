@@ -1,5 +1,7 @@
 //! Keyed tabular objects (§9.5): one entry row `key: cells` per entry.
 
+use std::borrow::Cow;
+
 use serde::de::{DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
@@ -55,17 +57,32 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        // §9.5: every line at entry depth is an entry row; one without a colon is an error.
-        let next = self.span.next_line(self.de, false, |line| {
-            match find_unquoted(line.content, b':', 0) {
-                Some(_) => Ok(LineRole::Item),
-                None => Err(line.error("expected an entry row `key: cells` inside a keyed table")),
+        // The common entry row, `plain key: cells`, read at the cursor as an object line is;
+        // everything else takes the general path.
+        let fast = self.span.next_fast(self.de, |scan, depth| {
+            scan.next_key_line(depth)
+                .map(|(line, key, rest)| (line, (key, rest)))
+        });
+        let (line, key, rest) = match fast {
+            Some((line, (key, rest))) => (line, Cow::Borrowed(key), rest),
+            None => {
+                // §9.5: every line at entry depth is an entry row; one without a colon is an
+                // error.
+                let next =
+                    self.span.next_line(self.de, false, |line| {
+                        match find_unquoted(line.content, b':', 0) {
+                            Some(_) => Ok(LineRole::Item),
+                            None => Err(line
+                                .error("expected an entry row `key: cells` inside a keyed table")),
+                        }
+                    })?;
+                let Some(line) = next else {
+                    return Ok(None);
+                };
+                let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
+                (line, key, rest)
             }
-        })?;
-        let Some(line) = next else {
-            return Ok(None);
         };
-        let (key, rest) = split_key(line.content).map_err(|e| line.error_at(0, e))?;
         if let Some(seen) = &mut self.seen
             && !seen.insert(&mut self.de.keys, &key)
         {

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use super::header::{Field, FieldList, Header, leaf_count};
 use super::key::FieldKeyDe;
 use super::scanner::Line;
-use super::span::counted;
+use super::span::{Span, counted};
 use super::token::split_delimited;
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
@@ -147,6 +147,27 @@ impl<'de> RowCells<'de> {
     pub(super) fn split(&mut self, text: &'de str, line: &Line<'de>) -> Result<()> {
         self.cells.clear();
         split_delimited(text, self.delim, &mut self.cells);
+        self.check(line)
+    }
+
+    /// The next row of a span, read and split at the cursor when it is a plain row
+    /// (`Scanner::next_row_line`), with its cell count checked; `None` sends the caller to
+    /// the general path.
+    pub(super) fn next_fast(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        span: &mut Span<'de>,
+    ) -> Option<Result<Line<'de>>> {
+        let (delim, cells) = (self.delim, &mut self.cells);
+        let (line, ()) = span.next_fast(de, |scan, depth| {
+            scan.next_row_line(depth, delim, cells)
+                .map(|line| (line, ()))
+        })?;
+        Some(self.check(&line).map(|()| line))
+    }
+
+    /// A row must carry one cell per leaf field.
+    fn check(&self, line: &Line<'de>) -> Result<()> {
         if self.cells.len() != self.fields.leaves {
             return Err(line.error(format!(
                 "expected {}, found {}",

@@ -1,6 +1,7 @@
 //! The cursor over the input, line by line: CRLF (§12), comment lines (§5.1), blank lines (§12) and
 //! indentation depth with its strict-mode checks (§12, §14.2).
 
+use super::token::{after_quoted, find_any, find_either, trim_spaces};
 use crate::error::{Error, Result};
 
 /// One significant (non-blank, non-comment) line: two words and its depth. Where it is in
@@ -169,6 +170,75 @@ impl<'de> Scanner<'de> {
         let line = Line { content, depth };
         self.last = Some(line);
         Some((line, key, rest))
+    }
+
+    /// The cursor fast path for a tabular row (§9.3) at exactly `depth`: the indentation
+    /// compared, then the §9.3 row test and the split on `delim` in one pass (`cells` is
+    /// cleared and filled, space-trimmed as §12 says; quoted cells are kept whole for the
+    /// token parser). Declines without consuming anything, as [`Self::next_key_line`] does,
+    /// for every other line: a colon before the first delimiter (a key-value line), a blank
+    /// or comment line, another depth; the general path (`Span::next_line`, `is_data_row`,
+    /// `split_delimited`) reads those.
+    #[inline]
+    pub(crate) fn next_row_line(
+        &mut self,
+        depth: usize,
+        delim: u8,
+        cells: &mut Vec<&'de str>,
+    ) -> Option<Line<'de>> {
+        if self.peeked.is_some() || self.blank_since_last.is_some() {
+            return None;
+        }
+        let (_, tail) = self.src.split_at_checked(self.pos)?;
+        let bytes = tail.as_bytes();
+        let indent = depth * self.indent_size;
+        let first = *bytes.get(indent)?;
+        if matches!(first, b' ' | b'\t' | b'#' | b'\r' | b'\n')
+            || bytes[..indent].iter().any(|&b| b != b' ')
+        {
+            return None;
+        }
+        let line_end = memchr::memchr(b'\n', &bytes[indent..]).map_or(bytes.len(), |n| indent + n);
+        let mut end = line_end - usize::from(bytes[line_end - 1] == b'\r');
+        while bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        let content = tail.split_at(end).0;
+        let text = content.as_bytes();
+        // §9.3 and §11.2 in one pass: a colon before the first delimiter (outside quotes)
+        // makes this a key-value line, not a row; quoted cells are stepped over whole.
+        cells.clear();
+        let mut cell = indent;
+        let mut at = indent;
+        loop {
+            let found = if cells.is_empty() {
+                find_any(text, at, [delim, b'"', b':'])
+            } else {
+                find_either(text, at, delim, b'"')
+            };
+            let Some(found) = found else { break };
+            match text[found] {
+                b'"' => match after_quoted(text, found) {
+                    Some(next) => at = next,
+                    // An unterminated quote runs to the end, as `split_delimited` reads it.
+                    None => break,
+                },
+                b':' if cells.is_empty() => return None,
+                _ => {
+                    cells.push(trim_spaces(content.split_at(found).0.split_at(cell).1));
+                    cell = found + 1;
+                    at = found + 1;
+                }
+            }
+        }
+        cells.push(trim_spaces(content.split_at(cell).1));
+        self.pos += (line_end + 1).min(bytes.len());
+        let line = Line {
+            content: content.split_at(indent).1,
+            depth,
+        };
+        self.last = Some(line);
+        Some(line)
     }
 
     /// The 1-based number of `line` in the input, counted (for messages only).
@@ -382,6 +452,82 @@ mod tests {
                             }
                         }
                     }
+                }
+            }
+        }
+        assert!(
+            taken > 500 && declined > 500,
+            "{taken} taken, {declined} declined"
+        );
+    }
+
+    /// Over generated tables (quoted cells with delimiters, colons and escapes, unterminated
+    /// quotes, key-value lines, CR, trailing spaces, comments, blank lines, other depths),
+    /// the row fast path either declines without moving, or reads the line and the cells
+    /// that the general path (`is_data_row`, then `split_delimited`) reads.
+    #[test]
+    fn next_row_line_agrees_with_the_general_path() {
+        use crate::de::tabular::is_data_row;
+        use crate::de::token::split_delimited;
+        const INDENTS: [&str; 5] = ["  ", "", "    ", "   ", "\t"];
+        const CELLS: [&str; 14] = [
+            "1",
+            "ab c",
+            "",
+            " x ",
+            "\"q,r\"",
+            "\"a\\\"b\"",
+            "\"open",
+            "k: v",
+            "a:b",
+            "#c",
+            "é",
+            "\"x\" y",
+            "-",
+            "1.5",
+        ];
+        const ENDS: [&str; 5] = ["\n", " \n", "\r\n", "\n\n", "\n# note\n"];
+        let mut state = 0x0dd_ba11_cafe_f00du64;
+        let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
+        let (mut taken, mut declined) = (0, 0);
+        for _ in 0..3000 {
+            let delim = [b',', b'|', b'\t'][pick(3)];
+            let mut text = String::new();
+            for _ in 0..1 + pick(5) {
+                text.push_str(INDENTS[pick(5)]);
+                for c in 0..1 + pick(4) {
+                    if c > 0 {
+                        text.push(char::from(delim));
+                    }
+                    text.push_str(CELLS[pick(14)]);
+                }
+                text.push_str(ENDS[pick(5)]);
+            }
+            let mut fast = Scanner::new(&text, 2, true);
+            let mut plain = fast.clone();
+            let (mut cells, mut expected) = (Vec::new(), Vec::new());
+            loop {
+                let depth = pick(2);
+                let before = fast.pos;
+                if let Some(line) = fast.next_row_line(depth, delim, &mut cells) {
+                    taken += 1;
+                    let read = plain
+                        .next_if(|l| Ok(l.depth == depth && is_data_row(l.content, delim)))
+                        .unwrap()
+                        .unwrap();
+                    assert_eq!((line.id(), line.content), (read.id(), read.content));
+                    expected.clear();
+                    split_delimited(read.content, delim, &mut expected);
+                    assert_eq!(cells, expected, "{text:?}");
+                    assert_eq!(fast.pos, plain.pos, "{text:?}");
+                    continue;
+                }
+                declined += 1;
+                assert_eq!(fast.pos, before, "{text:?}");
+                match (fast.next_if(|_| Ok(true)), plain.next_if(|_| Ok(true))) {
+                    (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.id(), b.id()),
+                    (Ok(None), Ok(None)) | (Err(_), Err(_)) => break,
+                    other => panic!("{text:?}: {other:?}"),
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The bookkeeping shared by the line-based array scopes (list items, tabular rows, keyed
 //! entries): declared count, item depth, the array span of §12, and their errors.
 
-use super::scanner::Line;
+use super::scanner::{Line, Scanner};
 use super::{Deserializer, eof};
 use crate::error::{Error, Result};
 
@@ -89,6 +89,28 @@ impl<'de> Span<'de> {
         self.count += 1;
         self.last = line;
         Ok(Some(line))
+    }
+
+    /// The scope's next item read by a cursor fast path (`read`: the scanner and the item
+    /// depth), with the bookkeeping of [`Self::next_line`]; `None` when the fast path declines
+    /// or the scope is at its end, for [`Self::next_line`] to decide.
+    #[inline]
+    pub(super) fn next_fast<T>(
+        &mut self,
+        de: &mut Deserializer<'de>,
+        read: impl FnOnce(&mut Scanner<'de>, usize) -> Option<(Line<'de>, T)>,
+    ) -> Option<(Line<'de>, T)> {
+        if self.done || (de.strict && self.count >= self.declared) {
+            return None;
+        }
+        let (line, read) = read(&mut de.scan, self.depth)?;
+        if !self.started {
+            self.started = true;
+            de.scan.open_spans += 1;
+        }
+        self.count += 1;
+        self.last = line;
+        Some((line, read))
     }
 
     /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).

@@ -73,18 +73,24 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        let delim = self.rows.delim;
-        let next = self.span.next_line(self.de, true, |line| {
-            Ok(if is_data_row(line.content, delim) {
-                LineRole::Item
-            } else {
-                LineRole::End
-            })
-        })?;
-        let Some(line) = next else {
-            return Ok(None);
+        let line = match self.rows.next_fast(self.de, &mut self.span) {
+            Some(line) => line?,
+            None => {
+                let delim = self.rows.delim;
+                let next = self.span.next_line(self.de, true, |line| {
+                    Ok(if is_data_row(line.content, delim) {
+                        LineRole::Item
+                    } else {
+                        LineRole::End
+                    })
+                })?;
+                let Some(line) = next else {
+                    return Ok(None);
+                };
+                self.rows.split(line.content, &line)?;
+                line
+            }
         };
-        self.rows.split(line.content, &line)?;
         seed.deserialize(ValueDe {
             de: &mut *self.de,
             slot: self.rows.slot(line),
