@@ -87,10 +87,31 @@ fn same(a: &Json, b: &Json) -> bool {
         }
         (Json::Object(x), Json::Object(y)) => {
             x.len() == y.len()
-                && x.iter()
-                    .zip(y)
+                && js_order(x)
+                    .zip(js_order(y))
                     .all(|((kx, x), (ky, y))| kx == ky && same(x, y))
         }
         _ => a == b,
     }
+}
+
+/// An object's entries in JavaScript's property order, which the reference's JSON has:
+/// array-index keys (`0`, `17`, … below 2^32 − 1) first in numeric order, then the others
+/// in document order. A decoded document with an index key after another key keeps its
+/// text order here and comes out index-first there; the values are the same.
+fn js_order(map: &serde_json::Map<String, Json>) -> impl Iterator<Item = (&String, &Json)> {
+    let index = |k: &str| {
+        k.parse::<u32>()
+            .ok()
+            .filter(|&n| n != u32::MAX && n.to_string() == k)
+    };
+    let mut indexed: Vec<_> = map
+        .iter()
+        .filter_map(|(k, v)| Some((index(k)?, k, v)))
+        .collect();
+    indexed.sort_by_key(|&(n, _, _)| n);
+    indexed
+        .into_iter()
+        .map(|(_, k, v)| (k, v))
+        .chain(map.iter().filter(move |(k, _)| index(k).is_none()))
 }
