@@ -129,32 +129,15 @@ impl<'de> Scanner<'de> {
         &mut self,
         depth: usize,
     ) -> Option<(Line<'de>, &'de str, &'de str)> {
-        if self.peeked.is_some() || self.blank_since_last.is_some() {
-            return None;
-        }
-        // Positions below are relative to the line's start. Slices are cut with `split_at`
-        // at ASCII bytes (or the text's end): always char boundaries, and an inline check.
-        let (_, tail) = self.src.split_at_checked(self.pos)?;
+        let (tail, indent) = self.at_depth(depth)?;
         let bytes = tail.as_bytes();
-        let indent = depth * self.indent_size;
-        let first = *bytes.get(indent)?;
-        if matches!(
-            first,
-            b' ' | b'\t' | b'#' | b'\r' | b'\n' | b':' | b'[' | b'"'
-        ) || bytes[..indent].iter().any(|&b| b != b' ')
-        {
-            return None;
-        }
+        // The first `:`, `[` or `"`: a colon after a non-empty key (the first byte is not a
+        // space) is a key-value line; anything else is a header or a quoted key.
         let colon = super::token::key_end(bytes, indent)?;
-        if bytes[colon] != b':' {
+        if colon == indent || bytes[colon] != b':' {
             return None;
         }
-        let line_end = memchr::memchr(b'\n', &bytes[colon..]).map_or(bytes.len(), |n| colon + n);
-        let raw_end = line_end - usize::from(bytes[line_end - 1] == b'\r');
-        let mut end = raw_end;
-        while bytes[end - 1] == b' ' {
-            end -= 1;
-        }
+        let (line_end, end) = line_bounds(bytes, colon);
         let mut key_end = colon;
         while bytes[key_end - 1] == b' ' {
             key_end -= 1;
@@ -163,13 +146,51 @@ impl<'de> Scanner<'de> {
         while rest_start < end && bytes[rest_start] == b' ' {
             rest_start += 1;
         }
-        let content = tail.split_at(end).0.split_at(indent).1;
-        let key = content.split_at(key_end - indent).0;
-        let rest = content.split_at(rest_start - indent).1;
-        self.pos += (line_end + 1).min(bytes.len());
-        let line = Line { content, depth };
-        self.last = Some(line);
+        let line = self.take(tail, indent, end, line_end, depth);
+        let key = line.content.split_at(key_end - indent).0;
+        let rest = line.content.split_at(rest_start - indent).1;
         Some((line, key, rest))
+    }
+
+    /// The text from the cursor on and the indentation's length, when the line there starts
+    /// with exactly `depth` levels of spaces and content that is not blank, a comment or a
+    /// tab: the lines the cursor fast paths read. `None` also when a line was peeked or a
+    /// blank line is pending (the general path handles both).
+    #[inline]
+    fn at_depth(&self, depth: usize) -> Option<(&'de str, usize)> {
+        if self.peeked.is_some() || self.blank_since_last.is_some() {
+            return None;
+        }
+        // Positions from here on are relative to the line's start. Slices are cut with
+        // `split_at` at ASCII bytes (or the text's end): always char boundaries, and an
+        // inline check.
+        let (_, tail) = self.src.split_at_checked(self.pos)?;
+        let bytes = tail.as_bytes();
+        let indent = depth * self.indent_size;
+        let first = *bytes.get(indent)?;
+        let plain = !matches!(first, b' ' | b'\t' | b'#' | b'\r' | b'\n')
+            && bytes[..indent].iter().all(|&b| b == b' ');
+        plain.then_some((tail, indent))
+    }
+
+    /// Consumes the line that a fast path read from `tail`: its content runs from `indent`
+    /// to `end`, and the line from the cursor to `line_end`.
+    #[inline]
+    fn take(
+        &mut self,
+        tail: &'de str,
+        indent: usize,
+        end: usize,
+        line_end: usize,
+        depth: usize,
+    ) -> Line<'de> {
+        self.pos += (line_end + 1).min(tail.len());
+        let line = Line {
+            content: tail.split_at(end).0.split_at(indent).1,
+            depth,
+        };
+        self.last = Some(line);
+        line
     }
 
     /// The cursor fast path for a tabular row (§9.3) at exactly `depth`: the indentation
@@ -186,23 +207,8 @@ impl<'de> Scanner<'de> {
         delim: u8,
         cells: &mut Vec<&'de str>,
     ) -> Option<Line<'de>> {
-        if self.peeked.is_some() || self.blank_since_last.is_some() {
-            return None;
-        }
-        let (_, tail) = self.src.split_at_checked(self.pos)?;
-        let bytes = tail.as_bytes();
-        let indent = depth * self.indent_size;
-        let first = *bytes.get(indent)?;
-        if matches!(first, b' ' | b'\t' | b'#' | b'\r' | b'\n')
-            || bytes[..indent].iter().any(|&b| b != b' ')
-        {
-            return None;
-        }
-        let line_end = memchr::memchr(b'\n', &bytes[indent..]).map_or(bytes.len(), |n| indent + n);
-        let mut end = line_end - usize::from(bytes[line_end - 1] == b'\r');
-        while bytes[end - 1] == b' ' {
-            end -= 1;
-        }
+        let (tail, indent) = self.at_depth(depth)?;
+        let (line_end, end) = line_bounds(tail.as_bytes(), indent);
         let content = tail.split_at(end).0;
         let text = content.as_bytes();
         // §9.3 and §11.2 in one pass: a colon before the first delimiter (outside quotes)
@@ -232,13 +238,7 @@ impl<'de> Scanner<'de> {
             }
         }
         cells.push(trim_spaces(content.split_at(cell).1));
-        self.pos += (line_end + 1).min(bytes.len());
-        let line = Line {
-            content: content.split_at(indent).1,
-            depth,
-        };
-        self.last = Some(line);
-        Some(line)
+        Some(self.take(tail, indent, end, line_end, depth))
     }
 
     /// The 1-based number of `line` in the input, counted (for messages only).
@@ -374,6 +374,19 @@ impl<'de> Scanner<'de> {
         let depth = (indent - tabs) / self.indent_size + tabs;
         Ok(Some(Line { content, depth }))
     }
+}
+
+/// Where the line holding `bytes[from]` ends (its newline, or the text's end) and where its
+/// content ends: before a CR at the end (§12) and trailing spaces. `bytes[from]` must be a
+/// byte of the content that is neither a space nor a CR.
+#[inline]
+fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
+    let line_end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
+    let mut end = line_end - usize::from(bytes[line_end - 1] == b'\r');
+    while bytes[end - 1] == b' ' {
+        end -= 1;
+    }
+    (line_end, end)
 }
 
 #[cfg(test)]

@@ -82,13 +82,19 @@ impl<'de> Span<'de> {
             self.done = true;
             return Ok(None);
         };
+        self.took(de, line);
+        Ok(Some(line))
+    }
+
+    /// Counts an item line just consumed; the first opens the array span (§12).
+    #[inline]
+    fn took(&mut self, de: &mut Deserializer<'de>, line: Line<'de>) {
         if !self.started {
             self.started = true;
             de.scan.open_spans += 1;
         }
         self.count += 1;
         self.last = line;
-        Ok(Some(line))
     }
 
     /// The scope's next item read by a cursor fast path (`read`: the scanner and the item
@@ -104,12 +110,7 @@ impl<'de> Span<'de> {
             return None;
         }
         let (line, read) = read(&mut de.scan, self.depth)?;
-        if !self.started {
-            self.started = true;
-            de.scan.open_spans += 1;
-        }
-        self.count += 1;
-        self.last = line;
+        self.took(de, line);
         Some((line, read))
     }
 
