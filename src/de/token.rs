@@ -252,12 +252,11 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
             Some('"') => out.push('"'),
             Some('u') => {
                 let hex: String = chars.by_ref().take(4).collect();
-                if hex.len() != 4 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                let Some(code) = hex_code(hex.as_bytes()) else {
                     return Err(Error::syntax(format!(
                         "invalid escape: \\u must be followed by 4 hex digits, found {hex:?}"
                     )));
-                }
-                let code = u32::from_str_radix(&hex, 16).unwrap_or(0xD800);
+                };
                 match char::from_u32(code) {
                     Some(ch) => out.push(ch),
                     None => {
@@ -314,7 +313,11 @@ pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
             Some(b'r') => '\r',
             Some(b'\\') => '\\',
             Some(b'"') => '"',
-            Some(b'u') => match bytes.get(stop + 2..stop + 6).and_then(hex4) {
+            Some(b'u') => match bytes
+                .get(stop + 2..stop + 6)
+                .and_then(hex_code)
+                .and_then(char::from_u32)
+            {
                 Some(ch) => {
                     text.push(ch);
                     at = stop + 6;
@@ -330,14 +333,14 @@ pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
     parse_quoted_plain(token)
 }
 
-/// Four hex digits as a character; `None` for anything else, lone surrogates included.
-fn hex4(digits: &[u8]) -> Option<char> {
-    digits
-        .iter()
-        .try_fold(0u32, |code, &b| {
-            char::from(b).to_digit(16).map(|d| code * 16 + d)
-        })
-        .and_then(char::from_u32)
+/// The code of a `\\u` escape's four hex digits; `None` unless there are exactly four.
+fn hex_code(digits: &[u8]) -> Option<u32> {
+    if digits.len() != 4 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |code, &b| {
+        char::from(b).to_digit(16).map(|d| code * 16 + d)
+    })
 }
 
 /// [`parse_quoted`] the plain way: find the closing quote, check nothing follows, then
