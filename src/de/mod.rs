@@ -257,16 +257,8 @@ impl<'de> Deserializer<'de> {
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
         // Fast path (§5.2): an unquoted key whose colon comes before any '[' or '"' is a
         // key-value line; deciding that needs only the key's bytes, not the whole line.
-        // The content starts with no space and ends with none (the scanner trims it).
-        let bytes = content.as_bytes();
-        if let Some(colon) =
-            token::find_any(bytes, 0, [b':', b'[', b'"']).filter(|&i| i > 0 && bytes[i] == b':')
-        {
-            let key = content[..colon].trim_end_matches(' ');
-            if !key.is_empty() {
-                let rest = content[colon + 1..].trim_start_matches(' ');
-                return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base)));
-            }
+        if let Some((key, rest)) = token::split_plain_key(content) {
+            return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base)));
         }
         if let Some(mut header) = self.header(content, &line)? {
             let Some(key) = header.key.take() else {

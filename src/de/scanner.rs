@@ -138,17 +138,8 @@ impl<'de> Scanner<'de> {
             return None;
         }
         let (line_end, end) = line_bounds(bytes, colon);
-        let mut key_end = colon;
-        while bytes[key_end - 1] == b' ' {
-            key_end -= 1;
-        }
-        let mut rest_start = colon + 1;
-        while rest_start < end && bytes[rest_start] == b' ' {
-            rest_start += 1;
-        }
         let line = self.take(tail, indent, end, line_end, depth);
-        let key = line.content.split_at(key_end - indent).0;
-        let rest = line.content.split_at(rest_start - indent).1;
+        let (key, rest) = super::token::split_at_colon(line.content, colon - indent);
         Some((line, key, rest))
     }
 

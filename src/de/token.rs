@@ -158,6 +158,32 @@ pub(crate) fn key_end(bytes: &[u8], from: usize) -> Option<usize> {
         .map(|i| from + i)
 }
 
+/// A key-value line's plain key and the text after its colon (§5.2, §7.4): the first `:`,
+/// `[` or `"` of `content` must be a colon after a non-empty key. `None` for a header, a
+/// quoted key or a line without a colon. `content` starts with no space and ends with none,
+/// as the scanner trims it.
+#[inline]
+pub(crate) fn split_plain_key(content: &str) -> Option<(&str, &str)> {
+    let colon = key_end(content.as_bytes(), 0)?;
+    (colon > 0 && content.as_bytes()[colon] == b':').then(|| split_at_colon(content, colon))
+}
+
+/// `content` split at the key's colon at `colon` (not its first byte) into the key and the
+/// text after the colon, both space-trimmed.
+#[inline]
+pub(crate) fn split_at_colon(content: &str, colon: usize) -> (&str, &str) {
+    let bytes = content.as_bytes();
+    let mut key_end = colon;
+    while bytes[key_end - 1] == b' ' {
+        key_end -= 1;
+    }
+    let mut rest_start = colon + 1;
+    while rest_start < bytes.len() && bytes[rest_start] == b' ' {
+        rest_start += 1;
+    }
+    (content.split_at(key_end).0, content.split_at(rest_start).1)
+}
+
 /// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
 /// for the short spans between cells a word loop beats a vector search's set-up.
 pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
