@@ -384,6 +384,19 @@ fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
 mod tests {
     use super::*;
 
+    /// Moves both scanners on by one line the general way, after a fast path declined; they
+    /// must read the same line or fail alike. False at the end (or an error).
+    fn step_both(fast: &mut Scanner<'_>, plain: &mut Scanner<'_>, text: &str) -> bool {
+        match (fast.next_if(|_| Ok(true)), plain.next_if(|_| Ok(true))) {
+            (Ok(Some(a)), Ok(Some(b))) => {
+                assert_eq!(a.id(), b.id(), "{text:?}");
+                true
+            }
+            (Ok(None), Ok(None)) | (Err(_), Err(_)) => false,
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+
     /// The key split of `Deserializer::field`'s fast path, written plainly: the first `:`,
     /// `[` or `"` must be a colon after a non-empty key.
     fn plain_split(content: &str) -> Option<(&str, &str)> {
@@ -445,14 +458,8 @@ mod tests {
                         None => {
                             declined += 1;
                             assert_eq!(fast.pos, before, "{text:?}");
-                            // Move both on by one line the general way.
-                            let a = fast.next_if(|_| Ok(true));
-                            let b = plain.next_if(|_| Ok(true));
-                            assert_eq!(a.is_ok(), b.is_ok(), "{text:?}");
-                            match (a, b) {
-                                (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.id(), b.id()),
-                                (Ok(None), Ok(None)) | (Err(_), Err(_)) => break,
-                                other => panic!("{text:?}: {other:?}"),
+                            if !step_both(&mut fast, &mut plain, &text) {
+                                break;
                             }
                         }
                     }
@@ -528,10 +535,8 @@ mod tests {
                 }
                 declined += 1;
                 assert_eq!(fast.pos, before, "{text:?}");
-                match (fast.next_if(|_| Ok(true)), plain.next_if(|_| Ok(true))) {
-                    (Ok(Some(a)), Ok(Some(b))) => assert_eq!(a.id(), b.id()),
-                    (Ok(None), Ok(None)) | (Err(_), Err(_)) => break,
-                    other => panic!("{text:?}: {other:?}"),
+                if !step_both(&mut fast, &mut plain, &text) {
+                    break;
                 }
             }
         }
