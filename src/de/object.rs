@@ -38,6 +38,12 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     /// The fields of a `key:` block at depth `parent`, or `None` when no deeper line follows
     /// (the value is then `{}`, §8).
     pub(crate) fn block(de: &'a mut Deserializer<'de>, parent: usize) -> Result<Option<Self>> {
+        // The common block: its first line starts at exactly one level deeper, read with the
+        // cursor's test (`at_depth`) so that this line, too, takes `next_key_line` instead of
+        // being peeked into the general path.
+        if de.scan.starts_at_depth(parent + 1) {
+            return Ok(Some(Self::new(de, None, parent + 1, parent + 1)));
+        }
         if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
             return Ok(None);
         }

@@ -143,6 +143,14 @@ impl<'de> Scanner<'de> {
         Some((line, key, rest))
     }
 
+    /// Whether the next line is a significant line at exactly `depth`, as [`Self::peek`]
+    /// would find it, decided without reading the line (false also for the lines the
+    /// cursor fast paths leave to the general path: the caller then peeks).
+    #[inline]
+    pub(crate) fn starts_at_depth(&self, depth: usize) -> bool {
+        self.at_depth(depth).is_some()
+    }
+
     /// The text from the cursor on and the indentation's length, when the line there starts
     /// with exactly `depth` levels of spaces and content that is not blank, a comment or a
     /// tab: the lines the cursor fast paths read. `None` also when a line was peeked or a
@@ -443,6 +451,11 @@ mod tests {
                 loop {
                     let depth = pick(3);
                     let before = fast.pos;
+                    // `starts_at_depth` is a promise about the line the general path peeks.
+                    if fast.starts_at_depth(depth) {
+                        let peeked = plain.clone().peek().unwrap().unwrap();
+                        assert_eq!(peeked.depth, depth, "{text:?}");
+                    }
                     match fast.next_key_line(depth) {
                         Some((line, key, rest)) => {
                             taken += 1;
