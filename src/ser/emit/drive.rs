@@ -125,8 +125,13 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
     ) -> Result<Driving<'o, 'w, 'f>> {
         self.open_variant(variant)
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Driving<'o, 'w, 'f>> {
-        self.serialize_seq(len)
+    fn serialize_map(self, _: Option<usize>) -> Result<Driving<'o, 'w, 'f>> {
+        let key = self.out.spare_keys.pop().unwrap_or_default();
+        Ok(Driving {
+            out: self.out,
+            sink: self.sink,
+            key,
+        })
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Driving<'o, 'w, 'f>> {
         self.serialize_seq(Some(len))
@@ -168,7 +173,9 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
         self.key = key;
         result
     }
-    fn end(self) -> Result<()> {
+    fn end(mut self) -> Result<()> {
+        let key = std::mem::take(&mut self.key);
+        self.out.spare_keys.push(key);
         Driving::end(self)
     }
 }

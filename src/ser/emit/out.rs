@@ -31,7 +31,11 @@ pub(crate) struct Out<'w> {
     /// Scratch for a row whose keys arrived out of header order, while it is rewritten.
     pub(super) row: Vec<u8>,
     pub(super) spans: Vec<(usize, usize)>,
+    /// The key scratch of a tabular row (`row_cells`).
     pub(super) key: String,
+    /// Key buffers of finished maps, lent to the next ones (`Driving`), so that a map's
+    /// keys are copied into a buffer allocated once per nesting level, not once per map.
+    pub(super) spare_keys: Vec<String>,
     /// Nesting levels still allowed (`EncodeOptions::max_depth` at the root).
     pub(super) depth_left: usize,
     max_depth: usize,
@@ -68,6 +72,7 @@ impl<'w> Out<'w> {
             row: Vec::new(),
             spans: Vec::new(),
             key: String::new(),
+            spare_keys: Vec::new(),
             depth_left: options.max_depth,
             max_depth: options.max_depth,
             speculating: None,
