@@ -120,3 +120,44 @@ fn an_entry_that_breaks_a_keyed_table_late_gives_plain_fields() {
         assert_eq!(both(&value), expected, "{value}");
     }
 }
+
+/// Objects are written as fields at once, without a probe, unless their first value is a
+/// non-empty object (which may start a keyed table, §9.5): those are put back and probed.
+/// Pinned in field, list-item and first-field positions, empty ones included, and through a
+/// writer after enough output that chunks have been handed on.
+#[test]
+fn objects_written_at_once_give_the_probed_forms() {
+    let cases = [
+        (
+            json!({"o": {"a": 1, "b": {"x": 1}}}),
+            "o:\n  a: 1\n  b:\n    x: 1",
+        ),
+        (
+            json!({"o": {"a": {"x": 1}, "b": {"x": 2}}}),
+            "o[2:]{x}:\n  a: 1\n  b: 2",
+        ),
+        (
+            json!({"o": {"a": {"x": 1}, "b": 2}}),
+            "o:\n  a:\n    x: 1\n  b: 2",
+        ),
+        (json!({"o": {"a": {}, "b": {}}}), "o:\n  a:\n  b:"),
+        (json!({"o": {}, "p": 1}), "o:\np: 1"),
+        (
+            json!({"l": [{}, {"a": 1}, {"a": {"x": 1}, "b": {"x": 2}}, 3]}),
+            "l[4]:\n  -\n  - a: 1\n  - a:\n      x: 1\n    b:\n      x: 2\n  - 3",
+        ),
+        (
+            json!({"l": [{"o": {"a": {"x": 1}, "b": 2}, "p": {}}, 1]}),
+            "l[2]:\n  - o:\n      a:\n        x: 1\n      b: 2\n    p:\n  - 1",
+        ),
+    ];
+    let filler: Vec<String> = (0..12_000).map(|i| format!("filler line {i}")).collect();
+    for (value, expected) in cases {
+        assert_eq!(both(&value), expected, "{value}");
+        let mut long = serde_json::Map::new();
+        long.insert("filler".into(), json!(filler));
+        long.insert("v".into(), value.clone());
+        let text = both(&serde_json::Value::Object(long));
+        assert!(text.ends_with(&expected.replace('\n', "\n  ")), "{value}");
+    }
+}

@@ -10,15 +10,17 @@ use crate::quote;
 /// Why a value position could not take a value as a primitive.
 #[derive(Debug)]
 pub(super) enum Fail {
-    /// The value is an array or object.
+    /// The value is an array, or an object that is an enum variant.
     Container,
+    /// The value is a plain object (a map or struct).
+    Object,
     Error(Error),
 }
 
 impl std::fmt::Display for Fail {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Fail::Container => f.write_str("container"),
+            Fail::Container | Fail::Object => f.write_str("container"),
             Fail::Error(e) => e.fmt(f),
         }
     }
@@ -31,7 +33,7 @@ impl ser::Error for Fail {
 }
 
 /// Writes a primitive with quoting for `delim` (§7.2, §11.1); containers fail with
-/// [`Fail::Container`] before writing anything.
+/// [`Fail::Object`] or [`Fail::Container`] before writing anything.
 pub(super) struct Cell<'b> {
     pub(super) out: &'b mut Vec<u8>,
     pub(super) delim: u8,
@@ -140,5 +142,6 @@ impl ser::Serializer for Cell<'_> {
         self.str(variant)
     }
 
-    refuse!(Fail::Container; serialize_bytes, serialize_newtype_variant, serialize_seq, serialize_tuple, serialize_tuple_struct, serialize_tuple_variant, serialize_map, serialize_struct, serialize_struct_variant);
+    refuse!(Fail::Container; serialize_bytes, serialize_newtype_variant, serialize_seq, serialize_tuple, serialize_tuple_struct, serialize_tuple_variant, serialize_struct_variant);
+    refuse!(Fail::Object; serialize_map, serialize_struct);
 }

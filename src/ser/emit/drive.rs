@@ -67,7 +67,7 @@ impl Driving<'_, '_, '_> {
     }
 
     fn end(self) -> Result<()> {
-        self.sink.end()
+        self.sink.end(self.out)
     }
 }
 

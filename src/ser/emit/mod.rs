@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use cell::{Cell, Fail};
 use drive::Drive;
 pub(crate) use out::Out;
+use out::Tried;
 use row::row_cells;
 
 fn shape_of<T: ?Sized + Serialize>(out: &Out<'_>, value: &T) -> Result<Shape> {
@@ -51,7 +52,7 @@ pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> R
         root: true,
     }) {
         Ok(()) => return Ok(()),
-        Err(Fail::Container) => out.reset(mark),
+        Err(Fail::Container | Fail::Object) => out.reset(mark),
         Err(Fail::Error(e)) => return Err(e),
     }
     let Some(shape) = shape_or_written(out, None, value, Start::Line(0), 1)? else {
@@ -78,13 +79,51 @@ fn field<T: ?Sized + Serialize>(
     out.line(depth);
     out.key(key);
     out.buf.extend_from_slice(b": ");
-    if out.try_primitive(value, mark)? {
-        return Ok(());
+    match out.try_primitive(value, mark)? {
+        Tried::Written => return Ok(()),
+        Tried::Object if object_at_once(out, key, value, Start::Line(depth), depth + 1)? => {
+            return Ok(());
+        }
+        Tried::Object | Tried::Container => {}
     }
     match shape_or_written(out, Some(key), value, Start::Line(depth), depth + 1)? {
         Some(shape) => container(out, Some(key), value, &shape, depth),
         None => Ok(()),
     }
+}
+
+/// An object (§8) at `key` written as its fields at once, without a probe: of the object
+/// forms only a keyed table (§9.5) needs to see the values first, and only an object whose
+/// values are all non-empty objects can be one, so the first value decides. When it is a
+/// non-empty object, nothing of this object has been written (or passed to a writer) yet:
+/// the output and nesting are put back and `false` sends the object to the probe.
+fn object_at_once<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    key: &str,
+    value: &T,
+    start: Start,
+    content: usize,
+) -> Result<bool> {
+    let (mark, depth_left) = (out.mark(), out.depth_left);
+    let written = nested(out, |out| {
+        match start {
+            Start::Line(depth) => out.line(depth),
+            Start::Item(depth) => out.item(depth),
+        }
+        out.key(key);
+        out.buf.push(b':');
+        let sink = Sink::FieldsUnlessKeyed {
+            depth: content,
+            first: true,
+        };
+        value.serialize(Drive::with(out, sink, None))
+    });
+    if std::mem::take(&mut out.keyed_candidate) {
+        out.reset(mark);
+        out.depth_left = depth_left;
+        return Ok(false);
+    }
+    written.map(|()| true)
 }
 
 /// The shape of a container about to be written at `key`, or `None` when it has been
@@ -202,8 +241,14 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
     out.spill()?;
     let mark = out.mark();
     out.item(depth);
-    if out.try_primitive(value, mark)? {
-        return Ok(());
+    match out.try_primitive(value, mark)? {
+        Tried::Written => return Ok(()),
+        // A list item's object has one layout whatever its values (§10): no probe needed.
+        Tried::Object => {
+            let sink = Sink::ItemObject { depth, first: true };
+            return nested(out, |out| value.serialize(Drive::with(out, sink, None)));
+        }
+        Tried::Container => {}
     }
     match shape_of(out, value)? {
         Shape::Array { len, form } => {
@@ -243,8 +288,12 @@ fn first_field<T: ?Sized + Serialize>(
     out.item(depth);
     out.key(key);
     out.buf.extend_from_slice(b": ");
-    if out.try_primitive(value, mark)? {
-        return Ok(());
+    match out.try_primitive(value, mark)? {
+        Tried::Written => return Ok(()),
+        Tried::Object if object_at_once(out, key, value, Start::Item(depth), depth + 2)? => {
+            return Ok(());
+        }
+        Tried::Object | Tried::Container => {}
     }
     let Some(shape) = shape_or_written(out, Some(key), value, Start::Item(depth), depth + 2)?
     else {
@@ -282,6 +331,9 @@ enum Sink<'f> {
     },
     /// §8 object fields.
     Fields { depth: usize },
+    /// §8 object fields written at once (`object_at_once`), unless the first value shows
+    /// that the object may be a keyed table (§9.5).
+    FieldsUnlessKeyed { depth: usize, first: bool },
     /// §10 an object as a list item: first field on the hyphen line.
     ItemObject { depth: usize, first: bool },
 }
@@ -327,10 +379,9 @@ impl<'f> Sink<'f> {
                 out.buf.push(if *count == 0 { b' ' } else { out.delim });
                 *count += 1;
                 let mark = out.mark();
-                if out.try_primitive(value, mark)? {
-                    Ok(())
-                } else {
-                    Err(inconsistent())
+                match out.try_primitive(value, mark)? {
+                    Tried::Written => Ok(()),
+                    Tried::Object | Tried::Container => Err(inconsistent()),
                 }
             }
             Sink::Items { depth, count, .. } => {
@@ -346,9 +397,10 @@ impl<'f> Sink<'f> {
                 out.row_line(count, *len, *depth)?;
                 row_cells(out, fields, value)
             }
-            Sink::Keyed { .. } | Sink::Fields { .. } | Sink::ItemObject { .. } => {
-                Err(inconsistent())
-            }
+            Sink::Keyed { .. }
+            | Sink::Fields { .. }
+            | Sink::FieldsUnlessKeyed { .. }
+            | Sink::ItemObject { .. } => Err(inconsistent()),
         }
     }
 
@@ -360,6 +412,13 @@ impl<'f> Sink<'f> {
     ) -> Result<()> {
         match self {
             Sink::Fields { depth } => field(out, key, value, *depth),
+            Sink::FieldsUnlessKeyed { depth, first } => {
+                if std::mem::replace(first, false) && probe::is_non_empty_object(value) {
+                    out.keyed_candidate = true;
+                    return Err(inconsistent());
+                }
+                field(out, key, value, *depth)
+            }
             Sink::ItemObject { depth, first } => {
                 if std::mem::replace(first, false) {
                     first_field(out, key, value, *depth)
@@ -383,8 +442,15 @@ impl<'f> Sink<'f> {
     }
 
     /// Checks that the second pass produced what the probe counted.
-    fn end(self) -> Result<()> {
+    fn end(self, out: &mut Out<'_>) -> Result<()> {
         match self {
+            // An empty object as a list item is a lone hyphen (§10); written at once
+            // (`item`), it learns it is empty only here.
+            Sink::ItemObject { depth, first: true } => {
+                out.line(depth);
+                out.buf.push(b'-');
+                Ok(())
+            }
             Sink::Inline { count, len }
             | Sink::Items { count, len, .. }
             | Sink::Rows { count, len, .. }

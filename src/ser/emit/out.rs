@@ -42,6 +42,9 @@ pub(crate) struct Out<'w> {
     /// Where a table written on a guess starts (see `emit::guessed_table`): nothing from
     /// there on may reach the writer until the guess holds.
     pub(super) speculating: Option<usize>,
+    /// Set when an object written at once turns out to be a keyed-table candidate (§9.5):
+    /// its first value is a non-empty object (see `emit::object_at_once`).
+    pub(super) keyed_candidate: bool,
 }
 
 /// A point in the output to return to when a value turns out not to be a primitive.
@@ -76,6 +79,7 @@ impl<'w> Out<'w> {
             depth_left: options.max_depth,
             max_depth: options.max_depth,
             speculating: None,
+            keyed_candidate: false,
         }
     }
 
@@ -238,24 +242,40 @@ impl<'w> Out<'w> {
         self.buf.push(b'}');
     }
 
-    /// Writes `value` if it is a primitive; otherwise rewinds to `mark` and returns `false`.
+    /// Writes `value` if it is a primitive; otherwise rewinds to `mark` and says what kind
+    /// of container it is.
     pub(super) fn try_primitive<T: ?Sized + Serialize>(
         &mut self,
         value: &T,
         mark: Mark,
-    ) -> Result<bool> {
+    ) -> Result<Tried> {
         let delim = self.delim;
         match value.serialize(Cell {
             out: &mut self.buf,
             delim,
             root: false,
         }) {
-            Ok(()) => Ok(true),
+            Ok(()) => Ok(Tried::Written),
+            Err(Fail::Object) => {
+                self.reset(mark);
+                Ok(Tried::Object)
+            }
             Err(Fail::Container) => {
                 self.reset(mark);
-                Ok(false)
+                Ok(Tried::Container)
             }
             Err(Fail::Error(e)) => Err(e),
         }
     }
+}
+
+/// What [`Out::try_primitive`] found.
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(super) enum Tried {
+    /// A primitive, now written.
+    Written,
+    /// A plain object (a map or struct), not written.
+    Object,
+    /// An array or an enum variant with content, not written.
+    Container,
 }

@@ -105,7 +105,7 @@ impl<'a> RowFields<'a> {
                     root: false,
                 }) {
                     Ok(()) => {}
-                    Err(Fail::Container) => return Err(inconsistent()),
+                    Err(Fail::Container | Fail::Object) => return Err(inconsistent()),
                     Err(Fail::Error(e)) => return Err(e),
                 }
                 // A repeated key would overwrite its cell; the probe counts it as breaking

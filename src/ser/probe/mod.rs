@@ -192,6 +192,12 @@ impl Fields {
     }
 }
 
+/// Whether `value` is an object with at least one entry (enum variants with content are):
+/// what a keyed table's values (§9.5) must all be.
+pub(crate) fn is_non_empty_object<T: ?Sized + Serialize>(value: &T) -> bool {
+    value.serialize(NonEmptyObject).unwrap_or(false)
+}
+
 /// Probing stopped: the value's own `Serialize` failed (with its message), or a check gave up.
 #[derive(Debug)]
 pub(crate) struct Stop(Option<String>);
