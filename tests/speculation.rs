@@ -161,3 +161,67 @@ fn objects_written_at_once_give_the_probed_forms() {
         assert!(text.ends_with(&expected.replace('\n', "\n  ")), "{value}");
     }
 }
+
+/// A table's field list is offered to the next array's first row, which takes it only when
+/// it has exactly those keys in that order with primitive values; any other first row gets
+/// its own list, so headers always follow each array's first row (§9.3).
+#[test]
+fn the_last_tables_field_list_is_taken_only_by_the_same_first_row() {
+    #[derive(serde::Serialize)]
+    struct Ab {
+        a: u32,
+        b: &'static str,
+    }
+    #[derive(serde::Serialize)]
+    struct Ba {
+        b: &'static str,
+        a: u32,
+    }
+    #[derive(serde::Serialize)]
+    struct Nested {
+        a: u32,
+        b: Ab,
+    }
+    #[derive(serde::Serialize)]
+    struct Doc {
+        one: Vec<Ab>,
+        two: Vec<Ab>,
+        swapped: Vec<Ba>,
+        again: Vec<Ab>,
+        single: Vec<Ab>,
+        grouped: Vec<Nested>,
+        more: Vec<Ab>,
+        mixed: Vec<serde_json::Value>,
+    }
+    let ab = |a, b| Ab { a, b };
+    let doc = Doc {
+        one: vec![ab(1, "x"), ab(2, "y")],
+        two: vec![ab(3, "z"), ab(4, "w")],
+        swapped: vec![Ba { b: "p", a: 5 }, Ba { b: "q", a: 6 }],
+        again: vec![ab(7, "r"), ab(8, "s")],
+        single: vec![ab(9, "t")],
+        grouped: vec![
+            Nested {
+                a: 1,
+                b: ab(2, "u"),
+            },
+            Nested {
+                a: 3,
+                b: ab(4, "v"),
+            },
+        ],
+        more: vec![ab(5, "m"), ab(6, "n")],
+        mixed: vec![json!({"a": 1, "b": "x", "c": 2}), json!({"a": 1})],
+    };
+    assert_eq!(
+        both(&doc),
+        "one[2]{a,b}:\n  1,x\n  2,y\ntwo[2]{a,b}:\n  3,z\n  4,w\n\
+         swapped[2]{b,a}:\n  p,5\n  q,6\nagain[2]{a,b}:\n  7,r\n  8,s\n\
+         single[1]{a,b}:\n  9,t\ngrouped[2]{a,b{a,b}}:\n  1,2,u\n  3,4,v\n\
+         more[2]{a,b}:\n  5,m\n  6,n\nmixed[2]:\n  - a: 1\n    b: x\n    c: 2\n  - a: 1"
+    );
+    // Through a tab-delimited encoder, the copied list keeps that delimiter.
+    let options = toon::EncodeOptions::default().delimiter(toon::Delimiter::Tab);
+    let text = toon::to_string_with(&doc, &options).unwrap();
+    assert!(text.contains("two[2\t]{a\tb}:\n  3\tz"), "{text}");
+}

@@ -142,19 +142,35 @@ fn shape_or_written<T: ?Sized + Serialize>(
     if out.speculating.is_some() {
         return shape_of(out, value).map(Some);
     }
-    let shape = match probe::guess::shape_or_guess(value, out.depth_left) {
+    let offered = out.last_table.is_some();
+    let shape = match probe::guess::shape_or_guess(value, out.depth_left, &mut out.last_table) {
         Ok(Probed::Shape(shape)) => return Ok(Some(shape)),
         Ok(Probed::Guess(shape)) => shape,
         Err(stop) => return Err(Error::data(stop.to_string())),
     };
+    // The guess took the last table's field list: its header's list is that table's.
+    let took_last = offered && out.last_table.is_none();
     let (mark, depth_left) = (out.mark(), out.depth_left);
     out.speculating = Some(out.buf.len());
+    out.reuse_list = took_last;
     let written = nested(out, |out| {
         let (sink, variant) = open(out, key, &shape, start, content)?;
         value.serialize(Drive::with(out, sink, variant))
     });
     out.speculating = None;
+    out.reuse_list = false;
     if written.is_ok() {
+        // A flat table (its rows hold no headers): the last list written is its own.
+        if let Shape::Array {
+            form: ArrayForm::Table(fields),
+            ..
+        } = shape
+        {
+            if !took_last {
+                std::mem::swap(&mut out.last_list, &mut out.list);
+            }
+            out.last_table = Some(fields);
+        }
         return Ok(None);
     }
     out.reset(mark);

@@ -45,6 +45,15 @@ pub(crate) struct Out<'w> {
     /// Set when an object written at once turns out to be a keyed-table candidate (§9.5):
     /// its first value is a non-empty object (see `emit::object_at_once`).
     pub(super) keyed_candidate: bool,
+    /// The field list of the last table written on a guess, offered to the next guess
+    /// (`probe::guess::shape_or_guess`): arrays of the same records repeat it.
+    pub(super) last_table: Option<Fields>,
+    /// The `{…}` text of `last_table`, and of the last field list written: a table whose
+    /// guess took `last_table` copies its header's list instead of writing it name by name.
+    pub(super) last_list: Vec<u8>,
+    pub(super) list: Vec<u8>,
+    /// Set while a table that took `last_table` opens: its list is `last_list`.
+    pub(super) reuse_list: bool,
 }
 
 /// A point in the output to return to when a value turns out not to be a primitive.
@@ -80,6 +89,10 @@ impl<'w> Out<'w> {
             max_depth: options.max_depth,
             speculating: None,
             keyed_candidate: false,
+            last_table: None,
+            last_list: Vec::new(),
+            list: Vec::new(),
+            reuse_list: false,
         }
     }
 
@@ -222,7 +235,14 @@ impl<'w> Out<'w> {
         }
         self.buf.push(b']');
         if let Some(fields) = fields {
-            self.field_list(fields);
+            if std::mem::take(&mut self.reuse_list) {
+                self.buf.extend_from_slice(&self.last_list);
+            } else {
+                let start = self.buf.len();
+                self.field_list(fields);
+                self.list.clear();
+                self.list.extend_from_slice(&self.buf[start..]);
+            }
         }
         self.buf.push(b':');
     }

@@ -15,7 +15,7 @@ use serde::ser::{self, Serialize};
 use super::kind::is_flat_object;
 use super::tabular::{RowOutcome, TableCheck};
 use super::{
-    ArrayForm, ArrayProbe, ObjectForm, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe,
+    ArrayForm, ArrayProbe, Fields, ObjectForm, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe,
     second_look,
 };
 
@@ -28,16 +28,20 @@ pub(crate) enum Probed {
 }
 
 /// The shape of `value` as [`super::shape`] finds it, or a guessed table for an array of
-/// uniform flat objects, found after its second element.
+/// uniform flat objects, found after its second element. `candidate` is a flat field list
+/// to try for an array's first row before building one (the last table written: arrays of
+/// the same records repeat it).
 pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
     value: &T,
     left: usize,
+    candidate: &mut Option<Fields>,
 ) -> Result<Probed, Stop> {
     let rows = left.saturating_sub(1);
     let mut guessed = None;
     let first = value.serialize(Guessing {
         probe: ShapeProbe { rows },
         guessed: &mut guessed,
+        candidate,
     });
     if let Some(shape) = guessed {
         return Ok(Probed::Guess(shape));
@@ -49,6 +53,7 @@ pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
 struct Guessing<'g> {
     probe: ShapeProbe,
     guessed: &'g mut Option<Shape>,
+    candidate: &'g mut Option<Fields>,
 }
 
 impl<'g> Guessing<'g> {
@@ -68,6 +73,7 @@ impl<'g> Guessing<'g> {
     fn array(self, declared: Option<usize>) -> GuessingArray<'g> {
         GuessingArray {
             probe: ArrayProbe::new(self.probe.rows),
+            candidate: self.candidate,
             declared,
             guessed: self.guessed,
         }
@@ -77,13 +83,17 @@ impl<'g> Guessing<'g> {
 /// An [`ArrayProbe`] that stops with a guess once the first rows make a flat table.
 struct GuessingArray<'g> {
     probe: ArrayProbe,
+    /// A field list to try for the first row before building one (`shape_or_guess`).
+    candidate: &'g mut Option<Fields>,
     declared: Option<usize>,
     guessed: &'g mut Option<Shape>,
 }
 
 impl GuessingArray<'_> {
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        self.probe.element(value);
+        if !self.probe.adopt_first(value, self.candidate) {
+            self.probe.element(value);
+        }
         let Some(declared) = self.declared else {
             return Ok(());
         };

@@ -283,6 +283,22 @@ impl ArrayProbe {
         }
     }
 
+    /// Counts `value` as the first element, a row whose field list is `candidate` (see
+    /// [`TableCheck::adopt_first`]), when it is one; false, with nothing counted, otherwise.
+    fn adopt_first<T: ?Sized + Serialize>(
+        &mut self,
+        value: &T,
+        candidate: &mut Option<Fields>,
+    ) -> bool {
+        if self.len > 0 || !self.table.adopt_first(value, candidate) {
+            return false;
+        }
+        self.len = 1;
+        self.inline = false;
+        self.inline_arrays = false;
+        true
+    }
+
     fn finish(self) -> Shape {
         let form = if self.inline {
             ArrayForm::Inline

@@ -42,6 +42,30 @@ impl TableCheck {
         }
     }
 
+    /// Takes `candidate`, a flat field list (the last table the encoder wrote), as the
+    /// field list of `row`, the first row, when the row has exactly its keys, in its order,
+    /// with primitive values: the list building from the row would give, without building
+    /// it. False (the candidate left where it is) for any other row.
+    pub(super) fn adopt_first<T: ?Sized + Serialize>(
+        &mut self,
+        row: &T,
+        candidate: &mut Option<Fields>,
+    ) -> bool {
+        let matches = match candidate {
+            Some(fields) if self.fields.is_none() && !self.dead && self.left >= 1 => row
+                .serialize(CheckRow {
+                    fields,
+                    ordered: true,
+                })
+                .is_ok(),
+            _ => false,
+        };
+        if matches {
+            self.fields = candidate.take();
+        }
+        matches
+    }
+
     pub(super) fn row<T: ?Sized + Serialize>(&mut self, row: &T) -> RowOutcome {
         if self.dead {
             return RowOutcome::Breaks;
@@ -55,7 +79,10 @@ impl TableCheck {
                 Err(BuildStop::NotObject) => RowOutcome::NotObject,
                 Err(BuildStop::Breaks) => RowOutcome::Breaks,
             },
-            Some(fields) => match row.serialize(CheckRow { fields }) {
+            Some(fields) => match row.serialize(CheckRow {
+                fields,
+                ordered: false,
+            }) {
                 Ok(()) => RowOutcome::Uniform,
                 Err(BuildStop::NotObject) => RowOutcome::NotObject,
                 Err(BuildStop::Breaks) => RowOutcome::Breaks,
@@ -311,13 +338,16 @@ impl Seen {
 }
 
 /// Checks a later row against the field list: same key set, leaves primitive, groups
-/// recursively uniform.
+/// recursively uniform. `ordered` also asks for the keys in the list's order (a first row
+/// matching a candidate list, which must be what building from it would give).
 struct CheckRow<'f> {
     fields: &'f Fields,
+    ordered: bool,
 }
 
 struct Checking<'f> {
     fields: &'f Fields,
+    ordered: bool,
     seen: Seen,
     count: usize,
     key: String,
@@ -331,7 +361,7 @@ impl Checking<'_> {
             .fields
             .position(key, self.count)
             .ok_or(BuildStop::Breaks)?;
-        if !self.seen.insert(j) {
+        if (self.ordered && j != self.count) || !self.seen.insert(j) {
             return Err(BuildStop::Breaks);
         }
         self.count += 1;
@@ -343,7 +373,10 @@ impl Checking<'_> {
             None if is_primitive(value) => Ok(()),
             None => Err(BuildStop::Breaks),
             Some(group) => value
-                .serialize(CheckRow { fields: group })
+                .serialize(CheckRow {
+                    fields: group,
+                    ordered: self.ordered,
+                })
                 .map_err(|_| BuildStop::Breaks),
         }
     }
@@ -392,24 +425,32 @@ impl<'f> ser::Serializer for CheckRow<'f> {
     ) -> Result<Checking<'f>, BuildStop> {
         // The row is `{variant: {fields}}`: exactly one field, a nested group.
         match (self.fields.names.as_slice(), self.fields.groups.as_slice()) {
-            ([name], [Some(group)]) if name == variant => {
-                CheckRow { fields: group }.serialize_map(None)
+            ([name], [Some(group)]) if name == variant => CheckRow {
+                fields: group,
+                ordered: self.ordered,
             }
+            .serialize_map(None),
             _ => Err(BuildStop::Breaks),
         }
     }
 
-    fn serialize_map(self, _: Option<usize>) -> Result<Checking<'f>, BuildStop> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Checking<'f>, BuildStop> {
+        // A first row offered a candidate list: a declared size that differs declines at
+        // once (declining only costs the build; a later row's hint is not relied on).
+        if self.ordered && len.is_some_and(|n| n != self.fields.names.len()) {
+            return Err(BuildStop::Breaks);
+        }
         Ok(Checking {
             fields: self.fields,
+            ordered: self.ordered,
             seen: Seen::new(self.fields.names.len()),
             count: 0,
             key: String::new(),
             pending: 0,
         })
     }
-    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Checking<'f>, BuildStop> {
-        self.serialize_map(None)
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Checking<'f>, BuildStop> {
+        self.serialize_map(Some(len))
     }
 }
 
