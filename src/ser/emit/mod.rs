@@ -431,7 +431,9 @@ impl<'f> Sink<'f> {
             Sink::FieldsUnlessKeyed { depth, first } => {
                 if std::mem::replace(first, false) && probe::is_non_empty_object(value) {
                     out.keyed_candidate = true;
-                    return Err(inconsistent());
+                    // Only carries control back to `object_at_once`, which drops it: no
+                    // message to allocate.
+                    return Err(Error::data(String::new()));
                 }
                 field(out, key, value, *depth)
             }
