@@ -106,10 +106,7 @@ fn object_at_once<T: ?Sized + Serialize>(
 ) -> Result<bool> {
     let (mark, depth_left) = (out.mark(), out.depth_left);
     let written = nested(out, |out| {
-        match start {
-            Start::Line(depth) => out.line(depth),
-            Start::Item(depth) => out.item(depth),
-        }
+        start.begin(out);
         out.key(key);
         out.buf.push(b':');
         let sink = Sink::FieldsUnlessKeyed {
@@ -160,14 +157,17 @@ fn shape_or_written<T: ?Sized + Serialize>(
     out.speculating = None;
     out.reuse_list = false;
     if written.is_ok() {
-        // A flat table (its rows hold no headers): the last list written is its own.
+        // A flat table (its rows hold no headers): the last list written is its own, and
+        // still in the buffer (a guess holds its output back from the writer).
         if let Shape::Array {
             form: ArrayForm::Table(fields),
             ..
         } = shape
         {
             if !took_last {
-                std::mem::swap(&mut out.last_list, &mut out.list);
+                out.last_list.clear();
+                out.last_list
+                    .extend_from_slice(&out.buf[out.list_at.clone()]);
             }
             out.last_table = Some(fields);
         }
@@ -199,6 +199,16 @@ enum Start {
     Item(usize),
 }
 
+impl Start {
+    /// Starts the opening line: a plain line, or a list item's `- `.
+    fn begin(self, out: &mut Out<'_>) {
+        match self {
+            Start::Line(depth) => out.line(depth),
+            Start::Item(depth) => out.item(depth),
+        }
+    }
+}
+
 /// Writes the line that opens a container at `key` (`key[N]…:`, `key:` or `key: []`) and
 /// returns the sink for its content at depth `content`, with the content shape of an object
 /// that is an enum variant whose content will arrive piecewise.
@@ -209,10 +219,7 @@ fn open<'f>(
     start: Start,
     content: usize,
 ) -> Result<(Sink<'f>, Option<&'f Shape>)> {
-    match start {
-        Start::Line(depth) => out.line(depth),
-        Start::Item(depth) => out.item(depth),
-    }
+    start.begin(out);
     Ok(match shape {
         Shape::Array { len: 0, .. } => {
             match key {

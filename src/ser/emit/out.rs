@@ -48,10 +48,12 @@ pub(crate) struct Out<'w> {
     /// The field list of the last table written on a guess, offered to the next guess
     /// (`probe::guess::shape_or_guess`): arrays of the same records repeat it.
     pub(super) last_table: Option<Fields>,
-    /// The `{…}` text of `last_table`, and of the last field list written: a table whose
-    /// guess took `last_table` copies its header's list instead of writing it name by name.
+    /// The `{…}` text of `last_table`: a table whose guess took `last_table` copies its
+    /// header's list instead of writing it name by name.
     pub(super) last_list: Vec<u8>,
-    pub(super) list: Vec<u8>,
+    /// Where in `buf` the last field list written lies (copied to `last_list` when its
+    /// table becomes `last_table`).
+    pub(super) list_at: std::ops::Range<usize>,
     /// Set while a table that took `last_table` opens: its list is `last_list`.
     pub(super) reuse_list: bool,
 }
@@ -91,7 +93,7 @@ impl<'w> Out<'w> {
             keyed_candidate: false,
             last_table: None,
             last_list: Vec::new(),
-            list: Vec::new(),
+            list_at: 0..0,
             reuse_list: false,
         }
     }
@@ -240,8 +242,7 @@ impl<'w> Out<'w> {
             } else {
                 let start = self.buf.len();
                 self.field_list(fields);
-                self.list.clear();
-                self.list.extend_from_slice(&self.buf[start..]);
+                self.list_at = start..self.buf.len();
             }
         }
         self.buf.push(b':');
@@ -290,7 +291,7 @@ impl<'w> Out<'w> {
 }
 
 /// What [`Out::try_primitive`] found.
-#[derive(Copy, Clone, PartialEq, Eq)]
+#[derive(Copy, Clone)]
 pub(super) enum Tried {
     /// A primitive, now written.
     Written,
