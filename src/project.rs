@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 use serde::ser::{self, Serialize, SerializeMap, SerializeSeq, Serializer};
 
 use crate::error::Result;
-use crate::ser::key::KeySerializer;
+use crate::ser::key_string;
 use crate::value::Value;
 
 /// One level of a path tree.
@@ -618,11 +618,9 @@ impl<M: SerializeMap> ser::SerializeStruct for FilterMap<'_, M> {
     }
 }
 
-/// A map key's text, by the encoder's own key rules ([`KeySerializer`]).
+/// A map key's text, by the encoder's own key rules.
 fn key_text<T: ?Sized + Serialize>(key: &T) -> Result<String> {
-    let mut text = String::new();
-    key.serialize(KeySerializer { out: &mut text })?;
-    Ok(text)
+    key_string(key)
 }
 
 #[cfg(test)]

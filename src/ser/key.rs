@@ -1,59 +1,68 @@
-//! Serializes map keys to text, as serde_json does: strings as they are; integers, floats,
-//! bools and chars by their canonical text; anything else is an error.
+//! Map keys as text, as serde_json has them: strings as they are; integers, floats, bools and
+//! chars by their canonical text; anything else is an error.
 
 use serde::ser::{self, Impossible, Serialize};
 
 use crate::canonical;
 use crate::error::{Error, Result};
 
-/// Appends a key's text to `out` and returns its `(start, len)` there.
-pub(crate) struct KeySerializer<'a> {
-    pub(crate) out: &'a mut String,
+/// Hands `key`'s text to `then` and returns what it returns. A string key is passed as it
+/// is, with no copy (the encoder writes it straight out); other keys are formatted first.
+///
+/// # Errors
+///
+/// A key that is not a string, number, bool or char, or `then`'s error.
+#[inline]
+pub(crate) fn with_key_text<T, R>(key: &T, then: impl FnOnce(&str) -> Result<R>) -> Result<R>
+where
+    T: ?Sized + Serialize,
+{
+    key.serialize(KeyText(then))
 }
+
+/// A map key's text as an owned `String`.
+pub(crate) fn key_string<T: ?Sized + Serialize>(key: &T) -> Result<String> {
+    with_key_text(key, |text| Ok(text.to_owned()))
+}
+
+/// The serializer behind [`with_key_text`].
+struct KeyText<F>(F);
 
 fn key_must_be_a_string() -> Error {
     Error::data("key must be a string, number, bool or char")
 }
 
-impl KeySerializer<'_> {
-    fn push(self, s: &str) -> Result<(u32, u32)> {
-        let start = u32::try_from(self.out.len()).map_err(|_| key_too_large())?;
-        let len = u32::try_from(s.len()).map_err(|_| key_too_large())?;
-        self.out.push_str(s);
-        Ok((start, len))
+impl<F> KeyText<F> {
+    /// Canonical number text (ASCII) formatted into a small buffer, then handed on.
+    fn formatted<R>(self, write: impl FnOnce(&mut Vec<u8>)) -> Result<R>
+    where
+        F: FnOnce(&str) -> Result<R>,
+    {
+        let mut buf = Vec::with_capacity(24);
+        write(&mut buf);
+        let text = std::str::from_utf8(&buf).map_err(|_| key_must_be_a_string())?;
+        (self.0)(text)
     }
-
-    fn push_bytes(self, bytes: Vec<u8>) -> Result<(u32, u32)> {
-        // Canonical number text is ASCII.
-        let text = String::from_utf8(bytes).map_err(|_| key_must_be_a_string())?;
-        self.push(&text)
-    }
-}
-
-fn key_too_large() -> Error {
-    Error::data("key too large to encode")
 }
 
 macro_rules! int_key {
     ($($name:ident: $ty:ty => $conv:ident as $as:ty),*) => {$(
-        fn $name(self, v: $ty) -> Result<(u32, u32)> {
-            let mut buf = Vec::new();
-            canonical::$conv(&mut buf, v as $as);
-            self.push_bytes(buf)
+        fn $name(self, v: $ty) -> Result<R> {
+            self.formatted(|buf| canonical::$conv(buf, v as $as))
         }
     )*};
 }
 
-impl ser::Serializer for KeySerializer<'_> {
-    type Ok = (u32, u32);
+impl<R, F: FnOnce(&str) -> Result<R>> ser::Serializer for KeyText<F> {
+    type Ok = R;
     type Error = Error;
-    type SerializeSeq = Impossible<(u32, u32), Error>;
-    type SerializeTuple = Impossible<(u32, u32), Error>;
-    type SerializeTupleStruct = Impossible<(u32, u32), Error>;
-    type SerializeTupleVariant = Impossible<(u32, u32), Error>;
-    type SerializeMap = Impossible<(u32, u32), Error>;
-    type SerializeStruct = Impossible<(u32, u32), Error>;
-    type SerializeStructVariant = Impossible<(u32, u32), Error>;
+    type SerializeSeq = Impossible<R, Error>;
+    type SerializeTuple = Impossible<R, Error>;
+    type SerializeTupleStruct = Impossible<R, Error>;
+    type SerializeTupleVariant = Impossible<R, Error>;
+    type SerializeMap = Impossible<R, Error>;
+    type SerializeStruct = Impossible<R, Error>;
+    type SerializeStructVariant = Impossible<R, Error>;
 
     int_key!(
         serialize_i8: i8 => write_int as i64,
@@ -66,60 +75,75 @@ impl ser::Serializer for KeySerializer<'_> {
         serialize_u64: u64 => write_uint as u64
     );
 
-    fn serialize_i128(self, v: i128) -> Result<(u32, u32)> {
-        self.push(&v.to_string())
+    fn serialize_i128(self, v: i128) -> Result<R> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_u128(self, v: u128) -> Result<(u32, u32)> {
-        self.push(&v.to_string())
+    fn serialize_u128(self, v: u128) -> Result<R> {
+        (self.0)(&v.to_string())
     }
-    fn serialize_f32(self, v: f32) -> Result<(u32, u32)> {
-        let mut buf = Vec::new();
-        canonical::write_f32(&mut buf, v);
-        self.push_bytes(buf)
+    fn serialize_f32(self, v: f32) -> Result<R> {
+        self.formatted(|buf| canonical::write_f32(buf, v))
     }
-    fn serialize_f64(self, v: f64) -> Result<(u32, u32)> {
-        let mut buf = Vec::new();
-        canonical::write_f64(&mut buf, v);
-        self.push_bytes(buf)
+    fn serialize_f64(self, v: f64) -> Result<R> {
+        self.formatted(|buf| canonical::write_f64(buf, v))
     }
-    fn serialize_bool(self, v: bool) -> Result<(u32, u32)> {
-        self.push(if v { "true" } else { "false" })
+    fn serialize_bool(self, v: bool) -> Result<R> {
+        (self.0)(if v { "true" } else { "false" })
     }
-    fn serialize_char(self, v: char) -> Result<(u32, u32)> {
-        self.push(v.encode_utf8(&mut [0u8; 4]))
+    fn serialize_char(self, v: char) -> Result<R> {
+        (self.0)(v.encode_utf8(&mut [0u8; 4]))
     }
-    fn serialize_str(self, v: &str) -> Result<(u32, u32)> {
-        self.push(v)
+    fn serialize_str(self, v: &str) -> Result<R> {
+        (self.0)(v)
     }
-    fn serialize_unit_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        variant: &'static str,
-    ) -> Result<(u32, u32)> {
-        self.push(variant)
+    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<R> {
+        (self.0)(variant)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<(u32, u32)> {
+    ) -> Result<R> {
         value.serialize(self)
     }
-    fn serialize_none(self) -> Result<(u32, u32)> {
+    fn serialize_none(self) -> Result<R> {
         Err(key_must_be_a_string())
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<(u32, u32)> {
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<R> {
         Err(key_must_be_a_string())
     }
-    fn serialize_unit(self) -> Result<(u32, u32)> {
+    fn serialize_unit(self) -> Result<R> {
         Err(key_must_be_a_string())
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<(u32, u32)> {
+    fn serialize_unit_struct(self, _: &'static str) -> Result<R> {
         Err(key_must_be_a_string())
     }
 
     refuse!(key_must_be_a_string(); serialize_bytes, serialize_seq, serialize_tuple_struct, serialize_map);
 
     refuse!(key_must_be_a_string(); serialize_newtype_variant, serialize_tuple, serialize_tuple_variant, serialize_struct, serialize_struct_variant);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_strings_or_the_canonical_text_of_primitives() {
+        assert_eq!(key_string("a b").unwrap(), "a b");
+        assert_eq!(key_string(&-7i32).unwrap(), "-7");
+        assert_eq!(key_string(&u128::MAX).unwrap(), u128::MAX.to_string());
+        assert_eq!(key_string(&1.5f64).unwrap(), "1.5");
+        assert_eq!(key_string(&1e21f64).unwrap(), "1e+21");
+        assert_eq!(key_string(&true).unwrap(), "true");
+        assert_eq!(key_string(&'é').unwrap(), "é");
+        assert!(key_string(&None::<u8>).is_err());
+        assert!(key_string(&[1u8]).is_err());
+    }
+
+    #[test]
+    fn the_callers_error_comes_back_unchanged() {
+        let err = with_key_text("k", |_| Err::<(), _>(Error::data("from the caller"))).unwrap_err();
+        assert!(err.to_string().contains("from the caller"), "{err}");
+    }
 }

@@ -9,7 +9,7 @@
 
 mod emit;
 pub(crate) mod key;
-pub(crate) use key::KeySerializer;
+pub(crate) use key::{key_string, with_key_text};
 mod probe;
 pub(crate) mod tape;
 

@@ -6,7 +6,7 @@
 
 use serde::ser::{self, Serialize};
 
-use super::key::KeySerializer;
+use super::key::with_key_text;
 use crate::error::{Error, Result};
 
 /// One recorded item. Containers store their length and the index one past their last event,
@@ -457,10 +457,9 @@ impl ser::SerializeMap for Open<'_> {
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         let tape = &mut *self.tape;
-        key.serialize(KeySerializer {
-            out: &mut tape.text,
-        })
-        .map(|(start, len)| tape.ev.push(Ev::Key(start, len)))
+        let (start, len) = with_key_text(key, |text| tape.push_text(text))?;
+        tape.ev.push(Ev::Key(start, len));
+        Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         self.element(value)

@@ -4,7 +4,7 @@ use serde::ser::{self, Serialize};
 
 use super::{Map, Number, Value};
 use crate::error::{Error, Result};
-use crate::ser::KeySerializer;
+use crate::ser::key_string;
 
 /// Serializes into a [`Value`], following serde_json's data model.
 pub(crate) struct ValueSerializer;
@@ -17,9 +17,7 @@ fn out_of_range(v: impl std::fmt::Display) -> Error {
 }
 
 fn key_of<T: ?Sized + Serialize>(key: &T) -> Result<String> {
-    let mut text = String::new();
-    key.serialize(KeySerializer { out: &mut text })?;
-    Ok(text)
+    key_string(key)
 }
 
 impl ser::Serializer for ValueSerializer {

@@ -5,8 +5,8 @@ use serde::ser::{self, Serialize};
 
 use super::{Out, Sink, Start, inconsistent, open};
 use crate::error::{Error, Result};
-use crate::ser::key::KeySerializer;
 use crate::ser::probe::Shape;
+use crate::ser::with_key_text;
 
 /// Drives a container's serialization into a [`Sink`]. `variant` is the probed shape of the
 /// content when the container is an enum variant whose content arrives piecewise.
@@ -163,9 +163,20 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        self.key.clear();
-        key.serialize(KeySerializer { out: &mut self.key })
-            .map(drop)
+        with_key_text(key, |text| {
+            self.key.clear();
+            self.key.push_str(text);
+            Ok(())
+        })
+    }
+    /// The whole entry at once, as serde_json's `Value` and serde's maps give it: the key's
+    /// text goes straight to the sink, with no copy.
+    fn serialize_entry<K, V>(&mut self, key: &K, value: &V) -> Result<()>
+    where
+        K: ?Sized + Serialize,
+        V: ?Sized + Serialize,
+    {
+        with_key_text(key, |text| self.sink.entry(self.out, text, value))
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {
         let key = std::mem::take(&mut self.key);

@@ -31,8 +31,6 @@ pub(crate) struct Out<'w> {
     /// Scratch for a row whose keys arrived out of header order, while it is rewritten.
     pub(super) row: Vec<u8>,
     pub(super) spans: Vec<(usize, usize)>,
-    /// The key scratch of a tabular row (`row_cells`).
-    pub(super) key: String,
     /// Key buffers of finished maps, lent to the next ones (`Driving`), so that a map's
     /// keys are copied into a buffer allocated once per nesting level, not once per map.
     pub(super) spare_keys: Vec<String>,
@@ -85,7 +83,6 @@ impl<'w> Out<'w> {
             started: false,
             row: Vec::new(),
             spans: Vec::new(),
-            key: String::new(),
             spare_keys: Vec::new(),
             depth_left: options.max_depth,
             max_depth: options.max_depth,

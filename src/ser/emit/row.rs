@@ -6,8 +6,8 @@ use serde::ser::{self, Serialize};
 use super::cell::{Cell, Fail};
 use super::{Out, inconsistent};
 use crate::error::{Error, Result};
-use crate::ser::key::KeySerializer;
 use crate::ser::probe::Fields;
+use crate::ser::with_key_text;
 
 /// Writes one row's leaf cells in header order (§9.3), whatever order its keys come in.
 pub(super) fn row_cells<T: ?Sized + Serialize>(
@@ -19,19 +19,16 @@ pub(super) fn row_cells<T: ?Sized + Serialize>(
     out.spans.clear();
     out.spans.resize(leaves, (usize::MAX, 0));
     let start = out.buf.len();
-    let mut key = std::mem::take(&mut out.key);
     // Cells go straight to the output, each after a delimiter; a row whose keys came in
     // header order (the usual case for derived structs) is then already complete.
     let result = value.serialize(RowWriter {
         row: &mut out.buf,
         start,
         spans: &mut out.spans,
-        key: &mut key,
         fields,
         base: 0,
         delim: out.delim,
     });
-    out.key = key;
     result?;
     let mut expected = start;
     let mut in_order = true;
@@ -66,7 +63,6 @@ struct RowWriter<'a> {
     row: &'a mut Vec<u8>,
     start: usize,
     spans: &'a mut Vec<(usize, usize)>,
-    key: &'a mut String,
     fields: &'a Fields,
     /// Index of this group's first leaf in the row.
     base: usize,
@@ -89,7 +85,6 @@ impl<'a> RowFields<'a> {
                 row: &mut *w.row,
                 start: w.start,
                 spans: &mut *w.spans,
-                key: &mut *w.key,
                 fields: group,
                 base: at,
                 delim: w.delim,
@@ -200,12 +195,7 @@ impl ser::SerializeMap for RowFields<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
-        let mut text = std::mem::take(self.w.key);
-        text.clear();
-        let keyed = key.serialize(KeySerializer { out: &mut text });
-        let located = keyed.and_then(|_| self.locate(&text));
-        *self.w.key = text;
-        self.pending = located?;
+        self.pending = with_key_text(key, |text| self.locate(text))?;
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<()> {

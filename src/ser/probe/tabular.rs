@@ -6,14 +6,16 @@ use std::borrow::Cow;
 
 use super::kind::is_primitive;
 use super::{Fields, Stop};
-use crate::ser::key::KeySerializer;
+use crate::ser::with_key_text;
 
 /// Text of a map key, through the same rules the emitter uses.
 fn key_text<T: ?Sized + Serialize>(key: &T, buf: &mut String) -> Result<(), Stop> {
-    buf.clear();
-    key.serialize(KeySerializer { out: buf })
-        .map(drop)
-        .map_err(|_| Stop(None))
+    with_key_text(key, |text| {
+        buf.clear();
+        buf.push_str(text);
+        Ok(())
+    })
+    .map_err(|_| Stop(None))
 }
 
 /// Incremental §9.3 detection over rows given one at a time.
