@@ -3,6 +3,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use foldhash::fast::RandomState;
+
 use super::scanner::Line;
 use crate::error::{Error, Quoted};
 
@@ -33,7 +35,7 @@ fn bit_of(mark: u64) -> u64 {
 }
 
 /// The keys of an object too wide for a linear search.
-struct Many<'de>(HashSet<Cow<'de, str>>);
+struct Many<'de>(HashSet<Cow<'de, str>, RandomState>);
 
 /// Strict-mode duplicate sibling key detection (§14.3) for one object or keyed table. The keys
 /// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
@@ -119,7 +121,10 @@ impl<'de> SeenKeys<'de> {
                 self.len += 1;
             }
             _ => {
-                let mut set = HashSet::with_capacity(self.expected.max(2 * mine.len() + 2));
+                let mut set = HashSet::with_capacity_and_hasher(
+                    self.expected.max(2 * mine.len() + 2),
+                    RandomState::default(),
+                );
                 set.extend(stack.drain(self.base..).map(|(_, k)| Cow::Borrowed(k)));
                 set.insert(key.clone());
                 self.many = Some(Box::new(Many(set)));

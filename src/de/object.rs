@@ -4,6 +4,8 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
@@ -14,7 +16,7 @@ use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
 /// The line ([`Line::id`]) on which each key of an object last appears.
-struct LastLines<'de>(HashMap<Cow<'de, str>, usize>);
+struct LastLines<'de>(HashMap<Cow<'de, str>, usize, RandomState>);
 
 /// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
 /// is on the hyphen line.
@@ -64,7 +66,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     /// Prepares last-write-wins for a struct target: finds the last line of every key among
     /// the object's sibling lines. Only called in non-strict mode.
     pub(crate) fn last_write_wins(mut self) -> Self {
-        let mut last = HashMap::new();
+        let mut last = HashMap::default();
         let mut record = |content: &'de str, id: usize| {
             if let Ok((key, _)) = split_field_key(content) {
                 last.insert(key, id);

@@ -6,6 +6,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use foldhash::fast::RandomState;
 use indexmap::IndexMap;
 
 use super::Value;
@@ -47,7 +48,7 @@ pub struct Map<K = String, V = Value> {
 #[derive(Clone)]
 enum Entries {
     Small(Vec<(Arc<str>, Value)>),
-    Large(IndexMap<Arc<str>, Value>),
+    Large(IndexMap<Arc<str>, Value, RandomState>),
 }
 
 /// The most entries a map holds without a hash index.
@@ -115,7 +116,10 @@ impl Map {
             entries: if n <= SMALL {
                 Entries::Small(Vec::with_capacity(n))
             } else {
-                Entries::Large(IndexMap::with_capacity(n))
+                Entries::Large(IndexMap::with_capacity_and_hasher(
+                    n,
+                    RandomState::default(),
+                ))
             },
             spelling: PhantomData,
         }
@@ -139,7 +143,7 @@ impl Map {
             small.push((key, value));
             return None;
         }
-        let mut map = IndexMap::with_capacity(SMALL * 2);
+        let mut map = IndexMap::with_capacity_and_hasher(SMALL * 2, RandomState::default());
         map.extend(small.drain(..));
         map.insert(key, value);
         self.entries = Entries::Large(map);
