@@ -73,7 +73,13 @@ impl TableCheck {
             return RowOutcome::Breaks;
         }
         let outcome = match &self.fields {
-            None => match row.serialize(BuildRow { left: self.left }) {
+            // Most first rows that break a table do so on a value found without building
+            // anything (an array, an empty object): asked first, no field list is allocated
+            // for them.
+            None => match row
+                .serialize(RowCandidate { left: self.left })
+                .and_then(|()| row.serialize(BuildRow { left: self.left }))
+            {
                 Ok(fields) => {
                     self.fields = Some(fields);
                     RowOutcome::Uniform
@@ -156,6 +162,129 @@ macro_rules! not_an_object {
             Err(BuildStop::Breaks)
         }
     };
+}
+
+/// The test [`BuildRow`] makes, without building: an object whose values are primitives or
+/// non-empty objects of the same kind, within the nesting left. Keys are not looked at (a
+/// repeated or unwritable key is left to `BuildRow`), so passing it is necessary, not enough.
+struct RowCandidate {
+    left: usize,
+}
+
+/// Whether a column's value could be a leaf or a nested group of a row with `left` levels.
+fn column_could_fit<T: ?Sized + Serialize>(value: &T, left: usize) -> bool {
+    is_primitive(value) || value.serialize(RowCandidate { left }).is_ok()
+}
+
+/// The entries of an object [`RowCandidate`] is looking at.
+struct CandidateEntries {
+    left: usize,
+    any: bool,
+}
+
+impl CandidateEntries {
+    fn value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
+        self.any = true;
+        if column_could_fit(value, self.left) {
+            Ok(())
+        } else {
+            Err(BuildStop::Breaks)
+        }
+    }
+
+    fn end(self) -> Result<(), BuildStop> {
+        if self.any {
+            Ok(())
+        } else {
+            Err(BuildStop::Breaks)
+        }
+    }
+}
+
+impl ser::Serializer for RowCandidate {
+    type Ok = ();
+    type Error = BuildStop;
+    type SerializeSeq = Impossible<(), BuildStop>;
+    type SerializeTuple = Impossible<(), BuildStop>;
+    type SerializeTupleStruct = Impossible<(), BuildStop>;
+    type SerializeTupleVariant = Impossible<(), BuildStop>;
+    type SerializeMap = CandidateEntries;
+    type SerializeStruct = CandidateEntries;
+    type SerializeStructVariant = CandidateEntries;
+
+    not_an_object!();
+
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        let mut entries = self.serialize_map(Some(1))?;
+        entries.value(value)?;
+        entries.end()
+    }
+    fn serialize_struct_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        _: &'static str,
+        len: usize,
+    ) -> Result<CandidateEntries, BuildStop> {
+        self.serialize_map(Some(len))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<CandidateEntries, BuildStop> {
+        let left = self.left.checked_sub(1).ok_or(BuildStop::Breaks)?;
+        Ok(CandidateEntries { left, any: false })
+    }
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<CandidateEntries, BuildStop> {
+        self.serialize_map(Some(len))
+    }
+}
+
+impl ser::SerializeMap for CandidateEntries {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, _: &T) -> Result<(), BuildStop> {
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
+        self.value(value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        CandidateEntries::end(self)
+    }
+}
+
+impl ser::SerializeStruct for CandidateEntries {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        self.value(value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        CandidateEntries::end(self)
+    }
+}
+
+impl ser::SerializeStructVariant for CandidateEntries {
+    type Ok = ();
+    type Error = BuildStop;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), BuildStop> {
+        self.value(value)
+    }
+    fn end(self) -> Result<(), BuildStop> {
+        CandidateEntries::end(self)
+    }
 }
 
 /// Builds the field list from the first row: leaves for primitive values, nested groups for
@@ -503,5 +632,54 @@ impl ser::SerializeStructVariant for Checking<'_> {
     }
     fn end(self) -> Result<(), BuildStop> {
         self.done()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// A random value: primitives, arrays and objects (empty ones too, repeated keys never,
+    /// as `serde_json::Value` has none), nested up to `depth`.
+    fn value(state: &mut u64, depth: usize) -> Value {
+        let mut pick = |n: u64| crate::test_rng::next(state) % n;
+        match pick(if depth == 0 { 3 } else { 6 }) {
+            0 => json!(pick(100)),
+            1 => json!("s"),
+            2 => Value::Null,
+            3 => Value::Array((0..pick(3)).map(|_| value(state, depth - 1)).collect()),
+            _ => {
+                let n = pick(4);
+                let mut map = serde_json::Map::new();
+                for i in 0..n {
+                    map.insert(format!("k{i}"), value(state, depth - 1));
+                }
+                Value::Object(map)
+            }
+        }
+    }
+
+    #[test]
+    fn the_candidate_test_refuses_only_rows_that_building_refuses() {
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        let (mut built, mut refused_early) = (0, 0);
+        for _ in 0..4000 {
+            let row = value(&mut state, 4);
+            for left in 0..5 {
+                let candidate = row.serialize(RowCandidate { left });
+                let building = row.serialize(BuildRow { left });
+                match (&candidate, &building) {
+                    (Ok(()), _) => built += 1,
+                    (Err(BuildStop::NotObject), Err(BuildStop::NotObject))
+                    | (Err(BuildStop::Breaks), Err(BuildStop::Breaks)) => refused_early += 1,
+                    _ => panic!("{row} at {left}: {candidate:?} but {:?}", building.err()),
+                }
+            }
+        }
+        assert!(
+            built > 1000 && refused_early > 1000,
+            "{built} {refused_early}"
+        );
     }
 }
