@@ -118,6 +118,7 @@ fn object_at_once<T: ?Sized + Serialize>(
     if std::mem::take(&mut out.keyed_candidate) {
         out.reset(mark);
         out.depth_left = depth_left;
+        out.spare_signal = written.err();
         return Ok(false);
     }
     written.map(|()| true)
@@ -438,9 +439,12 @@ impl<'f> Sink<'f> {
             Sink::FieldsUnlessKeyed { depth, first } => {
                 if std::mem::replace(first, false) && probe::is_non_empty_object(value) {
                     out.keyed_candidate = true;
-                    // Only carries control back to `object_at_once`, which drops it: no
-                    // message to allocate.
-                    return Err(Error::data(String::new()));
+                    // Only carries control back to `object_at_once`, which keeps it for
+                    // the next time: no message, and allocated once.
+                    return Err(out
+                        .spare_signal
+                        .take()
+                        .unwrap_or_else(|| Error::data(String::new())));
                 }
                 field(out, key, value, *depth)
             }

@@ -43,6 +43,9 @@ pub(crate) struct Out<'w> {
     /// Set when an object written at once turns out to be a keyed-table candidate (§9.5):
     /// its first value is a non-empty object (see `emit::object_at_once`).
     pub(super) keyed_candidate: bool,
+    /// The error that carries a keyed candidate back to `object_at_once`, kept for the next
+    /// one: the signal is dropped unread, and so needs no new allocation each time.
+    pub(super) spare_signal: Option<Error>,
     /// The field list of the last table written on a guess, offered to the next guess
     /// (`probe::guess::shape_or_guess`): arrays of the same records repeat it.
     pub(super) last_table: Option<Fields>,
@@ -88,6 +91,7 @@ impl<'w> Out<'w> {
             max_depth: options.max_depth,
             speculating: None,
             keyed_candidate: false,
+            spare_signal: None,
             last_table: None,
             last_list: Vec::new(),
             list_at: 0..0,
