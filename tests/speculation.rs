@@ -225,3 +225,67 @@ fn the_last_tables_field_list_is_taken_only_by_the_same_first_row() {
     let text = toon::to_string_with(&doc, &options).unwrap();
     assert!(text.contains("two[2\t]{a\tb}:\n  3\tz"), "{text}");
 }
+
+/// A sequence whose length hint is `declared` while it gives `items`: serde allows hints that
+/// are wrong, and a form guessed from the hint must then give way to what the items are.
+struct Hinted {
+    declared: usize,
+    items: Vec<serde_json::Value>,
+}
+
+impl Serialize for Hinted {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.declared))?;
+        for item in &self.items {
+            seq.serialize_element(item)?;
+        }
+        seq.end()
+    }
+}
+
+#[test]
+fn arrays_guessed_inline_from_their_first_primitives_give_the_probed_forms() {
+    let cases = [
+        (json!({"a": [1, "x", true, null]}), "a[4]: 1,x,true,null"),
+        (json!({"a": ["x, y", "b"]}), "a[2]: \"x, y\",b"),
+        (json!({"a": [1]}), "a[1]: 1"),
+        // A container after the first primitives: the list form, every element in it.
+        (
+            json!({"a": [1, 2, {"k": 3}]}),
+            "a[3]:\n  - 1\n  - 2\n  - k: 3",
+        ),
+        (json!({"a": [1, 2, [3]]}), "a[3]:\n  - 1\n  - 2\n  - [1]: 3"),
+        (json!({"a": [1, 2, []]}), "a[3]:\n  - 1\n  - 2\n  - [0]:"),
+        (json!([1, 2, {"k": 3}]), "[3]:\n  - 1\n  - 2\n  - k: 3"),
+        // As a list item's field and as a list item.
+        (json!([{"a": [1, 2, 3]}, 4]), "[2]:\n  - a[3]: 1,2,3\n  - 4"),
+        (
+            json!([[1, 2], [3, {"k": 4}]]),
+            "[2]:\n  - [2]: 1,2\n  - [2]:\n    - 3\n    - k: 4",
+        ),
+    ];
+    for (value, expected) in cases {
+        assert_eq!(both(&value), expected, "{value}");
+    }
+    // Length hints that are wrong: the count written is the count of items.
+    struct Field<'a>(&'a Hinted);
+    impl Serialize for Field<'_> {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(Some(1))?;
+            map.serialize_entry("a", self.0)?;
+            map.end()
+        }
+    }
+    let more = Hinted {
+        declared: 2,
+        items: vec![json!(1), json!(2), json!(3)],
+    };
+    let fewer = Hinted {
+        declared: 3,
+        items: vec![json!(1), json!(2)],
+    };
+    assert_eq!(both(&Field(&more)), "a[3]: 1,2,3");
+    assert_eq!(both(&Field(&fewer)), "a[2]: 1,2");
+    assert_eq!(both(&[&fewer]), "[1]:\n  - [2]: 1,2");
+}

@@ -1,10 +1,10 @@
-//! The speculative guess for tables (§9.3, §9.5). The probe normally serializes a whole
-//! array or object to choose its form; probed through [`shape_or_guess`], an array of known
-//! length whose first two elements (or only one) make a flat table stops there, with that
-//! table as the guess, and so does an object of known size whose first two values make a
-//! flat keyed table. The emitter writes the table straight away and checks each row as it
-//! writes it; when a row breaks the table it rewinds and asks [`super::shape`], which looks
-//! at every element.
+//! The speculative guess for tables (§9.3, §9.5) and inline arrays (§9.1). The probe
+//! normally serializes a whole array or object to choose its form; probed through
+//! [`shape_or_guess`], an array of known length whose first two elements (or only one) are
+//! primitives, or make a flat table, stops there, with that form as the guess, and so does an
+//! object of known size whose first two values make a flat keyed table. The emitter writes
+//! that form straight away and checks each row or element as it writes it; when one breaks
+//! the form it rewinds and asks [`super::shape`], which looks at every element.
 //!
 //! Two rows, not one: in non-uniform data the second element usually differs already, and a
 //! wrong guess costs a rewritten array. Flat rows only (no nested field groups), for the same
@@ -99,6 +99,15 @@ impl GuessingArray<'_> {
         };
         if self.probe.len < declared.min(2) || self.probe.len > 2 {
             return Ok(());
+        }
+        // §9.1: primitives so far make an inline array, the form that all-primitive
+        // elements take.
+        if self.probe.inline {
+            *self.guessed = Some(Shape::Array {
+                len: declared,
+                form: ArrayForm::Inline,
+            });
+            return Err(Stop(None));
         }
         if let Some(fields) = self.probe.table.take_flat() {
             *self.guessed = Some(Shape::Array {
