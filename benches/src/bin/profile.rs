@@ -2,9 +2,9 @@
 //!
 //! `valgrind --tool=callgrind target/release/profile decode-typed nested 3`
 //!
-//! Operations: `encode`, `decode-typed`, `decode-value` (toon::Value), `decode-json`
-//! (serde_json::Value), and the same with a `json-` prefix for serde_json's own parse or
-//! print of the compact JSON (the baseline). Inputs: the data set names, `deep`, and `NAME×10`.
+//! Operations: `encode`, `encode-writer` (`to_writer` into a reused `Vec`), `decode-typed`,
+//! `decode-value` (toon::Value), `decode-json` (serde_json::Value), and the same with a
+//! `json-` prefix for serde_json's own parse or print of the compact JSON (the baseline). Inputs: the data set names, `deep`, and `NAME×10`.
 
 use std::hint::black_box;
 
@@ -23,15 +23,26 @@ impl Visit for Run {
         T: Serialize + DeserializeOwned + 'static,
     {
         let (json, text) = (data.json.as_str(), data.toon.as_str());
+        let mut written = Vec::with_capacity(json.len());
         for _ in 0..self.iterations {
             match self.op.as_str() {
                 "encode" => drop(black_box(toon::to_string(&typed).unwrap())),
+                "encode-writer" => {
+                    written.clear();
+                    toon::to_writer(&mut written, &typed).unwrap();
+                    black_box(&written);
+                }
                 "decode-typed" => drop(black_box(toon::from_str::<T>(text).unwrap())),
                 "decode-value" => drop(black_box(toon::from_str::<toon::Value>(text).unwrap())),
                 "decode-json" => drop(black_box(
                     toon::from_str::<serde_json::Value>(text).unwrap(),
                 )),
                 "json-encode" => drop(black_box(serde_json::to_string(&typed).unwrap())),
+                "json-encode-writer" => {
+                    written.clear();
+                    serde_json::to_writer(&mut written, &typed).unwrap();
+                    black_box(&written);
+                }
                 "json-decode-typed" => drop(black_box(serde_json::from_str::<T>(json).unwrap())),
                 "json-decode-json" => drop(black_box(
                     serde_json::from_str::<serde_json::Value>(json).unwrap(),

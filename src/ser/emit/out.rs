@@ -40,6 +40,8 @@ pub(crate) struct Out<'w> {
     /// Where a table written on a guess starts (see `emit::guessed_table`): nothing from
     /// there on may reach the writer until the guess holds.
     pub(super) speculating: Option<usize>,
+    /// Where the first row of the table being guessed starts (see [`Out::row_line`]).
+    rows_start: usize,
     /// Set when an object written at once turns out to be a keyed-table candidate (§9.5):
     /// its first value is a non-empty object (see `emit::object_at_once`).
     pub(super) keyed_candidate: bool,
@@ -90,6 +92,7 @@ impl<'w> Out<'w> {
             depth_left: options.max_depth,
             max_depth: options.max_depth,
             speculating: None,
+            rows_start: 0,
             keyed_candidate: false,
             spare_signal: None,
             last_table: None,
@@ -141,11 +144,18 @@ impl<'w> Out<'w> {
     ) -> Result<()> {
         if self.writer.is_some()
             && let Some(start) = self.speculating
-            && *written > 0
         {
-            let projected = ((self.buf.len() - start) / *written).saturating_mul(total);
-            if projected > SPECULATION_LIMIT {
-                return Err(Error::data("a guessed table would outgrow its buffer"));
+            if *written == 0 {
+                self.rows_start = self.buf.len();
+            } else {
+                // The header once, then the rows so far on average: a header longer than
+                // its rows must not make a table that fits look as if it would not.
+                let per_row = (self.buf.len() - self.rows_start) / *written;
+                let projected =
+                    (self.rows_start - start).saturating_add(per_row.saturating_mul(total));
+                if projected > SPECULATION_LIMIT {
+                    return Err(Error::data("a guessed table would outgrow its buffer"));
+                }
             }
         }
         *written += 1;
@@ -300,4 +310,33 @@ pub(super) enum Tried {
     Object,
     /// An array or an enum variant with content, not written.
     Container,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes a guessed table's header of `header` bytes and `rows` rows of `row` bytes each
+    /// through `row_line`, as the emitter does; the error, if the guess is given up.
+    fn guess(header: usize, row: usize, rows: usize) -> Result<()> {
+        let mut sink = io::sink();
+        let mut out = Out::to_writer(&mut sink, &EncodeOptions::default());
+        out.speculating = Some(out.buf.len());
+        out.buf.resize(header, b'h');
+        let mut written = 0;
+        for _ in 0..rows {
+            out.row_line(&mut written, rows, 1)?;
+            out.buf.extend(std::iter::repeat_n(b'r', row));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn a_guessed_table_is_given_up_by_its_projected_size_header_counted_once() {
+        // A long header over short rows: 10 KB + 2,000 × ~20 B fits the limit.
+        assert!(guess(10_000, 18, 2_000).is_ok());
+        // Rows that add up past the limit are given up after the first, not at the limit.
+        let err = guess(100, 1_000, 1_000).unwrap_err();
+        assert!(err.to_string().contains("would outgrow"), "{err}");
+    }
 }
