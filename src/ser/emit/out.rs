@@ -145,16 +145,20 @@ impl<'w> Out<'w> {
         if self.writer.is_some()
             && let Some(start) = self.speculating
         {
-            if *written == 0 {
-                self.rows_start = self.buf.len();
-            } else {
-                // The header once, then the rows so far on average: a header longer than
-                // its rows must not make a table that fits look as if it would not.
-                let per_row = (self.buf.len() - self.rows_start) / *written;
-                let projected =
-                    (self.rows_start - start).saturating_add(per_row.saturating_mul(total));
-                if projected > SPECULATION_LIMIT {
-                    return Err(Error::data("a guessed table would outgrow its buffer"));
+            // The header once, then the rows so far on average: a header longer than its
+            // rows must not make a table that fits look as if it would not.
+            match self
+                .buf
+                .len()
+                .saturating_sub(self.rows_start)
+                .checked_div(*written)
+            {
+                None => self.rows_start = self.buf.len(),
+                Some(per_row) => {
+                    let header = self.rows_start - start;
+                    if header.saturating_add(per_row.saturating_mul(total)) > SPECULATION_LIMIT {
+                        return Err(Error::data("a guessed table would outgrow its buffer"));
+                    }
                 }
             }
         }
