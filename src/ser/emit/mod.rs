@@ -125,7 +125,7 @@ fn object_at_once<T: ?Sized + Serialize>(
 }
 
 /// The shape of a container about to be written at `key`, or `None` when it has been
-/// written already: an array whose first rows make a flat table (§9.3) is written as that
+/// written already: an array whose first rows make a table (§9.3) is written as that
 /// table on a guess (`probe::guess`), each row checked as it is written, instead of being
 /// probed whole first. When a row breaks the table (or anything else fails), the output and
 /// nesting are put back as they were and the array is probed whole after all; that probe
@@ -158,7 +158,7 @@ fn shape_or_written<T: ?Sized + Serialize>(
     out.speculating = None;
     out.reuse_list = false;
     if written.is_ok() {
-        // A flat table (its rows hold no headers): the last list written is its own, and
+        // A table (its rows hold no headers): the last list written is its own, and
         // still in the buffer (a guess holds its output back from the writer).
         if let Shape::Array {
             form: ArrayForm::Table(fields),

@@ -1,14 +1,16 @@
 //! The speculative guess for tables (§9.3, §9.5) and inline arrays (§9.1). The probe
 //! normally serializes a whole array or object to choose its form; probed through
 //! [`shape_or_guess`], an array of known length whose first two elements (or only one) are
-//! primitives, or make a flat table, stops there, with that form as the guess, and so does an
-//! object of known size whose first two values make a flat keyed table. The emitter writes
-//! that form straight away and checks each row or element as it writes it; when one breaks
-//! the form it rewinds and asks [`super::shape`], which looks at every element.
+//! primitives, or make a table (nested field groups included), stops there, with that form as
+//! the guess, and so does an object of known size whose first two values make a flat keyed
+//! table. The emitter writes that form straight away and checks each row or element as it
+//! writes it; when one breaks the form it rewinds and asks [`super::shape`], which looks at
+//! every element.
 //!
 //! Two rows, not one: in non-uniform data the second element usually differs already, and a
-//! wrong guess costs a rewritten array. Flat rows only (no nested field groups), for the same
-//! reason. Everything else is probed exactly as [`super::shape`] probes it, in one pass.
+//! wrong guess costs a rewritten array. A keyed table is guessed from flat rows only, for the
+//! same reason: an object whose values hold objects is seldom one. Everything else is probed
+//! exactly as [`super::shape`] probes it, in one pass.
 
 use serde::ser::{self, Serialize};
 
@@ -27,8 +29,8 @@ pub(crate) enum Probed {
     Guess(Shape),
 }
 
-/// The shape of `value` as [`super::shape`] finds it, or a guessed table for an array of
-/// uniform flat objects, found after its second element. `candidate` is a flat field list
+/// The shape of `value` as [`super::shape`] finds it, or a guessed form for an array of
+/// primitives or of uniform objects, found after its second element. `candidate` is a flat field list
 /// to try for an array's first row before building one (the last table written: arrays of
 /// the same records repeat it).
 pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
@@ -80,7 +82,8 @@ impl<'g> Guessing<'g> {
     }
 }
 
-/// An [`ArrayProbe`] that stops with a guess once the first rows make a flat table.
+/// An [`ArrayProbe`] that stops with a guess once the first elements make an inline array or
+/// a table.
 struct GuessingArray<'g> {
     probe: ArrayProbe,
     /// A field list to try for the first row before building one (`shape_or_guess`).
@@ -109,7 +112,7 @@ impl GuessingArray<'_> {
             });
             return Err(Stop(None));
         }
-        if let Some(fields) = self.probe.table.take_flat() {
+        if let Some(fields) = self.probe.table.take_guess(true) {
             *self.guessed = Some(Shape::Array {
                 len: declared,
                 form: ArrayForm::Table(fields),
@@ -173,7 +176,7 @@ impl GuessingObject<'_> {
             return Ok(());
         }
         if self.scan.len == 2
-            && let Some(fields) = table.take_flat()
+            && let Some(fields) = table.take_guess(false)
         {
             *self.guessed = Some(Shape::Object {
                 len: declared,

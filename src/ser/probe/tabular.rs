@@ -103,11 +103,11 @@ impl TableCheck {
         outcome
     }
 
-    /// Takes the field list so far if every row was uniform and none has nested groups (the
-    /// speculative guess of `guess.rs`, which stops probing there).
-    pub(super) fn take_flat(&mut self) -> Option<Fields> {
+    /// Takes the field list so far if every row was uniform (and, unless `groups`, none has
+    /// nested groups): the speculative guess of `guess.rs`, which stops probing there.
+    pub(super) fn take_guess(&mut self, groups: bool) -> Option<Fields> {
         let fields = self.fields.as_ref().filter(|_| !self.dead)?;
-        if fields.groups.iter().any(Option::is_some) {
+        if !groups && fields.groups.iter().any(Option::is_some) {
             return None;
         }
         let mut fields = self.fields.take()?;
