@@ -11,10 +11,23 @@ pub(crate) fn write_f64(out: &mut Vec<u8>, v: f64) {
         out.push(b'0');
         return;
     }
-    // Integers below 2^53 print as plain digits in JavaScript; the fast path avoids `{:e}`.
-    if v.fract() == 0.0 && v.abs() < 9_007_199_254_740_992.0 {
-        write_int(out, v as i64);
-        return;
+    let magnitude = v.abs();
+    if magnitude < 9_007_199_254_740_992.0 {
+        // Integers below 2^53 print as plain digits in JavaScript (the cast is exact there,
+        // and cheaper than `fract`, a libm call on baseline x86-64).
+        let int = v as i64;
+        if int as f64 == v {
+            write_int(out, int);
+            return;
+        }
+        // zmij writes a fraction whose leading digit lies at 10^-5 ..= 10^15 in plain
+        // notation, as JavaScript does; below 10^15 rounding to the shortest digits cannot
+        // carry past that, and a value that is no integer never prints as one (the integer
+        // would be another double). Its text is then already JavaScript's.
+        if (1e-5..1e15).contains(&magnitude) {
+            out.extend_from_slice(zmij::Buffer::new().format_finite(v).as_bytes());
+            return;
+        }
     }
     write_shortest(out, v);
 }
@@ -179,6 +192,14 @@ mod tests {
             (f64::NAN, "null"),
             (f64::INFINITY, "null"),
             (0.000123, "0.000123"),
+            // The edges of zmij's plain notation (10^-5 ..= 10^15 leading digits).
+            (1e-5, "0.00001"),
+            (1.25e-5, "0.0000125"),
+            (9.5e-6, "0.0000095"),
+            (999999999999999.9, "999999999999999.9"),
+            (1e15 + 0.5, "1000000000000000.5"),
+            (-123456789012345.67, "-123456789012345.67"),
+            (4503599627370495.5, "4503599627370495.5"),
         ];
         for (v, want) in cases {
             assert_eq!(f(*v), *want, "{v}");
