@@ -58,25 +58,31 @@ const NEEDS_ESCAPE: [bool; 256] = {
     table
 };
 
-/// §7.2: may `s` appear unquoted where `delimiter` is the relevant delimiter?
-pub(crate) fn is_safe_unquoted(s: &str, delimiter: u8) -> bool {
+/// §7.2: may `s` appear unquoted where `delimiter` is the relevant delimiter? `Ok` if so;
+/// when `s` must be quoted, how long a prefix of it the check
+/// found free of every byte that forces quotes, and so of every byte that needs an escape
+/// ([`NEEDS_ESCAPE`] is within [`FORCES_QUOTES`]): the escaping scan starts there.
+fn unquoted_or_clean(s: &str, delimiter: u8) -> Result<(), usize> {
     let bytes = s.as_bytes();
     let (Some(&first), Some(&last)) = (bytes.first(), bytes.last()) else {
-        return false; // empty
+        return Err(0); // empty
     };
     if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
-        return false;
+        return Err(0);
     }
     let forced = match forces_quotes(delimiter) {
-        Some(table) => bytes.iter().any(|&b| table[b as usize]),
+        Some(table) => bytes.iter().position(|&b| table[b as usize]),
         None => bytes
             .iter()
-            .any(|&b| FORCES_QUOTES[b as usize] || b == delimiter),
+            .position(|&b| FORCES_QUOTES[b as usize] || b == delimiter),
     };
-    if forced {
-        return false;
+    if let Some(at) = forced {
+        return Err(at);
     }
-    !(matches!(s, "true" | "false" | "null") || is_numeric_like(bytes))
+    if matches!(s, "true" | "false" | "null") || is_numeric_like(bytes) {
+        return Err(bytes.len());
+    }
+    Ok(())
 }
 
 /// §7.2 numeric-like: `/^[+-]?[0-9]+(?:\.[0-9]+)?(?:e[+-]?[0-9]+)?$/i`.
@@ -151,10 +157,15 @@ pub(crate) fn is_unquoted_key(key: &str) -> bool {
 
 /// Writes `s` as a quoted, escaped string (§7.1).
 pub(crate) fn write_quoted(out: &mut Vec<u8>, s: &str) {
+    write_quoted_after(out, s, 0);
+}
+
+/// [`write_quoted`] for a string whose first `clean` bytes need no escape.
+fn write_quoted_after(out: &mut Vec<u8>, s: &str, clean: usize) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    for (i, &b) in bytes.iter().enumerate().skip(clean) {
         if !NEEDS_ESCAPE[b as usize] {
             continue;
         }
@@ -180,10 +191,9 @@ pub(crate) fn write_quoted(out: &mut Vec<u8>, s: &str) {
 
 /// Writes a string value, quoted only when §7.2 requires it for `delimiter`.
 pub(crate) fn write_string(out: &mut Vec<u8>, s: &str, delimiter: u8) {
-    if is_safe_unquoted(s, delimiter) {
-        out.extend_from_slice(s.as_bytes());
-    } else {
-        write_quoted(out, s);
+    match unquoted_or_clean(s, delimiter) {
+        Ok(()) => out.extend_from_slice(s.as_bytes()),
+        Err(clean) => write_quoted_after(out, s, clean),
     }
 }
 
@@ -199,6 +209,37 @@ pub(crate) fn write_key(out: &mut Vec<u8>, key: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn is_safe_unquoted(s: &str, delimiter: u8) -> bool {
+        unquoted_or_clean(s, delimiter).is_ok()
+    }
+
+    /// The escaping scan that starts after the clean prefix writes what a scan of the whole
+    /// string writes.
+    #[test]
+    fn quoting_after_the_clean_prefix_is_quoting_the_whole() {
+        const PARTS: [&str; 12] = [
+            "a", "-", " ", ":", "\"", "\\", "\n", "\u{1}", "é", ",", "|", "1",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            for _ in 0..crate::test_rng::next(&mut state) % 8 {
+                s.push_str(PARTS[(crate::test_rng::next(&mut state) % 12) as usize]);
+            }
+            for delimiter in [b',', b'|', b'\t'] {
+                let mut fast = Vec::new();
+                write_string(&mut fast, &s, delimiter);
+                let mut plain = Vec::new();
+                if is_safe_unquoted(&s, delimiter) {
+                    plain.extend_from_slice(s.as_bytes());
+                } else {
+                    write_quoted(&mut plain, &s);
+                }
+                assert_eq!(fast, plain, "{s:?}");
+            }
+        }
+    }
 
     #[test]
     fn delimiter_tables_add_only_their_delimiter() {
