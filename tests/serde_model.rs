@@ -463,3 +463,56 @@ fn to_value_and_from_value_are_native_and_agree_with_serde_json() {
     let err = toon::from_value::<Shape>(toon!([1, 2])).unwrap_err();
     assert!(err.to_string().contains("expected an enum"), "{err}");
 }
+
+/// Field names are checked for quoting once per name and remembered by address (§7.3):
+/// names that need quotes, next to plain ones and map keys with the same text, stay quoted
+/// on every record.
+#[test]
+fn struct_field_names_are_quoted_on_every_record_as_they_need() {
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Record {
+        plain: u8,
+        #[serde(rename = "a b")]
+        spaced: u8,
+        #[serde(rename = "1x")]
+        digit: u8,
+        #[serde(rename = "")]
+        empty: u8,
+        inner: Inner,
+    }
+    #[derive(Serialize, Deserialize, Debug, PartialEq)]
+    struct Inner {
+        #[serde(rename = "-k")]
+        hyphen: Vec<u8>,
+        ok: u8,
+    }
+    let record = |n: u8| Record {
+        plain: n,
+        spaced: n,
+        digit: n,
+        empty: n,
+        inner: Inner {
+            hyphen: vec![n, 1],
+            ok: n,
+        },
+    };
+    let records: Vec<Record> = (0..3).map(record).collect();
+    let text = toon::to_string(&records).unwrap();
+    let one = "plain: 0\n    \"a b\": 0\n    \"1x\": 0\n    \"\": 0\n    inner:\n      \"-k\"[2]: 0,1\n      ok: 0";
+    assert!(text.starts_with(&format!("[3]:\n  - {one}")), "{text}");
+    assert_eq!(text.matches("\"a b\"").count(), 3, "{text}");
+    assert_eq!(text.matches("\"-k\"[2]").count(), 3, "{text}");
+    assert_eq!(toon::from_str::<Vec<Record>>(&text).unwrap(), records);
+    // Map keys with the texts of remembered names are checked on their own.
+    let mut map = BTreeMap::new();
+    for key in ["plain", "a b", "1x", "", "-k", "ok"] {
+        map.insert(key.to_string(), 1);
+    }
+    let text = toon::to_string(&(records, map)).unwrap();
+    assert!(
+        text.ends_with(
+            "  - \"\": 1\n    \"-k\": 1\n    \"1x\": 1\n    \"a b\": 1\n    ok: 1\n    plain: 1"
+        ),
+        "{text}"
+    );
+}

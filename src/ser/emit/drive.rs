@@ -199,6 +199,7 @@ impl ser::SerializeStruct for Driving<'_, '_, '_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
+        self.out.remember_name(key);
         self.entry(key, value)
     }
     fn end(self) -> Result<()> {
@@ -214,6 +215,7 @@ impl ser::SerializeStructVariant for Driving<'_, '_, '_> {
         key: &'static str,
         value: &T,
     ) -> Result<()> {
+        self.out.remember_name(key);
         self.entry(key, value)
     }
     fn end(self) -> Result<()> {

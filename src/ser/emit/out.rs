@@ -19,6 +19,16 @@ const ROOM: usize = 1024;
 /// given up for the two-pass path (which streams).
 const SPECULATION_LIMIT: usize = 4 * CHUNK;
 
+/// Slots of [`Out::remember_name`]'s table: more than the fields of most records.
+const NAME_SLOTS: usize = 128;
+
+/// The slot of a name in [`Out::remember_name`]'s table: its address's low bits. The names
+/// of one struct lie side by side in the binary, a few bytes apart, so those of a record
+/// up to 128 bytes of names long never share a slot.
+fn name_slot(name: &str) -> usize {
+    name.as_ptr() as usize % NAME_SLOTS
+}
+
 /// The output buffer and the line discipline of §12: LF between lines, `indent × depth`
 /// spaces, no trailing newline.
 pub(crate) struct Out<'w> {
@@ -42,6 +52,12 @@ pub(crate) struct Out<'w> {
     pub(super) speculating: Option<usize>,
     /// Where the first row of the table being guessed starts (see [`Out::row_line`]).
     rows_start: usize,
+    /// Struct field names known to need no quotes, by address and length, in slots picked
+    /// by address ([`Out::remember_name`]).
+    plain_names: [(usize, usize); NAME_SLOTS],
+    /// The last name [`Out::remember_name`] found plain: the key [`Out::key`] writes next
+    /// when it is that name.
+    plain_name: (usize, usize),
     /// Set when an object written at once turns out to be a keyed-table candidate (§9.5):
     /// its first value is a non-empty object (see `emit::object_at_once`).
     pub(super) keyed_candidate: bool,
@@ -93,6 +109,8 @@ impl<'w> Out<'w> {
             max_depth: options.max_depth,
             speculating: None,
             rows_start: 0,
+            plain_names: [(0, 0); NAME_SLOTS],
+            plain_name: (0, 0),
             keyed_candidate: false,
             spare_signal: None,
             last_table: None,
@@ -227,8 +245,27 @@ impl<'w> Out<'w> {
         self.buf.extend_from_slice(b"- ");
     }
 
+    /// Writes a key or field name, quoted when §7.3 says so; the struct field name just
+    /// found plain ([`Out::remember_name`]) is written without looking at it again.
     pub(super) fn key(&mut self, key: &str) {
-        quote::write_key(&mut self.buf, key);
+        if self.plain_name == (key.as_ptr() as usize, key.len()) {
+            self.buf.extend_from_slice(key.as_bytes());
+        } else {
+            quote::write_key(&mut self.buf, key);
+        }
+    }
+
+    /// Notes a struct field name that needs no quotes (§7.3) for [`Out::key`]. A
+    /// `&'static str` is never changed or freed, so its address and length stand for its
+    /// text for as long as the program runs: the same fields of every record are checked
+    /// once, not once per line.
+    pub(super) fn remember_name(&mut self, name: &'static str) {
+        let slot = name_slot(name);
+        let id = (name.as_ptr() as usize, name.len());
+        if self.plain_names[slot] == id || quote::is_unquoted_key(name) {
+            self.plain_names[slot] = id;
+            self.plain_name = id;
+        }
     }
 
     /// §6 header: `key[N<:?><delim?>]{fields}:`.
