@@ -189,6 +189,7 @@ impl<'w> Out<'w> {
     /// Passes output on at a line boundary once enough has accumulated.
     /// Building a `Vec`/`String` instead, grows it by half when little room is left, so the
     /// result's capacity stays near 1.5× its length (doubling would allow 2×).
+    #[inline]
     pub(super) fn spill(&mut self) -> Result<()> {
         match &mut self.writer {
             Some(_) if let Some(start) = self.speculating => {
@@ -223,6 +224,7 @@ impl<'w> Out<'w> {
         self.started = mark.started;
     }
 
+    #[inline]
     pub(super) fn line(&mut self, depth: usize) {
         if self.started {
             self.buf.push(b'\n');
@@ -247,6 +249,7 @@ impl<'w> Out<'w> {
 
     /// Writes a key or field name, quoted when §7.3 says so; the struct field name just
     /// found plain ([`Out::remember_name`]) is written without looking at it again.
+    #[inline]
     pub(super) fn key(&mut self, key: &str) {
         if self.plain_name == (key.as_ptr() as usize, key.len()) {
             self.buf.extend_from_slice(key.as_bytes());

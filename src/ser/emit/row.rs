@@ -114,6 +114,7 @@ impl<'a> RowFields<'a> {
         }
     }
 
+    #[inline]
     fn locate(&mut self, key: &str) -> Result<usize> {
         let j = self
             .w
