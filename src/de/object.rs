@@ -108,7 +108,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
 
     /// Records a key read on `line` (strict duplicate check, §14.3), keeps its value's slot
     /// for `next_value_seed` and hands the key to serde.
-    #[inline]
+    #[inline(always)]
     fn accept<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -142,6 +142,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
 impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
     type Error = Error;
 
+    #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         // The common `key: value` line, read at the cursor in one pass (`next_key_line`);
         // everything else (the first field of a list item, last-write-wins, headers, quoted
@@ -194,6 +195,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
         self.accept(seed, line, content, key, slot)
     }
 
+    #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let slot = self
             .pending

@@ -124,7 +124,7 @@ impl<'de> Scanner<'de> {
     /// `None` without consuming anything for every other line (peeked, blank, comment, tab,
     /// quoted key, header, other depth, …), which then takes the general path
     /// ([`Self::next_if`] and `Deserializer::field`); both read this line the same way.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn next_key_line(
         &mut self,
         depth: usize,
