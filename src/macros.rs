@@ -165,3 +165,52 @@ macro_rules! elements {
         }
     };
 }
+
+/// Implements serde's `SerializeStruct` and `SerializeStructVariant` for a type, both
+/// forwarding to one expression each: `serialize_field` to `field`, `end` to `end` (a struct
+/// variant's fields are its content's, as serde_json has them):
+///
+/// ```ignore
+/// fields! {
+///     impl[] for Building {
+///         Ok = Fields, Error = BuildStop;
+///         field(this, key, value) => { this.key = Cow::Borrowed(key); this.column(value) };
+///         end(this) => this.done();
+///     }
+/// }
+/// ```
+macro_rules! fields {
+    (
+        impl $generics:tt for $ty:ty {
+            Ok = $ok:ty, Error = $err:ty;
+            field($this:ident, $key:ident, $value:ident) => $field:expr;
+            end($end_this:ident) => $end:expr;
+        }
+    ) => {
+        fields!(@one $generics $ty; $ok, $err; $this, $key, $value, $field; $end_this, $end;
+            SerializeStruct);
+        fields!(@one $generics $ty; $ok, $err; $this, $key, $value, $field; $end_this, $end;
+            SerializeStructVariant);
+    };
+    (
+        @one [$($generics:tt)*] $ty:ty; $ok:ty, $err:ty; $this:ident, $key:ident,
+        $value:ident, $field:expr; $end_this:ident, $end:expr; $trait:ident
+    ) => {
+        impl<$($generics)*> serde::ser::$trait for $ty {
+            type Ok = $ok;
+            type Error = $err;
+            fn serialize_field<T: ?Sized + serde::Serialize>(
+                &mut self,
+                $key: &'static str,
+                $value: &T,
+            ) -> std::result::Result<(), $err> {
+                let $this = self;
+                $field
+            }
+            fn end(self) -> std::result::Result<$ok, $err> {
+                let $end_this = self;
+                $end
+            }
+        }
+    };
+}

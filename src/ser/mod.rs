@@ -235,33 +235,11 @@ impl<W: io::Write> ser::SerializeMap for Compound<'_, W> {
     }
 }
 
-impl<W: io::Write> ser::SerializeStruct for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        ser::SerializeStruct::serialize_field(&mut self.open, key, value)
-    }
-    fn end(self) -> Result<()> {
-        Compound::end(self)
-    }
-}
-
-impl<W: io::Write> ser::SerializeStructVariant for Compound<'_, W> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        ser::SerializeStructVariant::serialize_field(&mut self.open, key, value)
-    }
-    fn end(self) -> Result<()> {
-        Compound::end(self)
+fields! {
+    impl[W: io::Write] for Compound<'_, W> {
+        Ok = (), Error = Error;
+        field(this, key, value) => ser::SerializeStruct::serialize_field(&mut this.open, key, value);
+        end(this) => Compound::end(this);
     }
 }
 

@@ -469,34 +469,13 @@ impl ser::SerializeMap for Open<'_> {
     }
 }
 
-impl ser::SerializeStruct for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.tape.push_key(key)?;
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
-    }
-}
-
-impl ser::SerializeStructVariant for Open<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.tape.push_key(key)?;
-        self.element(value)
-    }
-    fn end(self) -> Result<()> {
-        self.finish().map(drop)
+fields! {
+    impl[] for Open<'_> {
+        Ok = (), Error = Error;
+        field(this, key, value) => {
+            this.tape.push_key(key)?;
+            this.element(value)
+        };
+        end(this) => this.finish().map(drop);
     }
 }

@@ -222,34 +222,14 @@ impl ser::SerializeMap for Fields {
     }
 }
 
-impl ser::SerializeStruct for Fields {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.map
-            .insert(key.to_owned(), value.serialize(ValueSerializer)?);
-        Ok(())
-    }
-    fn end(self) -> Result<Value> {
-        Ok(tagged(self.variant, Value::Object(self.map)))
-    }
-}
-
-impl ser::SerializeStructVariant for Fields {
-    type Ok = Value;
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        ser::SerializeStruct::serialize_field(self, key, value)
-    }
-    fn end(self) -> Result<Value> {
-        ser::SerializeStruct::end(self)
+fields! {
+    impl[] for Fields {
+        Ok = Value, Error = Error;
+        field(this, key, value) => {
+            this.map
+                .insert(key.to_owned(), value.serialize(ValueSerializer)?);
+            Ok(())
+        };
+        end(this) => Ok(tagged(this.variant, Value::Object(this.map)));
     }
 }

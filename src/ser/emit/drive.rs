@@ -191,34 +191,13 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
     }
 }
 
-impl ser::SerializeStruct for Driving<'_, '_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.out.remember_name(key);
-        self.entry(key, value)
-    }
-    fn end(self) -> Result<()> {
-        Driving::end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for Driving<'_, '_, '_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        self.out.remember_name(key);
-        self.entry(key, value)
-    }
-    fn end(self) -> Result<()> {
-        Driving::end(self)
+fields! {
+    impl[] for Driving<'_, '_, '_> {
+        Ok = (), Error = Error;
+        field(this, key, value) => {
+            this.out.remember_name(key);
+            this.entry(key, value)
+        };
+        end(this) => Driving::end(this);
     }
 }

@@ -207,33 +207,13 @@ impl ser::SerializeMap for RowFields<'_> {
     }
 }
 
-impl ser::SerializeStruct for RowFields<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        let j = self.locate(key)?;
-        self.cell(j, value)
-    }
-    fn end(self) -> Result<()> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeStructVariant for RowFields<'_> {
-    type Ok = ();
-    type Error = Error;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<()> {
-        ser::SerializeStruct::serialize_field(self, key, value)
-    }
-    fn end(self) -> Result<()> {
-        Ok(())
+fields! {
+    impl[] for RowFields<'_> {
+        Ok = (), Error = Error;
+        field(this, key, value) => {
+            let j = this.locate(key)?;
+            this.cell(j, value)
+        };
+        end(_this) => Ok(());
     }
 }

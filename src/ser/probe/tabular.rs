@@ -257,33 +257,11 @@ impl ser::SerializeMap for CandidateEntries {
     }
 }
 
-impl ser::SerializeStruct for CandidateEntries {
-    type Ok = ();
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        self.value(value)
-    }
-    fn end(self) -> Result<(), BuildStop> {
-        CandidateEntries::end(self)
-    }
-}
-
-impl ser::SerializeStructVariant for CandidateEntries {
-    type Ok = ();
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        self.value(value)
-    }
-    fn end(self) -> Result<(), BuildStop> {
-        CandidateEntries::end(self)
+fields! {
+    impl[] for CandidateEntries {
+        Ok = (), Error = BuildStop;
+        field(this, _key, value) => this.value(value);
+        end(this) => CandidateEntries::end(this);
     }
 }
 
@@ -408,34 +386,14 @@ impl ser::SerializeMap for Building {
     }
 }
 
-impl ser::SerializeStruct for Building {
-    type Ok = Fields;
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        self.key = Cow::Borrowed(key);
-        self.column(value)
-    }
-    fn end(self) -> Result<Fields, BuildStop> {
-        self.done()
-    }
-}
-
-impl ser::SerializeStructVariant for Building {
-    type Ok = Fields;
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        ser::SerializeStruct::serialize_field(self, key, value)
-    }
-    fn end(self) -> Result<Fields, BuildStop> {
-        self.done()
+fields! {
+    impl[] for Building {
+        Ok = Fields, Error = BuildStop;
+        field(this, key, value) => {
+            this.key = Cow::Borrowed(key);
+            this.column(value)
+        };
+        end(this) => this.done();
     }
 }
 
@@ -604,34 +562,14 @@ impl ser::SerializeMap for Checking<'_> {
     }
 }
 
-impl ser::SerializeStruct for Checking<'_> {
-    type Ok = ();
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        let j = self.locate(key)?;
-        self.column(j, value)
-    }
-    fn end(self) -> Result<(), BuildStop> {
-        self.done()
-    }
-}
-
-impl ser::SerializeStructVariant for Checking<'_> {
-    type Ok = ();
-    type Error = BuildStop;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), BuildStop> {
-        ser::SerializeStruct::serialize_field(self, key, value)
-    }
-    fn end(self) -> Result<(), BuildStop> {
-        self.done()
+fields! {
+    impl[] for Checking<'_> {
+        Ok = (), Error = BuildStop;
+        field(this, key, value) => {
+            let j = this.locate(key)?;
+            this.column(j, value)
+        };
+        end(this) => this.done();
     }
 }
 
