@@ -4,19 +4,9 @@
 use serde::ser::{self, Impossible, Serialize};
 use std::borrow::Cow;
 
+use super::Fields;
 use super::kind::is_primitive;
-use super::{Fields, Stop};
-use crate::ser::with_key_text;
-
-/// Text of a map key, through the same rules the emitter uses.
-fn key_text<T: ?Sized + Serialize>(key: &T, buf: &mut String) -> Result<(), Stop> {
-    with_key_text(key, |text| {
-        buf.clear();
-        buf.push_str(text);
-        Ok(())
-    })
-    .map_err(|_| Stop(None))
-}
+use crate::ser::{key_string, with_key_text};
 
 /// Incremental §9.3 detection over rows given one at a time.
 pub(crate) struct TableCheck {
@@ -373,9 +363,7 @@ impl ser::SerializeMap for Building {
     type Ok = Fields;
     type Error = BuildStop;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
-        let mut text = String::new();
-        key_text(key, &mut text).map_err(|_| BuildStop::Breaks)?;
-        self.key = Cow::Owned(text);
+        self.key = Cow::Owned(key_string(key).map_err(|_| BuildStop::Breaks)?);
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
@@ -439,7 +427,6 @@ struct Checking<'f> {
     ordered: bool,
     seen: Seen,
     count: usize,
-    key: String,
     /// The field index of the pending map key.
     pending: usize,
 }
@@ -534,7 +521,6 @@ impl<'f> ser::Serializer for CheckRow<'f> {
             ordered: self.ordered,
             seen: Seen::new(self.fields.names.len()),
             count: 0,
-            key: String::new(),
             pending: 0,
         })
     }
@@ -547,11 +533,9 @@ impl ser::SerializeMap for Checking<'_> {
     type Ok = ();
     type Error = BuildStop;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
-        let mut text = std::mem::take(&mut self.key);
-        key_text(key, &mut text).map_err(|_| BuildStop::Breaks)?;
-        let located = self.locate(&text);
-        self.key = text;
-        self.pending = located?;
+        // The key's text is looked up where it stands, not copied.
+        let located = with_key_text(key, |text| Ok(self.locate(text)));
+        self.pending = located.map_err(|_| BuildStop::Breaks)??;
         Ok(())
     }
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
