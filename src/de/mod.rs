@@ -6,6 +6,7 @@
 //! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
 
 mod duplicates;
+mod field_value;
 mod header;
 mod inline;
 pub(crate) mod key;

@@ -9,6 +9,7 @@ use foldhash::fast::RandomState;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
+use super::field_value::FieldValue;
 use super::key::{KeyDe, split_field_key};
 use super::scanner::Line;
 use super::span::{over_indented, stopped_early};
@@ -17,6 +18,13 @@ use crate::error::{Error, Result};
 
 /// The line ([`Line::id`]) on which each key of an object last appears.
 struct LastLines<'de>(HashMap<Cow<'de, str>, usize, RandomState>);
+
+/// Where the value of the key just handed to serde is.
+enum Pending<'de> {
+    Slot(Slot<'de, 'de>),
+    /// At this byte of the input, after `key: ` on a line not yet consumed ([`FieldValue`]).
+    AtCursor(usize),
+}
 
 /// The fields of an object at `depth` (§8), or of a list-item object (§10) whose first field
 /// is on the hyphen line.
@@ -27,7 +35,7 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     min_depth: usize,
     /// The depth of the object's fields.
     depth: usize,
-    pending: Option<Slot<'de, 'de>>,
+    pending: Option<Pending<'de>>,
     seen: Option<SeenKeys<'de>>,
     /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
     /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
@@ -115,14 +123,14 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         line: Line<'de>,
         content: &'de str,
         key: Cow<'de, str>,
-        slot: Slot<'de, 'de>,
+        value: Pending<'de>,
     ) -> Result<Option<K::Value>> {
         if let Some(seen) = &mut self.seen
             && !seen.insert(&mut self.de.keys, &key)
         {
             return Err(duplicate(&line, &key));
         }
-        self.pending = Some(slot);
+        self.pending = Some(value);
         seed.deserialize(KeyDe(key))
             .map(Some)
             .map_err(|e| line.error_in(content, e))
@@ -147,13 +155,18 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
         // The common `key: value` line, read at the cursor in one pass (`next_key_line`);
         // everything else (the first field of a list item, last-write-wins, headers, quoted
         // keys, the object's end) takes the general path below.
+        if let Some(Pending::AtCursor(at)) = self.pending {
+            // The last value was not asked for: its line still has to be consumed.
+            self.pending = None;
+            self.de.scan.finish_value(at);
+        }
         if self.first.is_none()
             && self.last_wins.is_none()
             && !self.done
-            && let Some((line, key, rest)) = self.de.scan.next_key_line(self.depth)
+            && let Some((line, key, at)) = self.de.scan.next_key_at(self.depth)
         {
-            let slot = Slot::after_colon(rest, self.depth);
-            return self.accept(seed, line, line.content, Cow::Borrowed(key), slot);
+            let value = Pending::AtCursor(at);
+            return self.accept(seed, line, line.content, Cow::Borrowed(key), value);
         }
         let (content, line, key, slot) = loop {
             if self.done {
@@ -192,18 +205,22 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 IgnoredAny,
             )?;
         };
-        self.accept(seed, line, content, key, slot)
+        self.accept(seed, line, content, key, Pending::Slot(slot))
     }
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        let slot = self
-            .pending
-            .take()
-            .ok_or_else(|| Error::data("a value was requested before its key"))?;
-        seed.deserialize(ValueDe {
-            de: &mut *self.de,
-            slot,
-        })
+        match self.pending.take() {
+            Some(Pending::AtCursor(at)) => seed.deserialize(FieldValue {
+                de: &mut *self.de,
+                at,
+                depth: self.depth,
+            }),
+            Some(Pending::Slot(slot)) => seed.deserialize(ValueDe {
+                de: &mut *self.de,
+                slot,
+            }),
+            None => Err(Error::data("a value was requested before its key")),
+        }
     }
 }

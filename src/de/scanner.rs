@@ -143,6 +143,71 @@ impl<'de> Scanner<'de> {
         Some((line, key, rest))
     }
 
+    /// [`Self::next_key_line`] for a value read where it stands (`de/field_value.rs`): the
+    /// same test, stopped after the colon and the spaces after it, so the value's end is
+    /// found by whatever reads it. Nothing is consumed yet; the caller ends the line with
+    /// [`Self::end_value`] or [`Self::finish_value`] before anything else reads the input.
+    /// Returns the key's line (its content runs to the colon; it is the last line for
+    /// error positions from here on), the key and the value's offset in the input.
+    #[inline(always)]
+    pub(crate) fn next_key_at(&mut self, depth: usize) -> Option<(Line<'de>, &'de str, usize)> {
+        let (tail, indent) = self.at_depth(depth)?;
+        let bytes = tail.as_bytes();
+        let colon = super::token::key_end(bytes, indent)?;
+        if colon == indent || bytes[colon] != b':' {
+            return None;
+        }
+        let mut key_end = colon;
+        while bytes[key_end - 1] == b' ' {
+            key_end -= 1;
+        }
+        let mut value = colon + 1;
+        while bytes.get(value) == Some(&b' ') {
+            value += 1;
+        }
+        let line = Line {
+            content: tail.split_at(colon + 1).0.split_at(indent).1,
+            depth,
+        };
+        self.last = Some(line);
+        let key = tail.split_at(key_end).0.split_at(indent).1;
+        Some((line, key, self.pos + value))
+    }
+
+    /// The input, for values read where they stand.
+    #[inline]
+    pub(crate) fn text(&self) -> &'de str {
+        self.src
+    }
+
+    /// Ends the line of a value from [`Self::next_key_at`] if the value read ends at `end`
+    /// (an offset in the input): a newline or the input's end follows. Returns false and
+    /// consumes nothing for anything else (trailing spaces, CR, more text), which
+    /// [`Self::finish_value`] then reads as the general path does.
+    #[inline]
+    pub(crate) fn end_value(&mut self, end: usize) -> bool {
+        match self.src.as_bytes().get(end) {
+            None => self.pos = self.src.len(),
+            Some(b'\n') => self.pos = end + 1,
+            Some(_) => return false,
+        }
+        true
+    }
+
+    /// The text of a value from [`Self::next_key_at`] starting at `at`, to its line's end
+    /// with a CR and trailing spaces trimmed (as [`Self::next_key_line`] reads it); the
+    /// line is consumed.
+    pub(crate) fn finish_value(&mut self, at: usize) -> &'de str {
+        let bytes = self.src.as_bytes();
+        let line_end = find_newline(bytes, at);
+        let mut end = line_end - usize::from(line_end > at && bytes[line_end - 1] == b'\r');
+        while end > at && bytes[end - 1] == b' ' {
+            end -= 1;
+        }
+        self.pos = (line_end + 1).min(self.src.len());
+        self.src.split_at(end).0.split_at(at).1
+    }
+
     /// Whether the next line is a significant line at exactly `depth`, as [`Self::peek`]
     /// would find it, decided without reading the line (false also for the lines the
     /// cursor fast paths leave to the general path: the caller then peeks).
@@ -380,12 +445,35 @@ impl<'de> Scanner<'de> {
 /// byte of the content that is neither a space nor a CR.
 #[inline]
 fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
-    let line_end = memchr::memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |n| from + n);
+    let line_end = find_newline(bytes, from);
     let mut end = line_end - usize::from(bytes[line_end - 1] == b'\r');
     while bytes[end - 1] == b' ' {
         end -= 1;
     }
     (line_end, end)
+}
+
+/// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
+/// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
+/// costs more than the whole of a short line.
+#[inline]
+fn find_newline(bytes: &[u8], from: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    const FILL: u64 = LO * b'\n' as u64;
+    let mut at = from;
+    for _ in 0..2 {
+        let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
+            break;
+        };
+        let x = u64::from_le_bytes(*chunk) ^ FILL;
+        let hits = x.wrapping_sub(LO) & !x & HI;
+        if hits != 0 {
+            return at + hits.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n)
 }
 
 #[cfg(test)]
@@ -456,8 +544,19 @@ mod tests {
                         let peeked = plain.clone().peek().unwrap().unwrap();
                         assert_eq!(peeked.depth, depth, "{text:?}");
                     }
+                    // `next_key_at` stops at the value; with `finish_value` it reads the
+                    // same line as `next_key_line`, and declines the same lines.
+                    let mut lazy = fast.clone();
+                    let at_value = lazy.next_key_at(depth).map(|(line, key, at)| {
+                        (line.id(), line.depth, key, lazy.finish_value(at), lazy.pos)
+                    });
                     match fast.next_key_line(depth) {
                         Some((line, key, rest)) => {
+                            assert_eq!(
+                                at_value,
+                                Some((line.id(), line.depth, key, rest, fast.pos)),
+                                "{text:?}"
+                            );
                             taken += 1;
                             let read = plain.next_if(|l| Ok(l.depth == depth)).unwrap().unwrap();
                             assert_eq!(
@@ -469,6 +568,7 @@ mod tests {
                             assert_eq!(fast.pos, plain.pos, "{text:?}");
                         }
                         None => {
+                            assert_eq!(at_value, None, "{text:?}");
                             declined += 1;
                             assert_eq!(fast.pos, before, "{text:?}");
                             if !step_both(&mut fast, &mut plain, &text) {

@@ -308,55 +308,68 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
 
 /// A token that starts with `"`: exactly one quoted string, nothing after it.
 ///
-/// One pass: each search finds the next quote or backslash; runs between escapes are copied
-/// whole and the common escapes pushed as they are met. Any error is reported by
-/// [`parse_quoted_plain`], which checks the whole token first, so messages do not depend on
-/// the path.
+/// Read by [`quoted_prefix`]; any error is reported by [`parse_quoted_plain`], which checks
+/// the whole token first, so messages do not depend on the path.
 pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
-    let bytes = token.as_bytes();
+    match quoted_prefix(token) {
+        Some((value, len)) if len == token.len() => Ok(value),
+        _ => parse_quoted_plain(token),
+    }
+}
+
+/// The quoted string (§7.1) that `text` starts with: its value and the length of its quoted
+/// form. `None` for an unterminated string, a line break before the closing quote or an
+/// invalid escape; the caller then reads the token the plain way, which gives the error.
+///
+/// One pass: each search finds the next quote, backslash or newline; runs between escapes
+/// are copied whole and the common escapes pushed as they are met. `text` may run past the
+/// string's line (a value read at the cursor), so the newline ends the search.
+pub(crate) fn quoted_prefix(text: &str) -> Option<(Cow<'_, str>, usize)> {
+    let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     let mut at = 1;
-    while let Some(i) = memchr::memchr2(b'"', b'\\', bytes.get(at..).unwrap_or_default()) {
-        let stop = at + i;
-        let run = token.split_at(stop).0.split_at(at).1;
-        if bytes[stop] == b'"' {
-            if stop + 1 != bytes.len() {
-                break;
+    loop {
+        let stop = at + memchr::memchr3(b'"', b'\\', b'\n', bytes.get(at..)?)?;
+        let run = text.split_at(stop).0.split_at(at).1;
+        match bytes[stop] {
+            b'"' => {
+                let value = match out {
+                    None => Cow::Borrowed(run),
+                    Some(mut owned) => {
+                        owned.push_str(run);
+                        Cow::Owned(owned)
+                    }
+                };
+                return Some((value, stop + 1));
             }
-            return Ok(match out {
-                None => Cow::Borrowed(run),
-                Some(mut text) => {
-                    text.push_str(run);
-                    Cow::Owned(text)
-                }
-            });
+            b'\n' => return None,
+            _ => {}
         }
-        let text = out.get_or_insert_with(|| String::with_capacity(token.len()));
-        text.push_str(run);
-        let escaped = match bytes.get(stop + 1) {
-            Some(b'n') => '\n',
-            Some(b't') => '\t',
-            Some(b'r') => '\r',
-            Some(b'\\') => '\\',
-            Some(b'"') => '"',
-            Some(b'u') => match bytes
-                .get(stop + 2..stop + 6)
-                .and_then(hex_code)
-                .and_then(char::from_u32)
-            {
-                Some(ch) => {
-                    text.push(ch);
-                    at = stop + 6;
-                    continue;
-                }
-                None => break,
-            },
-            _ => break,
+        let owned = out.get_or_insert_with(|| {
+            // The unescaped text is no longer than the rest of the line.
+            String::with_capacity(memchr::memchr(b'\n', bytes).unwrap_or(bytes.len()))
+        });
+        owned.push_str(run);
+        let escaped = match bytes.get(stop + 1)? {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'\\' => '\\',
+            b'"' => '"',
+            b'u' => {
+                let ch = bytes
+                    .get(stop + 2..stop + 6)
+                    .and_then(hex_code)
+                    .and_then(char::from_u32)?;
+                owned.push(ch);
+                at = stop + 6;
+                continue;
+            }
+            _ => return None,
         };
-        text.push(escaped);
+        owned.push(escaped);
         at = stop + 2;
     }
-    parse_quoted_plain(token)
 }
 
 /// The code of a `\\u` escape's four hex digits; `None` unless there are exactly four.
