@@ -63,11 +63,17 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
     }
 
-    /// An integer: `-?[0-9]+`, typed as the general path types it.
+    /// An integer, accumulated as its digits are found.
     #[inline]
     fn integer<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
-        let text = self.run(|b| b.is_ascii_digit() || b == b'-');
-        self.primitive(text, token::parse_integer(text), visitor)
+        let text = self.de.scan.text();
+        match token::integer_prefix(text.as_bytes(), self.at) {
+            Some((prim, end)) if self.de.scan.end_value(end) => {
+                let at = text.split_at(self.at).1;
+                Ok(visit_primitive(prim, visitor).map_err(|e| at_text(at, e)))
+            }
+            _ => Err((self, visitor)),
+        }
     }
 
     /// A number: the §4 number bytes, typed as the general path types them.
@@ -220,7 +226,7 @@ mod tests {
     #[derive(Deserialize, Debug, PartialEq)]
     struct Wrapped(u32);
 
-    const VALUES: [&str; 36] = [
+    const VALUES: [&str; 39] = [
         "1",
         "-0",
         "0",
@@ -232,6 +238,9 @@ mod tests {
         "12345678901234567890",
         "99999999999999999999999",
         "-9223372036854775809",
+        "-9223372036854775808",
+        "9999999999999999999",
+        "18446744073709551615",
         "1.5",
         "-1.50",
         "1e5",

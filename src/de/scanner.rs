@@ -232,8 +232,8 @@ impl<'de> Scanner<'de> {
         let bytes = tail.as_bytes();
         let indent = depth * self.indent_size;
         let first = *bytes.get(indent)?;
-        let plain = !matches!(first, b' ' | b'\t' | b'#' | b'\r' | b'\n')
-            && bytes[..indent].iter().all(|&b| b == b' ');
+        let plain =
+            !matches!(first, b' ' | b'\t' | b'#' | b'\r' | b'\n') && all_spaces(bytes, indent);
         plain.then_some((tail, indent))
     }
 
@@ -453,6 +453,20 @@ fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
     (line_end, end)
 }
 
+/// Whether the first `n` bytes of `bytes` (which holds more than `n`) are spaces: one word
+/// compare for the common indentations of up to eight bytes.
+#[inline]
+fn all_spaces(bytes: &[u8], n: usize) -> bool {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    match bytes.first_chunk::<8>() {
+        Some(word) if n <= 8 => {
+            let mask = u64::MAX.checked_shr(64 - 8 * n as u32).unwrap_or(0);
+            (u64::from_le_bytes(*word) ^ SPACES) & mask == 0
+        }
+        _ => bytes[..n].iter().all(|&b| b == b' '),
+    }
+}
+
 /// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
 /// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
 /// costs more than the whole of a short line.
@@ -500,6 +514,25 @@ mod tests {
         let key = content[..at].trim_end_matches(' ');
         (content.as_bytes()[at] == b':' && at > 0 && !key.is_empty())
             .then(|| (key, content[at + 1..].trim_start_matches(' ')))
+    }
+
+    #[test]
+    fn all_spaces_compares_the_first_bytes() {
+        for text in [
+            "",
+            " ",
+            "  x",
+            "        ",
+            "         ",
+            "   \t      ",
+            "x         ",
+            "            a",
+        ] {
+            for n in 0..text.len() {
+                let expected = text.as_bytes()[..n].iter().all(|&b| b == b' ');
+                assert_eq!(all_spaces(text.as_bytes(), n), expected, "{text:?} {n}");
+            }
+        }
     }
 
     /// Over generated documents (indents, tabs, comments, blank lines, CR, trailing spaces,

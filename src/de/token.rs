@@ -436,11 +436,44 @@ pub(crate) fn parse_integer(token: &str) -> Option<Primitive<'_>> {
         }
         value = value * 10 + u64::from(d);
     }
+    signed(negative, value)
+}
+
+/// The value of an integer's digits with its sign: `-0` is 0, and below `i64::MIN` the
+/// value is an f64 (the full path's).
+#[inline]
+fn signed(negative: bool, value: u64) -> Option<Primitive<'static>> {
     if !negative || value == 0 {
         return Some(Primitive::U64(value));
     }
-    // -9223372036854775808 is the smallest i64; beyond it the value is an f64.
+    // -9223372036854775808 is the smallest i64.
     (value <= 1 << 63).then(|| Primitive::I64((value as i64).wrapping_neg()))
+}
+
+/// The integer that `bytes` holds from `at` on, as [`parse_integer`] types it, and the end
+/// of its digits, found as they are accumulated (a value read at the cursor, whose end is
+/// not known); what follows them is the caller's to check. `None` without digits, with a
+/// leading zero or with more than 19 digits (they take the full path), as `parse_integer`.
+#[inline]
+pub(crate) fn integer_prefix(bytes: &[u8], at: usize) -> Option<(Primitive<'static>, usize)> {
+    let negative = bytes.get(at) == Some(&b'-');
+    let start = at + usize::from(negative);
+    let mut end = start;
+    let mut value = 0u64;
+    while let Some(&b) = bytes.get(end) {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        // Wraps only past 19 digits, which are refused below.
+        value = value.wrapping_mul(10).wrapping_add(u64::from(d));
+        end += 1;
+    }
+    let len = end - start;
+    if len == 0 || len > 19 || (bytes[start] == b'0' && len > 1) {
+        return None;
+    }
+    signed(negative, value).map(|prim| (prim, end))
 }
 
 /// Whether an unquoted token is a string by §4 (not a number, boolean or null), judged by
