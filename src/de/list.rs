@@ -2,9 +2,10 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess};
 
+use super::object::First;
 use super::scanner::Line;
 use super::span::{LineRole, Span, stopped_early};
-use super::{Deserializer, ValueDe};
+use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
 /// §9.4 expanded list: one `- ` item per element.
@@ -48,6 +49,23 @@ impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
+        // The common item, an object whose first field is on the hyphen line, read at the
+        // cursor; every other line takes the general path below.
+        if let Some((line, (key, at))) = self.span.next_fast(self.de, |scan, depth| {
+            scan.next_item_key_at(depth)
+                .map(|(line, key, at)| (line, (key, at)))
+        }) {
+            let slot = Slot::Object {
+                first: Some(First::AtCursor(line, key, at)),
+                depth: self.span.depth + 1,
+            };
+            return seed
+                .deserialize(ValueDe {
+                    de: &mut *self.de,
+                    slot,
+                })
+                .map(Some);
+        }
         let next = self.span.next_line(self.de, true, |line| {
             Ok(if line.content.starts_with("- ") || line.content == "-" {
                 LineRole::Item
@@ -68,5 +86,81 @@ impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
 
     fn size_hint(&self) -> Option<usize> {
         Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use serde::Deserialize;
+
+    use crate::{DecodeOptions, Value, toon};
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Item {
+        a: u32,
+        #[serde(default)]
+        b: Option<String>,
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Kind {
+        A,
+        B(u32),
+        C { x: u8 },
+    }
+
+    /// Items whose first field is on the hyphen line, read at the cursor, next to the ones
+    /// the general path reads (extra spaces, a quoted key, a header, a bare hyphen).
+    #[test]
+    fn item_objects_read_at_the_cursor_and_the_general_way() {
+        let text =
+            "[5]:\n  - a: 1\n    b: x\n  -   a: 2\n  - \"a\": 3\n  - a: 4\n  - b: \"y\"\n    a: 5";
+        let items: Vec<Item> = crate::from_str(text).unwrap();
+        let a: Vec<u32> = items.iter().map(|i| i.a).collect();
+        assert_eq!(a, [1, 2, 3, 4, 5]);
+        assert_eq!(items[4].b.as_deref(), Some("y"));
+        let value: Value = crate::from_str(text).unwrap();
+        assert_eq!(value[4], toon!({"b": "y", "a": 5}));
+        let maps: Vec<BTreeMap<String, Value>> = crate::from_str(text).unwrap();
+        assert_eq!(maps[0]["b"], "x");
+        let nested = "[2]:\n  - a: 1\n    b:\n      c: 2\n  - a: 3";
+        let value: Value = crate::from_str(nested).unwrap();
+        assert_eq!(value, toon!([{"a": 1, "b": {"c": 2}}, {"a": 3}]));
+    }
+
+    #[test]
+    fn enum_items() {
+        let kinds: Vec<Kind> =
+            crate::from_str("[3]:\n  - B: 5\n  - A\n  - C:\n      x: 1").unwrap();
+        assert_eq!(kinds, [Kind::B(5), Kind::A, Kind::C { x: 1 }]);
+    }
+
+    /// Non-strict, a repeated key's last value wins, also when the first is on the hyphen line.
+    #[test]
+    fn last_write_wins_on_the_hyphen_line() {
+        let text = "[2]:\n  - a: 1\n    a: 2\n  - a: 3\n    b: z\n    a: 4";
+        let options = DecodeOptions::new().strict(false);
+        let items: Vec<Item> = crate::from_str_with(text, &options).unwrap();
+        assert_eq!(items[0], Item { a: 2, b: None });
+        assert_eq!(
+            items[1],
+            Item {
+                a: 4,
+                b: Some("z".into())
+            }
+        );
+        let err = crate::from_str::<Vec<Item>>(text).unwrap_err();
+        assert_eq!((err.line(), err.column()), (3, 5), "{err}");
+    }
+
+    #[test]
+    fn errors_on_the_hyphen_line_point_at_the_value() {
+        let err = crate::from_str::<Vec<Item>>("[1]:\n  - a: x").unwrap_err();
+        assert_eq!((err.line(), err.column()), (2, 8), "{err}");
+        let err = crate::from_str::<Vec<Item>>("[2]:\n  - a: 1\n  - b: x").unwrap_err();
+        assert_eq!(err.line(), 3, "{err}");
+        assert!(err.message().contains("missing field `a`"), "{err}");
     }
 }

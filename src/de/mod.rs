@@ -31,7 +31,7 @@ use header::{Header, HeaderCache, Parsed};
 use inline::InlineSeq;
 use keyed::KeyedAccess;
 use list::ListSeq;
-use object::ObjectAccess;
+use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
@@ -243,7 +243,7 @@ impl<'de> Deserializer<'de> {
                 "a document with more than one line must start with a key-value or array header line",
             )),
             _ => Ok(Slot::Object {
-                first: Some((first.content, first)),
+                first: Some(First::Text(first.content, first)),
                 depth: 0,
             }),
         }
@@ -305,7 +305,7 @@ impl<'de> Deserializer<'de> {
         }
         if has_colon {
             return Ok(Slot::Object {
-                first: Some((after, line)),
+                first: Some(First::Text(after, line)),
                 depth: item_depth + 1,
             });
         }
@@ -351,7 +351,7 @@ pub(crate) enum Slot<'a, 'de> {
     },
     /// An object at `depth` whose first field is on an already consumed line.
     Object {
-        first: Option<(&'de str, Line<'de>)>,
+        first: Option<First<'de>>,
         depth: usize,
     },
     /// An object built from row cells by a field list (§9.3).
@@ -443,7 +443,7 @@ impl<'a, 'de> ValueDe<'a, 'de> {
                 })
             }
             Slot::Object { first, depth } => {
-                let line = first.map(|(_, l)| l);
+                let line = first.map(|f| f.line());
                 Self::container(de, line.as_ref(), |de| {
                     visit_object(
                         ObjectAccess::inline(de, first, depth),

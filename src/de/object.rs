@@ -19,6 +19,25 @@ use crate::error::{Error, Result};
 /// The line ([`Line::id`]) on which each key of an object last appears.
 struct LastLines<'de>(HashMap<Cow<'de, str>, usize, RandomState>);
 
+/// An object's first field when it stands on a line its parent has read (§10 list items,
+/// §5 the root).
+#[derive(Clone, Copy)]
+pub(crate) enum First<'de> {
+    /// The text holding the field, on a consumed line: split the general way.
+    Text(&'de str, Line<'de>),
+    /// A list item's `- key: ` read at the cursor (`Scanner::next_item_key_at`): the hyphen
+    /// line, the key and the value's offset; the line is consumed with the value.
+    AtCursor(Line<'de>, &'de str, usize),
+}
+
+impl<'de> First<'de> {
+    pub(crate) fn line(&self) -> Line<'de> {
+        match *self {
+            First::Text(_, line) | First::AtCursor(line, ..) => line,
+        }
+    }
+}
+
 /// Where the value of the key just handed to serde is.
 enum Pending<'de> {
     Slot(Slot<'de, 'de>),
@@ -30,7 +49,7 @@ enum Pending<'de> {
 /// is on the hyphen line.
 pub(crate) struct ObjectAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    first: Option<(&'de str, Line<'de>)>,
+    first: Option<First<'de>>,
     /// Lines shallower than this end the object.
     min_depth: usize,
     /// The depth of the object's fields.
@@ -65,7 +84,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     /// §10; the root, §5).
     pub(crate) fn inline(
         de: &'a mut Deserializer<'de>,
-        first: Option<(&'de str, Line<'de>)>,
+        first: Option<First<'de>>,
         depth: usize,
     ) -> Self {
         Self::new(de, first, depth, depth)
@@ -80,7 +99,13 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
                 last.insert(key, id);
             }
         };
-        if let Some((content, line)) = self.first {
+        if let Some(First::AtCursor(line, key, at)) = self.first {
+            // The lookahead starts after the hyphen line: finish it, and read the field the
+            // general way.
+            let rest = self.de.scan.finish_value(at);
+            self.first = Some(First::Text(self.de.scan.joined(key, rest), line));
+        }
+        if let Some(First::Text(content, line)) = self.first {
             record(content, line.id());
         }
         for line in self.de.scan.lookahead() {
@@ -97,7 +122,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
 
     fn new(
         de: &'a mut Deserializer<'de>,
-        first: Option<(&'de str, Line<'de>)>,
+        first: Option<First<'de>>,
         min_depth: usize,
         depth: usize,
     ) -> Self {
@@ -168,12 +193,23 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             let value = Pending::AtCursor(at);
             return self.accept(seed, line, line.content, Cow::Borrowed(key), value);
         }
+        // The object's end, where the next line is shallower, also found at the cursor:
+        // peeking that line would keep the enclosing scope off its own fast path.
+        if self.first.is_none() && !self.done && self.de.scan.shallower_than(self.min_depth) {
+            self.done = true;
+            return Ok(None);
+        }
         let (content, line, key, slot) = loop {
             if self.done {
                 return Ok(None);
             }
             let (content, line) = match self.first.take() {
-                Some(first) => first,
+                Some(First::Text(content, line)) => (content, line),
+                Some(First::AtCursor(line, key, at)) => {
+                    // Not with last-write-wins, which reads this field as text.
+                    let value = Pending::AtCursor(at);
+                    return self.accept(seed, line, line.content, Cow::Borrowed(key), value);
+                }
                 None => {
                     let (min_depth, depth) = (self.min_depth, self.depth);
                     let next = self.de.scan.next_if(|line| match line.depth {

@@ -151,10 +151,38 @@ impl<'de> Scanner<'de> {
     /// error positions from here on), the key and the value's offset in the input.
     #[inline(always)]
     pub(crate) fn next_key_at(&mut self, depth: usize) -> Option<(Line<'de>, &'de str, usize)> {
+        self.key_at(depth, false)
+    }
+
+    /// [`Self::next_key_at`] for a list item whose first field is on its hyphen line (§10):
+    /// `- ` at exactly `depth`, then a plain key at once. `-` alone, more spaces or a tab
+    /// after the hyphen, a header and a quoted key are left to the general path.
+    #[inline(always)]
+    pub(crate) fn next_item_key_at(
+        &mut self,
+        depth: usize,
+    ) -> Option<(Line<'de>, &'de str, usize)> {
+        self.key_at(depth, true)
+    }
+
+    #[inline(always)]
+    fn key_at(&mut self, depth: usize, item: bool) -> Option<(Line<'de>, &'de str, usize)> {
         let (tail, indent) = self.at_depth(depth)?;
         let bytes = tail.as_bytes();
-        let colon = super::token::key_end(bytes, indent)?;
-        if colon == indent || bytes[colon] != b':' {
+        let start = if item {
+            if bytes.get(indent..indent + 2) != Some(b"- ".as_slice())
+                || matches!(bytes.get(indent + 2), Some(b' ' | b'\t'))
+            {
+                return None;
+            }
+            indent + 2
+        } else {
+            indent
+        };
+        // The key's first byte is not a space (`at_depth`, or the test above), so the trim
+        // below stops inside the key.
+        let colon = super::token::key_end(bytes, start)?;
+        if colon == start || bytes[colon] != b':' {
             return None;
         }
         let mut key_end = colon;
@@ -170,8 +198,38 @@ impl<'de> Scanner<'de> {
             depth,
         };
         self.last = Some(line);
-        let key = tail.split_at(key_end).0.split_at(indent).1;
+        let key = tail.split_at(key_end).0.split_at(start).1;
         Some((line, key, self.pos + value))
+    }
+
+    /// The input from the start of `from` to the end of `to`, two slices of it.
+    pub(crate) fn joined(&self, from: &str, to: &str) -> &'de str {
+        let base = self.src.as_ptr() as usize;
+        let start = from.as_ptr() as usize - base;
+        let end = to.as_ptr() as usize + to.len() - base;
+        self.src.get(start..end).unwrap_or_default()
+    }
+
+    /// Whether the next line is a significant line shallower than `depth`, as [`Self::peek`]
+    /// would find it, or the input has ended: a scope at `depth` ends there. Decided
+    /// without reading the line, for the lines a fast path reads (false also for blank,
+    /// comment, tab-indented and wrongly indented lines, and when a line was peeked: the
+    /// caller then peeks).
+    #[inline]
+    pub(crate) fn shallower_than(&self, depth: usize) -> bool {
+        if self.peeked.is_some() || self.blank_since_last.is_some() {
+            return false;
+        }
+        let Some(bytes) = self.src.as_bytes().get(self.pos..) else {
+            return true;
+        };
+        let indent = depth * self.indent_size;
+        let spaces = leading_spaces(bytes, indent);
+        match bytes.get(spaces) {
+            None => self.pos >= self.src.len(),
+            Some(b' ' | b'\t' | b'#' | b'\r' | b'\n') => false,
+            Some(_) => spaces < indent && spaces.is_multiple_of(self.indent_size),
+        }
     }
 
     /// The input, for values read where they stand.
@@ -453,6 +511,20 @@ fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
     (line_end, end)
 }
 
+/// How many of the first `n` bytes of `bytes` are spaces before any other byte: one word
+/// for the common indentations of up to eight bytes.
+#[inline]
+fn leading_spaces(bytes: &[u8], n: usize) -> usize {
+    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+    match bytes.first_chunk::<8>() {
+        Some(word) if n <= 8 => {
+            let differ = u64::from_le_bytes(*word) ^ SPACES;
+            (differ.trailing_zeros() as usize / 8).min(n)
+        }
+        _ => bytes.iter().take(n).take_while(|&&b| b == b' ').count(),
+    }
+}
+
 /// Whether the first `n` bytes of `bytes` (which holds more than `n`) are spaces: one word
 /// compare for the common indentations of up to eight bytes.
 #[inline]
@@ -517,6 +589,24 @@ mod tests {
     }
 
     #[test]
+    fn leading_spaces_counts_up_to_n() {
+        for text in [
+            "",
+            " ",
+            "  x",
+            "        ",
+            "          ",
+            "   \t      ",
+            "x         ",
+        ] {
+            for n in 0..=text.len() + 1 {
+                let expected = text.bytes().take(n).take_while(|&b| b == b' ').count();
+                assert_eq!(leading_spaces(text.as_bytes(), n), expected, "{text:?} {n}");
+            }
+        }
+    }
+
+    #[test]
     fn all_spaces_compares_the_first_bytes() {
         for text in [
             "",
@@ -541,21 +631,22 @@ mod tests {
     #[test]
     fn next_key_line_agrees_with_the_general_path() {
         const INDENTS: [&str; 7] = ["", "  ", "    ", " ", "   ", "\t", "  \t"];
-        const KEYS: [&str; 12] = [
-            "a", "key_1", "x y", "\"q\"", "-", "- a", "#c", "", "a[2]", "é", "a.b", "[1]",
+        const KEYS: [&str; 16] = [
+            "a", "key_1", "x y", "\"q\"", "-", "- a", "#c", "", "a[2]", "é", "a.b", "[1]", "- b c",
+            "-  a", "- \"q\"", "- x[1]",
         ];
         const COLONS: [&str; 5] = [":", ": ", ":   ", " : ", ""];
         const VALUES: [&str; 7] = ["", "1", "x y", "[]", "\"s: t\"", "a: b", "é"];
         const ENDS: [&str; 5] = ["\n", " \n", "\r\n", " \r\n", "\n\n"];
         let mut state = 0x2545_f491_4f6c_dd1d;
         let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
-        let (mut taken, mut declined) = (0, 0);
+        let (mut taken, mut declined, mut items) = (0, 0, 0);
         for _ in 0..3000 {
             let mut text = String::new();
             for _ in 0..1 + pick(6) {
                 for part in [
                     INDENTS[pick(7)],
-                    KEYS[pick(12)],
+                    KEYS[pick(16)],
                     COLONS[pick(5)],
                     VALUES[pick(7)],
                     ENDS[pick(5)],
@@ -576,6 +667,19 @@ mod tests {
                     if fast.starts_at_depth(depth) {
                         let peeked = plain.clone().peek().unwrap().unwrap();
                         assert_eq!(peeked.depth, depth, "{text:?}");
+                    }
+                    // A list item's first field: the general path reads the hyphen line,
+                    // then the key-value text after `- `.
+                    let mut item = fast.clone();
+                    if let Some((line, key, at)) = item.next_item_key_at(depth) {
+                        let rest = item.finish_value(at);
+                        let mut general = plain.clone();
+                        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
+                        assert_eq!((line.id(), line.depth), (read.id(), read.depth), "{text:?}");
+                        let after = read.content.strip_prefix("- ").unwrap();
+                        assert_eq!(Some((key, rest)), plain_split(after), "{text:?}");
+                        assert_eq!(item.pos, general.pos, "{text:?}");
+                        items += 1;
                     }
                     // `next_key_at` stops at the value; with `finish_value` it reads the
                     // same line as `next_key_line`, and declines the same lines.
@@ -613,8 +717,8 @@ mod tests {
             }
         }
         assert!(
-            taken > 500 && declined > 500,
-            "{taken} taken, {declined} declined"
+            taken > 500 && declined > 500 && items > 100,
+            "{taken} taken, {declined} declined, {items} items"
         );
     }
 
