@@ -52,7 +52,10 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
             return Err(stopped_early());
         }
         self.span.close(self.de, ["row", "rows"])?;
+        // A shallower next line, found at the cursor, is no row: it is left unpeeked for the
+        // enclosing scope's fast path.
         if self.de.strict
+            && !self.de.scan.shallower_than(self.span.depth)
             && let Some(next) = self.de.scan.peek()?
             && next.depth == self.span.depth
             && !next.content.starts_with("- ")
