@@ -34,6 +34,26 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
     }
 
+    /// The value settled, its line consumed; a plain unquoted string (§7.2: nothing the
+    /// general path would read as a number, a literal or `[]`) is visited at once, anything
+    /// else read as a slot by `then`.
+    #[inline]
+    fn settle_string<V: Visitor<'de>>(
+        self,
+        visitor: V,
+        then: impl FnOnce(ValueDe<'a, 'de>, V) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let FieldValue { de, at, depth } = self;
+        let text = de.scan.finish_value(at);
+        if text != "[]" && token::is_plain_string(text) {
+            return visitor
+                .visit_borrowed_str(text)
+                .map_err(|e| at_text(text, e));
+        }
+        let slot = Slot::after_colon(text, depth);
+        then(ValueDe { de, slot }, visitor)
+    }
+
     /// The bytes from `at` on that `part` accepts, as text.
     #[inline]
     fn run(&self, part: impl Fn(u8) -> bool) -> &'de str {
@@ -155,8 +175,23 @@ impl<'de> de::Deserializer<'de> for FieldValue<'_, 'de> {
         integer: deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
             deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64;
         number: deserialize_f32 deserialize_f64;
-        quoted: deserialize_str deserialize_string;
         literal: deserialize_bool;
+    }
+
+    #[inline]
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.quoted(visitor) {
+            Ok(visited) => visited,
+            Err((value, visitor)) => value.settle_string(visitor, |de, v| de.deserialize_str(v)),
+        }
+    }
+
+    #[inline]
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self.quoted(visitor) {
+            Ok(visited) => visited,
+            Err((value, visitor)) => value.settle_string(visitor, |de, v| de.deserialize_string(v)),
+        }
     }
 
     /// Self-describing targets: the value's first byte says which reading to try.
@@ -170,7 +205,7 @@ impl<'de> de::Deserializer<'de> for FieldValue<'_, 'de> {
         };
         match read {
             Ok(visited) => visited,
-            Err((value, visitor)) => value.settle().deserialize_any(visitor),
+            Err((value, visitor)) => value.settle_string(visitor, |de, v| de.deserialize_any(v)),
         }
     }
 
