@@ -238,13 +238,16 @@ pub(crate) fn parse_decimal(token: &str) -> Option<f64> {
     if int.len() + frac.len() > 16 {
         return None;
     }
+    // Two plain loops: a chained iterator branches on its half at every digit.
     let mut mantissa = 0u64;
-    for &b in int.iter().chain(frac) {
-        let d = b.wrapping_sub(b'0');
-        if d > 9 {
-            return None;
+    for digits in [int, frac] {
+        for &b in digits {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            mantissa = mantissa * 10 + u64::from(d);
         }
-        mantissa = mantissa * 10 + u64::from(d);
     }
     if mantissa > 1 << 53 {
         return None;
