@@ -314,7 +314,8 @@ pub(crate) fn unescape(body: &str) -> Result<Cow<'_, str>> {
 /// Read by [`quoted_prefix`]; any error is reported by [`parse_quoted_plain`], which checks
 /// the whole token first, so messages do not depend on the path.
 pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
-    match quoted_prefix(token) {
+    // A token holds no newline: the search needs only quotes and backslashes.
+    match quoted::<false>(token) {
         Some((value, len)) if len == token.len() => Ok(value),
         _ => parse_quoted_plain(token),
     }
@@ -327,12 +328,25 @@ pub(crate) fn parse_quoted(token: &str) -> Result<Cow<'_, str>> {
 /// One pass: each search finds the next quote, backslash or newline; runs between escapes
 /// are copied whole and the common escapes pushed as they are met. `text` may run past the
 /// string's line (a value read at the cursor), so the newline ends the search.
+#[inline]
 pub(crate) fn quoted_prefix(text: &str) -> Option<(Cow<'_, str>, usize)> {
+    quoted::<true>(text)
+}
+
+/// [`quoted_prefix`], searching for newlines too when `LINES` (text that may run past the
+/// string's line).
+fn quoted<const LINES: bool>(text: &str) -> Option<(Cow<'_, str>, usize)> {
     let bytes = text.as_bytes();
     let mut out: Option<String> = None;
     let mut at = 1;
     loop {
-        let stop = at + memchr::memchr3(b'"', b'\\', b'\n', bytes.get(at..)?)?;
+        let rest = bytes.get(at..)?;
+        let found = if LINES {
+            memchr::memchr3(b'"', b'\\', b'\n', rest)
+        } else {
+            memchr::memchr2(b'"', b'\\', rest)
+        };
+        let stop = at + found?;
         let run = text.split_at(stop).0.split_at(at).1;
         match bytes[stop] {
             b'"' => {
