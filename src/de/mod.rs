@@ -315,6 +315,11 @@ impl<'de> Deserializer<'de> {
     /// §8 depth of the first line of a scope opened at `base`: one deeper; a deeper first line
     /// is a strict error and, non-strict, sets the scope's depth (v4.4 recovery 5).
     fn content_depth(&mut self, base: usize) -> Result<usize> {
+        // The common scope, found at the cursor without peeking its first line, so that the
+        // line, too, is read by the scope's fast path.
+        if self.scan.starts_at_depth(base + 1) {
+            return Ok(base + 1);
+        }
         match self.scan.peek()? {
             Some(first) if first.depth > base + 1 => {
                 if self.strict {
