@@ -4,6 +4,8 @@
 //! time. Where a value is depends on the line that introduced it: a token after `key:`, a
 //! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
 //! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
+//! The common value after an object's `key: ` is read where it stands (`field_value`), in
+//! the pass that finds its end.
 
 mod duplicates;
 mod field_value;
