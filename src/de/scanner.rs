@@ -588,9 +588,10 @@ mod tests {
             .then(|| (key, content[at + 1..].trim_start_matches(' ')))
     }
 
+    /// The two word-at-a-time indentation tests against byte loops.
     #[test]
-    fn leading_spaces_counts_up_to_n() {
-        for text in [
+    fn indentation_is_counted_and_compared_as_byte_loops_do() {
+        let texts = [
             "",
             " ",
             "  x",
@@ -598,29 +599,16 @@ mod tests {
             "          ",
             "   \t      ",
             "x         ",
-        ] {
-            for n in 0..=text.len() + 1 {
-                let expected = text.bytes().take(n).take_while(|&b| b == b' ').count();
-                assert_eq!(leading_spaces(text.as_bytes(), n), expected, "{text:?} {n}");
-            }
-        }
-    }
-
-    #[test]
-    fn all_spaces_compares_the_first_bytes() {
-        for text in [
-            "",
-            " ",
-            "  x",
-            "        ",
-            "         ",
-            "   \t      ",
-            "x         ",
             "            a",
-        ] {
-            for n in 0..text.len() {
-                let expected = text.as_bytes()[..n].iter().all(|&b| b == b' ');
-                assert_eq!(all_spaces(text.as_bytes(), n), expected, "{text:?} {n}");
+        ];
+        for text in texts {
+            let bytes = text.as_bytes();
+            for n in 0..=text.len() + 1 {
+                let spaces = bytes.iter().take(n).take_while(|&&b| b == b' ').count();
+                assert_eq!(leading_spaces(bytes, n), spaces, "{text:?} {n}");
+                if n < text.len() {
+                    assert_eq!(all_spaces(bytes, n), spaces == n, "{text:?} {n}");
+                }
             }
         }
     }
