@@ -68,7 +68,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
     /// (the value is then `{}`, §8).
     pub(crate) fn block(de: &'a mut Deserializer<'de>, parent: usize) -> Result<Option<Self>> {
         // The common block: its first line starts at exactly one level deeper, read with the
-        // cursor's test (`at_depth`) so that this line, too, takes `next_key_line` instead of
+        // cursor's test (`at_depth`) so that this line, too, takes `next_key_at` instead of
         // being peeked into the general path.
         if de.scan.starts_at_depth(parent + 1) {
             return Ok(Some(Self::new(de, None, parent + 1, parent + 1)));
@@ -177,9 +177,9 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
 
     #[inline]
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        // The common `key: value` line, read at the cursor in one pass (`next_key_line`);
-        // everything else (the first field of a list item, last-write-wins, headers, quoted
-        // keys, the object's end) takes the general path below.
+        // The common `key: value` line, its key read at the cursor (`next_key_at`) and its
+        // value left there for `next_value_seed`; everything else (an item's first field read
+        // the general way, last-write-wins, headers, quoted keys) takes the general path below.
         if let Some(Pending::AtCursor(at)) = self.pending {
             // The last value was not asked for: its line still has to be consumed.
             self.pending = None;
