@@ -276,11 +276,13 @@ fn parse_common<'de>(
         b'{' => {
             let end = close + 2 + bytes[close + 2..].iter().position(|&b| b == b'}')?;
             let inner = content.split_at(end).0.split_at(close + 2).1;
-            if inner.bytes().any(|b| matches!(b, b'{' | b'"' | b':'))
-                || bytes.get(end + 1)? != &b':'
-            {
+            if bytes.get(end + 1)? != &b':' {
                 return None;
             }
+            // Only a text the full parser has read as a whole field list is in the cache.
+            // One that matches here has no `}` (it ends at the first), so no nested group
+            // (whose `{` would need a `}` of its own) and no quoted `}`: the full parser's
+            // matching brace is this one, and its reading the cached one.
             (Some(cache.get(inner, delim)?), end + 1)
         }
         _ => return None,
@@ -338,19 +340,25 @@ fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
         Some(d) => (d, true),
         None => (rest, false),
     };
-    let valid = !digits.is_empty()
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && (digits == "0" || !digits.starts_with('0'));
+    // The digits are checked and accumulated in one pass; `None` past `usize::MAX`.
+    let mut value = Some(0usize);
+    let mut all_digits = true;
+    for b in digits.bytes() {
+        let d = b.wrapping_sub(b'0');
+        all_digits &= d <= 9;
+        value = value.and_then(|v| v.checked_mul(10)?.checked_add(usize::from(d)));
+    }
+    let valid = !digits.is_empty() && all_digits && (digits == "0" || !digits.starts_with('0'));
     if !valid {
         return Err(Error::syntax(format!(
             "invalid array length {}: expected a non-negative integer without leading zeros",
             Quoted(segment)
         )));
     }
-    let len = match digits.parse::<usize>() {
-        Ok(len) => len,
-        Err(_) if !strict => usize::MAX,
-        Err(_) => {
+    let len = match value {
+        Some(len) => len,
+        None if !strict => usize::MAX,
+        None => {
             return Err(Error::syntax(format!(
                 "array length {} is too large",
                 Quoted(digits)
@@ -565,7 +573,7 @@ mod tests {
             "[2",
             "[99999999999999999999]",
         ];
-        const FIELDS: [&str; 8] = [
+        const FIELDS: [&str; 14] = [
             "",
             "{a,b}",
             "{a|b}",
@@ -574,6 +582,12 @@ mod tests {
             "{\"a\",b}",
             " {a}",
             "{a",
+            "{\"a:b\",c}",
+            "{\"x}\",y}",
+            "{a:b}",
+            "{\"a\",b{c}}",
+            "{\"}\"}",
+            "{\"a,b}",
         ];
         const AFTER: [&str; 7] = [":", ": 1,2", ":  x ", " :", "", ": ", ":{a}"];
         let mut state = 0x51f1_5eed_0bad_cafeu64;
@@ -583,7 +597,7 @@ mod tests {
             let content = [
                 KEYS[pick(6)],
                 BRACKETS[pick(10)],
-                FIELDS[pick(8)],
+                FIELDS[pick(14)],
                 AFTER[pick(7)],
             ]
             .concat();
