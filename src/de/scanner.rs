@@ -129,15 +129,8 @@ impl<'de> Scanner<'de> {
         &mut self,
         depth: usize,
     ) -> Option<(Line<'de>, &'de str, &'de str)> {
-        let (tail, indent) = self.at_depth(depth)?;
-        let bytes = tail.as_bytes();
-        // The first `:`, `[` or `"`: a colon after a non-empty key (the first byte is not a
-        // space) is a key-value line; anything else is a header or a quoted key.
-        let colon = super::token::key_end(bytes, indent)?;
-        if colon == indent || bytes[colon] != b':' {
-            return None;
-        }
-        let (line_end, end) = line_bounds(bytes, colon);
+        let (tail, indent, _, colon) = self.key_colon(depth, false)?;
+        let (line_end, end) = line_bounds(tail.as_bytes(), colon);
         let line = self.take(tail, indent, end, line_end, depth);
         let (key, rest) = super::token::split_at_colon(line.content, colon - indent);
         Some((line, key, rest))
@@ -165,8 +158,13 @@ impl<'de> Scanner<'de> {
         self.key_at(depth, true)
     }
 
+    /// The line at the cursor at exactly `depth` when it is a plain key and its colon
+    /// (after `- ` for a list item's first field): the text from the cursor on, the
+    /// indentation's length, where the key starts and where its colon is. The first `:`,
+    /// `[` or `"` must be a colon after a non-empty key; anything else is a header or a
+    /// quoted key. The key's first byte is not a space (`at_depth`, or the item test).
     #[inline(always)]
-    fn key_at(&mut self, depth: usize, item: bool) -> Option<(Line<'de>, &'de str, usize)> {
+    fn key_colon(&self, depth: usize, item: bool) -> Option<(&'de str, usize, usize, usize)> {
         let (tail, indent) = self.at_depth(depth)?;
         let bytes = tail.as_bytes();
         let start = if item {
@@ -179,12 +177,17 @@ impl<'de> Scanner<'de> {
         } else {
             indent
         };
-        // The key's first byte is not a space (`at_depth`, or the test above), so the trim
-        // below stops inside the key.
         let colon = super::token::key_end(bytes, start)?;
         if colon == start || bytes[colon] != b':' {
             return None;
         }
+        Some((tail, indent, start, colon))
+    }
+
+    #[inline(always)]
+    fn key_at(&mut self, depth: usize, item: bool) -> Option<(Line<'de>, &'de str, usize)> {
+        let (tail, indent, start, colon) = self.key_colon(depth, item)?;
+        let bytes = tail.as_bytes();
         let mut key_end = colon;
         while bytes[key_end - 1] == b' ' {
             key_end -= 1;
