@@ -30,21 +30,8 @@ impl<'a, 'de> ListSeq<'a, 'de> {
             return Err(stopped_early());
         }
         self.span.close(self.de, ["list item", "list items"])?;
-        // A shallower next line, found at the cursor, is no item: it is left unpeeked for the
-        // enclosing scope's fast path.
-        if self.de.strict
-            && !self.de.scan.shallower_than(self.span.depth)
-            && let Some(next) = self.de.scan.peek()?
-            && next.depth == self.span.depth
-            && next.content.starts_with("- ")
-        {
-            return Err(next.error(format!(
-                "more list items than the {} declared by the header on line {}",
-                self.span.declared,
-                self.de.scan.line_number(&self.span.header)
-            )));
-        }
-        Ok(())
+        self.span
+            .refuse_extra(self.de, "list items", |next| next.content.starts_with("- "))
     }
 }
 

@@ -137,6 +137,31 @@ impl<'de> Span<'de> {
         }
         Ok(())
     }
+
+    /// Strict mode, after a scope that stopped at its declared count: the next line, if it is
+    /// at the scope's item depth and `extra` takes it for one more item, is an error. A
+    /// shallower next line, found at the cursor, is none: it is left unpeeked for the
+    /// enclosing scope's fast path.
+    pub(super) fn refuse_extra(
+        &self,
+        de: &mut Deserializer<'de>,
+        items: &str,
+        extra: impl FnOnce(&Line<'de>) -> bool,
+    ) -> Result<()> {
+        if de.strict
+            && !de.scan.shallower_than(self.depth)
+            && let Some(next) = de.scan.peek()?
+            && next.depth == self.depth
+            && extra(&next)
+        {
+            return Err(next.error(format!(
+                "more {items} than the {} declared by the header on line {}",
+                self.declared,
+                de.scan.line_number(&self.header)
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// `1 row`, `3 rows`: a count with its noun, singular or plural.

@@ -52,21 +52,10 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
             return Err(stopped_early());
         }
         self.span.close(self.de, ["row", "rows"])?;
-        // A shallower next line, found at the cursor, is no row: it is left unpeeked for the
-        // enclosing scope's fast path.
-        if self.de.strict
-            && !self.de.scan.shallower_than(self.span.depth)
-            && let Some(next) = self.de.scan.peek()?
-            && next.depth == self.span.depth
-            && !next.content.starts_with("- ")
-            && is_data_row(next.content, self.rows.delim)
-        {
-            return Err(next.error(format!(
-                "more rows than the {} declared by the header on line {}",
-                self.span.declared,
-                self.de.scan.line_number(&self.span.header)
-            )));
-        }
+        let delim = self.rows.delim;
+        self.span.refuse_extra(self.de, "rows", |next| {
+            !next.content.starts_with("- ") && is_data_row(next.content, delim)
+        })?;
         self.rows.give_back(self.de);
         Ok(())
     }
