@@ -1,7 +1,7 @@
 //! Quoting and escaping rules for string values and keys (§7.1–§7.3).
 //!
 //! Decisions are made with a byte table so the common case (a short ASCII word) costs one table
-//! lookup per byte.
+//! lookup per byte; strings of 16 bytes or more are checked 16 bytes at a time ([`clean_lanes`]).
 
 /// Bytes that force quoting anywhere in a string value (§7.2): `:`, `"`, `\`, brackets, braces
 /// and the C0 controls. Delimiters are checked separately because they depend on scope (§11.1).
@@ -58,6 +58,75 @@ const NEEDS_ESCAPE: [bool; 256] = {
     table
 };
 
+/// Bytes [`clean_lanes`] checks at once: one SSE2 register.
+const LANES: usize = 16;
+
+/// How far from `from` the bytes of `bytes` (at least [`LANES`] long) are known to be
+/// free of what `lane_hit` looks for, testing a lane of 16 bytes at a time: the end of
+/// `bytes`, or the start of the first lane that holds such a byte, for the caller's own byte
+/// by byte search. The last lane overlaps the one before it; its bytes before `at` were
+/// tested already.
+#[inline(always)]
+fn clean_lanes(bytes: &[u8], from: usize, lane_hit: impl Fn(&[u8; LANES]) -> bool) -> usize {
+    let mut at = from;
+    while let Some(lane) = bytes.get(at..).and_then(<[u8]>::first_chunk::<LANES>) {
+        if lane_hit(lane) {
+            return at;
+        }
+        at += LANES;
+    }
+    match bytes.last_chunk::<LANES>() {
+        Some(lane) if at < bytes.len() && lane_hit(lane) => at,
+        _ => bytes.len(),
+    }
+}
+
+/// [`FORCES_QUOTES`] or `delimiter` in a lane ([`clean_lanes`]), as comparisons the compiler checks 16 bytes
+/// at a time (kept as one mark per byte: an or-reduction of these seven comparisons is not
+/// vectorized). Clearing bit 5 folds `{` onto `[` and `}` onto `]`.
+#[inline(always)]
+fn lane_forces_quotes(lane: &[u8; LANES], delimiter: u8) -> bool {
+    let mut marks = [0u8; LANES];
+    for (mark, &b) in marks.iter_mut().zip(lane) {
+        let folded = b & !0x20;
+        *mark = u8::from(
+            (b < 0x20)
+                | (b == b':')
+                | (b == b'"')
+                | (b == b'\\')
+                | (folded == b'[')
+                | (folded == b']')
+                | (b == delimiter),
+        );
+    }
+    u128::from_ne_bytes(marks) != 0
+}
+
+/// [`NEEDS_ESCAPE`] in a lane ([`clean_lanes`]), as comparisons the compiler checks 16 bytes at a time (as an
+/// or-reduction: one mark per byte is not vectorized for these three).
+#[inline(always)]
+fn lane_needs_escape(lane: &[u8; LANES]) -> bool {
+    let mut any = 0u8;
+    for &b in lane {
+        any |= u8::from((b < 0x20) | (b == b'"') | (b == b'\\'));
+    }
+    any != 0
+}
+
+/// The first byte at or after `from` that needs an escape (§7.1).
+#[inline]
+fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
+    let from = if bytes.len() >= LANES {
+        clean_lanes(bytes, from, lane_needs_escape)
+    } else {
+        from
+    };
+    let rest = bytes.get(from..)?;
+    rest.iter()
+        .position(|&b| NEEDS_ESCAPE[b as usize])
+        .map(|i| from + i)
+}
+
 /// §7.2: may `s` appear unquoted where `delimiter` is the relevant delimiter? `Ok` if so;
 /// when `s` must be quoted, how long a prefix of it the check
 /// found free of every byte that forces quotes, and so of every byte that needs an escape
@@ -70,14 +139,20 @@ fn unquoted_or_clean(s: &str, delimiter: u8) -> Result<(), usize> {
     if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
         return Err(0);
     }
+    let clean = if bytes.len() >= LANES {
+        clean_lanes(bytes, 0, |lane| lane_forces_quotes(lane, delimiter))
+    } else {
+        0
+    };
+    let rest = &bytes[clean..];
     let forced = match forces_quotes(delimiter) {
-        Some(table) => bytes.iter().position(|&b| table[b as usize]),
-        None => bytes
+        Some(table) => rest.iter().position(|&b| table[b as usize]),
+        None => rest
             .iter()
             .position(|&b| FORCES_QUOTES[b as usize] || b == delimiter),
     };
     if let Some(at) = forced {
-        return Err(at);
+        return Err(clean + at);
     }
     if matches!(s, "true" | "false" | "null") || is_numeric_like(bytes) {
         return Err(bytes.len());
@@ -165,18 +240,16 @@ fn write_quoted_after(out: &mut Vec<u8>, s: &str, clean: usize) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate().skip(clean) {
-        if !NEEDS_ESCAPE[b as usize] {
-            continue;
-        }
+    let mut from = clean;
+    while let Some(i) = next_escape(bytes, from) {
         out.extend_from_slice(&bytes[start..i]);
-        match b {
+        match bytes[i] {
             b'"' => out.extend_from_slice(b"\\\""),
             b'\\' => out.extend_from_slice(b"\\\\"),
             b'\n' => out.extend_from_slice(b"\\n"),
             b'\r' => out.extend_from_slice(b"\\r"),
             b'\t' => out.extend_from_slice(b"\\t"),
-            _ => {
+            b => {
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.extend_from_slice(b"\\u00");
                 out.push(HEX[(b >> 4) as usize]);
@@ -184,6 +257,7 @@ fn write_quoted_after(out: &mut Vec<u8>, s: &str, clean: usize) {
             }
         }
         start = i + 1;
+        from = start;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
@@ -212,6 +286,68 @@ mod tests {
 
     fn is_safe_unquoted(s: &str, delimiter: u8) -> bool {
         unquoted_or_clean(s, delimiter).is_ok()
+    }
+
+    /// The lane tests find the byte a plain table scan finds, for strings around and past a
+    /// lane's length with the byte anywhere, alone or after others.
+    #[test]
+    fn lanes_find_what_a_byte_scan_finds() {
+        // Every byte that forces quotes or needs an escape, their neighbours, the bytes that
+        // bit 5 folds onto them, and UTF-8.
+        let special: Vec<u8> = (0u8..0x20)
+            .chain(*b":\"\\[]{},|\t;ZzKk@`\x7f ")
+            .chain([0xc3, 0xa9])
+            .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..40_000 {
+            let len = (crate::test_rng::next(&mut state) % 70) as usize;
+            let mut bytes = vec![b'a'; len];
+            for _ in 0..crate::test_rng::next(&mut state) % 3 {
+                if len > 0 {
+                    let at = (crate::test_rng::next(&mut state) % len as u64) as usize;
+                    let pick = crate::test_rng::next(&mut state) as usize % special.len();
+                    bytes[at] = special[pick];
+                }
+            }
+            for delimiter in [b',', b'|', b'\t', b';'] {
+                let forced = bytes
+                    .iter()
+                    .position(|&b| FORCES_QUOTES[b as usize] || b == delimiter);
+                let lanes = match bytes.len() {
+                    n if n >= LANES => {
+                        clean_lanes(&bytes, 0, |lane| lane_forces_quotes(lane, delimiter))
+                    }
+                    _ => 0,
+                };
+                assert!(lanes <= forced.unwrap_or(len), "{bytes:?} {delimiter}");
+                if forced.is_none() && len >= LANES {
+                    assert_eq!(lanes, len, "{bytes:?} {delimiter}");
+                }
+            }
+            for from in 0..=len {
+                let escape = bytes[from..]
+                    .iter()
+                    .position(|&b| NEEDS_ESCAPE[b as usize])
+                    .map(|i| from + i);
+                assert_eq!(next_escape(&bytes, from), escape, "{bytes:?} from {from}");
+            }
+            if let Ok(s) = std::str::from_utf8(&bytes) {
+                for delimiter in [b',', b'|', b'\t'] {
+                    let plain = s
+                        .bytes()
+                        .position(|b| FORCES_QUOTES[b as usize] || b == delimiter);
+                    let edge = s.starts_with([' ', '\t', '-', '#']) || s.ends_with([' ', '\t']);
+                    let expected = match plain {
+                        _ if s.is_empty() || edge => Err(0),
+                        Some(at) => Err(at),
+                        None if matches!(s, "true" | "false" | "null") => Err(len),
+                        None if is_numeric_like(s.as_bytes()) => Err(len),
+                        None => Ok(()),
+                    };
+                    assert_eq!(unquoted_or_clean(s, delimiter), expected, "{s:?}");
+                }
+            }
+        }
     }
 
     /// The escaping scan that starts after the clean prefix writes what a scan of the whole
