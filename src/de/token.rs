@@ -494,11 +494,13 @@ pub(crate) fn integer_prefix(bytes: &[u8], at: usize) -> Option<(Primitive<'stat
 }
 
 /// Whether an unquoted token is a string by §4 (not a number, boolean or null), judged by
-/// its first byte and the three literals: the typed-hint path for string targets. `false`
+/// its first byte, the three literals and, for a first digit or `-` (a date, a version, a
+/// phone number), the number grammar: the typed-hint path for string targets. `false`
 /// means "maybe not"; the caller then types the token in full.
 pub(crate) fn is_plain_string(token: &str) -> bool {
     match token.as_bytes().first() {
-        Some(b'0'..=b'9' | b'-' | b'"') | None => false,
+        Some(b'0'..=b'9' | b'-') => parse_number(token).is_none(),
+        Some(b'"') | None => false,
         Some(b't' | b'f' | b'n') => !matches!(token, "true" | "false" | "null"),
         Some(_) => true,
     }
@@ -759,6 +761,36 @@ mod tests {
         ));
         assert!(parse_quoted(r#""plain"x"#).is_err());
         assert!(parse_quoted(r#""plain"#).is_err());
+    }
+
+    /// A token that starts like a number is a plain string exactly when the full path types
+    /// it as one: dates, versions, ranges and every near-number built from number bytes.
+    #[test]
+    fn plain_strings_that_start_like_numbers() {
+        const PARTS: [&str; 10] = ["0", "7", "12", "-", ".", "e", "E", "+", "x", "1e999"];
+        let mut state = 0x51_7cc1_b727_220au64;
+        for _ in 0..20_000 {
+            let mut token =
+                String::from(["1", "-", "0"][(crate::test_rng::next(&mut state) % 3) as usize]);
+            for _ in 0..crate::test_rng::next(&mut state) % 6 {
+                token.push_str(PARTS[(crate::test_rng::next(&mut state) % 10) as usize]);
+            }
+            let full = parse_primitive(&token).unwrap();
+            let string = matches!(full, Primitive::Str(_));
+            assert_eq!(is_plain_string(&token), string, "{token}: {full:?}");
+        }
+        for token in [
+            "2025-03-23",
+            "1.2.3",
+            "10-20",
+            "-",
+            "--1",
+            "1e999",
+            "0x1f",
+            "1e+",
+        ] {
+            assert!(is_plain_string(token), "{token}");
+        }
     }
 
     #[test]
