@@ -56,6 +56,16 @@ fn errors_point_at_the_token_the_line_or_the_container() {
         place("name: é\r\ncount: x\r\nitems[0]:"),
         (2, 8, "count: x".into())
     );
+    // The root's first line, read at the cursor: a token, a repeated key, a quoted key's
+    // line read the general way, and after a BOM.
+    assert_eq!(place("count: x\nname: a"), (1, 8, "count: x".into()));
+    assert_eq!(place("name: 5\ncount: 3"), (1, 7, "name: 5".into()));
+    assert_eq!(place("count: 1\ncount: 2"), (2, 1, "count: 2".into()));
+    assert_eq!(
+        place("\"count\": x\nname: a"),
+        (1, 10, "\\\"count\\\": x".into())
+    );
+    assert_eq!(place("\u{feff}count: x"), (1, 8, "count: x".into()));
     // A list item's first field, and a field under it.
     assert_eq!(
         place(&format!("{head}items[1]:\n  - id: -1\n    tags[0]:")),

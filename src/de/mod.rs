@@ -209,6 +209,15 @@ impl<'de> Deserializer<'de> {
 
     /// §5 root form discovery.
     fn root(&mut self) -> Result<Slot<'de, 'de>> {
+        // The common document: a first line `key: …` with a plain key is an object's first
+        // field (not an array header, whose `[` comes before the colon), read at the cursor
+        // like every later field instead of being peeked and split.
+        if self.scan.at_plain_key(0) {
+            return Ok(Slot::Object {
+                first: None,
+                depth: 0,
+            });
+        }
         let Some(first) = self.scan.peek()? else {
             return Ok(Slot::EmptyObject);
         };

@@ -158,6 +158,12 @@ impl<'de> Scanner<'de> {
         self.key_at(depth, true)
     }
 
+    /// Whether the line at the cursor is a plain key and its colon at exactly `depth`, as
+    /// [`Self::next_key_at`] would read it; nothing is consumed.
+    pub(crate) fn at_plain_key(&self, depth: usize) -> bool {
+        self.key_colon(depth, false).is_some()
+    }
+
     /// The line at the cursor at exactly `depth` when it is a plain key and its colon
     /// (after `- ` for a list item's first field): the text from the cursor on, the
     /// indentation's length, where the key starts and where its colon is. The first `:`,
