@@ -86,15 +86,18 @@ pub(super) struct Mark {
 
 impl<'w> Out<'w> {
     /// Output to `writer`, in chunks.
+    #[inline]
     pub(crate) fn to_writer(writer: &'w mut dyn io::Write, options: &EncodeOptions) -> Self {
         Self::new(Some(writer), options)
     }
 
     /// Output into a vector that becomes the result.
+    #[inline]
     pub(crate) fn to_vec(options: &EncodeOptions) -> Self {
         Self::new(None, options)
     }
 
+    #[inline]
     pub(super) fn new(writer: Option<&'w mut dyn io::Write>, options: &EncodeOptions) -> Self {
         Out {
             buf: Vec::with_capacity(4096),
@@ -139,14 +142,15 @@ impl<'w> Out<'w> {
     }
 
     /// Writes what is buffered to the writer (and flushes it), or returns the output.
-    pub(crate) fn finish(self) -> Result<Vec<u8>> {
-        match self.writer {
+    /// By reference: `Out` is large, and moving it into this call would copy it.
+    pub(crate) fn finish(&mut self) -> Result<Vec<u8>> {
+        match &mut self.writer {
             Some(writer) => {
                 writer.write_all(&self.buf).map_err(Error::io)?;
                 writer.flush().map_err(Error::io)?;
                 Ok(Vec::new())
             }
-            None => Ok(self.buf),
+            None => Ok(std::mem::take(&mut self.buf)),
         }
     }
 
