@@ -241,8 +241,8 @@ fn write_quoted_after(out: &mut Vec<u8>, s: &str, clean: usize) {
     out.push(b'"');
     let bytes = s.as_bytes();
     let mut start = 0;
-    let mut from = clean;
-    while let Some(i) = next_escape(bytes, from) {
+    // The clean prefix needs no search; after an escape, the search goes on past it.
+    while let Some(i) = next_escape(bytes, start.max(clean)) {
         out.extend_from_slice(&bytes[start..i]);
         match bytes[i] {
             b'"' => out.extend_from_slice(b"\\\""),
@@ -258,7 +258,6 @@ fn write_quoted_after(out: &mut Vec<u8>, s: &str, clean: usize) {
             }
         }
         start = i + 1;
-        from = start;
     }
     out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
