@@ -162,6 +162,32 @@ fn objects_written_at_once_give_the_probed_forms() {
     }
 }
 
+/// An object whose first value could not be a keyed row (it holds an array, or nests past
+/// the limit) is written at once; one whose first value could be is probed. Both must give
+/// the probed form at every depth limit, where a row one level too deep breaks the table.
+#[test]
+fn keyed_rows_are_ruled_out_at_the_probes_depth() {
+    let keyed_groups = json!({"o": {"a": {"x": {"y": 1}}, "b": {"x": {"y": 2}}}});
+    let keyed_flat = json!({"o": {"a": {"x": 1}, "b": {"x": 2}}});
+    let with_array = json!({"o": {"a": {"x": [1]}, "b": {"x": [2]}}});
+    let cases = [
+        (&keyed_groups, 4, "o[2:]{x{y}}:\n  a: 1\n  b: 2"),
+        (&keyed_flat, 3, "o[2:]{x}:\n  a: 1\n  b: 2"),
+        (&with_array, 4, "o:\n  a:\n    x[1]: 1\n  b:\n    x[1]: 2"),
+    ];
+    for (value, fits, expected) in cases {
+        for depth in 1..=fits + 2 {
+            let options = toon::EncodeOptions::new().max_depth(depth);
+            let text = toon::to_string_with(value, &options);
+            if depth < fits {
+                assert!(text.is_err(), "{value} at {depth}: {text:?}");
+            } else {
+                assert_eq!(text.unwrap(), expected, "{value} at {depth}");
+            }
+        }
+    }
+}
+
 /// A table's field list is offered to the next array's first row, which takes it only when
 /// it has exactly those keys in that order with primitive values; any other first row gets
 /// its own list, so headers always follow each array's first row (§9.3).

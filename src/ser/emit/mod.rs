@@ -94,9 +94,10 @@ fn field<T: ?Sized + Serialize>(
 
 /// An object (§8) at `key` written as its fields at once, without a probe: of the object
 /// forms only a keyed table (§9.5) needs to see the values first, and only an object whose
-/// values are all non-empty objects can be one, so the first value decides. When it is a
-/// non-empty object, nothing of this object has been written (or passed to a writer) yet:
-/// the output and nesting are put back and `false` sends the object to the probe.
+/// values could all be its rows (non-empty objects of primitives and such objects) can be
+/// one, so the first value decides. When it could be a row, nothing of this object has been
+/// written (or passed to a writer) yet: the output and nesting are put back and `false`
+/// sends the object to the probe.
 fn object_at_once<T: ?Sized + Serialize>(
     out: &mut Out<'_>,
     key: &str,
@@ -437,7 +438,11 @@ impl<'f> Sink<'f> {
         match self {
             Sink::Fields { depth } => field(out, key, value, *depth),
             Sink::FieldsUnlessKeyed { depth, first } => {
-                if std::mem::replace(first, false) && probe::is_non_empty_object(value) {
+                // A value that could not be a row rules the keyed table out, and the
+                // object is written as it comes. The probe allows a row the nesting the
+                // object's content has (`object_at_once` has entered it already).
+                let left = out.depth_left;
+                if std::mem::replace(first, false) && probe::could_be_row(value, left) {
                     out.keyed_candidate = true;
                     // Only carries control back to `object_at_once`, which keeps it for
                     // the next time: no message, and allocated once.

@@ -192,10 +192,11 @@ impl Fields {
     }
 }
 
-/// Whether `value` is an object with at least one entry (enum variants with content are):
-/// what a keyed table's values (§9.5) must all be.
-pub(crate) fn is_non_empty_object<T: ?Sized + Serialize>(value: &T) -> bool {
-    value.serialize(NonEmptyObject).unwrap_or(false)
+/// Whether `value` could be a row of a keyed table (§9.5) nested `left` levels at most: a
+/// non-empty object whose values are primitives or such objects, asked without building a
+/// field list. Every value of a keyed table must be one.
+pub(crate) fn could_be_row<T: ?Sized + Serialize>(value: &T, left: usize) -> bool {
+    tabular::could_be_row(value, left)
 }
 
 /// Probing stopped: the value's own `Serialize` failed (with its message), or a check gave up.

@@ -161,6 +161,11 @@ struct RowCandidate {
     left: usize,
 }
 
+/// Whether `row` could be a row with `left` levels: an object whose columns could fit.
+pub(super) fn could_be_row<T: ?Sized + Serialize>(row: &T, left: usize) -> bool {
+    row.serialize(RowCandidate { left }).is_ok()
+}
+
 /// Whether a column's value could be a leaf or a nested group of a row with `left` levels.
 fn column_could_fit<T: ?Sized + Serialize>(value: &T, left: usize) -> bool {
     is_primitive(value) || value.serialize(RowCandidate { left }).is_ok()
