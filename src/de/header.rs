@@ -82,7 +82,7 @@ impl<'de> HeaderCache<'de> {
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Header<'de> {
     pub(crate) key: Option<Cow<'de, str>>,
     pub(crate) len: usize,

@@ -67,6 +67,9 @@ pub struct Deserializer<'de> {
     keys: Vec<duplicates::Keyed<'de>>,
     /// Field lists already parsed (§6), shared by the headers that repeat them.
     headers: HeaderCache<'de>,
+    /// The box of the last header read: a header is boxed to keep [`Slot`] small, and the
+    /// next one reuses the box instead of allocating.
+    spare_header: Option<Box<Header<'de>>>,
     /// Whether the root form was an array or keyed table (trailing lines are then an error).
     root_is_closed_form: bool,
     /// Bytes of tabular field names still allowed to be copied into rows (see
@@ -92,6 +95,7 @@ impl<'de> Deserializer<'de> {
             cells: Vec::new(),
             keys: Vec::new(),
             headers: HeaderCache::default(),
+            spare_header: None,
             root_is_closed_form: false,
             expansion_left: options
                 .max_expansion
@@ -199,12 +203,25 @@ impl<'de> Deserializer<'de> {
     fn header(&mut self, content: &'de str, line: &Line<'de>) -> Result<Option<Box<Header<'de>>>> {
         match header::parse(content, self.strict, self.max_depth, &mut self.headers) {
             Parsed::NotHeader => Ok(None),
-            Parsed::Header(h) => Ok(Some(Box::new(h))),
+            Parsed::Header(h) => Ok(Some(match self.spare_header.take() {
+                Some(mut spare) => {
+                    *spare = h;
+                    spare
+                }
+                None => Box::new(h),
+            })),
             Parsed::Invalid(err, at) => {
                 let offset = content.as_ptr() as usize - line.content.as_ptr() as usize + at;
                 Err(line.error_at(offset, err))
             }
         }
+    }
+
+    /// A header out of its box, which is kept for the next one.
+    fn unbox(&mut self, mut boxed: Box<Header<'de>>) -> Header<'de> {
+        let header = std::mem::take(&mut *boxed);
+        self.spare_header = Some(boxed);
+        header
     }
 
     /// §5 root form discovery.
@@ -469,7 +486,8 @@ impl<'a, 'de> ValueDe<'a, 'de> {
                 })
             }
             Slot::Header { header, base, line } => Self::container(de, Some(&line), |de| {
-                visit_header(de, *header, base, line, visitor)
+                let header = de.unbox(header);
+                visit_header(de, header, base, line, visitor)
             }),
             Slot::Row {
                 fields,

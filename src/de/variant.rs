@@ -80,7 +80,8 @@ impl EnumFromMap<'_, '_, '_> {
                 line,
             } => AnyMap::Row(RowMap::new(de, fields, cells, cursor, line)),
             Slot::Header { header, base, line } if header.keyed => {
-                AnyMap::Keyed(KeyedAccess::new(de, *header, base, line)?)
+                let header = de.unbox(header);
+                AnyMap::Keyed(KeyedAccess::new(de, header, base, line)?)
             }
             _ => return Err(de.locate(not_an_enum())),
         };
