@@ -212,11 +212,15 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 }
                 None => {
                     let (min_depth, depth) = (self.min_depth, self.depth);
-                    let next = self.de.scan.next_if(|line| match line.depth {
-                        d if d < min_depth => Ok(false),
-                        d if d != depth => Err(over_indented(line, depth)),
-                        _ => Ok(true),
-                    })?;
+                    // A header line (`items[2]{…}:`) is taken at the cursor, not peeked.
+                    let next = match self.de.scan.next_header_line(depth) {
+                        Some(line) => Some(line),
+                        None => self.de.scan.next_if(|line| match line.depth {
+                            d if d < min_depth => Ok(false),
+                            d if d != depth => Err(over_indented(line, depth)),
+                            _ => Ok(true),
+                        })?,
+                    };
                     let Some(line) = next else {
                         self.done = true;
                         return Ok(None);

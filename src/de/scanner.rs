@@ -158,6 +158,22 @@ impl<'de> Scanner<'de> {
         self.key_at(depth, true)
     }
 
+    /// The cursor fast path for a header line inside an object (§6): exactly `depth` levels
+    /// of spaces, then a plain key and its `[`. The line is consumed whole and returned as
+    /// [`Self::next_if`] would return it, for `Deserializer::field` to read; every other
+    /// line is left, unconsumed, to the general path.
+    #[inline]
+    pub(crate) fn next_header_line(&mut self, depth: usize) -> Option<Line<'de>> {
+        let (tail, indent) = self.at_depth(depth)?;
+        let bytes = tail.as_bytes();
+        let open = super::token::key_end(bytes, indent)?;
+        if open == indent || bytes[open] != b'[' {
+            return None;
+        }
+        let (line_end, end) = line_bounds(bytes, open);
+        Some(self.take(tail, indent, end, line_end, depth))
+    }
+
     /// Whether the line at the cursor is a plain key and its colon at exactly `depth`, as
     /// [`Self::next_key_at`] would read it; nothing is consumed.
     pub(crate) fn at_plain_key(&self, depth: usize) -> bool {
@@ -626,7 +642,7 @@ mod tests {
     /// quoted keys, headers, list items), the cursor fast path either declines without
     /// moving, or reads exactly the line, key and rest that the general path reads.
     #[test]
-    fn next_key_line_agrees_with_the_general_path() {
+    fn key_and_header_lines_agree_with_the_general_path() {
         const INDENTS: [&str; 7] = ["", "  ", "    ", " ", "   ", "\t", "  \t"];
         const KEYS: [&str; 16] = [
             "a", "key_1", "x y", "\"q\"", "-", "- a", "#c", "", "a[2]", "é", "a.b", "[1]", "- b c",
@@ -637,7 +653,7 @@ mod tests {
         const ENDS: [&str; 5] = ["\n", " \n", "\r\n", " \r\n", "\n\n"];
         let mut state = 0x2545_f491_4f6c_dd1d;
         let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
-        let (mut taken, mut declined, mut items) = (0, 0, 0);
+        let (mut taken, mut declined, mut items, mut headers) = (0, 0, 0, 0);
         for _ in 0..3000 {
             let mut text = String::new();
             for _ in 0..1 + pick(6) {
@@ -678,6 +694,19 @@ mod tests {
                         assert_eq!(item.pos, general.pos, "{text:?}");
                         items += 1;
                     }
+                    // A header line inside an object: the line the general path reads.
+                    let mut header = fast.clone();
+                    if let Some(line) = header.next_header_line(depth) {
+                        let mut general = plain.clone();
+                        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
+                        assert_eq!(
+                            (line.id(), line.content, line.depth),
+                            (read.id(), read.content, read.depth),
+                            "{text:?}"
+                        );
+                        assert_eq!(header.pos, general.pos, "{text:?}");
+                        headers += 1;
+                    }
                     // `next_key_at` stops at the value; with `finish_value` it reads the
                     // same line as `next_key_line`, and declines the same lines.
                     let mut lazy = fast.clone();
@@ -714,8 +743,8 @@ mod tests {
             }
         }
         assert!(
-            taken > 500 && declined > 500 && items > 100,
-            "{taken} taken, {declined} declined, {items} items"
+            taken > 500 && declined > 500 && items > 100 && headers > 100,
+            "{taken} taken, {declined} declined, {items} items, {headers} headers"
         );
     }
 
