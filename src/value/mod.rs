@@ -416,9 +416,44 @@ impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
         d.deserialize_any(ValueVisitor {
             shape: &mut Shape::default(),
+            recent: &mut RecentKeys::new(),
             record: false,
         })
     }
+}
+
+/// Slots of [`RecentKeys`].
+const RECENT_KEYS: usize = 64;
+
+/// Keys met anywhere in the document, one per slot picked by a cheap hash of the key: a key
+/// equal to the one in its slot shares that allocation. Documents repeat a few names at every
+/// level (`type`, `name`, `id`), where no sibling at the same position has them. Fixed in
+/// size, so no input grows it, and it holds only keys the result holds anyway.
+struct RecentKeys([Option<Arc<str>>; RECENT_KEYS]);
+
+impl RecentKeys {
+    fn new() -> Self {
+        RecentKeys([const { None }; RECENT_KEYS])
+    }
+
+    /// `key` as a shared string: the one in its slot when equal, else a new one, which
+    /// takes the slot.
+    fn share(&mut self, key: &str) -> Arc<str> {
+        let slot = &mut self.0[recent_slot(key)];
+        match slot {
+            Some(known) if **known == *key => Arc::clone(known),
+            _ => Arc::clone(slot.insert(Arc::from(key))),
+        }
+    }
+}
+
+/// A key's slot in [`RecentKeys`]: its length and first and last bytes, mixed.
+fn recent_slot(key: &str) -> usize {
+    let bytes = key.as_bytes();
+    let first = u32::from(bytes.first().copied().unwrap_or(0));
+    let last = u32::from(bytes.last().copied().unwrap_or(0));
+    let mixed = (bytes.len() as u32) ^ (first << 8) ^ (last << 16);
+    (mixed.wrapping_mul(0x9E37_79B9) >> 26) as usize % RECENT_KEYS
 }
 
 /// The keys of the last object seen at one level of nesting, and the same for the level
@@ -439,12 +474,14 @@ impl Shape {
 
 struct ValueVisitor<'s> {
     shape: &'s mut Shape,
+    recent: &'s mut RecentKeys,
     /// False for the root, which has no siblings to share with.
     record: bool,
 }
 
 struct ValueSeed<'s> {
     shape: &'s mut Shape,
+    recent: &'s mut RecentKeys,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
@@ -452,14 +489,17 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(ValueVisitor {
             shape: self.shape,
+            recent: self.recent,
             record: true,
         })
     }
 }
 
-/// A map key, shared with `hint` (a sibling's key at the same position) when equal.
+/// A map key, shared with `hint` (a sibling's key at the same position) when equal, or else
+/// with an equal key met lately.
 struct KeySeed<'s> {
     hint: Option<&'s Arc<str>>,
+    recent: &'s mut RecentKeys,
 }
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
@@ -482,7 +522,7 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
     fn visit_str<E>(self, v: &str) -> Result<Arc<str>, E> {
         Ok(match self.hint {
             Some(hint) if **hint == *v => Arc::clone(hint),
-            _ => Arc::from(v),
+            _ => self.recent.share(v),
         })
     }
 }
@@ -523,17 +563,24 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         let below = self.shape.below();
-        while let Some(v) = seq.next_element_seed(ValueSeed { shape: &mut *below })? {
+        while let Some(v) = seq.next_element_seed(ValueSeed {
+            shape: &mut *below,
+            recent: &mut *self.recent,
+        })? {
             out.push(v);
         }
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let Shape { keys, below } = self.shape;
+        let recent = self.recent;
         let below = below.get_or_insert_with(Box::default);
         let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
         let mut i = 0;
-        while let Some(key) = map.next_key_seed(KeySeed { hint: keys.get(i) })? {
+        while let Some(key) = map.next_key_seed(KeySeed {
+            hint: keys.get(i),
+            recent: &mut *recent,
+        })? {
             if self.record {
                 match keys.get_mut(i) {
                     Some(known) if Arc::ptr_eq(known, &key) => {}
@@ -541,7 +588,10 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
                     None => keys.push(Arc::clone(&key)),
                 }
             }
-            let v = map.next_value_seed(ValueSeed { shape: below })?;
+            let v = map.next_value_seed(ValueSeed {
+                shape: below,
+                recent: &mut *recent,
+            })?;
             out.insert_shared(key, v);
             i += 1;
         }
@@ -769,4 +819,60 @@ macro_rules! __toon_object {
     ($map:ident [$key:tt] [$($cur:tt)+]) => {
         $map.insert(::std::string::String::from($key), $crate::toon!($($cur)+));
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::{Map, Value};
+
+    fn shared_named<'v>(value: &'v Value, name: &str, out: &mut Vec<&'v Arc<str>>) {
+        match value {
+            Value::Object(map) => {
+                for (key, value) in map.shared_keys().zip(map.values()) {
+                    if &**key == name {
+                        out.push(key);
+                    }
+                    shared_named(value, name, out);
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|v| shared_named(v, name, out)),
+            _ => {}
+        }
+    }
+
+    /// A key met again at another level or position shares the first one's allocation
+    /// (`RecentKeys`), and keys that land in one slot stay apart.
+    #[test]
+    fn keys_met_lately_are_shared_and_kept_apart() {
+        let text = "type: object\nproperties:\n  name:\n    type: string\n  tags:\n    \
+                    description: t\n    type: array\n    items[1]:\n      - type: string";
+        let value: Value = crate::from_str(text).unwrap();
+        let mut found = Vec::new();
+        shared_named(&value, "type", &mut found);
+        assert_eq!(found.len(), 4);
+        assert!(found.iter().all(|k| Arc::ptr_eq(k, found[0])));
+
+        // 2,000 distinct keys over 64 slots, at three levels, each met twice.
+        let keys: Vec<String> = (0..2000).map(|i| format!("k{i}")).collect();
+        let mut text = String::new();
+        for key in &keys {
+            text.push_str(&format!("{key}:\n  {key}:\n    {key}: 1\n"));
+        }
+        let value: Value = crate::from_str(&text).unwrap();
+        let Value::Object(root) = &value else {
+            panic!("an object");
+        };
+        let names: Vec<&str> = root.keys().collect();
+        assert_eq!(names, keys.iter().map(String::as_str).collect::<Vec<_>>());
+        for key in &keys {
+            let inner: &Map = match &root[key.as_str()] {
+                Value::Object(m) => m,
+                other => panic!("{other:?}"),
+            };
+            assert_eq!(inner.keys().collect::<Vec<_>>(), [key.as_str()]);
+            assert_eq!(inner[key.as_str()][key.as_str()], Value::from(1u8));
+        }
+    }
 }
