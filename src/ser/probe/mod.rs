@@ -83,6 +83,7 @@ use serde::ser::{self, Impossible, Serialize};
 use std::borrow::Cow;
 
 use kind::{AllPrimitive, NonEmptyObject, is_primitive};
+pub(crate) use tabular::could_be_row;
 use tabular::{RowOutcome, TableCheck};
 
 /// The layout decision for one value.
@@ -190,13 +191,6 @@ impl Fields {
         }
         self.names.iter().position(|n| n == key)
     }
-}
-
-/// Whether `value` could be a row of a keyed table (§9.5) nested `left` levels at most: a
-/// non-empty object whose values are primitives or such objects, asked without building a
-/// field list. Every value of a keyed table must be one.
-pub(crate) fn could_be_row<T: ?Sized + Serialize>(value: &T, left: usize) -> bool {
-    tabular::could_be_row(value, left)
 }
 
 /// Probing stopped: the value's own `Serialize` failed (with its message), or a check gave up.

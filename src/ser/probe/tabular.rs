@@ -161,8 +161,10 @@ struct RowCandidate {
     left: usize,
 }
 
-/// Whether `row` could be a row with `left` levels: an object whose columns could fit.
-pub(super) fn could_be_row<T: ?Sized + Serialize>(row: &T, left: usize) -> bool {
+/// Whether `row` could be a row nested `left` levels at most: a non-empty object whose
+/// values are primitives or such objects, asked without building a field list. Every value
+/// of a keyed table (§9.5) must be one.
+pub(crate) fn could_be_row<T: ?Sized + Serialize>(row: &T, left: usize) -> bool {
     row.serialize(RowCandidate { left }).is_ok()
 }
 
