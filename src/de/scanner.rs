@@ -540,29 +540,70 @@ fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
 /// for the common indentations of up to eight bytes.
 #[inline]
 fn leading_spaces(bytes: &[u8], n: usize) -> usize {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
     match bytes.first_chunk::<8>() {
         Some(word) if n <= 8 => {
             let differ = u64::from_le_bytes(*word) ^ SPACES;
             (differ.trailing_zeros() as usize / 8).min(n)
         }
-        _ => bytes.iter().take(n).take_while(|&&b| b == b' ').count(),
+        _ => leading_spaces_deep(bytes, n),
     }
+}
+
+/// [`leading_spaces`] past one word (deep indentation), a word at a time; out of line, so
+/// that the one-word test stays small where it is inlined.
+#[cold]
+#[inline(never)]
+fn leading_spaces_deep(bytes: &[u8], n: usize) -> usize {
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let differ = u64::from_le_bytes(*word) ^ SPACES;
+        if differ != 0 || at + 8 >= n {
+            return (at + differ.trailing_zeros() as usize / 8).min(n);
+        }
+        at += 8;
+    }
+    at + bytes[at..]
+        .iter()
+        .take(n - at)
+        .take_while(|&&b| b == b' ')
+        .count()
 }
 
 /// Whether the first `n` bytes of `bytes` (which holds more than `n`) are spaces: one word
 /// compare for the common indentations of up to eight bytes.
 #[inline]
 fn all_spaces(bytes: &[u8], n: usize) -> bool {
-    const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
     match bytes.first_chunk::<8>() {
         Some(word) if n <= 8 => {
             let mask = u64::MAX.checked_shr(64 - 8 * n as u32).unwrap_or(0);
             (u64::from_le_bytes(*word) ^ SPACES) & mask == 0
         }
-        _ => bytes[..n].iter().all(|&b| b == b' '),
+        _ => all_spaces_deep(bytes, n),
     }
 }
+
+/// [`all_spaces`] past one word, a word at a time, the last one masked to what is left of
+/// `n`; out of line like [`leading_spaces_deep`].
+#[cold]
+#[inline(never)]
+fn all_spaces_deep(bytes: &[u8], n: usize) -> bool {
+    let mut at = 0;
+    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
+        let left = n - at;
+        if left <= 8 {
+            let mask = u64::MAX.checked_shr(64 - 8 * left as u32).unwrap_or(0);
+            return (u64::from_le_bytes(*word) ^ SPACES) & mask == 0;
+        }
+        if u64::from_le_bytes(*word) != SPACES {
+            return false;
+        }
+        at += 8;
+    }
+    bytes[at..n].iter().all(|&b| b == b' ')
+}
+
+/// Eight spaces, the word an indentation is compared with.
+const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
 
 /// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
 /// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
@@ -626,7 +667,17 @@ mod tests {
             "x         ",
             "            a",
         ];
-        for text in texts {
+        // Deep indentation: runs of spaces past one and two words, ended anywhere.
+        let deep: Vec<String> = (0..40)
+            .flat_map(|spaces| {
+                [
+                    " ".repeat(spaces),
+                    format!("{}x{}", " ".repeat(spaces), " ".repeat(spaces % 9)),
+                    format!("{}\t  ", " ".repeat(spaces)),
+                ]
+            })
+            .collect();
+        for text in texts.iter().copied().chain(deep.iter().map(String::as_str)) {
             let bytes = text.as_bytes();
             for n in 0..=text.len() + 1 {
                 let spaces = bytes.iter().take(n).take_while(|&&b| b == b' ').count();

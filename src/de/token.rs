@@ -186,12 +186,14 @@ pub(crate) fn split_at_colon(content: &str, colon: usize) -> (&str, &str) {
 
 /// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
 /// for the short spans between cells a word loop beats a vector search's set-up.
+#[inline]
 pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
     find_any(bytes, from, [a, b, b])
 }
 
 /// The first position at or after `from` holding one of `needles`, eight bytes at a time
 /// (SWAR). A zero byte in `word ^ fill` is a match; the lowest flagged byte is always exact.
+#[inline(always)]
 pub(crate) fn find_any<const N: usize>(
     bytes: &[u8],
     from: usize,
