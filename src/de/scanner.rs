@@ -578,28 +578,9 @@ fn all_spaces(bytes: &[u8], n: usize) -> bool {
             let mask = u64::MAX.checked_shr(64 - 8 * n as u32).unwrap_or(0);
             (u64::from_le_bytes(*word) ^ SPACES) & mask == 0
         }
-        _ => all_spaces_deep(bytes, n),
+        // Deep indentation: counted as `leading_spaces` counts it.
+        _ => leading_spaces_deep(bytes, n) == n,
     }
-}
-
-/// [`all_spaces`] past one word, a word at a time, the last one masked to what is left of
-/// `n`; out of line like [`leading_spaces_deep`].
-#[cold]
-#[inline(never)]
-fn all_spaces_deep(bytes: &[u8], n: usize) -> bool {
-    let mut at = 0;
-    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let left = n - at;
-        if left <= 8 {
-            let mask = u64::MAX.checked_shr(64 - 8 * left as u32).unwrap_or(0);
-            return (u64::from_le_bytes(*word) ^ SPACES) & mask == 0;
-        }
-        if u64::from_le_bytes(*word) != SPACES {
-            return false;
-        }
-        at += 8;
-    }
-    bytes[at..n].iter().all(|&b| b == b' ')
 }
 
 /// Eight spaces, the word an indentation is compared with.
