@@ -60,6 +60,47 @@ fn median(mut xs: Vec<f64>) -> f64 {
     }
 }
 
+/// The command line the ratio tools share: `--quick` for fewer, shorter samples, and an
+/// optional filter that keeps the inputs whose name contains it.
+pub struct RunArgs {
+    pub quick: bool,
+    pub filter: Option<String>,
+}
+
+impl RunArgs {
+    /// The arguments of this process.
+    pub fn from_env() -> RunArgs {
+        RunArgs::parse(std::env::args().skip(1))
+    }
+
+    pub fn parse(args: impl IntoIterator<Item = String>) -> RunArgs {
+        let mut parsed = RunArgs {
+            quick: false,
+            filter: None,
+        };
+        for arg in args {
+            if arg == "--quick" {
+                parsed.quick = true;
+            } else if !arg.starts_with("--") && parsed.filter.is_none() {
+                parsed.filter = Some(arg);
+            }
+        }
+        parsed
+    }
+
+    /// Whether the input called `name` is measured.
+    pub fn selects(&self, name: &str) -> bool {
+        self.filter
+            .as_ref()
+            .is_none_or(|f| name.contains(f.as_str()))
+    }
+
+    /// How long one sample of one contender runs.
+    pub fn sample(&self) -> Duration {
+        Duration::from_millis(if self.quick { 2 } else { 8 })
+    }
+}
+
 /// Megabytes (10^6 bytes) of `bytes` per second at `ns` nanoseconds per call.
 pub fn mb_per_s(bytes: usize, ns: f64) -> f64 {
     bytes as f64 / ns * 1e3
@@ -68,6 +109,17 @@ pub fn mb_per_s(bytes: usize, ns: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn run_args_take_quick_and_the_first_filter() {
+        let args = |a: &[&str]| RunArgs::parse(a.iter().map(|s| s.to_string()));
+        let plain = args(&[]);
+        assert!(!plain.quick && plain.selects("nested"));
+        let some = args(&["--quick", "nest", "deep"]);
+        assert!(some.quick);
+        assert!(some.selects("nested-config") && !some.selects("deep"));
+        assert!(some.sample() < plain.sample());
+    }
 
     #[test]
     fn median_of_odd_and_even() {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toon_bench::timing::{mb_per_s, medians, Contender};
+use toon_bench::timing::{mb_per_s, medians, Contender, RunArgs};
 use toon_bench::{all_inputs, base_datasets, scaled, with_model, Dataset, Visit};
 
 const OPS: [&str; 5] = [
@@ -91,19 +91,14 @@ impl Visit for Measure {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let filter = args.iter().find(|a| !a.starts_with("--")).cloned();
+    let args = RunArgs::from_env();
     let mut m = Measure {
-        samples: if quick { 5 } else { 15 },
-        sample: Duration::from_millis(if quick { 2 } else { 8 }),
+        samples: if args.quick { 5 } else { 15 },
+        sample: args.sample(),
         rows: Vec::new(),
     };
     for data in all_inputs() {
-        if filter
-            .as_ref()
-            .is_none_or(|f| data.name.contains(f.as_str()))
-        {
+        if args.selects(&data.name) {
             with_model(&data, &mut m);
         }
     }
@@ -144,7 +139,7 @@ fn main() {
         println!("| {} | {} |", row.name, cells.join(" | "));
     }
 
-    if filter.is_none() {
+    if args.filter.is_none() {
         scaling(&m);
         estimate_speed(&m);
     }

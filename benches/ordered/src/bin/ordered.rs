@@ -4,20 +4,12 @@
 //!
 //! `cargo run --release -p toon-bench-ordered --bin ordered [-- --quick] [-- FILTER]`
 
-use std::time::Duration;
-
 use toon_bench::all_inputs;
-use toon_bench::timing::{medians, Contender};
+use toon_bench::timing::{medians, Contender, RunArgs};
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let filter = args.iter().find(|a| !a.starts_with("--")).cloned();
-    let (samples, sample) = if quick {
-        (5, Duration::from_millis(2))
-    } else {
-        (15, Duration::from_millis(8))
-    };
+    let args = RunArgs::from_env();
+    let samples = if args.quick { 5 } else { 15 };
     assert!(
         toon_bench_ordered::keeps_order(),
         "serde_json was built without preserve_order: build this package on its own (-p)"
@@ -28,10 +20,7 @@ fn main() {
     println!("| input | decode → toon::Value |");
     println!("|---|---:|");
     for data in all_inputs() {
-        if filter
-            .as_ref()
-            .is_some_and(|f| !data.name.contains(f.as_str()))
-        {
+        if !args.selects(&data.name) {
             continue;
         }
         let (json, text) = (data.json.as_str(), data.toon.as_str());
@@ -43,7 +32,7 @@ fn main() {
                 }),
             ],
             samples,
-            sample,
+            args.sample(),
         );
         println!("| {} | {:.2}× |", data.name, m[0] / m[1]);
     }

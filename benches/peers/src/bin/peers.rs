@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toon_bench::timing::{medians, Contender};
+use toon_bench::timing::{medians, Contender, RunArgs};
 use toon_bench::{all_inputs, with_model, Dataset, Visit};
 use toon_bench_peers::{decode, encode, CRATES};
 
@@ -56,19 +56,14 @@ impl Visit for Measure {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let quick = args.iter().any(|a| a == "--quick");
-    let filter = args.iter().find(|a| !a.starts_with("--")).cloned();
+    let args = RunArgs::from_env();
     let mut m = Measure {
-        samples: if quick { 3 } else { 9 },
-        sample: Duration::from_millis(if quick { 2 } else { 8 }),
+        samples: if args.quick { 3 } else { 9 },
+        sample: args.sample(),
         rows: Vec::new(),
     };
     for data in all_inputs() {
-        if filter
-            .as_ref()
-            .is_none_or(|f| data.name.contains(f.as_str()))
-        {
+        if args.selects(&data.name) {
             with_model(&data, &mut m);
         }
     }
