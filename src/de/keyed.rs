@@ -100,4 +100,53 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
             slot: self.rows.slot(self.span.last),
         })
     }
+
+    /// The declared entry count, so a map target is made that large at once.
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.span.size_hint())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+
+    /// The size hints a map target is given before each entry.
+    #[derive(Debug, PartialEq)]
+    struct Hints(Vec<Option<usize>>);
+
+    impl<'de> Deserialize<'de> for Hints {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Record;
+            impl<'de> Visitor<'de> for Record {
+                type Value = Hints;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a map")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Hints, A::Error> {
+                    let mut hints = vec![map.size_hint()];
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                        hints.push(map.size_hint());
+                    }
+                    Ok(Hints(hints))
+                }
+            }
+            deserializer.deserialize_map(Record)
+        }
+    }
+
+    /// A keyed table tells a map target its declared entry count, so the map is made that
+    /// large at once; the count is the input's word, so the hint is capped.
+    #[test]
+    fn the_declared_entry_count_is_the_size_hint() {
+        let text = "[3:]{a,b}:\n  x: 1,2\n  y: 3,4\n  z: 5,6";
+        let hints: Hints = crate::from_str(text).unwrap();
+        assert_eq!(hints, Hints(vec![Some(3), Some(2), Some(1), Some(0)]));
+
+        let options = crate::DecodeOptions::new().strict(false);
+        let text = "[99999999999:]{a}:\n  x: 1";
+        let hints: Hints = crate::from_str_with(text, &options).unwrap();
+        assert_eq!(hints, Hints(vec![Some(4096), Some(4096)]));
+    }
 }

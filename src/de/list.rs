@@ -75,7 +75,7 @@ impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+        Some(self.span.size_hint())
     }
 }
 

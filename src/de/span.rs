@@ -24,6 +24,9 @@ pub(super) enum LineRole {
     End,
 }
 
+/// The largest size hint a declared count gives (`[N]`, `[N:]`).
+const MAX_SIZE_HINT: usize = 4096;
+
 /// Bookkeeping shared by the line-based scopes (list items, tabular rows, keyed entries):
 /// where their lines are, the declared count, items seen, and the array span (§12).
 pub(super) struct Span<'de> {
@@ -115,6 +118,12 @@ impl<'de> Span<'de> {
     }
 
     /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
+    /// The items still to come by the header's count, as a size hint: capped, since the
+    /// count is the input's word (a visitor may reserve room for that many).
+    pub(super) fn size_hint(&self) -> usize {
+        self.declared.saturating_sub(self.count).min(MAX_SIZE_HINT)
+    }
+
     pub(super) fn close(&mut self, de: &mut Deserializer<'de>, what: [&str; 2]) -> Result<()> {
         if self.started {
             de.scan.open_spans -= 1;

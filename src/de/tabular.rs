@@ -91,7 +91,7 @@ impl<'de> SeqAccess<'de> for TabularSeq<'_, 'de> {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.span.declared.saturating_sub(self.span.count).min(4096))
+        Some(self.span.size_hint())
     }
 }
 
