@@ -270,9 +270,7 @@ fn parse_common<'de>(
     cache: &mut HeaderCache<'de>,
 ) -> Option<Header<'de>> {
     let bytes = content.as_bytes();
-    let open = bytes
-        .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
+    let open = plain_name_len(bytes)?;
     if bytes[open] != b'[' {
         return None;
     }
@@ -331,6 +329,14 @@ fn parse_common<'de>(
     })
 }
 
+/// How many bytes at the start of `bytes` are §7.3 key characters (letters, digits, `_`,
+/// `.`); `None` when they all are, so that no header or field list ends there.
+fn plain_name_len(bytes: &[u8]) -> Option<usize> {
+    bytes
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))
+}
+
 /// A field list of plain names (§7.3 characters) split on `delim`, with nested groups
 /// (§9.3), read from `*at` (just past a `{`) to just past its closing `}`, where `*at` is
 /// left. `None` for anything else (quotes, spaces, empty names, other delimiters, a group
@@ -349,10 +355,7 @@ fn plain_fields<'de>(
     let mut fields = Vec::new();
     loop {
         let start = *at;
-        let len = bytes
-            .get(start..)?
-            .iter()
-            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.'))?;
+        let len = plain_name_len(bytes.get(start..)?)?;
         if len == 0 {
             return None;
         }
