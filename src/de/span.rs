@@ -117,13 +117,13 @@ impl<'de> Span<'de> {
         Some((line, read))
     }
 
-    /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
     /// The items still to come by the header's count, as a size hint: capped, since the
     /// count is the input's word (a visitor may reserve room for that many).
     pub(super) fn size_hint(&self) -> usize {
         self.declared.saturating_sub(self.count).min(MAX_SIZE_HINT)
     }
 
+    /// Closes the span and checks the declared count (strict only, v4.4 recovery 1).
     pub(super) fn close(&mut self, de: &mut Deserializer<'de>, what: [&str; 2]) -> Result<()> {
         if self.started {
             de.scan.open_spans -= 1;
