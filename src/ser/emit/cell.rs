@@ -42,6 +42,7 @@ pub(super) struct Cell<'b> {
 }
 
 impl Cell<'_> {
+    #[inline]
     fn str(self, v: &str) -> std::result::Result<(), Fail> {
         if self.root && v.starts_with('\u{feff}') {
             quote::write_quoted(self.out, v);
@@ -63,20 +64,25 @@ impl ser::Serializer for Cell<'_> {
     type SerializeStruct = ser::Impossible<(), Fail>;
     type SerializeStructVariant = ser::Impossible<(), Fail>;
 
+    #[inline]
     fn serialize_bool(self, v: bool) -> std::result::Result<(), Fail> {
         self.out
             .extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
+    #[inline]
     fn serialize_i8(self, v: i8) -> std::result::Result<(), Fail> {
         self.serialize_i64(v.into())
     }
+    #[inline]
     fn serialize_i16(self, v: i16) -> std::result::Result<(), Fail> {
         self.serialize_i64(v.into())
     }
+    #[inline]
     fn serialize_i32(self, v: i32) -> std::result::Result<(), Fail> {
         self.serialize_i64(v.into())
     }
+    #[inline]
     fn serialize_i64(self, v: i64) -> std::result::Result<(), Fail> {
         canonical::write_int(self.out, v);
         Ok(())
@@ -88,15 +94,19 @@ impl ser::Serializer for Cell<'_> {
         }
         Ok(())
     }
+    #[inline]
     fn serialize_u8(self, v: u8) -> std::result::Result<(), Fail> {
         self.serialize_u64(v.into())
     }
+    #[inline]
     fn serialize_u16(self, v: u16) -> std::result::Result<(), Fail> {
         self.serialize_u64(v.into())
     }
+    #[inline]
     fn serialize_u32(self, v: u32) -> std::result::Result<(), Fail> {
         self.serialize_u64(v.into())
     }
+    #[inline]
     fn serialize_u64(self, v: u64) -> std::result::Result<(), Fail> {
         canonical::write_uint(self.out, v);
         Ok(())
@@ -108,10 +118,12 @@ impl ser::Serializer for Cell<'_> {
         }
         Ok(())
     }
+    #[inline]
     fn serialize_f32(self, v: f32) -> std::result::Result<(), Fail> {
         canonical::write_f32(self.out, v);
         Ok(())
     }
+    #[inline]
     fn serialize_f64(self, v: f64) -> std::result::Result<(), Fail> {
         canonical::write_f64(self.out, v);
         Ok(())
@@ -119,14 +131,17 @@ impl ser::Serializer for Cell<'_> {
     fn serialize_char(self, v: char) -> std::result::Result<(), Fail> {
         self.str(v.encode_utf8(&mut [0u8; 4]))
     }
+    #[inline]
     fn serialize_str(self, v: &str) -> std::result::Result<(), Fail> {
         self.str(v)
     }
+    #[inline]
     fn serialize_none(self) -> std::result::Result<(), Fail> {
         self.out.extend_from_slice(b"null");
         Ok(())
     }
     transparent!();
+    #[inline]
     fn serialize_unit(self) -> std::result::Result<(), Fail> {
         self.serialize_none()
     }
