@@ -126,12 +126,7 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
         self.open_variant(variant)
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Driving<'o, 'w, 'f>> {
-        let key = self.out.spare_keys.pop().unwrap_or_default();
-        Ok(Driving {
-            out: self.out,
-            sink: self.sink,
-            key,
-        })
+        self.serialize_seq(None)
     }
     fn serialize_struct(self, _: &'static str, len: usize) -> Result<Driving<'o, 'w, 'f>> {
         self.serialize_seq(Some(len))
@@ -163,6 +158,11 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
+        if self.key.capacity() == 0 {
+            // Borrowed on the first key only: maps that come as whole entries
+            // (`serialize_entry`, as serde_json's `Value` gives them) never need it.
+            self.key = self.out.spare_keys.pop().unwrap_or_default();
+        }
         with_key_text(key, |text| {
             self.key.clear();
             self.key.push_str(text);
@@ -186,7 +186,9 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
     }
     fn end(mut self) -> Result<()> {
         let key = std::mem::take(&mut self.key);
-        self.out.spare_keys.push(key);
+        if key.capacity() > 0 {
+            self.out.spare_keys.push(key);
+        }
         Driving::end(self)
     }
 }
