@@ -627,6 +627,10 @@ macro_rules! typed_hint {
 impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     type Error = Error;
 
+    /// Out of line: the callers that know no type (`toon::Value`, `serde_json::Value`,
+    /// untagged enums) call it from large visitors, which stay smaller for it. The typed
+    /// hints keep their own inlined copy of the general path.
+    #[inline(never)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.any(visitor)
     }
