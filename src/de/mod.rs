@@ -450,6 +450,10 @@ impl<'a, 'de> ValueDe<'a, 'de> {
         out
     }
 
+    /// The general path of the typed hints, taken when a token is not what the target's
+    /// type reads directly: rare, so out of line and apart from the hints' fast paths.
+    #[cold]
+    #[inline(never)]
     fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.visit(visitor, false)
     }
@@ -632,7 +636,7 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     /// hints keep their own inlined copy of the general path.
     #[inline(never)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.any(visitor)
+        self.visit(visitor, false)
     }
 
     fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
