@@ -632,8 +632,8 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
     type Error = Error;
 
     /// Out of line: the callers that know no type (`toon::Value`, `serde_json::Value`,
-    /// untagged enums) call it from large visitors, which stay smaller for it. The typed
-    /// hints keep their own inlined copy of the general path.
+    /// untagged enums) call it from large visitors, which stay smaller for it. It is their
+    /// common path, so it does not go through the typed hints' cold `any`.
     #[inline(never)]
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         self.visit(visitor, false)
