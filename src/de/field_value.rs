@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::de::{self, Visitor};
 
 use super::token::{self, Primitive};
-use super::{Deserializer, Slot, ValueDe, at_text, visit_primitive};
+use super::{Deserializer, Slot, ValueDe, at_text, visit_integer, visit_number, visit_primitive};
 use crate::error::{Error, Result};
 
 /// The value of a `key:` line whose key has been handed to serde, starting at byte `at` of
@@ -88,9 +88,9 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     fn integer<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
         let text = self.de.scan.text();
         match token::integer_prefix(text.as_bytes(), self.at) {
-            Some((prim, end)) if self.de.scan.end_value(end) => {
+            Some((int, end)) if self.de.scan.end_value(end) => {
                 let at = text.split_at(self.at).1;
-                Ok(visit_primitive(prim, visitor).map_err(|e| at_text(at, e)))
+                Ok(visit_integer(int, visitor).map_err(|e| at_text(at, e)))
             }
             _ => Err((self, visitor)),
         }
@@ -100,11 +100,12 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     #[inline]
     fn number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
         let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
-        let prim = match token::parse_decimal(text) {
-            Some(v) => Some(Primitive::F64(v)),
-            None => token::parse_integer(text),
-        };
-        self.primitive(text, prim, visitor)
+        match token::typed_number(text) {
+            Some(number) if self.de.scan.end_value(self.at + text.len()) => {
+                Ok(visit_number(number, visitor).map_err(|e| at_text(text, e)))
+            }
+            _ => Err((self, visitor)),
+        }
     }
 
     /// `true`, `false` or `null`.

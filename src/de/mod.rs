@@ -37,7 +37,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Primitive, find_unquoted, parse_primitive, trim_spaces};
+use token::{Integer, Number, Primitive, find_unquoted, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -428,6 +428,24 @@ fn visit_primitive<'de, V: Visitor<'de>>(prim: Primitive<'de>, visitor: V) -> Re
     }
 }
 
+/// Visits an integer a typed hint read: two arms, where [`visit_primitive`] has seven.
+#[inline]
+fn visit_integer<'de, V: Visitor<'de>>(int: Integer, visitor: V) -> Result<V::Value> {
+    match int {
+        Integer::U64(v) => visitor.visit_u64(v),
+        Integer::I64(v) => visitor.visit_i64(v),
+    }
+}
+
+/// Visits a number a typed hint read.
+#[inline]
+fn visit_number<'de, V: Visitor<'de>>(number: Number, visitor: V) -> Result<V::Value> {
+    match number {
+        Number::F64(v) => visitor.visit_f64(v),
+        Number::Integer(int) => visit_integer(int, visitor),
+    }
+}
+
 fn token(text: &str) -> Result<Primitive<'_>> {
     parse_primitive(text).map_err(|e| at_text(text, e))
 }
@@ -586,22 +604,18 @@ fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Resu
 macro_rules! typed_hint {
     (integer: $($int:ident)*; float: $($float:ident)*; string: $($str:ident)*;) => {
         $(fn $float<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-            if let Slot::Token { text } = &self.slot {
-                let prim = match token::parse_decimal(text) {
-                    Some(v) => Some(Primitive::F64(v)),
-                    None => token::parse_integer(text),
-                };
-                if let Some(prim) = prim {
-                    return visit_primitive(prim, visitor).map_err(|e| at_text(text, e));
-                }
+            if let Slot::Token { text } = &self.slot
+                && let Some(number) = token::typed_number(text)
+            {
+                return visit_number(number, visitor).map_err(|e| at_text(text, e));
             }
             self.any(visitor)
         })*
         $(fn $int<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
             if let Slot::Token { text } = &self.slot
-                && let Some(prim) = token::parse_integer(text)
+                && let Some(int) = token::parse_integer(text)
             {
-                return visit_primitive(prim, visitor).map_err(|e| at_text(text, e));
+                return visit_integer(int, visitor).map_err(|e| at_text(text, e));
             }
             self.any(visitor)
         })*
