@@ -755,6 +755,11 @@ mod tests {
             if let Some(fast) = parse_integer(token) {
                 assert_eq!(Primitive::from(fast), full, "{token}");
             }
+            match typed_number(token) {
+                Some(Number::F64(v)) => assert_eq!(Primitive::F64(v), full, "{token}"),
+                Some(Number::Integer(int)) => assert_eq!(Primitive::from(int), full, "{token}"),
+                None => {}
+            }
             if is_plain_string(token) {
                 assert_eq!(full, Primitive::Str(token.into()), "{token}");
             }
@@ -789,6 +794,7 @@ mod tests {
                     parse_primitive(&token).unwrap(),
                     "{token}"
                 );
+                assert_eq!(typed_number(&token), Some(Number::F64(fast)), "{token}");
             }
         }
         for token in [
