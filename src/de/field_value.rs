@@ -67,17 +67,19 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         text.get(self.at..end).unwrap_or_default()
     }
 
-    /// Visits `prim`, the whole of the value `text`, if nothing follows it on its line.
+    /// Visits `read` with `visit`, when it was read from the whole of the value `text` and
+    /// nothing follows it on its line.
     #[inline]
-    fn primitive<V: Visitor<'de>>(
+    fn whole<T, V: Visitor<'de>>(
         self,
         text: &'de str,
-        prim: Option<Primitive<'de>>,
+        read: Option<T>,
         visitor: V,
+        visit: impl FnOnce(T, V) -> Result<V::Value>,
     ) -> Read<'a, 'de, V> {
-        match prim {
-            Some(prim) if self.de.scan.end_value(self.at + text.len()) => {
-                Ok(visit_primitive(prim, visitor).map_err(|e| at_text(text, e)))
+        match read {
+            Some(read) if self.de.scan.end_value(self.at + text.len()) => {
+                Ok(visit(read, visitor).map_err(|e| at_text(text, e)))
             }
             _ => Err((self, visitor)),
         }
@@ -100,12 +102,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     #[inline]
     fn number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
         let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
-        match token::typed_number(text) {
-            Some(number) if self.de.scan.end_value(self.at + text.len()) => {
-                Ok(visit_number(number, visitor).map_err(|e| at_text(text, e)))
-            }
-            _ => Err((self, visitor)),
-        }
+        self.whole(text, token::typed_number(text), visitor, visit_number)
     }
 
     /// `true`, `false` or `null`.
@@ -118,7 +115,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
             "null" => Some(Primitive::Null),
             _ => None,
         };
-        self.primitive(text, prim, visitor)
+        self.whole(text, prim, visitor, visit_primitive)
     }
 
     /// A quoted string, found, unescaped and its line ended in one pass.
