@@ -10,15 +10,44 @@ use crate::ser::probe::Fields;
 use crate::ser::with_key_text;
 
 /// Writes one row's leaf cells in header order (§9.3), whatever order its keys come in.
+///
+/// Cells are first written as their keys come ([`InOrder`]): a row whose keys come in header
+/// order (a derived struct's always do, and a map's usually) needs no bookkeeping beyond a
+/// comparison per key. Anything else (keys in another order, a missing or unknown key, a
+/// value that is no cell, an enum variant) takes the row back and writes it the general way,
+/// which puts cells in order and reports what breaks the table.
 pub(super) fn row_cells<T: ?Sized + Serialize>(
     out: &mut Out<'_>,
     fields: &Fields,
     value: &T,
 ) -> Result<()> {
+    let start = out.buf.len();
+    let in_order = InOrder {
+        row: &mut out.buf,
+        start,
+        fields,
+        delim: out.delim,
+    };
+    match value.serialize(in_order) {
+        Ok(()) => return Ok(()),
+        Err(Fail::Error(e)) => return Err(e),
+        Err(Fail::Container | Fail::Object) => out.buf.truncate(start),
+    }
+    reordered(out, fields, value, start)
+}
+
+/// [`row_cells`]' general path: each cell's span is recorded as it is written, and the cells
+/// are put in header order afterwards.
+#[inline(never)]
+fn reordered<T: ?Sized + Serialize>(
+    out: &mut Out<'_>,
+    fields: &Fields,
+    value: &T,
+    start: usize,
+) -> Result<()> {
     let leaves = fields.leaves();
     out.spans.clear();
     out.spans.resize(leaves, (usize::MAX, 0));
-    let start = out.buf.len();
     // Cells go straight to the output, each after a delimiter; a row whose keys came in
     // header order (the usual case for derived structs) is then already complete.
     let result = value.serialize(RowWriter {
@@ -215,5 +244,332 @@ fields! {
             this.cell(j, value)
         };
         end(_this) => Ok(());
+    }
+}
+
+/// Writes a row (or one of its nested groups) whose keys come in header order, each cell as
+/// it comes. Fails with [`Fail::Container`] on anything else, for [`row_cells`] to take the
+/// row back; only the value's own errors are [`Fail::Error`].
+struct InOrder<'a> {
+    /// The output; this row starts at `start`.
+    row: &'a mut Vec<u8>,
+    start: usize,
+    fields: &'a Fields,
+    delim: u8,
+}
+
+/// The fields of a row (or nested group) written in header order; `next` is the header
+/// position the next key must have.
+struct InOrderFields<'a> {
+    w: InOrder<'a>,
+    next: usize,
+    /// A map's key has been taken and its value not yet written.
+    pending: bool,
+}
+
+impl InOrderFields<'_> {
+    /// Takes `key` when it is the next field of the header.
+    #[inline]
+    fn expect(&mut self, key: &str) -> std::result::Result<usize, Fail> {
+        let j = self.next;
+        match self.w.fields.names.get(j) {
+            // The same `&'static str` on every row of a struct: address and length suffice.
+            Some(name)
+                if (std::ptr::eq(name.as_ptr(), key.as_ptr()) && name.len() == key.len())
+                    || name == key =>
+            {
+                self.next = j + 1;
+                Ok(j)
+            }
+            _ => Err(Fail::Container),
+        }
+    }
+
+    #[inline]
+    fn cell<T: ?Sized + Serialize>(
+        &mut self,
+        j: usize,
+        value: &T,
+    ) -> std::result::Result<(), Fail> {
+        let w = &mut self.w;
+        match &w.fields.groups[j] {
+            Some(group) => value.serialize(InOrder {
+                row: &mut *w.row,
+                start: w.start,
+                fields: group,
+                delim: w.delim,
+            }),
+            None => {
+                if w.row.len() > w.start {
+                    w.row.push(w.delim);
+                }
+                value.serialize(Cell {
+                    out: &mut *w.row,
+                    delim: w.delim,
+                    root: false,
+                })
+            }
+        }
+    }
+
+    /// Every field of the header came, each with its value.
+    fn end(self) -> std::result::Result<(), Fail> {
+        if self.next == self.w.fields.names.len() && !self.pending {
+            Ok(())
+        } else {
+            Err(Fail::Container)
+        }
+    }
+}
+
+impl<'a> ser::Serializer for InOrder<'a> {
+    type Ok = ();
+    type Error = Fail;
+    type SerializeSeq = ser::Impossible<(), Fail>;
+    type SerializeTuple = ser::Impossible<(), Fail>;
+    type SerializeTupleStruct = ser::Impossible<(), Fail>;
+    type SerializeTupleVariant = ser::Impossible<(), Fail>;
+    type SerializeMap = InOrderFields<'a>;
+    type SerializeStruct = InOrderFields<'a>;
+    type SerializeStructVariant = ser::Impossible<(), Fail>;
+
+    transparent!();
+
+    #[inline]
+    fn serialize_map(self, _: Option<usize>) -> std::result::Result<InOrderFields<'a>, Fail> {
+        Ok(InOrderFields {
+            w: self,
+            next: 0,
+            pending: false,
+        })
+    }
+    #[inline]
+    fn serialize_struct(
+        self,
+        _: &'static str,
+        _: usize,
+    ) -> std::result::Result<InOrderFields<'a>, Fail> {
+        Ok(InOrderFields {
+            w: self,
+            next: 0,
+            pending: false,
+        })
+    }
+
+    // Enum variants and anything that is not an object take the general path.
+    refuse!(Fail::Container; primitives, serialize_bytes, serialize_newtype_variant,
+        serialize_seq, serialize_tuple, serialize_tuple_struct, serialize_tuple_variant,
+        serialize_struct_variant);
+}
+
+/// A map's entry: the key's position, kept for its value.
+impl ser::SerializeMap for InOrderFields<'_> {
+    type Ok = ();
+    type Error = Fail;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> std::result::Result<(), Fail> {
+        // A key that is not text (an error here) also leaves it to the general path.
+        match with_key_text(key, |text| Ok(self.expect(text).is_ok())) {
+            Ok(true) if !self.pending => {
+                self.pending = true;
+                Ok(())
+            }
+            _ => Err(Fail::Container),
+        }
+    }
+    fn serialize_value<T: ?Sized + Serialize>(
+        &mut self,
+        value: &T,
+    ) -> std::result::Result<(), Fail> {
+        if !std::mem::replace(&mut self.pending, false) {
+            return Err(Fail::Container);
+        }
+        self.cell(self.next - 1, value)
+    }
+    fn end(self) -> std::result::Result<(), Fail> {
+        InOrderFields::end(self)
+    }
+}
+
+impl ser::SerializeStruct for InOrderFields<'_> {
+    type Ok = ();
+    type Error = Fail;
+    #[inline]
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> std::result::Result<(), Fail> {
+        let j = self.expect(key)?;
+        self.cell(j, value)
+    }
+    fn end(self) -> std::result::Result<(), Fail> {
+        InOrderFields::end(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::EncodeOptions;
+    use crate::ser::probe::{self, ArrayForm, Shape};
+    use serde::Serialize;
+    use serde_json::json;
+
+    #[derive(Serialize)]
+    struct Point {
+        x: u32,
+        label: &'static str,
+    }
+
+    #[derive(Serialize)]
+    struct Swapped {
+        label: &'static str,
+        x: u32,
+    }
+
+    /// The field list a table of `rows` would have.
+    fn fields_of<T: Serialize>(rows: &[T]) -> Fields {
+        match probe::shape(rows, 64) {
+            Ok(Shape::Array {
+                form: ArrayForm::Table(fields),
+                ..
+            }) => fields,
+            other => panic!("not a table: {other:?}"),
+        }
+    }
+
+    /// A row written by `row_cells` (in-order path first) and by the general path alone.
+    fn both<T: ?Sized + Serialize>(fields: &Fields, row: &T) -> [Result<String>; 2] {
+        let options = EncodeOptions::default();
+        let write = |general: bool| {
+            let mut out = Out::new(None, &options);
+            out.buf.extend_from_slice(b"  ");
+            let start = out.buf.len();
+            if general {
+                reordered(&mut out, fields, row, start)?;
+            } else {
+                row_cells(&mut out, fields, row)?;
+            }
+            Ok(String::from_utf8(out.buf[start..].to_vec()).unwrap())
+        };
+        [write(false), write(true)]
+    }
+
+    fn agree<T: ?Sized + Serialize>(fields: &Fields, row: &T) -> Option<String> {
+        let [fast, general] = both(fields, row);
+        match (fast, general) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b);
+                Some(a)
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string());
+                None
+            }
+            (a, b) => panic!("paths disagree: {a:?} vs {b:?}"),
+        }
+    }
+
+    /// The in-order path writes what the general path writes, and declines to it for every
+    /// row that is not its header's keys in order.
+    #[test]
+    fn rows_in_order_are_written_as_the_general_path_writes_them() {
+        let structs = fields_of(&[Point { x: 1, label: "a" }, Point { x: 2, label: "b" }]);
+        let row = Point { x: 7, label: "x,y" };
+        assert_eq!(agree(&structs, &row).as_deref(), Some("7,\"x,y\""));
+        // A struct whose fields come in another order: cells still in header order.
+        let swapped = Swapped { label: "q", x: 3 };
+        assert_eq!(agree(&structs, &swapped).as_deref(), Some("3,q"));
+
+        let grouped = fields_of(&[
+            json!({"id": 1, "config": {"theme": "dark", "on": true}, "w": 0.5}),
+            json!({"id": 2, "config": {"theme": "light", "on": false}, "w": 1}),
+        ]);
+        let cases = [
+            (
+                json!({"id": 3, "config": {"theme": "x", "on": null}, "w": 2}),
+                Some("3,x,null,2"),
+            ),
+            // Keys out of order at the top and inside the group.
+            (
+                json!({"w": 2, "id": 3, "config": {"on": true, "theme": "x"}}),
+                Some("3,x,true,2"),
+            ),
+            // Missing, extra, nested where a cell belongs, a cell where a group belongs.
+            (json!({"id": 3, "config": {"theme": "x", "on": true}}), None),
+            (
+                json!({"id": 3, "config": {"theme": "x", "on": true}, "w": 2, "z": 1}),
+                None,
+            ),
+            (
+                json!({"id": [1], "config": {"theme": "x", "on": true}, "w": 2}),
+                None,
+            ),
+            (json!({"id": 3, "config": 5, "w": 2}), None),
+            (json!({"id": 3, "config": {"theme": "x"}, "w": 2}), None),
+            (json!([1, 2, 3]), None),
+        ];
+        for (row, expected) in cases {
+            assert_eq!(agree(&grouped, &row).as_deref(), expected, "{row}");
+        }
+    }
+
+    /// A map that repeats a key, or hands a value without a key, never writes a cell twice.
+    #[test]
+    fn a_row_map_that_repeats_a_key_breaks_the_table() {
+        struct Repeats(&'static [(&'static str, u32)]);
+        impl Serialize for Repeats {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = s.serialize_map(None)?;
+                for (k, v) in self.0 {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+        /// Keys and values handed out of step: `Some` is a key, `None` a value.
+        struct OutOfStep(&'static [Option<&'static str>]);
+        impl Serialize for OutOfStep {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> std::result::Result<S::Ok, S::Error> {
+                use serde::ser::SerializeMap;
+                let mut map = s.serialize_map(None)?;
+                for step in self.0 {
+                    match step {
+                        Some(key) => map.serialize_key(key)?,
+                        None => map.serialize_value(&1)?,
+                    }
+                }
+                map.end()
+            }
+        }
+        let fields = fields_of(&[json!({"a": 1, "b": 2}), json!({"a": 3, "b": 4})]);
+        assert_eq!(
+            agree(&fields, &Repeats(&[("a", 1), ("b", 2)])).as_deref(),
+            Some("1,2")
+        );
+        assert_eq!(
+            agree(&fields, &Repeats(&[("a", 1), ("a", 1), ("b", 2)])),
+            None
+        );
+        assert_eq!(
+            agree(&fields, &Repeats(&[("a", 1), ("b", 2), ("b", 2)])),
+            None
+        );
+        const A: Option<&str> = Some("a");
+        const B: Option<&str> = Some("b");
+        assert_eq!(
+            agree(&fields, &OutOfStep(&[A, None, B, None])).as_deref(),
+            Some("1,1")
+        );
+        assert_eq!(agree(&fields, &OutOfStep(&[A, B, None])), None);
+        assert_eq!(agree(&fields, &OutOfStep(&[None, A, None, B, None])), None);
+        assert_eq!(agree(&fields, &OutOfStep(&[A, None, B])), None);
     }
 }
