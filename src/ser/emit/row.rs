@@ -273,17 +273,11 @@ impl InOrderFields<'_> {
     #[inline]
     fn expect(&mut self, key: &str) -> std::result::Result<usize, Fail> {
         let j = self.next;
-        match self.w.fields.names.get(j) {
-            // The same `&'static str` on every row of a struct: address and length suffice.
-            Some(name)
-                if (std::ptr::eq(name.as_ptr(), key.as_ptr()) && name.len() == key.len())
-                    || name == key =>
-            {
-                self.next = j + 1;
-                Ok(j)
-            }
-            _ => Err(Fail::Container),
+        if !self.w.fields.is_at(j, key) {
+            return Err(Fail::Container);
         }
+        self.next = j + 1;
+        Ok(j)
     }
 
     #[inline]

@@ -183,13 +183,19 @@ impl Fields {
     /// length alone, without comparing bytes.
     #[inline]
     pub(crate) fn position(&self, key: &str, hint: usize) -> Option<usize> {
-        if let Some(name) = self.names.get(hint) {
-            let same_text = std::ptr::eq(name.as_ptr(), key.as_ptr()) && name.len() == key.len();
-            if same_text || name == key {
-                return Some(hint);
-            }
+        if self.is_at(hint, key) {
+            return Some(hint);
         }
         self.names.iter().position(|n| n == key)
+    }
+
+    /// Whether field `j` is named `key`: by address and length first (a struct's field
+    /// name), then by text.
+    #[inline]
+    pub(crate) fn is_at(&self, j: usize, key: &str) -> bool {
+        self.names.get(j).is_some_and(|name| {
+            (std::ptr::eq(name.as_ptr(), key.as_ptr()) && name.len() == key.len()) || name == key
+        })
     }
 }
 
