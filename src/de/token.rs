@@ -649,11 +649,60 @@ fn parse_number(token: &str) -> Option<Primitive<'_>> {
 mod tests {
     use super::*;
 
+    /// The integer read at a cursor is the one `parse_integer` reads from its digits, for
+    /// runs of every length around the word's eight bytes, with a sign or leading zeros,
+    /// followed by any byte or by the text's end, at any offset.
+    #[test]
+    fn integer_prefix_agrees_with_parse_integer() {
+        let after: [&[u8]; 8] = [b"", b"\n", b" ", b",x", b".5", b"\xc3\xa9", b"/", b":"];
+        let mut state = 0x8a5c_d789_635d_2dffu64;
+        for _ in 0..40_000 {
+            let mut next = |n: u64| (crate::test_rng::next(&mut state) % n) as usize;
+            let mut text = b"key: ".repeat(next(2));
+            let at = text.len();
+            if next(3) == 0 {
+                text.push(b'-');
+            }
+            let len = next(23);
+            for i in 0..len {
+                // Leading zeros now and then; any digit otherwise.
+                let zero = i == 0 && next(4) == 0;
+                text.push(if zero { b'0' } else { b'0' + next(10) as u8 });
+            }
+            text.extend_from_slice(after[next(after.len() as u64)]);
+            let start = at + usize::from(text.get(at) == Some(&b'-'));
+            let run = text[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            let token = std::str::from_utf8(&text[at..start + run]).unwrap();
+            let expected = parse_integer(token).map(|int| (int, start + run));
+            assert_eq!(
+                integer_prefix(&text, at),
+                expected,
+                "{:?}",
+                String::from_utf8_lossy(&text)
+            );
+        }
+    }
+
     /// The word search finds the first key-ending byte that a byte-by-byte scan finds,
     /// wherever it stands (in either word, past both, or nowhere) and from any start.
     #[test]
     fn key_end_agrees_with_a_byte_scan() {
-        let alphabet = [b'a', b'Z', b'_', b':', b'[', b'"', b'\n', b' ', 0x3a ^ 0x80, 0xff, 0x01];
+        let alphabet = [
+            b'a',
+            b'Z',
+            b'_',
+            b':',
+            b'[',
+            b'"',
+            b'\n',
+            b' ',
+            0x3a ^ 0x80,
+            0xff,
+            0x01,
+        ];
         let mut state = 0x2545_f491_4f6c_dd1d;
         for _ in 0..60_000 {
             let len = (crate::test_rng::next(&mut state) % 40) as usize;
