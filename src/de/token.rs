@@ -147,47 +147,13 @@ pub(crate) fn split_delimited<'de>(s: &'de str, delim: u8, out: &mut Vec<&'de st
     out.push(trim_spaces(&s[start..]));
 }
 
-/// The bytes that end an unquoted key on a field line (§5.2): its colon, or a `[` or `"`
-/// that make the line something else (a header, a quoted key), or the line's end.
-const ENDS_KEY: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b':' as usize] = true;
-    table[b'[' as usize] = true;
-    table[b'"' as usize] = true;
-    table[b'\n' as usize] = true;
-    table
-};
-
-/// The first position at or after `from` holding a byte of [`ENDS_KEY`]. Two words are
-/// searched eight bytes at a time (SWAR), so that a key of up to 15 bytes is found with no
-/// branch that depends on its length; the rest (longer keys, the text's last bytes) by the
-/// table.
+/// The first position at or after `from` holding a byte that ends an unquoted key on a field
+/// line (§5.2): its colon, or a `[` or `"` that make the line something else (a header, a
+/// quoted key), or the line's end. A word at a time ([`find_any`]), so that a key is found
+/// with no branch that depends on its length.
 #[inline]
 pub(crate) fn key_end(bytes: &[u8], from: usize) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    /// The bytes of a word equal to `byte`, as their high bits; exact up to the first one
-    /// (a borrow can only mark bytes above a true match).
-    fn equal(word: u64, byte: u8) -> u64 {
-        let x = word ^ (LO * u64::from(byte));
-        x.wrapping_sub(LO) & !x & HI
-    }
-    let mut at = from;
-    for _ in 0..2 {
-        let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
-            break;
-        };
-        let word = u64::from_le_bytes(*chunk);
-        let hits = equal(word, b':') | equal(word, b'[') | equal(word, b'"') | equal(word, b'\n');
-        if hits != 0 {
-            return Some(at + hits.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    let tail = bytes.get(at..)?;
-    tail.iter()
-        .position(|&b| ENDS_KEY[usize::from(b)])
-        .map(|i| at + i)
+    find_any(bytes, from, [b':', b'[', b'"', b'\n'])
 }
 
 /// A key-value line's plain key and the text after its colon (§5.2, §7.4): the first `:`,
