@@ -653,7 +653,8 @@ mod tests {
     }
 
     /// The word search finds the first key-ending byte that a byte-by-byte scan finds,
-    /// wherever it stands (in either word, past both, or nowhere) and from any start.
+    /// wherever it stands (in a whole word, in the bytes after the last one, or nowhere) and
+    /// from any start.
     #[test]
     fn key_end_agrees_with_a_byte_scan() {
         let alphabet = [
