@@ -87,6 +87,27 @@ fn reordered<T: ?Sized + Serialize>(
     Ok(())
 }
 
+/// Writes one leaf cell of the row that starts at `start` in `row`, after a delimiter unless
+/// it is the row's first; returns where the cell's text starts.
+#[inline]
+fn leaf_cell<T: ?Sized + Serialize>(
+    row: &mut Vec<u8>,
+    start: usize,
+    delim: u8,
+    value: &T,
+) -> std::result::Result<usize, Fail> {
+    if row.len() > start {
+        row.push(delim);
+    }
+    let cell = row.len();
+    value.serialize(Cell {
+        out: row,
+        delim,
+        root: false,
+    })?;
+    Ok(cell)
+}
+
 /// Serializes a row object into per-leaf cell texts.
 struct RowWriter<'a> {
     /// The output; this row starts at `start`.
@@ -120,19 +141,11 @@ impl<'a> RowFields<'a> {
                 delim: w.delim,
             }),
             None => {
-                if w.row.len() > w.start {
-                    w.row.push(w.delim);
-                }
-                let start = w.row.len();
-                match value.serialize(Cell {
-                    out: &mut *w.row,
-                    delim: w.delim,
-                    root: false,
-                }) {
-                    Ok(()) => {}
+                let start = match leaf_cell(w.row, w.start, w.delim, value) {
+                    Ok(start) => start,
                     Err(Fail::Container | Fail::Object) => return Err(inconsistent()),
                     Err(Fail::Error(e)) => return Err(e),
-                }
+                };
                 // A repeated key would overwrite its cell; the probe counts it as breaking
                 // the table, and so must a row written on a guess.
                 if w.spans[at].0 != usize::MAX {
@@ -294,16 +307,7 @@ impl InOrderFields<'_> {
                 fields: group,
                 delim: w.delim,
             }),
-            None => {
-                if w.row.len() > w.start {
-                    w.row.push(w.delim);
-                }
-                value.serialize(Cell {
-                    out: &mut *w.row,
-                    delim: w.delim,
-                    root: false,
-                })
-            }
+            None => leaf_cell(w.row, w.start, w.delim, value).map(drop),
         }
     }
 
@@ -344,11 +348,7 @@ impl<'a> ser::Serializer for InOrder<'a> {
         _: &'static str,
         _: usize,
     ) -> std::result::Result<InOrderFields<'a>, Fail> {
-        Ok(InOrderFields {
-            w: self,
-            next: 0,
-            pending: false,
-        })
+        self.serialize_map(None)
     }
 
     // Enum variants and anything that is not an object take the general path.
