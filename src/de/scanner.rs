@@ -549,11 +549,18 @@ fn leading_spaces(bytes: &[u8], n: usize) -> usize {
     }
 }
 
-/// [`leading_spaces`] past one word (deep indentation), a word at a time; out of line, so
-/// that the one-word test stays small where it is inlined.
+/// [`leading_spaces`] past one word: two words at once for up to sixteen bytes (four to
+/// eight levels of two spaces, which schemas and configuration reach), then a word at a
+/// time. Out of line, so that the one-word test stays small where it is inlined.
 #[cold]
 #[inline(never)]
 fn leading_spaces_deep(bytes: &[u8], n: usize) -> usize {
+    if n <= 16
+        && let Some(pair) = bytes.first_chunk::<16>()
+    {
+        let differ = u128::from_le_bytes(*pair) ^ SPACES_16;
+        return (differ.trailing_zeros() as usize / 8).min(n);
+    }
     let mut at = 0;
     while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let differ = u64::from_le_bytes(*word) ^ SPACES;
@@ -585,6 +592,9 @@ fn all_spaces(bytes: &[u8], n: usize) -> bool {
 
 /// Eight spaces, the word an indentation is compared with.
 const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
+
+/// Sixteen spaces, for indentations of nine to sixteen bytes.
+const SPACES_16: u128 = u128::from_le_bytes([b' '; 16]);
 
 /// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
 /// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
