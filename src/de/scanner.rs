@@ -355,36 +355,41 @@ impl<'de> Scanner<'de> {
         cells: &mut Vec<&'de str>,
     ) -> Option<Line<'de>> {
         let (tail, indent) = self.at_depth(depth)?;
-        let (line_end, end) = line_bounds(tail.as_bytes(), indent);
-        let content = tail.split_at(end).0;
-        let text = content.as_bytes();
+        let bytes = tail.as_bytes();
         // §9.3 and §11.2 in one pass: a colon before the first delimiter (outside quotes)
-        // makes this a key-value line, not a row; quoted cells are stepped over whole.
+        // makes this a key-value line, not a row. Unquoted cells are split in the same scan
+        // that finds the line's end; at a quote, the line's end is found first, so that the
+        // closing quote is looked for on this line only, and the rest is split within it.
         cells.clear();
         let mut cell = indent;
         let mut at = indent;
-        loop {
+        let line_end = loop {
             let found = if cells.is_empty() {
-                find_any(text, at, [delim, b'"', b':'])
+                find_any(bytes, at, [delim, b'"', b':', b'\n'])
             } else {
-                find_either(text, at, delim, b'"')
+                find_any(bytes, at, [delim, b'"', b'\n'])
             };
-            let Some(found) = found else { break };
-            match text[found] {
-                b'"' => match after_quoted(text, found) {
-                    Some(next) => at = next,
-                    // An unterminated quote runs to the end, as `split_delimited` reads it.
-                    None => break,
-                },
-                b':' if cells.is_empty() => return None,
+            let Some(found) = found else {
+                break bytes.len();
+            };
+            match bytes[found] {
+                b'\n' => break found,
+                b'"' => {
+                    let (line_end, end) = line_bounds(bytes, found);
+                    let content = tail.split_at(end).0;
+                    split_quoted_row(content, delim, cell, found, cells)?;
+                    return Some(self.take(tail, indent, end, line_end, depth));
+                }
+                b':' => return None,
                 _ => {
-                    cells.push(trim_spaces(content.split_at(found).0.split_at(cell).1));
+                    cells.push(trim_spaces(tail.split_at(found).0.split_at(cell).1));
                     cell = found + 1;
                     at = found + 1;
                 }
             }
-        }
-        cells.push(trim_spaces(content.split_at(cell).1));
+        };
+        let end = content_end(bytes, line_end);
+        cells.push(trim_spaces(tail.split_at(end).0.split_at(cell).1));
         Some(self.take(tail, indent, end, line_end, depth))
     }
 
@@ -529,11 +534,56 @@ impl<'de> Scanner<'de> {
 #[inline]
 fn line_bounds(bytes: &[u8], from: usize) -> (usize, usize) {
     let line_end = find_newline(bytes, from);
+    (line_end, content_end(bytes, line_end))
+}
+
+/// Where the content of the line ending at `line_end` ends: before a CR at the end (§12) and
+/// trailing spaces. The line must hold a byte that is neither a space nor a CR.
+#[inline]
+fn content_end(bytes: &[u8], line_end: usize) -> usize {
     let mut end = line_end - usize::from(bytes[line_end - 1] == b'\r');
     while bytes[end - 1] == b' ' {
         end -= 1;
     }
-    (line_end, end)
+    end
+}
+
+/// The rest of a row from its first quote on (`Scanner::next_row_line`): `content` is the
+/// row's content (to its end), `cell` where the current cell starts and `quote` the quote.
+/// Quoted cells are stepped over whole; `None` for a colon before the first delimiter (a
+/// key-value line with a quoted key).
+fn split_quoted_row<'de>(
+    content: &'de str,
+    delim: u8,
+    mut cell: usize,
+    quote: usize,
+    cells: &mut Vec<&'de str>,
+) -> Option<()> {
+    let text = content.as_bytes();
+    let mut at = quote;
+    loop {
+        let found = if cells.is_empty() {
+            find_any(text, at, [delim, b'"', b':'])
+        } else {
+            find_either(text, at, delim, b'"')
+        };
+        let Some(found) = found else { break };
+        match text[found] {
+            b'"' => match after_quoted(text, found) {
+                Some(next) => at = next,
+                // An unterminated quote runs to the end, as `split_delimited` reads it.
+                None => break,
+            },
+            b':' if cells.is_empty() => return None,
+            _ => {
+                cells.push(trim_spaces(content.split_at(found).0.split_at(cell).1));
+                cell = found + 1;
+                at = found + 1;
+            }
+        }
+    }
+    cells.push(trim_spaces(content.split_at(cell).1));
+    Some(())
 }
 
 /// How many of the first `n` bytes of `bytes` are spaces before any other byte: one word
