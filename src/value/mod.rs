@@ -460,11 +460,20 @@ fn recent_slot(key: &str) -> usize {
 /// below. Objects at one level are siblings (the rows of a table, §9.3; the entries of a keyed
 /// table, §9.5; their nested groups): a key equal to the one a sibling had at the same position
 /// shares that sibling's allocation, so a header's names are held once, not once per row.
+///
+/// The keys also size a new object at the level when the decoder declares no size (an
+/// object's fields are not counted ahead): it gets room for as many entries as the widest
+/// sibling had, so that its entries are not regrown (objects in a list mostly have their
+/// neighbours' fields), up to [`SIBLING_CAPACITY`].
 #[derive(Default)]
 struct Shape {
     keys: Vec<Arc<str>>,
     below: Option<Box<Shape>>,
 }
+
+/// The most entries a map gets room for from its siblings (`Map`'s small vector at most): a
+/// wide sibling does not make every small one after it wide.
+const SIBLING_CAPACITY: usize = 8;
 
 impl Shape {
     fn below(&mut self) -> &mut Shape {
@@ -575,7 +584,11 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         let Shape { keys, below } = self.shape;
         let recent = self.recent;
         let below = below.get_or_insert_with(Box::default);
-        let mut out = Map::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+        let capacity = match map.size_hint() {
+            Some(declared) => declared.min(4096),
+            None => keys.len().min(SIBLING_CAPACITY),
+        };
+        let mut out = Map::with_capacity(capacity);
         let mut i = 0;
         while let Some(key) = map.next_key_seed(KeySeed {
             hint: keys.get(i),
