@@ -252,6 +252,15 @@ impl Map {
         }
     }
 
+    /// How many entries the map holds room for (tests of the decoder's sizing).
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        match &self.entries {
+            Entries::Small(small) => small.capacity(),
+            Entries::Large(map) => map.capacity(),
+        }
+    }
+
     /// True when there are no entries.
     #[must_use]
     pub fn is_empty(&self) -> bool {

@@ -855,6 +855,34 @@ mod tests {
         }
     }
 
+    /// An object whose size the text does not declare gets room for its widest sibling's
+    /// entries (at most eight), so that a list of like objects is not regrown object by
+    /// object; the first has no sibling to go by.
+    #[test]
+    fn objects_get_room_for_their_siblings_entries() {
+        fn room(items: Vec<Value>) -> Vec<usize> {
+            // Written as a list (§9.4): the item of one key keeps it from being a table.
+            let text = crate::to_string(&Value::Array(items)).unwrap();
+            assert!(text.contains("- a: 1"), "{text}");
+            let Value::Array(items) = crate::from_str::<Value>(&text).unwrap() else {
+                panic!("an array: {text}");
+            };
+            let room = |item: &Value| item.as_object().unwrap().capacity();
+            items.iter().map(room).collect()
+        }
+        let abc = crate::toon!({"a": 1, "b": 2, "c": 3});
+        let a = crate::toon!({"a": 1});
+        let rooms = room(vec![abc.clone(), abc.clone(), a, abc]);
+        assert_eq!(rooms[1..], [3, 3, 3]);
+        let mut wide = Map::new();
+        wide.insert("a".to_string(), Value::from(1));
+        for i in 0..12 {
+            wide.insert(format!("k{i}"), Value::from(i));
+        }
+        let rooms = room(vec![Value::Object(wide), crate::toon!({"a": 1})]);
+        assert_eq!(rooms[1], 8);
+    }
+
     /// A key met again at another level or position shares the first one's allocation
     /// (`RecentKeys`), and keys that land in one slot stay apart.
     #[test]
