@@ -849,7 +849,9 @@ mod tests {
         use crate::de::tabular::is_data_row;
         use crate::de::token::split_delimited;
         const INDENTS: [&str; 5] = ["  ", "", "    ", "   ", "\t"];
-        const CELLS: [&str; 14] = [
+        const CELLS: [&str; 16] = [
+            "\"e\\",
+            "\"t:1\"",
             "1",
             "ab c",
             "",
@@ -878,7 +880,7 @@ mod tests {
                     if c > 0 {
                         text.push(char::from(delim));
                     }
-                    text.push_str(CELLS[pick(14)]);
+                    text.push_str(CELLS[pick(CELLS.len())]);
                 }
                 text.push_str(ENDS[pick(5)]);
             }
