@@ -50,6 +50,20 @@ pub fn medians(contenders: &mut [Contender<'_>], samples: usize, sample: Duratio
     per_call.into_iter().map(median).collect()
 }
 
+/// Median nanoseconds of dropping a value that `make` builds (the building is not timed):
+/// the share of a decode's time that freeing its result takes.
+pub fn drop_median<T>(mut make: impl FnMut() -> T, samples: usize) -> f64 {
+    let times = (0..samples.max(1))
+        .map(|_| {
+            let value = black_box(make());
+            let start = Instant::now();
+            drop(value);
+            start.elapsed().as_nanos() as f64
+        })
+        .collect();
+    median(times)
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(f64::total_cmp);
     let n = xs.len();

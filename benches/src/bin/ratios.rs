@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
-use toon_bench::timing::{mb_per_s, medians, Contender, RunArgs};
+use toon_bench::timing::{drop_median, mb_per_s, medians, Contender, RunArgs};
 use toon_bench::{all_inputs, base_datasets, scaled, with_model, Dataset, Visit};
 
 const OPS: [&str; 5] = [
@@ -147,13 +147,17 @@ fn main() {
 
 /// Nanoseconds per JSON byte for ×1, ×10 and ×100 of the first data set: flat means linear
 /// (serde_json's own parse of the same data alongside, for what the allocator adds at size).
+/// The decodes' times include dropping their results; the drop columns say how much of it
+/// that is, timed apart.
 fn scaling(m: &Measure) {
     let Some(base) = base_datasets().into_iter().next() else {
         return;
     };
     println!("\nScaling, toon ns per JSON byte ({}):\n", base.name);
-    println!("| size | JSON MB | encode | decode → toon::Value | serde_json: parse → serde_json::Value |");
-    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| size | JSON MB | encode | decode → toon::Value | of which drop | serde_json: parse → serde_json::Value | of which drop |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for times in [1, 10, 100] {
         let data = if times == 1 {
             None
@@ -175,13 +179,24 @@ fn scaling(m: &Measure) {
             m.samples.min(7),
             m.sample,
         );
+        let samples = m.samples.min(7);
+        let drop_toon = drop_median(
+            || toon::from_str::<toon::Value>(&data.toon).unwrap(),
+            samples,
+        );
+        let drop_json = drop_median(
+            || serde_json::from_str::<serde_json::Value>(&data.json).unwrap(),
+            samples,
+        );
         let per = |ns: f64| ns / data.json.len() as f64;
         println!(
-            "| ×{times} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            "| ×{times} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
             data.json.len() as f64 / 1e6,
             per(t[0]),
             per(t[1]),
-            per(t[2])
+            per(drop_toon),
+            per(t[2]),
+            per(drop_json)
         );
     }
 }
