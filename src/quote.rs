@@ -300,15 +300,8 @@ mod tests {
             .collect();
         let mut state = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..40_000 {
-            let len = (crate::test_rng::next(&mut state) % 70) as usize;
-            let mut bytes = vec![b'a'; len];
-            for _ in 0..crate::test_rng::next(&mut state) % 3 {
-                if len > 0 {
-                    let at = (crate::test_rng::next(&mut state) % len as u64) as usize;
-                    let pick = crate::test_rng::next(&mut state) as usize % special.len();
-                    bytes[at] = special[pick];
-                }
-            }
+            let bytes = crate::test_rng::sprinkled(&mut state, b'a', 70, 3, &special);
+            let len = bytes.len();
             for delimiter in [b',', b'|', b'\t', b';'] {
                 let forced = bytes
                     .iter()

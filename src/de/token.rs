@@ -672,15 +672,8 @@ mod tests {
         ];
         let mut state = 0x2545_f491_4f6c_dd1d;
         for _ in 0..60_000 {
-            let len = (crate::test_rng::next(&mut state) % 40) as usize;
-            let mut bytes = vec![b'k'; len];
-            for _ in 0..crate::test_rng::next(&mut state) % 4 {
-                if len > 0 {
-                    let at = (crate::test_rng::next(&mut state) % len as u64) as usize;
-                    let pick = crate::test_rng::next(&mut state) as usize % alphabet.len();
-                    bytes[at] = alphabet[pick];
-                }
-            }
+            let bytes = crate::test_rng::sprinkled(&mut state, b'k', 40, 4, &alphabet);
+            let len = bytes.len();
             for from in 0..=len + 1 {
                 let plain = bytes
                     .get(from..)
