@@ -275,7 +275,9 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
         }
         Tried::Container => {}
     }
-    match shape_of(out, value)? {
+    // A list item's array is never a table (§10): its elements need no table check.
+    let shape = probe::item_shape(value, out.depth_left);
+    match shape.map_err(|stop| Error::data(stop.to_string()))? {
         Shape::Array { len, form } => {
             out.item(depth);
             out.header(None, len, None, false);

@@ -41,7 +41,7 @@ pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
     let rows = left.saturating_sub(1);
     let mut guessed = None;
     let first = value.serialize(Guessing {
-        probe: ShapeProbe { rows },
+        probe: ShapeProbe { rows, tables: true },
         guessed: &mut guessed,
         candidate,
     });

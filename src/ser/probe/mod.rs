@@ -222,7 +222,19 @@ impl ser::Error for Stop {
 /// depth where it is exceeded.
 pub(crate) fn shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
     let rows = left.saturating_sub(1);
-    let first = value.serialize(ShapeProbe { rows })?;
+    let first = value.serialize(ShapeProbe { rows, tables: true })?;
+    second_look(value, first, rows)
+}
+
+/// The shape of a list item's `value` (§10): as [`shape`] finds it, but an array is never a
+/// table there (a keyless field list is the root's only, §6), so its elements are not
+/// checked for one and it comes out as a list unless it is inline.
+pub(crate) fn item_shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
+    let rows = left.saturating_sub(1);
+    let first = value.serialize(ShapeProbe {
+        rows,
+        tables: false,
+    })?;
     second_look(value, first, rows)
 }
 
@@ -239,8 +251,19 @@ fn second_look<T: ?Sized + Serialize>(value: &T, first: Shape, rows: usize) -> R
 }
 
 /// Computes a value's [`Shape`]; `rows` is the nesting left for its elements or entries.
+/// Without `tables`, an array's elements are not checked for a table (§9.3); an enum
+/// variant's content still is.
 struct ShapeProbe {
     rows: usize,
+    tables: bool,
+}
+
+impl ShapeProbe {
+    fn array(self) -> ArrayProbe {
+        let mut probe = ArrayProbe::new(self.rows);
+        probe.table.dead = !self.tables;
+        probe
+    }
 }
 /// Classifies an array's elements one by one (§9.1–§9.4 decision order).
 pub(crate) struct ArrayProbe {
@@ -484,13 +507,13 @@ impl ser::Serializer for ShapeProbe {
         })
     }
     fn serialize_seq(self, _: Option<usize>) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new(self.rows))
+        Ok(self.array())
     }
     fn serialize_tuple(self, _: usize) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new(self.rows))
+        Ok(self.array())
     }
     fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<ArrayProbe, Stop> {
-        Ok(ArrayProbe::new(self.rows))
+        Ok(self.array())
     }
     fn serialize_tuple_variant(
         self,
@@ -577,5 +600,54 @@ impl ser::SerializeStructVariant for VariantProbe {
     }
     fn end(self) -> Result<Shape, Stop> {
         Ok(self.content())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn form(shape: Shape) -> String {
+        match shape {
+            Shape::Array { len, form } => format!("{len} {form:?}"),
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// A list item's array is probed without a table check: uniform objects come out as a
+    /// list there, everything else as `shape` has it, an enum variant's table included.
+    #[test]
+    fn a_list_items_array_is_never_probed_for_a_table() {
+        let rows = json!([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]);
+        assert!(form(shape(&rows, 64).unwrap()).starts_with("2 Table"));
+        assert_eq!(form(item_shape(&rows, 64).unwrap()), "2 List");
+        for other in [
+            json!([1, "two", null]),
+            json!([[1, 2], [3]]),
+            json!([{"a": 1}, 2]),
+            json!([]),
+            json!({"k": 1}),
+        ] {
+            assert_eq!(
+                form(item_shape(&other, 64).unwrap()),
+                form(shape(&other, 64).unwrap()),
+                "{other}"
+            );
+        }
+
+        #[derive(serde::Serialize)]
+        struct Row {
+            a: u8,
+        }
+        #[derive(serde::Serialize)]
+        enum Wrapper {
+            Rows(Row, Row),
+        }
+        let variant = form(item_shape(&Wrapper::Rows(Row { a: 1 }, Row { a: 2 }), 64).unwrap());
+        assert!(
+            variant.contains("Variant(Array { len: 2, form: Table"),
+            "{variant}"
+        );
     }
 }
