@@ -22,7 +22,7 @@ use out::Tried;
 use row::row_cells;
 
 fn shape_of<T: ?Sized + Serialize>(out: &Out<'_>, value: &T) -> Result<Shape> {
-    probe::shape(value, out.depth_left).map_err(|stop| Error::data(stop.to_string()))
+    Ok(probe::shape(value, out.depth_left)?)
 }
 
 fn inconsistent() -> Error {
@@ -145,7 +145,7 @@ fn shape_or_written<T: ?Sized + Serialize>(
     let shape = match probe::guess::shape_or_guess(value, out.depth_left, &mut out.last_table) {
         Ok(Probed::Shape(shape)) => return Ok(Some(shape)),
         Ok(Probed::Guess(shape)) => shape,
-        Err(stop) => return Err(Error::data(stop.to_string())),
+        Err(stop) => return Err(stop.into()),
     };
     // The guess took the last table's field list: its header's list is that table's.
     let took_last = offered && out.last_table.is_none();
@@ -276,8 +276,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
         Tried::Container => {}
     }
     // A list item's array is never a table (§10): its elements need no table check.
-    let shape = probe::item_shape(value, out.depth_left);
-    match shape.map_err(|stop| Error::data(stop.to_string()))? {
+    match probe::item_shape(value, out.depth_left)? {
         Shape::Array { len, form } => {
             out.item(depth);
             out.header(None, len, None, false);

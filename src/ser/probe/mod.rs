@@ -209,6 +209,12 @@ impl std::fmt::Display for Stop {
     }
 }
 impl std::error::Error for Stop {}
+
+impl From<Stop> for crate::error::Error {
+    fn from(stop: Stop) -> Self {
+        crate::error::Error::data(stop.to_string())
+    }
+}
 impl ser::Error for Stop {
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         Stop(Some(msg.to_string()))
@@ -221,20 +227,19 @@ impl ser::Error for Stop {
 /// would nest deeper break the table, so the list form the emitter falls back to reports the
 /// depth where it is exceeded.
 pub(crate) fn shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
-    let rows = left.saturating_sub(1);
-    let first = value.serialize(ShapeProbe { rows, tables: true })?;
-    second_look(value, first, rows)
+    probe_shape(value, left, true)
 }
 
 /// The shape of a list item's `value` (§10): as [`shape`] finds it, but an array is never a
 /// table there (a keyless field list is the root's only, §6), so its elements are not
 /// checked for one and it comes out as a list unless it is inline.
 pub(crate) fn item_shape<T: ?Sized + Serialize>(value: &T, left: usize) -> Result<Shape, Stop> {
+    probe_shape(value, left, false)
+}
+
+fn probe_shape<T: ?Sized + Serialize>(value: &T, left: usize, tables: bool) -> Result<Shape, Stop> {
     let rows = left.saturating_sub(1);
-    let first = value.serialize(ShapeProbe {
-        rows,
-        tables: false,
-    })?;
+    let first = value.serialize(ShapeProbe { rows, tables })?;
     second_look(value, first, rows)
 }
 
