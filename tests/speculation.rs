@@ -252,6 +252,30 @@ fn the_last_tables_field_list_is_taken_only_by_the_same_first_row() {
     assert!(text.contains("two[2\t]{a\tb}:\n  3\tz"), "{text}");
 }
 
+/// A first row that takes the last table's field list makes its array a table at once,
+/// before its second row is looked at; a later row that breaks it still gives the form a
+/// look at every element gives, as if no table had come before.
+#[test]
+fn a_table_taken_from_the_last_one_breaks_like_any_guess() {
+    let first = json!([{"a": 1, "b": "x"}, {"a": 2, "b": "y"}]);
+    let cases = [
+        json!([{"a": 3, "b": "z"}, {"a": 4}]),
+        json!([{"a": 3, "b": "z"}, {"a": 4, "b": "w", "c": 5}]),
+        json!([{"a": 3, "b": "z"}, {"a": 4, "b": [1]}]),
+        json!([{"a": 3, "b": "z"}, {"a": 4, "b": {"c": 5}}]),
+        json!([{"a": 3, "b": "z"}, 4]),
+        json!([{"a": 3, "b": "z"}, {"a": 4, "b": "w"}, {"a": 5}]),
+        json!([{"a": 3, "b": "z"}, {"a": 4, "b": "w"}]),
+        json!([{"a": 3, "b": "z"}]),
+    ];
+    for then in cases {
+        let alone = both(&json!({ "then": then }));
+        let after = both(&json!({ "first": first, "then": then }));
+        let expected = format!("first[2]{{a,b}}:\n  1,x\n  2,y\n{alone}");
+        assert_eq!(after, expected, "{then}");
+    }
+}
+
 /// A sequence whose length hint is `declared` while it gives `items`: serde allows hints that
 /// are wrong, and a form guessed from the hint must then give way to what the items are.
 struct Hinted {

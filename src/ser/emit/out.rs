@@ -193,8 +193,20 @@ impl<'w> Out<'w> {
     /// Passes output on at a line boundary once enough has accumulated.
     /// Building a `Vec`/`String` instead, grows it by half when little room is left, so the
     /// result's capacity stays near 1.5× its length (doubling would allow 2×).
-    #[inline]
+    ///
+    /// Runs before every line: the test that nothing is due is inlined everywhere, and the
+    /// work, when due, is a call.
+    #[inline(always)]
     pub(super) fn spill(&mut self) -> Result<()> {
+        let due = match self.writer {
+            None => self.buf.capacity() - self.buf.len() < ROOM,
+            Some(_) => self.speculating.is_some() || self.buf.len() >= CHUNK,
+        };
+        if due { self.spill_due() } else { Ok(()) }
+    }
+
+    #[inline(never)]
+    fn spill_due(&mut self) -> Result<()> {
         match &mut self.writer {
             Some(_) if let Some(start) = self.speculating => {
                 if self.buf.len() - start >= SPECULATION_LIMIT {

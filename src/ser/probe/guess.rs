@@ -8,9 +8,11 @@
 //! every element.
 //!
 //! Two rows, not one: in non-uniform data the second element usually differs already, and a
-//! wrong guess costs a rewritten array. A keyed table is guessed from flat rows only, for the
-//! same reason: an object whose values hold objects is seldom one. Everything else is probed
-//! exactly as [`super::shape`] probes it, in one pass.
+//! wrong guess costs a rewritten array. The exception is a first row with exactly the keys of
+//! the last table written (`TableCheck::adopt_first`): arrays of the same records repeat
+//! their tables, so that row alone makes the guess. A keyed table is guessed from flat rows
+//! only, for the same reason: an object whose values hold objects is seldom one. Everything
+//! else is probed exactly as [`super::shape`] probes it, in one pass.
 
 use serde::ser::{self, Serialize};
 
@@ -94,13 +96,17 @@ struct GuessingArray<'g> {
 
 impl GuessingArray<'_> {
     fn element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Stop> {
-        if !self.probe.adopt_first(value, self.candidate) {
+        // A first row with exactly the last table's keys is taken for a table of those
+        // keys at once: the second row would say little more, and every row is checked as
+        // it is written anyway.
+        let adopted = self.probe.adopt_first(value, self.candidate);
+        if !adopted {
             self.probe.element(value);
         }
         let Some(declared) = self.declared else {
             return Ok(());
         };
-        if self.probe.len < declared.min(2) || self.probe.len > 2 {
+        if (self.probe.len < declared.min(2) && !adopted) || self.probe.len > 2 {
             return Ok(());
         }
         // §9.1: primitives so far make an inline array, the form that all-primitive
