@@ -151,8 +151,13 @@ impl Fields {
         }
     }
 
-    /// Computes leaf offsets, depth-first (§9.3: cells follow a pre-order walk).
+    /// Computes leaf offsets, depth-first (§9.3: cells follow a pre-order walk). A list
+    /// taken again (`TableCheck::adopt_first`) has them already: its names and groups never
+    /// change once built.
     fn index(&mut self) {
+        if self.offsets.len() == self.groups.len() {
+            return;
+        }
         self.offsets.clear();
         let mut at = 0;
         for group in &mut self.groups {
