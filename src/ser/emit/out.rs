@@ -205,6 +205,8 @@ impl<'w> Out<'w> {
         if due { self.spill_due() } else { Ok(()) }
     }
 
+    /// The work [`Out::spill`] found due: a full chunk written, the output grown, or a
+    /// guessed table's size checked.
     #[inline(never)]
     fn spill_due(&mut self) -> Result<()> {
         match &mut self.writer {
@@ -214,16 +216,10 @@ impl<'w> Out<'w> {
                 }
             }
             Some(writer) => {
-                if self.buf.len() >= CHUNK {
-                    writer.write_all(&self.buf).map_err(Error::io)?;
-                    self.buf.clear();
-                }
+                writer.write_all(&self.buf).map_err(Error::io)?;
+                self.buf.clear();
             }
-            None => {
-                if self.buf.capacity() - self.buf.len() < ROOM {
-                    self.buf.reserve_exact((self.buf.len() / 2).max(4 * ROOM));
-                }
-            }
+            None => self.buf.reserve_exact((self.buf.len() / 2).max(4 * ROOM)),
         }
         Ok(())
     }
