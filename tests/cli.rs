@@ -86,7 +86,6 @@ fn files_and_output_by_extension() {
         stdout(&o),
         "{\n  \"k\": [\n    {\n      \"a\": 1\n    },\n    {\n      \"a\": 2\n    }\n  ]\n}\n"
     );
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -414,11 +413,29 @@ fn a_file_name_that_is_not_utf8_is_reported_like_any_other() {
     );
 }
 
-/// A fresh folder for one test's files.
-fn scratch(name: &str) -> std::path::PathBuf {
+/// A fresh folder for one test's files, removed with everything in it when the test ends,
+/// passed or failed (the guard drops while a failed assertion unwinds).
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("toon-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
 }
 
 #[cfg(feature = "mcp")]
