@@ -7,6 +7,7 @@
 //! The common value after an object's `key: ` is read where it stands (`field_value`), in
 //! the pass that finds its end.
 
+mod digits;
 mod duplicates;
 mod field_value;
 mod header;

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::digits::{self, Short};
 use crate::error::{Error, Result};
 
 /// A decoded primitive.
@@ -219,17 +220,25 @@ pub(crate) fn find_any<const N: usize>(
         .map(|i| at + i)
 }
 
+/// The powers of ten a decimal's fraction digits divide by: all exact in an f64.
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
 /// A decimal without exponent whose digits fit the f64 mantissa exactly (at most 2^53 and
 /// 15 fraction digits): one exact conversion and one correctly rounded division give the
 /// same f64 as the full parse (the classic fast path). `None` for anything else, which the
 /// caller then types in full. Integers are left to [`parse_integer`].
 pub(crate) fn parse_decimal(token: &str) -> Option<f64> {
-    const POW10: [f64; 16] = [
-        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-    ];
     let bytes = token.as_bytes();
     let negative = bytes.first() == Some(&b'-');
     let body = &bytes[usize::from(negative)..];
+    if body.len() <= 8 {
+        return match digits::short_number(body)? {
+            Short { fraction: 0, .. } => None,
+            Short { digits, fraction } => Some(decimal(negative, digits, POW10[fraction])),
+        };
+    }
     let dot = body.iter().position(|&b| b == b'.')?;
     let (int, frac) = (&body[..dot], &body[dot + 1..]);
     if int.is_empty() || (int[0] == b'0' && int.len() > 1) || frac.is_empty() || frac.len() > 15 {
@@ -252,13 +261,19 @@ pub(crate) fn parse_decimal(token: &str) -> Option<f64> {
     if mantissa > 1 << 53 {
         return None;
     }
-    let value = mantissa as f64 / POW10[frac.len()];
+    Some(decimal(negative, mantissa, POW10[frac.len()]))
+}
+
+/// `mantissa / scale` with its sign: one correctly rounded division of exact values.
+#[inline]
+fn decimal(negative: bool, mantissa: u64, scale: f64) -> f64 {
+    let value = mantissa as f64 / scale;
     // §4: -0 decodes as 0.
-    Some(if negative && mantissa != 0 {
+    if negative && mantissa != 0 {
         -value
     } else {
         value
-    })
+    }
 }
 
 /// Unescapes the body of a quoted string (§7.1); borrowed when there is nothing to unescape.
@@ -462,6 +477,21 @@ pub(crate) enum Number {
 /// would; `None` for anything else, which the caller then types in full.
 #[inline]
 pub(crate) fn typed_number(token: &str) -> Option<Number> {
+    // Up to eight bytes after the sign, one word read tells both kinds apart.
+    let bytes = token.as_bytes();
+    let negative = bytes.first() == Some(&b'-');
+    let body = &bytes[usize::from(negative)..];
+    if body.len() <= 8 {
+        return match digits::short_number(body)? {
+            Short {
+                digits,
+                fraction: 0,
+            } => signed(negative, digits).map(Number::Integer),
+            Short { digits, fraction } => {
+                Some(Number::F64(decimal(negative, digits, POW10[fraction])))
+            }
+        };
+    }
     match parse_decimal(token) {
         Some(v) => Some(Number::F64(v)),
         None => parse_integer(token).map(Number::Integer),
@@ -478,6 +508,15 @@ pub(crate) fn parse_integer(token: &str) -> Option<Integer> {
     // 19 digits always fit u64; longer ones (and leading zeros) take the full path.
     if digits.is_empty() || digits.len() > 19 || (digits[0] == b'0' && digits.len() > 1) {
         return None;
+    }
+    if digits.len() <= 8 {
+        return match digits::short_number(digits)? {
+            Short {
+                digits,
+                fraction: 0,
+            } => signed(negative, digits),
+            Short { .. } => None,
+        };
     }
     let mut value = 0u64;
     for &b in digits {
