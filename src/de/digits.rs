@@ -69,6 +69,17 @@ pub(crate) struct Short {
     pub(crate) fraction: usize,
 }
 
+/// One to eight digits as an integer, refusing a leading zero before more digits (§4);
+/// `None` for anything else, other lengths included.
+#[inline(always)]
+pub(crate) fn short_integer(digits: &[u8]) -> Option<u64> {
+    let len = digits.len();
+    if !(1..=8).contains(&len) {
+        return None;
+    }
+    aligned_integer(right_aligned(digits), len)
+}
+
 /// `body` as an integer (`digits`) or a decimal `int.frac` with both parts non-empty (§4),
 /// when it is one to eight bytes long; `None` for anything else, other lengths and a
 /// leading zero before more integer digits included.
@@ -78,22 +89,54 @@ pub(crate) fn short_number(body: &[u8]) -> Option<Short> {
     if !(1..=8).contains(&len) {
         return None;
     }
-    let word = right_aligned(body);
+    aligned_number(right_aligned(body), len)
+}
+
+/// A number that is the first `len` bytes (one to seven) of `word`, eight bytes of the
+/// input loaded as they lie (the value's line ends within them): whether it has a `-`,
+/// and the word its body makes as [`right_aligned`] makes it, with the body's length. The
+/// word is shifted into place, not loaded again.
+#[inline(always)]
+pub(crate) fn signed_in_word(word: u64, len: usize) -> Option<(bool, u64, usize)> {
+    debug_assert!((1..8).contains(&len));
+    let negative = word as u8 == b'-';
+    let body = len - usize::from(negative);
+    if body == 0 {
+        return None;
+    }
+    let pad = 8 * (8 - body) as u32;
+    // `body` ≥ 1: the shifts stay under 64.
+    let aligned = ((word >> (8 * u32::from(negative))) << pad) | (ZEROS & ((1u64 << pad) - 1));
+    Some((negative, aligned, body))
+}
+
+/// A right-aligned body of `len` bytes ([`right_aligned`]) as an integer.
+#[inline(always)]
+pub(crate) fn aligned_integer(word: u64, len: usize) -> Option<u64> {
+    let first = (word >> (8 * (8 - len))) as u8;
+    if len > 1 && first == b'0' {
+        return None;
+    }
+    all_digits(word).then(|| value_of(word))
+}
+
+/// A right-aligned body of `len` bytes ([`right_aligned`]) as an integer or a decimal, as
+/// [`short_number`] reads it.
+#[inline(always)]
+pub(crate) fn aligned_number(word: u64, len: usize) -> Option<Short> {
     let x = word ^ (LO * u64::from(b'.'));
     let dots = x.wrapping_sub(LO) & !x & HI;
     if dots == 0 {
-        if len > 1 && body[0] == b'0' {
-            return None;
-        }
-        return all_digits(word).then(|| Short {
-            digits: value_of(word),
+        return aligned_integer(word, len).map(|digits| Short {
+            digits,
             fraction: 0,
         });
     }
     // The lowest flagged byte is exact (a borrow only runs upwards).
     let dot = dots.trailing_zeros() as usize / 8;
-    let (int_len, fraction) = (dot - (8 - len), 7 - dot);
-    if int_len == 0 || fraction == 0 || (int_len > 1 && body[0] == b'0') {
+    let first = 8 - len;
+    let (int_len, fraction) = (dot - first, 7 - dot);
+    if int_len == 0 || fraction == 0 || (int_len > 1 && (word >> (8 * first)) as u8 == b'0') {
         return None;
     }
     // The bytes below the dot move up into its place; byte 0 becomes a zero. `dot` < 7.
@@ -152,6 +195,22 @@ mod tests {
                 .collect();
             let expected = (1..=8).contains(&len).then(|| by_loop(&bytes)).flatten();
             assert_eq!(short_number(&bytes), expected, "{bytes:?}");
+            let integer = expected
+                .as_ref()
+                .filter(|s| s.fraction == 0)
+                .map(|s| s.digits);
+            assert_eq!(short_integer(&bytes), integer, "{bytes:?}");
+            // The same bytes, signed or not, as the start of a word of input.
+            if (1..8).contains(&len) {
+                let negative = bytes[0] == b'-';
+                let mut word = [b'\n'; 8];
+                word[..len].copy_from_slice(&bytes);
+                let body = &bytes[usize::from(negative)..];
+                let expected =
+                    (!body.is_empty()).then(|| (negative, right_aligned(body), body.len()));
+                let in_word = signed_in_word(u64::from_le_bytes(word), len);
+                assert_eq!(in_word, expected, "{bytes:?}");
+            }
         }
         let read = |body: &[u8]| short_number(body).map(|s| (s.digits, s.fraction));
         assert_eq!(read(b"99999999"), Some((99_999_999, 0)));

@@ -67,6 +67,23 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         text.get(self.at..end).unwrap_or_default()
     }
 
+    /// Visits a value read from the word at the cursor (`short_value`) whose `len` bytes
+    /// end their line, and consumes the line.
+    #[inline]
+    fn visit_short<T, V: Visitor<'de>>(
+        self,
+        len: usize,
+        read: T,
+        visitor: V,
+        visit: impl FnOnce(T, V) -> Result<V::Value>,
+    ) -> Result<V::Value> {
+        let (at, text) = (self.at, self.de.scan.text());
+        self.de.scan.end_value(at + len);
+        // `at` follows an ASCII colon or space, and a newline ends the value: char boundaries.
+        let value = text.get(at..at + len).unwrap_or_default();
+        visit(read, visitor).map_err(|e| at_text(value, e))
+    }
+
     /// Visits `read` with `visit`, when it was read from the whole of the value `text` and
     /// nothing follows it on its line.
     #[inline]
@@ -85,7 +102,8 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
     }
 
-    /// An integer, accumulated as its digits are found.
+    /// An integer, accumulated as its digits are found (for integers, fewer instructions
+    /// than reading a word, `number`'s way, and no slower: measured).
     #[inline]
     fn integer<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
         let text = self.de.scan.text();
@@ -98,9 +116,15 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
     }
 
-    /// A number: the §4 number bytes, typed as the general path types them.
+    /// A number: a short one read from one word ([`token::number_in_word`]); else the §4
+    /// number bytes, typed as the general path types them.
     #[inline]
     fn number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+        if let Some((word, len)) = self.de.scan.short_value(self.at)
+            && let Some(number) = token::number_in_word(word, len)
+        {
+            return Ok(self.visit_short(len, number, visitor, visit_number));
+        }
         let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
         self.whole(text, token::typed_number(text), visitor, visit_number)
     }
@@ -259,7 +283,20 @@ mod tests {
     #[derive(Deserialize, Debug, PartialEq)]
     struct Wrapped(u32);
 
-    const VALUES: [&str; 39] = [
+    const VALUES: [&str; 51] = [
+        // Numbers whose newline falls within the word at the cursor, or just past it.
+        "1234.56",
+        "-123.45",
+        "12345.6",
+        "1234567",
+        "-123456",
+        "12345678",
+        "-1234.5",
+        "-0.0",
+        "0.001",
+        "00.5",
+        "-.5",
+        "1.2e3",
         "1",
         "-0",
         "0",

@@ -277,6 +277,23 @@ impl<'de> Scanner<'de> {
         true
     }
 
+    /// A value from [`Self::next_key_at`] starting at `at` whose newline is one of the eight
+    /// bytes from `at` on (most numbers and literals): those bytes as a word, and the
+    /// value's length (one to seven). One word's test, where a byte loop would branch on
+    /// every byte and mispredict its exit. `None` for an empty or longer value and near the
+    /// input's end; nothing is consumed ([`Self::end_value`] does).
+    #[inline]
+    pub(crate) fn short_value(&self, at: usize) -> Option<(u64, usize)> {
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
+        let chunk = self.src.as_bytes().get(at..)?.first_chunk::<8>()?;
+        let word = u64::from_le_bytes(*chunk);
+        let x = word ^ (LO * u64::from(b'\n'));
+        let hits = x.wrapping_sub(LO) & !x & HI;
+        let len = hits.trailing_zeros() as usize / 8;
+        (1..8).contains(&len).then_some((word, len))
+    }
+
     /// The text of a value from [`Self::next_key_at`] starting at `at`, to its line's end
     /// with a CR and trailing spaces trimmed (as [`Self::next_key_line`] reads it); the
     /// line is consumed.

@@ -482,15 +482,7 @@ pub(crate) fn typed_number(token: &str) -> Option<Number> {
     let negative = bytes.first() == Some(&b'-');
     let body = &bytes[usize::from(negative)..];
     if body.len() <= 8 {
-        return match digits::short_number(body)? {
-            Short {
-                digits,
-                fraction: 0,
-            } => signed(negative, digits).map(Number::Integer),
-            Short { digits, fraction } => {
-                Some(Number::F64(decimal(negative, digits, POW10[fraction])))
-            }
-        };
+        return short_signed(negative, digits::short_number(body)?);
     }
     match parse_decimal(token) {
         Some(v) => Some(Number::F64(v)),
@@ -510,13 +502,7 @@ pub(crate) fn parse_integer(token: &str) -> Option<Integer> {
         return None;
     }
     if digits.len() <= 8 {
-        return match digits::short_number(digits)? {
-            Short {
-                digits,
-                fraction: 0,
-            } => signed(negative, digits),
-            Short { .. } => None,
-        };
+        return signed(negative, digits::short_integer(digits)?);
     }
     let mut value = 0u64;
     for &b in digits {
@@ -527,6 +513,26 @@ pub(crate) fn parse_integer(token: &str) -> Option<Integer> {
         value = value * 10 + u64::from(d);
     }
     signed(negative, value)
+}
+
+/// [`typed_number`] for a value that is the first `len` bytes (one to seven) of `word`,
+/// eight bytes of input loaded as they lie: read from the word, not loaded again.
+#[inline]
+pub(crate) fn number_in_word(word: u64, len: usize) -> Option<Number> {
+    let (negative, body, body_len) = digits::signed_in_word(word, len)?;
+    short_signed(negative, digits::aligned_number(body, body_len)?)
+}
+
+/// A short number ([`digits::short_number`]) with its sign, typed.
+#[inline(always)]
+fn short_signed(negative: bool, short: Short) -> Option<Number> {
+    match short {
+        Short {
+            digits,
+            fraction: 0,
+        } => signed(negative, digits).map(Number::Integer),
+        Short { digits, fraction } => Some(Number::F64(decimal(negative, digits, POW10[fraction]))),
+    }
 }
 
 /// The value of an integer's digits with its sign: `-0` is 0, and below `i64::MIN` the
