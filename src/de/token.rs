@@ -501,9 +501,9 @@ pub(crate) fn parse_integer(token: &str) -> Option<Integer> {
     if digits.is_empty() || digits.len() > 19 || (digits[0] == b'0' && digits.len() > 1) {
         return None;
     }
-    if digits.len() <= 8 {
-        return signed(negative, digits::short_integer(digits)?);
-    }
+    // A loop, not a word (`digits::short_number`): for the short integers of tables it runs
+    // fewer instructions, and measured faster on this machine in spite of mispredicting its
+    // exit (a word read is kept for decimals, whose loops were slower).
     let mut value = 0u64;
     for &b in digits {
         let d = b.wrapping_sub(b'0');
