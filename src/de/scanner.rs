@@ -284,13 +284,9 @@ impl<'de> Scanner<'de> {
     /// input's end; nothing is consumed ([`Self::end_value`] does).
     #[inline]
     pub(crate) fn short_value(&self, at: usize) -> Option<(u64, usize)> {
-        const LO: u64 = 0x0101_0101_0101_0101;
-        const HI: u64 = 0x8080_8080_8080_8080;
         let chunk = self.src.as_bytes().get(at..)?.first_chunk::<8>()?;
         let word = u64::from_le_bytes(*chunk);
-        let x = word ^ (LO * u64::from(b'\n'));
-        let hits = x.wrapping_sub(LO) & !x & HI;
-        let len = hits.trailing_zeros() as usize / 8;
+        let len = newlines(word).trailing_zeros() as usize / 8;
         (1..8).contains(&len).then_some((word, len))
     }
 
@@ -663,21 +659,28 @@ const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
 /// Sixteen spaces, for indentations of nine to sixteen bytes.
 const SPACES_16: u128 = u128::from_le_bytes([b' '; 16]);
 
+/// The `\n` bytes of eight bytes loaded little-endian, flagged by their high bit: a zero
+/// byte in `word ^ fill` is a match. The lowest flagged byte is always exact (the first
+/// newline, at `trailing_zeros / 8`); those above it may not be.
+#[inline(always)]
+fn newlines(word: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let x = word ^ (LO * u64::from(b'\n'));
+    x.wrapping_sub(LO) & !x & HI
+}
+
 /// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
 /// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
 /// costs more than the whole of a short line.
 #[inline]
 fn find_newline(bytes: &[u8], from: usize) -> usize {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    const FILL: u64 = LO * b'\n' as u64;
     let mut at = from;
     for _ in 0..2 {
         let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
             break;
         };
-        let x = u64::from_le_bytes(*chunk) ^ FILL;
-        let hits = x.wrapping_sub(LO) & !x & HI;
+        let hits = newlines(u64::from_le_bytes(*chunk));
         if hits != 0 {
             return at + hits.trailing_zeros() as usize / 8;
         }

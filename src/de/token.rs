@@ -228,17 +228,12 @@ const POW10: [f64; 16] = [
 /// A decimal without exponent whose digits fit the f64 mantissa exactly (at most 2^53 and
 /// 15 fraction digits): one exact conversion and one correctly rounded division give the
 /// same f64 as the full parse (the classic fast path). `None` for anything else, which the
-/// caller then types in full. Integers are left to [`parse_integer`].
+/// caller then types in full. Integers are left to [`parse_integer`]. [`typed_number`] reads
+/// a body of up to eight bytes a word at a time instead (`digits::short_number`).
 pub(crate) fn parse_decimal(token: &str) -> Option<f64> {
     let bytes = token.as_bytes();
     let negative = bytes.first() == Some(&b'-');
     let body = &bytes[usize::from(negative)..];
-    if body.len() <= 8 {
-        return match digits::short_number(body)? {
-            Short { fraction: 0, .. } => None,
-            Short { digits, fraction } => Some(decimal(negative, digits, POW10[fraction])),
-        };
-    }
     let dot = body.iter().position(|&b| b == b'.')?;
     let (int, frac) = (&body[..dot], &body[dot + 1..]);
     if int.is_empty() || (int[0] == b'0' && int.len() > 1) || frac.is_empty() || frac.len() > 15 {
