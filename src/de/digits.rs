@@ -5,10 +5,10 @@
 //! column vary, as prices and ratios do. Integers keep their loop (`token::parse_integer`):
 //! for them the word measured slower.
 
+use super::token::byte_matches;
+
 /// Eight ASCII zeros.
 const ZEROS: u64 = 0x3030_3030_3030_3030;
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
 
 /// `bytes` (one to eight) as the last bytes of a word, led by ASCII zeros: the first byte
 /// lands at byte `8 - len`, the last at byte 7 (little-endian order, so the word reads as
@@ -114,15 +114,14 @@ fn aligned_integer(word: u64, len: usize) -> Option<u64> {
 /// [`short_number`] reads it.
 #[inline(always)]
 pub(crate) fn aligned_number(word: u64, len: usize) -> Option<Short> {
-    let x = word ^ (LO * u64::from(b'.'));
-    let dots = x.wrapping_sub(LO) & !x & HI;
+    let dots = byte_matches(word, b'.');
     if dots == 0 {
         return aligned_integer(word, len).map(|digits| Short {
             digits,
             fraction: 0,
         });
     }
-    // The lowest flagged byte is exact (a borrow only runs upwards).
+    // The lowest flagged byte is exact (`byte_matches`).
     let dot = dots.trailing_zeros() as usize / 8;
     let first = 8 - len;
     let (int_len, fraction) = (dot - first, 7 - dot);

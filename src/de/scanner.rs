@@ -1,7 +1,7 @@
 //! The cursor over the input, line by line: CRLF (§12), comment lines (§5.1), blank lines (§12) and
 //! indentation depth with its strict-mode checks (§12, §14.2).
 
-use super::token::{after_quoted, find_any, find_either, trim_spaces};
+use super::token::{after_quoted, byte_matches, find_any, find_either, trim_spaces};
 use crate::error::{Error, Result};
 
 /// One significant (non-blank, non-comment) line: two words and its depth. Where it is in
@@ -286,7 +286,7 @@ impl<'de> Scanner<'de> {
     pub(crate) fn short_value(&self, at: usize) -> Option<(u64, usize)> {
         let chunk = self.src.as_bytes().get(at..)?.first_chunk::<8>()?;
         let word = u64::from_le_bytes(*chunk);
-        let len = newlines(word).trailing_zeros() as usize / 8;
+        let len = byte_matches(word, b'\n').trailing_zeros() as usize / 8;
         (1..8).contains(&len).then_some((word, len))
     }
 
@@ -659,17 +659,6 @@ const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
 /// Sixteen spaces, for indentations of nine to sixteen bytes.
 const SPACES_16: u128 = u128::from_le_bytes([b' '; 16]);
 
-/// The `\n` bytes of eight bytes loaded little-endian, flagged by their high bit: a zero
-/// byte in `word ^ fill` is a match. The lowest flagged byte is always exact (the first
-/// newline, at `trailing_zeros / 8`); those above it may not be.
-#[inline(always)]
-fn newlines(word: u64) -> u64 {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let x = word ^ (LO * u64::from(b'\n'));
-    x.wrapping_sub(LO) & !x & HI
-}
-
 /// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
 /// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
 /// costs more than the whole of a short line.
@@ -680,7 +669,7 @@ fn find_newline(bytes: &[u8], from: usize) -> usize {
         let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
             break;
         };
-        let hits = newlines(u64::from_le_bytes(*chunk));
+        let hits = byte_matches(u64::from_le_bytes(*chunk), b'\n');
         if hits != 0 {
             return at + hits.trailing_zeros() as usize / 8;
         }

@@ -190,24 +190,41 @@ pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usi
     find_any(bytes, from, [a, b, b])
 }
 
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The bytes of `word` equal to `byte`, flagged by their high bit (SWAR): a zero byte in
+/// `word ^ fill` is a match. The lowest flagged byte is always exact (the first match, at
+/// `trailing_zeros / 8`); those above it may not be.
+#[inline(always)]
+pub(crate) fn byte_matches(word: u64, byte: u8) -> u64 {
+    unmasked_matches(word, LO * u64::from(byte)) & HI
+}
+
+/// [`byte_matches`] against `fill` (a byte repeated eight times) before the final mask,
+/// which a search for several bytes applies once.
+#[inline(always)]
+fn unmasked_matches(word: u64, fill: u64) -> u64 {
+    let x = word ^ fill;
+    x.wrapping_sub(LO) & !x
+}
+
 /// The first position at or after `from` holding one of `needles`, eight bytes at a time
-/// (SWAR). A zero byte in `word ^ fill` is a match; the lowest flagged byte is always exact.
+/// ([`byte_matches`] for each).
 #[inline(always)]
 pub(crate) fn find_any<const N: usize>(
     bytes: &[u8],
     from: usize,
     needles: [u8; N],
 ) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
     let fills = needles.map(|n| LO * u64::from(n));
     let mut at = from;
     while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
         let word = u64::from_le_bytes(*chunk);
-        let hits = fills.iter().fold(0, |hits, fill| {
-            let x = word ^ fill;
-            hits | (x.wrapping_sub(LO) & !x)
-        }) & HI;
+        let hits = fills
+            .iter()
+            .fold(0, |hits, &fill| hits | unmasked_matches(word, fill))
+            & HI;
         if hits != 0 {
             return Some(at + hits.trailing_zeros() as usize / 8);
         }
