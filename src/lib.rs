@@ -58,6 +58,9 @@ mod canonical;
 pub mod de;
 mod error;
 pub mod json;
+// The MCP result encoder's view of JSON text as sent (exact numbers, whitespace).
+#[cfg(feature = "mcp")]
+mod json_text;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
