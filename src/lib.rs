@@ -60,6 +60,7 @@ mod error;
 pub mod json;
 // The MCP result encoder's view of JSON text as sent (exact numbers, whitespace).
 #[cfg(feature = "mcp")]
+#[cfg_attr(not(test), allow(dead_code))]
 mod json_text;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

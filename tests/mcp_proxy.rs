@@ -235,21 +235,20 @@ fn direct_memory_graph(scratch: &Path, entities: &Json) -> Json {
     let config = Config::from_str(&text).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, _rx) = tokio::sync::mpsc::channel(16);
         let server = Downstream::start(&config.servers[0], WAIT, tx)
             .await
             .unwrap();
+        let server = &server;
         let call = |name: &str, args: Json| {
-            server.request(
-                "tools/call",
-                Some(json!({"name": name, "arguments": args})),
-                WAIT,
-            )
+            let params = json!({"name": name, "arguments": args}).to_string();
+            async move { server.request("tools/call", Some(&params), WAIT).await }
         };
         call("create_entities", json!({"entities": entities}))
             .await
             .unwrap();
-        let graph = call("read_graph", json!({})).await.unwrap();
+        let reply = call("read_graph", json!({})).await.unwrap();
+        let graph: Json = serde_json::from_str(reply.result().unwrap()).unwrap();
         server.shutdown().await;
         serde_json::from_str(graph["content"][0]["text"].as_str().unwrap()).unwrap()
     })
@@ -523,5 +522,92 @@ fn servers_start_in_parallel_and_a_slow_one_times_out_alone() {
     );
     let r = client.call("s3__report", json!({"rows": 2}));
     assert_eq!(r["x-vendor"], json!({"kept": true}));
+    client.close();
+}
+
+/// The arguments of the fidelity test: digits no double carries, a lone surrogate.
+const WILD_ARGUMENTS: &str = r#"{"n":1234567890123456789012,"d":0.1000000000000000055511151231257827,"m":-9223372036854775809,"e":1E2,"s":"\ud83d"}"#;
+
+#[test]
+fn replies_are_forwarded_exactly_or_answered_at_once() {
+    let scratch = Scratch::new("wild");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--request-timeout", "40"]);
+    client.initialize("2025-11-25");
+    assert_eq!(client.tools().len(), 8);
+
+    // The client's id and the tool's arguments reach the server byte for byte, and the id
+    // comes back as the client wrote it.
+    let id = "123456789012345678901234567890";
+    client.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo_request","arguments":{WILD_ARGUMENTS},"_meta":{{"progressToken":98765432109876543210}}}}}}"#
+    ));
+    let r = client.next_response(WAIT);
+    assert!(
+        client.last_raw.contains(&format!(r#""id":{id},"#)),
+        "{}",
+        client.last_raw
+    );
+    let seen = text(&r["result"]).to_owned();
+    assert!(
+        seen.contains(&format!(r#""arguments":{WILD_ARGUMENTS}"#)),
+        "{seen}"
+    );
+    assert!(
+        seen.contains(r#""progressToken":98765432109876543210"#),
+        "{seen}"
+    );
+
+    // Text `Value` cannot hold is forwarded as sent, at once.
+    for (tool, kept) in [
+        (
+            "surrogate",
+            r#""structuredContent":{"s":"\ud83d"}"#.to_owned(),
+        ),
+        (
+            "deep",
+            format!(
+                r#""structuredContent":{{"d":{}1{}}}"#,
+                "[".repeat(130),
+                "]".repeat(130)
+            ),
+        ),
+        ("infinite", r#""structuredContent":{"n":1e400}"#.to_owned()),
+    ] {
+        let started = Instant::now();
+        let r = client.request("tools/call", json!({"name": tool, "arguments": {}}));
+        assert!(started.elapsed() < Duration::from_secs(20), "{tool} waited");
+        assert!(r.get("error").is_none(), "{tool}: {r}");
+        assert!(
+            client.last_raw.contains(&kept),
+            "{tool}: {}",
+            client.last_raw
+        );
+    }
+
+    // A reply that is not JSON, or too long to pass on, is answered at once with an error
+    // that says why, instead of waiting out the request timeout.
+    for (tool, says) in [("nan", "not JSON"), ("huge", "16 MiB")] {
+        let started = Instant::now();
+        let r = client.request("tools/call", json!({"name": tool, "arguments": {}}));
+        assert!(started.elapsed() < Duration::from_secs(20), "{tool} waited");
+        let message = r["error"]["message"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{r}"));
+        assert!(message.contains(says), "{tool}: {message}");
+    }
+
+    // Progress for a token the client never gave is not forwarded.
+    let r = client.call("flood", json!({}));
+    assert_eq!(text(&r), "flooded");
+    let stray = client
+        .notifications
+        .iter()
+        .filter(|n| n["params"]["progressToken"] == "nobody-asked")
+        .count();
+    assert_eq!(stray, 0);
+    assert_eq!(client.request("ping", json!({}))["result"], json!({}));
     client.close();
 }

@@ -92,6 +92,15 @@ impl Plan {
             Err(e) => error_result(&e.to_string()),
         }
     }
+
+    /// As [`finish`](Self::finish), with the result as JSON text.
+    #[must_use]
+    pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
+        match encoder.encode_text(&self.exposed, result, &self.shape) {
+            Ok(out) => out,
+            Err(e) => error_result(&e.to_string()).to_string(),
+        }
+    }
 }
 
 /// A `CallToolResult` with one text block.

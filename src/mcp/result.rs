@@ -259,6 +259,18 @@ impl ResultEncoder {
         self.encode_with(tool, result, &Shape::default())
     }
 
+    /// Converts a `CallToolResult` given as JSON text; returns the new text.
+    ///
+    /// # Errors
+    /// As [`encode_with`](Self::encode_with).
+    pub fn encode_text(&self, tool: &str, result: &str, shape: &Shape) -> Result<String> {
+        let Ok(value) = serde_json::from_str::<Json>(result) else {
+            return Ok(result.to_owned());
+        };
+        let out = self.encode_with(tool, value, shape)?;
+        Ok(out.to_string())
+    }
+
     /// Converts as [`encode`](Self::encode), first shaping each JSON block's value by `shape`
     /// (fields, page, token budget). What shaping cut is said in a text block added after the
     /// converted one, so the converted text itself stays lossless for what it holds.

@@ -119,6 +119,8 @@ pub fn entry(servers: &Path, scratch: &Path, name: &str) -> Json {
         }
         "raw" => json!({"command": "python3",
                         "args": [root().join("tests/fixtures/mcp/servers/raw_server.py")]}),
+        "wild" => json!({"command": "python3",
+                         "args": [root().join("tests/fixtures/mcp/servers/wild_server.py")]}),
         "missing" => json!({"command": "/nonexistent/mcp-server"}),
         other => panic!("unknown server {other}"),
     }
@@ -151,8 +153,10 @@ pub fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
 pub struct Client {
     pub child: Child,
     stdin: Option<ChildStdin>,
-    lines: Receiver<Json>,
+    lines: Receiver<(Json, String)>,
     pub notifications: Vec<Json>,
+    /// The text of the last response [`next_response`](Self::next_response) returned.
+    pub last_raw: String,
     stderr: Arc<Mutex<String>>,
     pub next_id: u64,
 }
@@ -182,9 +186,18 @@ impl Client {
             for line in BufReader::new(stdout).lines() {
                 let line = line.unwrap();
                 let value: Json = serde_json::from_str(&line).unwrap_or_else(|e| {
-                    panic!("stdout carried a line that is not JSON ({e}): {line}")
+                    // JSON that `Value` cannot hold (a lone surrogate, 1e400, deep nesting)
+                    // is still a message: its id is read, its text kept in `last_raw`.
+                    #[derive(serde::Deserialize)]
+                    struct IdOnly {
+                        id: Json,
+                    }
+                    let id = serde_json::from_str::<IdOnly>(&line).unwrap_or_else(|_| {
+                        panic!("stdout carried a line that is not JSON ({e}): {line}")
+                    });
+                    json!({"id": id.id, "unreadable": e.to_string()})
                 });
-                if tx.send(value).is_err() {
+                if tx.send((value, line)).is_err() {
                     break;
                 }
             }
@@ -205,6 +218,7 @@ impl Client {
             stdin,
             lines,
             notifications: Vec::new(),
+            last_raw: String::new(),
             stderr,
             next_id: 1,
         }
@@ -226,8 +240,11 @@ impl Client {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(m) if m.get("id").is_none() => self.notifications.push(m),
-                Ok(m) => return m,
+                Ok((m, _)) if m.get("id").is_none() => self.notifications.push(m),
+                Ok((m, raw)) => {
+                    self.last_raw = raw;
+                    return m;
+                }
                 Err(RecvTimeoutError::Timeout) => {
                     panic!("no response within {within:?}; stderr:\n{}", self.stderr())
                 }

@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 use super::PROTOCOL_VERSION;
 use super::config::{Launch, ServerConfig};
 use super::error::CallError;
-use super::peer::{Peer, lock, log};
-use super::wire::{self, Kind, code};
+use super::peer::{INBOUND_QUEUE, Peer, lock, log};
+use super::wire::{self, Kind, Message, code};
 use crate::mcp::registry::next_cursor;
 
 /// How long a server gets to exit after its stdin closes, and again after `SIGTERM`.
@@ -32,8 +32,8 @@ pub enum Event {
     Notification {
         /// The server.
         server: String,
-        /// The whole JSON-RPC message.
-        message: Json,
+        /// The whole JSON-RPC message, as its text came.
+        message: Message,
     },
     /// `server`'s connection closed: it exited or closed its stdout.
     Exited {
@@ -70,7 +70,7 @@ impl Downstream {
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,
-        events: mpsc::UnboundedSender<Event>,
+        events: mpsc::Sender<Event>,
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
         let Launch::Stdio {
@@ -109,7 +109,7 @@ impl Downstream {
             tokio::spawn(pump_stderr(name.clone(), stderr));
         }
 
-        let (inbound_tx, inbound) = mpsc::unbounded_channel();
+        let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let peer = Peer::start(&name, stdout, stdin, inbound_tx, None);
         tokio::spawn(handle_inbound(peer.clone(), inbound, events));
 
@@ -123,14 +123,19 @@ impl Downstream {
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
             "clientInfo": {"name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")}
-        });
+        })
+        .to_string();
         match server
             .peer
-            .request("initialize", Some(params), startup)
+            .request("initialize", Some(&params), startup)
             .await
         {
-            Ok(result) => {
-                server.initialize = result;
+            Ok(reply) => {
+                // Read, not forwarded: what the proxy learns of the server.
+                server.initialize = reply
+                    .result()
+                    .and_then(|r| serde_json::from_str(r).ok())
+                    .unwrap_or(Json::Null);
                 server
                     .peer
                     .send(wire::notification("notifications/initialized", None))
@@ -188,13 +193,15 @@ impl Downstream {
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let params = cursor.as_ref().map(|c| json!({"cursor": c}));
-            let page = self.request("tools/list", params, timeout).await?;
-            let next = page
-                .get("nextCursor")
-                .and_then(Json::as_str)
-                .map(str::to_owned);
-            pages.push(page.to_string());
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}).to_string());
+            let reply = self
+                .request("tools/list", params.as_deref(), timeout)
+                .await?;
+            let page = reply.result().unwrap_or("{}");
+            let next = crate::mcp::raw::entries(page).and_then(|e| {
+                crate::mcp::raw::get(&e, "nextCursor").and_then(crate::mcp::raw::string)
+            });
+            pages.push(page.to_owned());
             cursor = next_cursor(&self.name, pages.len(), cursor.as_deref(), next)
                 .map_err(|e| CallError::internal(&self.name, e.to_string()))?;
             if cursor.is_none() {
@@ -203,16 +210,17 @@ impl Downstream {
         }
     }
 
-    /// Sends a request and waits for its result (at most `timeout`).
+    /// Sends a request (`params` as JSON text, forwarded as it is) and waits for its reply
+    /// (at most `timeout`); the result is the reply's [`Message::result`], as sent.
     ///
     /// # Errors
-    /// The server's error, a timeout, or the server gone.
+    /// The server's error, a timeout, a reply that cannot be passed on, or the server gone.
     pub async fn request(
         &self,
         method: &str,
-        params: Option<Json>,
+        params: Option<&str>,
         timeout: Duration,
-    ) -> Result<Json, CallError> {
+    ) -> Result<Message, CallError> {
         self.peer
             .request(method, params, timeout)
             .await
@@ -225,8 +233,8 @@ impl Downstream {
             })
     }
 
-    /// Sends a notification.
-    pub async fn notify(&self, message: Json) {
+    /// Sends a notification (JSON text).
+    pub async fn notify(&self, message: String) {
         self.peer.send(message).await;
     }
 
@@ -279,15 +287,19 @@ impl Drop for Downstream {
 
 /// Answers the server's own requests (`ping`; anything else is not offered by the proxy)
 /// and passes its notifications on. Ends with [`Event::Exited`] when the connection closes.
+///
+/// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
+/// other notifications that find it full are dropped and counted, as the peer drops them.
 async fn handle_inbound(
     peer: Peer,
-    mut inbound: mpsc::UnboundedReceiver<Json>,
-    events: mpsc::UnboundedSender<Event>,
+    mut inbound: mpsc::Receiver<Message>,
+    events: mpsc::Sender<Event>,
 ) {
     let server = peer.name().to_owned();
+    let mut dropped = 0u64;
     while let Some(message) = inbound.recv().await {
-        match wire::kind(&message) {
-            Kind::Request { id, method: "ping" } => peer.send(wire::response(id, json!({}))).await,
+        match message.kind() {
+            Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
             Kind::Request { id, method } => {
                 let text = format!("the toon proxy does not offer {method}");
                 peer.send(wire::error(id, code::METHOD_NOT_FOUND, &text, None))
@@ -296,22 +308,42 @@ async fn handle_inbound(
             Kind::Notification {
                 method: "notifications/message",
             } => log(&server, &log_line(&message)),
-            Kind::Notification { .. } => {
-                let _ = events.send(Event::Notification {
+            Kind::Notification {
+                method: crate::mcp::LIST_CHANGED,
+            } => {
+                let event = Event::Notification {
                     server: server.clone(),
                     message,
-                });
+                };
+                if events.send(event).await.is_err() {
+                    break;
+                }
+            }
+            Kind::Notification { .. } => {
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
+                    dropped += 1;
+                    if dropped.is_power_of_two() {
+                        log(
+                            &server,
+                            &format!("{dropped} notifications dropped: the client reads slowly"),
+                        );
+                    }
+                }
             }
             Kind::Response { .. } | Kind::Invalid => {}
         }
     }
     let reason = peer.wait_closed().await;
-    let _ = events.send(Event::Exited { server, reason });
+    let _ = events.send(Event::Exited { server, reason }).await;
 }
 
 /// `level: data` of a `notifications/message`.
-fn log_line(message: &Json) -> String {
-    let params = &message["params"];
+fn log_line(message: &Message) -> String {
+    let params = message.params_json();
     let level = params["level"].as_str().unwrap_or("info");
     let data = match &params["data"] {
         Json::String(s) => s.clone(),

@@ -38,6 +38,16 @@ pub enum CallError {
         /// Its `data`, if any (boxed: errors stay small on the success path).
         data: Option<Box<Json>>,
     },
+    /// The server's reply could not be passed on (not JSON, or over the message size limit);
+    /// the request fails at once instead of waiting out its timeout.
+    BadReply {
+        /// The server.
+        server: String,
+        /// The method it answered.
+        method: String,
+        /// What was wrong with the reply.
+        why: String,
+    },
     /// The server is configured but not running (failed to start, or timed out starting).
     Unavailable {
         /// The server.
@@ -83,6 +93,7 @@ impl CallError {
             CallError::Timeout { server, .. }
             | CallError::Closed { server, .. }
             | CallError::Remote { server, .. }
+            | CallError::BadReply { server, .. }
             | CallError::Unavailable { server, .. } => Some(server),
             CallError::UnknownTool { .. } => None,
         }
@@ -110,6 +121,14 @@ impl fmt::Display for CallError {
                 message,
                 ..
             } => write!(f, "server {server:?} answered error {code}: {message}"),
+            CallError::BadReply {
+                server,
+                method,
+                why,
+            } => write!(
+                f,
+                "server {server:?} answered {method} with {why}; the proxy cannot pass it on"
+            ),
             CallError::Unavailable { server, reason } => {
                 write!(f, "server {server:?} is unavailable: {reason}")
             }

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use serde_json::Value as Json;
-
 use crate::mcp::{Catalog, Grouping, MetaTools, Status, Structured};
 use crate::tokens::cost;
 
@@ -70,16 +68,16 @@ impl Inspection {
             });
         }
         let all: Vec<&str> = catalog.tools().map(|t| t.raw_json()).collect();
-        let passthrough: Vec<Json> = catalog
+        let passthrough: Vec<String> = catalog
             .tools()
             .map(|t| super::serve::exposed_definition(t, structured == Structured::Drop))
-            .collect::<Result<_, _>>()
-            .map_err(|e| crate::Error::data(e.to_string()))?;
+            .collect();
+        let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
         let lean_mode = MetaTools::new(catalog).definitions()?;
         Ok(Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
-            passthrough: cost(&serde_json::json!({ "tools": passthrough }).to_string()),
+            passthrough: cost(&tools_list_json(&passthrough)),
             lean_mode: cost(&serde_json::json!({ "tools": lean_mode }).to_string()),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
@@ -89,7 +87,7 @@ impl Inspection {
 }
 
 /// `{"tools":[...]}` around definitions kept as sent.
-fn tools_list_json(tools: &[&str]) -> String {
+pub(super) fn tools_list_json(tools: &[&str]) -> String {
     let mut s = String::from("{\"tools\":[");
     s.push_str(&tools.join(","));
     s.push_str("]}");

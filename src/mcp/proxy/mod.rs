@@ -12,9 +12,10 @@
 //!   [`Mode::Lean`] (the three meta-tools).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
 //!
-//! Messages are `serde_json::Value` from end to end and framed by rmcp's stdio codec: rmcp's
-//! typed model would drop the fields it does not know (a tool's `execution`, `_meta` keys,
-//! newer revisions' fields), and a proxy must not.
+//! Messages are forwarded as the text they came as ([`wire::Message`]): the proxy reads what it
+//! needs and changes only what it must, so fields no SDK knows (a tool's `execution`, `_meta`
+//! keys, newer revisions' fields) and numbers with more digits than `f64` reach the other side
+//! byte for byte.
 
 mod config;
 mod downstream;

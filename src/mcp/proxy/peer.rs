@@ -13,18 +13,26 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::error::CallError;
-use super::wire::{self, Kind, Lines};
+use super::wire::{self, Bad, Kind, Lines, Message};
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
 /// does not read).
 const OUTGOING_QUEUE: usize = 256;
 
+/// Requests and notifications read but not yet handled. Requests wait for room (the peer is
+/// slowed down, nothing is lost); notifications that find it full are dropped and counted:
+/// progress and log messages are advisory, and a peer that floods them must not grow the
+/// proxy's memory without bound.
+pub(super) const INBOUND_QUEUE: usize = 1024;
+
 enum Out {
-    Message(Json),
+    Message(String),
     Close,
 }
 
-type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Json, CallError>>>>>;
+/// A request waiting for its response: its method (for messages) and who waits.
+type Waiter = (String, oneshot::Sender<Result<Message, CallError>>);
+type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
 
 /// A JSON-RPC peer. Incoming requests and notifications go to the channel given to
 /// [`Peer::start`]; responses complete the matching [`Peer::request`].
@@ -32,9 +40,13 @@ type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Json, CallError>>>>
 pub struct Peer {
     name: Arc<str>,
     out: mpsc::Sender<Out>,
-    pending: Pending,
+    waiters: Waiters,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
+    /// Notifications dropped because the inbound queue was full (the reader logs the count;
+    /// tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    dropped: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Peer {
@@ -46,15 +58,16 @@ impl std::fmt::Debug for Peer {
 }
 
 impl Peer {
-    /// Starts the reader and writer tasks. `name` labels log lines and errors; frames that are
-    /// not JSON are reported to `bad_frames` (the upstream side answers them with a parse
-    /// error) or logged to stderr when it is `None`.
+    /// Starts the reader and writer tasks. `name` labels log lines and errors. Lines that are
+    /// not messages go to `bad_frames` (the client side answers them) or, when it is `None`,
+    /// fail the request whose id they show (a server's reply the proxy cannot pass on is
+    /// answered at once, not waited for) and are logged.
     pub fn start<R, W>(
         name: &str,
         reader: R,
         writer: W,
-        inbound: mpsc::UnboundedSender<Json>,
-        bad_frames: Option<mpsc::UnboundedSender<String>>,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::UnboundedSender<Bad>>,
     ) -> Peer
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -62,15 +75,16 @@ impl Peer {
     {
         let (out, mut out_rx) = mpsc::channel::<Out>(OUTGOING_QUEUE);
         let (closed_tx, closed) = watch::channel(None);
-        let pending: Pending = Arc::default();
+        let waiters: Waiters = Arc::default();
         let name: Arc<str> = Arc::from(name);
+        let dropped = Arc::new(AtomicU64::new(0));
 
         let mut sink = FramedWrite::new(writer, Lines::default());
         tokio::spawn(async move {
             while let Some(msg) = out_rx.recv().await {
                 match msg {
                     Out::Message(m) => {
-                        if sink.send(m).await.is_err() {
+                        if sink.send(m.as_str()).await.is_err() {
                             break;
                         }
                     }
@@ -81,8 +95,9 @@ impl Peer {
             let _ = sink.close().await;
         });
 
-        let reader_pending = pending.clone();
+        let reader_waiters = waiters.clone();
         let reader_name = name.clone();
+        let reader_dropped = dropped.clone();
         tokio::spawn(async move {
             let mut frames = FramedRead::new(reader, Lines::default());
             let reason = loop {
@@ -93,24 +108,38 @@ impl Peer {
                         Some(tx) => {
                             let _ = tx.send(bad);
                         }
-                        None => log(
-                            &reader_name,
-                            &format!("ignored output that is not JSON-RPC: {bad}"),
-                        ),
+                        None => fail_waiter(&reader_name, &reader_waiters, &bad),
                     },
-                    Some(Ok(Ok(message))) => match wire::kind(&message) {
+                    Some(Ok(Ok(message))) => match message.kind() {
                         Kind::Response { id } => {
-                            let waiter =
-                                id.as_u64().and_then(|id| lock(&reader_pending).remove(&id));
-                            if let Some(waiter) = waiter {
+                            let waiter = id
+                                .parse::<u64>()
+                                .ok()
+                                .and_then(|id| lock(&reader_waiters).remove(&id));
+                            if let Some((_, waiter)) = waiter {
                                 let _ = waiter.send(outcome(&reader_name, message));
                             }
                         }
                         Kind::Invalid if bad_frames.is_none() => {
                             log(&reader_name, "ignored a message that is not JSON-RPC");
                         }
+                        Kind::Notification { .. } => match inbound.try_send(message) {
+                            Ok(()) => {}
+                            Err(mpsc::error::TrySendError::Full(_)) => {
+                                let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                                if n.is_power_of_two() {
+                                    log(
+                                        &reader_name,
+                                        &format!("{n} notifications dropped: not read fast enough"),
+                                    );
+                                }
+                            }
+                            Err(mpsc::error::TrySendError::Closed(_)) => {
+                                break "stopped".to_owned();
+                            }
+                        },
                         _ => {
-                            if inbound.send(message).is_err() {
+                            if inbound.send(message).await.is_err() {
                                 break "stopped".to_owned();
                             }
                         }
@@ -118,7 +147,7 @@ impl Peer {
                 }
             };
             let _ = closed_tx.send(Some(reason.clone()));
-            for (_, waiter) in lock(&reader_pending).drain() {
+            for (_, (_, waiter)) in lock(&reader_waiters).drain() {
                 let _ = waiter.send(Err(CallError::Closed {
                     server: reader_name.to_string(),
                     reason: reason.clone(),
@@ -129,15 +158,22 @@ impl Peer {
         Peer {
             name,
             out,
-            pending,
+            waiters,
             next_id: Arc::new(AtomicU64::new(1)),
             closed,
+            dropped,
         }
     }
 
     /// The label given at start.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Notifications dropped so far because the inbound queue was full.
+    #[cfg(test)]
+    pub fn dropped_notifications(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
     }
 
     /// Why the connection closed, once it has.
@@ -158,9 +194,14 @@ impl Peer {
         }
     }
 
-    /// Sends a message (a response or a notification).
-    pub async fn send(&self, message: Json) {
+    /// Sends a message (a response or a notification), as JSON text on one line.
+    pub async fn send(&self, message: String) {
         let _ = self.out.send(Out::Message(message)).await;
+    }
+
+    /// Sends a message if the outgoing queue has room; `false` when it was dropped.
+    pub fn try_send(&self, message: String) -> bool {
+        self.out.try_send(Out::Message(message)).is_ok()
     }
 
     /// Closes the writing side (the peer reads end of input).
@@ -168,17 +209,20 @@ impl Peer {
         let _ = self.out.send(Out::Close).await;
     }
 
-    /// Sends a request and waits at most `timeout` for its response. On timeout (or when the
-    /// caller stops waiting) the peer is sent `notifications/cancelled`.
+    /// Sends a request (`params` as JSON text, forwarded as it is) and waits at most
+    /// `timeout` for its response, which it returns whole (its `result` is
+    /// [`Message::result`]). On timeout (or when the caller stops waiting) the peer is sent
+    /// `notifications/cancelled`.
     ///
     /// # Errors
-    /// The peer's error response, a timeout, or the connection closing first.
+    /// The peer's error response, a timeout, a reply the proxy cannot read or pass on, or the
+    /// connection closing first.
     pub async fn request(
         &self,
         method: &str,
-        params: Option<Json>,
+        params: Option<&str>,
         timeout: Duration,
-    ) -> Result<Json, CallError> {
+    ) -> Result<Message, CallError> {
         if let Some(reason) = self.closed() {
             return Err(CallError::Closed {
                 server: self.name.to_string(),
@@ -187,10 +231,10 @@ impl Peer {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = oneshot::channel();
-        lock(&self.pending).insert(id, tx);
-        // The reader may have closed (and drained `pending`) between the check and the insert.
+        lock(&self.waiters).insert(id, (method.to_owned(), tx));
+        // The reader may have closed (and drained the waiters) between the check and the insert.
         if let Some(reason) = self.closed() {
-            lock(&self.pending).remove(&id);
+            lock(&self.waiters).remove(&id);
             return Err(CallError::Closed {
                 server: self.name.to_string(),
                 reason,
@@ -219,6 +263,26 @@ impl Peer {
     }
 }
 
+/// A line from a server that is not a message: the request it answers (by the id its first
+/// bytes show) fails at once, saying why, instead of waiting out its timeout.
+fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
+    let waiter = bad
+        .id()
+        .and_then(|id| id.parse::<u64>().ok())
+        .and_then(|id| lock(waiters).remove(&id));
+    match waiter {
+        Some((method, waiter)) => {
+            log(server, &format!("its reply to {method} was {bad}"));
+            let _ = waiter.send(Err(CallError::BadReply {
+                server: server.to_owned(),
+                method,
+                why: bad.to_string(),
+            }));
+        }
+        None => log(server, &format!("ignored {bad}")),
+    }
+}
+
 /// Forgets a request whose caller stopped waiting, and tells the peer it may stop working.
 struct InFlight<'p> {
     peer: &'p Peer,
@@ -228,7 +292,7 @@ struct InFlight<'p> {
 
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
-        if lock(&self.peer.pending).remove(&self.id).is_some() && !self.done {
+        if lock(&self.peer.waiters).remove(&self.id).is_some() && !self.done {
             let _ = self.peer.out.try_send(Out::Message(wire::notification(
                 "notifications/cancelled",
                 Some(json!({"requestId": self.id, "reason": "the proxy stopped waiting"})),
@@ -237,13 +301,13 @@ impl Drop for InFlight<'_> {
     }
 }
 
-fn outcome(server: &str, mut message: Json) -> Result<Json, CallError> {
-    if let Some(result) = message.get_mut("result") {
-        return Ok(result.take());
+fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
+    if message.result().is_some() {
+        return Ok(message);
     }
-    let error = message
-        .get_mut("error")
-        .map(Json::take)
+    let error: Json = message
+        .error()
+        .and_then(|e| serde_json::from_str(e).ok())
         .unwrap_or(Json::Null);
     Err(CallError::Remote {
         server: server.to_owned(),
@@ -277,41 +341,74 @@ pub fn log(name: &str, line: &str) {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn matches_responses_and_times_out() {
+    fn pair() -> (Peer, Peer, mpsc::Receiver<Message>) {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
         let (sr, sw) = tokio::io::split(server);
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
         let peer = Peer::start("s", cr, cw, tx, None);
-        let (stx, mut srx) = mpsc::unbounded_channel();
+        let (stx, srx) = mpsc::channel(INBOUND_QUEUE);
         let other = Peer::start("c", sr, sw, stx, None);
+        (peer, other, srx)
+    }
+
+    #[tokio::test]
+    async fn matches_responses_and_times_out() {
+        let (peer, other, mut srx) = pair();
         // The far side answers "echo" requests only.
         tokio::spawn(async move {
             while let Some(m) = srx.recv().await {
-                if let Kind::Request { id, method: "echo" } = wire::kind(&m) {
-                    other.send(wire::response(id, m["params"].clone())).await;
+                if let Kind::Request { id, method: "echo" } = m.kind() {
+                    other.send(wire::response(id, m.params().unwrap())).await;
                 }
             }
         });
+        let params = r#"{"a": 1234567890123456789012}"#;
         let r = peer
-            .request("echo", Some(json!({"a": 1})), Duration::from_secs(5))
+            .request("echo", Some(params), Duration::from_secs(5))
             .await
             .unwrap();
-        assert_eq!(r, json!({"a": 1}));
+        assert_eq!(r.result(), Some(params));
         let e = peer
             .request("slow", None, Duration::from_millis(50))
             .await
             .unwrap_err();
         assert!(matches!(e, CallError::Timeout { .. }), "{e}");
-        assert!(lock(&peer.pending).is_empty());
+        assert!(lock(&peer.waiters).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_reply_that_cannot_be_read_fails_its_request_at_once() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (mut sr, mut sw) = tokio::io::split(server);
+        tokio::spawn(async move {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+            let mut lines = BufReader::new(&mut sr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let id = Message::parse(line).unwrap().id().unwrap().to_owned();
+                let reply =
+                    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"x\":NaN}}}}\n");
+                sw.write_all(reply.as_bytes()).await.unwrap();
+            }
+        });
+        let started = std::time::Instant::now();
+        let e = peer
+            .request("tools/call", None, Duration::from_secs(30))
+            .await
+            .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(matches!(e, CallError::BadReply { .. }), "{e}");
+        assert!(e.to_string().contains("not JSON"), "{e}");
     }
 
     #[tokio::test]
     async fn closing_fails_what_is_pending() {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, _rx) = mpsc::unbounded_channel();
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
         let peer = Peer::start("s", cr, cw, tx, None);
         let p2 = peer.clone();
         let call =
@@ -321,5 +418,28 @@ mod tests {
         let e = call.await.unwrap().unwrap_err();
         assert!(matches!(e, CallError::Closed { .. }), "{e}");
         assert!(peer.closed().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_notification_flood_is_bounded() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        // Nobody reads the inbound queue.
+        let (tx, _rx) = mpsc::channel(8);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (_sr, mut sw) = tokio::io::split(server);
+        use tokio::io::AsyncWriteExt;
+        let line = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n";
+        for _ in 0..1000 {
+            sw.write_all(line.as_bytes()).await.unwrap();
+        }
+        sw.flush().await.unwrap();
+        for _ in 0..100 {
+            if peer.dropped_notifications() == 992 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(peer.dropped_notifications(), 992);
     }
 }

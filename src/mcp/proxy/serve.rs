@@ -14,13 +14,16 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use super::error::CallError;
-use super::peer::{Peer, lock};
+use super::inspect::tools_list_json;
+use super::peer::{INBOUND_QUEUE, Peer, lock};
 use super::toolbox::{Change, Toolbox};
-use super::wire::{self, Kind, code};
+use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::mcp::raw;
 use crate::mcp::{
     Format, Grouping, LIST_CHANGED, MetaCall, MetaTools, PRIMER, Structured, error_result,
 };
+use serde_json::value::RawValue;
 
 /// Which tools the client sees.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -59,7 +62,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (inbound_tx, mut inbound) = mpsc::unbounded_channel();
+    let (inbound_tx, mut inbound) = mpsc::channel(INBOUND_QUEUE);
     let (bad_tx, mut bad) = mpsc::unbounded_channel();
     let client = Peer::start("client", reader, writer, inbound_tx, Some(bad_tx));
     let front = Arc::new(Front {
@@ -83,14 +86,12 @@ where
                 Some(message) => front.clone().dispatch(message).await,
                 None => break,
             },
-            Some(why) = bad.recv() => {
-                front.client.send(wire::error(&Json::Null, code::PARSE_ERROR, &why, None)).await;
-            }
+            Some(line) = bad.recv() => front.refuse(&line).await,
         }
     }
     changes.abort();
-    for (_, task) in lock(&front.in_flight).drain() {
-        task.abort();
+    for (_, call) in lock(&front.in_flight).drain() {
+        call.task.abort();
     }
     Ok(())
 }
@@ -99,76 +100,100 @@ struct Front {
     toolbox: Arc<Toolbox>,
     mode: Mode,
     client: Peer,
-    /// Requests being worked on, by the client's id (as JSON text), for cancellation.
-    in_flight: Mutex<HashMap<String, AbortHandle>>,
+    /// Requests being worked on, by the client's id (as JSON text), for cancellation and
+    /// for progress notifications.
+    in_flight: Mutex<HashMap<String, InFlight>>,
+}
+
+/// A client request being worked on.
+struct InFlight {
+    task: AbortHandle,
+    /// The `progressToken` the client gave it (as JSON text), if any.
+    progress_token: Option<String>,
 }
 
 impl Front {
-    async fn dispatch(self: Arc<Self>, message: Json) {
-        match wire::kind(&message) {
+    async fn dispatch(self: Arc<Self>, message: Message) {
+        match message.kind() {
             Kind::Request { id, method } => {
-                let key = id.to_string();
-                let (id, method) = (id.clone(), method.to_owned());
+                let key = id.to_owned();
+                let progress_token = progress_token(&message);
+                let (id, method) = (id.to_owned(), method.to_owned());
                 let this = self.clone();
                 let mut in_flight = lock(&self.in_flight);
                 let task = tokio::spawn(async move {
-                    let reply = this.answer(&id, &method, message).await;
-                    lock(&this.in_flight).remove(&id.to_string());
+                    let reply = this.answer(&id, &method, &message).await;
+                    lock(&this.in_flight).remove(&id);
                     this.client.send(reply).await;
                 });
-                in_flight.insert(key, task.abort_handle());
+                in_flight.insert(
+                    key,
+                    InFlight {
+                        task: task.abort_handle(),
+                        progress_token,
+                    },
+                );
             }
             Kind::Notification {
                 method: "notifications/cancelled",
             } => {
-                let request = message.pointer("/params/requestId").map(Json::to_string);
-                if let Some(task) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
+                let request = message
+                    .params()
+                    .and_then(raw::entries)
+                    .and_then(|e| raw::get(&e, "requestId").map(|id| id.get().to_owned()));
+                if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
                     // Dropping the call's future tells its server (notifications/cancelled).
-                    task.abort();
+                    call.task.abort();
                 }
             }
             Kind::Notification { .. } | Kind::Response { .. } => {}
             Kind::Invalid => {
-                let id = message.get("id").cloned().unwrap_or(Json::Null);
+                let id = message.id().unwrap_or("null");
                 let text = "not a JSON-RPC 2.0 request or notification";
                 self.client
-                    .send(wire::error(&id, code::INVALID_REQUEST, text, None))
+                    .send(wire::error(id, code::INVALID_REQUEST, text, None))
                     .await;
             }
         }
     }
 
-    async fn answer(&self, id: &Json, method: &str, message: Json) -> Json {
-        let mut message = message;
-        let params = message
-            .get_mut("params")
-            .map(Json::take)
-            .unwrap_or(Json::Null);
+    /// Answers a line that is not a message, with its id when its first bytes show one.
+    async fn refuse(&self, line: &Bad) {
+        let (code, text) = match line {
+            Bad::TooLong { .. } => (code::INVALID_REQUEST, format!("the proxy refused {line}")),
+            Bad::NotJson { why, .. } => (code::PARSE_ERROR, format!("not JSON: {why}")),
+        };
+        let id = line.id().unwrap_or("null");
+        self.client.send(wire::error(id, code, &text, None)).await;
+    }
+
+    async fn answer(&self, id: &str, method: &str, message: &Message) -> String {
         let outcome = match method {
-            "initialize" => Ok(self.initialize(&params)),
-            "ping" => Ok(json!({})),
+            "initialize" => Ok(self.initialize(&message.params_json()).to_string()),
+            "ping" => Ok("{}".to_owned()),
             "tools/list" => self.tools_list().await,
-            "tools/call" => self.tools_call(params).await,
+            "tools/call" => self.tools_call(message.params().unwrap_or("{}")).await,
             _ => {
                 let text = format!("method not found: {method} (the toon proxy serves tools only)");
                 return wire::error(id, code::METHOD_NOT_FOUND, &text, None);
             }
         };
         match outcome {
-            Ok(result) => wire::response(id, result),
-            Err(e @ (CallError::Remote { .. } | CallError::UnknownTool { .. })) => {
-                let data = match &e {
-                    CallError::Remote { data, .. } => data.as_deref().cloned(),
-                    _ => None,
-                };
-                let text = match &e {
-                    CallError::Remote { message, .. } => message.clone(),
-                    other => other.to_string(),
-                };
-                wire::error(id, e.code(), &text, data)
+            Ok(result) => wire::response(id, &result),
+            Err(CallError::Remote {
+                code,
+                message,
+                data,
+                ..
+            }) => {
+                let data = data.map(|d| d.to_string());
+                wire::error(id, code, &message, data.as_deref())
+            }
+            Err(e @ (CallError::UnknownTool { .. } | CallError::BadReply { .. })) => {
+                wire::error(id, e.code(), &e.to_string(), None)
             }
             // A server gone or slow is the tool failing, which the model should see.
-            Err(e) => wire::response(id, error_result(&e.to_string())),
+            Err(e) => wire::response(id, &error_result(&e.to_string()).to_string()),
         }
     }
 
@@ -192,58 +217,73 @@ impl Front {
         result
     }
 
-    async fn tools_list(&self) -> Result<Json, CallError> {
+    async fn tools_list(&self) -> Result<String, CallError> {
         self.toolbox.ready().await;
         let catalog = self.toolbox.catalog();
-        let tools = match self.mode {
-            Mode::Lean => MetaTools::new(&catalog)
-                .grouping(Grouping::Server)
-                .definitions()
-                .map_err(|e| internal(&e.to_string()))?,
+        match self.mode {
+            Mode::Lean => {
+                let tools = MetaTools::new(&catalog)
+                    .grouping(Grouping::Server)
+                    .definitions()
+                    .map_err(|e| CallError::internal("proxy", e.to_string()))?;
+                Ok(json!({ "tools": tools }).to_string())
+            }
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
-                catalog
+                let tools: Vec<String> = catalog
                     .tools()
                     .map(|tool| exposed_definition(tool, drop))
-                    .collect::<Result<Vec<_>, _>>()?
+                    .collect();
+                let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+                Ok(tools_list_json(&tools))
             }
-        };
-        Ok(json!({ "tools": tools }))
+        }
     }
 
-    async fn tools_call(&self, params: Json) -> Result<Json, CallError> {
-        let name = params
-            .get("name")
-            .and_then(Json::as_str)
-            .unwrap_or_default();
+    /// The result of a `tools/call` (JSON text).
+    async fn tools_call(&self, params: &str) -> Result<String, CallError> {
         if self.mode == Mode::Passthrough {
-            return self.toolbox.call_with(params).await;
+            return self.toolbox.call_text(params).await;
         }
+        let entries = raw::entries(params).unwrap_or_default();
+        let name = raw::get(&entries, "name")
+            .and_then(raw::string)
+            .unwrap_or_default();
         self.toolbox.ready().await;
-        let arguments = params
-            .get("arguments")
-            .cloned()
+        // Read to validate and plan; what reaches the server is the text the model sent.
+        let arguments_text = raw::get(&entries, "arguments").map(RawValue::get);
+        let arguments: Json = arguments_text
+            .and_then(|a| serde_json::from_str(a).ok())
             .unwrap_or_else(|| json!({}));
-        let call = MetaTools::new(&self.toolbox.catalog()).call(name, &arguments);
+        let call = MetaTools::new(&self.toolbox.catalog()).call(&name, &arguments);
         match call {
-            MetaCall::Answer(result) => Ok(result),
+            MetaCall::Answer(result) => Ok(result.to_string()),
             MetaCall::NotMeta => Err(CallError::UnknownTool {
-                name: name.to_owned(),
+                name,
                 suggestions: vec![
                     crate::mcp::DISCOVER_TOOLS.to_owned(),
                     crate::mcp::EXECUTE_TOOL.to_owned(),
                 ],
             }),
             MetaCall::Execute(plan) => {
-                let mut forwarded = json!({"name": plan.tool, "arguments": plan.arguments});
-                if let Some(meta) = params.get("_meta") {
-                    forwarded["_meta"] = meta.clone();
+                let tool_arguments = arguments_text
+                    .and_then(raw::entries)
+                    .and_then(|e| raw::get(&e, "arguments").map(|a| a.get().to_owned()))
+                    .unwrap_or_else(|| "{}".to_owned());
+                let mut forwarded = format!(
+                    r#"{{"name":{},"arguments":{tool_arguments}"#,
+                    raw::quote(&plan.tool)
+                );
+                if let Some(meta) = raw::get(&entries, "_meta") {
+                    forwarded.push_str(r#","_meta":"#);
+                    forwarded.push_str(meta.get());
                 }
-                let result = self
+                forwarded.push('}');
+                let reply = self
                     .toolbox
-                    .request(&plan.server, "tools/call", Some(forwarded))
+                    .request(&plan.server, "tools/call", Some(&forwarded))
                     .await?;
-                Ok(plan.finish(self.toolbox.encoder(), result))
+                Ok(plan.finish_text(self.toolbox.encoder(), reply.result().unwrap_or("{}")))
             }
         }
     }
@@ -256,35 +296,54 @@ impl Front {
                     .await;
             }
             Change::Notification { message, .. } => {
-                // Progress for a call the client made (its token came with the call).
-                if message.get("method").and_then(Json::as_str) == Some("notifications/progress") {
-                    self.client.send(message).await;
+                // Progress only for a call the client is waiting on, under the token it gave:
+                // a server's progress for anything else is nobody's business.
+                if message.method() == Some("notifications/progress")
+                    && progress_token(&message).is_some_and(|token| self.expects_progress(&token))
+                {
+                    // Advisory: when the client reads slowly, progress is dropped, not queued.
+                    let _ = self.client.try_send(message.text().to_owned());
                 }
             }
         }
     }
-}
 
-/// A tool's definition as the server sent it (every field kept, in order), under the name the
-/// catalog exposes; without `outputSchema` when `structuredContent` is dropped (a client told
-/// of an output schema expects structured results).
-pub(super) fn exposed_definition(
-    tool: &crate::mcp::Tool,
-    drop_output_schema: bool,
-) -> Result<Json, CallError> {
-    let mut definition: Json = serde_json::from_str(tool.raw_json())
-        .map_err(|e| internal(&format!("tool {}: {e}", tool.name())))?;
-    if let Some(object) = definition.as_object_mut() {
-        if tool.name() != tool.original_name() {
-            object.insert("name".into(), Json::String(tool.name().to_owned()));
-        }
-        if drop_output_schema {
-            object.shift_remove("outputSchema");
-        }
+    fn expects_progress(&self, token: &str) -> bool {
+        lock(&self.in_flight)
+            .values()
+            .any(|call| call.progress_token.as_deref() == Some(token))
     }
-    Ok(definition)
 }
 
-fn internal(message: &str) -> CallError {
-    CallError::internal("proxy", message)
+/// The `progressToken` of a request's `params._meta`, or of a progress notification's
+/// `params`, as JSON text.
+fn progress_token(message: &Message) -> Option<String> {
+    let params = raw::entries(message.params()?)?;
+    if message.kind()
+        == (Kind::Notification {
+            method: "notifications/progress",
+        })
+    {
+        return raw::get(&params, "progressToken").map(|t| t.get().to_owned());
+    }
+    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
+    raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
+}
+
+/// A tool's definition as the server sent it (every byte kept but what changes), under the
+/// name the catalog exposes; without `outputSchema` when `structuredContent` is dropped (a
+/// client told of an output schema expects structured results).
+pub(super) fn exposed_definition(tool: &crate::mcp::Tool, drop_output_schema: bool) -> String {
+    let text = tool.raw_json();
+    let Some(entries) = raw::entries(text) else {
+        return text.to_owned();
+    };
+    let mut splice = raw::Splice::new(text);
+    if tool.name() != tool.original_name() {
+        splice.set(text, &entries, "name", raw::quote(tool.name()));
+    }
+    if drop_output_schema {
+        splice.remove(text, &entries, "outputSchema");
+    }
+    splice.finish()
 }

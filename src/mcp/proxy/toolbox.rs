@@ -12,8 +12,10 @@ use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 use super::config::{Config, Launch};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
-use super::peer::log;
-use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder};
+use super::peer::{INBOUND_QUEUE, log};
+use super::wire::Message;
+use crate::mcp::raw;
+use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder, Shape};
 
 /// Timeouts and the result policy of a [`Toolbox`].
 #[derive(Clone, Debug)]
@@ -57,8 +59,8 @@ pub enum Change {
     Notification {
         /// The server.
         server: String,
-        /// The JSON-RPC message.
-        message: Json,
+        /// The JSON-RPC message, as its text came.
+        message: Message,
     },
 }
 
@@ -90,8 +92,8 @@ pub struct Toolbox {
     /// Tools of servers that went away, by exposed name, so calls to them say which server
     /// is gone instead of "unknown tool".
     former: RwLock<HashMap<String, String>>,
-    events: AsyncMutex<mpsc::UnboundedReceiver<Event>>,
-    events_tx: mpsc::UnboundedSender<Event>,
+    events: AsyncMutex<mpsc::Receiver<Event>>,
+    events_tx: mpsc::Sender<Event>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -107,7 +109,7 @@ impl Toolbox {
     /// called within a tokio runtime.
     #[must_use]
     pub fn start(config: &Config, options: Options) -> Arc<Toolbox> {
-        let (events_tx, events) = mpsc::unbounded_channel();
+        let (events_tx, events) = mpsc::channel(INBOUND_QUEUE);
         let (ready_tx, ready) = watch::channel(false);
         let mut catalog = Catalog::new();
         for server in config.enabled() {
@@ -233,37 +235,50 @@ impl Toolbox {
     /// Unknown tool, server unavailable or gone, timeout, or the server's own JSON-RPC error.
     /// A tool that fails *as a tool* is not an error: its result has `isError: true`.
     pub async fn call_tool(&self, name: &str, arguments: Json) -> Result<Json, CallError> {
-        let mut params = serde_json::Map::new();
-        params.insert("name".into(), Json::String(name.to_owned()));
-        params.insert("arguments".into(), arguments);
-        self.call_with(Json::Object(params)).await
+        let params = serde_json::json!({"name": name, "arguments": arguments}).to_string();
+        let result = self.call_text(&params).await?;
+        serde_json::from_str(&result).map_err(|e| {
+            CallError::internal("proxy", format!("the result of {name} is not JSON: {e}"))
+        })
     }
 
-    /// As [`call_tool`](Self::call_tool) with the whole `tools/call` params (`name`,
-    /// `arguments`, `_meta` with a `progressToken`, fields of newer revisions): everything but
-    /// the name goes to the server as sent.
+    /// As [`call_tool`](Self::call_tool) with the whole `tools/call` params as JSON text
+    /// (`name`, `arguments`, `_meta` with a `progressToken`, fields of newer revisions):
+    /// only the name is changed to the server's own, every other byte goes to the server as
+    /// sent, and the result comes back as its text with only the converted blocks changed.
     ///
     /// # Errors
-    /// As [`call_tool`](Self::call_tool).
-    pub async fn call_with(&self, mut params: Json) -> Result<Json, CallError> {
-        let exposed = params
-            .get("name")
-            .and_then(Json::as_str)
-            .unwrap_or_default()
-            .to_owned();
+    /// As [`call_tool`](Self::call_tool); params that are not an object with a string `name`
+    /// are an unknown tool `""`.
+    pub async fn call_text(&self, params: &str) -> Result<String, CallError> {
+        let entries = raw::entries(params).unwrap_or_default();
+        let exposed = raw::get(&entries, "name")
+            .and_then(raw::string)
+            .unwrap_or_default();
         if self.route(&exposed).is_err() {
             // Perhaps its server is still starting.
             self.ready().await;
         }
         let (server, original) = self.route(&exposed)?;
-        params["name"] = Json::String(original.clone());
-        let result = self.request(&server, "tools/call", Some(params)).await?;
-        self.encoder.encode(&exposed, result).map_err(|e| {
-            CallError::internal(
-                &server,
-                format!("cannot encode the result of {original}: {e}"),
-            )
-        })
+        let forwarded = if original == exposed {
+            params.to_owned()
+        } else {
+            let mut splice = raw::Splice::new(params);
+            splice.set(params, &entries, "name", raw::quote(&original));
+            splice.finish()
+        };
+        let reply = self
+            .request(&server, "tools/call", Some(&forwarded))
+            .await?;
+        let result = reply.result().unwrap_or("{}");
+        self.encoder
+            .encode_text(&exposed, result, &Shape::default())
+            .map_err(|e| {
+                CallError::internal(
+                    &server,
+                    format!("cannot encode the result of {original}: {e}"),
+                )
+            })
     }
 
     /// The server and the server's own name for an exposed tool name.
@@ -294,16 +309,19 @@ impl Toolbox {
         }
     }
 
-    /// Sends any request to a server, unencoded, with the request timeout.
+    /// Sends any request to a server (`params` as JSON text, forwarded as it is), unencoded,
+    /// with the request timeout; returns the whole reply (its result is
+    /// [`Message::result`]).
     ///
     /// # Errors
-    /// Server unavailable or gone, timeout, or its JSON-RPC error.
+    /// Server unavailable or gone, timeout, a reply that cannot be passed on, or its JSON-RPC
+    /// error.
     pub async fn request(
         &self,
         server: &str,
         method: &str,
-        params: Option<Json>,
-    ) -> Result<Json, CallError> {
+        params: Option<&str>,
+    ) -> Result<Message, CallError> {
         self.running(server)?
             .request(method, params, self.options.request_timeout)
             .await
@@ -338,7 +356,7 @@ impl Toolbox {
         loop {
             match events.recv().await? {
                 Event::Notification { server, message }
-                    if message.get("method").and_then(Json::as_str) == Some(LIST_CHANGED) =>
+                    if message.method() == Some(LIST_CHANGED) =>
                 {
                     match self.relist(&server).await {
                         Ok(()) => return Some(Change::ToolsChanged { server }),

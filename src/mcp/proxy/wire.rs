@@ -1,18 +1,31 @@
-//! JSON-RPC 2.0 messages as `serde_json::Value`, framed one per line (MCP's stdio transport)
-//! by rmcp's codec.
+//! JSON-RPC 2.0 messages as the text they came in, framed one per line (MCP's stdio
+//! transport).
 //!
-//! Messages stay untyped on purpose: rmcp's typed model drops fields it does not know (a
-//! tool's `execution`, `_meta` keys, fields of newer protocol revisions), and a proxy that drops
-//! them breaks clients that rely on them.
+//! A message is kept as its line: the proxy reads the envelope (`id`, `method`, and where
+//! `params`, `result` and `error` lie) and forwards everything it does not change byte for
+//! byte. Parsing into `serde_json::Value` and printing again would change numbers beyond
+//! `f64` (an id `123456789012345678901234567890` would come back as another number, and the
+//! client could not match the reply) and would refuse text `Value` cannot hold (a lone
+//! surrogate, `1e400`, deep nesting), which is the server's business, not the proxy's.
+//!
+//! Framing is a plain line splitter with a length limit ([`Lines`]): a longer line is skipped
+//! without being buffered, and what the proxy needs to answer for it (its size, and the `id`
+//! read from its first bytes) is kept.
 
-use bytes::BytesMut;
-use rmcp::transport::async_rw::{JsonRpcMessageCodec, JsonRpcMessageCodecError};
+use std::ops::Range;
+
+use bytes::{Buf, BytesMut};
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value as Json, json};
 use tokio_util::codec::{Decoder, Encoder};
 
-/// Longest message accepted, as rmcp's own stdio transport (16 MiB); a longer line is skipped
-/// whole and reported, never buffered without bound.
-pub const MAX_MESSAGE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
+/// Longest message accepted (16 MiB, as rmcp's stdio transport); a longer line is skipped
+/// whole, never buffered, and answered (see [`Bad::TooLong`]).
+pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
+
+/// How much of an over-long or malformed line is kept to find its `id`.
+const HEAD_BYTES: usize = 4096;
 
 /// JSON-RPC error codes used by the proxy.
 pub mod code {
@@ -28,59 +41,206 @@ pub mod code {
     pub const INTERNAL_ERROR: i64 = -32603;
 }
 
-/// One line of the stream: a JSON value, or why the line was not one.
-pub type Frame = Result<Json, String>;
+/// One line that is not a message, with what could be read of it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bad {
+    /// Longer than [`MAX_MESSAGE_BYTES`]: skipped.
+    TooLong {
+        /// Its length in bytes.
+        size: usize,
+        /// Its `id` (as JSON text), when its first bytes show one.
+        id: Option<String>,
+    },
+    /// Not a JSON object (or not UTF-8).
+    NotJson {
+        /// Why, with line and column.
+        why: String,
+        /// Its `id` (as JSON text), when its first bytes show one.
+        id: Option<String>,
+    },
+}
 
-/// rmcp's line codec, made lenient: a line that is not JSON, or too long, becomes an
-/// `Err(frame)` and the stream goes on (a plain codec error would end it).
-#[derive(Debug)]
-pub struct Lines(JsonRpcMessageCodec<Json>);
-
-impl Default for Lines {
-    fn default() -> Self {
-        Lines(JsonRpcMessageCodec::new_with_max_length(MAX_MESSAGE_BYTES))
+impl Bad {
+    /// The `id` read from the line, as JSON text.
+    #[must_use]
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            Bad::TooLong { id, .. } | Bad::NotJson { id, .. } => id.as_deref(),
+        }
     }
 }
 
-impl Decoder for Lines {
-    type Item = Frame;
-    type Error = std::io::Error;
-
-    fn decode(&mut self, buf: &mut BytesMut) -> std::io::Result<Option<Frame>> {
-        lenient(self.0.decode(buf))
-    }
-
-    fn decode_eof(&mut self, buf: &mut BytesMut) -> std::io::Result<Option<Frame>> {
-        lenient(self.0.decode_eof(buf))
-    }
-}
-
-impl Encoder<Json> for Lines {
-    type Error = std::io::Error;
-
-    fn encode(&mut self, item: Json, buf: &mut BytesMut) -> std::io::Result<()> {
-        self.0.encode(item, buf).map_err(Into::into)
+impl std::fmt::Display for Bad {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bad::TooLong { size, .. } => write!(
+                f,
+                "a message of {size} bytes, over the proxy's limit of {MAX_MESSAGE_BYTES} bytes (16 MiB)"
+            ),
+            Bad::NotJson { why, .. } => write!(f, "a message that is not JSON: {why}"),
+        }
     }
 }
 
-fn lenient(r: Result<Option<Json>, JsonRpcMessageCodecError>) -> std::io::Result<Option<Frame>> {
-    match r {
-        Ok(v) => Ok(v.map(Ok)),
-        Err(JsonRpcMessageCodecError::Io(e)) => Err(e),
-        Err(JsonRpcMessageCodecError::MaxLineLengthExceeded) => Ok(Some(Err(format!(
-            "a message longer than {MAX_MESSAGE_BYTES} bytes was skipped"
-        )))),
-        Err(e) => Ok(Some(Err(e.to_string()))),
+/// One line of the stream: a message, or why the line was not one.
+pub type Frame = Result<Message, Bad>;
+
+/// A JSON-RPC message: its text as received, and where its envelope's parts are.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Message {
+    text: String,
+    id: Option<Range<usize>>,
+    method: Option<String>,
+    params: Option<Range<usize>>,
+    result: Option<Range<usize>>,
+    error: Option<Range<usize>>,
+}
+
+impl std::fmt::Debug for Message {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
-/// What a JSON value is, as a JSON-RPC message.
-#[derive(Debug, PartialEq)]
+#[derive(Deserialize)]
+struct Envelope<'t> {
+    #[serde(borrow, default, deserialize_with = "present")]
+    id: Option<&'t RawValue>,
+    #[serde(default)]
+    method: Option<std::borrow::Cow<'t, str>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    params: Option<&'t RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    result: Option<&'t RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    error: Option<&'t RawValue>,
+}
+
+/// A member that is there, `null` included (`"id": null` is not a notification).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+impl Message {
+    /// Reads the envelope of one line.
+    ///
+    /// # Errors
+    /// When the text is not a JSON object.
+    pub fn parse(text: String) -> Result<Message, Bad> {
+        // serde reads a struct from an array too; a message is an object.
+        if !text.trim_start().starts_with('{') {
+            return Err(Bad::NotJson {
+                why: "not a JSON object".to_owned(),
+                id: None,
+            });
+        }
+        let envelope: Envelope<'_> = match serde_json::from_str(&text) {
+            Ok(e) => e,
+            Err(e) => {
+                let id = head_id(text.as_bytes());
+                return Err(Bad::NotJson {
+                    why: e.to_string(),
+                    id,
+                });
+            }
+        };
+        let at = |raw: Option<&RawValue>| raw.map(|r| crate::mcp::raw::span(&text, r.get()));
+        let (id, params, result, error) = (
+            at(envelope.id),
+            at(envelope.params),
+            at(envelope.result),
+            at(envelope.error),
+        );
+        let method = envelope.method.map(std::borrow::Cow::into_owned);
+        Ok(Message {
+            id,
+            method,
+            params,
+            result,
+            error,
+            text,
+        })
+    }
+
+    /// A message built by the proxy (it must be a JSON object).
+    ///
+    /// # Panics
+    /// When `value` is not a JSON object (a bug of the caller).
+    #[must_use]
+    pub fn from_json(value: &Json) -> Message {
+        Message::parse(value.to_string()).expect("a JSON object")
+    }
+
+    /// The whole text, as received.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Its `id` as JSON text (`7`, `"a"`, `null`), if it has one.
+    #[must_use]
+    pub fn id(&self) -> Option<&str> {
+        self.id.clone().map(|r| &self.text[r])
+    }
+
+    /// Its `method`, if it has one.
+    #[must_use]
+    pub fn method(&self) -> Option<&str> {
+        self.method.as_deref()
+    }
+
+    /// Its `params` as JSON text.
+    #[must_use]
+    pub fn params(&self) -> Option<&str> {
+        self.params.clone().map(|r| &self.text[r])
+    }
+
+    /// Its `result` as JSON text.
+    #[must_use]
+    pub fn result(&self) -> Option<&str> {
+        self.result.clone().map(|r| &self.text[r])
+    }
+
+    /// Its `error` as JSON text.
+    #[must_use]
+    pub fn error(&self) -> Option<&str> {
+        self.error.clone().map(|r| &self.text[r])
+    }
+
+    /// Its `params` parsed (lossy for numbers beyond `f64`: for reading, never forwarding);
+    /// `Null` when absent or unreadable.
+    #[must_use]
+    pub fn params_json(&self) -> Json {
+        self.params()
+            .and_then(|p| serde_json::from_str(p).ok())
+            .unwrap_or(Json::Null)
+    }
+
+    /// What kind of JSON-RPC message it is.
+    #[must_use]
+    pub fn kind(&self) -> Kind<'_> {
+        // JSON-RPC ids are strings or numbers; `null` only answers what could not be read.
+        let id = self.id().filter(|id| {
+            id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9'])
+        });
+        match (self.method(), id) {
+            (Some(method), Some(id)) => Kind::Request { id, method },
+            (Some(method), None) if self.id.is_none() => Kind::Notification { method },
+            (None, Some(id)) if self.result.is_some() || self.error.is_some() => {
+                Kind::Response { id }
+            }
+            _ => Kind::Invalid,
+        }
+    }
+}
+
+/// What a message is, as JSON-RPC.
+#[derive(Debug, PartialEq, Eq)]
 pub enum Kind<'a> {
-    /// A request: `id` and `method`.
+    /// A request: `id` (as JSON text) and `method`.
     Request {
-        /// Its id (a number or a string).
-        id: &'a Json,
+        /// Its id, as JSON text.
+        id: &'a str,
         /// Its method.
         method: &'a str,
     },
@@ -91,99 +251,339 @@ pub enum Kind<'a> {
     },
     /// A response: `id` and `result` or `error`.
     Response {
-        /// The id of the request it answers.
-        id: &'a Json,
+        /// The id of the request it answers, as JSON text.
+        id: &'a str,
     },
     /// None of these.
     Invalid,
 }
 
-/// Classifies a message.
-#[must_use]
-pub fn kind(message: &Json) -> Kind<'_> {
-    let id = message
-        .get("id")
-        .filter(|id| id.is_string() || id.is_number());
-    match (message.get("method").and_then(Json::as_str), id) {
-        (Some(method), Some(id)) => Kind::Request { id, method },
-        (Some(method), None) if message.get("id").is_none() => Kind::Notification { method },
-        (None, Some(id)) if message.get("result").is_some() || message.get("error").is_some() => {
-            Kind::Response { id }
+/// The `"id"` of a line that could not be parsed whole, read from its first bytes: the value
+/// of the first top-level key `id`, when it is a number or a string without escapes.
+fn head_id(line: &[u8]) -> Option<String> {
+    let head = &line[..line.len().min(HEAD_BYTES)];
+    let mut depth = 0usize;
+    let mut at = 0;
+    let mut key_next = false;
+    while at < head.len() {
+        match head[at] {
+            b'"' => {
+                let end = crate::json_text::string_end(head, at + 1);
+                let is_key = depth == 1 && key_next;
+                if is_key && &head[at..end] == b"\"id\"" {
+                    let mut v = end;
+                    while v < head.len() && matches!(head[v], b' ' | b'\t' | b'\r' | b':') {
+                        v += 1;
+                    }
+                    let start = v;
+                    if head.get(v) == Some(&b'"') {
+                        let close = crate::json_text::string_end(head, v + 1);
+                        let text = &head[start..close];
+                        return (close <= head.len() && text.len() >= 2 && !text.contains(&b'\\'))
+                            .then(|| String::from_utf8(text.to_vec()).ok())
+                            .flatten();
+                    }
+                    while v < head.len()
+                        && matches!(head[v], b'-' | b'0'..=b'9' | b'.' | b'e' | b'E' | b'+')
+                    {
+                        v += 1;
+                    }
+                    return (v > start && v < head.len())
+                        .then(|| String::from_utf8(head[start..v].to_vec()).ok())
+                        .flatten();
+                }
+                key_next = false;
+                at = end;
+                continue;
+            }
+            b'{' => {
+                depth += 1;
+                key_next = true;
+            }
+            b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' => key_next = true,
+            _ => {}
         }
-        _ => Kind::Invalid,
+        at += 1;
+    }
+    None
+}
+
+/// Splits a byte stream into lines of at most [`MAX_MESSAGE_BYTES`] and reads each as a
+/// [`Message`]; a line that is too long or not JSON becomes a [`Bad`] frame and the stream
+/// goes on. Writes messages one per line.
+#[derive(Debug, Default)]
+pub struct Lines {
+    /// Bytes of the current line already searched for a newline.
+    searched: usize,
+    /// Skipping an over-long line: its size so far and its first bytes.
+    skipping: Option<(usize, Vec<u8>)>,
+}
+
+impl Decoder for Lines {
+    type Item = Frame;
+    type Error = std::io::Error;
+
+    fn decode(&mut self, buf: &mut BytesMut) -> std::io::Result<Option<Frame>> {
+        loop {
+            if let Some((size, head)) = &mut self.skipping {
+                match memchr::memchr(b'\n', buf) {
+                    Some(i) => {
+                        *size += i;
+                        let (size, head) = (*size, std::mem::take(head));
+                        buf.advance(i + 1);
+                        self.skipping = None;
+                        return Ok(Some(Err(Bad::TooLong {
+                            size,
+                            id: head_id(&head),
+                        })));
+                    }
+                    None => {
+                        *size += buf.len();
+                        buf.clear();
+                        return Ok(None);
+                    }
+                }
+            }
+            match memchr::memchr(b'\n', &buf[self.searched..]) {
+                Some(i) if self.searched + i > MAX_MESSAGE_BYTES => {
+                    let size = self.searched + i;
+                    self.searched = 0;
+                    let id = head_id(&buf[..HEAD_BYTES]);
+                    buf.advance(size + 1);
+                    return Ok(Some(Err(Bad::TooLong { size, id })));
+                }
+                Some(i) => {
+                    let end = self.searched + i;
+                    self.searched = 0;
+                    let line = buf.split_to(end + 1);
+                    let line = &line[..end];
+                    let line = line.strip_suffix(b"\r").unwrap_or(line);
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    return Ok(Some(frame(line)));
+                }
+                None if buf.len() > MAX_MESSAGE_BYTES => {
+                    let head = buf[..HEAD_BYTES].to_vec();
+                    self.skipping = Some((buf.len(), head));
+                    buf.clear();
+                    self.searched = 0;
+                }
+                None => {
+                    self.searched = buf.len();
+                    return Ok(None);
+                }
+            }
+        }
+    }
+
+    fn decode_eof(&mut self, buf: &mut BytesMut) -> std::io::Result<Option<Frame>> {
+        if let Some(frame) = self.decode(buf)? {
+            return Ok(Some(frame));
+        }
+        if let Some((size, head)) = self.skipping.take() {
+            return Ok(Some(Err(Bad::TooLong {
+                size,
+                id: head_id(&head),
+            })));
+        }
+        // A last line without its newline.
+        let line = buf.split();
+        self.searched = 0;
+        let line = line.strip_suffix(b"\r").unwrap_or(&line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        Ok(Some(frame(line)))
     }
 }
 
-/// A request.
-#[must_use]
-pub fn request(id: u64, method: &str, params: Option<Json>) -> Json {
-    let mut m = json!({"jsonrpc": "2.0", "id": id, "method": method});
-    if let Some(p) = params {
-        m["params"] = p;
+fn frame(line: &[u8]) -> Frame {
+    match std::str::from_utf8(line) {
+        Ok(text) => Message::parse(text.to_owned()),
+        Err(e) => Err(Bad::NotJson {
+            why: format!("not UTF-8: {e}"),
+            id: head_id(line),
+        }),
     }
-    m
+}
+
+impl Encoder<&str> for Lines {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, line: &str, buf: &mut BytesMut) -> std::io::Result<()> {
+        buf.reserve(line.len() + 1);
+        buf.extend_from_slice(line.as_bytes());
+        buf.extend_from_slice(b"\n");
+        Ok(())
+    }
+}
+
+/// A request with the proxy's own id.
+#[must_use]
+pub fn request(id: u64, method: &str, params: Option<&str>) -> String {
+    match params {
+        Some(p) => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{},"params":{p}}}"#,
+            quote(method)
+        ),
+        None => format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{}}}"#,
+            quote(method)
+        ),
+    }
 }
 
 /// A notification.
 #[must_use]
-pub fn notification(method: &str, params: Option<Json>) -> Json {
+pub fn notification(method: &str, params: Option<Json>) -> String {
     let mut m = json!({"jsonrpc": "2.0", "method": method});
     if let Some(p) = params {
         m["params"] = p;
     }
-    m
+    m.to_string()
 }
 
-/// A successful response.
+/// A successful response; `id` and `result` are JSON text, written as they are.
 #[must_use]
-pub fn response(id: &Json, result: Json) -> Json {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+pub fn response(id: &str, result: &str) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
 }
 
-/// An error response (`id` is `null` when the request's id could not be read).
+/// An error response; `id` is JSON text (`null` when the request's id could not be read).
 #[must_use]
-pub fn error(id: &Json, code: i64, message: &str, data: Option<Json>) -> Json {
-    let mut e = json!({"code": code, "message": message});
-    if let Some(d) = data {
-        e["data"] = d;
-    }
-    json!({"jsonrpc": "2.0", "id": id, "error": e})
+pub fn error(id: &str, code: i64, message: &str, data: Option<&str>) -> String {
+    let data = data.map(|d| format!(r#","data":{d}"#)).unwrap_or_default();
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":{code},"message":{}{data}}}}}"#,
+        quote(message)
+    )
+}
+
+fn quote(text: &str) -> String {
+    crate::mcp::raw::quote(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn parse(text: &str) -> Message {
+        Message::parse(text.to_owned()).unwrap()
+    }
+
     #[test]
     fn kinds() {
-        let r = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        let r = parse(r#"{"jsonrpc": "2.0", "id": 1, "method": "ping"}"#);
         assert_eq!(
-            kind(&r),
+            r.kind(),
             Kind::Request {
-                id: &json!(1),
+                id: "1",
                 method: "ping"
             }
         );
-        let n = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let n = parse(r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#);
         assert_eq!(
-            kind(&n),
+            n.kind(),
             Kind::Notification {
                 method: "notifications/initialized"
             }
         );
-        let ok = json!({"jsonrpc": "2.0", "id": "a", "result": {}});
-        assert_eq!(kind(&ok), Kind::Response { id: &json!("a") });
-        assert_eq!(kind(&json!({"id": null, "method": "x"})), Kind::Invalid);
-        assert_eq!(kind(&json!([1])), Kind::Invalid);
+        let ok = parse(r#"{"jsonrpc": "2.0", "id": "a", "result": {}}"#);
+        assert_eq!(ok.kind(), Kind::Response { id: "\"a\"" });
+        assert_eq!(
+            parse(r#"{"id": null, "method": "x"}"#).kind(),
+            Kind::Invalid
+        );
+        assert!(Message::parse("[1]".into()).is_err());
     }
 
     #[test]
-    fn bad_lines_do_not_end_the_stream() {
+    fn what_is_not_read_stays_as_sent() {
+        let text = r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"tools/call","params":{"name":"x","arguments":{"s":"\ud83d","n":1e400,"d":0.1000000000000000055511151231257827}}}"#;
+        let m = parse(text);
+        assert_eq!(
+            m.kind(),
+            Kind::Request {
+                id: "123456789012345678901234567890",
+                method: "tools/call"
+            }
+        );
+        assert!(
+            m.params()
+                .unwrap()
+                .contains(r#""n":1e400,"d":0.1000000000000000055511151231257827"#)
+        );
+        assert_eq!(
+            response(m.id().unwrap(), "{}"),
+            r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}"#
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"result":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(parse(&deep).kind(), Kind::Response { id: "4" });
+    }
+
+    #[test]
+    fn bad_lines_do_not_end_the_stream_and_keep_their_id() {
         let mut lines = Lines::default();
-        let mut buf = BytesMut::from(&b"not json\n{\"id\":1,\"result\":{}}\n"[..]);
-        assert!(lines.decode(&mut buf).unwrap().unwrap().is_err());
+        let mut buf = BytesMut::from(
+            &b"not json\n{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"x\":NaN}}\n\n{\"id\":1,\"result\":{}}\r\n"[..],
+        );
+        assert!(matches!(
+            lines.decode(&mut buf).unwrap().unwrap(),
+            Err(Bad::NotJson { id: None, .. })
+        ));
+        let bad = lines.decode(&mut buf).unwrap().unwrap().unwrap_err();
+        assert_eq!(bad.id(), Some("7"));
         let ok = lines.decode(&mut buf).unwrap().unwrap().unwrap();
-        assert_eq!(ok["id"], 1);
+        assert_eq!(ok.id(), Some("1"));
         assert!(lines.decode(&mut buf).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_over_long_line_is_skipped_with_its_size_and_id() {
+        let mut lines = Lines::default();
+        let big = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"r-9\",\"result\":{{\"text\":\"{}\"}}}}\n{{\"id\":2,\"result\":{{}}}}\n",
+            "x".repeat(MAX_MESSAGE_BYTES)
+        );
+        let size = big.find('\n').unwrap();
+        let mut out = Vec::new();
+        // Fed in chunks, as a pipe delivers it.
+        let mut buf = BytesMut::new();
+        for chunk in big.as_bytes().chunks(1 << 20) {
+            buf.extend_from_slice(chunk);
+            while let Some(frame) = lines.decode(&mut buf).unwrap() {
+                out.push(frame);
+            }
+            assert!(buf.len() <= MAX_MESSAGE_BYTES + (1 << 20));
+        }
+        assert_eq!(
+            out[0],
+            Err(Bad::TooLong {
+                size,
+                id: Some("\"r-9\"".into())
+            })
+        );
+        assert_eq!(out[1].as_ref().unwrap().id(), Some("2"));
+    }
+
+    #[test]
+    fn head_ids() {
+        assert_eq!(
+            head_id(br#"{"a":{"id":5},"id":6,"x":NaN}"#),
+            Some("6".into())
+        );
+        assert_eq!(head_id(br#"{"jsonrpc":"2.0","id":"q\"","x"#), None);
+        assert_eq!(
+            head_id(br#"{"x":"\"id\":3","id":-4e2,"#),
+            Some("-4e2".into())
+        );
+        assert_eq!(head_id(b"garbage"), None);
     }
 }
