@@ -536,7 +536,7 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
     };
     let mut client = Client::start(&config, &["--request-timeout", "40"]);
     client.initialize("2025-11-25");
-    assert_eq!(client.tools().len(), 8);
+    assert_eq!(client.tools().len(), 9);
 
     // The client's id and the tool's arguments reach the server byte for byte, and the id
     // comes back as the client wrote it.
@@ -609,5 +609,61 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
         .count();
     assert_eq!(stray, 0);
     assert_eq!(client.request("ping", json!({}))["result"], json!({}));
+    client.close();
+}
+
+#[test]
+fn lean_pages_come_from_one_run_of_the_tool() {
+    let scratch = Scratch::new("pages");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--mode", "lean"]);
+    client.initialize("2025-11-25");
+    let cursor_in = |result: &Json| -> Option<String> {
+        let all: String = result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        all.split("cursor ")
+            .nth(1)
+            .map(|rest| rest.chars().take_while(char::is_ascii_hexdigit).collect())
+    };
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    for page in 0..5 {
+        let mut args = json!({"name": "counter", "arguments": {}, "limit": 2});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let r = client.call("execute_tool", args);
+        assert_ne!(r["isError"], true, "page {page}: {r}");
+        let body = text(&r);
+        for i in 0..6 {
+            for run in 1..4 {
+                if body.contains(&format!("run{run}-item{i}")) {
+                    seen.push(format!("run{run}-item{i}"));
+                }
+            }
+        }
+        cursor = cursor_in(&r);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    let want: Vec<String> = (0..6).map(|i| format!("run1-item{i}")).collect();
+    assert_eq!(seen, want, "pages must come from the first run only");
+    // The tool ran once for three pages: the next run is the second.
+    let r = client.call("execute_tool", json!({"name": "counter", "arguments": {}}));
+    assert!(text(&r).contains("run2-item0"), "{r}");
+    // A cursor for other arguments, or a made-up one, is refused with a reason.
+    let r = client.call(
+        "execute_tool",
+        json!({"name": "counter", "arguments": {}, "cursor": "00"}),
+    );
+    assert_eq!(r["isError"], true, "{r}");
     client.close();
 }

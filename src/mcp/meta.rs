@@ -312,6 +312,7 @@ impl<'c> MetaTools<'c> {
                 .get("cursor")
                 .and_then(Value::as_str)
                 .map(str::to_owned),
+            kept_as: None,
         };
         Ok(MetaCall::Execute(Plan {
             server: tool.server().to_owned(),

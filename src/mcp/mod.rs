@@ -35,6 +35,7 @@
 
 mod catalog;
 mod meta;
+mod pages;
 mod primer;
 // Used by the result encoder and the proxy as they move to raw text (next commits).
 #[cfg(feature = "mcp-proxy")]
@@ -55,6 +56,7 @@ pub use meta::{
     DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaCall, MetaTools, Plan, error_result,
     text_result,
 };
+pub use pages::Pages;
 pub use primer::PRIMER;
 pub use registry::{LIST_CHANGED, MAX_PAGES, Registry, ToolSource};
 pub use result::{Format, Policy, ResultEncoder, SkipReason, Stats, Structured};

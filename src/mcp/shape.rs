@@ -19,6 +19,10 @@ pub struct Shape {
     /// Cut rows, then long strings, until the TOON text is about this many tokens
     /// ([`crate::tokens::fit`]).
     pub max_tokens: Option<usize>,
+    /// The key under which the caller kept the whole result for later pages
+    /// ([`Pages`](super::Pages)); next-page cursors carry it, so that a later page is cut
+    /// from the same result instead of a new run of the tool.
+    pub kept_as: Option<String>,
 }
 
 /// What shaping did: human-readable notes, and the cursor of the next page if any.
@@ -29,6 +33,18 @@ pub(crate) struct Shaped {
 }
 
 impl Shape {
+    /// The key of the kept result the cursor pages, if it names one.
+    ///
+    /// # Errors
+    /// A cursor that is not one of ours.
+    pub fn cursor_key(&self) -> Result<Option<String>> {
+        let Some(cursor) = &self.cursor else {
+            return Ok(None);
+        };
+        let (key, _, _) = decode_cursor(cursor)?;
+        Ok((!key.is_empty()).then_some(key))
+    }
+
     /// Whether this shape changes nothing.
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -63,7 +79,10 @@ impl Shape {
 
     fn page(&self, value: &mut Value, shaped: &mut Shaped) -> Result<()> {
         let (path, offset) = match &self.cursor {
-            Some(cursor) => decode_cursor(cursor)?,
+            Some(cursor) => {
+                let (_, path, offset) = decode_cursor(cursor)?;
+                (path, offset)
+            }
             None => match crate::tokens::largest_array(value) {
                 Some((path, _)) => (path, 0),
                 // Nothing to page: a lone array of one element or none.
@@ -87,7 +106,7 @@ impl Shape {
         items.drain(..start);
         let at = if path.is_empty() { "/" } else { &path };
         if end < total {
-            let next = encode_cursor(&path, end);
+            let next = encode_cursor(self.kept_as.as_deref().unwrap_or(""), &path, end);
             shaped.notes.push(format!(
                 "{at}: items {}-{end} of {total}; next page: cursor {next}",
                 start + 1
@@ -103,15 +122,16 @@ impl Shape {
     }
 }
 
-/// A cursor is `offset` and the array's JSON Pointer, hex-encoded so it reads as opaque.
-fn encode_cursor(path: &str, offset: usize) -> String {
-    format!("{offset}:{path}")
+/// A cursor is the kept result's key (empty when none), `offset` and the array's JSON Pointer,
+/// hex-encoded so it reads as opaque.
+fn encode_cursor(key: &str, path: &str, offset: usize) -> String {
+    format!("{key}:{offset}:{path}")
         .bytes()
         .map(|b| format!("{b:02x}"))
         .collect()
 }
 
-fn decode_cursor(cursor: &str) -> Result<(String, usize)> {
+fn decode_cursor(cursor: &str) -> Result<(String, String, usize)> {
     let bad = || Error::data(format!("invalid cursor {}", crate::error::Quoted(cursor)));
     if !cursor.len().is_multiple_of(2) || cursor.len() > 8192 {
         return Err(bad());
@@ -121,8 +141,16 @@ fn decode_cursor(cursor: &str) -> Result<(String, usize)> {
         .map(|i| u8::from_str_radix(cursor.get(i..i + 2).ok_or_else(bad)?, 16).map_err(|_| bad()))
         .collect::<Result<Vec<u8>>>()?;
     let text = String::from_utf8(bytes).map_err(|_| bad())?;
-    let (offset, path) = text.split_once(':').ok_or_else(bad)?;
-    Ok((path.to_owned(), offset.parse().map_err(|_| bad())?))
+    let (key, rest) = text.split_once(':').ok_or_else(bad)?;
+    let (offset, path) = rest.split_once(':').ok_or_else(bad)?;
+    if !key.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(bad());
+    }
+    Ok((
+        key.to_owned(),
+        path.to_owned(),
+        offset.parse().map_err(|_| bad())?,
+    ))
 }
 
 #[cfg(test)]
@@ -204,8 +232,26 @@ mod tests {
     }
 
     #[test]
+    fn cursors_carry_the_kept_result() {
+        let shape = Shape {
+            limit: Some(2),
+            kept_as: Some("00ab".into()),
+            ..Shape::default()
+        };
+        let shaped = shape.apply(&mut users(5)).unwrap();
+        let next = Shape {
+            cursor: shaped.next_cursor,
+            ..Shape::default()
+        };
+        assert_eq!(next.cursor_key().unwrap().as_deref(), Some("00ab"));
+        let mut v = users(5);
+        next.apply(&mut v).unwrap();
+        assert_eq!(v["users"][0]["id"].as_i64(), Some(2));
+    }
+
+    #[test]
     fn bad_cursors_are_errors() {
-        for c in ["zz", "abc", "3a", &encode_cursor("/missing", 1)] {
+        for c in ["zz", "abc", "3a", &encode_cursor("", "/missing", 1)] {
             let shape = Shape {
                 cursor: Some(c.to_owned()),
                 ..Shape::default()

@@ -21,7 +21,8 @@ use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::raw;
 use crate::mcp::{
-    Format, Grouping, LIST_CHANGED, MetaCall, MetaTools, PRIMER, Structured, error_result,
+    Format, Grouping, LIST_CHANGED, MetaCall, MetaTools, PRIMER, Pages, Plan, Structured,
+    error_result,
 };
 use serde_json::value::RawValue;
 
@@ -70,6 +71,7 @@ where
         mode,
         client,
         in_flight: Mutex::default(),
+        pages: Pages::new(),
     });
     // Its own task: a re-listing in progress is never cut short by a client message.
     let changes = {
@@ -103,6 +105,8 @@ struct Front {
     /// Requests being worked on, by the client's id (as JSON text), for cancellation and
     /// for progress notifications.
     in_flight: Mutex<HashMap<String, InFlight>>,
+    /// Lean mode's results kept for `execute_tool`'s later pages.
+    pages: Pages,
 }
 
 /// A client request being worked on.
@@ -265,7 +269,26 @@ impl Front {
                     crate::mcp::EXECUTE_TOOL.to_owned(),
                 ],
             }),
-            MetaCall::Execute(plan) => {
+            MetaCall::Execute(mut plan) => {
+                // A later page comes from the result kept at the first: never a new run.
+                match plan.shape.cursor_key() {
+                    Ok(Some(key)) => {
+                        let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
+                        return Ok(match kept {
+                            Ok(result) => {
+                                plan.shape.kept_as = Some(key);
+                                plan.finish_text(self.toolbox.encoder(), &result)
+                            }
+                            Err(why) => error_result(&why).to_string(),
+                        });
+                    }
+                    Ok(None) if plan.shape.cursor.is_some() => {
+                        let why = "this cursor names no result the proxy kept: call without cursor";
+                        return Ok(error_result(why).to_string());
+                    }
+                    Ok(None) => {}
+                    Err(e) => return Ok(error_result(&e.to_string()).to_string()),
+                }
                 let tool_arguments = arguments_text
                     .and_then(raw::entries)
                     .and_then(|e| raw::get(&e, "arguments").map(|a| a.get().to_owned()))
@@ -283,8 +306,24 @@ impl Front {
                     .toolbox
                     .request(&plan.server, "tools/call", Some(&forwarded))
                     .await?;
-                Ok(plan.finish_text(self.toolbox.encoder(), reply.result().unwrap_or("{}")))
+                let result = reply.result().unwrap_or("{}");
+                if plan.shape.limit.is_some() {
+                    self.keep_for_pages(&mut plan, result);
+                }
+                Ok(plan.finish_text(self.toolbox.encoder(), result))
             }
+        }
+    }
+
+    /// Keeps a result that is paged, so later pages are cut from it.
+    fn keep_for_pages(&self, plan: &mut Plan, result: &str) {
+        let failed = raw::entries(result)
+            .and_then(|e| raw::get(&e, "isError").map(|v| v.get() == "true"))
+            .unwrap_or(false);
+        if !failed {
+            plan.shape.kept_as = self
+                .pages
+                .keep(&plan.exposed, &plan.arguments, result.to_owned());
         }
     }
 
