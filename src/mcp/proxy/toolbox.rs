@@ -168,6 +168,7 @@ impl Toolbox {
                 let listed = write(&self.catalog).add_server_pages(&name, &refs);
                 match listed {
                     Ok(_) => {
+                        self.log_warnings(&name);
                         write(&self.servers).insert(name, Arc::new(server));
                     }
                     Err(e) => {
@@ -177,6 +178,15 @@ impl Toolbox {
                 }
             }
             Err(why) => self.unavailable(&name, &why),
+        }
+    }
+
+    /// What the catalog skipped or ignored in `server`'s listing, one stderr line each.
+    fn log_warnings(&self, server: &str) {
+        if let Some(listed) = self.catalog().server(server) {
+            for warning in listed.warnings() {
+                log(server, &format!("tools/list: {warning}"));
+            }
         }
     }
 
@@ -380,8 +390,9 @@ impl Toolbox {
         let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
         write(&self.catalog)
             .add_server_pages(server, &refs)
-            .map(|_| ())
-            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))
+            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))?;
+        self.log_warnings(server);
+        Ok(())
     }
 
     /// Shuts every server down in parallel (close stdin, wait, terminate).
