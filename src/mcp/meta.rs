@@ -266,9 +266,13 @@ impl<'c> MetaTools<'c> {
     fn spec(&self, args: &Value) -> std::result::Result<String, String> {
         Self::own_args(GET_TOOL_SPEC, args, spec_schema())?;
         let tool = self.find(args)?;
-        let definition = tool.definition().map_err(|e| e.to_string())?;
+        let mut definition = tool.definition().map_err(|e| e.to_string())?.clone();
+        // The name to call it by is the exposed one (`SERVER__NAME` where servers share it).
+        if let Some(object) = definition.as_object_mut() {
+            object.insert("name".into(), Value::String(tool.name().into()));
+        }
         // The cheaper of TOON and compact JSON: schemas are deep, often JSON wins.
-        crate::table::auto(definition)
+        crate::table::auto(&definition)
             .map(|a| a.text)
             .map_err(|e| e.to_string())
     }
