@@ -525,3 +525,58 @@ fn servers_start_in_parallel_and_a_slow_one_times_out_alone() {
     assert_eq!(r["x-vendor"], json!({"kept": true}));
     client.close();
 }
+
+#[test]
+fn a_file_read_through_the_proxy_is_the_files_text_so_an_edit_from_it_succeeds() {
+    let scratch = Scratch::new("verbatim");
+    let Some(config) = config(&scratch.0, &["filesystem"]) else {
+        return;
+    };
+    // Pretty-printed JSON rows: what the encoder would turn into a TOON table.
+    let rows: Vec<Json> = (0..12)
+        .map(|i| json!({"id": i, "name": format!("row {i}"), "ok": i % 2 == 0}))
+        .collect();
+    let path = scratch.0.join("files/data.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json!({"rows": rows})).unwrap(),
+    )
+    .unwrap();
+    let path_arg = path.to_str().unwrap();
+
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    let read = client.call("read_text_file", json!({"path": path_arg}));
+    assert_ne!(read["isError"], true, "{read}");
+    let seen = text(&read).to_owned();
+    assert_eq!(seen, std::fs::read_to_string(&path).unwrap(), "{read}");
+    assert!(
+        read["_meta"].get("rs.toon-codec/conversion").is_none(),
+        "{read}"
+    );
+
+    // The model copies lines of what it saw as oldText.
+    let old: String = seen.lines().skip(7).take(3).collect::<Vec<_>>().join("\n");
+    assert!(old.contains("row 1"), "{old}");
+    let edited = client.call(
+        "edit_file",
+        json!({"path": path_arg, "edits": [{"oldText": old, "newText": old.replace("row", "ROW")}]}),
+    );
+    assert_ne!(edited["isError"], true, "{edited}");
+    let again = client.call("read_text_file", json!({"path": path_arg}));
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    assert!(on_disk.contains("ROW 1"), "{on_disk}");
+    assert_eq!(text(&again), on_disk);
+
+    // A tool the rule calls content converts when configured to.
+    drop(client);
+    let mut client = Client::start(&config, &["--convert-tools", "read_text_file"]);
+    client.initialize("2025-11-25");
+    let converted = client.call("read_text_file", json!({"path": path_arg}));
+    assert_eq!(
+        decoded(&converted),
+        serde_json::from_str::<Json>(&on_disk).unwrap()
+    );
+    assert_ne!(text(&converted), on_disk);
+    client.close();
+}

@@ -5,6 +5,7 @@
 use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, Tool};
+use super::content::Decision;
 use super::result::ResultEncoder;
 use super::shape::Shape;
 use super::validate::validate_arguments;
@@ -80,13 +81,25 @@ pub struct Plan {
     pub arguments: Json,
     /// The shaping the model asked for (`fields`, `max_tokens`, `limit`, `cursor`).
     pub shape: Shape,
+    /// Whether the tool's results are converted, by its definition ([`Decision::of`]);
+    /// [`finish`](Self::finish) adds the encoder's policy.
+    pub content: Decision,
 }
 
 impl Plan {
     /// Shapes and encodes the server's result for the model. A shape that does not fit the
-    /// result (an unknown field) becomes an error result naming what is there.
+    /// result (an unknown field) becomes an error result naming what is there. A tool whose
+    /// results are document content ([`content`](Self::content) with the encoder's policy)
+    /// gets its result verbatim, unless the model asked for a shape, which is then applied.
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
+        let content = self
+            .content
+            .clone()
+            .with_policy(encoder.policy(), &self.exposed);
+        if !content.converts() && self.shape.is_empty() {
+            return encoder.keep(result);
+        }
         match encoder.encode_with(&self.exposed, result, &self.shape) {
             Ok(out) => out,
             Err(e) => error_result(&e.to_string()),
@@ -314,6 +327,7 @@ impl<'c> MetaTools<'c> {
             exposed: tool.name().to_owned(),
             arguments,
             shape,
+            content: Decision::of(tool),
         }))
     }
 }

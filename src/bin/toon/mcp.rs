@@ -30,6 +30,7 @@ fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
         max_size_bytes: args.max_size,
         include_tools: args.include_tools.into_iter().flatten().collect(),
         exclude_tools: args.exclude_tools.into_iter().flatten().collect(),
+        convert_tools: args.convert_tools.into_iter().flatten().collect(),
         skip_on_error: true,
         format: choice(
             "--format",
@@ -160,9 +161,10 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
         }
         #[cfg(feature = "mcp-proxy")]
-        McpCommand::Inspect { servers } => {
+        McpCommand::Inspect { servers, policy } => {
             let options = proxy::Options {
                 startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                policy: policy_of(policy)?,
                 ..proxy::Options::default()
             };
             let report = proxy::inspect(servers.config.as_deref(), options)?;
@@ -240,11 +242,11 @@ mod proxy {
 
     pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
         let config = load(config)?;
-        let structured = options.policy.structured;
+        let policy = options.policy.clone();
         runtime()?.block_on(async {
             let toolbox = Toolbox::start(&config, options);
             toolbox.ready().await;
-            let report = Inspection::of(&toolbox.catalog(), structured);
+            let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
             report.map(|r| r.to_string()).map_err(|e| e.to_string())
         })

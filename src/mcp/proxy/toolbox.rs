@@ -13,7 +13,7 @@ use super::config::{Config, Launch};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
 use super::peer::log;
-use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder};
+use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder};
 
 /// Timeouts and the result policy of a [`Toolbox`].
 #[derive(Clone, Debug)]
@@ -268,12 +268,26 @@ impl Toolbox {
         let (server, original) = self.route(&exposed)?;
         params["name"] = Json::String(original.clone());
         let result = self.request(&server, "tools/call", Some(params)).await?;
+        if !self.converts(&exposed).converts() {
+            return Ok(self.encoder.keep(result));
+        }
         self.encoder.encode(&exposed, result).map_err(|e| {
             CallError::internal(
                 &server,
                 format!("cannot encode the result of {original}: {e}"),
             )
         })
+    }
+
+    /// Whether results of the tool exposed as `exposed` are converted, and why: the content
+    /// rule ([`Decision::of`]) with the policy's `exclude_tools` / `include_tools` /
+    /// `convert_tools`. A tool no longer listed gets its result verbatim.
+    #[must_use]
+    pub fn converts(&self, exposed: &str) -> Decision {
+        match self.catalog().get(exposed) {
+            Some(tool) => Decision::of(tool).with_policy(&self.options.policy, exposed),
+            None => Decision::Verbatim("no longer listed".into()),
+        }
     }
 
     /// The server and the server's own name for an exposed tool name.
