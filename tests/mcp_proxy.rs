@@ -580,3 +580,89 @@ fn a_file_read_through_the_proxy_is_the_files_text_so_an_edit_from_it_succeeds()
     assert_ne!(text(&converted), on_disk);
     client.close();
 }
+
+#[test]
+fn every_tool_is_listed_once_under_its_own_name_and_reaches_its_own_server() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("listing");
+    let server = mcp_servers::root().join("tests/fixtures/mcp/servers/listing_server.py");
+    let entry = |name: &str, args: &[&str]| {
+        let mut argv = vec![server.to_str().unwrap(), name];
+        argv.extend(args);
+        json!({"command": "python3", "args": argv})
+    };
+    // Two servers share `x`; a third has a tool named as the first's qualified `x` would be;
+    // a fourth lists 150 pages (more than the proxy follows), with mistyped fields.
+    let servers = json!({
+        "a": entry("a", &["x", "y"]),
+        "b": entry("b", &["x"]),
+        "c": entry("c", &["a__x"]),
+        "big": entry("big", &["--pages", "150"]),
+    });
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let tools = client.tools();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    let total = names.len();
+    names.dedup();
+    assert_eq!(names.len(), total, "every name once: {names:?}");
+    // big's first 100 pages are kept, though its listing went on.
+    assert_eq!(total, 4 + 100, "{names:?}");
+    for (exposed, server, tool) in [
+        ("a__x", "c", "a__x"),
+        ("a__x_2", "a", "x"),
+        ("b__x", "b", "x"),
+        ("y", "a", "y"),
+        ("p0", "big", "p0"),
+        ("p99", "big", "p99"),
+    ] {
+        let reached = client.call(exposed, json!({}));
+        assert_eq!(
+            serde_json::from_str::<Json>(text(&reached)).unwrap(),
+            json!({"server": server, "tool": tool}),
+            "{exposed}"
+        );
+    }
+    // The mistyped fields cost those fields only, and say so.
+    let p0 = tools.iter().find(|t| t["name"] == "p0").unwrap();
+    assert_eq!(p0["title"], 123, "the definition passes through as sent");
+    let stderr = client.stderr();
+    for warning in [
+        r#"[big] tools/list: tool "p0": "readOnlyHint" is "true", not a boolean; ignored"#,
+        r#"[big] tools/list: tool "p0": "title" is 123, not a string; ignored"#,
+        "[big] tools/list: skipped a tool without a usable name",
+        "[big] tools/list: stopped listing after 100 pages: the proxy's limit",
+    ] {
+        assert!(stderr.contains(warning), "{warning} missing:\n{stderr}");
+    }
+    client.close();
+
+    // inspect shows the same warnings, and what each tool's results get.
+    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "inspect", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("[big] stopped listing after 100 pages: the proxy's limit"),
+        "{report}"
+    );
+    assert!(
+        report.contains(r#"[big] tool "p0": "title" is 123"#),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("a__x_2 ") && l.contains("convert")),
+        "{report}"
+    );
+}
