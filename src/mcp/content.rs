@@ -287,10 +287,8 @@ fn words(name: &str) -> Vec<String> {
     let mut word = String::new();
     let mut previous_lower = false;
     for c in name.chars() {
-        if !c.is_alphanumeric() || (c.is_uppercase() && previous_lower) {
-            if !word.is_empty() {
-                out.push(std::mem::take(&mut word));
-            }
+        if (!c.is_alphanumeric() || (c.is_uppercase() && previous_lower)) && !word.is_empty() {
+            out.push(std::mem::take(&mut word));
         }
         if c.is_alphanumeric() {
             word.extend(c.to_lowercase());
@@ -558,6 +556,41 @@ mod tests {
         let list = serde_json::json!({ "tools": others }).to_string();
         catalog.add_server("others", &list).unwrap();
         catalog
+    }
+
+    #[test]
+    fn names_split_into_words() {
+        assert_eq!(words("read_text_file"), ["read", "text", "file"]);
+        assert_eq!(words("getFileContents"), ["get", "file", "contents"]);
+        assert_eq!(
+            words("API-retrieve-a-page"),
+            ["api", "retrieve", "a", "page"]
+        );
+        assert_eq!(words("git_diff2"), ["git", "diff2"]);
+    }
+
+    #[test]
+    fn configuration_overrides_the_rule_both_ways() {
+        let catalog = catalog();
+        let read = Decision::of(catalog.get("read_text_file").unwrap());
+        let graph = Decision::of(catalog.get("read_graph").unwrap());
+        assert!(!read.converts() && graph.converts());
+        let policy = Policy {
+            convert_tools: vec!["read_text_file".into(), "read_graph".into()],
+            exclude_tools: vec!["read_graph".into()],
+            ..Policy::default()
+        };
+        let read = read.with_policy(&policy, "read_text_file");
+        assert_eq!(read, Decision::Convert("listed in convert_tools".into()));
+        // Never converting wins over converting.
+        let graph = graph.with_policy(&policy, "read_graph");
+        assert_eq!(graph, Decision::Verbatim("listed in exclude_tools".into()));
+        let only = Policy {
+            include_tools: vec!["x".into()],
+            ..Policy::default()
+        };
+        let get_time = Decision::of(catalog.get("get_current_time").unwrap());
+        assert!(!get_time.with_policy(&only, "get_current_time").converts());
     }
 
     #[test]

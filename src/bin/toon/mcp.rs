@@ -58,7 +58,21 @@ fn catalog(file: Option<&str>) -> Result<Catalog, String> {
         .and_then(|f| std::path::Path::new(f).file_stem())
         .and_then(|s| s.to_str())
         .unwrap_or("stdin");
-    Catalog::from_json(&text, name).map_err(|e| format!("{}: {e}", file.unwrap_or("<stdin>")))
+    let label = file.unwrap_or("<stdin>");
+    let catalog = Catalog::from_json(&text, name).map_err(|e| format!("{label}: {e}"))?;
+    // What the catalog skipped or ignored; a list none of whose tools could be read fails.
+    for server in catalog.servers() {
+        for warning in server.warnings() {
+            eprintln!("toon: {label}: server {:?}: {warning}", server.name());
+        }
+        if server.tools().is_empty() && !server.warnings().is_empty() {
+            return Err(format!(
+                "{label}: server {:?} has no usable tool",
+                server.name()
+            ));
+        }
+    }
+    Ok(catalog)
 }
 
 fn choice<T>(
