@@ -576,7 +576,16 @@ mod mcp {
         for (args, input, message) in [
             (&["mcp", "result"][..], "{\"a\":", "invalid JSON"),
             (&["mcp", "result"][..], "[1]", "not a tools/call result"),
-            (&["mcp", "catalog"][..], "[1]", "a tool must be an object"),
+            (
+                &["mcp", "catalog"][..],
+                "[1]",
+                "skipped a tool: not an object: 1",
+            ),
+            (
+                &["mcp", "catalog"][..],
+                "[{\"nam\": 1}]",
+                "has no usable tool",
+            ),
             (&["mcp", "catalog"][..], "{\"x\": 1}", "not a tool list"),
             (
                 &["mcp", "catalog", "--view", "wide"][..],

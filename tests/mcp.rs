@@ -166,6 +166,40 @@ fn shared_names_are_qualified_by_server() {
 }
 
 #[test]
+fn get_tool_spec_shows_the_name_to_call() {
+    let mut catalog = Catalog::new();
+    catalog
+        .add_server("filesystem", &list_text("filesystem"))
+        .unwrap();
+    catalog
+        .add_server("copy", &list_text("filesystem"))
+        .unwrap();
+    let meta = MetaTools::new(&catalog);
+    let MetaCall::Answer(spec) = meta.call(
+        "get_tool_spec",
+        &json!({"name": "filesystem__directory_tree"}),
+    ) else {
+        panic!("expected an answer");
+    };
+    let text = spec["content"][0]["text"].as_str().unwrap();
+    let shown: Json = serde_json::from_str(text)
+        .or_else(|_| toon::decode::<Json>(text))
+        .unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(shown["name"], "filesystem__directory_tree", "{text}");
+    // What it shows can be called.
+    let MetaCall::Execute(plan) = meta.call(
+        "execute_tool",
+        &json!({"name": shown["name"], "arguments": {"path": "."}}),
+    ) else {
+        panic!("expected a plan");
+    };
+    assert_eq!(
+        (plan.server.as_str(), plan.tool.as_str()),
+        ("filesystem", "directory_tree")
+    );
+}
+
+#[test]
 fn search_ranks_the_obvious_tool_first() {
     let catalog = catalog();
     for (query, expected) in [
@@ -482,7 +516,7 @@ fn meta_tools_discover_explain_and_execute() {
     };
     let plan = toon::mcp::Plan {
         shape: typo,
-        ..plan
+        ..*plan
     };
     let err = plan.finish(&ResultEncoder::new(Policy::default()), result);
     assert_eq!(err["isError"], true);

@@ -667,3 +667,144 @@ fn lean_pages_come_from_one_run_of_the_tool() {
     assert_eq!(r["isError"], true, "{r}");
     client.close();
 }
+
+#[test]
+fn a_file_read_through_the_proxy_is_the_files_text_so_an_edit_from_it_succeeds() {
+    let scratch = Scratch::new("verbatim");
+    let Some(config) = config(&scratch.0, &["filesystem"]) else {
+        return;
+    };
+    // Pretty-printed JSON rows: what the encoder would turn into a TOON table.
+    let rows: Vec<Json> = (0..12)
+        .map(|i| json!({"id": i, "name": format!("row {i}"), "ok": i % 2 == 0}))
+        .collect();
+    let path = scratch.0.join("files/data.json");
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(&json!({"rows": rows})).unwrap(),
+    )
+    .unwrap();
+    let path_arg = path.to_str().unwrap();
+
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    let read = client.call("read_text_file", json!({"path": path_arg}));
+    assert_ne!(read["isError"], true, "{read}");
+    let seen = text(&read).to_owned();
+    assert_eq!(seen, std::fs::read_to_string(&path).unwrap(), "{read}");
+    assert!(
+        read["_meta"].get("rs.toon-codec/conversion").is_none(),
+        "{read}"
+    );
+
+    // The model copies lines of what it saw as oldText.
+    let old: String = seen.lines().skip(7).take(3).collect::<Vec<_>>().join("\n");
+    assert!(old.contains("row 1"), "{old}");
+    let edited = client.call(
+        "edit_file",
+        json!({"path": path_arg, "edits": [{"oldText": old, "newText": old.replace("row", "ROW")}]}),
+    );
+    assert_ne!(edited["isError"], true, "{edited}");
+    let again = client.call("read_text_file", json!({"path": path_arg}));
+    let on_disk = std::fs::read_to_string(&path).unwrap();
+    assert!(on_disk.contains("ROW 1"), "{on_disk}");
+    assert_eq!(text(&again), on_disk);
+
+    // A tool the rule calls content converts when configured to.
+    drop(client);
+    let mut client = Client::start(&config, &["--convert-tools", "read_text_file"]);
+    client.initialize("2025-11-25");
+    let converted = client.call("read_text_file", json!({"path": path_arg}));
+    assert_eq!(
+        decoded(&converted),
+        serde_json::from_str::<Json>(&on_disk).unwrap()
+    );
+    assert_ne!(text(&converted), on_disk);
+    client.close();
+}
+
+#[test]
+fn every_tool_is_listed_once_under_its_own_name_and_reaches_its_own_server() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("listing");
+    let server = mcp_servers::root().join("tests/fixtures/mcp/servers/listing_server.py");
+    let entry = |name: &str, args: &[&str]| {
+        let mut argv = vec![server.to_str().unwrap(), name];
+        argv.extend(args);
+        json!({"command": "python3", "args": argv})
+    };
+    // Two servers share `x`; a third has a tool named as the first's qualified `x` would be;
+    // a fourth lists 150 pages (more than the proxy follows), with mistyped fields.
+    let servers = json!({
+        "a": entry("a", &["x", "y"]),
+        "b": entry("b", &["x"]),
+        "c": entry("c", &["a__x"]),
+        "big": entry("big", &["--pages", "150"]),
+    });
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let tools = client.tools();
+    let mut names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort_unstable();
+    let total = names.len();
+    names.dedup();
+    assert_eq!(names.len(), total, "every name once: {names:?}");
+    // big's first 100 pages are kept, though its listing went on.
+    assert_eq!(total, 4 + 100, "{names:?}");
+    for (exposed, server, tool) in [
+        ("a__x", "c", "a__x"),
+        ("a__x_2", "a", "x"),
+        ("b__x", "b", "x"),
+        ("y", "a", "y"),
+        ("p0", "big", "p0"),
+        ("p99", "big", "p99"),
+    ] {
+        let reached = client.call(exposed, json!({}));
+        assert_eq!(
+            serde_json::from_str::<Json>(text(&reached)).unwrap(),
+            json!({"server": server, "tool": tool}),
+            "{exposed}"
+        );
+    }
+    // The mistyped fields cost those fields only, and say so.
+    let p0 = tools.iter().find(|t| t["name"] == "p0").unwrap();
+    assert_eq!(p0["title"], 123, "the definition passes through as sent");
+    let stderr = client.stderr();
+    for warning in [
+        r#"[big] tools/list: tool "p0": "readOnlyHint" is "true", not a boolean; ignored"#,
+        r#"[big] tools/list: tool "p0": "title" is 123, not a string; ignored"#,
+        "[big] tools/list: skipped a tool without a usable name",
+        "[big] tools/list: stopped listing after 100 pages: the proxy's limit",
+    ] {
+        assert!(stderr.contains(warning), "{warning} missing:\n{stderr}");
+    }
+    client.close();
+
+    // inspect shows the same warnings, and what each tool's results get.
+    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "inspect", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{report}");
+    assert!(
+        report.contains("[big] stopped listing after 100 pages: the proxy's limit"),
+        "{report}"
+    );
+    assert!(
+        report.contains(r#"[big] tool "p0": "title" is 123"#),
+        "{report}"
+    );
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with("a__x_2 ") && l.contains("convert")),
+        "{report}"
+    );
+}

@@ -1,7 +1,7 @@
 //! The tool catalog: every tool of every server, kept byte-for-byte as the server sent it,
 //! with the compact views a model reads (see [`Catalog`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -61,16 +61,65 @@ impl Annotations {
     }
 }
 
-/// The fields of a tool definition the catalog reads eagerly; the rest stays raw.
+/// The fields of a tool definition the catalog reads eagerly, kept raw so that one mistyped
+/// field costs only that field (see [`Tool::parse`]); the rest is skipped unread.
 #[derive(Deserialize)]
-struct Head {
-    name: String,
-    #[serde(default)]
-    title: Option<String>,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    annotations: Option<Annotations>,
+struct Head<'a> {
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    title: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    description: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    annotations: Option<&'a RawValue>,
+}
+
+/// `annotations`, each hint kept raw for the same reason.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawAnnotations<'a> {
+    #[serde(borrow, default)]
+    title: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    read_only_hint: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    destructive_hint: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    idempotent_hint: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    open_world_hint: Option<&'a RawValue>,
+}
+
+/// A field read as `T`: `None` when absent or `null`; when mistyped, also `None`, with a
+/// warning naming the tool, the field and what was there.
+fn field<T: serde::de::DeserializeOwned>(
+    raw: Option<&RawValue>,
+    tool: &str,
+    field: &str,
+    expected: &str,
+    warnings: &mut Vec<String>,
+) -> Option<T> {
+    let raw = raw.filter(|r| r.get() != "null")?;
+    match serde_json::from_str(raw.get()) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            warnings.push(format!(
+                "tool {tool:?}: {field:?} is {}, not {expected}; ignored",
+                excerpt(raw.get())
+            ));
+            None
+        }
+    }
+}
+
+/// The start of a JSON text, for messages.
+fn excerpt(json: &str) -> String {
+    let mut out: String = json.chars().take(40).collect();
+    if out.len() < json.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// One tool: its definition as sent, and what the catalog derived from it.
@@ -96,35 +145,78 @@ impl fmt::Debug for Tool {
 }
 
 impl Tool {
-    fn parse(server: &str, raw: &RawValue) -> Result<Tool> {
-        let head: Head = serde_json::from_str(raw.get()).map_err(|e| {
-            let what = if raw.get().starts_with('{') {
-                e.to_string().replace("struct Head", "a tool")
-            } else {
-                format!("found {}", raw.get().chars().take(40).collect::<String>())
-            };
-            Error::data(format!(
-                "server {server:?}: a tool must be an object with a string \"name\": {what}"
-            ))
-        })?;
-        if head.name.is_empty() {
-            return Err(Error::data(format!(
-                "server {server:?}: a tool has an empty name"
-            )));
-        }
-        Ok(Tool {
-            name: head.name.clone(),
-            original_name: head.name,
+    /// Reads one tool of `server`'s listing. Every tool with a non-empty string `name` is
+    /// kept; a mistyped `title`, `description` or annotation is ignored with a warning, so one
+    /// server's slip costs one field, not its tools. `None` (with a warning) when there is no
+    /// usable name.
+    fn parse(server: &str, raw: &RawValue, warnings: &mut Vec<String>) -> Option<Tool> {
+        // Derived structs also accept arrays (fields by position): only objects are tools.
+        let head = Some(raw)
+            .filter(|r| r.get().starts_with('{'))
+            .ok_or_else(|| "not an object".to_owned())
+            .and_then(|r| serde_json::from_str::<Head<'_>>(r.get()).map_err(|e| e.to_string()));
+        let head = match head {
+            Ok(head) => head,
+            Err(e) => {
+                warnings.push(format!("skipped a tool: {e}: {}", excerpt(raw.get())));
+                return None;
+            }
+        };
+        let name = head
+            .name
+            .and_then(|n| serde_json::from_str::<String>(n.get()).ok())
+            .filter(|n| !n.is_empty());
+        let Some(name) = name else {
+            let found = head.name.map_or("none".to_owned(), |n| excerpt(n.get()));
+            warnings.push(format!(
+                "skipped a tool without a usable name (a non-empty string; found {found}): {}",
+                excerpt(raw.get())
+            ));
+            return None;
+        };
+        let title = field(head.title, &name, "title", "a string", warnings);
+        let description = field(head.description, &name, "description", "a string", warnings);
+        let annotations = head
+            .annotations
+            .filter(|r| r.get() != "null")
+            .and_then(|raw| {
+                let read = Some(raw.get())
+                    .filter(|r| r.starts_with('{'))
+                    .and_then(|r| serde_json::from_str::<RawAnnotations<'_>>(r).ok());
+                let Some(a) = read else {
+                    warnings.push(format!(
+                        "tool {name:?}: \"annotations\" is {}, not an object; ignored",
+                        excerpt(raw.get())
+                    ));
+                    return None;
+                };
+                let mut hint = |raw, key| field::<bool>(raw, &name, key, "a boolean", warnings);
+                let read_only_hint = hint(a.read_only_hint, "readOnlyHint");
+                let destructive_hint = hint(a.destructive_hint, "destructiveHint");
+                let idempotent_hint = hint(a.idempotent_hint, "idempotentHint");
+                let open_world_hint = hint(a.open_world_hint, "openWorldHint");
+                Some(Annotations {
+                    title: field(a.title, &name, "annotations.title", "a string", warnings),
+                    read_only_hint,
+                    destructive_hint,
+                    idempotent_hint,
+                    open_world_hint,
+                })
+            });
+        Some(Tool {
+            name: name.clone(),
+            original_name: name,
             server: server.to_owned(),
             raw: raw.get().into(),
-            annotations: head.annotations.unwrap_or_default(),
-            description: head.description.unwrap_or_default(),
-            title: head.title,
+            annotations: annotations.unwrap_or_default(),
+            description: description.unwrap_or_default(),
+            title,
             definition: OnceLock::new(),
         })
     }
 
-    /// The name a model calls it by: its own, or `SERVER__NAME` when two servers share it.
+    /// The name a model calls it by: its own, or `SERVER__NAME` when servers share it (with
+    /// `_2`, … when even that is taken; see [`Catalog`]).
     #[must_use]
     pub fn name(&self) -> &str {
         &self.name
@@ -254,6 +346,7 @@ pub struct Server {
     name: String,
     status: Status,
     tools: Vec<Tool>,
+    warnings: Vec<String>,
 }
 
 impl Server {
@@ -274,13 +367,25 @@ impl Server {
     pub fn tools(&self) -> &[Tool] {
         &self.tools
     }
+
+    /// What was wrong with its listing and was worked around: a tool skipped (no usable
+    /// name, a name listed twice), a mistyped field ignored, a listing cut at [`MAX_PAGES`].
+    /// Each names the tool and the field.
+    ///
+    /// [`MAX_PAGES`]: super::MAX_PAGES
+    #[must_use]
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
 }
 
 /// The tools of one or more MCP servers, with the views a model reads.
 ///
 /// Built from `tools/list` results as JSON text, so every definition is kept byte-for-byte
 /// ([`Tool::raw_json`]); schemas are parsed only when a view or a validation needs them.
-/// A tool name that two servers share is exposed as `SERVER__NAME` for each.
+/// A tool name that several servers share is exposed as `SERVER__NAME` for each, and every
+/// exposed name is unique (see [`Tool::name`]). Listings are read leniently: what had to be
+/// skipped or ignored is in each [`Server::warnings`].
 ///
 /// ```
 /// use toon::mcp::Catalog;
@@ -356,19 +461,26 @@ impl Catalog {
     /// Adds (or replaces) a server from its `tools/list` result JSON. A result with a
     /// `nextCursor` is only the first page: use [`add_server_pages`](Self::add_server_pages).
     ///
+    /// Tools are read leniently: a tool without a usable name, or with a name the server
+    /// listed before, is skipped, and a mistyped field is ignored, each with a warning in
+    /// [`Server::warnings`]; the server's other tools stay usable.
+    ///
     /// # Errors
-    /// Invalid JSON, no `tools` array, a tool without a name, or a name listed twice.
+    /// Invalid JSON, or no `tools` array.
     pub fn add_server(&mut self, server: &str, tools_list: &str) -> Result<()> {
         self.add_server_pages(server, &[tools_list]).map(|_| ())
     }
 
     /// Adds (or replaces) a server from every page of its `tools/list` results, in order;
-    /// returns the last page's `nextCursor` (`None` when the listing is complete).
+    /// returns the last page's `nextCursor` (`None` when the listing is complete). A listing
+    /// of [`MAX_PAGES`](super::MAX_PAGES) pages that still has a `nextCursor` was cut by the
+    /// proxy's own limit: its tools are kept, with a warning saying so.
     ///
     /// # Errors
     /// As [`add_server`](Self::add_server).
     pub fn add_server_pages(&mut self, server: &str, pages: &[&str]) -> Result<Option<String>> {
         let mut tools = Vec::new();
+        let mut warnings = Vec::new();
         let mut cursor = None;
         for page in pages {
             let parsed: ListPage<'_> = serde_json::from_str(page).map_err(|e| {
@@ -380,30 +492,46 @@ impl Catalog {
                     Error::json(&e, page)
                 }
             })?;
-            for raw in parsed.tools {
-                tools.push(Tool::parse(server, raw)?);
-            }
+            tools.extend(
+                parsed
+                    .tools
+                    .into_iter()
+                    .filter_map(|raw| Tool::parse(server, raw, &mut warnings)),
+            );
             cursor = parsed.next_cursor;
         }
-        self.insert(server, Status::Ready, tools)?;
+        if cursor.is_some() && pages.len() >= super::MAX_PAGES {
+            warnings.push(format!(
+                "stopped listing after {} pages: the proxy's limit; tools on later pages are \
+                 missing",
+                pages.len()
+            ));
+        }
+        self.insert(server, Status::Ready, tools, warnings);
         Ok(cursor)
     }
 
     fn add_tools(&mut self, server: &str, array: &RawValue) -> Result<()> {
         let raws: Vec<&RawValue> = serde_json::from_str(array.get())
             .map_err(|e| Error::data(format!("server {server:?}: {e}")))?;
+        let mut warnings = Vec::new();
         let tools = raws
             .into_iter()
-            .map(|raw| Tool::parse(server, raw))
-            .collect::<Result<Vec<_>>>()?;
-        self.insert(server, Status::Ready, tools)
+            .filter_map(|raw| Tool::parse(server, raw, &mut warnings))
+            .collect();
+        self.insert(server, Status::Ready, tools, warnings);
+        Ok(())
     }
 
     /// Records a server that could not be reached; views list it as unavailable with `reason`.
     /// Replaces any tools it had.
     pub fn add_unavailable(&mut self, server: &str, reason: &str) {
-        // Cannot fail: no tools, so no duplicate names.
-        let _ = self.insert(server, Status::Unavailable(reason.to_owned()), Vec::new());
+        self.insert(
+            server,
+            Status::Unavailable(reason.to_owned()),
+            Vec::new(),
+            Vec::new(),
+        );
     }
 
     /// Removes a server and its tools; returns whether it was there.
@@ -417,31 +545,46 @@ impl Catalog {
         removed
     }
 
-    fn insert(&mut self, server: &str, status: Status, tools: Vec<Tool>) -> Result<()> {
-        let mut seen = std::collections::HashSet::new();
-        for tool in &tools {
-            if !seen.insert(tool.original_name.as_str()) {
-                return Err(Error::data(format!(
-                    "server {server:?} lists tool {:?} twice",
+    fn insert(
+        &mut self,
+        server: &str,
+        status: Status,
+        mut tools: Vec<Tool>,
+        mut warnings: Vec<String>,
+    ) {
+        // A name listed twice: the first is the one a `tools/call` by that name would reach.
+        let mut seen = HashSet::new();
+        tools.retain(|tool| {
+            let first = seen.insert(tool.original_name.clone());
+            if !first {
+                warnings.push(format!(
+                    "tool {:?} is listed twice; kept the first",
                     tool.original_name
-                )));
+                ));
             }
-        }
+            first
+        });
         let entry = Server {
             name: server.to_owned(),
             status,
             tools,
+            warnings,
         };
         match self.servers.iter_mut().find(|s| s.name == server) {
             Some(slot) => *slot = entry,
             None => self.servers.push(entry),
         }
         self.reindex();
-        Ok(())
     }
 
-    /// Recomputes exposed names (collisions become `SERVER__NAME`) and the name index, and
-    /// drops the search index.
+    /// Recomputes exposed names and the name index, and drops the search index.
+    ///
+    /// A name one server has is exposed as is. A name several servers share becomes
+    /// `SERVER__NAME` for each; if that is taken too (by another tool's own name, or another
+    /// qualified name), `_2`, `_3`, … is appended until it is free. Own names are placed
+    /// first and qualified ones in (server, name) order, so every exposed name is unique and
+    /// depends only on which servers have which tools, not on the order they were added or
+    /// listed in.
     fn reindex(&mut self) {
         let mut owners: HashMap<&str, usize> = HashMap::new();
         for server in &self.servers {
@@ -449,19 +592,36 @@ impl Catalog {
                 *owners.entry(tool.original_name.as_str()).or_default() += 1;
             }
         }
-        let shared: std::collections::HashSet<String> = owners
-            .into_iter()
-            .filter(|&(_, n)| n > 1)
-            .map(|(name, _)| name.to_owned())
-            .collect();
+        let mut names: HashMap<(usize, usize), String> = HashMap::new();
+        let mut taken: HashSet<String> = HashSet::new();
+        let mut shared: Vec<(&str, &str, (usize, usize))> = Vec::new();
+        for (si, server) in self.servers.iter().enumerate() {
+            for (ti, tool) in server.tools.iter().enumerate() {
+                let name = tool.original_name.as_str();
+                if owners[name] == 1 {
+                    taken.insert(name.to_owned());
+                    names.insert((si, ti), name.to_owned());
+                } else {
+                    shared.push((server.name.as_str(), name, (si, ti)));
+                }
+            }
+        }
+        shared.sort_unstable();
+        for (server, name, at) in shared {
+            let qualified = format!("{server}{COLLISION_SEPARATOR}{name}");
+            let mut exposed = qualified.clone();
+            let mut n = 1;
+            while taken.contains(&exposed) {
+                n += 1;
+                exposed = format!("{qualified}_{n}");
+            }
+            taken.insert(exposed.clone());
+            names.insert(at, exposed);
+        }
         self.index.clear();
         for (si, server) in self.servers.iter_mut().enumerate() {
             for (ti, tool) in server.tools.iter_mut().enumerate() {
-                tool.name = if shared.contains(&tool.original_name) {
-                    format!("{}{COLLISION_SEPARATOR}{}", server.name, tool.original_name)
-                } else {
-                    tool.original_name.clone()
-                };
+                tool.name = names.remove(&(si, ti)).unwrap_or_default();
                 self.index.insert(tool.name.clone(), (si, ti));
             }
         }
@@ -472,6 +632,12 @@ impl Catalog {
     #[must_use]
     pub fn servers(&self) -> &[Server] {
         &self.servers
+    }
+
+    /// The server added as `name`.
+    #[must_use]
+    pub fn server(&self, name: &str) -> Option<&Server> {
+        self.servers.iter().find(|s| s.name == name)
     }
 
     /// Every tool of every ready server, server by server.
@@ -620,19 +786,134 @@ mod tests {
         assert_eq!(c.get("a").unwrap().server(), "solo");
         let c = Catalog::from_json(FS, "fs").unwrap();
         assert_eq!(c.len(), 2);
-        for bad in [
-            "1",
-            "{}",
-            r#"{"fs": 3}"#,
-            r#"{"tools": 3}"#,
-            r#"[{"nam": "a"}]"#,
-        ] {
+        for bad in ["1", "{}", r#"{"fs": 3}"#, r#"{"tools": 3}"#] {
             assert!(Catalog::from_json(bad, "x").is_err(), "{bad}");
         }
         let err = Catalog::from_json("{\n  \"tools\": [,]\n}", "x").unwrap_err();
         assert_eq!((err.line(), err.column()), (2, 13), "{err}");
-        let err = Catalog::from_json(r#"{"tools":[{"name":"a"},{"name":"a"}]}"#, "x").unwrap_err();
-        assert!(err.to_string().contains("twice"), "{err}");
+    }
+
+    /// Each tool's fields as (exposed name, title, description, effect).
+    fn heads(c: &Catalog) -> Vec<(String, Option<String>, String, &'static str)> {
+        c.tools()
+            .map(|t| {
+                let title = t.title().map(str::to_owned);
+                let effect = t.annotations().effect();
+                (
+                    t.name().to_owned(),
+                    title,
+                    t.description().to_owned(),
+                    effect,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_mistyped_field_costs_that_field_not_the_servers_tools() {
+        let list = r#"{"tools": [
+            {"name": "a", "annotations": {"readOnlyHint": "true", "destructiveHint": false}},
+            {"name": "b", "title": 123, "description": ["one", "two"]},
+            {"name": "c", "annotations": [true], "description": "Fine."},
+            {"name": "d", "annotations": {"title": 5, "readOnlyHint": true}},
+            {"name": 7}, {"description": "no name"}, {"name": ""}, "tool", ["h"],
+            {"name": "f", "name": "g"},
+            {"name": "a", "description": "again"},
+            {"name": "e", "title": null, "annotations": null}
+        ]}"#;
+        let mut c = Catalog::new();
+        c.add_server("s", list).unwrap();
+        assert_eq!(
+            heads(&c),
+            [
+                ("a".into(), None, String::new(), "additive"),
+                ("b".into(), None, String::new(), "destructive"),
+                ("c".into(), None, "Fine.".into(), "destructive"),
+                ("d".into(), None, String::new(), "read-only"),
+                ("e".into(), None, String::new(), "destructive"),
+            ]
+        );
+        assert_eq!(
+            c.server("s").unwrap().warnings(),
+            [
+                r#"tool "a": "readOnlyHint" is "true", not a boolean; ignored"#,
+                r#"tool "b": "title" is 123, not a string; ignored"#,
+                r#"tool "b": "description" is ["one", "two"], not a string; ignored"#,
+                r#"tool "c": "annotations" is [true], not an object; ignored"#,
+                r#"tool "d": "annotations.title" is 5, not a string; ignored"#,
+                r#"skipped a tool without a usable name (a non-empty string; found 7): {"name": 7}"#,
+                r#"skipped a tool without a usable name (a non-empty string; found none): {"description": "no name"}"#,
+                r#"skipped a tool without a usable name (a non-empty string; found ""): {"name": ""}"#,
+                r#"skipped a tool: not an object: "tool""#,
+                r#"skipped a tool: not an object: ["h"]"#,
+                r#"skipped a tool: duplicate field `name` at line 1 column 20: {"name": "f", "name": "g"}"#,
+                r#"tool "a" is listed twice; kept the first"#,
+            ]
+        );
+        // The first of a name listed twice is the one kept.
+        assert_eq!(
+            c.get("a").unwrap().annotations().destructive_hint,
+            Some(false)
+        );
+    }
+
+    #[test]
+    fn exposed_names_are_unique_whatever_the_servers_call_their_tools() {
+        let lists = [
+            ("a", r#"[{"name": "x"}, {"name": "y"}]"#),
+            ("b", r#"[{"name": "x"}]"#),
+            ("c", r#"[{"name": "a__x"}, {"name": "b__x_2"}]"#),
+            ("d", r#"[{"name": "b__x"}, {"name": "y"}]"#),
+        ];
+        let mut c = Catalog::new();
+        for (server, list) in lists {
+            c.add_tools(server, serde_json::from_str(list).unwrap())
+                .unwrap();
+        }
+        let mut exposed: Vec<(String, String, String)> = c
+            .tools()
+            .map(|t| (t.name().into(), t.server().into(), t.original_name().into()))
+            .collect();
+        exposed.sort();
+        let own = |e: &str, s: &str, o: &str| (e.to_owned(), s.to_owned(), o.to_owned());
+        assert_eq!(
+            exposed,
+            [
+                // c's own name stays c's; a's `x` is still reachable, under a free name.
+                own("a__x", "c", "a__x"),
+                own("a__x_2", "a", "x"),
+                own("a__y", "a", "y"),
+                own("b__x", "d", "b__x"),
+                own("b__x_2", "c", "b__x_2"),
+                own("b__x_3", "b", "x"),
+                own("d__y", "d", "y"),
+            ]
+        );
+        assert_eq!(c.len(), 7, "one index entry per tool");
+        for (name, server, original) in &exposed {
+            let tool = c.get(name).unwrap();
+            assert_eq!(
+                (tool.server(), tool.original_name()),
+                (&**server, &**original)
+            );
+        }
+
+        // The same tools, added in any order (servers answer in any order): the same names.
+        for order in [[3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1]] {
+            let mut other = Catalog::new();
+            for i in order {
+                let (server, list) = lists[i];
+                other
+                    .add_tools(server, serde_json::from_str(list).unwrap())
+                    .unwrap();
+            }
+            let mut names: Vec<(String, String, String)> = other
+                .tools()
+                .map(|t| (t.name().into(), t.server().into(), t.original_name().into()))
+                .collect();
+            names.sort();
+            assert_eq!(names, exposed, "order {order:?}");
+        }
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, Tool};
+use super::content::Decision;
 use super::result::ResultEncoder;
 use super::shape::Shape;
 use super::validate::validate_arguments;
@@ -62,7 +63,7 @@ pub enum MetaCall {
     Answer(Json),
     /// `execute_tool` with valid arguments: call [`Plan::tool`] on [`Plan::server`], then
     /// pass its result through [`Plan::finish`].
-    Execute(Plan),
+    Execute(Box<Plan>),
     /// Not one of the three meta-tools.
     NotMeta,
 }
@@ -80,22 +81,33 @@ pub struct Plan {
     pub arguments: Json,
     /// The shaping the model asked for (`fields`, `max_tokens`, `limit`, `cursor`).
     pub shape: Shape,
+    /// Whether the tool's results are converted, by its definition ([`Decision::of`]);
+    /// [`finish`](Self::finish) adds the encoder's policy.
+    pub content: Decision,
 }
 
 impl Plan {
     /// Shapes and encodes the server's result for the model. A shape that does not fit the
-    /// result (an unknown field) becomes an error result naming what is there.
+    /// result (an unknown field) becomes an error result naming what is there. A tool whose
+    /// results are document content ([`content`](Self::content) with the encoder's policy)
+    /// gets its result verbatim, unless the model asked for a shape, which is then applied.
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
-        match encoder.encode_with(&self.exposed, result, &self.shape) {
-            Ok(out) => out,
-            Err(e) => error_result(&e.to_string()),
-        }
+        let text = self.finish_text(encoder, &result.to_string());
+        serde_json::from_str(&text).unwrap_or(result)
     }
 
-    /// As [`finish`](Self::finish), with the result as JSON text.
+    /// As [`finish`](Self::finish), with the result as JSON text: what is not converted stays
+    /// byte for byte as sent.
     #[must_use]
     pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
+        let content = self
+            .content
+            .clone()
+            .with_policy(encoder.policy(), &self.exposed);
+        if !content.converts() && self.shape.is_empty() {
+            return encoder.keep_text(result);
+        }
         match encoder.encode_text(&self.exposed, result, &self.shape) {
             Ok(out) => out,
             Err(e) => error_result(&e.to_string()).to_string(),
@@ -275,9 +287,13 @@ impl<'c> MetaTools<'c> {
     fn spec(&self, args: &Value) -> std::result::Result<String, String> {
         Self::own_args(GET_TOOL_SPEC, args, spec_schema())?;
         let tool = self.find(args)?;
-        let definition = tool.definition().map_err(|e| e.to_string())?;
+        let mut definition = tool.definition().map_err(|e| e.to_string())?.clone();
+        // The name to call it by is the exposed one (`SERVER__NAME` where servers share it).
+        if let Some(object) = definition.as_object_mut() {
+            object.insert("name".into(), Value::String(tool.name().into()));
+        }
         // The cheaper of TOON and compact JSON: schemas are deep, often JSON wins.
-        crate::table::auto(definition)
+        crate::table::auto(&definition)
             .map(|a| a.text)
             .map_err(|e| e.to_string())
     }
@@ -314,12 +330,13 @@ impl<'c> MetaTools<'c> {
                 .map(str::to_owned),
             kept_as: None,
         };
-        Ok(MetaCall::Execute(Plan {
+        Ok(MetaCall::Execute(Box::new(Plan {
             server: tool.server().to_owned(),
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),
             arguments,
             shape,
-        }))
+            content: Decision::of(tool),
+        })))
     }
 }

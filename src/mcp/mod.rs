@@ -16,6 +16,8 @@
 //! - [`ResultEncoder`]: rewrites the JSON text blocks of `tools/call` results as TOON or
 //!   compact JSON, whichever costs fewer tokens, under a [`Policy`], with per-call
 //!   [`Shape`]s (fields, pages, token budgets) and running [`Stats`].
+//! - [`Decision`]: which tools return document content (file reads, fetched pages, diffs),
+//!   whose results reach the model verbatim so it can quote them back.
 //! - [`PRIMER`]: the system-prompt lines that teach a model to read TOON.
 //!
 //! Why views and not `toon::encode(tools)`: JSON Schema is deep and non-uniform, so plain TOON
@@ -34,6 +36,7 @@
 //!   schemas expensive.
 
 mod catalog;
+mod content;
 mod meta;
 mod pages;
 mod primer;
@@ -52,6 +55,7 @@ mod validate;
 mod view;
 
 pub use catalog::{Annotations, COLLISION_SEPARATOR, Catalog, SUMMARY_CHARS, Server, Status, Tool};
+pub use content::Decision;
 pub use meta::{
     DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaCall, MetaTools, Plan, error_result,
     text_result,

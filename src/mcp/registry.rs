@@ -14,7 +14,8 @@ use crate::error::{Error, Result};
 /// The notification a server sends when its tool list changed.
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
 
-/// A listing is followed through at most this many `nextCursor` pages.
+/// A listing is followed through at most this many `nextCursor` pages; the tools of those
+/// pages are kept, with a warning that the listing was cut here.
 pub const MAX_PAGES: usize = 100;
 
 /// Where a [`Registry`] gets `tools/list` results: an MCP client session, a cache, a test.
@@ -157,10 +158,12 @@ fn list_all(server: &str, source: &mut impl ToolSource) -> Result<Vec<String>> {
 }
 
 /// The cursor to ask for after `pages` pages of `server`'s listing, the last one asked with
-/// `previous` and answering `next`; `None` when the listing is complete.
+/// `previous` and answering `next`; `None` when the listing is complete, or when it has reached
+/// [`MAX_PAGES`]: what was listed is kept, and the catalog warns that the rest is missing
+/// because of this limit (see [`Catalog::add_server_pages`]).
 ///
 /// # Errors
-/// A cursor repeated (a server looping) or more than [`MAX_PAGES`] pages.
+/// A cursor repeated (a server looping).
 pub(crate) fn next_cursor(
     server: &str,
     pages: usize,
@@ -168,9 +171,7 @@ pub(crate) fn next_cursor(
     next: Option<String>,
 ) -> Result<Option<String>> {
     match next {
-        Some(next) if pages >= MAX_PAGES => Err(Error::data(format!(
-            "tools/list of {server:?} still had a next page ({next:?}) after {MAX_PAGES} pages"
-        ))),
+        Some(_) if pages >= MAX_PAGES => Ok(None),
         Some(next) if previous == Some(next.as_str()) => Err(Error::data(format!(
             "tools/list of {server:?} returned the same cursor {next:?} twice"
         ))),
@@ -235,8 +236,18 @@ mod tests {
             calls: 0,
         };
         let mut registry = Registry::new();
-        assert!(registry.load("a", &mut source).is_err());
+        // Cut at the proxy's own limit: the pages listed are kept, and the cut is said.
+        registry.load("a", &mut source).unwrap();
         assert_eq!(source.calls, MAX_PAGES);
+        assert_eq!(registry.catalog().len(), MAX_PAGES);
+        let a = registry.catalog().server("a").unwrap();
+        assert_eq!(a.status(), &super::super::Status::Ready);
+        assert_eq!(
+            a.warnings(),
+            [
+                "stopped listing after 100 pages: the proxy's limit; tools on later pages are missing"
+            ]
+        );
         struct Loop;
         impl ToolSource for Loop {
             fn list_tools(

@@ -62,6 +62,12 @@ pub struct Policy {
     pub include_tools: Vec<String>,
     /// These tools' results are never converted.
     pub exclude_tools: Vec<String>,
+    /// These tools' results are converted even where [`Decision::of`] judges them document
+    /// content, to reach the model verbatim (applied by the proxy and [`Plan::finish`]).
+    ///
+    /// [`Decision::of`]: super::Decision::of
+    /// [`Plan::finish`]: super::Plan::finish
+    pub convert_tools: Vec<String>,
     /// On any failure keep the original block (default `true`); else return the error.
     pub skip_on_error: bool,
     /// The rendering (default [`Format::Auto`]).
@@ -77,6 +83,7 @@ impl Default for Policy {
             max_size_bytes: 1 << 20,
             include_tools: Vec::new(),
             exclude_tools: Vec::new(),
+            convert_tools: Vec::new(),
             skip_on_error: true,
             format: Format::Auto,
             structured: Structured::Keep,
@@ -105,6 +112,8 @@ pub enum SkipReason {
     NotSmaller,
     /// Conversion failed (kept because of `skip_on_error`).
     Failed,
+    /// The tool returns document content, kept verbatim ([`ResultEncoder::keep`]).
+    Verbatim,
 }
 
 impl SkipReason {
@@ -121,6 +130,7 @@ impl SkipReason {
             SkipReason::NotJson => "not_json",
             SkipReason::NotSmaller => "not_smaller",
             SkipReason::Failed => "failed",
+            SkipReason::Verbatim => "verbatim",
         }
     }
 }
@@ -249,6 +259,40 @@ impl ResultEncoder {
         (self.policy.include_tools.is_empty()
             || self.policy.include_tools.iter().any(|t| t == tool))
             && !self.policy.exclude_tools.iter().any(|t| t == tool)
+    }
+
+    /// A result as it came, counted as [`SkipReason::Verbatim`]: for
+    /// tools whose results are document content (see [`Decision`](super::Decision)). Only
+    /// the policy's [`Structured::Drop`] applies, as a client was told of no output schema.
+    #[must_use]
+    pub fn keep(&self, mut result: Json) -> Json {
+        let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        stats.attempted += 1;
+        *stats.skipped.entry(SkipReason::Verbatim).or_default() += 1;
+        drop(stats);
+        if self.policy.structured == Structured::Drop
+            && let Some(obj) = result.as_object_mut()
+        {
+            obj.remove("structuredContent");
+        }
+        result
+    }
+
+    /// As [`keep`](Self::keep), with the result as JSON text: returned as it came unless
+    /// `structuredContent` is dropped.
+    #[must_use]
+    pub fn keep_text(&self, result: &str) -> String {
+        if self.policy.structured == Structured::Keep {
+            let _ = self.keep(Json::Null);
+            return result.to_owned();
+        }
+        match serde_json::from_str::<Json>(result) {
+            Ok(value) => self.keep(value).to_string(),
+            Err(_) => {
+                let _ = self.keep(Json::Null);
+                result.to_owned()
+            }
+        }
     }
 
     /// Converts the result of a call to `tool` (a `CallToolResult` as JSON).

@@ -97,10 +97,13 @@ enum McpCommand {
         request_timeout: f64,
     },
     /// Start the servers of an mcpServers config and print what their tool lists cost, per
-    /// server and with each mode (needs the `mcp-proxy` feature).
+    /// server and with each mode, what was wrong with them, and which tools' results are
+    /// converted under the given policy (needs the `mcp-proxy` feature).
     Inspect {
         #[command(flatten)]
         servers: ServersArgs,
+        #[command(flatten)]
+        policy: PolicyArgs,
     },
 }
 
@@ -133,6 +136,10 @@ struct PolicyArgs {
     /// Never convert these tools' results.
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]
     exclude_tools: Vec<Vec<String>>,
+    /// Convert these tools' results even where they are document content (file reads,
+    /// fetched pages, diffs), which otherwise reach the model verbatim.
+    #[arg(long, value_name = "A,B", value_parser = parse_paths)]
+    convert_tools: Vec<Vec<String>>,
     /// keep | drop (drop: structuredContent removed from results and outputSchema from tools,
     /// so every client shows the model the converted text)
     #[arg(long, default_value = "keep")]

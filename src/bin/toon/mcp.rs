@@ -30,6 +30,7 @@ fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
         max_size_bytes: args.max_size,
         include_tools: args.include_tools.into_iter().flatten().collect(),
         exclude_tools: args.exclude_tools.into_iter().flatten().collect(),
+        convert_tools: args.convert_tools.into_iter().flatten().collect(),
         skip_on_error: true,
         format: choice(
             "--format",
@@ -57,7 +58,21 @@ fn catalog(file: Option<&str>) -> Result<Catalog, String> {
         .and_then(|f| std::path::Path::new(f).file_stem())
         .and_then(|s| s.to_str())
         .unwrap_or("stdin");
-    Catalog::from_json(&text, name).map_err(|e| format!("{}: {e}", file.unwrap_or("<stdin>")))
+    let label = file.unwrap_or("<stdin>");
+    let catalog = Catalog::from_json(&text, name).map_err(|e| format!("{label}: {e}"))?;
+    // What the catalog skipped or ignored; a list none of whose tools could be read fails.
+    for server in catalog.servers() {
+        for warning in server.warnings() {
+            eprintln!("toon: {label}: server {:?}: {warning}", server.name());
+        }
+        if server.tools().is_empty() && !server.warnings().is_empty() {
+            return Err(format!(
+                "{label}: server {:?} has no usable tool",
+                server.name()
+            ));
+        }
+    }
+    Ok(catalog)
 }
 
 fn choice<T>(
@@ -160,9 +175,10 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
         }
         #[cfg(feature = "mcp-proxy")]
-        McpCommand::Inspect { servers } => {
+        McpCommand::Inspect { servers, policy } => {
             let options = proxy::Options {
                 startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
+                policy: policy_of(policy)?,
                 ..proxy::Options::default()
             };
             let report = proxy::inspect(servers.config.as_deref(), options)?;
@@ -240,11 +256,11 @@ mod proxy {
 
     pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
         let config = load(config)?;
-        let structured = options.policy.structured;
+        let policy = options.policy.clone();
         runtime()?.block_on(async {
             let toolbox = Toolbox::start(&config, options);
             toolbox.ready().await;
-            let report = Inspection::of(&toolbox.catalog(), structured);
+            let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
             report.map(|r| r.to_string()).map_err(|e| e.to_string())
         })

@@ -188,7 +188,7 @@ impl Downstream {
     /// Every page of `tools/list` (following `nextCursor`), as JSON text.
     ///
     /// # Errors
-    /// A failed request, or a listing that loops or never ends.
+    /// A failed request, or a listing that loops (one cut at `MAX_PAGES` is returned whole).
     pub async fn list_tools(&self, timeout: Duration) -> Result<Vec<String>, CallError> {
         let mut pages = Vec::new();
         let mut cursor: Option<String> = None;

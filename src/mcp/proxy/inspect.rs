@@ -1,8 +1,9 @@
-//! `toon mcp inspect`: what a setup's tool lists cost the model today, and with each mode.
+//! `toon mcp inspect`: what a setup's tool lists cost the model today, and with each mode;
+//! what was wrong with them; and which tools' results are converted.
 
 use std::fmt;
 
-use crate::mcp::{Catalog, Grouping, MetaTools, Status, Structured};
+use crate::mcp::{Catalog, Decision, Grouping, MetaTools, Policy, Status, Structured};
 use crate::tokens::cost;
 
 /// One server's line of an [`Inspection`].
@@ -18,6 +19,20 @@ pub struct ServerCost {
     pub tools_list: usize,
     /// Tokens of its part of the `full` view.
     pub full: usize,
+    /// What was skipped or ignored in its listing ([`Server::warnings`](crate::mcp::Server::warnings)).
+    pub warnings: Vec<String>,
+}
+
+/// Whether one tool's results are converted, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolResults {
+    /// Its server.
+    pub server: String,
+    /// The name the proxy exposes it under.
+    pub name: String,
+    /// The content rule with the policy's overrides.
+    pub decision: Decision,
 }
 
 /// Token costs of a catalog: per server, and for the whole setup per view and per mode.
@@ -39,14 +54,18 @@ pub struct Inspection {
     pub categories: usize,
     /// The `lean` view.
     pub lean: usize,
+    /// Every tool, and whether its results are converted or reach the model verbatim.
+    pub results: Vec<ToolResults>,
 }
 
 impl Inspection {
-    /// Measures `catalog`, with the passthrough listing as `structured` makes it.
+    /// Measures `catalog` under `policy` (its `structured` shapes the passthrough listing; its
+    /// tool lists override the content rule).
     ///
     /// # Errors
     /// When a view cannot be rendered (a definition that is not valid JSON).
-    pub fn of(catalog: &Catalog, structured: Structured) -> crate::Result<Inspection> {
+    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::Result<Inspection> {
+        let structured = policy.structured;
         let mut servers = Vec::new();
         for server in catalog.servers() {
             let tools: Vec<&str> = server.tools().iter().map(|t| t.raw_json()).collect();
@@ -65,6 +84,7 @@ impl Inspection {
                 tools: tools.len(),
                 tools_list: cost(&tools_list_json(&tools)),
                 full,
+                warnings: server.warnings().to_vec(),
             });
         }
         let all: Vec<&str> = catalog.tools().map(|t| t.raw_json()).collect();
@@ -82,6 +102,14 @@ impl Inspection {
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),
+            results: catalog
+                .tools()
+                .map(|t| ToolResults {
+                    server: t.server().to_owned(),
+                    name: t.name().to_owned(),
+                    decision: Decision::of(t).with_policy(policy, t.name()),
+                })
+                .collect(),
         })
     }
 }
@@ -142,6 +170,39 @@ impl fmt::Display for Inspection {
             ("view: lean", self.lean),
         ] {
             writeln!(f, "{what:<34} {n:>7}  {}", ratio(n))?;
+        }
+        let warned: Vec<&ServerCost> = self
+            .servers
+            .iter()
+            .filter(|s| !s.warnings.is_empty())
+            .collect();
+        if !warned.is_empty() {
+            writeln!(f, "\nwarnings (tools/list problems worked around)")?;
+            for s in warned {
+                for warning in &s.warnings {
+                    writeln!(f, "[{}] {warning}", s.name)?;
+                }
+            }
+        }
+        if !self.results.is_empty() {
+            writeln!(
+                f,
+                "\nresults (convert: JSON text as TOON or compact JSON; verbatim: as the server sent them)"
+            )?;
+            let width = self
+                .results
+                .iter()
+                .map(|t| t.name.chars().count())
+                .max()
+                .unwrap_or(0);
+            for t in &self.results {
+                let what = if t.decision.converts() {
+                    "convert"
+                } else {
+                    "verbatim"
+                };
+                writeln!(f, "{:<width$}  {what:<8}  {}", t.name, t.decision.reason())?;
+            }
         }
         Ok(())
     }

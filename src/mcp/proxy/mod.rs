@@ -29,7 +29,7 @@ pub mod wire;
 pub use config::{CONFIG_ENV, Config, Launch, ServerConfig, default_path};
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
-pub use inspect::{Inspection, ServerCost};
+pub use inspect::{Inspection, ServerCost, ToolResults};
 pub use serve::{Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 

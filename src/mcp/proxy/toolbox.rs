@@ -15,7 +15,7 @@ use super::error::CallError;
 use super::peer::{INBOUND_QUEUE, log};
 use super::wire::Message;
 use crate::mcp::raw;
-use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder, Shape};
+use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shape};
 
 /// Timeouts and the result policy of a [`Toolbox`].
 #[derive(Clone, Debug)]
@@ -170,6 +170,7 @@ impl Toolbox {
                 let listed = write(&self.catalog).add_server_pages(&name, &refs);
                 match listed {
                     Ok(_) => {
+                        self.log_warnings(&name);
                         write(&self.servers).insert(name, Arc::new(server));
                     }
                     Err(e) => {
@@ -179,6 +180,15 @@ impl Toolbox {
                 }
             }
             Err(why) => self.unavailable(&name, &why),
+        }
+    }
+
+    /// What the catalog skipped or ignored in `server`'s listing, one stderr line each.
+    fn log_warnings(&self, server: &str) {
+        if let Some(listed) = self.catalog().server(server) {
+            for warning in listed.warnings() {
+                log(server, &format!("tools/list: {warning}"));
+            }
         }
     }
 
@@ -271,6 +281,9 @@ impl Toolbox {
             .request(&server, "tools/call", Some(&forwarded))
             .await?;
         let result = reply.result().unwrap_or("{}");
+        if !self.converts(&exposed).converts() {
+            return Ok(self.encoder.keep_text(result));
+        }
         self.encoder
             .encode_text(&exposed, result, &Shape::default())
             .map_err(|e| {
@@ -279,6 +292,17 @@ impl Toolbox {
                     format!("cannot encode the result of {original}: {e}"),
                 )
             })
+    }
+
+    /// Whether results of the tool exposed as `exposed` are converted, and why: the content
+    /// rule ([`Decision::of`]) with the policy's `exclude_tools` / `include_tools` /
+    /// `convert_tools`. A tool no longer listed gets its result verbatim.
+    #[must_use]
+    pub fn converts(&self, exposed: &str) -> Decision {
+        match self.catalog().get(exposed) {
+            Some(tool) => Decision::of(tool).with_policy(&self.options.policy, exposed),
+            None => Decision::Verbatim("no longer listed".into()),
+        }
     }
 
     /// The server and the server's own name for an exposed tool name.
@@ -398,8 +422,9 @@ impl Toolbox {
         let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
         write(&self.catalog)
             .add_server_pages(server, &refs)
-            .map(|_| ())
-            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))
+            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))?;
+        self.log_warnings(server);
+        Ok(())
     }
 
     /// Shuts every server down in parallel (close stdin, wait, terminate).
