@@ -253,3 +253,88 @@ mod tests {
         assert_eq!(minify(" [ \"é \\ud83d\" ] "), "[\"é \\ud83d\"]");
     }
 }
+
+/// A copy of `text` that a strict reader accepts, for reading only (never for forwarding):
+/// a lone surrogate escape (`"\ud83d"`, which servers in JavaScript produce by cutting
+/// strings) becomes `\ufffd`, and a number beyond `f64` (`1e400`) becomes `null`. `None` when
+/// there is nothing to change.
+#[must_use]
+pub(crate) fn readable(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut at = 0;
+    let hex = |at: usize| -> Option<u16> {
+        let digits = bytes.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u16> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex(at + 2))
+            .flatten()
+    };
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                let end = string_end(bytes, at + 1);
+                let mut i = at + 1;
+                while i < end {
+                    if bytes[i] != b'\\' {
+                        i += 1;
+                        continue;
+                    }
+                    match escape_at(i) {
+                        Some(high @ 0xD800..=0xDBFF)
+                            if escape_at(i + 6)
+                                .is_some_and(|low| (0xDC00..=0xDFFF).contains(&low)) =>
+                        {
+                            let _ = high;
+                            i += 12;
+                        }
+                        Some(0xD800..=0xDFFF) => {
+                            let copy = out.get_or_insert_with(|| bytes.to_vec());
+                            copy[i..i + 6].copy_from_slice(b"\\ufffd");
+                            i += 6;
+                        }
+                        _ => i += 2,
+                    }
+                }
+                at = end;
+            }
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(bytes, at);
+                let overflows = std::str::from_utf8(&bytes[at..end])
+                    .ok()
+                    .and_then(|s| s.parse::<f64>().ok())
+                    .is_some_and(f64::is_infinite);
+                if overflows && end - at >= 4 {
+                    let copy = out.get_or_insert_with(|| bytes.to_vec());
+                    copy[at..at + 4].copy_from_slice(b"null");
+                    copy[at + 4..end].fill(b' ');
+                }
+                at = end;
+            }
+            _ => at += 1,
+        }
+    }
+    out.map(|o| String::from_utf8(o).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod readable_tests {
+    use super::readable;
+
+    #[test]
+    fn lone_surrogates_and_infinite_numbers_become_readable() {
+        assert_eq!(readable(r#"{"a": "ok \ud83d\ude00", "n": 1}"#), None);
+        assert_eq!(
+            readable(r#"{"a": "cut \ud83d", "b": "\udc00x", "n": 1e400}"#).as_deref(),
+            Some(r#"{"a": "cut \ufffd", "b": "\ufffdx", "n": null }"#)
+        );
+        assert_eq!(readable(r#"["\\ud83d"]"#), None);
+        let fixed = readable(r#"{"s": "\ud83d\ud83d", "m": -1e999}"#).unwrap();
+        assert!(
+            serde_json::from_str::<serde_json::Value>(&fixed).is_ok(),
+            "{fixed}"
+        );
+    }
+}

@@ -101,7 +101,10 @@ fn field<T: serde::de::DeserializeOwned>(
     warnings: &mut Vec<String>,
 ) -> Option<T> {
     let raw = raw.filter(|r| r.get() != "null")?;
-    match serde_json::from_str(raw.get()) {
+    // A lone surrogate (a JavaScript server cutting a string) reads as U+FFFD here: the text
+    // a model reads, while the definition itself is forwarded as sent.
+    let readable = crate::json_text::readable(raw.get());
+    match serde_json::from_str(readable.as_deref().unwrap_or(raw.get())) {
         Ok(value) => Some(value),
         Err(_) => {
             warnings.push(format!(
@@ -265,7 +268,10 @@ impl Tool {
     pub fn definition(&self) -> Result<&Value> {
         self.definition
             .get_or_init(|| {
-                serde_json::from_str::<Value>(&self.raw)
+                // For reading only (signatures, validation): what a strict reader refuses in
+                // a definition the server sent is made readable, not held against the tool.
+                let raw = crate::json_text::readable(&self.raw);
+                serde_json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw))
                     .map_err(|e| format!("tool {:?}: {e}", self.name))
             })
             .as_ref()
@@ -807,6 +813,23 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    #[test]
+    fn text_a_strict_reader_refuses_costs_no_tool_and_no_view() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let list = format!(
+            r#"{{"tools":[{{"name":"a","description":"cut \ud83d here","inputSchema":{{"type":"object","properties":{{"n":{{"type":"number","maximum":1e400}}}}}}}},
+            {{"name":"b","inputSchema":{{"type":"object","default":{deep}}}}},{{"name":"c"}}]}}"#
+        );
+        let mut c = Catalog::new();
+        c.add_server("s", &list).unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.get("a").unwrap().description(), "cut \u{fffd} here");
+        assert!(c.get("a").unwrap().raw_json().contains(r"cut \ud83d here"));
+        assert_eq!(c.get("a").unwrap().signature().unwrap(), "n?:number");
+        let full = c.full().unwrap();
+        assert!(full.contains(" b,\"\",?"), "{full}");
     }
 
     #[test]
