@@ -1,8 +1,9 @@
 //! `toon [INPUT]`: JSON → TOON and TOON → JSON.
 //!
 //! Plain conversions stream, so memory stays near the input's size: JSON is recorded into a
-//! compact [`toon::Document`] (TOON's layout looks at every array twice) and written out in
-//! chunks; TOON is transcoded straight into JSON text. Options that reshape the data
+//! compact [`toon::Document`] (TOON's layout looks at every array twice), every number with
+//! its exact digits, and written out in chunks; TOON is transcoded straight into JSON text,
+//! numbers with all their digits too. Options that reshape the data
 //! (`--fields`, `--tabularize`, `--budget`, `--auto`, decoding `--stats` or `--no-strict`)
 //! work on a [`toon::Value`] instead.
 
