@@ -113,9 +113,25 @@ fn write_js_layout(out: &mut Vec<u8>, text: &[u8]) {
         out.push(b'0');
         return;
     }
-    let digits = &digits[..k];
-    let k = k as i32;
-    let n = n + exponent;
+    write_decimal(
+        out,
+        negative,
+        &digits[..k],
+        i64::from(n) + i64::from(exponent),
+    );
+}
+
+/// Writes the number `±0.d₁d₂…dₖ × 10ⁿ` in JavaScript's `Number::toString` layout (§2):
+/// plain digits when 1e-6 ≤ |v| < 1e21, otherwise one digit, the rest after a point, and an
+/// exponent with its sign (`1.5e+300`, `1e-7`). `digits` are ASCII, without leading or
+/// trailing zeros; none is zero. The digits are written as given, all of them: an `f64`'s
+/// shortest digits and a decimal token's exact ones alike.
+pub(crate) fn write_decimal(out: &mut Vec<u8>, negative: bool, digits: &[u8], n: i64) {
+    let Some(&first) = digits.first() else {
+        out.push(b'0');
+        return;
+    };
+    let k = digits.len() as i64;
     if negative {
         out.push(b'-');
     }
@@ -129,17 +145,17 @@ fn write_js_layout(out: &mut Vec<u8>, text: &[u8]) {
         out.extend_from_slice(&digits[n as usize..]);
     } else if -6 < n && n <= 0 {
         out.extend_from_slice(b"0.");
-        out.extend(std::iter::repeat_n(b'0', (-n) as usize));
+        out.extend(std::iter::repeat_n(b'0', n.unsigned_abs() as usize));
         out.extend_from_slice(digits);
     } else {
-        out.push(digits[0]);
+        out.push(first);
         if k > 1 {
             out.push(b'.');
             out.extend_from_slice(&digits[1..]);
         }
         out.push(b'e');
         out.push(if n - 1 < 0 { b'-' } else { b'+' });
-        write_uint(out, u64::from((n - 1).unsigned_abs()));
+        write_uint(out, (n - 1).unsigned_abs());
     }
 }
 

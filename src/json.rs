@@ -24,6 +24,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::ser::{CompactFormatter, Formatter as _, PrettyFormatter};
 
 use crate::canonical;
+use crate::de::exact::EXACT_NUMBERS;
 use crate::error::{Error, Result};
 
 /// A serde_json formatter that writes numbers as JavaScript does and lays out objects and
@@ -180,7 +181,8 @@ pub fn transcode<W: io::Write>(
         format: Formatter::new(indent),
         failed: None,
     };
-    let decoded = de::Deserializer::deserialize_any(&mut *de, &mut json);
+    // Any value, numbers with more digits than an `f64` keeps copied whole (`de::exact`).
+    let decoded = de::Deserializer::deserialize_newtype_struct(&mut *de, EXACT_NUMBERS, &mut json);
     if let Some(io) = json.failed.take() {
         return Err(Error::io(io));
     }
@@ -217,7 +219,7 @@ impl<W: io::Write> Json<'_, W> {
 impl<'de, W: io::Write> DeserializeSeed<'de> for &mut Json<'_, W> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
-        d.deserialize_any(self)
+        d.deserialize_newtype_struct(EXACT_NUMBERS, self)
     }
 }
 
@@ -248,6 +250,15 @@ impl<'de, W: io::Write> Visitor<'de> for &mut Json<'_, W> {
     }
     fn visit_none<E: de::Error>(self) -> std::result::Result<(), E> {
         self.scalar(&())
+    }
+
+    /// A number with more digits than an `f64` keeps, as its §2 canonical text (`de::exact`):
+    /// written as it is, a JSON number with all its digits.
+    fn visit_newtype_struct<D: de::Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<(), D::Error> {
+        d.deserialize_str(NumberText(self))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
@@ -290,6 +301,23 @@ impl<'de, W: io::Write> Visitor<'de> for &mut Json<'_, W> {
     }
 }
 
+/// The text of an exact number, written as it is.
+struct NumberText<'j, 'w, W>(&'j mut Json<'w, W>);
+
+impl<W: io::Write> Visitor<'_> for NumberText<'_, '_, W> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a number's text")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> std::result::Result<(), E> {
+        let json = self.0;
+        let written = json.out.write_all(text.as_bytes());
+        json.write(written)
+    }
+}
+
 /// An array element: its separator is written only once the element is known to exist.
 struct Element<'j, 'w, W> {
     json: &'j mut Json<'w, W>,
@@ -302,7 +330,7 @@ impl<'de, W: io::Write> DeserializeSeed<'de> for Element<'_, '_, W> {
         let json = self.json;
         let sep = json.format.begin_array_value(json.out, self.first);
         json.write(sep)?;
-        d.deserialize_any(json)
+        d.deserialize_newtype_struct(EXACT_NUMBERS, json)
     }
 }
 
@@ -362,6 +390,31 @@ mod tests {
             to_string_pretty(&[u64::MAX], 0).unwrap(),
             "[18446744073709551615]"
         );
+    }
+
+    #[test]
+    fn transcoded_numbers_keep_every_digit() {
+        let toon = "a: 18446744073709551616\nb[3]: 0.1000000000000000055511151231257827,1.5,-1e-400\n\
+                    t[1]{x}:\n  1.2345678901234567890123456789e+29\nk[2:]{y}:\n  p: -9223372036854775809\n  \
+                    q: 2\nl[1]:\n  - 1234567890123456789012\nbig: 1e+400\nplain: 1.5E3";
+        let mut de = crate::Deserializer::from_str(toon);
+        let mut out = Vec::new();
+        transcode(&mut de, &mut out, 0).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":18446744073709551616,"b":[0.1000000000000000055511151231257827,1.5,-1e-400],"t":[{"x":1.2345678901234567890123456789e+29}],"k":{"p":{"y":-9223372036854775809},"q":{"y":2}},"l":[1.234567890123456789012e+21],"big":"1e+400","plain":1500}"#
+        );
+        // The root, and a value a typed target reads as ever.
+        let mut out = Vec::new();
+        transcode(
+            &mut crate::Deserializer::from_str("18446744073709551616 "),
+            &mut out,
+            2,
+        )
+        .unwrap();
+        assert_eq!(out, b"18446744073709551616");
+        let v: f64 = crate::from_str("0.1000000000000000055511151231257827").unwrap();
+        assert_eq!(v, 0.1);
     }
 
     #[test]

@@ -34,12 +34,17 @@ pub(crate) fn numbers(text: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
 
 /// The index just past the closing quote of a string whose content starts at `at`.
 pub(crate) fn string_end(text: &[u8], mut at: usize) -> usize {
-    while at < text.len() {
-        match text[at] {
-            b'\\' => at += 2,
-            b'"' => return at + 1,
-            _ => at += 1,
+    // Most of a document's bytes are in its strings: skipped to the next quote or backslash
+    // with memchr's SIMD search rather than one byte at a time.
+    while let Some(i) = text
+        .get(at..)
+        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+    {
+        at += i;
+        if text[at] == b'"' {
+            return at + 1;
         }
+        at += 2;
     }
     text.len()
 }
@@ -57,16 +62,15 @@ fn number_end(text: &[u8], mut at: usize) -> usize {
 /// `-0` counts as `0` (§2).
 #[must_use]
 pub(crate) fn exact_in_f64(token: &[u8]) -> bool {
-    let Some(sent) = Decimal::parse(token) else {
+    let Some(sent) = Parts::parse(token) else {
         return false;
     };
     // Up to 15 significant digits a double round-trips (DBL_DIG), and an integer of up to 18
-    // digits is a u64 or i64: nothing to compute for the common tokens.
-    let plain_integer = !token.iter().any(|b| matches!(b, b'.' | b'e' | b'E'));
-    let magnitude = sent.exponent + sent.digits.len() as i64;
-    if sent.digits.len() <= 15 && (-290..=290).contains(&magnitude)
-        || plain_integer && magnitude <= 18
-    {
+    // digits is a u64 or i64: nothing to compute (or allocate) for the common tokens.
+    let plain_integer = sent.frac.is_empty() && !sent.has_exponent;
+    let (digits, last) = sent.significant();
+    let magnitude = last + digits as i64;
+    if digits <= 15 && (-290..=290).contains(&magnitude) || plain_integer && magnitude <= 18 {
         return true;
     }
     if plain_integer {
@@ -84,22 +88,50 @@ pub(crate) fn exact_in_f64(token: &[u8]) -> bool {
     };
     let mut buf = zmij::Buffer::new();
     let written = buf.format_finite(value);
-    Decimal::parse(written.as_bytes()).is_some_and(|w| w == sent)
+    Decimal::parse(written.as_bytes()).is_some_and(|w| w == Decimal::from(&sent))
 }
 
-/// A number's exact value: sign, significant digits without leading or trailing zeros, and
-/// the power of ten of the last digit. Zero is no digits and exponent 0, of either sign's
-/// token.
-#[derive(Debug, PartialEq, Eq)]
-struct Decimal {
+/// The number token's exact value in §2 canonical form, as the reference encoder lays out a
+/// number (no exponent when 1e-6 ≤ |n| < 1e21, else `1.5e+400`), every digit of the token
+/// kept: `"1E400"` → `1e+400`, `"-0.0"` → `0`, `"0.1000000000000000055511151231257827"` as it
+/// is. `None` when the token is not a JSON number, or its exponent reaches ±2^40.
+#[must_use]
+pub(crate) fn canonical(token: &[u8]) -> Option<String> {
+    let parts = Parts::parse(token)?;
+    let exact = Decimal::from(&parts);
+    if !exact.digits.is_empty() && parts.exponent.unsigned_abs() >= EXPONENT_CAP {
+        return None;
+    }
+    let mut out = Vec::with_capacity(token.len() + 4);
+    let n = exact.exponent + exact.digits.len() as i64;
+    crate::canonical::write_decimal(&mut out, exact.negative, &exact.digits, n);
+    // ASCII digits, signs, a point and an `e`.
+    String::from_utf8(out).ok()
+}
+
+/// Whether the token is a JSON number (RFC 8259 §6).
+#[must_use]
+pub(crate) fn is_number(token: &[u8]) -> bool {
+    Parts::parse(token).is_some()
+}
+
+/// Exponents beyond any double and any text a reader would write out are capped here, which
+/// keeps the arithmetic in range; such exponents compare as what they are.
+const EXPONENT_CAP: u64 = 1 << 40;
+
+/// A number token's parts (RFC 8259 §6), borrowed: read without allocating.
+struct Parts<'t> {
     negative: bool,
-    digits: Vec<u8>,
+    int: &'t [u8],
+    frac: &'t [u8],
+    has_exponent: bool,
+    /// The written exponent, capped at ±[`EXPONENT_CAP`].
     exponent: i64,
 }
 
-impl Decimal {
-    /// `None` when the token is not a JSON number (RFC 8259 §6) or its exponent is absurd.
-    fn parse(token: &[u8]) -> Option<Decimal> {
+impl<'t> Parts<'t> {
+    /// `None` when the token is not a JSON number.
+    fn parse(token: &'t [u8]) -> Option<Parts<'t>> {
         let (negative, rest) = match token.split_first()? {
             (b'-', rest) => (true, rest),
             _ => (false, token),
@@ -118,7 +150,9 @@ impl Decimal {
             (frac, rest) = after.split_at(n);
         }
         let mut exponent: i64 = 0;
-        if let Some((b'e' | b'E', after)) = rest.split_first() {
+        let has_exponent = matches!(rest.first(), Some(b'e' | b'E'));
+        if has_exponent {
+            let after = &rest[1..];
             let (sign, after) = match after.split_first()? {
                 (b'-', a) => (-1, a),
                 (b'+', a) => (1, a),
@@ -127,12 +161,9 @@ impl Decimal {
             if after.is_empty() || !after.iter().all(u8::is_ascii_digit) {
                 return None;
             }
-            // Beyond any double and any text a reader would write out: a cap keeps the
-            // arithmetic in range; such exponents compare as what they are.
-            let digits = after.iter().skip_while(|&&b| b == b'0');
             let mut e: i64 = 0;
-            for &d in digits {
-                e = (e * 10 + i64::from(d - b'0')).min(1 << 40);
+            for &d in after.iter().skip_while(|&&b| b == b'0') {
+                e = (e * 10 + i64::from(d - b'0')).min(EXPONENT_CAP as i64);
             }
             exponent = sign * e;
             rest = &[];
@@ -140,22 +171,60 @@ impl Decimal {
         if !rest.is_empty() {
             return None;
         }
-        let all: Vec<u8> = int.iter().chain(frac).copied().collect();
-        let lead = all.iter().take_while(|&&b| b == b'0').count();
-        let trail = all[lead..].iter().rev().take_while(|&&b| b == b'0').count();
-        let digits = all[lead..all.len() - trail].to_vec();
-        if digits.is_empty() {
-            return Some(Decimal {
-                negative: false,
-                digits,
-                exponent: 0,
-            });
-        }
-        Some(Decimal {
+        Some(Parts {
             negative,
-            digits,
-            exponent: exponent - frac.len() as i64 + trail as i64,
+            int,
+            frac,
+            has_exponent,
+            exponent,
         })
+    }
+
+    /// The digits of `int` then `frac`.
+    fn all(&self) -> impl DoubleEndedIterator<Item = u8> + '_ {
+        self.int.iter().chain(self.frac).copied()
+    }
+
+    /// How many significant digits (no leading or trailing zeros) there are, and the power
+    /// of ten of the last one (0 for zero).
+    fn significant(&self) -> (usize, i64) {
+        let total = self.int.len() + self.frac.len();
+        let lead = self.all().take_while(|&b| b == b'0').count();
+        if lead == total {
+            return (0, 0);
+        }
+        let trail = self.all().rev().take_while(|&b| b == b'0').count();
+        let last = self.exponent - self.frac.len() as i64 + trail as i64;
+        (total - lead - trail, last)
+    }
+}
+
+/// A number's exact value: sign, significant digits without leading or trailing zeros, and
+/// the power of ten of the last digit. Zero is no digits and exponent 0, of either sign's
+/// token.
+#[derive(Debug, PartialEq, Eq)]
+struct Decimal {
+    negative: bool,
+    digits: Vec<u8>,
+    exponent: i64,
+}
+
+impl Decimal {
+    /// `None` when the token is not a JSON number (RFC 8259 §6).
+    fn parse(token: &[u8]) -> Option<Decimal> {
+        Parts::parse(token).map(|parts| Decimal::from(&parts))
+    }
+}
+
+impl From<&Parts<'_>> for Decimal {
+    fn from(parts: &Parts<'_>) -> Decimal {
+        let (len, exponent) = parts.significant();
+        let lead = parts.all().take_while(|&b| b == b'0').count();
+        Decimal {
+            negative: parts.negative && len > 0,
+            digits: parts.all().skip(lead).take(len).collect(),
+            exponent,
+        }
     }
 }
 
@@ -241,6 +310,80 @@ mod tests {
         }
         for not_json in ["", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x"] {
             assert!(!exact_in_f64(not_json.as_bytes()), "{not_json:?}");
+        }
+    }
+
+    #[test]
+    fn canonical_text_keeps_every_digit_in_javascripts_layout() {
+        for (token, want) in [
+            ("0", "0"),
+            ("-0", "0"),
+            ("-0.000e5", "0"),
+            ("0e99999999999999999999999", "0"),
+            ("1.50", "1.5"),
+            ("1E2", "100"),
+            ("0.000001", "0.000001"),
+            ("0.0000001", "1e-7"),
+            ("123e-9", "1.23e-7"),
+            ("18446744073709551616", "18446744073709551616"),
+            ("-9223372036854775809", "-9223372036854775809"),
+            ("100000000000000000000", "100000000000000000000"),
+            ("999999999999999999999", "999999999999999999999"),
+            ("1000000000000000000000", "1e+21"),
+            ("1234567890123456789012", "1.234567890123456789012e+21"),
+            (
+                "0.1000000000000000055511151231257827",
+                "0.1000000000000000055511151231257827",
+            ),
+            ("1e400", "1e+400"),
+            ("-1E+400", "-1e+400"),
+            ("-1e-400", "-1e-400"),
+            ("15e-401", "1.5e-400"),
+            ("0.00015e-396", "1.5e-400"),
+            (
+                "123456789012345678901234567890",
+                "1.2345678901234567890123456789e+29",
+            ),
+        ] {
+            assert_eq!(
+                canonical(token.as_bytes()).as_deref(),
+                Some(want),
+                "{token}"
+            );
+        }
+        for refused in [
+            "01",
+            "1.",
+            "-",
+            "1e",
+            "+1",
+            "1e99999999999999999999",
+            "1e1099511627776",
+        ] {
+            assert_eq!(canonical(refused.as_bytes()), None, "{refused}");
+        }
+    }
+
+    /// Where a token keeps its value through `f64`, its canonical text is what this crate
+    /// writes for that `f64`: the two paths never disagree on the same number.
+    #[test]
+    fn canonical_text_agrees_with_the_f64_writer() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..20_000 {
+            let v = f64::from_bits(crate::test_rng::next(&mut state));
+            if !v.is_finite() {
+                continue;
+            }
+            let mut written = Vec::new();
+            crate::canonical::write_f64(&mut written, v);
+            let mut buf = zmij::Buffer::new();
+            let shortest = buf.format_finite(v);
+            assert!(exact_in_f64(shortest.as_bytes()), "{shortest}");
+            assert_eq!(
+                canonical(shortest.as_bytes()).unwrap().as_bytes(),
+                written,
+                "{shortest}"
+            );
         }
     }
 

@@ -58,8 +58,8 @@ mod canonical;
 pub mod de;
 mod error;
 pub mod json;
-// The MCP result encoder's view of JSON text as sent (exact numbers, whitespace).
-#[cfg(feature = "mcp")]
+// JSON text as sent: its number tokens and their exact values (the CLI's and the MCP result
+// encoder's exact numbers), whitespace.
 #[cfg_attr(not(test), allow(dead_code))]
 mod json_text;
 #[cfg(feature = "mcp")]

@@ -606,19 +606,82 @@ mod mcp {
     }
 }
 
+/// The numbers whose digits serde_json's `u64`/`i64`/`f64` lose, and their §2 canonical text.
+const EXACT: [(&str, &str); 7] = [
+    ("18446744073709551616", "18446744073709551616"),
+    ("-9223372036854775809", "-9223372036854775809"),
+    ("1234567890123456789012", "1.234567890123456789012e+21"),
+    (
+        "0.1000000000000000055511151231257827",
+        "0.1000000000000000055511151231257827",
+    ),
+    ("1e400", "1e+400"),
+    ("-1e-400", "-1e-400"),
+    (
+        "123456789012345678901234567890",
+        "1.2345678901234567890123456789e+29",
+    ),
+];
+
 #[test]
-fn numbers_beyond_f64_encode_as_null_like_the_reference() {
-    // JSON.parse reads them as ±Infinity, which the reference encodes as null (§3).
-    let o = toon(&["-e"], "[1e400, 1, -1E+999, \"1e400\"]");
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "[4]: null,1,null,\"1e400\"\n");
-    let digits = "9".repeat(400);
-    let o = toon(&["-e"], &format!("{{\"big\":{digits},\"small\":1e-400}}"));
-    assert_eq!(stdout(&o), "big: null\nsmall: 0\n");
-    // The Value route (--fields) reads numbers the same way.
+fn json_numbers_keep_every_digit_in_every_position() {
+    for (json, text) in EXACT {
+        let input = format!(
+            r#"{{"field":{json},"rows":[{{"a":{json},"b":1}},{{"a":2,"b":{json}}}],"inline":[1,{json}],"list":[[1],{json}]}}"#
+        );
+        let want = format!(
+            "field: {text}\nrows[2]{{a,b}}:\n  {text},1\n  2,{text}\ninline[2]: 1,{text}\n\
+             list[2]:\n  - [1]: 1\n  - {text}\n"
+        );
+        let o = toon(&["-e"], &input);
+        assert!(o.status.success(), "{json}: {}", stderr(&o));
+        assert_eq!(stdout(&o), want, "{json}");
+        let o = toon(&["-e"], &format!(" {json}\n"));
+        assert_eq!(stdout(&o), format!("{text}\n"), "{json} as the root");
+        // --stats writes the same TOON.
+        let o = toon(&["-e", "--stats"], &input);
+        assert_eq!(stdout(&o), want, "{json} with --stats");
+    }
+    // A string that looks like one stays a string; a number that keeps its value is as ever.
+    let o = toon(&["-e"], r#"["1e400", 1e21, 0.1, -0, 18446744073709551615]"#);
+    assert_eq!(
+        stdout(&o),
+        "[5]: \"1e400\",1e+21,0.1,0,18446744073709551615\n"
+    );
+}
+
+#[test]
+fn exact_numbers_survive_a_round_trip() {
+    for (json, text) in EXACT {
+        let input = format!(r#"{{"a":{json},"t":[{{"x":{json}}},{{"x":1}}],"i":[{json},2]}}"#);
+        let encoded = stdout(&toon(&["-e"], &input));
+        let o = toon(&["-d", "--indent", "0"], &encoded);
+        assert!(o.status.success(), "{json}: {}", stderr(&o));
+        // A number beyond f64 is a string to a TOON decoder (§4, as the reference has it).
+        let value = if json == "1e400" {
+            format!("\"{text}\"")
+        } else {
+            text.to_owned()
+        };
+        assert_eq!(
+            stdout(&o),
+            format!(r#"{{"a":{value},"t":[{{"x":{value}}},{{"x":1}}],"i":[{value},2]}}"#) + "\n",
+            "{json}"
+        );
+    }
+}
+
+#[test]
+fn reshaping_routes_read_numbers_as_json_parse_does() {
+    // `--fields`, `--tabularize`, `--budget`, `--auto` work on a `toon::Value`, whose numbers
+    // are `u64`/`i64`/`f64`: a number beyond f64 is null there (JSON.parse's ±Infinity, §3).
     let o = toon(&["-e", "--fields", "a"], "{\"a\":1e400,\"b\":2}");
     assert_eq!(stdout(&o), "a: null\n");
-    // Other errors keep their positions after the rewrite.
-    let o = toon(&["-e"], "[1e400, }");
-    assert!(stderr(&o).contains("line 1 column 9"), "{}", stderr(&o));
+    let o = toon(&["-e", "--fields", "a"], "{\"a\":18446744073709551616}");
+    assert_eq!(stdout(&o), "a: 18446744073709552000\n");
+    // Errors keep their positions after the rewrite, on both routes.
+    for args in [&["-e"][..], &["-e", "--fields", "a"]] {
+        let o = toon(args, "[1e400, }");
+        assert!(stderr(&o).contains("line 1 column 9"), "{}", stderr(&o));
+    }
 }

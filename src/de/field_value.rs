@@ -8,9 +8,10 @@
 
 use std::borrow::Cow;
 
-use serde::de::{self, Visitor};
+use serde::de::{self, Deserializer as _, Visitor};
 
-use super::token::{self, Primitive};
+use super::exact;
+use super::token::{self, Number, Primitive};
 use super::{Deserializer, Slot, ValueDe, at_text, visit_integer, visit_number, visit_primitive};
 use crate::error::{Error, Result};
 
@@ -127,6 +128,38 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
         let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
         self.whole(text, token::typed_number(text), visitor, visit_number)
+    }
+
+    /// `deserialize_any` for [`exact::EXACT_NUMBERS`]: a number that an `f64` would change
+    /// is settled, and the slot visits it with its exact text.
+    fn exact_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        let read = match self.de.scan.text().as_bytes().get(self.at) {
+            Some(b'"') => self.quoted(visitor),
+            Some(b'0'..=b'9' | b'-') => self.exact_number(visitor),
+            Some(b't' | b'f' | b'n') => self.literal(visitor),
+            _ => Err((self, visitor)),
+        };
+        match read {
+            Ok(visited) => visited,
+            Err((value, visitor)) => value.settle_string(visitor, |de, v| {
+                de.deserialize_newtype_struct(exact::EXACT_NUMBERS, v)
+            }),
+        }
+    }
+
+    /// [`Self::number`], for a number whose value an `f64` keeps: a short one (up to eight
+    /// bytes, no exponent: at most eight digits) always does.
+    fn exact_number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+        if let Some((word, len)) = self.de.scan.short_value(self.at)
+            && let Some(number) = token::number_in_word(word, len)
+        {
+            return Ok(self.visit_short(len, number, visitor, visit_number));
+        }
+        let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
+        match token::typed_number(text) {
+            Some(Number::F64(_)) if exact::exact_text(text).is_some() => Err((self, visitor)),
+            number => self.whole(text, number, visitor, visit_number),
+        }
     }
 
     /// `true`, `false` or `null`.
@@ -248,9 +281,12 @@ impl<'de> de::Deserializer<'de> for FieldValue<'_, 'de> {
     #[inline]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if name == exact::EXACT_NUMBERS {
+            return self.exact_any(visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -9,6 +9,7 @@
 
 mod digits;
 mod duplicates;
+pub(crate) mod exact;
 mod field_value;
 mod header;
 mod inline;
@@ -477,6 +478,22 @@ impl<'a, 'de> ValueDe<'a, 'de> {
         self.visit(visitor, false)
     }
 
+    /// Visits the slot's value as `deserialize_any` does, except a number token that an
+    /// `f64` would change: that is visited as a newtype around its exact text (`exact`).
+    #[cold]
+    #[inline(never)]
+    fn visit_exact<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        if let Slot::Token { text } = self.slot
+            && let Some(exact) = exact::exact_text(trim_spaces(text))
+        {
+            let exact = de::value::StringDeserializer::<Error>::new(exact);
+            return visitor
+                .visit_newtype_struct(exact)
+                .map_err(|e| at_text(text, e));
+        }
+        self.visit(visitor, false)
+    }
+
     /// Visits the slot's value. `last_write_wins` (non-strict struct targets) makes objects
     /// skip earlier occurrences of repeated keys, since a struct visitor rejects repeats.
     fn visit<V: Visitor<'de>>(self, visitor: V, last_write_wins: bool) -> Result<V::Value> {
@@ -663,9 +680,12 @@ impl<'de> de::Deserializer<'de> for ValueDe<'_, 'de> {
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value> {
+        if name == exact::EXACT_NUMBERS {
+            return self.visit_exact(visitor);
+        }
         visitor.visit_newtype_struct(self)
     }
 

@@ -10,6 +10,7 @@
 mod emit;
 pub(crate) mod key;
 pub(crate) use key::{key_string, with_key_text};
+pub(crate) mod number;
 mod probe;
 pub(crate) mod tape;
 
@@ -158,9 +159,12 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
-        _: &'static str,
+        name: &'static str,
         value: &T,
     ) -> Result<()> {
+        if name == number::NUMBER {
+            return to_writer_with(&mut self.writer, &number::Exact(value), &self.options);
+        }
         to_writer_with(&mut self.writer, value, &self.options)
     }
     fn serialize_newtype_variant<T: ?Sized + Serialize>(

@@ -7,6 +7,7 @@
 use serde::ser::{self, Serialize};
 
 use super::key::with_key_text;
+use super::number;
 use crate::error::{Error, Result};
 
 /// One recorded item. Containers store their length and the index one past their last event,
@@ -23,6 +24,8 @@ pub(crate) enum Ev {
     Str(u32, u32),
     /// An integer beyond 64 bits, its exact decimal digits in the arena.
     Big(u32, u32),
+    /// An exact number (`ser::number`), its §2 canonical text in the arena.
+    Num(u32, u32),
     /// An object key in the arena; the value follows.
     Key(u32, u32),
     Arr {
@@ -84,6 +87,13 @@ impl Tape {
         self.ev.extend(v.iter().map(|&b| Ev::U64(b.into())));
         let len = u32::try_from(v.len()).map_err(|_| too_large())?;
         self.close(at, len)
+    }
+
+    /// An exact number, as its §2 canonical text (`ser::number`).
+    pub(crate) fn push_number(&mut self, text: &str) -> Result<()> {
+        let (s, l) = self.push_text(text)?;
+        self.ev.push(Ev::Num(s, l));
+        Ok(())
     }
 
     /// An integer beyond 64 bits, as its decimal digits.
@@ -226,6 +236,7 @@ impl Serialize for Node<'_> {
                     },
                 }
             }
+            Ev::Num(st, l) => number::Exact(tape.str_at(st, l)).serialize(s),
             Ev::Arr { len, .. } => {
                 let mut seq = s.serialize_seq(Some(len as usize))?;
                 for at in tape.elements(self.at) {
@@ -378,7 +389,21 @@ impl<'t> ser::Serializer for Recorder<'t> {
     fn serialize_none(self) -> Result<()> {
         self.scalar(Ev::Null)
     }
-    transparent!();
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Result<()> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<()> {
+        if name == number::NUMBER
+            && let Some(text) = number::text(value)
+        {
+            return self.tape.push_number(&text);
+        }
+        value.serialize(self)
+    }
     fn serialize_unit(self) -> Result<()> {
         self.scalar(Ev::Null)
     }

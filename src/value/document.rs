@@ -5,6 +5,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
+use super::exact_json::{self, Numbers, Plain};
 use crate::ser::tape::{Ev, Node, Tape};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
@@ -63,30 +64,78 @@ impl Serialize for Document {
     }
 }
 
-impl<'de> de::Deserialize<'de> for Document {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let mut tape = Tape::default();
-        Record(&mut tape).deserialize(deserializer)?;
+impl Document {
+    /// Parses JSON text keeping every number's exact decimal value: a number with more digits
+    /// than `u64`, `i64` or `f64` hold (`18446744073709551616`,
+    /// `0.1000000000000000055511151231257827`), or beyond `f64`'s range (`1e400`, which
+    /// serde_json refuses), is recorded as its text and encodes to TOON with all its digits,
+    /// in §2 canonical form (`1e400` → `1e+400`). Everything else is what
+    /// `serde_json::from_slice` records, at the cost of one scan of the text for numbers.
+    ///
+    /// Serialized to formats other than TOON, such a number is its canonical text as a string
+    /// (serde has no number with more digits than `f64`).
+    ///
+    /// ```
+    /// let doc = toon::Document::from_json_slice(br#"{"id": 18446744073709551616, "e": 1E400}"#).unwrap();
+    /// assert_eq!(toon::to_string(&doc).unwrap(), "id: 18446744073709551616\ne: 1e+400");
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// serde_json's error for text that is not JSON (with its line and column), and a number
+    /// whose exponent reaches ±2^40.
+    pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Document> {
+        match exact_json::prepare(text)? {
+            None => serde_json::from_slice(text),
+            Some((text, exact)) => {
+                let mut de = serde_json::Deserializer::from_slice(&text);
+                let mut tape = Tape::default();
+                Record(&mut tape, &exact).deserialize(&mut de)?;
+                de.end()?;
+                Ok(Document::finish(tape))
+            }
+        }
+    }
+
+    fn finish(mut tape: Tape) -> Document {
         tape.ev.shrink_to_fit();
         tape.text.shrink_to_fit();
-        Ok(Document { tape })
+        Document { tape }
     }
 }
 
-/// Records one value (and everything in it) at the end of the tape.
-struct Record<'t>(&'t mut Tape);
+impl<'de> de::Deserialize<'de> for Document {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let mut tape = Tape::default();
+        Record(&mut tape, Plain).deserialize(deserializer)?;
+        Ok(Document::finish(tape))
+    }
+}
 
-impl<'de> DeserializeSeed<'de> for Record<'_> {
+/// Records one value (and everything in it) at the end of the tape; `N` says what to do with
+/// its numbers (`exact_json`).
+struct Record<'t, N>(&'t mut Tape, N);
+
+impl<'de, N: Numbers> DeserializeSeed<'de> for Record<'_, N> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl Record<'_> {
+impl<N: Numbers> Record<'_, N> {
     fn scalar<E>(self, ev: Ev) -> Result<(), E> {
         self.0.ev.push(ev);
         Ok(())
+    }
+
+    fn number<E: de::Error>(self, ev: Ev) -> Result<(), E> {
+        self.1
+            .number(self.0, |tape| {
+                tape.ev.push(ev);
+                Ok(())
+            })
+            .map_err(E::custom)
     }
 
     fn text<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -94,7 +143,7 @@ impl Record<'_> {
     }
 }
 
-impl<'de> Visitor<'de> for Record<'_> {
+impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -104,20 +153,24 @@ impl<'de> Visitor<'de> for Record<'_> {
     fn visit_bool<E>(self, v: bool) -> Result<(), E> {
         self.scalar(Ev::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.scalar(Ev::I64(v))
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.number(Ev::I64(v))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.scalar(Ev::U64(v))
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.number(Ev::U64(v))
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<(), E> {
-        self.0.push_i128(v).map_err(E::custom)
+        self.1
+            .number(self.0, |tape| tape.push_i128(v))
+            .map_err(E::custom)
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<(), E> {
-        self.0.push_u128(v).map_err(E::custom)
+        self.1
+            .number(self.0, |tape| tape.push_u128(v))
+            .map_err(E::custom)
     }
-    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
-        self.scalar(Ev::F64(v))
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.number(Ev::F64(v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
         self.text(v)
@@ -139,21 +192,24 @@ impl<'de> Visitor<'de> for Record<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let tape = self.0;
+        let (tape, numbers) = (self.0, self.1);
         let at = tape.open(false);
         let mut count = 0u32;
-        while seq.next_element_seed(Record(&mut *tape))?.is_some() {
+        while seq
+            .next_element_seed(Record(&mut *tape, numbers))?
+            .is_some()
+        {
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
         tape.close(at, count).map_err(de::Error::custom)
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let tape = self.0;
+        let (tape, numbers) = (self.0, self.1);
         let at = tape.open(true);
         let mut count = 0u32;
         while map.next_key_seed(Key(&mut *tape))?.is_some() {
-            map.next_value_seed(Record(&mut *tape))?;
+            map.next_value_seed(Record(&mut *tape, numbers))?;
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
         tape.close(at, count).map_err(de::Error::custom)
@@ -241,6 +297,69 @@ mod tests {
         let map: std::collections::BTreeMap<u32, bool> = [(7, true)].into();
         let doc: Document = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
         assert_eq!(serde_json::to_string(&doc).unwrap(), r#"{"7":true}"#);
+    }
+
+    #[test]
+    fn json_numbers_keep_every_digit_in_every_position() {
+        let json = r#"{"root": 18446744073709551616, "keyed": {"a": {"x": 1e400, "y": 1},
+            "b": {"x": 2, "y": -1e-400}}, "rows": [{"p": 0.1000000000000000055511151231257827}],
+            "inline": [1, 123456789012345678901234567890], "list": [[1], -9223372036854775809],
+            "plain": [1.5, 2, "3"]}"#;
+        let doc = Document::from_json_slice(json.as_bytes()).unwrap();
+        let want = "root: 18446744073709551616
+keyed[2:]{x,y}:
+  a: 1e+400,1
+  b: 2,-1e-400
+rows[1]{p}:
+  0.1000000000000000055511151231257827
+inline[2]: 1,1.2345678901234567890123456789e+29
+list[2]:
+  - [1]: 1
+  - -9223372036854775809
+plain[3]: 1.5,2,\"3\"";
+        assert_eq!(crate::to_string(&doc).unwrap(), want);
+        // Through the serde `Serializer` (which records the root first) and with a delimiter.
+        let mut out = Vec::new();
+        doc.serialize(&mut crate::Serializer::new(&mut out))
+            .unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), want);
+        let tab = crate::EncodeOptions::new().delimiter(crate::Delimiter::Tab);
+        assert!(
+            crate::to_string_with(&doc, &tab)
+                .unwrap()
+                .contains("inline[2\t]: 1\t1.2345678901234567890123456789e+29")
+        );
+        let root = Document::from_json_slice(b" 1E400 ").unwrap();
+        assert_eq!(crate::to_string(&root).unwrap(), "1e+400");
+        let mut out = Vec::new();
+        root.serialize(&mut crate::Serializer::new(&mut out))
+            .unwrap();
+        assert_eq!(out, b"1e+400");
+        // Other formats see the canonical text.
+        assert_eq!(serde_json::to_string(&root).unwrap(), r#""1e+400""#);
+    }
+
+    #[test]
+    fn json_without_lost_digits_records_as_serde_json_does() {
+        let json = r#"{"a":[1,-2,3.5,1e21,18446744073709551615,-0.0],"b":"1e400"}"#;
+        let exact = Document::from_json_slice(json.as_bytes()).unwrap();
+        let plain: Document = serde_json::from_str(json).unwrap();
+        assert_eq!(exact.size(), plain.size());
+        assert_eq!(
+            crate::to_string(&exact).unwrap(),
+            crate::to_string(&plain).unwrap()
+        );
+    }
+
+    #[test]
+    fn invalid_json_stays_invalid_with_its_position() {
+        // Errors as serde_json reports them for the same text with a plain number there.
+        for json in ["[1e400, 01]", "[1e400 2]", "{\"a\": 1e400,}", "[1e400"] {
+            let err = Document::from_json_slice(json.as_bytes()).unwrap_err();
+            let same = serde_json::from_str::<Document>(&json.replace("1e400", "10000"));
+            assert_eq!(err.to_string(), same.unwrap_err().to_string(), "{json}");
+        }
+        assert!(Document::from_json_slice(b"[1e99999999999999999999]").is_err());
     }
 
     #[test]

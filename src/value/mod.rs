@@ -2,6 +2,7 @@
 
 mod deserializer;
 mod document;
+mod exact_json;
 pub mod map;
 mod number;
 mod serializer;

@@ -1,8 +1,9 @@
 //! `toon [INPUT]`: JSON → TOON and TOON → JSON.
 //!
 //! Plain conversions stream, so memory stays near the input's size: JSON is recorded into a
-//! compact [`toon::Document`] (TOON's layout looks at every array twice) and written out in
-//! chunks; TOON is transcoded straight into JSON text. Options that reshape the data
+//! compact [`toon::Document`] (TOON's layout looks at every array twice), every number with
+//! its exact digits, and written out in chunks; TOON is transcoded straight into JSON text,
+//! numbers with all their digits too. Options that reshape the data
 //! (`--fields`, `--tabularize`, `--budget`, `--auto`, decoding `--stats` or `--no-strict`)
 //! work on a [`toon::Value`] instead.
 
@@ -125,7 +126,7 @@ pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
             Err("--indent 0 applies to decoding (compact JSON); TOON needs 1 or more".into())
         }
         Mode::Encode if pipeline.transforms() || args.auto => {
-            let value = parse_json(&input)?;
+            let value = parse_value(&input)?;
             reshape(args, mode, &pipeline, &input, value)
         }
         Mode::Encode => encode(args, input),
@@ -153,10 +154,19 @@ fn json_text(input: &Input) -> Result<&[u8], Failure> {
     Ok(json)
 }
 
-/// Parses the input as JSON. A number beyond f64 becomes `null`, as in the reference CLI
-/// (`JSON.parse` gives ±Infinity, which encodes as `null`, §3); serde_json refuses such
-/// numbers, so only then is the text rewritten and parsed again.
-fn parse_json<T: serde::de::DeserializeOwned>(input: &Input) -> Result<T, Failure> {
+/// Parses the input as JSON into a `Document`, every number with its exact decimal value
+/// (`1e400`, `18446744073709551616` keep their digits).
+fn parse_document(input: &Input) -> Result<Document, Failure> {
+    let text = json_text(input)?;
+    Document::from_json_slice(text)
+        .map_err(|e| Failure::because(format_args!("{}: invalid JSON", input.label), e))
+}
+
+/// Parses the input as JSON into a `Value`, whose numbers are `u64`, `i64` or `f64`. A number
+/// beyond f64 becomes `null`, as in the reference CLI (`JSON.parse` gives ±Infinity, which
+/// encodes as `null`, §3); serde_json refuses such numbers, so only then is the text
+/// rewritten and parsed again.
+fn parse_value(input: &Input) -> Result<Value, Failure> {
     let text = json_text(input)?;
     let invalid = |e| Failure::because(format_args!("{}: invalid JSON", input.label), e);
     match serde_json::from_slice(text) {
@@ -187,7 +197,7 @@ fn decode_options(args: &Convert) -> DecodeOptions {
 /// JSON → TOON through a `Document`: the input text is released before writing unless
 /// `--stats` needs it.
 fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
-    let document: Document = parse_json(&input)?;
+    let document = parse_document(&input)?;
     let options = encode_options(args);
     let label = input.label.clone();
     let stats_input = args.stats.then_some(input);

@@ -1,7 +1,9 @@
-//! JSON numbers beyond the range of f64 (`1e400`, 400-digit integers): JavaScript's
-//! `JSON.parse` reads them as ±Infinity and the reference encoder writes non-finite numbers
-//! as `null` (§3). serde_json refuses them instead ("number out of range"), so the CLI
-//! rewrites exactly those numbers as `null` and parses again.
+//! JSON numbers beyond the range of f64 (`1e400`, 400-digit integers) on the routes that
+//! reshape a `toon::Value` (`--fields`, `--tabularize`, `--budget`, `--auto`), whose numbers
+//! are `u64`, `i64` or `f64`: JavaScript's `JSON.parse` reads them as ±Infinity and the
+//! reference encoder writes non-finite numbers as `null` (§3). serde_json refuses them instead
+//! ("number out of range"), so the CLI rewrites exactly those numbers as `null` and parses
+//! again. (Plain `toon -e` keeps every digit instead: `Document::from_json_slice`.)
 
 /// `text` with every number outside strings that overflows f64 replaced by `null` padded
 /// with spaces to the same length (positions in later error messages stay right), or `None`

@@ -6,6 +6,7 @@ use serde::ser;
 use crate::canonical;
 use crate::error::Error;
 use crate::quote;
+use crate::ser::number;
 
 /// Why a value position could not take a value as a primitive.
 #[derive(Debug)]
@@ -140,7 +141,26 @@ impl ser::Serializer for Cell<'_> {
         self.out.extend_from_slice(b"null");
         Ok(())
     }
-    transparent!();
+    fn serialize_some<T: ?Sized + ser::Serialize>(
+        self,
+        value: &T,
+    ) -> std::result::Result<(), Fail> {
+        value.serialize(self)
+    }
+    fn serialize_newtype_struct<T: ?Sized + ser::Serialize>(
+        self,
+        name: &'static str,
+        value: &T,
+    ) -> std::result::Result<(), Fail> {
+        // §2 canonical numbers with all their digits: written as they are, never quoted.
+        if name == number::NUMBER
+            && let Some(text) = number::text(value)
+        {
+            self.out.extend_from_slice(text.as_bytes());
+            return Ok(());
+        }
+        value.serialize(self)
+    }
     #[inline]
     fn serialize_unit(self) -> std::result::Result<(), Fail> {
         self.serialize_none()

@@ -1,0 +1,137 @@
+//! JSON text → [`Document`](super::Document) with every number's exact decimal value, for
+//! `toon -e`: `18446744073709551616`, `0.1000000000000000055511151231257827` and `1e400` come
+//! out with all their digits where serde_json alone (without `arbitrary_precision`, which
+//! would change every crate of a user's build) reads `u64`, `i64` or the nearest `f64`, and
+//! refuses `1e400`.
+//!
+//! The text is scanned first ([`json_text::numbers`], [`json_text::exact_in_f64`]). A
+//! document whose numbers all keep their value is parsed as it always was, at the cost of the
+//! scan. Otherwise those tokens are replaced, in a copy, by a `0` padded with spaces to the
+//! same length (so serde_json takes them and positions in its errors stay right), and the
+//! recorder, counting number events, records the n-th token's exact text in place of the n-th
+//! number: in JSON a number is always a value, so the n-th number token is the n-th number a
+//! parser visits.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+
+use serde::de::Error as _;
+
+use crate::json_text;
+use crate::ser::tape::Tape;
+
+/// What the recorder does with a number event: record it ([`Plain`]), or count it and record
+/// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
+/// plain recording compiles to what it was.
+pub(super) trait Numbers: Copy {
+    fn number(
+        self,
+        tape: &mut Tape,
+        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
+    ) -> crate::Result<()>;
+}
+
+/// Numbers recorded as they are visited.
+#[derive(Copy, Clone)]
+pub(super) struct Plain;
+
+impl Numbers for Plain {
+    #[inline(always)]
+    fn number(
+        self,
+        tape: &mut Tape,
+        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        record(tape)
+    }
+}
+
+/// The exact texts due, by number event.
+pub(super) struct Exact {
+    /// (index of the number event, its §2 canonical text), in text order.
+    due: Vec<(usize, String)>,
+    /// Number events seen so far, and the next entry of `due`.
+    seen: Cell<usize>,
+    next: Cell<usize>,
+}
+
+impl Numbers for &Exact {
+    fn number(
+        self,
+        tape: &mut Tape,
+        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        let n = self.seen.get();
+        self.seen.set(n + 1);
+        match self.due.get(self.next.get()) {
+            Some((at, text)) if *at == n => {
+                self.next.set(self.next.get() + 1);
+                tape.push_number(text)
+            }
+            _ => record(tape),
+        }
+    }
+}
+
+/// The text serde_json is to parse, and the exact numbers to record in place of its
+/// placeholders; `None` when every number keeps its value as serde_json reads it.
+///
+/// # Errors
+///
+/// A number whose exponent reaches ±2^40 (its canonical text would be another number).
+pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, Exact)>> {
+    let mut due = Vec::new();
+    let mut copy: Option<Vec<u8>> = None;
+    for (n, range) in json_text::numbers(text).enumerate() {
+        let token = &text[range.clone()];
+        if json_text::exact_in_f64(token) {
+            continue;
+        }
+        // Not a JSON number at all (`01`, `1.`): left for serde_json to report.
+        let Some(exact) = json_text::canonical(token) else {
+            if json_text::is_number(token) {
+                let shown = String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned();
+                return Err(serde_json::Error::custom(format_args!(
+                    "number {shown} has an exponent beyond ±2^40 at byte {}",
+                    range.start
+                )));
+            }
+            continue;
+        };
+        let copy = copy.get_or_insert_with(|| text.to_vec());
+        copy[range.start] = b'0';
+        copy[range.start + 1..range.end].fill(b' ');
+        due.push((n, exact));
+    }
+    Ok(copy.map(|copy| {
+        let exact = Exact {
+            due,
+            seen: Cell::new(0),
+            next: Cell::new(0),
+        };
+        (Cow::Owned(copy), exact)
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_numbers_that_lose_digits_are_replaced() {
+        assert!(
+            prepare(br#"{"a": [1, 2.5, -0, 1e21, "18446744073709551616"]}"#)
+                .unwrap()
+                .is_none()
+        );
+        let (text, exact) = prepare(br#"[1, 18446744073709551616, "1e400", 1E400, 01]"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(&*text, br#"[1, 0                   , "1e400", 0    , 01]"#);
+        assert_eq!(
+            exact.due,
+            [(1, "18446744073709551616".into()), (2, "1e+400".into())]
+        );
+        assert!(prepare(b"[1e99999999999999999999]").is_err());
+    }
+}
