@@ -525,3 +525,51 @@ fn servers_start_in_parallel_and_a_slow_one_times_out_alone() {
     assert_eq!(r["x-vendor"], json!({"kept": true}));
     client.close();
 }
+
+/// An `mcpServers` entry running `tests/fixtures/mcp/servers/fake_server.py ARGS`.
+fn fake(args: &[&str]) -> Json {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/fake_server.py");
+    let mut all = vec![script.to_str().unwrap().to_owned()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    json!({"command": "python3", "args": all})
+}
+
+/// Writes `{"mcpServers": servers}` to the scratch directory.
+fn write_config(scratch: &Path, servers: Json) -> std::path::PathBuf {
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+#[test]
+fn a_client_that_never_reads_stderr_does_not_stall_the_proxy() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("flood");
+    let raw = mcp_servers::root().join("tests/fixtures/mcp/servers/raw_server.py");
+    // Two servers writing to stderr without pause: one blocked writer per runtime thread,
+    // were writes to the proxy's stderr blocking.
+    let path = write_config(
+        &scratch.0,
+        json!({
+            "chatty1": fake(&["--flood"]),
+            "chatty2": fake(&["--flood"]),
+            "raw": {"command": "python3", "args": [raw]},
+        }),
+    );
+    let mut client =
+        mcp_servers::Client::proxy_unread_stderr(Path::new(env!("CARGO_BIN_EXE_toon")), &path, &[]);
+    client.wait = Duration::from_secs(30);
+    client.initialize("2025-11-25");
+    assert_eq!(client.tools().len(), 2);
+    for i in 0..20 {
+        let echoed = client.call("echo", json!({"i": i}));
+        assert_eq!(
+            serde_json::from_str::<Json>(text(&echoed)).unwrap(),
+            json!({"i": i})
+        );
+    }
+    let took = client.close();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}

@@ -14,7 +14,8 @@ use tokio::sync::mpsc;
 use super::PROTOCOL_VERSION;
 use super::config::{Launch, ServerConfig};
 use super::error::CallError;
-use super::peer::{Peer, lock, log};
+use super::log::log;
+use super::peer::{Peer, lock};
 use super::wire::{self, Kind, code};
 use crate::mcp::registry::next_cursor;
 

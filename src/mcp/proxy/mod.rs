@@ -20,6 +20,7 @@ mod config;
 mod downstream;
 mod error;
 mod inspect;
+pub mod log;
 mod peer;
 mod serve;
 mod toolbox;

@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::error::CallError;
+use super::log::log;
 use super::wire::{self, Kind, Lines};
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
@@ -264,13 +265,6 @@ fn outcome(server: &str, mut message: Json) -> Result<Json, CallError> {
 /// operation).
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Writes one line to stderr, labelled with the server's name. stdout carries protocol only.
-pub fn log(name: &str, line: &str) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "[{name}] {line}");
 }
 
 #[cfg(test)]

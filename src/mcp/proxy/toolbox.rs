@@ -12,7 +12,7 @@ use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 use super::config::{Config, Launch};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
-use super::peer::log;
+use super::log::log;
 use crate::mcp::{Catalog, LIST_CHANGED, Policy, ResultEncoder};
 
 /// Timeouts and the result policy of a [`Toolbox`].
