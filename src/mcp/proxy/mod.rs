@@ -22,6 +22,7 @@ mod config;
 mod downstream;
 mod error;
 mod inspect;
+mod locate;
 pub mod log;
 mod peer;
 mod process;
