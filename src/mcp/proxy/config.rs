@@ -8,15 +8,20 @@
 //!
 //! A configuration holds secrets (`"env": {"GITHUB_TOKEN": ...}`) and its errors reach log
 //! files, so they give the line, column and key path of what is wrong and never quote the
-//! text.
+//! text. The file is read up to [`MAX_CONFIG_BYTES`], so `/dev/zero` or an endless FIFO
+//! cannot exhaust memory.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
 use super::locate::Path as KeyPath;
 use crate::error::{Error, Result};
+
+/// The largest configuration file read (1 MiB; real ones are a few KiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The environment variable naming the configuration file when no path is given.
 pub const CONFIG_ENV: &str = "TOON_MCP_CONFIG";
@@ -98,8 +103,8 @@ impl Config {
     /// from [`default_path`]; returns it with the path it came from.
     ///
     /// # Errors
-    /// When the file cannot be read (the message names the path and how it was chosen) or
-    /// does not parse.
+    /// When the file cannot be read (the message names the path and how it was chosen), is
+    /// larger than [`MAX_CONFIG_BYTES`], is not UTF-8, or does not parse.
     pub fn load(path: Option<&Path>) -> Result<(Config, PathBuf)> {
         let (path, why) = match path {
             Some(p) => (p.to_path_buf(), "given"),
@@ -115,7 +120,7 @@ impl Config {
                 ),
             },
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = read_bounded(&path).map_err(|e| {
             Error::data(format!(
                 "cannot read MCP configuration {} ({why}): {e}",
                 path.display()
@@ -130,6 +135,34 @@ impl Config {
     pub fn enabled(&self) -> impl Iterator<Item = &ServerConfig> + '_ {
         self.servers.iter().filter(|s| !s.disabled)
     }
+}
+
+/// The file's text, read with a bounded reader: a file over [`MAX_CONFIG_BYTES`] (by its
+/// size, or by reading past the limit when it has none: devices, FIFOs) is refused.
+fn read_bounded(path: &Path) -> std::result::Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let too_big = |size: &str| format!("{size}; the limit is {MAX_CONFIG_BYTES} bytes (1 MiB)");
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > MAX_CONFIG_BYTES
+    {
+        return Err(too_big(&format!("the file is {} bytes", meta.len())));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_big(&format!(
+            "more than {MAX_CONFIG_BYTES} bytes were read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// A JSON syntax error with serde_json's position and description, never the text there.
@@ -356,6 +389,30 @@ mod tests {
             panic!("a url server is unsupported");
         };
         assert!(!why.contains("s3cr3t"), "{why}");
+    }
+
+    #[test]
+    fn oversized_or_endless_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("toon-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.json");
+        let padding = " ".repeat(usize::try_from(MAX_CONFIG_BYTES).unwrap());
+        std::fs::write(&big, format!("{{\"mcpServers\": {{}}{padding}}}")).unwrap();
+        let e = Config::load(Some(&big)).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            e.contains("the file is 1048594 bytes; the limit is 1048576 bytes (1 MiB)"),
+            "{e}"
+        );
+        if Path::new("/dev/zero").exists() {
+            let e = Config::load(Some(Path::new("/dev/zero")))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("more than 1048576 bytes were read; the limit is 1048576 bytes"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
