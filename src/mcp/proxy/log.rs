@@ -12,17 +12,17 @@ use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-/// Lines waiting for the writer, at most (a few hundred KiB at the 4 KiB line cap).
+/// Lines waiting for the writer, at most (about 4 MiB at the 4 KiB cap on a server's line).
 const QUEUE: usize = 1024;
 
 /// Writes `[name] line` to stderr without blocking (dropped and counted if stderr is not read).
 pub fn log(name: &str, line: &str) {
-    stderr().send(format!("[{name}] {line}"));
+    stderr().send(format!("[{name}] {line}\n"));
 }
 
 /// Writes `line` to stderr as is, without blocking.
 pub fn note(line: &str) {
-    stderr().send(line.to_owned());
+    stderr().send(format!("{line}\n"));
 }
 
 /// Waits at most `within` for the lines queued so far to be written; whether they were.
@@ -49,7 +49,8 @@ fn stderr_writer() -> Box<dyn Write + Send> {
     Box::new(std::io::stderr())
 }
 
-/// A bounded queue of lines in front of one writer thread.
+/// A bounded queue of lines (each with its newline, written in one piece) in front of one
+/// writer thread.
 struct Queue {
     tx: SyncSender<String>,
     counts: Arc<Counts>,
@@ -113,13 +114,14 @@ fn write_lines(rx: &Receiver<String>, mut out: Box<dyn Write + Send>, counts: &C
     while let Ok(first) = rx.recv() {
         let mut next = Some(first);
         while let Some(line) = next {
-            let _ = writeln!(out, "{line}");
+            let _ = out.write_all(line.as_bytes());
             counts.pending.fetch_sub(1, Ordering::SeqCst);
             next = rx.try_recv().ok();
         }
         let dropped = counts.dropped.load(Ordering::SeqCst);
         if dropped > 0 {
-            let _ = writeln!(out, "[proxy] {dropped} log lines dropped: stderr not read");
+            let note = format!("[proxy] {dropped} log lines dropped: stderr not read\n");
+            let _ = out.write_all(note.as_bytes());
             // Only what was said: lines dropped meanwhile are told next time.
             counts.dropped.fetch_sub(dropped, Ordering::SeqCst);
         }
@@ -165,7 +167,7 @@ mod tests {
         // 100 lines into a queue of 4 whose writer cannot write: all sends return at once.
         let started = Instant::now();
         for i in 0..100 {
-            queue.send(format!("line {i}"));
+            queue.send(format!("line {i}\n"));
         }
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(!queue.flush(Duration::from_millis(50)));
@@ -182,7 +184,7 @@ mod tests {
         let note = format!("[proxy] {} log lines dropped: stderr not read", 100 - kept);
         assert_eq!(lines.last(), Some(&note.as_str()), "{lines:?}");
         // Lines sent after it caught up are written, and nothing more is said of drops.
-        queue.send("after".to_owned());
+        queue.send("after\n".to_owned());
         assert!(queue.flush(Duration::from_secs(30)));
         let more: Vec<u8> = output.try_iter().flatten().collect();
         assert_eq!(String::from_utf8(more).unwrap(), "after\n");
