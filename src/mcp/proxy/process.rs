@@ -70,7 +70,7 @@ impl Process {
         let pid = child.id();
         let (state_tx, state) = watch::channel(State::default());
         let (stop, stop_rx) = watch::channel(false);
-        tokio::spawn(reap(Group(child), stop_rx, state_tx));
+        tokio::spawn(reap(Group(child, false), stop_rx, state_tx));
         Process { pid, state, stop }
     }
 
@@ -128,14 +128,16 @@ impl Drop for Process {
     }
 }
 
-/// The child, killed with its group if the task holding it is dropped (the runtime shutting
-/// down before the grace is over).
-struct Group(Box<dyn ChildWrapper>);
+/// The child, killed with its group if the task holding it is dropped before the group is
+/// cleared (the runtime shutting down within the grace); `true` once it is.
+struct Group(Box<dyn ChildWrapper>, bool);
 
 impl Drop for Group {
     fn drop(&mut self) {
-        // On Unix the wrapper kills the group: the leader may be gone, the rest not.
-        let _ = self.0.start_kill();
+        if !self.1 {
+            // On Unix the wrapper kills the group: the leader may be gone, the rest not.
+            let _ = self.0.start_kill();
+        }
     }
 }
 
@@ -152,6 +154,8 @@ async fn reap(mut child: Group, mut stop: watch::Receiver<bool>, state: watch::S
     };
     state.send_modify(|s| s.exit = Some(exit));
     clear_group(&child).await;
+    // Cleared: a later kill could only hit a group id since reused.
+    child.1 = true;
     state.send_modify(|s| s.cleared = true);
 }
 
