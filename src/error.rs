@@ -97,6 +97,17 @@ impl Error {
         self
     }
 
+    /// Attaches a position without quoting the text there (for input that may hold secrets),
+    /// unless the error already has one.
+    #[cfg(feature = "mcp-proxy")]
+    pub(crate) fn at_position(mut self, line: usize, column: usize) -> Self {
+        if self.inner.line == 0 && line > 0 {
+            self.inner.line = line;
+            self.inner.column = column;
+        }
+        self
+    }
+
     /// Attaches the address of a byte of the decoder's input, unless the error already has a
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.

@@ -808,3 +808,206 @@ fn every_tool_is_listed_once_under_its_own_name_and_reaches_its_own_server() {
         "{report}"
     );
 }
+
+/// An `mcpServers` entry running `tests/fixtures/mcp/servers/fake_server.py ARGS`.
+fn fake(args: &[&str]) -> Json {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/fake_server.py");
+    let mut all = vec![script.to_str().unwrap().to_owned()];
+    all.extend(args.iter().map(|a| (*a).to_owned()));
+    json!({"command": "python3", "args": all})
+}
+
+/// Writes `{"mcpServers": servers}` to the scratch directory.
+fn write_config(scratch: &Path, servers: Json) -> std::path::PathBuf {
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// Whether `pid` is still alive after at most `within` (polled; a zombie counts as gone).
+fn still_alive_after(pid: u32, within: Duration) -> bool {
+    let started = Instant::now();
+    while alive(pid) {
+        if started.elapsed() > within {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn a_client_that_never_reads_stderr_does_not_stall_the_proxy() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("flood");
+    let raw = mcp_servers::root().join("tests/fixtures/mcp/servers/raw_server.py");
+    // Two servers writing to stderr without pause: one blocked writer per runtime thread,
+    // were writes to the proxy's stderr blocking.
+    let path = write_config(
+        &scratch.0,
+        json!({
+            "chatty1": fake(&["--flood"]),
+            "chatty2": fake(&["--flood"]),
+            "raw": {"command": "python3", "args": [raw]},
+        }),
+    );
+    let mut client =
+        mcp_servers::Client::proxy_unread_stderr(Path::new(env!("CARGO_BIN_EXE_toon")), &path, &[]);
+    client.wait = Duration::from_secs(30);
+    client.initialize("2025-11-25");
+    assert_eq!(client.tools().len(), 2);
+    for i in 0..20 {
+        let echoed = client.call("echo", json!({"i": i}));
+        assert_eq!(
+            serde_json::from_str::<Json>(text(&echoed)).unwrap(),
+            json!({"i": i})
+        );
+    }
+    let took = client.close();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+}
+
+/// Starts `fake_server.py --grandchild` behind the proxy; returns the client and the
+/// grandchild's pid, alive.
+fn family(scratch: &Scratch) -> (mcp_servers::Client, u32) {
+    let pidfile = scratch.0.join("grandchild.pid");
+    let path = write_config(
+        &scratch.0,
+        json!({"family": fake(&["--grandchild", pidfile.to_str().unwrap()])}),
+    );
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let r = client.call("grandchild", json!({}));
+    let pid = serde_json::from_str::<Json>(text(&r)).unwrap()["pid"]
+        .as_u64()
+        .unwrap();
+    let pid = u32::try_from(pid).unwrap();
+    assert!(alive(pid), "{}", cmdline(pid));
+    (client, pid)
+}
+
+#[test]
+fn a_server_s_children_go_with_it_when_the_client_closes_stdin() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("family-eof");
+    let (client, grandchild) = family(&scratch);
+    let took = client.close();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    assert!(
+        !still_alive_after(grandchild, Duration::from_secs(5)),
+        "orphan: {}",
+        cmdline(grandchild)
+    );
+}
+
+#[test]
+fn a_server_s_children_go_with_it_when_the_proxy_gets_sigterm() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("family-term");
+    let (mut client, grandchild) = family(&scratch);
+    let ok = Command::new("kill")
+        .args(["-TERM", &client.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let started = Instant::now();
+    while client.child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the proxy did not exit"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !still_alive_after(grandchild, Duration::from_secs(5)),
+        "orphan: {}",
+        cmdline(grandchild)
+    );
+}
+
+#[test]
+fn a_server_that_dies_takes_its_children_and_says_how_it_died() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("family-dies");
+    let (mut client, grandchild) = family(&scratch);
+    let server: Vec<u32> = descendants(client.child.id())
+        .into_iter()
+        .filter(|p| cmdline(*p).contains("fake_server.py"))
+        .collect();
+    assert_eq!(server.len(), 1, "one fake server process");
+    Command::new("kill")
+        .args(["-9", &server[0].to_string()])
+        .status()
+        .unwrap();
+    // With the proxy still running, the server's group is cleared.
+    assert!(
+        !still_alive_after(grandchild, Duration::from_secs(10)),
+        "orphan: {}",
+        cmdline(grandchild)
+    );
+    let started = Instant::now();
+    let mut gone = client.call("grandchild", json!({}));
+    while gone["isError"] != true && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+        gone = client.call("grandchild", json!({}));
+    }
+    let message = text(&gone);
+    assert!(message.contains("killed by signal 9"), "{message}");
+    client.close();
+}
+
+#[test]
+fn start_up_failures_say_what_happened() {
+    if servers_dir().is_none() {
+        return;
+    }
+    use toon::mcp::proxy::{Config, Downstream};
+    let scratch = Scratch::new("start-failures");
+    let pidfile = scratch.0.join("grandchild.pid");
+    let missing = scratch.0.join("no-such-dir");
+    let mut cwd = fake(&[]);
+    cwd["cwd"] = json!(missing);
+    let text = json!({"mcpServers": {
+        "cwd": cwd,
+        "exits": fake(&["--grandchild", pidfile.to_str().unwrap(), "--exit-at-start", "7"]),
+        "mute": fake(&["--close-stdout-at-start"]),
+    }})
+    .to_string();
+    let config = Config::from_str(&text).unwrap();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let reasons: Vec<String> = rt.block_on(async {
+        let mut reasons = Vec::new();
+        for server in &config.servers {
+            let (tx, _rx) = tokio::sync::mpsc::channel(16);
+            reasons.push(Downstream::start(server, WAIT, tx).await.unwrap_err());
+        }
+        reasons
+    });
+    assert_eq!(
+        reasons,
+        [
+            format!("working directory {} does not exist", missing.display()),
+            "exited with status 7 while starting".to_owned(),
+            "closed its stdout while starting".to_owned(),
+        ]
+    );
+    // The server that failed to start left nothing behind either.
+    let grandchild: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        !still_alive_after(grandchild, Duration::from_secs(10)),
+        "orphan: {}",
+        cmdline(grandchild)
+    );
+}

@@ -4,7 +4,7 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -158,7 +158,11 @@ pub struct Client {
     /// The text of the last response [`next_response`](Self::next_response) returned.
     pub last_raw: String,
     stderr: Arc<Mutex<String>>,
+    /// The proxy's stderr when nobody reads it (kept open: a full pipe, not a closed one).
+    unread_stderr: Option<ChildStderr>,
     pub next_id: u64,
+    /// How long [`request`](Self::request) waits for its response.
+    pub wait: Duration,
 }
 
 impl Client {
@@ -172,8 +176,22 @@ impl Client {
         Client::spawn(command)
     }
 
+    /// As [`proxy`](Self::proxy), but nobody reads the proxy's stderr (as some clients do).
+    pub fn proxy_unread_stderr(toon: &Path, config: &Path, args: &[&str]) -> Client {
+        let mut command = Command::new(toon);
+        command
+            .args(["mcp", "serve", "--config"])
+            .arg(config)
+            .args(args);
+        Client::spawn_with(command, false)
+    }
+
     /// Any stdio MCP server.
-    pub fn spawn(mut command: Command) -> Client {
+    pub fn spawn(command: Command) -> Client {
+        Client::spawn_with(command, true)
+    }
+
+    fn spawn_with(mut command: Command, read_stderr: bool) -> Client {
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -205,13 +223,18 @@ impl Client {
         let stderr = Arc::new(Mutex::new(String::new()));
         let sink = stderr.clone();
         let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                let mut s = sink.lock().unwrap();
-                s.push_str(&line);
-                s.push('\n');
-            }
-        });
+        let unread_stderr = if read_stderr {
+            std::thread::spawn(move || {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    let mut s = sink.lock().unwrap();
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+            });
+            None
+        } else {
+            Some(err)
+        };
         let stdin = child.stdin.take();
         Client {
             child,
@@ -220,7 +243,9 @@ impl Client {
             notifications: Vec::new(),
             last_raw: String::new(),
             stderr,
+            unread_stderr,
             next_id: 1,
+            wait: WAIT,
         }
     }
 
@@ -259,7 +284,7 @@ impl Client {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response = self.next_response(WAIT);
+        let response = self.next_response(self.wait);
         assert_eq!(response["id"], id, "{response}");
         response
     }

@@ -209,8 +209,14 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
 mod proxy {
     use std::path::Path;
 
-    use toon::mcp::proxy::{Config, Inspection, Toolbox, serve};
+    use std::time::Duration;
+
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, log, serve};
     pub(super) use toon::mcp::proxy::{Mode, Options};
+
+    /// How long the last lines may take to reach stderr at exit (a client that does not read
+    /// it must not keep the proxy alive).
+    const FLUSH: Duration = Duration::from_secs(1);
 
     fn runtime() -> Result<tokio::runtime::Runtime, String> {
         tokio::runtime::Builder::new_multi_thread()
@@ -223,7 +229,10 @@ mod proxy {
     fn load(config: Option<&str>) -> Result<Config, String> {
         let (config, path) = Config::load(config.map(Path::new)).map_err(|e| e.to_string())?;
         let enabled = config.enabled().count();
-        eprintln!("toon: {enabled} MCP servers from {}", path.display());
+        log::note(&format!(
+            "toon: {enabled} MCP servers from {}",
+            path.display()
+        ));
         Ok(config)
     }
 
@@ -247,23 +256,26 @@ mod proxy {
                 () = stop_signal() => {}
             }
             toolbox.shutdown().await;
-            eprintln!("toon: {}", toolbox.encoder().stats().summary());
+            log::note(&format!("toon: {}", toolbox.encoder().stats().summary()));
         });
         // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
         rt.shutdown_background();
+        log::flush(FLUSH);
         Ok(())
     }
 
     pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
         let config = load(config)?;
         let policy = options.policy.clone();
-        runtime()?.block_on(async {
+        let report = runtime()?.block_on(async {
             let toolbox = Toolbox::start(&config, options);
             toolbox.ready().await;
             let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
             report.map(|r| r.to_string()).map_err(|e| e.to_string())
-        })
+        });
+        log::flush(FLUSH);
+        report
     }
 
     /// SIGINT, or SIGTERM on Unix.

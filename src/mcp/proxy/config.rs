@@ -5,13 +5,23 @@
 //! {"mcpServers": {"memory": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"],
 //!                            "env": {"MEMORY_FILE_PATH": "/tmp/memory.json"}, "cwd": "/tmp", "disabled": false}}}
 //! ```
+//!
+//! A configuration holds secrets (`"env": {"GITHUB_TOKEN": ...}`) and its errors reach log
+//! files, so they give the line, column and key path of what is wrong and never quote the
+//! text. The file is read up to [`MAX_CONFIG_BYTES`], so `/dev/zero` or an endless FIFO
+//! cannot exhaust memory.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
+use super::locate::Path as KeyPath;
 use crate::error::{Error, Result};
+
+/// The largest configuration file read (1 MiB; real ones are a few KiB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// The environment variable naming the configuration file when no path is given.
 pub const CONFIG_ENV: &str = "TOON_MCP_CONFIG";
@@ -66,20 +76,25 @@ impl Config {
     /// ```
     ///
     /// # Errors
-    /// Invalid JSON (with line and column), no `mcpServers` object, or an entry with neither
-    /// `command` nor `url`, or with fields of the wrong type.
+    /// Invalid JSON, no `mcpServers` object, or an entry with neither `command` nor `url`, or
+    /// with fields of the wrong type: each with its line and column (and key path), never
+    /// the text there.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<Config> {
-        let root: Json = serde_json::from_str(text).map_err(|e| Error::json(&e, text))?;
-        let servers = root
-            .get("mcpServers")
-            .and_then(Json::as_object)
-            .ok_or_else(|| {
-                Error::data("not an MCP configuration: expected {\"mcpServers\": {NAME: {\"command\": ...}}}")
-            })?;
+        let root: Json = serde_json::from_str(text).map_err(|e| syntax_error(&e))?;
+        let top = KeyPath::default().key("mcpServers");
+        let servers = match root.get("mcpServers") {
+            Some(Json::Object(servers)) => servers,
+            Some(_) => return Err(at(text, &top, "expected an object of servers")),
+            None => {
+                return Err(Error::data(
+                    "not an MCP configuration: expected {\"mcpServers\": {NAME: {\"command\": ...}}}",
+                ));
+            }
+        };
         let servers = servers
             .iter()
-            .map(|(name, entry)| server(name, entry))
+            .map(|(name, entry)| server(text, &top.key(name), name, entry))
             .collect::<Result<Vec<_>>>()?;
         Ok(Config { servers })
     }
@@ -88,8 +103,8 @@ impl Config {
     /// from [`default_path`]; returns it with the path it came from.
     ///
     /// # Errors
-    /// When the file cannot be read (the message names the path and how it was chosen) or
-    /// does not parse.
+    /// When the file cannot be read (the message names the path and how it was chosen), is
+    /// larger than [`MAX_CONFIG_BYTES`], is not UTF-8, or does not parse.
     pub fn load(path: Option<&Path>) -> Result<(Config, PathBuf)> {
         let (path, why) = match path {
             Some(p) => (p.to_path_buf(), "given"),
@@ -105,7 +120,7 @@ impl Config {
                 ),
             },
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = read_bounded(&path).map_err(|e| {
             Error::data(format!(
                 "cannot read MCP configuration {} ({why}): {e}",
                 path.display()
@@ -119,6 +134,61 @@ impl Config {
     /// The servers to start: all but the disabled ones.
     pub fn enabled(&self) -> impl Iterator<Item = &ServerConfig> + '_ {
         self.servers.iter().filter(|s| !s.disabled)
+    }
+}
+
+/// The file's text, read with a bounded reader: a file over [`MAX_CONFIG_BYTES`] (by its
+/// size, or by reading past the limit when it has none: devices, FIFOs) is refused.
+fn read_bounded(path: &Path) -> std::result::Result<String, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let too_big = |size: &str| format!("{size}; the limit is {MAX_CONFIG_BYTES} bytes (1 MiB)");
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > MAX_CONFIG_BYTES
+    {
+        return Err(too_big(&format!("the file is {} bytes", meta.len())));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(too_big(&format!(
+            "more than {MAX_CONFIG_BYTES} bytes were read"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// A JSON syntax error with serde_json's position and description, never the text there.
+fn syntax_error(e: &serde_json::Error) -> Error {
+    use serde_json::error::Category;
+    // Syntax and end-of-input descriptions are fixed phrases ("expected value", "trailing
+    // comma"); other kinds could carry input.
+    let what = match e.classify() {
+        Category::Syntax | Category::Eof => {
+            let text = e.to_string();
+            match text.rfind(" at line ") {
+                Some(i) => text[..i].to_owned(),
+                None => text,
+            }
+        }
+        Category::Data | Category::Io => "not valid JSON".to_owned(),
+    };
+    Error::syntax(format!("invalid JSON: {what}")).at_position(e.line(), e.column())
+}
+
+/// `path: what`, at the position of the value at `path` in `text`.
+fn at(text: &str, path: &KeyPath, what: &str) -> Error {
+    let e = Error::data(format!("{path}: {what}"));
+    match path.position(text) {
+        Some((line, column)) => e.at_position(line, column),
+        None => e,
     }
 }
 
@@ -139,20 +209,23 @@ pub fn default_path() -> Option<PathBuf> {
     base.map(|b| b.join("toon").join("mcp.json"))
 }
 
-fn server(name: &str, entry: &Json) -> Result<ServerConfig> {
-    let bad = |what: &str| Error::data(format!("mcpServers.{name}: {what}"));
-    let entry = entry.as_object().ok_or_else(|| bad("expected an object"))?;
+/// One entry of `mcpServers`; `path` is its key path, for errors located in `text`.
+fn server(text: &str, path: &KeyPath, name: &str, entry: &Json) -> Result<ServerConfig> {
+    let bad = |path: &KeyPath, what: &str| at(text, path, what);
+    let entry = entry
+        .as_object()
+        .ok_or_else(|| bad(path, "expected an object"))?;
     let string = |key: &str| -> Result<Option<String>> {
         match entry.get(key) {
             None | Some(Json::Null) => Ok(None),
             Some(Json::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(bad(&format!("\"{key}\" must be a string"))),
+            Some(_) => Err(bad(&path.key(key), "expected a string")),
         }
     };
     let disabled = match entry.get("disabled") {
         None | Some(Json::Null) => false,
         Some(Json::Bool(b)) => *b,
-        Some(_) => return Err(bad("\"disabled\" must be true or false")),
+        Some(_) => return Err(bad(&path.key("disabled"), "expected true or false")),
     };
     let launch = match (string("command")?, string("url")?) {
         (Some(command), _) => {
@@ -160,19 +233,30 @@ fn server(name: &str, entry: &Json) -> Result<ServerConfig> {
                 None | Some(Json::Null) => Vec::new(),
                 Some(Json::Array(a)) => a
                     .iter()
-                    .map(|v| v.as_str().map(str::to_owned))
-                    .collect::<Option<Vec<_>>>()
-                    .ok_or_else(|| bad("\"args\" must be an array of strings"))?,
-                Some(_) => return Err(bad("\"args\" must be an array of strings")),
+                    .enumerate()
+                    .map(|(i, v)| {
+                        v.as_str()
+                            .map(str::to_owned)
+                            .ok_or_else(|| bad(&path.key("args").index(i), "expected a string"))
+                    })
+                    .collect::<Result<Vec<_>>>()?,
+                Some(_) => {
+                    return Err(bad(&path.key("args"), "expected an array of strings"));
+                }
             };
             let env = match entry.get("env") {
                 None | Some(Json::Null) => BTreeMap::new(),
                 Some(Json::Object(m)) => m
                     .iter()
-                    .map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_owned())))
-                    .collect::<Option<BTreeMap<_, _>>>()
-                    .ok_or_else(|| bad("\"env\" values must be strings"))?,
-                Some(_) => return Err(bad("\"env\" must be an object of strings")),
+                    .map(|(k, v)| {
+                        v.as_str()
+                            .map(|v| (k.clone(), v.to_owned()))
+                            .ok_or_else(|| bad(&path.key("env").key(k), "expected a string"))
+                    })
+                    .collect::<Result<BTreeMap<_, _>>>()?,
+                Some(_) => {
+                    return Err(bad(&path.key("env"), "expected an object of strings"));
+                }
             };
             Launch::Stdio {
                 command,
@@ -181,10 +265,12 @@ fn server(name: &str, entry: &Json) -> Result<ServerConfig> {
                 cwd: string("cwd")?.map(PathBuf::from),
             }
         }
-        (None, Some(url)) => Launch::Unsupported(format!(
-            "{url}: only stdio servers (\"command\") are supported"
-        )),
-        (None, None) => return Err(bad("needs \"command\" (a stdio server)")),
+        // The URL itself is not repeated: it may carry a token.
+        (None, Some(_)) => Launch::Unsupported(
+            "a \"url\" server (HTTP or SSE): only stdio servers (\"command\") are supported"
+                .to_owned(),
+        ),
+        (None, None) => return Err(bad(path, "needs \"command\" (a stdio server)")),
     };
     Ok(ServerConfig {
         name: name.to_owned(),
@@ -229,20 +315,104 @@ mod tests {
     fn errors_say_where() {
         let e = Config::from_str("{\"mcpServers\": {\n  \"a\": {\"command\": }\n}}").unwrap_err();
         assert_eq!((e.line(), e.column()), (2, 20));
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 20: invalid JSON: expected value"
+        );
         let e = Config::from_str(r#"{"servers": {}}"#).unwrap_err();
         assert!(e.to_string().contains("mcpServers"), "{e}");
         let e = Config::from_str(r#"{"mcpServers": {"a": {"args": []}}}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 1, column 22: mcpServers.a: needs \"command\" (a stdio server)"
+        );
+        let e = Config::from_str(
+            "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"args\": [\"-v\", 1]}}}",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 17: mcpServers.a.args[1]: expected a string"
+        );
+        let e = Config::from_str(r#"{"mcpServers": []}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 1, column 16: mcpServers: expected an object of servers"
+        );
+    }
+
+    /// What a configuration holds must not reach the error: it goes to stderr, and on to the
+    /// client's log files.
+    #[test]
+    fn errors_never_quote_the_configuration() {
+        const SECRET: &str = "ghp_s3cr3tT0k3n";
+        let cases = [
+            // A syntax error on the secret's line (the quote is never closed).
+            format!(
+                "{{\"mcpServers\": {{\"github\": {{\"command\": \"gh\",\n  \"env\": {{\"GITHUB_TOKEN\": \"{SECRET}}}}}}}"
+            ),
+            // A syntax error just after it.
+            format!(
+                "{{\"mcpServers\": {{\"github\": {{\"env\": {{\"GITHUB_TOKEN\": \"{SECRET}\" \"x\"}}}}}}}}"
+            ),
+            // Type errors: the secret as a number, beside it, and in an array.
+            format!(
+                "{{\"mcpServers\": {{\"github\": {{\"command\": \"gh\", \"env\": {{\"GITHUB_TOKEN\": [\"{SECRET}\"]}}}}}}}}"
+            ),
+            format!(
+                "{{\"mcpServers\": {{\"github\": {{\"command\": 5, \"env\": {{\"GITHUB_TOKEN\": \"{SECRET}\"}}}}}}}}"
+            ),
+            format!(
+                "{{\"mcpServers\": {{\"github\": {{\"command\": \"gh\", \"args\": [\"--token={SECRET}\", {{}}]}}}}}}"
+            ),
+            format!("{{\"mcpServers\": {{\"github\": \"{SECRET}\"}}}}"),
+        ];
+        let expected = [
+            "line 2, column 45: invalid JSON: EOF while parsing a string",
+            "line 1, column 70: invalid JSON: expected `,` or `}`",
+            "mcpServers.github.env.GITHUB_TOKEN: expected a string",
+            "mcpServers.github.command: expected a string",
+            "mcpServers.github.args[1]: expected a string",
+            "mcpServers.github: expected an object",
+        ];
+        for (text, expected) in cases.iter().zip(expected) {
+            let e = Config::from_str(text).unwrap_err();
+            let message = format!("{e} {e:?}");
+            assert!(!message.contains("s3cr3t"), "{message}");
+            assert!(message.contains(expected), "{message}");
+            assert!(e.line() > 0, "{message}");
+        }
+        let web = format!(
+            r#"{{"mcpServers": {{"web": {{"url": "https://x.example/mcp?key={SECRET}"}}}}}}"#
+        );
+        let Launch::Unsupported(why) = &Config::from_str(&web).unwrap().servers[0].launch else {
+            panic!("a url server is unsupported");
+        };
+        assert!(!why.contains("s3cr3t"), "{why}");
+    }
+
+    #[test]
+    fn oversized_or_endless_files_are_refused() {
+        let dir = std::env::temp_dir().join(format!("toon-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.json");
+        let padding = " ".repeat(usize::try_from(MAX_CONFIG_BYTES).unwrap());
+        std::fs::write(&big, format!("{{\"mcpServers\": {{}}{padding}}}")).unwrap();
+        let e = Config::load(Some(&big)).unwrap_err().to_string();
+        let _ = std::fs::remove_dir_all(&dir);
         assert!(
-            e.to_string().contains("mcpServers.a: needs \"command\""),
+            e.contains("the file is 1048594 bytes; the limit is 1048576 bytes (1 MiB)"),
             "{e}"
         );
-        let e = Config::from_str(r#"{"mcpServers": {"a": {"command": "x", "args": [1]}}}"#)
-            .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("\"args\" must be an array of strings"),
-            "{e}"
-        );
+        if Path::new("/dev/zero").exists() {
+            let e = Config::load(Some(Path::new("/dev/zero")))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("more than 1048576 bytes were read; the limit is 1048576 bytes"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -1,12 +1,11 @@
 //! One configured server as a child process: started, initialized, listed, called, and shut
 //! down (close its stdin, wait, `SIGTERM`, then kill — the stdio shutdown the MCP
 //! specification describes). On Unix the child leads its own process group, so servers run
-//! through `npx` or `uvx` go with all their descendants.
+//! through `npx` or `uvx` go with all their descendants (see [`process`](super::process)).
 
-use std::sync::Mutex;
 use std::time::Duration;
 
-use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop};
+use process_wrap::tokio::{CommandWrap, KillOnDrop};
 use serde_json::{Value as Json, json};
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
@@ -14,12 +13,15 @@ use tokio::sync::mpsc;
 use super::PROTOCOL_VERSION;
 use super::config::{Launch, ServerConfig};
 use super::error::CallError;
-use super::peer::{INBOUND_QUEUE, Peer, lock, log};
+use super::log::log;
+use super::peer::{INBOUND_QUEUE, Peer};
+use super::process::{EXIT_GRACE, ExitWatch, Process};
 use super::wire::{self, Kind, Message, code};
 use crate::mcp::registry::next_cursor;
 
-/// How long a server gets to exit after its stdin closes, and again after `SIGTERM`.
-const EXIT_GRACE: Duration = Duration::from_secs(2);
+/// How long a closed connection may wait for the server's exit status (it usually follows
+/// within milliseconds; a server that closed its stdout and lives on does not give one).
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
 
 /// Longest stderr line passed on whole; the rest of a longer line is cut.
 const MAX_LOG_LINE: usize = 4096;
@@ -48,7 +50,7 @@ pub enum Event {
 pub struct Downstream {
     name: String,
     peer: Peer,
-    child: Mutex<Option<Box<dyn ChildWrapper>>>,
+    process: Process,
     initialize: Json,
 }
 
@@ -65,8 +67,9 @@ impl Downstream {
     /// Notifications and its exit go to `events`; its stderr lines to ours as `[NAME] line`.
     ///
     /// # Errors
-    /// Why it did not start: not a stdio server, the program failed to spawn, it exited, or
-    /// it did not complete `initialize` in time. The child is gone when this returns an error.
+    /// Why it did not start: not a stdio server, its working directory missing, the program
+    /// failed to spawn, it exited, or it did not complete `initialize` in time. The child is
+    /// being stopped (with its process group) when this returns an error.
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,
@@ -85,6 +88,15 @@ impl Downstream {
             };
             return Err(why.clone());
         };
+        // Checked first: spawn's own error would name the command, not the directory.
+        if let Some(cwd) = cwd.as_ref().filter(|d| !d.is_dir()) {
+            let what = if cwd.exists() {
+                "is not a directory"
+            } else {
+                "does not exist"
+            };
+            return Err(format!("working directory {} {what}", cwd.display()));
+        }
         let mut cmd = tokio::process::Command::new(command);
         cmd.args(args)
             .envs(env)
@@ -101,22 +113,25 @@ impl Downstream {
         let mut child = wrap
             .spawn()
             .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take()) else {
-            let _ = child.start_kill();
+        let pipes = (child.stdin().take(), child.stdout().take());
+        let stderr = child.stderr().take();
+        let process = Process::watch(child);
+        let (Some(stdin), Some(stdout)) = pipes else {
             return Err("no stdio pipes".to_owned());
         };
-        if let Some(stderr) = child.stderr().take() {
+        if let Some(stderr) = stderr {
             tokio::spawn(pump_stderr(name.clone(), stderr));
         }
 
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let peer = Peer::start(&name, stdout, stdin, inbound_tx, None);
-        tokio::spawn(handle_inbound(peer.clone(), inbound, events));
+        let exited = process.exit_watch();
+        tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
         let mut server = Downstream {
             name,
             peer,
-            child: Mutex::new(Some(child)),
+            process,
             initialize: Json::Null,
         };
         let params = json!({
@@ -151,11 +166,14 @@ impl Downstream {
                         )
                     }
                     CallError::Closed { .. } => {
-                        format!("exited while starting ({})", server.exit_status())
+                        match server.process.exit_within(EXIT_STATUS_WAIT).await {
+                            Some(exit) => format!("{exit} while starting"),
+                            None => "closed its stdout while starting".to_owned(),
+                        }
                     }
                     other => format!("initialize failed: {other}"),
                 };
-                server.kill();
+                server.process.stop();
                 Err(reason)
             }
         }
@@ -176,7 +194,7 @@ impl Downstream {
     /// The child's process id (the process group's, on Unix).
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
-        lock(&self.child).as_ref().and_then(|c| c.id())
+        self.process.pid()
     }
 
     /// Why the connection closed, once it has.
@@ -221,16 +239,17 @@ impl Downstream {
         params: Option<&str>,
         timeout: Duration,
     ) -> Result<Message, CallError> {
-        self.peer
-            .request(method, params, timeout)
-            .await
-            .map_err(|e| match e {
-                CallError::Closed { server, reason } => CallError::Closed {
+        match self.peer.request(method, params, timeout).await {
+            Err(CallError::Closed { server, reason }) => {
+                // The exit status may trail the closed pipe by a moment.
+                let _ = self.process.exit_within(EXIT_STATUS_WAIT).await;
+                Err(CallError::Closed {
                     server,
                     reason: format!("{reason} ({})", self.exit_status()),
-                },
-                other => other,
-            })
+                })
+            }
+            other => other,
+        }
     }
 
     /// Sends a notification (JSON text).
@@ -239,49 +258,24 @@ impl Downstream {
     }
 
     /// Closes its stdin and waits for it to exit; after a grace period sends `SIGTERM`, after
-    /// another kills it (and, on Unix, its whole process group). The grace is 2 s each.
+    /// another kills it. The grace is 2 s each. On Unix, whatever is left of its process group
+    /// once it has exited gets the same `SIGTERM` and `SIGKILL`; this returns when the group is
+    /// gone.
     pub async fn shutdown(&self) {
         self.peer.close().await;
-        let Some(mut child) = lock(&self.child).take() else {
-            return;
-        };
-        if tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok() {
-            return;
+        if self.process.exit_within(EXIT_GRACE).await.is_none() {
+            self.process.stop();
         }
-        #[cfg(unix)]
-        {
-            const SIGTERM: i32 = 15;
-            if child.signal(SIGTERM).is_ok()
-                && tokio::time::timeout(EXIT_GRACE, child.wait()).await.is_ok()
-            {
-                return;
-            }
-        }
-        let _ = Box::into_pin(child.kill()).await;
+        // Bounded by the watcher's own escalation; the margin covers a process that takes a
+        // while to die after `SIGKILL`.
+        let _ = tokio::time::timeout(EXIT_GRACE * 4, self.process.cleared()).await;
     }
 
-    fn kill(&self) {
-        if let Some(mut child) = lock(&self.child).take() {
-            let _ = child.start_kill();
-        }
-    }
-
-    /// `exited with status N`, `killed by signal N`, or `still running`.
+    /// `exited with status 7`, `killed by signal 9`, or `still running`.
     pub(super) fn exit_status(&self) -> String {
-        let mut child = lock(&self.child);
-        match child.as_mut().map(|c| c.try_wait()) {
-            Some(Ok(Some(status))) => format!("exit {status}"),
-            Some(Ok(None)) => "process still running".to_owned(),
-            Some(Err(e)) => format!("status unknown: {e}"),
-            None => "process stopped by the proxy".to_owned(),
-        }
-    }
-}
-
-impl Drop for Downstream {
-    /// A server not shut down is killed (with its process group), never left behind.
-    fn drop(&mut self) {
-        self.kill();
+        self.process
+            .exit()
+            .unwrap_or_else(|| "still running".to_owned())
     }
 }
 
@@ -294,6 +288,7 @@ async fn handle_inbound(
     peer: Peer,
     mut inbound: mpsc::Receiver<Message>,
     events: mpsc::Sender<Event>,
+    exited: ExitWatch,
 ) {
     let server = peer.name().to_owned();
     let mut dropped = 0u64;
@@ -338,6 +333,8 @@ async fn handle_inbound(
         }
     }
     let reason = peer.wait_closed().await;
+    // So that whoever hears of the exit can say how it ended.
+    exited.wait(EXIT_STATUS_WAIT).await;
     let _ = events.send(Event::Exited { server, reason }).await;
 }
 

@@ -6,8 +6,10 @@
 //!   a start-up timeout; tools listed (through `nextCursor`) into one [`Catalog`](crate::mcp::Catalog);
 //!   calls routed, each with a timeout, results through the [`ResultEncoder`](crate::mcp::ResultEncoder).
 //!   A server that fails to start, times out or dies is reported and marked unavailable; the
-//!   others keep working. Children are shut down cleanly, and killed (with their process
-//!   group) if the toolbox is dropped first. Their stderr reaches ours as `[NAME] line`.
+//!   others keep working. Children are shut down cleanly, and stopped if the toolbox is
+//!   dropped first; whenever a server exits, whatever is left of its process group is
+//!   terminated too. Their stderr reaches ours as `[NAME] line`, through [`log`], which never
+//!   blocks.
 //! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
 //!   [`Mode::Lean`] (the three meta-tools).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
@@ -21,12 +23,15 @@ mod config;
 mod downstream;
 mod error;
 mod inspect;
+mod locate;
+pub mod log;
 mod peer;
+mod process;
 mod serve;
 mod toolbox;
 pub mod wire;
 
-pub use config::{CONFIG_ENV, Config, Launch, ServerConfig, default_path};
+pub use config::{CONFIG_ENV, Config, Launch, MAX_CONFIG_BYTES, ServerConfig, default_path};
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};

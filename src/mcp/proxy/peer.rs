@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::error::CallError;
+use super::log::log;
 use super::wire::{self, Bad, Kind, Lines, Message};
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
@@ -67,7 +68,7 @@ impl Peer {
         reader: R,
         writer: W,
         inbound: mpsc::Sender<Message>,
-        bad_frames: Option<mpsc::UnboundedSender<Bad>>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
         R: AsyncRead + Send + Unpin + 'static,
@@ -105,8 +106,11 @@ impl Peer {
                     None => break "closed its output".to_owned(),
                     Some(Err(e)) => break format!("read failed: {e}"),
                     Some(Ok(Err(bad))) => match &bad_frames {
+                        // Waits for room: a peer sending garbage is slowed, not buffered.
                         Some(tx) => {
-                            let _ = tx.send(bad);
+                            if tx.send(bad).await.is_err() {
+                                break "stopped".to_owned();
+                            }
                         }
                         None => fail_waiter(&reader_name, &reader_waiters, &bad),
                     },
@@ -328,13 +332,6 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
 /// operation).
 pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Writes one line to stderr, labelled with the server's name. stdout carries protocol only.
-pub fn log(name: &str, line: &str) {
-    use std::io::Write;
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "[{name}] {line}");
 }
 
 #[cfg(test)]

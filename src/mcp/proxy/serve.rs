@@ -64,7 +64,7 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let (inbound_tx, mut inbound) = mpsc::channel(INBOUND_QUEUE);
-    let (bad_tx, mut bad) = mpsc::unbounded_channel();
+    let (bad_tx, mut bad) = mpsc::channel(INBOUND_QUEUE);
     let client = Peer::start("client", reader, writer, inbound_tx, Some(bad_tx));
     let front = Arc::new(Front {
         toolbox,
