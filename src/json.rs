@@ -150,6 +150,25 @@ pub fn to_string_pretty<T: ?Sized + Serialize>(
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
 
+/// The byte ranges of the number tokens of JSON `text` whose exact decimal value a `u64`,
+/// `i64` or `f64` cannot hold (`18446744073709551616`, `0.1000000000000000055511151231257827`,
+/// `1e400`): what serde_json (and [`Value`](crate::Value)) would round. Empty for most
+/// documents; [`Document::from_json_slice`](crate::Document::from_json_slice) keeps them
+/// exact.
+///
+/// ```
+/// let text = br#"{"a": 1, "b": 18446744073709551616, "c": 0.5}"#;
+/// let ranges = toon::json::inexact_numbers(text);
+/// assert_eq!(ranges.len(), 1);
+/// assert_eq!(&text[ranges[0].clone()], b"18446744073709551616");
+/// ```
+#[must_use]
+pub fn inexact_numbers(text: &[u8]) -> Vec<std::ops::Range<usize>> {
+    crate::json_text::numbers(text)
+        .filter(|r| !crate::json_text::exact_in_f64(&text[r.clone()]))
+        .collect()
+}
+
 /// Decodes TOON into JSON text as it reads it, with no value in memory: the `toon -d` of the
 /// CLI. JSON is written as [`Formatter`] lays it out (`indent` spaces per level, 0 compact);
 /// object keys keep their TOON order. The whole document is decoded, trailing content checked

@@ -679,6 +679,20 @@ fn reshaping_routes_read_numbers_as_json_parse_does() {
     assert_eq!(stdout(&o), "a: null\n");
     let o = toon(&["-e", "--fields", "a"], "{\"a\":18446744073709551616}");
     assert_eq!(stdout(&o), "a: 18446744073709552000\n");
+    // Not silently: stderr names the first such number, where it is, and how many there are.
+    let warned = stderr(&o);
+    assert!(
+        warned.contains("line 1, column 6: 18446744073709551616 has more digits")
+            && warned.contains("plain `toon -e` keeps every digit"),
+        "{warned}"
+    );
+    let o = toon(
+        &["-e", "--fields", "a"],
+        "{\"a\":[1e400,\n0.1000000000000000055511151231257827]}",
+    );
+    assert!(stderr(&o).contains("1e400 (and 1 more)"), "{}", stderr(&o));
+    let o = toon(&["-e", "--fields", "a"], "{\"a\":[1.5, 2]}");
+    assert_eq!(stderr(&o), "");
     // Errors keep their positions after the rewrite, on both routes.
     for args in [&["-e"][..], &["-e", "--fields", "a"]] {
         let o = toon(args, "[1e400, }");

@@ -168,6 +168,7 @@ fn parse_document(input: &Input) -> Result<Document, Failure> {
 /// rewritten and parsed again.
 fn parse_value(input: &Input) -> Result<Value, Failure> {
     let text = json_text(input)?;
+    warn_inexact(&input.label, text);
     let invalid = |e| Failure::because(format_args!("{}: invalid JSON", input.label), e);
     match serde_json::from_slice(text) {
         Err(e) if e.to_string().starts_with("number out of range") => {
@@ -178,6 +179,32 @@ fn parse_value(input: &Input) -> Result<Value, Failure> {
         }
         parsed => parsed.map_err(invalid),
     }
+}
+
+/// Says on stderr which numbers a `Value` route rounds, rather than rounding them silently.
+fn warn_inexact(label: &str, text: &[u8]) {
+    let inexact = toon::json::inexact_numbers(text);
+    let Some(first) = inexact.first() else {
+        return;
+    };
+    let before = &text[..first.start];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = first.start
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+        + 1;
+    let token = String::from_utf8_lossy(&text[first.clone()]);
+    let more = match inexact.len() {
+        1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    eprintln!(
+        "toon: warning: {label}: line {line}, column {column}: {token}{more} has more digits than \
+         this route keeps (64-bit integers and doubles): it is rounded, or null beyond f64; \
+         plain `toon -e` keeps every digit"
+    );
 }
 
 fn encode_options(args: &Convert) -> EncodeOptions {
