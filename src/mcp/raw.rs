@@ -139,6 +139,20 @@ impl<'t> Splice<'t> {
         }
     }
 
+    /// Inserts `with` (JSON text, its comma included) right after `part`, a slice of the text.
+    pub(crate) fn insert_after(&mut self, part: &str, with: String) {
+        let end = span(self.text, part).end;
+        self.edits.push((end..end, with));
+    }
+
+    /// Adds `item` (JSON text) at the end of the array `array`, a slice of the text holding
+    /// `len` items.
+    pub(crate) fn push(&mut self, array: &str, len: usize, item: &str) {
+        let end = span(self.text, array).end - 1;
+        let comma = if len == 0 { "" } else { "," };
+        self.edits.push((end..end, format!("{comma}{item}")));
+    }
+
     /// Removes every entry `key` of the object `object` (with its comma).
     pub(crate) fn remove(&mut self, object: &str, entries: &[Entry<'_>], key: &str) {
         let whole = span(self.text, object);
@@ -230,6 +244,18 @@ mod tests {
             "[],\"c\":true}",
         );
         assert_eq!(s.finish(), want);
+    }
+
+    #[test]
+    fn inserts_after_values_and_at_array_ends() {
+        let text = r#"{"a": [1, 2], "b": [ ]}"#;
+        let e = entries(text).unwrap();
+        let (a, b) = (get(&e, "a").unwrap().get(), get(&e, "b").unwrap().get());
+        let mut s = Splice::new(text);
+        s.insert_after(items(a).unwrap()[0].get(), ",1.5".into());
+        s.push(a, 2, "3");
+        s.push(b, 0, "0");
+        assert_eq!(s.finish(), r#"{"a": [1,1.5, 2,3], "b": [ 0]}"#);
     }
 
     #[test]
