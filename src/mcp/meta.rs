@@ -87,10 +87,18 @@ impl Plan {
     /// result (an unknown field) becomes an error result naming what is there.
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
-        match encoder.encode_with(&self.exposed, result, &self.shape) {
-            Ok(out) => out,
-            Err(e) => error_result(&e.to_string()),
-        }
+        encoder
+            .encode_with(&self.exposed, result, &self.shape)
+            .unwrap_or_else(|e| error_result(&e.to_string()))
+    }
+
+    /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
+    /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
+    #[must_use]
+    pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
+        encoder
+            .encode_text(&self.exposed, result, &self.shape)
+            .unwrap_or_else(|e| error_result(&e.to_string()).to_string())
     }
 }
 
