@@ -27,25 +27,7 @@ pub(crate) fn entries(text: &str) -> Option<Vec<Entry<'_>>> {
     struct Entries<'t>(Vec<Entry<'t>>);
     impl<'de> Deserialize<'de> for Entries<'de> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Entries<'de>;
-                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    f.write_str("a JSON object")
-                }
-                fn visit_map<A: MapAccess<'de>>(
-                    self,
-                    mut map: A,
-                ) -> Result<Entries<'de>, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                        let value = map.next_value::<&'de RawValue>()?;
-                        out.push(Entry { key, value });
-                    }
-                    Ok(Entries(out))
-                }
-            }
-            d.deserialize_map(V)
+            Ok(Entries(d.deserialize_map(EntriesVisitor)?.0))
         }
     }
     serde_json::from_str::<Entries<'_>>(text).ok().map(|e| e.0)
@@ -74,6 +56,108 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
         }
     }
     serde_json::from_str::<Items<'_>>(text).ok().map(|i| i.0)
+}
+
+/// An object among the items of an array read by [`objects`]: the text it spans and its
+/// entries.
+#[derive(Debug)]
+pub(crate) struct Object<'t> {
+    pub text: &'t str,
+    pub entries: Vec<Entry<'t>>,
+}
+
+/// The items of `text`, when it is a JSON array: each one's entries when it is an object,
+/// `None` when it is not. One pass over the text when every item is an object (the common
+/// case: [`items`] then [`entries`] on each would read every item twice, and a long string
+/// with many escapes is slow to skip).
+pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
+    struct Objects<'t>(Vec<Vec<Entry<'t>>>);
+    struct Fields<'t>(Vec<Entry<'t>>);
+    impl<'de> Deserialize<'de> for Fields<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(Fields(d.deserialize_map(EntriesVisitor)?.0))
+        }
+    }
+    impl<'de> Deserialize<'de> for Objects<'de> {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> Visitor<'de> for V {
+                type Value = Objects<'de>;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON array of objects")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> Result<Objects<'de>, A::Error> {
+                    let mut out = Vec::new();
+                    while let Some(item) = seq.next_element::<Fields<'de>>()? {
+                        out.push(item.0);
+                    }
+                    Ok(Objects(out))
+                }
+            }
+            d.deserialize_seq(V)
+        }
+    }
+    let Ok(Objects(all)) = serde_json::from_str::<Objects<'_>>(text) else {
+        // Not an array, or an item that is not an object: item by item.
+        return Some(
+            items(text)?
+                .into_iter()
+                .map(|item| {
+                    entries(item.get()).map(|entries| Object {
+                        text: item.get(),
+                        entries,
+                    })
+                })
+                .collect(),
+        );
+    };
+    // Each object's text: from its `{` (the first byte after the previous item, its comma and
+    // whitespace) to the `}` after its last value.
+    let bytes = text.as_bytes();
+    let skip = |mut at: usize, also: &[u8]| {
+        while at < bytes.len() && (bytes[at].is_ascii_whitespace() || also.contains(&bytes[at])) {
+            at += 1;
+        }
+        at
+    };
+    let mut at = span(text, text.trim_start()).start + 1;
+    let mut out = Vec::with_capacity(all.len());
+    for entries in all {
+        let start = skip(at, b",");
+        let inner = entries
+            .last()
+            .map_or(start + 1, |e| span(text, e.value.get()).end);
+        let end = skip(inner, b"") + 1;
+        out.push(Some(Object {
+            text: &text[start..end],
+            entries,
+        }));
+        at = end;
+    }
+    Some(out)
+}
+
+/// The entries of a map, keys unescaped and values as sent.
+struct EntriesVisitor;
+
+struct EntriesOf<'t>(Vec<Entry<'t>>);
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = EntriesOf<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntriesOf<'de>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let value = map.next_value::<&'de RawValue>()?;
+            out.push(Entry { key, value });
+        }
+        Ok(EntriesOf(out))
+    }
 }
 
 /// The value of `key` among `entries` (the last one, as JSON parsers resolve duplicates).
@@ -244,6 +328,31 @@ mod tests {
             "[],\"c\":true}",
         );
         assert_eq!(s.finish(), want);
+    }
+
+    #[test]
+    fn objects_of_an_array_in_one_pass_or_item_by_item() {
+        for text in [
+            r#" [ {"a": 1} , {}, {"b": "}", "c": [2] }]"#,
+            r#"[{"a": 1},{},{"b": "}", "c": [2]}, 3]"#,
+        ] {
+            let objects = objects(text).unwrap();
+            let spans: Vec<Option<&str>> =
+                objects.iter().map(|o| o.as_ref().map(|o| o.text)).collect();
+            let want = items(text).unwrap();
+            assert_eq!(spans.len(), want.len(), "{text}");
+            for (got, item) in spans.iter().zip(&want) {
+                assert_eq!(
+                    *got,
+                    item.get().starts_with('{').then(|| item.get()),
+                    "{text}"
+                );
+            }
+            let third = objects[2].as_ref().unwrap();
+            assert_eq!(third.entries.len(), 2);
+            assert_eq!(get(&third.entries, "c").unwrap().get(), "[2]");
+        }
+        assert!(objects("{}").is_none() && objects("[").is_none());
     }
 
     #[test]

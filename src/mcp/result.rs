@@ -11,7 +11,7 @@ use super::META_KEY;
 use super::raw::{self, Entry, Splice};
 use super::shape::Shape;
 use crate::error::{Error, Result};
-use crate::json_text::{exact_in_f64, minify, numbers};
+use crate::json_text::{minify, minify_exact};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
 use crate::tokens::cost;
@@ -412,7 +412,7 @@ impl ResultEncoder {
             return Err(Skip::Result(SkipReason::ErrorResult));
         }
         let content = raw::get(&entries, "content").ok_or_else(not_a_result)?;
-        let items = raw::items(content.get()).ok_or_else(not_a_result)?;
+        let items = raw::objects(content.get()).ok_or_else(not_a_result)?;
         let structured = match self.policy.structured {
             Structured::Drop => raw::get(&entries, "structuredContent"),
             Structured::Keep => None,
@@ -421,15 +421,13 @@ impl ResultEncoder {
         let mut carried = structured.is_none_or(|s| s.get() == "null");
         let mut splice = Splice::new(result);
         let mut blocks = Vec::new();
-        for item in &items {
-            let Some(fields) = raw::entries(item.get()) else {
-                continue;
-            };
-            let is_text = raw::get(&fields, "type").and_then(raw::string);
+        for item in items.iter().flatten() {
+            let (object, fields) = (item.text, &item.entries);
+            let is_text = raw::get(fields, "type").and_then(raw::string);
             if is_text.as_deref() != Some("text") {
                 continue;
             }
-            let Some(text_value) = raw::get(&fields, "text") else {
+            let Some(text_value) = raw::get(fields, "text") else {
                 continue;
             };
             let Some(text) = raw::string(text_value) else {
@@ -444,7 +442,7 @@ impl ResultEncoder {
             }
             // A converted block must carry its format marker; a `_meta` that is not an object
             // cannot, so the block stays as it is.
-            let slot = MetaSlot::of(&fields);
+            let slot = MetaSlot::of(fields);
             if matches!(slot, MetaSlot::Unusable) {
                 blocks.push(Block::Skipped(SkipReason::Failed));
                 continue;
@@ -453,9 +451,9 @@ impl ResultEncoder {
                 Err(skipped) => blocks.push(skipped),
                 Ok((new_text, block)) => {
                     splice.replace(text_value.get(), raw::quote(&new_text));
-                    slot.set(&mut splice, item.get(), &fields, block_marker(&block));
+                    slot.set(&mut splice, object, fields, block_marker(&block));
                     if let Some(note) = note_block(&block) {
-                        splice.insert_after(item.get(), format!(",{note}"));
+                        splice.insert_after(object, format!(",{note}"));
                     }
                     blocks.push(block);
                 }
@@ -534,11 +532,11 @@ impl ResultEncoder {
         }
         let mut value: Value =
             serde_json::from_str(text).map_err(|_| Skip::Result(SkipReason::NotJson))?;
-        let bytes = text.as_bytes();
-        let exact = numbers(bytes).all(|r| exact_in_f64(&bytes[r]));
+        // The JSON candidate and whether TOON can be one, in one pass over the text.
+        let (json, exact) = minify_exact(text);
         let before_tokens = cost(text);
         let (format, mut new_text, after_tokens, notes) = if shape.is_empty() {
-            let (format, new_text, tokens) = self.render_as_sent(text, &value, exact)?;
+            let (format, new_text, tokens) = self.render_as_sent(json, &value, exact)?;
             (format, new_text, tokens, Vec::new())
         } else {
             // Shaping rewrites the value, and the value's numbers are what `f64` kept.
@@ -567,17 +565,17 @@ impl ResultEncoder {
     }
 
     /// (format name, text, tokens) of the policy's rendering of an unshaped block: its JSON
-    /// is the text as sent without whitespace, TOON only when it writes every number exactly.
+    /// is the text as sent without whitespace (`json`), TOON only when it writes every number
+    /// exactly.
     fn render_as_sent(
         &self,
-        text: &str,
+        json: String,
         value: &Value,
         exact: bool,
     ) -> std::result::Result<(&'static str, String, usize), Skip> {
         let toon = || crate::to_string(value).map_err(Skip::Error);
         match self.policy.format {
             Format::Json => {
-                let json = minify(text);
                 let tokens = cost(&json);
                 Ok(("json", json, tokens))
             }
@@ -588,7 +586,6 @@ impl ResultEncoder {
                 Ok(("toon", toon, tokens))
             }
             Format::Auto => {
-                let json = minify(text);
                 let json_tokens = cost(&json);
                 if exact {
                     let toon = toon()?;
