@@ -94,6 +94,27 @@ impl Plan {
 
     /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
     /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
+    ///
+    /// ```
+    /// use toon::mcp::{Plan, Policy, ResultEncoder, Shape};
+    /// let plan = Plan {
+    ///     server: "s".into(),
+    ///     tool: "t".into(),
+    ///     exposed: "t".into(),
+    ///     arguments: serde_json::json!({}),
+    ///     shape: Shape { fields: vec!["nope".into()], ..Shape::default() },
+    /// };
+    /// let encoder = ResultEncoder::new(Policy::default());
+    /// let rows: Vec<_> = (0..20).map(|i| serde_json::json!({"id": i})).collect();
+    /// let text = serde_json::to_string(&serde_json::json!({"rows": rows})).unwrap();
+    /// let sent = format!(r#"{{"content": [{{"type": "text", "text": {text:?}}}], "n": 1E2}}"#);
+    /// // A field the result does not have: an error result that names what is there.
+    /// let out = plan.finish_text(&encoder, &sent);
+    /// assert!(out.contains(r#""isError":true"#) && out.contains("rows"));
+    /// let plan = Plan { shape: Shape::default(), ..plan };
+    /// assert!(plan.finish_text(&encoder, &sent).contains(r#""n": 1E2"#));
+    /// # Ok::<(), toon::Error>(())
+    /// ```
     #[must_use]
     pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
         encoder
