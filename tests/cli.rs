@@ -591,6 +591,11 @@ mod mcp {
             "{out}"
         );
         assert!(out.ends_with("}\n") && !out.ends_with("\n\n"), "{out:?}");
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            parsed["_meta"]["rs.toon-codec/conversion"]["format"],
+            "toon"
+        );
     }
 
     #[test]

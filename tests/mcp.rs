@@ -729,13 +729,21 @@ fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
         r#",
   "structuredContent": {{"s": "\ud83d", "n": 1e400, "deep": {deep}}}"#
     );
-    let sent = result_text(&block, &rest).replace("{\"content\"", "{\n  \"content\"");
+    let sent = result_text(&block, &rest).replace("{\"content\"", "\n {\n  \"content\"") + "\n";
     let encoder = ResultEncoder::new(Policy::default());
     let out = encoder.encode_text("t", &sent, &Shape::default()).unwrap();
     assert!(
-        out.starts_with("{\n  \"content\": [{\"type\": \"text\", \"text\": \"rows[30]{id,name}:")
+        out.starts_with(
+            "\n {\n  \"content\": [{\"type\": \"text\", \"text\": \"rows[30]{id,name}:"
+        )
     );
     assert!(out.contains(&rest), "{out}");
+    // Entries go inside the object, whatever whitespace is around it.
+    assert!(out.ends_with("}}\n"), "{out}");
+    assert!(
+        serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
+        "{out}"
+    );
     // Results that cannot be read, and blocks that are not JSON, come back as sent.
     let surrogate_text = r#"{"content": [{"type": "text", "text": "{\"a\": \"\ud83d\", \"pad\": \"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\"}"}]}"#;
     for sent in [

@@ -408,6 +408,9 @@ impl ResultEncoder {
         }
         let not_a_result = || Skip::Result(SkipReason::NotAResult);
         let entries = raw::entries(result).ok_or_else(not_a_result)?;
+        // The object itself: entries are added before its closing brace, not before a newline
+        // after it.
+        let object = result.trim_matches([' ', '\t', '\n', '\r']);
         if raw::get(&entries, "isError").is_some_and(|v| v.get() == "true") {
             return Err(Skip::Result(SkipReason::ErrorResult));
         }
@@ -422,7 +425,7 @@ impl ResultEncoder {
         let mut splice = Splice::new(result);
         let mut blocks = Vec::new();
         for item in items.iter().flatten() {
-            let (object, fields) = (item.text, &item.entries);
+            let fields = &item.entries;
             let is_text = raw::get(fields, "type").and_then(raw::string);
             if is_text.as_deref() != Some("text") {
                 continue;
@@ -451,9 +454,9 @@ impl ResultEncoder {
                 Err(skipped) => blocks.push(skipped),
                 Ok((new_text, block)) => {
                     splice.replace(text_value.get(), raw::quote(&new_text));
-                    slot.set(&mut splice, object, fields, block_marker(&block));
+                    slot.set(&mut splice, item.text, fields, block_marker(&block));
                     if let Some(note) = note_block(&block) {
-                        splice.insert_after(object, format!(",{note}"));
+                        splice.insert_after(item.text, format!(",{note}"));
                     }
                     blocks.push(block);
                 }
@@ -479,7 +482,7 @@ impl ResultEncoder {
                 };
                 splice.push(content.get(), items.len(), &added);
             }
-            splice.remove(result, &entries, "structuredContent");
+            splice.remove(object, &entries, "structuredContent");
         }
         let totals = Totals::of(&blocks);
         if let Some(format) = totals.format {
@@ -491,7 +494,7 @@ impl ResultEncoder {
                 "bytesAfter": totals.after.1,
                 "micros": started.elapsed().as_micros() as u64,
             });
-            MetaSlot::of(&entries).set(&mut splice, result, &entries, marker.to_string());
+            MetaSlot::of(&entries).set(&mut splice, object, &entries, marker.to_string());
         }
         Ok((splice.finish(), totals))
     }
