@@ -241,6 +241,12 @@ pub(crate) fn span(whole: &str, part: &str) -> Range<usize> {
     start..start + part.len()
 }
 
+/// `text` without the whitespace JSON allows around a value (a whole message often ends in a
+/// newline: an entry added before its last byte would land after the closing brace).
+fn json_trim(text: &str) -> &str {
+    text.trim_matches([' ', '\t', '\n', '\r'])
+}
+
 /// Edits of one JSON text, applied together by [`Splice::finish`]. Ranges are byte ranges of
 /// the original text and must not overlap.
 #[derive(Debug)]
@@ -269,7 +275,7 @@ impl<'t> Splice<'t> {
         match get(entries, key) {
             Some(old) => self.replace(old.get(), value),
             None => {
-                let end = span(self.text, object).end - 1;
+                let end = span(self.text, json_trim(object)).end - 1;
                 let comma = if entries.is_empty() { "" } else { "," };
                 self.edits
                     .push((end..end, format!("{comma}{}:{value}", quote(key))));
@@ -286,14 +292,14 @@ impl<'t> Splice<'t> {
     /// Adds `item` (JSON text) at the end of the array `array`, a slice of the text holding
     /// `len` items.
     pub(crate) fn push(&mut self, array: &str, len: usize, item: &str) {
-        let end = span(self.text, array).end - 1;
+        let end = span(self.text, json_trim(array)).end - 1;
         let comma = if len == 0 { "" } else { "," };
         self.edits.push((end..end, format!("{comma}{item}")));
     }
 
     /// Removes every entry `key` of the object `object` (with its comma).
     pub(crate) fn remove(&mut self, object: &str, entries: &[Entry<'_>], key: &str) {
-        let whole = span(self.text, object);
+        let whole = span(self.text, json_trim(object));
         // An entry runs from its key's opening quote, the first `"` after the previous value
         // (or the brace), to its value's end.
         let mut starts = Vec::with_capacity(entries.len());
@@ -445,6 +451,13 @@ mod tests {
         s.push(a, 2, "3");
         s.push(b, 0, "0");
         assert_eq!(s.finish(), r#"{"a": [1,1.5, 2,3], "b": [ 0]}"#);
+        // A whole text with whitespace around its object.
+        let text = " {\"a\": 1, \"b\": 2}\n";
+        let e = entries(text).unwrap();
+        let mut s = Splice::new(text);
+        s.set(text, &e, "c", "3".into());
+        s.remove(text, &e, "a");
+        assert_eq!(s.finish(), " {\"b\": 2,\"c\":3}\n");
     }
 
     #[test]

@@ -408,9 +408,6 @@ impl ResultEncoder {
         }
         let not_a_result = || Skip::Result(SkipReason::NotAResult);
         let entries = raw::entries(result).ok_or_else(not_a_result)?;
-        // The object itself: entries are added before its closing brace, not before a newline
-        // after it.
-        let object = result.trim_matches([' ', '\t', '\n', '\r']);
         if raw::get(&entries, "isError").is_some_and(|v| v.get() == "true") {
             return Err(Skip::Result(SkipReason::ErrorResult));
         }
@@ -482,7 +479,7 @@ impl ResultEncoder {
                 };
                 splice.push(content.get(), items.len(), &added);
             }
-            splice.remove(object, &entries, "structuredContent");
+            splice.remove(result, &entries, "structuredContent");
         }
         let totals = Totals::of(&blocks);
         if let Some(format) = totals.format {
@@ -494,7 +491,7 @@ impl ResultEncoder {
                 "bytesAfter": totals.after.1,
                 "micros": started.elapsed().as_micros() as u64,
             });
-            MetaSlot::of(&entries).set(&mut splice, object, &entries, marker.to_string());
+            MetaSlot::of(&entries).set(&mut splice, result, &entries, marker.to_string());
         }
         Ok((splice.finish(), totals))
     }
