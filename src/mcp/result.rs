@@ -143,6 +143,8 @@ pub struct Stats {
     /// Results left unchanged, by the reason of their first text block (or the result's).
     pub skipped: BTreeMap<SkipReason, u64>,
     /// Tokens of converted blocks before and after ([`tokens::cost`](crate::tokens::cost)).
+    /// A block added for `structuredContent` under [`Structured::Drop`] counts its data's
+    /// compact JSON as before.
     pub tokens_before: u64,
     /// See `tokens_before`.
     pub tokens_after: u64,
