@@ -232,6 +232,20 @@ impl From<&Parts<'_>> for Decimal {
 /// number tokens and string escapes included, as it was.
 #[must_use]
 pub(crate) fn minify(text: &str) -> String {
+    minify_with(text, |_| {})
+}
+
+/// [`minify`], and whether every number token keeps its exact value ([`exact_in_f64`]): one
+/// pass where the two would read the text twice.
+#[must_use]
+pub(crate) fn minify_exact(text: &str) -> (String, bool) {
+    let mut exact = true;
+    let out = minify_with(text, |token| exact = exact && exact_in_f64(token));
+    (out, exact)
+}
+
+/// [`minify`], calling `number` with each number token.
+fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
@@ -243,6 +257,12 @@ pub(crate) fn minify(text: &str) -> String {
                 at = end;
             }
             b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b'-' | b'0'..=b'9' => {
+                let end = number_end(bytes, at);
+                number(&bytes[at..end]);
+                out.extend_from_slice(&bytes[at..end]);
+                at = end;
+            }
             b => {
                 out.push(b);
                 at += 1;
@@ -394,6 +414,10 @@ mod tests {
             "{\"a b\":[1E2,3e53],\"c\\\" d\":\"x\\u0041 \"}"
         );
         assert_eq!(minify(" [ \"é \\ud83d\" ] "), "[\"é \\ud83d\"]");
+        let text = "{\"a\": [1E2, \"1234567890123456789012\"], \"b\": -0.5}";
+        assert_eq!(minify_exact(text), (minify(text), true));
+        let (out, exact) = minify_exact("[1, 1234567890123456789012 ]");
+        assert_eq!((out.as_str(), exact), ("[1,1234567890123456789012]", false));
     }
 }
 

@@ -572,6 +572,33 @@ mod mcp {
     }
 
     #[test]
+    fn result_prints_untouched_bytes_as_they_came() {
+        let rows: Vec<String> = (0..30)
+            .map(|i| format!(r#"{{"id":{i},"name":"n{i}"}}"#))
+            .collect();
+        let text = serde_json::to_string(&format!("[{}]", rows.join(", "))).unwrap();
+        let rest =
+            "\"structuredContent\": {\n    \"big\": 1234567890123456789012,\n    \"e\": 1E2\n  }";
+        let input = format!(
+            "{{\n  \"content\": [{{\"type\": \"text\", \"text\": {text}}}],\n  {rest}\n}}\n"
+        );
+        let o = toon(&["mcp", "result"], &input);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert!(out.contains(rest), "{out}");
+        assert!(
+            out.starts_with("{\n  \"content\": [{\"type\": \"text\", \"text\": \"[30]{id,name}:"),
+            "{out}"
+        );
+        assert!(out.ends_with("}\n") && !out.ends_with("\n\n"), "{out:?}");
+        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            parsed["_meta"]["rs.toon-codec/conversion"]["format"],
+            "toon"
+        );
+    }
+
+    #[test]
     fn bad_input_is_a_clear_error() {
         for (args, input, message) in [
             (&["mcp", "result"][..], "{\"a\":", "invalid JSON"),

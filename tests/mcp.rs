@@ -526,3 +526,309 @@ fn meta_tools_discover_explain_and_execute() {
         MetaCall::NotMeta
     ));
 }
+
+/// A `CallToolResult` text with one text block holding `block` (JSON text) and `rest` (more
+/// entries, JSON text) after the content.
+fn result_text(block: &str, rest: &str) -> String {
+    let text = serde_json::to_string(block).unwrap();
+    format!(r#"{{"content": [{{"type": "text", "text": {text}}}]{rest}}}"#)
+}
+
+/// The text of the `i`-th content block of a result's JSON text.
+fn block_text(result: &str, i: usize) -> String {
+    let v: Json = serde_json::from_str(result).unwrap();
+    v["content"][i]["text"].as_str().unwrap().to_owned()
+}
+
+/// Rows whose numbers `f64` cannot hold (and that TOON would otherwise win by far).
+fn rows_with_digits() -> String {
+    let rows: Vec<String> = (0..30)
+        .map(|i| {
+            format!(
+                "    {{\"id\": {i}, \"big\": 1234567890123456789012, \"low\": -9223372036854775809, \
+                 \"tenth\": 0.1000000000000000055511151231257827, \"name\": \"user{i}\"}}"
+            )
+        })
+        .collect();
+    format!("{{\n  \"rows\": [\n{}\n  ]\n}}", rows.join(",\n"))
+}
+
+#[test]
+fn numbers_keep_every_digit_and_untouched_bytes_stay_as_sent() {
+    let block = rows_with_digits();
+    let rest = r#", "structuredContent": {"big": 1234567890123456789012, "e": 1E2, "s": "\u00e9"},
+  "x-future": [1.50, -0.0, 18446744073709551616],
+  "_meta": {"io.example/n": 12345678901234567890123}"#;
+    let image = r#"{"type": "image", "data": "AAAA", "mimeType": "image/png"}"#;
+    let sent = result_text(&block, rest).replacen("}]", &format!("}}, {image}]"), 1);
+    let encoder = ResultEncoder::new(Policy::default());
+    let out = encoder.encode_text("t", &sent, &Shape::default()).unwrap();
+    // What the encoder does not change is as sent, byte for byte.
+    for part in [
+        image,
+        r#""structuredContent": {"big": 1234567890123456789012, "e": 1E2, "s": "\u00e9"}"#,
+        r#""x-future": [1.50, -0.0, 18446744073709551616]"#,
+        r#""io.example/n": 12345678901234567890123"#,
+    ] {
+        assert!(out.contains(part), "{part} missing in {out}");
+    }
+    // The block is the text as sent without whitespace: TOON could not write these numbers.
+    let v: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["content"][0]["_meta"][META_KEY]["format"], "json");
+    let text = block_text(&out, 0);
+    assert!(text.starts_with(r#"{"rows":[{"id":0,"big":1234567890123456789012,"low":-9223372036854775809,"tenth":0.1000000000000000055511151231257827,"#), "{text}");
+    let stats = encoder.stats();
+    assert_eq!(
+        (stats.converted, stats.bytes_before),
+        (1, block.len() as u64)
+    );
+    assert_eq!(stats.bytes_after, text.len() as u64);
+    assert_eq!(stats.tokens_after, tokens(&text) as u64);
+    // The same through `encode` (a `Value`'s text blocks are strings: their digits survive).
+    let value: Json = serde_json::from_str(&result_text(&block, "")).unwrap();
+    let out = encoder.encode("t", value).unwrap();
+    assert_eq!(out["content"][0]["text"], text);
+    // `format: toon` leaves such a block as sent and says why; `json` compacts it.
+    let toon_only = ResultEncoder::new(Policy {
+        format: Format::Toon,
+        ..Policy::default()
+    });
+    let one = result_text(&block, "");
+    assert_eq!(
+        toon_only.encode_text("t", &one, &Shape::default()).unwrap(),
+        one
+    );
+    assert_eq!(
+        toon_only.stats().skipped.get(&SkipReason::InexactNumber),
+        Some(&1)
+    );
+    assert_eq!(SkipReason::InexactNumber.as_str(), "inexact_number");
+    let json_only = ResultEncoder::new(Policy {
+        format: Format::Json,
+        ..Policy::default()
+    });
+    let out = json_only.encode_text("t", &one, &Shape::default()).unwrap();
+    assert_eq!(block_text(&out, 0), text);
+    // With exact numbers TOON is a candidate again.
+    let exact = block
+        .replace("1234567890123456789012", "12")
+        .replace("-9223372036854775809", "-9")
+        .replace("0.1000000000000000055511151231257827", "0.1");
+    let out = toon_only
+        .encode_text("t", &result_text(&exact, ""), &Shape::default())
+        .unwrap();
+    assert!(block_text(&out, 0).starts_with("rows[30]{id,big,low,tenth,name}:"));
+}
+
+#[test]
+fn the_json_candidate_is_the_text_as_sent_without_whitespace() {
+    // 300 numbers in exponent notation: serde_json would print `3e53` as `3e+53` and `1E2` as
+    // `100.0`, costing more than the text as sent.
+    let rows: Vec<String> = (0..150)
+        .map(|i| format!("[{}e53, 1E{}]", i % 9 + 1, i % 7 + 2))
+        .collect();
+    let block = format!("{{\n  \"m\": [\n    {}\n  ]\n}}", rows.join(",\n    "));
+    let minified: String = block.chars().filter(|c| !c.is_whitespace()).collect();
+    let encoder = ResultEncoder::new(Policy::default());
+    let out = encoder
+        .encode_text("t", &result_text(&block, ""), &Shape::default())
+        .unwrap();
+    let text = block_text(&out, 0);
+    assert!(tokens(&text) <= tokens(&minified), "{text}");
+    if !text.starts_with("m[") {
+        assert_eq!(text, minified);
+    }
+    let forced = ResultEncoder::new(Policy {
+        format: Format::Json,
+        ..Policy::default()
+    });
+    let out = forced
+        .encode_text("t", &result_text(&block, ""), &Shape::default())
+        .unwrap();
+    assert_eq!(block_text(&out, 0), minified);
+    eprintln!(
+        "300 exponent numbers: as sent {}, minified {}, output {} tokens",
+        tokens(&block),
+        tokens(&minified),
+        tokens(&text)
+    );
+}
+
+#[test]
+fn shaping_a_block_whose_numbers_it_would_change_is_an_error() {
+    let sent = result_text(&rows_with_digits(), "");
+    let shape = Shape {
+        fields: vec!["rows.id".into()],
+        ..Shape::default()
+    };
+    let encoder = ResultEncoder::new(Policy::default());
+    let err = encoder.encode_text("t", &sent, &shape).unwrap_err();
+    assert!(err.to_string().contains("without them"), "{err}");
+    let plan = toon::mcp::Plan {
+        server: "s".into(),
+        tool: "t".into(),
+        exposed: "t".into(),
+        arguments: json!({}),
+        shape,
+        content: toon::mcp::Decision::Convert("data".into()),
+    };
+    let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
+    assert_eq!(out["isError"], true);
+    // Exact numbers shape as before, and `finish_text` keeps the rest as sent.
+    let exact = result_text(
+        &rows_with_digits()
+            .replace("1234567890123456789012", "12")
+            .replace("-9223372036854775809", "-9")
+            .replace("0.1000000000000000055511151231257827", "0.1"),
+        r#", "x": 1E2"#,
+    );
+    let out = plan.finish_text(&encoder, &exact);
+    assert!(out.contains(r#""x": 1E2"#), "{out}");
+    let text = block_text(&out, 0);
+    assert!(text.contains("29") && !text.contains("name"), "{text}");
+}
+
+#[test]
+fn dropping_structured_content_never_deletes_the_only_copy() {
+    let drop = ResultEncoder::new(Policy {
+        structured: Structured::Drop,
+        ..Policy::default()
+    });
+    let encode = |sent: &str| -> Json {
+        serde_json::from_str(
+            &drop
+                .encode_text("weather", sent, &Shape::default())
+                .unwrap(),
+        )
+        .unwrap()
+    };
+    // The text block says nothing of the data: it becomes a text block of its own.
+    let sent = r#"{"content": [{"type": "text", "text": "Weather retrieved."}], "structuredContent": {"temperature": 22.5, "unit": "C", "station": 12345678901234567890123}}"#;
+    let out = encode(sent);
+    assert!(out.get("structuredContent").is_none());
+    assert_eq!(out["content"][0]["text"], "Weather retrieved.");
+    assert_eq!(
+        out["content"][1]["text"],
+        r#"{"temperature":22.5,"unit":"C","station":12345678901234567890123}"#
+    );
+    assert_eq!(out["content"].as_array().unwrap().len(), 2);
+    // Large enough, it is converted like any JSON block.
+    let rows: Vec<Json> = (0..20).map(|i| json!({"id": i, "ok": true})).collect();
+    let sent = json!({"content": [{"type": "text", "text": "Done."}], "structuredContent": {"rows": rows}});
+    let out = encode(&sent.to_string());
+    assert!(out.get("structuredContent").is_none());
+    assert_eq!(
+        block_value(&out["content"][1]),
+        toon::Value::from(json!({"rows": rows}))
+    );
+    assert_eq!(out["content"][1]["_meta"][META_KEY]["format"], "toon");
+    // A text block that carries it (pretty, or in another key order): simply dropped.
+    for text in [
+        serde_json::to_string_pretty(&json!({"rows": rows})).unwrap(),
+        r#"{"rows": [{"ok": true, "id": 0}]}"#.to_owned(),
+    ] {
+        let structured = if text.starts_with("{\n") {
+            json!({"rows": rows})
+        } else {
+            json!({"rows": [{"id": 0, "ok": true}]})
+        };
+        let sent =
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": structured});
+        let out = encode(&sent.to_string());
+        assert!(out.get("structuredContent").is_none());
+        assert_eq!(out["content"].as_array().unwrap().len(), 1, "{text}");
+    }
+    // An error result is not touched; with `keep` nothing is added.
+    let error = r#"{"content": [{"type": "text", "text": "Boom."}], "isError": true, "structuredContent": {"a": 1}}"#;
+    assert_eq!(
+        drop.encode_text("t", error, &Shape::default()).unwrap(),
+        error
+    );
+    let keep = ResultEncoder::new(Policy::default());
+    let sent = r#"{"content": [{"type": "text", "text": "Weather retrieved."}], "structuredContent": {"t": 22.5}}"#;
+    assert_eq!(
+        keep.encode_text("t", sent, &Shape::default()).unwrap(),
+        sent
+    );
+}
+
+#[test]
+fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
+    let block = serde_json::to_string_pretty(
+        &json!({"rows": (0..30).map(|i| json!({"id": i, "name": format!("n{i}")})).collect::<Vec<_>>()}),
+    )
+    .unwrap();
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    // What serde_json::Value cannot hold, around a block that converts.
+    let rest = format!(
+        r#",
+  "structuredContent": {{"s": "\ud83d", "n": 1e400, "deep": {deep}}}"#
+    );
+    let sent = result_text(&block, &rest).replace("{\"content\"", "\n {\n  \"content\"") + "\n";
+    let encoder = ResultEncoder::new(Policy::default());
+    let out = encoder.encode_text("t", &sent, &Shape::default()).unwrap();
+    assert!(
+        out.starts_with(
+            "\n {\n  \"content\": [{\"type\": \"text\", \"text\": \"rows[30]{id,name}:"
+        )
+    );
+    assert!(out.contains(&rest), "{out}");
+    // Entries go inside the object, whatever whitespace is around it.
+    assert!(out.ends_with("}}\n"), "{out}");
+    assert!(
+        serde_json::from_str::<serde::de::IgnoredAny>(&out).is_ok(),
+        "{out}"
+    );
+    // Results that cannot be read, and blocks that are not JSON, come back as sent.
+    let surrogate_text = r#"{"content": [{"type": "text", "text": "{\"a\": \"\ud83d\", \"pad\": \"0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789\"}"}]}"#;
+    for sent in [
+        "not json".to_owned(),
+        "[1, 2]".to_owned(),
+        r#"{"content": {"type": "text"}}"#.to_owned(),
+        r#"{"content": [], "\ud83d": 1}"#.to_owned(),
+        surrogate_text.to_owned(),
+        result_text(
+            &format!(r#"{{"deep": {deep}, "pad": "{}"}}"#, "x".repeat(100)),
+            "",
+        ),
+        result_text(
+            &format!(r#"{{"n": 1e400, "pad": "{}"}}"#, "x".repeat(100)),
+            "",
+        ),
+    ] {
+        let strict = ResultEncoder::new(Policy {
+            skip_on_error: false,
+            ..Policy::default()
+        });
+        assert_eq!(
+            strict.encode_text("t", &sent, &Shape::default()).unwrap(),
+            sent
+        );
+    }
+}
+
+#[test]
+fn a_verbatim_result_is_kept_as_sent_and_drop_never_loses_its_data() {
+    let keep = ResultEncoder::new(Policy::default());
+    let sent = r#"{"content": [{"type": "text", "text": "{\n  \"a\": 1E2\n}"}], "structuredContent": {"t": 21.5}}"#;
+    assert_eq!(keep.keep_text(sent), sent);
+    let drop = ResultEncoder::new(Policy {
+        structured: Structured::Drop,
+        ..Policy::default()
+    });
+    // No text block carries the data: it becomes a text block, then structuredContent goes.
+    let out = drop.keep_text(sent);
+    assert!(!out.contains("structuredContent"), "{out}");
+    assert!(
+        out.contains(r#"{"type":"text","text":"{\"t\":21.5}"}"#),
+        "{out}"
+    );
+    assert!(out.contains(r#""text": "{\n  \"a\": 1E2\n}""#), "{out}");
+    // A block that carries it: only structuredContent goes.
+    let carried = r#"{"content": [{"type": "text", "text": "{\"t\": 21.5}"}], "structuredContent": {"t": 21.5}}"#;
+    assert_eq!(
+        drop.keep_text(carried),
+        r#"{"content": [{"type": "text", "text": "{\"t\": 21.5}"}]}"#
+    );
+    assert_eq!(keep.stats().skipped[&toon::mcp::SkipReason::Verbatim], 1);
+}

@@ -560,6 +560,22 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
         "{seen}"
     );
 
+    // structuredContent as the server wrote it; the converted text keeps every digit.
+    let r = client.call("exact", json!({}));
+    let raw = client.last_raw.clone();
+    assert!(
+        raw.contains(r#""structuredContent":{"rows":[{"big":1234567890123456789012,"neg":-9223372036854775809,"frac":0.1000000000000000055511151231257827,"exp":3e53,"E":1E2},"#),
+        "{raw}"
+    );
+    let converted = text(&r);
+    for digits in [
+        "1234567890123456789012",
+        "-9223372036854775809",
+        "0.1000000000000000055511151231257827",
+    ] {
+        assert!(converted.contains(digits), "{digits} lost: {converted}");
+    }
+
     // Text `Value` cannot hold is forwarded as sent, at once.
     for (tool, kept) in [
         (

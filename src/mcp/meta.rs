@@ -97,8 +97,30 @@ impl Plan {
         serde_json::from_str(&text).unwrap_or(result)
     }
 
-    /// As [`finish`](Self::finish), with the result as JSON text: what is not converted stays
-    /// byte for byte as sent.
+    /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
+    /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
+    ///
+    /// ```
+    /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shape};
+    /// let plan = Plan {
+    ///     server: "s".into(),
+    ///     tool: "t".into(),
+    ///     exposed: "t".into(),
+    ///     arguments: serde_json::json!({}),
+    ///     shape: Shape { fields: vec!["nope".into()], ..Shape::default() },
+    ///     content: Decision::Convert("data".into()),
+    /// };
+    /// let encoder = ResultEncoder::new(Policy::default());
+    /// let rows: Vec<_> = (0..20).map(|i| serde_json::json!({"id": i})).collect();
+    /// let text = serde_json::to_string(&serde_json::json!({"rows": rows})).unwrap();
+    /// let sent = format!(r#"{{"content": [{{"type": "text", "text": {text:?}}}], "n": 1E2}}"#);
+    /// // A field the result does not have: an error result that names what is there.
+    /// let out = plan.finish_text(&encoder, &sent);
+    /// assert!(out.contains(r#""isError":true"#) && out.contains("rows"));
+    /// let plan = Plan { shape: Shape::default(), ..plan };
+    /// assert!(plan.finish_text(&encoder, &sent).contains(r#""n": 1E2"#));
+    /// # Ok::<(), toon::Error>(())
+    /// ```
     #[must_use]
     pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
         let content = self
@@ -108,10 +130,9 @@ impl Plan {
         if !content.converts() && self.shape.is_empty() {
             return encoder.keep_text(result);
         }
-        match encoder.encode_text(&self.exposed, result, &self.shape) {
-            Ok(out) => out,
-            Err(e) => error_result(&e.to_string()).to_string(),
-        }
+        encoder
+            .encode_text(&self.exposed, result, &self.shape)
+            .unwrap_or_else(|e| error_result(&e.to_string()).to_string())
     }
 }
 

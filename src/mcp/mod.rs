@@ -40,17 +40,16 @@ mod content;
 mod meta;
 mod pages;
 mod primer;
-// Used by the result encoder and the proxy as they move to raw text (next commits).
 #[cfg(feature = "mcp-proxy")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-proxy")))]
 pub mod proxy;
-#[cfg_attr(not(test), allow(dead_code))]
 mod raw;
 mod registry;
 mod result;
 mod schema;
 mod search;
 mod shape;
+mod structured;
 mod validate;
 mod view;
 

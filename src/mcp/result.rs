@@ -5,11 +5,13 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde_json::{Map as JsonMap, Value as Json, json};
+use serde_json::{Value as Json, json};
 
 use super::META_KEY;
+use super::raw::{self, Entry, Splice};
 use super::shape::Shape;
 use crate::error::{Error, Result};
+use crate::json_text::{minify, minify_exact};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
 use crate::tokens::cost;
@@ -48,6 +50,8 @@ pub enum Structured {
     Keep,
     /// Remove it, so every client shows the model the converted text. Only valid where the
     /// client was not told of an `outputSchema` (a proxy strips those from listed tools).
+    /// When no text block carries its data (the block's JSON is not the same), the data is
+    /// first added as a text block, converted like any JSON block.
     Drop,
 }
 
@@ -110,6 +114,9 @@ pub enum SkipReason {
     NotJson,
     /// No rendering is cheaper than the text as sent.
     NotSmaller,
+    /// `format: toon`, and TOON cannot write a number of the text with all its digits
+    /// (`toon::Value` holds `u64`, `i64` and `f64`): the text stays as sent.
+    InexactNumber,
     /// Conversion failed (kept because of `skip_on_error`).
     Failed,
     /// The tool returns document content, kept verbatim ([`ResultEncoder::keep`]).
@@ -129,6 +136,7 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::NotJson => "not_json",
             SkipReason::NotSmaller => "not_smaller",
+            SkipReason::InexactNumber => "inexact_number",
             SkipReason::Failed => "failed",
             SkipReason::Verbatim => "verbatim",
         }
@@ -145,6 +153,8 @@ pub struct Stats {
     /// Results left unchanged, by the reason of their first text block (or the result's).
     pub skipped: BTreeMap<SkipReason, u64>,
     /// Tokens of converted blocks before and after ([`tokens::cost`](crate::tokens::cost)).
+    /// A block added for `structuredContent` under [`Structured::Drop`] counts its data's
+    /// compact JSON as before.
     pub tokens_before: u64,
     /// See `tokens_before`.
     pub tokens_after: u64,
@@ -199,7 +209,13 @@ impl Stats {
 /// or array (and the block's `_meta`, which records the format), `structuredContent` under
 /// [`Structured::Drop`], and the result's `_meta` (sizes before and after, time taken). It
 /// never changes text that is not JSON, images, audio, resources, `isError`, or any field it
-/// does not know.
+/// does not know: [`encode_text`](Self::encode_text) keeps every byte it does not change as
+/// it was sent.
+///
+/// Numbers keep their digits. A converted block is the text as sent without its whitespace
+/// (compact JSON) or TOON, whichever costs fewer tokens; TOON is only a candidate when it can
+/// write every number of the block exactly (`toon::Value` holds `u64`, `i64` and `f64`), so
+/// `1234567890123456789012` reaches the model as sent.
 ///
 /// ```
 /// use toon::mcp::{Policy, ResultEncoder};
@@ -229,6 +245,40 @@ enum Block {
         notes: Vec<String>,
     },
     Skipped(SkipReason),
+}
+
+/// Where a JSON object's `_meta` can take the conversion marker.
+enum MetaSlot<'t> {
+    /// No `_meta`: one is added.
+    Absent,
+    /// A readable object: the marker is set among its entries.
+    Object(&'t str, Vec<Entry<'t>>),
+    /// Not an object (the server's business) or not readable.
+    Unusable,
+}
+
+impl<'t> MetaSlot<'t> {
+    fn of(entries: &[Entry<'t>]) -> Self {
+        match raw::get(entries, "_meta") {
+            None => MetaSlot::Absent,
+            Some(meta) => match raw::entries(meta.get()) {
+                Some(inner) => MetaSlot::Object(meta.get(), inner),
+                None => MetaSlot::Unusable,
+            },
+        }
+    }
+
+    /// Sets `_meta[META_KEY]` to `marker` (JSON text) on `object`, keeping any other keys.
+    fn set(&self, splice: &mut Splice<'t>, object: &str, entries: &[Entry<'_>], marker: String) {
+        match self {
+            MetaSlot::Absent => {
+                let meta = format!("{{{}:{marker}}}", raw::quote(META_KEY));
+                splice.set(object, entries, "_meta", meta);
+            }
+            MetaSlot::Object(meta, inner) => splice.set(meta, inner, META_KEY, marker),
+            MetaSlot::Unusable => {}
+        }
+    }
 }
 
 impl ResultEncoder {
@@ -261,41 +311,42 @@ impl ResultEncoder {
             && !self.policy.exclude_tools.iter().any(|t| t == tool)
     }
 
-    /// A result as it came, counted as [`SkipReason::Verbatim`]: for
-    /// tools whose results are document content (see [`Decision`](super::Decision)). Only
-    /// the policy's [`Structured::Drop`] applies, as a client was told of no output schema.
+    /// A result of a tool whose results are document content (see
+    /// [`Decision`](super::Decision)): as it came, counted as [`SkipReason::Verbatim`]. Only
+    /// the policy's [`Structured::Drop`] applies (its data kept as a text block when no
+    /// block carries it), as a client was told of no output schema.
     #[must_use]
-    pub fn keep(&self, mut result: Json) -> Json {
-        let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
-        stats.attempted += 1;
-        *stats.skipped.entry(SkipReason::Verbatim).or_default() += 1;
-        drop(stats);
-        if self.policy.structured == Structured::Drop
-            && let Some(obj) = result.as_object_mut()
-        {
-            obj.remove("structuredContent");
+    pub fn keep(&self, result: Json) -> Json {
+        let Ok(text) = serde_json::to_string(&result) else {
+            return result;
+        };
+        let out = self.keep_text(&text);
+        if out == text {
+            return result;
         }
-        result
+        serde_json::from_str(&out).unwrap_or(result)
     }
 
-    /// As [`keep`](Self::keep), with the result as JSON text: returned as it came unless
-    /// `structuredContent` is dropped.
+    /// As [`keep`](Self::keep), with the result as JSON text: every byte as sent but for a
+    /// dropped `structuredContent`.
     #[must_use]
     pub fn keep_text(&self, result: &str) -> String {
         if self.policy.structured == Structured::Keep {
-            let _ = self.keep(Json::Null);
+            // Nothing to change: not even read.
+            let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+            stats.attempted += 1;
+            *stats.skipped.entry(SkipReason::Verbatim).or_default() += 1;
             return result.to_owned();
         }
-        match serde_json::from_str::<Json>(result) {
-            Ok(value) => self.keep(value).to_string(),
-            Err(_) => {
-                let _ = self.keep(Json::Null);
-                result.to_owned()
-            }
-        }
+        self.count(
+            result,
+            self.rewrite("", result, &Shape::default(), Instant::now(), false),
+        )
+        .unwrap_or_else(|_| result.to_owned())
     }
 
-    /// Converts the result of a call to `tool` (a `CallToolResult` as JSON).
+    /// Converts the result of a call to `tool` (a `CallToolResult` as JSON). As
+    /// [`encode_text`](Self::encode_text) on the value's JSON text.
     ///
     /// # Errors
     /// Only with `skip_on_error: false`, when a JSON block cannot be converted.
@@ -303,157 +354,232 @@ impl ResultEncoder {
         self.encode_with(tool, result, &Shape::default())
     }
 
-    /// Converts a `CallToolResult` given as JSON text; returns the new text.
-    ///
-    /// # Errors
-    /// As [`encode_with`](Self::encode_with).
-    pub fn encode_text(&self, tool: &str, result: &str, shape: &Shape) -> Result<String> {
-        let Ok(value) = serde_json::from_str::<Json>(result) else {
-            return Ok(result.to_owned());
-        };
-        let out = self.encode_with(tool, value, shape)?;
-        Ok(out.to_string())
-    }
-
     /// Converts as [`encode`](Self::encode), first shaping each JSON block's value by `shape`
     /// (fields, page, token budget). What shaping cut is said in a text block added after the
     /// converted one, so the converted text itself stays lossless for what it holds.
     ///
+    /// ```
+    /// use toon::mcp::{Policy, ResultEncoder, Shape};
+    /// use serde_json::json;
+    /// let rows: Vec<_> = (0..50).map(|i| json!({"id": i, "name": format!("user{i}")})).collect();
+    /// let text = serde_json::to_string(&json!({"users": rows})).unwrap();
+    /// let result = json!({"content": [{"type": "text", "text": text}]});
+    /// let shape = Shape { fields: vec!["users.name".into()], limit: Some(3), ..Shape::default() };
+    /// let out = ResultEncoder::new(Policy::default()).encode_with("list_users", result, &shape)?;
+    /// let text = out["content"][0]["text"].as_str().unwrap();
+    /// assert!(text.contains("user2") && !text.contains("user3"));
+    /// assert!(out["content"][1]["text"].as_str().unwrap().starts_with("/users: items 1-3 of 50"));
+    /// # Ok::<(), toon::Error>(())
+    /// ```
+    ///
     /// # Errors
-    /// A shape that does not fit the result (an unknown field path, a stale cursor), always;
-    /// conversion failures only with `skip_on_error: false`.
-    pub fn encode_with(&self, tool: &str, mut result: Json, shape: &Shape) -> Result<Json> {
+    /// A shape that does not fit the result (an unknown field path, a stale cursor, a block
+    /// whose numbers shaping would change), always; conversion failures only with
+    /// `skip_on_error: false`.
+    pub fn encode_with(&self, tool: &str, result: Json, shape: &Shape) -> Result<Json> {
+        // Numbers of a `Value` are u64, i64 or f64 already: its text loses nothing.
+        let text = serde_json::to_string(&result).map_err(|e| Error::data(e.to_string()))?;
+        let out = self.encode_text(tool, &text, shape)?;
+        if out == text {
+            return Ok(result);
+        }
+        // Only a value nested deeper than serde_json reads can fail here: keep it as it was.
+        Ok(serde_json::from_str(&out).unwrap_or(result))
+    }
+
+    /// Converts the result of a call to `tool` given as the JSON text its server sent, and
+    /// returns the new text: each converted block's `text` and `_meta`, `structuredContent`
+    /// under [`Structured::Drop`] and the result's `_meta` are changed; every other byte is
+    /// as sent (numbers with all their digits, escapes, key order, whitespace). A result that
+    /// cannot be read as an object with a `content` array (not JSON, a key with a lone
+    /// surrogate) comes back as sent; so does a text block whose text is not JSON or holds a
+    /// lone surrogate.
+    ///
+    /// ```
+    /// use toon::mcp::{Policy, ResultEncoder, Shape};
+    /// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id": {i}, "big": 1234567890123456789012{i}}}"#)).collect();
+    /// let text = serde_json::to_string(&format!(r#"{{"rows": [{}]}}"#, rows.join(", "))).unwrap();
+    /// let result = format!(r#"{{"content": [{{"type": "text", "text": {text}}}], "x": 1E2}}"#);
+    /// let out = ResultEncoder::new(Policy::default()).encode_text("t", &result, &Shape::default())?;
+    /// // Compact JSON with every digit (TOON could not write them), and `1E2` as sent.
+    /// assert!(out.starts_with(r#"{"content": [{"type": "text", "text": "{\"rows\":[{\"id\":0,\"big\":12345678901234567890120}"#));
+    /// assert!(out.contains(r#""x": 1E2,"_meta":"#));
+    /// # Ok::<(), toon::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`encode_with`](Self::encode_with).
+    pub fn encode_text(&self, tool: &str, result: &str, shape: &Shape) -> Result<String> {
         let started = Instant::now();
-        let outcome = self.convert(tool, &mut result, shape);
+        self.count(result, self.rewrite(tool, result, shape, started, true))
+    }
+
+    /// Counts what [`rewrite`](Self::rewrite) did in the stats; its text, or the result as
+    /// sent when it was left.
+    fn count(
+        &self,
+        result: &str,
+        outcome: std::result::Result<(String, Totals), Skip>,
+    ) -> Result<String> {
         let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
         stats.attempted += 1;
-        let blocks = match outcome {
-            Ok(blocks) => blocks,
+        let (out, totals) = match outcome {
+            Ok(done) => done,
             Err(Skip::Result(reason)) => {
                 *stats.skipped.entry(reason).or_default() += 1;
-                return Ok(result);
+                return Ok(result.to_owned());
             }
             Err(Skip::Error(e) | Skip::Shape(e)) => {
                 *stats.skipped.entry(SkipReason::Failed).or_default() += 1;
                 return Err(e);
             }
         };
-        let (mut before, mut after) = ((0, 0), (0, 0));
-        let mut first_skip = None;
-        for block in &blocks {
-            match block {
-                Block::Converted {
-                    before: b,
-                    after: a,
-                    ..
-                } => {
-                    before = (before.0 + b.0, before.1 + b.1);
-                    after = (after.0 + a.0, after.1 + a.1);
-                }
-                Block::Skipped(reason) => {
-                    first_skip.get_or_insert(*reason);
-                }
+        match totals.format {
+            None => {
+                let reason = totals.first_skip.unwrap_or(SkipReason::NoText);
+                *stats.skipped.entry(reason).or_default() += 1;
+            }
+            Some(_) => {
+                stats.converted += 1;
+                stats.tokens_before += totals.before.0 as u64;
+                stats.tokens_after += totals.after.0 as u64;
+                stats.bytes_before += totals.before.1 as u64;
+                stats.bytes_after += totals.after.1 as u64;
             }
         }
-        let converted = blocks.iter().any(|b| matches!(b, Block::Converted { .. }));
-        if !converted {
-            let reason = first_skip.unwrap_or(SkipReason::NoText);
-            *stats.skipped.entry(reason).or_default() += 1;
-        } else {
-            stats.converted += 1;
-            stats.tokens_before += before.0 as u64;
-            stats.tokens_after += after.0 as u64;
-            stats.bytes_before += before.1 as u64;
-            stats.bytes_after += after.1 as u64;
-        }
-        drop(stats);
-        if self.policy.structured == Structured::Drop
-            && let Some(obj) = result.as_object_mut()
-        {
-            obj.remove("structuredContent");
-        }
-        if converted {
-            let format = blocks.iter().find_map(|b| match b {
-                Block::Converted { format, .. } => Some(*format),
-                Block::Skipped(_) => None,
-            });
-            set_meta(
-                &mut result,
-                json!({
-                    "format": format,
-                    "tokensBefore": before.0,
-                    "tokensAfter": after.0,
-                    "bytesBefore": before.1,
-                    "bytesAfter": after.1,
-                    "micros": started.elapsed().as_micros() as u64,
-                }),
-            );
-        }
-        Ok(result)
+        Ok(out)
     }
 
-    fn convert(
+    /// The new text of `result` and what each text block came to.
+    fn rewrite(
         &self,
         tool: &str,
-        result: &mut Json,
+        result: &str,
         shape: &Shape,
-    ) -> std::result::Result<Vec<Block>, Skip> {
-        if !self.applies_to(tool) {
+        started: Instant,
+        convert: bool,
+    ) -> std::result::Result<(String, Totals), Skip> {
+        if convert && !self.applies_to(tool) {
             return Err(Skip::Result(SkipReason::Filtered));
         }
-        let Some(obj) = result.as_object_mut() else {
-            return Err(Skip::Result(SkipReason::NotAResult));
-        };
-        if obj.get("isError") == Some(&Json::Bool(true)) {
+        let not_a_result = || Skip::Result(SkipReason::NotAResult);
+        let entries = raw::entries(result).ok_or_else(not_a_result)?;
+        if raw::get(&entries, "isError").is_some_and(|v| v.get() == "true") {
             return Err(Skip::Result(SkipReason::ErrorResult));
         }
-        let Some(Json::Array(content)) = obj.get_mut("content") else {
-            return Err(Skip::Result(SkipReason::NotAResult));
+        let content = raw::get(&entries, "content").ok_or_else(not_a_result)?;
+        let items = raw::objects(content.get()).ok_or_else(not_a_result)?;
+        let structured = match self.policy.structured {
+            Structured::Drop => raw::get(&entries, "structuredContent"),
+            Structured::Keep => None,
         };
+        // `null` holds nothing to carry.
+        let mut carried = structured.is_none_or(|s| s.get() == "null");
+        let mut splice = Splice::new(result);
         let mut blocks = Vec::new();
-        let mut notes_at = Vec::new();
-        for (i, block) in content.iter_mut().enumerate() {
-            if block.get("type").and_then(Json::as_str) != Some("text") {
+        for item in items.iter().flatten() {
+            let fields = &item.entries;
+            let is_text = raw::get(fields, "type").and_then(raw::string);
+            if is_text.as_deref() != Some("text") {
                 continue;
             }
-            let Some(text) = block.get("text").and_then(Json::as_str) else {
+            let Some(text_value) = raw::get(fields, "text") else {
                 continue;
             };
+            let Some(text) = raw::string(text_value) else {
+                // Not a string, or a lone surrogate Rust strings cannot hold.
+                blocks.push(Block::Skipped(SkipReason::NotJson));
+                continue;
+            };
+            if let Some(data) = structured
+                && !carried
+            {
+                carried = super::structured::carries(&text, data);
+            }
+            if !convert {
+                blocks.push(Block::Skipped(SkipReason::Verbatim));
+                continue;
+            }
             // A converted block must carry its format marker; a `_meta` that is not an object
             // cannot, so the block stays as it is.
-            if block.get("_meta").is_some_and(|m| !m.is_object()) {
+            let slot = MetaSlot::of(fields);
+            if matches!(slot, MetaSlot::Unusable) {
                 blocks.push(Block::Skipped(SkipReason::Failed));
                 continue;
             }
-            let outcome = match self.convert_text(text, shape) {
-                Ok((new_text, converted)) => {
-                    block["text"] = Json::String(new_text);
-                    set_meta(block, json!({ "format": format_name(&converted) }));
-                    if let Block::Converted { notes, .. } = &converted
-                        && !notes.is_empty()
-                    {
-                        notes_at.push((i, notes.join("\n")));
+            match self.block(&text, shape)? {
+                Err(skipped) => blocks.push(skipped),
+                Ok((new_text, block)) => {
+                    splice.replace(text_value.get(), raw::quote(&new_text));
+                    slot.set(&mut splice, item.text, fields, block_marker(&block));
+                    if let Some(note) = note_block(&block) {
+                        splice.insert_after(item.text, format!(",{note}"));
                     }
-                    converted
+                    blocks.push(block);
                 }
-                Err(Skip::Result(reason)) => Block::Skipped(reason),
-                Err(Skip::Shape(e)) => return Err(Skip::Shape(e)),
-                Err(Skip::Error(_)) if self.policy.skip_on_error => {
-                    Block::Skipped(SkipReason::Failed)
-                }
-                Err(Skip::Error(e)) => return Err(Skip::Error(e)),
-            };
-            blocks.push(outcome);
+            }
         }
-        // Notes go right after their block, last first so earlier positions stay valid.
-        for (i, note) in notes_at.into_iter().rev() {
-            content.insert(i + 1, json!({"type": "text", "text": note}));
+        if let Some(data) = structured {
+            if !carried {
+                // The only copy of the data: it becomes a text block like any JSON block.
+                let text = minify(data.get());
+                let converted = if convert {
+                    self.block(&text, shape)?
+                } else {
+                    Err(Block::Skipped(SkipReason::Verbatim))
+                };
+                let added = match converted {
+                    Err(skipped) => {
+                        blocks.push(skipped);
+                        text_block(&text, None)
+                    }
+                    Ok((new_text, block)) => {
+                        let mut added = text_block(&new_text, Some(block_marker(&block)));
+                        if let Some(note) = note_block(&block) {
+                            added = format!("{added},{note}");
+                        }
+                        blocks.push(block);
+                        added
+                    }
+                };
+                splice.push(content.get(), items.len(), &added);
+            }
+            splice.remove(result, &entries, "structuredContent");
         }
-        Ok(blocks)
+        let totals = Totals::of(&blocks);
+        if let Some(format) = totals.format {
+            let marker = json!({
+                "format": format,
+                "tokensBefore": totals.before.0,
+                "tokensAfter": totals.after.0,
+                "bytesBefore": totals.before.1,
+                "bytesAfter": totals.after.1,
+                "micros": started.elapsed().as_micros() as u64,
+            });
+            MetaSlot::of(&entries).set(&mut splice, result, &entries, marker.to_string());
+        }
+        Ok((splice.finish(), totals))
+    }
+
+    /// One block's conversion: `Ok(Err(skipped))` when it stays as it is, `Err` for what is
+    /// reported (a shape that does not fit; a failure without `skip_on_error`).
+    fn block(
+        &self,
+        text: &str,
+        shape: &Shape,
+    ) -> std::result::Result<std::result::Result<(String, Block), Block>, Skip> {
+        match self.convert_block(text, shape) {
+            Ok(done) => Ok(Ok(done)),
+            Err(Skip::Result(reason)) => Ok(Err(Block::Skipped(reason))),
+            Err(Skip::Error(_)) if self.policy.skip_on_error => {
+                Ok(Err(Block::Skipped(SkipReason::Failed)))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The new text of one block, or why it stays.
-    fn convert_text(
+    fn convert_block(
         &self,
         text: &str,
         shape: &Shape,
@@ -471,26 +597,75 @@ impl ResultEncoder {
         }
         let mut value: Value =
             serde_json::from_str(text).map_err(|_| Skip::Result(SkipReason::NotJson))?;
-        let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
+        // The JSON candidate and whether TOON can be one, in one pass over the text.
+        let (json, exact) = minify_exact(text);
         let before_tokens = cost(text);
-        let (format, mut new_text, after_tokens) = self.render(value).map_err(Skip::Error)?;
+        let (format, mut new_text, after_tokens, notes) = if shape.is_empty() {
+            let (format, new_text, tokens) = self.render_as_sent(json, &value, exact)?;
+            (format, new_text, tokens, Vec::new())
+        } else {
+            // Shaping rewrites the value, and the value's numbers are what `f64` kept.
+            if !exact {
+                return Err(Skip::Shape(Error::data(
+                    "this result has numbers with more digits than fields, limit, cursor or \
+                     max_tokens can keep; call again without them to get it as sent",
+                )));
+            }
+            let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
+            let (format, new_text, tokens) = self.render(value).map_err(Skip::Error)?;
+            (format, new_text, tokens, shaped.notes)
+        };
         // The text lives on in the result: drop the growth slack of its buffer.
         new_text.shrink_to_fit();
-        let changed_by_shape = !shape.is_empty();
-        if !changed_by_shape && after_tokens >= before_tokens && self.policy.format == Format::Auto
-        {
+        if shape.is_empty() && after_tokens >= before_tokens && policy.format == Format::Auto {
             return Err(Skip::Result(SkipReason::NotSmaller));
         }
         let block = Block::Converted {
             format,
             before: (before_tokens, text.len()),
             after: (after_tokens, new_text.len()),
-            notes: shaped.notes,
+            notes,
         };
         Ok((new_text, block))
     }
 
-    /// (format name, text, tokens) of the policy's rendering of `value`.
+    /// (format name, text, tokens) of the policy's rendering of an unshaped block: its JSON
+    /// is the text as sent without whitespace (`json`), TOON only when it writes every number
+    /// exactly.
+    fn render_as_sent(
+        &self,
+        json: String,
+        value: &Value,
+        exact: bool,
+    ) -> std::result::Result<(&'static str, String, usize), Skip> {
+        let toon = || crate::to_string(value).map_err(Skip::Error);
+        match self.policy.format {
+            Format::Json => {
+                let tokens = cost(&json);
+                Ok(("json", json, tokens))
+            }
+            Format::Toon if !exact => Err(Skip::Result(SkipReason::InexactNumber)),
+            Format::Toon => {
+                let toon = toon()?;
+                let tokens = cost(&toon);
+                Ok(("toon", toon, tokens))
+            }
+            Format::Auto => {
+                let json_tokens = cost(&json);
+                if exact {
+                    let toon = toon()?;
+                    let toon_tokens = cost(&toon);
+                    // Ties go to JSON, as `Output::Cheaper`.
+                    if toon_tokens < json_tokens {
+                        return Ok(("toon", toon, toon_tokens));
+                    }
+                }
+                Ok(("json", json, json_tokens))
+            }
+        }
+    }
+
+    /// (format name, text, tokens) of the policy's rendering of a shaped value.
     fn render(&self, value: Value) -> Result<(&'static str, String, usize)> {
         let output = match self.policy.format {
             Format::Auto => Output::Cheaper(EncodeOptions::default()),
@@ -506,6 +681,46 @@ impl ResultEncoder {
     }
 }
 
+/// What the blocks of one result came to.
+struct Totals {
+    /// The format of the first converted block; `None` when none was.
+    format: Option<&'static str>,
+    /// Why the first skipped block stayed.
+    first_skip: Option<SkipReason>,
+    /// (tokens, bytes) of the converted blocks before and after.
+    before: (usize, usize),
+    after: (usize, usize),
+}
+
+impl Totals {
+    fn of(blocks: &[Block]) -> Self {
+        let mut totals = Totals {
+            format: None,
+            first_skip: None,
+            before: (0, 0),
+            after: (0, 0),
+        };
+        for block in blocks {
+            match block {
+                Block::Converted {
+                    format,
+                    before,
+                    after,
+                    ..
+                } => {
+                    totals.format.get_or_insert(format);
+                    totals.before = (totals.before.0 + before.0, totals.before.1 + before.1);
+                    totals.after = (totals.after.0 + after.0, totals.after.1 + after.1);
+                }
+                Block::Skipped(reason) => {
+                    totals.first_skip.get_or_insert(*reason);
+                }
+            }
+        }
+        totals
+    }
+}
+
 enum Skip {
     /// Left as it is, for this reason.
     Result(SkipReason),
@@ -515,24 +730,32 @@ enum Skip {
     Shape(Error),
 }
 
-fn format_name(block: &Block) -> &'static str {
+/// The `_meta` marker of a converted block: `{"format":"toon"}`.
+fn block_marker(block: &Block) -> String {
     match block {
-        Block::Converted { format, .. } => format,
-        Block::Skipped(_) => "",
+        Block::Converted { format, .. } => format!(r#"{{"format":"{format}"}}"#),
+        Block::Skipped(_) => String::new(),
     }
 }
 
-/// Sets `_meta[META_KEY]` on an object, keeping any other `_meta` keys.
-fn set_meta(target: &mut Json, entry: Json) {
-    let Some(obj) = target.as_object_mut() else {
-        return;
-    };
-    let meta = obj
-        .entry("_meta")
-        .or_insert_with(|| Json::Object(JsonMap::new()));
-    if !meta.is_object() {
-        // A non-object `_meta` is the server's business; leave it alone.
-        return;
+/// The text block that says what shaping cut, if it cut anything.
+fn note_block(block: &Block) -> Option<String> {
+    match block {
+        Block::Converted { notes, .. } if !notes.is_empty() => {
+            Some(text_block(&notes.join("\n"), None))
+        }
+        _ => None,
     }
-    meta[META_KEY] = entry;
+}
+
+/// A text content block as JSON text, with the conversion marker if any.
+fn text_block(text: &str, marker: Option<String>) -> String {
+    let text = raw::quote(text);
+    match marker {
+        Some(marker) => format!(
+            r#"{{"type":"text","text":{text},"_meta":{{{}:{marker}}}}}"#,
+            raw::quote(META_KEY)
+        ),
+        None => format!(r#"{{"type":"text","text":{text}}}"#),
+    }
 }

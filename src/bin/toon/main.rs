@@ -67,7 +67,9 @@ enum McpCommand {
         toon: bool,
     },
     /// Convert a tools/call result (CallToolResult JSON) from FILE or stdin; prints the result
-    /// JSON on stdout and one stats line on stderr.
+    /// JSON on stdout and one stats line on stderr. Only converted text blocks, `_meta` and
+    /// (with --structured drop) structuredContent change: every other byte is printed as it
+    /// came, so a pretty input stays pretty around them.
     Result {
         file: Option<String>,
         /// The tool that produced it (for --include-tools / --exclude-tools).
@@ -140,8 +142,9 @@ struct PolicyArgs {
     /// fetched pages, diffs), which otherwise reach the model verbatim.
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]
     convert_tools: Vec<Vec<String>>,
-    /// keep | drop (drop: structuredContent removed from results and outputSchema from tools,
-    /// so every client shows the model the converted text)
+    /// keep | drop (drop: structuredContent removed from results, its data first added as a
+    /// text block when no text block carries it, and outputSchema from tools, so every client
+    /// shows the model the converted text)
     #[arg(long, default_value = "keep")]
     structured: String,
 }

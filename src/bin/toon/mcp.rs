@@ -3,7 +3,7 @@ use std::path::Path;
 
 use super::io::Input;
 use super::{McpCommand, PolicyArgs};
-use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, Structured};
+use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, SkipReason, Structured};
 
 /// Reads a whole text input (for `toon mcp`).
 fn read_text(file: Option<&str>) -> Result<String, String> {
@@ -137,16 +137,10 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let policy = policy_of(policy)?;
             let text = read_text(file.as_deref())?;
             let source = file.as_deref().unwrap_or("<stdin>");
-            let result: serde_json::Value =
-                serde_json::from_str(&text).map_err(|e| format!("{source}: invalid JSON: {e}"))?;
-            if !result
-                .get("content")
-                .is_some_and(serde_json::Value::is_array)
-            {
-                return Err(format!(
-                    "{source}: not a tools/call result (expected {{\"content\": [...]}})"
-                ));
-            }
+            // Read as text, never as a `Value`: numbers keep their digits and every byte the
+            // encoder does not change is printed as it came.
+            serde_json::from_str::<&serde_json::value::RawValue>(&text)
+                .map_err(|e| format!("{source}: invalid JSON: {e}"))?;
             let shape = Shape {
                 fields: fields.into_iter().flatten().collect(),
                 max_tokens: budget,
@@ -154,9 +148,18 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             };
             let encoder = ResultEncoder::new(policy);
             let out = encoder
-                .encode_with(&tool, result, &shape)
+                .encode_text(&tool, &text, &shape)
                 .map_err(|e| e.to_string())?;
-            emit(&serde_json::to_string(&out).map_err(|e| e.to_string())?)?;
+            if encoder
+                .stats()
+                .skipped
+                .contains_key(&SkipReason::NotAResult)
+            {
+                return Err(format!(
+                    "{source}: not a tools/call result (expected {{\"content\": [...]}})"
+                ));
+            }
+            emit(out.trim_end())?;
             eprintln!("{}", encoder.stats().summary());
         }
         #[cfg(feature = "mcp-proxy")]
