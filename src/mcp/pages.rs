@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 
 /// Results kept at most (the oldest goes first).
-pub const MAX_RESULTS: usize = 32;
+pub(crate) const MAX_RESULTS: usize = 32;
 /// Bytes of results kept at most (a larger result is not kept: it cannot be paged later).
-pub const MAX_BYTES: usize = 64 << 20;
+pub(crate) const MAX_BYTES: usize = 64 << 20;
 /// How long a result stays pageable.
-pub const TTL: Duration = Duration::from_secs(600);
+pub(crate) const TTL: Duration = Duration::from_secs(600);
 
 /// One kept result.
 #[derive(Debug)]
@@ -54,7 +54,7 @@ impl Pages {
     }
 
     /// Keeps the result of `tool` called with `arguments`; returns its key, or `None` when it
-    /// is larger than [`MAX_BYTES`].
+    /// is larger than 64 MiB (it could not be kept).
     pub fn keep(&self, tool: &str, arguments: &Json, result: String) -> Option<String> {
         if result.len() > MAX_BYTES {
             return None;
