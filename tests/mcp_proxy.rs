@@ -536,7 +536,7 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
     };
     let mut client = Client::start(&config, &["--request-timeout", "40"]);
     client.initialize("2025-11-25");
-    assert_eq!(client.tools().len(), 9);
+    assert_eq!(client.tools().len(), 10);
 
     // The client's id and the tool's arguments reach the server byte for byte, and the id
     // comes back as the client wrote it.
@@ -681,6 +681,16 @@ fn lean_pages_come_from_one_run_of_the_tool() {
         json!({"name": "counter", "arguments": {}, "cursor": "00"}),
     );
     assert_eq!(r["isError"], true, "{r}");
+    // Arguments a strict reader refuses are validated as what they are and forwarded as sent.
+    client.send_line(
+        r#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"execute_tool","arguments":{"name":"echo_request","arguments":{"a":1e400,"s":"\ud83d"}}}}"#,
+    );
+    let r = client.next_response(WAIT);
+    assert_ne!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text(&r["result"]).contains(r#""arguments":{"a":1e400,"s":"\ud83d"}"#),
+        "{r}"
+    );
     client.close();
 }
 
@@ -1026,4 +1036,40 @@ fn start_up_failures_say_what_happened() {
         "orphan: {}",
         cmdline(grandchild)
     );
+}
+
+#[test]
+fn every_progress_notification_arrives_before_its_result() {
+    let scratch = Scratch::new("progress");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&config, &["--mode", mode]);
+        client.initialize("2025-11-25");
+        // The server writes four progress notifications and the result at once: a race
+        // between them shows within a few dozen calls.
+        for call in 0..40 {
+            let token = format!("t{call}");
+            let (name, arguments) = if mode == "lean" {
+                ("execute_tool", json!({"name": "progress", "arguments": {}}))
+            } else {
+                ("progress", json!({}))
+            };
+            client.notifications.clear();
+            let r = client.request(
+                "tools/call",
+                json!({"name": name, "arguments": arguments, "_meta": {"progressToken": token}}),
+            );
+            assert!(r.get("result").is_some(), "{r}");
+            let seen: Vec<i64> = client
+                .notifications
+                .iter()
+                .filter(|n| n["params"]["progressToken"] == json!(token))
+                .filter_map(|n| n["params"]["progress"].as_i64())
+                .collect();
+            assert_eq!(seen, [1, 2, 3, 4], "{mode}, call {call}");
+        }
+        client.close();
+    }
 }

@@ -14,7 +14,7 @@ use super::PROTOCOL_VERSION;
 use super::config::{Launch, ServerConfig};
 use super::error::CallError;
 use super::log::log;
-use super::peer::{INBOUND_QUEUE, Peer};
+use super::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
 use super::process::{EXIT_GRACE, ExitWatch, Process};
 use super::wire::{self, Kind, Message, code};
 use crate::mcp::registry::next_cursor;
@@ -250,6 +250,12 @@ impl Downstream {
             }
             other => other,
         }
+    }
+
+    /// Routes the progress notifications of `token` to `sink` while the guard lives (see
+    /// [`Peer::route_progress`]).
+    pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
+        self.peer.route_progress(token, sink)
     }
 
     /// Sends a notification (JSON text).

@@ -31,6 +31,12 @@ enum Out {
     Close,
 }
 
+/// Where the progress notifications of one token go: called on the reader's task, in the
+/// order the peer sent them, before any later response is handed over.
+pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+type Routes = Arc<Mutex<HashMap<String, ProgressSink>>>;
+
 /// A request waiting for its response: its method (for messages) and who waits.
 type Waiter = (String, oneshot::Sender<Result<Message, CallError>>);
 type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
@@ -44,6 +50,7 @@ pub struct Peer {
     waiters: Waiters,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
+    routes: Routes,
     /// Notifications dropped because the inbound queue was full (the reader logs the count;
     /// tests read it).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -79,6 +86,7 @@ impl Peer {
         let waiters: Waiters = Arc::default();
         let name: Arc<str> = Arc::from(name);
         let dropped = Arc::new(AtomicU64::new(0));
+        let routes: Routes = Arc::default();
 
         let mut sink = FramedWrite::new(writer, Lines::default());
         tokio::spawn(async move {
@@ -99,6 +107,7 @@ impl Peer {
         let reader_waiters = waiters.clone();
         let reader_name = name.clone();
         let reader_dropped = dropped.clone();
+        let reader_routes = routes.clone();
         tokio::spawn(async move {
             let mut frames = FramedRead::new(reader, Lines::default());
             let reason = loop {
@@ -127,6 +136,9 @@ impl Peer {
                         Kind::Invalid if bad_frames.is_none() => {
                             log(&reader_name, "ignored a message that is not JSON-RPC");
                         }
+                        Kind::Notification {
+                            method: "notifications/progress",
+                        } if routed(&reader_routes, &message) => {}
                         Kind::Notification { .. } => match inbound.try_send(message) {
                             Ok(()) => {}
                             Err(mpsc::error::TrySendError::Full(_)) => {
@@ -165,7 +177,20 @@ impl Peer {
             waiters,
             next_id: Arc::new(AtomicU64::new(1)),
             closed,
+            routes,
             dropped,
+        }
+    }
+
+    /// Sends the progress notifications of `token` (its JSON text, as the request's
+    /// `_meta.progressToken` has it) to `sink` as they are read, until the returned guard is
+    /// dropped. Read in order with responses, a request's last progress reaches its sink
+    /// before the response reaches the caller.
+    pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
+        lock(&self.routes).insert(token.clone(), sink);
+        ProgressRoute {
+            routes: self.routes.clone(),
+            token,
         }
     }
 
@@ -264,6 +289,34 @@ impl Peer {
                 after: timeout,
             }),
         }
+    }
+}
+
+/// Hands a progress notification to the sink its token is routed to; `false` when none is.
+fn routed(routes: &Routes, message: &Message) -> bool {
+    let token = message
+        .params()
+        .and_then(crate::mcp::raw::entries)
+        .and_then(|p| crate::mcp::raw::get(&p, "progressToken").map(|t| t.get().to_owned()));
+    let sink = token.and_then(|t| lock(routes).get(&t).cloned());
+    match sink {
+        Some(sink) => {
+            sink(message.text());
+            true
+        }
+        None => false,
+    }
+}
+
+/// A progress route of [`Peer::route_progress`], removed when dropped.
+pub struct ProgressRoute {
+    routes: Routes,
+    token: String,
+}
+
+impl Drop for ProgressRoute {
+    fn drop(&mut self) {
+        lock(&self.routes).remove(&self.token);
     }
 }
 

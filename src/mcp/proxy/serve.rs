@@ -15,7 +15,7 @@ use tokio::task::AbortHandle;
 
 use super::error::CallError;
 use super::inspect::tools_list_json;
-use super::peer::{INBOUND_QUEUE, Peer, lock};
+use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
@@ -247,7 +247,10 @@ impl Front {
     /// The result of a `tools/call` (JSON text).
     async fn tools_call(&self, params: &str) -> Result<String, CallError> {
         if self.mode == Mode::Passthrough {
-            return self.toolbox.call_text(params).await;
+            return self
+                .toolbox
+                .call_text_with(params, Some(self.progress_to_client()))
+                .await;
         }
         let entries = raw::entries(params).unwrap_or_default();
         let name = raw::get(&entries, "name")
@@ -256,9 +259,21 @@ impl Front {
         self.toolbox.ready().await;
         // Read to validate and plan; what reaches the server is the text the model sent.
         let arguments_text = raw::get(&entries, "arguments").map(RawValue::get);
-        let arguments: Json = arguments_text
-            .and_then(|a| serde_json::from_str(a).ok())
-            .unwrap_or_else(|| json!({}));
+        // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
+        // validation speaks of the value, not of a parse failure.
+        let arguments: Json = match arguments_text {
+            None => json!({}),
+            Some(text) => {
+                let readable = crate::json_text::readable(text);
+                match serde_json::from_str(readable.as_deref().unwrap_or(text)) {
+                    Ok(arguments) => arguments,
+                    Err(e) => {
+                        let why = format!("{name}: its arguments could not be read: {e}");
+                        return Ok(error_result(&why).to_string());
+                    }
+                }
+            }
+        };
         let call = MetaTools::new(&self.toolbox.catalog()).call(&name, &arguments);
         match call {
             MetaCall::Answer(result) => Ok(result.to_string()),
@@ -304,7 +319,12 @@ impl Front {
                 forwarded.push('}');
                 let reply = self
                     .toolbox
-                    .request(&plan.server, "tools/call", Some(&forwarded))
+                    .request_with(
+                        &plan.server,
+                        "tools/call",
+                        Some(&forwarded),
+                        Some(self.progress_to_client()),
+                    )
                     .await?;
                 let result = reply.result().unwrap_or("{}");
                 if plan.shape.limit.is_some() {
@@ -345,6 +365,16 @@ impl Front {
                 }
             }
         }
+    }
+
+    /// Progress of a call, straight to the client as the server's reader reads it: ahead of
+    /// the call's result, which takes the slower path through the call's task. Advisory: a
+    /// client that reads slowly misses progress, not results.
+    fn progress_to_client(&self) -> ProgressSink {
+        let client = self.client.clone();
+        Arc::new(move |text: &str| {
+            let _ = client.try_send(text.to_owned());
+        })
     }
 
     fn expects_progress(&self, token: &str) -> bool {

@@ -13,7 +13,7 @@ use super::config::{Config, Launch};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
 use super::log::log;
-use super::peer::INBOUND_QUEUE;
+use super::peer::{INBOUND_QUEUE, ProgressSink};
 use super::wire::Message;
 use crate::mcp::raw;
 use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shape};
@@ -262,6 +262,21 @@ impl Toolbox {
     /// As [`call_tool`](Self::call_tool); params that are not an object with a string `name`
     /// are an unknown tool `""`.
     pub async fn call_text(&self, params: &str) -> Result<String, CallError> {
+        self.call_text_with(params, None).await
+    }
+
+    /// As [`call_text`](Self::call_text), with the call's progress notifications (for the
+    /// `_meta.progressToken` of `params`) handed to `progress` in order, each before the
+    /// result: a client that stops listening for a token once the result is in hears its
+    /// last progress.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub async fn call_text_with(
+        &self,
+        params: &str,
+        progress: Option<ProgressSink>,
+    ) -> Result<String, CallError> {
         let entries = raw::entries(params).unwrap_or_default();
         let exposed = raw::get(&entries, "name")
             .and_then(raw::string)
@@ -279,7 +294,7 @@ impl Toolbox {
             splice.finish()
         };
         let reply = self
-            .request(&server, "tools/call", Some(&forwarded))
+            .request_with(&server, "tools/call", Some(&forwarded), progress)
             .await?;
         let result = reply.result().unwrap_or("{}");
         if !self.converts(&exposed).converts() {
@@ -348,6 +363,31 @@ impl Toolbox {
         params: Option<&str>,
     ) -> Result<Message, CallError> {
         self.running(server)?
+            .request(method, params, self.options.request_timeout)
+            .await
+    }
+
+    /// As [`request`](Self::request), with the progress notifications of the request's
+    /// `_meta.progressToken` handed to `progress` as they come, each before the reply.
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub async fn request_with(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<&str>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Message, CallError> {
+        let server = self.running(server)?;
+        let token = progress
+            .is_some()
+            .then(|| params.and_then(progress_token))
+            .flatten();
+        let _route = token
+            .zip(progress)
+            .map(|(token, sink)| server.route_progress(token, sink));
+        server
             .request(method, params, self.options.request_timeout)
             .await
     }
@@ -439,6 +479,13 @@ impl Toolbox {
             let _ = stop.await;
         }
     }
+}
+
+/// The `_meta.progressToken` of request params, as JSON text.
+pub(super) fn progress_token(params: &str) -> Option<String> {
+    let params = raw::entries(params)?;
+    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
+    raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
 }
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
