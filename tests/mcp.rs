@@ -832,3 +832,43 @@ fn a_verbatim_result_is_kept_as_sent_and_drop_never_loses_its_data() {
     );
     assert_eq!(keep.stats().skipped[&toon::mcp::SkipReason::Verbatim], 1);
 }
+
+#[test]
+fn a_shaped_result_carries_no_structured_content_beside_its_page() {
+    let rows: Vec<Json> = (0..30)
+        .map(|i| json!({"id": i, "name": format!("n{i}")}))
+        .collect();
+    let data = json!({"rows": rows});
+    let sent = json!({"content": [{"type": "text", "text": data.to_string()}],
+                      "structuredContent": data, "x": 1})
+    .to_string();
+    let plan = toon::mcp::Plan {
+        server: "s".into(),
+        tool: "t".into(),
+        exposed: "t".into(),
+        arguments: json!({}),
+        shape: Shape {
+            limit: Some(2),
+            ..Shape::default()
+        },
+        content: toon::mcp::Decision::Convert("data".into()),
+    };
+    let encoder = ResultEncoder::new(Policy::default());
+    let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
+    assert!(out.get("structuredContent").is_none(), "{out}");
+    assert_eq!(out["x"], 1);
+    assert!(
+        out["content"][1]["text"]
+            .as_str()
+            .unwrap()
+            .contains("items 1-2 of 30"),
+        "{out}"
+    );
+    // Unshaped, it stays.
+    let plan = toon::mcp::Plan {
+        shape: Shape::default(),
+        ..plan
+    };
+    let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
+    assert!(out.get("structuredContent").is_some());
+}

@@ -130,10 +130,27 @@ impl Plan {
         if !content.converts() && self.shape.is_empty() {
             return encoder.keep_text(result);
         }
-        encoder
-            .encode_text(&self.exposed, result, &self.shape)
-            .unwrap_or_else(|e| error_result(&e.to_string()).to_string())
+        match encoder.encode_text(&self.exposed, result, &self.shape) {
+            // A shaped text says what was cut and where the next page is; a structuredContent
+            // with the whole result beside it would show a client everything, without that.
+            Ok(out) if !self.shape.is_empty() => without_structured_content(&out),
+            Ok(out) => out,
+            Err(e) => error_result(&e.to_string()).to_string(),
+        }
     }
+}
+
+/// `result` (JSON text) without its `structuredContent`, every other byte as it was.
+fn without_structured_content(result: &str) -> String {
+    let Some(entries) = super::raw::entries(result) else {
+        return result.to_owned();
+    };
+    if super::raw::get(&entries, "structuredContent").is_none() {
+        return result.to_owned();
+    }
+    let mut splice = super::raw::Splice::new(result);
+    splice.remove(result, &entries, "structuredContent");
+    splice.finish()
 }
 
 /// A `CallToolResult` with one text block.
