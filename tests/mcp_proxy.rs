@@ -931,30 +931,32 @@ fn a_server_s_children_go_with_it_when_the_client_closes_stdin() {
 }
 
 #[test]
-fn a_server_s_children_go_with_it_when_the_proxy_gets_sigterm() {
+fn a_server_s_children_go_with_it_when_the_proxy_gets_sigterm_or_sigint() {
     if servers_dir().is_none() {
         return;
     }
-    let scratch = Scratch::new("family-term");
-    let (mut client, grandchild) = family(&scratch);
-    let ok = Command::new("kill")
-        .args(["-TERM", &client.child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    let started = Instant::now();
-    while client.child.try_wait().unwrap().is_none() {
+    for signal in ["-TERM", "-INT"] {
+        let scratch = Scratch::new(&format!("family{signal}"));
+        let (mut client, grandchild) = family(&scratch);
+        let ok = Command::new("kill")
+            .args([signal, &client.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let started = Instant::now();
+        while client.child.try_wait().unwrap().is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "the proxy did not exit on {signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the proxy did not exit"
+            !still_alive_after(grandchild, Duration::from_secs(5)),
+            "orphan after {signal}: {}",
+            cmdline(grandchild)
         );
-        std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(
-        !still_alive_after(grandchild, Duration::from_secs(5)),
-        "orphan: {}",
-        cmdline(grandchild)
-    );
 }
 
 #[test]
