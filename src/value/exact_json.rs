@@ -4,13 +4,15 @@
 //! would change every crate of a user's build) reads `u64`, `i64` or the nearest `f64`, and
 //! refuses `1e400`.
 //!
-//! The text is scanned first ([`json_text::numbers`], [`json_text::exact_in_f64`]). A
-//! document whose numbers all keep their value is parsed as it always was, at the cost of the
-//! scan. Otherwise those tokens are replaced, in a copy, by a `0` padded with spaces to the
-//! same length (so serde_json takes them and positions in its errors stay right), and the
-//! recorder, counting number events, records the n-th token's exact text in place of the n-th
-//! number: in JSON a number is always a value, so the n-th number token is the n-th number a
-//! parser visits.
+//! The text is parsed as serde_json reads it first, noting whether any number came as an `f64`
+//! ([`Floats`]). Only then can a token have lost digits ([`Floats`] says why), and only then is
+//! the text scanned ([`json_text::numbers`], [`json_text::exact_in_f64`]): most documents
+//! (integers only) cost no scan at all, and a document whose numbers all keep their value is
+//! the first parse's recording. Otherwise those tokens are replaced, in a copy, by a `0` padded
+//! with spaces to the same length (so serde_json takes them and positions in its errors stay
+//! right), and the recorder, counting number events, records the n-th token's exact text in
+//! place of the n-th number: in JSON a number is always a value, so the n-th number token is the
+//! n-th number a parser visits.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -29,6 +31,10 @@ pub(super) trait Numbers: Copy {
         tape: &mut Tape,
         record: impl FnOnce(&mut Tape) -> crate::Result<()>,
     ) -> crate::Result<()>;
+
+    /// A number came as an `f64` (called before [`number`](Numbers::number) for it).
+    #[inline(always)]
+    fn float(self) {}
 }
 
 /// Numbers recorded as they are visited.
@@ -43,6 +49,48 @@ impl Numbers for Plain {
         record: impl FnOnce(&mut Tape) -> crate::Result<()>,
     ) -> crate::Result<()> {
         record(tape)
+    }
+}
+
+/// Numbers recorded as they are visited, noting whether one came as an `f64`: the first parse
+/// of [`Document::from_json_slice`](super::Document::from_json_slice), which scans the text
+/// only when one did.
+///
+/// Why no other number can have lost digits: serde_json's `deserialize_any` (without
+/// `arbitrary_precision`) visits a number token as `u64` only when it is `0` or `[1-9][0-9]*`
+/// and fits in a `u64`, and as `i64` only when it is `-[1-9][0-9]*` and fits in an `i64`
+/// (`parse_integer`, `parse_number`: a fraction or an exponent makes it an `f64`, so does an
+/// integer that overflows, and so does `-0`); it never visits `i128` or `u128`. Such a token's
+/// value is that integer exactly, and [`json_text::exact_in_f64`] accepts it (an integer that
+/// `u64` or `i64` parses). So when no number came as an `f64`, [`prepare`] finds nothing to
+/// replace and the recording is what `serde_json::from_slice` records. A float event alone
+/// proves nothing either way: `0.1000000000000000055511151231257827` is visited as `0.1`, the
+/// same `f64` as `0.1`; only its token tells.
+#[derive(Default)]
+pub(super) struct Floats {
+    seen: Cell<bool>,
+}
+
+impl Floats {
+    /// Whether a number came as an `f64`.
+    pub(super) fn seen(&self) -> bool {
+        self.seen.get()
+    }
+}
+
+impl Numbers for &Floats {
+    #[inline(always)]
+    fn number(
+        self,
+        tape: &mut Tape,
+        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        record(tape)
+    }
+
+    #[inline(always)]
+    fn float(self) {
+        self.seen.set(true);
     }
 }
 
