@@ -88,12 +88,16 @@ impl Document {
     pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Document> {
         // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
         // without one, no token can have lost digits (`exact_json::Floats`), so most
-        // documents need no scan. Otherwise, or when the text is not JSON as it stands (it may
-        // be once `1e400` is replaced), the scan decides as it always did; when it finds
-        // nothing to replace, the first parse is the answer, error included.
+        // documents need no scan. With one, the floats' tokens are found by walking the text
+        // along the recording (`floats_exact`, which skips strings by their length). When a
+        // token did lose digits, or the text is not JSON as it stands (it may be once `1e400`
+        // is replaced), the scan decides as it always did; when it finds nothing to replace,
+        // the first parse is the answer, error included.
         let floats = Floats::default();
         let first = Document::parse(text, &floats);
-        if first.is_ok() && !floats.seen() {
+        if let Ok(doc) = &first
+            && (!floats.seen() || exact_json::floats_exact(text, &doc.tape))
+        {
             return first;
         }
         match exact_json::prepare(text)? {
@@ -417,7 +421,28 @@ plain[3]: 1.5,2,\"3\"";
             texts.push(format!(r#"{{"k\n": [true, "\"", {token}]}}"#));
             texts.push(format!("[{token} 1]"));
         }
+        // Whitespace and escapes that make a token longer than its text, around floats, so
+        // that `floats_exact` walks through them.
+        texts.extend(
+            [
+                "{\n  \"a\" : [ 1.5 ,\t-2 , 3 ] ,\r\n \"b\":\"\\u0041\\\\\", \"c\": 0.1000000000000000055511151231257827 }",
+                r#"{"\u00e9": 2.5, "x\\": "\"", "y": [true, false, null, 18446744073709551615, -9223372036854775808], "z": 1.25}"#,
+                r#"[{"k": "\\"}, 1.5, "\\\"", 12345678901234567.5, {}, []]"#,
+                r#"[1.5, {"a": [], "b": {}}, "\ud83d\ude00", 0.30000000000000004, 1e-400]"#,
+                " [0.5] ",
+            ]
+            .map(String::from),
+        );
         for text in &texts {
+            // The walk along the recording says what the scan says, on any JSON text.
+            if let Ok(first) = Document::parse(text.as_bytes(), &Floats::default()) {
+                let scan = exact_json::prepare(text.as_bytes());
+                assert_eq!(
+                    exact_json::floats_exact(text.as_bytes(), &first.tape),
+                    matches!(scan, Ok(None)),
+                    "{text}"
+                );
+            }
             let fast = Document::from_json_slice(text.as_bytes());
             let general = scanned_first(text.as_bytes());
             match (fast, general) {

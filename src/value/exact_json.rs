@@ -20,7 +20,7 @@ use std::cell::Cell;
 use serde::de::Error as _;
 
 use crate::json_text;
-use crate::ser::tape::Tape;
+use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
 /// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
@@ -91,6 +91,64 @@ impl Numbers for &Floats {
     #[inline(always)]
     fn float(self) {
         self.seen.set(true);
+    }
+}
+
+/// Whether every number that `tape`, the first parse of `text` ([`Floats`]), recorded as an
+/// `f64` keeps its value ([`json_text::exact_in_f64`]): the scan for texts with floats,
+/// without reading their strings. `false` when one does not, and when the walk finds a byte it
+/// did not expect (it never should): then [`prepare`] decides.
+///
+/// The walk follows the recording: serde_json read all of `text` into exactly these events,
+/// in text order, so each event's token starts at the first byte after the previous token that
+/// is neither whitespace nor `,`, `:`, `]` or `}` (the closing brackets have no event). Most
+/// tokens' lengths are known without reading them: a bracket is one byte, a literal four or
+/// five, a `u64` or `i64` event its digits (a token visited as an integer is the integer's
+/// digits, [`Floats`]), and a string without escapes its text's length and two quotes (an
+/// escape makes the token longer than its text, so when the quote is not there, or is escaped,
+/// [`json_text::string_end`] finds it). Only a float's token is read.
+pub(super) fn floats_exact(text: &[u8], tape: &Tape) -> bool {
+    let mut at = 0;
+    for ev in &tape.ev {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t' | b',' | b':' | b']' | b'}') = text.get(at) {
+            at += 1;
+        }
+        let Some(&first) = text.get(at) else {
+            return false;
+        };
+        at = match (*ev, first) {
+            (Ev::Obj { .. }, b'{') | (Ev::Arr { .. }, b'[') => at + 1,
+            (Ev::Null, b'n') | (Ev::Bool(true), b't') => at + 4,
+            (Ev::Bool(false), b'f') => at + 5,
+            (Ev::U64(v), b'0'..=b'9') => at + digits(v),
+            (Ev::I64(v), b'-' | b'0'..=b'9') => at + usize::from(v < 0) + digits(v.unsigned_abs()),
+            (Ev::Key(_, len) | Ev::Str(_, len), b'"') => {
+                let close = at + 1 + len as usize;
+                if text.get(close) == Some(&b'"') && text[close - 1] != b'\\' {
+                    close + 1
+                } else {
+                    json_text::string_end(text, at + 1)
+                }
+            }
+            (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_exact(text, at) {
+                (end, true) => end,
+                (_, false) => return false,
+            },
+            _ => return false,
+        };
+    }
+    true
+}
+
+/// How many decimal digits `v` has.
+fn digits(v: u64) -> usize {
+    // Most integers in documents are small: compared before the general logarithm.
+    match v {
+        0..10 => 1,
+        10..100 => 2,
+        100..1000 => 3,
+        1000..10000 => 4,
+        _ => v.ilog10() as usize + 1,
     }
 }
 
