@@ -71,7 +71,7 @@ impl Document {
     /// serde_json refuses), is recorded as its text and encodes to TOON with all its digits,
     /// in §2 canonical form (`1e400` → `1e+400`). Everything else is what
     /// `serde_json::from_slice` records; a text with a fraction or an exponent in a number
-    /// costs one scan of the text for such numbers, a text of integers nothing more.
+    /// costs a walk over its tokens to read those, a text of integers nothing more.
     ///
     /// Serialized to formats other than TOON, such a number is its canonical text as a string
     /// (serde has no number with more digits than `f64`).
