@@ -49,7 +49,8 @@ pub(crate) fn string_end(text: &[u8], mut at: usize) -> usize {
     text.len()
 }
 
-fn number_end(text: &[u8], mut at: usize) -> usize {
+/// The index just past the number token that starts at `at`.
+pub(crate) fn number_end(text: &[u8], mut at: usize) -> usize {
     while at < text.len() && matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
         at += 1;
     }
@@ -62,6 +63,11 @@ fn number_end(text: &[u8], mut at: usize) -> usize {
 /// `-0` counts as `0` (§2).
 #[must_use]
 pub(crate) fn exact_in_f64(token: &[u8]) -> bool {
+    short_plain(token) || exact_in_f64_general(token)
+}
+
+/// [`exact_in_f64`] for any token, the path its fast one must agree with.
+fn exact_in_f64_general(token: &[u8]) -> bool {
     let Some(sent) = Parts::parse(token) else {
         return false;
     };
@@ -89,6 +95,68 @@ pub(crate) fn exact_in_f64(token: &[u8]) -> bool {
     let mut buf = zmij::Buffer::new();
     let written = buf.format_finite(value);
     Decimal::parse(written.as_bytes()).is_some_and(|w| w == Decimal::from(&sent))
+}
+
+/// Whether the token is `-?(0|[1-9][0-9]*)(\.[0-9]+)?` (no exponent) with at most 15 digits,
+/// or without a fraction at most 18: the common token, which keeps its value without anything
+/// computed. The fast path of [`exact_in_f64`] (which comes to the same answer for it: up to 15
+/// significant digits within 10^±15, or an integer a `u64` holds); `false` says only "not
+/// this shape".
+fn short_plain(token: &[u8]) -> bool {
+    let unsigned = token.strip_prefix(b"-").unwrap_or(token);
+    // 18 digits, or 15 and a point: longer is never this shape's exact case.
+    if unsigned.len() > 18 {
+        return false;
+    }
+    let (int, frac) = match unsigned.iter().position(|&b| b == b'.') {
+        Some(dot) => (&unsigned[..dot], Some(&unsigned[dot + 1..])),
+        None => (unsigned, None),
+    };
+    let well_formed = match int {
+        [] => false,
+        [b'0', _, ..] => false,
+        _ => int.iter().all(u8::is_ascii_digit),
+    };
+    well_formed
+        && match frac {
+            None => true,
+            Some(frac) => {
+                !frac.is_empty()
+                    && int.len() + frac.len() <= 15
+                    && frac.iter().all(u8::is_ascii_digit)
+            }
+        }
+}
+
+/// The end of the number token that starts at `at`, and whether it keeps its value
+/// ([`exact_in_f64`]): one pass over the common token (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no
+/// exponent, the [`short_plain`] case), the general path for any other.
+pub(crate) fn number_exact(text: &[u8], at: usize) -> (usize, bool) {
+    let digits_from = |mut i: usize| {
+        while text.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        i
+    };
+    let int = at + usize::from(text.get(at) == Some(&b'-'));
+    let mut end = digits_from(int);
+    let int_len = end - int;
+    let mut digits = int_len;
+    let mut fraction = false;
+    if text.get(end) == Some(&b'.') {
+        let frac = end + 1;
+        end = digits_from(frac);
+        digits += end - frac;
+        fraction = end > frac;
+    }
+    let plain = !matches!(text.get(end), Some(b'-' | b'+' | b'.' | b'e' | b'E'))
+        && (int_len == 1 || int_len > 1 && text[int] != b'0')
+        && (text.get(int + int_len) != Some(&b'.') || fraction);
+    if plain && (digits <= 15 || !fraction && digits <= 18) {
+        return (end, true);
+    }
+    let end = number_end(text, at);
+    (end, exact_in_f64(&text[at..end]))
 }
 
 /// The number token's exact value in §2 canonical form, as the reference encoder lays out a
@@ -330,6 +398,102 @@ mod tests {
         }
         for not_json in ["", "-", "01", "1.", ".5", "1e", "1e+", "+1", "1x"] {
             assert!(!exact_in_f64(not_json.as_bytes()), "{not_json:?}");
+        }
+    }
+
+    /// Number tokens around the fast paths' edges: 14 to 21 digits in every position of the
+    /// point, exponents, signs, zeros, and tokens that are not JSON numbers.
+    fn edge_tokens() -> Vec<String> {
+        let mut tokens: Vec<String> = [
+            "0",
+            "-0",
+            "-0.0",
+            "0.0",
+            "0e0",
+            "-0E-0",
+            "1",
+            "-1",
+            "1.5",
+            "1E2",
+            "1e-7",
+            "1.5e+3",
+            "01",
+            "-01",
+            "00",
+            "1.",
+            "-",
+            ".5",
+            "1e",
+            "1e+",
+            "+1",
+            "1x",
+            "1.2.3",
+            "1-2",
+            "0.",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "9007199254740993",
+            "9007199254740993.0",
+            "0.1000000000000000055511151231257827",
+            "1e400",
+            "1e-400",
+        ]
+        .map(String::from)
+        .to_vec();
+        for digits in 14..=21 {
+            let nines = "9".repeat(digits);
+            let ones = "1".repeat(digits);
+            for body in [nines, ones, format!("1{}", "0".repeat(digits - 1))] {
+                for point in [0, 1, digits / 2, digits - 1] {
+                    let token = if point == 0 {
+                        body.clone()
+                    } else {
+                        format!("{}.{}", &body[..point], &body[point..])
+                    };
+                    tokens.push(format!("-{token}"));
+                    tokens.push(format!("{token}e5"));
+                    tokens.push(format!("0.{token}"));
+                    tokens.push(token);
+                }
+            }
+        }
+        tokens
+    }
+
+    #[test]
+    fn short_plain_agrees_with_the_general_path() {
+        for token in edge_tokens() {
+            let token = token.as_bytes();
+            if short_plain(token) {
+                assert!(exact_in_f64_general(token), "{token:?}");
+            }
+        }
+        // The common shapes do take the fast path.
+        for token in [
+            "0",
+            "-0",
+            "123",
+            "-45.5",
+            "999999999999999999",
+            "0.12345678901234",
+        ] {
+            assert!(short_plain(token.as_bytes()), "{token}");
+        }
+    }
+
+    #[test]
+    fn number_exact_agrees_with_number_end_and_exact_in_f64() {
+        for token in edge_tokens() {
+            // At the end of the text, before a delimiter, and after a string with escapes.
+            for (before, after) in [("", ""), ("[", ","), (r#"["\"\\", "#, "]"), ("", " ")] {
+                let text = format!("{before}{token}{after}");
+                let at = before.len();
+                let end = number_end(text.as_bytes(), at);
+                let want = (end, exact_in_f64(&text.as_bytes()[at..end]));
+                assert_eq!(number_exact(text.as_bytes(), at), want, "{text}");
+            }
         }
     }
 

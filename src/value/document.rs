@@ -5,7 +5,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-use super::exact_json::{self, Numbers, Plain};
+use super::exact_json::{self, Floats, Numbers, Plain};
 use crate::ser::tape::{Ev, Node, Tape};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
@@ -70,7 +70,8 @@ impl Document {
     /// `0.1000000000000000055511151231257827`), or beyond `f64`'s range (`1e400`, which
     /// serde_json refuses), is recorded as its text and encodes to TOON with all its digits,
     /// in §2 canonical form (`1e400` → `1e+400`). Everything else is what
-    /// `serde_json::from_slice` records, at the cost of one scan of the text for numbers.
+    /// `serde_json::from_slice` records; a text with a fraction or an exponent in a number
+    /// costs a walk over its tokens to read those, a text of integers nothing more.
     ///
     /// Serialized to formats other than TOON, such a number is its canonical text as a string
     /// (serde has no number with more digits than `f64`).
@@ -85,16 +86,33 @@ impl Document {
     /// serde_json's error for text that is not JSON (with its line and column), and a number
     /// whose exponent reaches ±2^40.
     pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Document> {
-        match exact_json::prepare(text)? {
-            None => serde_json::from_slice(text),
-            Some((text, exact)) => {
-                let mut de = serde_json::Deserializer::from_slice(&text);
-                let mut tape = Tape::default();
-                Record(&mut tape, &exact).deserialize(&mut de)?;
-                de.end()?;
-                Ok(Document::finish(tape))
-            }
+        // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
+        // without one, no token can have lost digits (`exact_json::Floats`), so most
+        // documents need no scan. With one, the floats' tokens are found by walking the text
+        // along the recording (`floats_exact`, which skips strings by their length). When a
+        // token did lose digits, or the text is not JSON as it stands (it may be once `1e400`
+        // is replaced), the scan decides as it always did; when it finds nothing to replace,
+        // the first parse is the answer, error included.
+        let floats = Floats::default();
+        let first = Document::parse(text, &floats);
+        if let Ok(doc) = &first
+            && (!floats.seen() || exact_json::floats_exact(text, &doc.tape))
+        {
+            return first;
         }
+        match exact_json::prepare(text)? {
+            None => first,
+            Some((text, exact)) => Document::parse(&text, &exact),
+        }
+    }
+
+    /// Parses JSON as `serde_json::from_slice` does (trailing characters are an error).
+    fn parse<N: Numbers>(text: &[u8], numbers: N) -> serde_json::Result<Document> {
+        let mut de = serde_json::Deserializer::from_slice(text);
+        let mut tape = Tape::default();
+        Record(&mut tape, numbers).deserialize(&mut de)?;
+        de.end()?;
+        Ok(Document::finish(tape))
     }
 
     fn finish(mut tape: Tape) -> Document {
@@ -170,6 +188,7 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
             .map_err(E::custom)
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        self.1.float();
         self.number(Ev::F64(v))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -349,6 +368,98 @@ plain[3]: 1.5,2,\"3\"";
             crate::to_string(&exact).unwrap(),
             crate::to_string(&plain).unwrap()
         );
+    }
+
+    /// The scan before every parse, as `from_json_slice` once did: the general path that
+    /// skipping the scan for texts without a float must agree with.
+    fn scanned_first(text: &[u8]) -> serde_json::Result<Document> {
+        match exact_json::prepare(text)? {
+            None => serde_json::from_slice(text),
+            Some((text, exact)) => Document::parse(&text, &exact),
+        }
+    }
+
+    #[test]
+    fn parsing_first_agrees_with_scanning_first() {
+        let mut texts: Vec<String> = Vec::new();
+        for digits in 14..=21 {
+            let n = "9".repeat(digits);
+            let m = format!("1{}", "0".repeat(digits - 1));
+            for token in [
+                n.clone(),
+                m.clone(),
+                format!("-{n}"),
+                format!("-{m}"),
+                format!("0.{n}"),
+                format!("{}.{}", &n[..digits / 2], &m[digits / 2..]),
+                format!("{n}e5"),
+                format!("-{m}E-7"),
+            ] {
+                texts.push(format!("[{token}]"));
+                texts.push(format!(r#"{{"a\"b": {token}}}"#));
+                texts.push(format!(r#"["\\", {token}, "x\"y", 1]"#));
+                texts.push(token);
+            }
+        }
+        for token in [
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "-0",
+            "-0.0",
+            "0e5",
+            "1e-400",
+            "1e400",
+            "1E+2",
+            "0.1000000000000000055511151231257827",
+            "01",
+            "1.",
+            "1e99999999999999999999",
+        ] {
+            texts.push(token.to_string());
+            texts.push(format!(r#"{{"k\n": [true, "\"", {token}]}}"#));
+            texts.push(format!("[{token} 1]"));
+        }
+        // Whitespace and escapes that make a token longer than its text, around floats, so
+        // that `floats_exact` walks through them.
+        texts.extend(
+            [
+                "{\n  \"a\" : [ 1.5 ,\t-2 , 3 ] ,\r\n \"b\":\"\\u0041\\\\\", \"c\": 0.1000000000000000055511151231257827 }",
+                r#"{"\u00e9": 2.5, "x\\": "\"", "y": [true, false, null, 18446744073709551615, -9223372036854775808], "z": 1.25}"#,
+                r#"[{"k": "\\"}, 1.5, "\\\"", 12345678901234567.5, {}, []]"#,
+                r#"[1.5, {"a": [], "b": {}}, "\ud83d\ude00", 0.30000000000000004, 1e-400]"#,
+                " [0.5] ",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            // The walk along the recording says what the scan says, on any JSON text.
+            if let Ok(first) = Document::parse(text.as_bytes(), &Floats::default()) {
+                let scan = exact_json::prepare(text.as_bytes());
+                assert_eq!(
+                    exact_json::floats_exact(text.as_bytes(), &first.tape),
+                    matches!(scan, Ok(None)),
+                    "{text}"
+                );
+            }
+            let fast = Document::from_json_slice(text.as_bytes());
+            let general = scanned_first(text.as_bytes());
+            match (fast, general) {
+                (Ok(fast), Ok(general)) => {
+                    assert_eq!(fast.size(), general.size(), "{text}");
+                    assert_eq!(
+                        crate::to_string(&fast).unwrap(),
+                        crate::to_string(&general).unwrap(),
+                        "{text}"
+                    );
+                }
+                (Err(fast), Err(general)) => {
+                    assert_eq!(fast.to_string(), general.to_string(), "{text}");
+                }
+                (fast, general) => panic!("{text}: {:?} vs {:?}", fast.err(), general.err()),
+            }
+        }
     }
 
     #[test]

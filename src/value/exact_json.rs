@@ -4,13 +4,15 @@
 //! would change every crate of a user's build) reads `u64`, `i64` or the nearest `f64`, and
 //! refuses `1e400`.
 //!
-//! The text is scanned first ([`json_text::numbers`], [`json_text::exact_in_f64`]). A
-//! document whose numbers all keep their value is parsed as it always was, at the cost of the
-//! scan. Otherwise those tokens are replaced, in a copy, by a `0` padded with spaces to the
-//! same length (so serde_json takes them and positions in its errors stay right), and the
-//! recorder, counting number events, records the n-th token's exact text in place of the n-th
-//! number: in JSON a number is always a value, so the n-th number token is the n-th number a
-//! parser visits.
+//! The text is parsed as serde_json reads it first, noting whether any number came as an `f64`
+//! ([`Floats`]). Only then can a token have lost digits ([`Floats`] says why), and only then is
+//! the text scanned ([`json_text::numbers`], [`json_text::exact_in_f64`]): most documents
+//! (integers only) cost no scan at all, and a document whose numbers all keep their value is
+//! the first parse's recording. Otherwise those tokens are replaced, in a copy, by a `0` padded
+//! with spaces to the same length (so serde_json takes them and positions in its errors stay
+//! right), and the recorder, counting number events, records the n-th token's exact text in
+//! place of the n-th number: in JSON a number is always a value, so the n-th number token is the
+//! n-th number a parser visits.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -18,7 +20,7 @@ use std::cell::Cell;
 use serde::de::Error as _;
 
 use crate::json_text;
-use crate::ser::tape::Tape;
+use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
 /// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
@@ -29,6 +31,10 @@ pub(super) trait Numbers: Copy {
         tape: &mut Tape,
         record: impl FnOnce(&mut Tape) -> crate::Result<()>,
     ) -> crate::Result<()>;
+
+    /// A number came as an `f64` (called before [`number`](Numbers::number) for it).
+    #[inline(always)]
+    fn float(self) {}
 }
 
 /// Numbers recorded as they are visited.
@@ -43,6 +49,106 @@ impl Numbers for Plain {
         record: impl FnOnce(&mut Tape) -> crate::Result<()>,
     ) -> crate::Result<()> {
         record(tape)
+    }
+}
+
+/// Numbers recorded as they are visited, noting whether one came as an `f64`: the first parse
+/// of [`Document::from_json_slice`](super::Document::from_json_slice), which scans the text
+/// only when one did.
+///
+/// Why no other number can have lost digits: serde_json's `deserialize_any` (without
+/// `arbitrary_precision`) visits a number token as `u64` only when it is `0` or `[1-9][0-9]*`
+/// and fits in a `u64`, and as `i64` only when it is `-[1-9][0-9]*` and fits in an `i64`
+/// (`parse_integer`, `parse_number`: a fraction or an exponent makes it an `f64`, so does an
+/// integer that overflows, and so does `-0`); it never visits `i128` or `u128`. Such a token's
+/// value is that integer exactly, and [`json_text::exact_in_f64`] accepts it (an integer that
+/// `u64` or `i64` parses). So when no number came as an `f64`, [`prepare`] finds nothing to
+/// replace and the recording is what `serde_json::from_slice` records. A float event alone
+/// proves nothing either way: `0.1000000000000000055511151231257827` is visited as `0.1`, the
+/// same `f64` as `0.1`; only its token tells.
+#[derive(Default)]
+pub(super) struct Floats {
+    seen: Cell<bool>,
+}
+
+impl Floats {
+    /// Whether a number came as an `f64`.
+    pub(super) fn seen(&self) -> bool {
+        self.seen.get()
+    }
+}
+
+impl Numbers for &Floats {
+    #[inline(always)]
+    fn number(
+        self,
+        tape: &mut Tape,
+        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
+    ) -> crate::Result<()> {
+        record(tape)
+    }
+
+    #[inline(always)]
+    fn float(self) {
+        self.seen.set(true);
+    }
+}
+
+/// Whether every number that `tape`, the first parse of `text` ([`Floats`]), recorded as an
+/// `f64` keeps its value ([`json_text::exact_in_f64`]): the scan for texts with floats,
+/// without reading their strings. `false` when one does not, and when the walk finds a byte it
+/// did not expect (it never should): then [`prepare`] decides.
+///
+/// The walk follows the recording: serde_json read all of `text` into exactly these events,
+/// in text order, so each event's token starts at the first byte after the previous token that
+/// is neither whitespace nor `,`, `:`, `]` or `}` (the closing brackets have no event). Most
+/// tokens' lengths are known without reading them: a bracket is one byte, a literal four or
+/// five, a `u64` or `i64` event its digits (a token visited as an integer is the integer's
+/// digits, [`Floats`]), and a string without escapes its text's length and two quotes (an
+/// escape makes the token longer than its text, so when the quote is not there, or is escaped,
+/// [`json_text::string_end`] finds it). Only a float's token is read.
+pub(super) fn floats_exact(text: &[u8], tape: &Tape) -> bool {
+    let mut at = 0;
+    for ev in &tape.ev {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t' | b',' | b':' | b']' | b'}') = text.get(at) {
+            at += 1;
+        }
+        let Some(&first) = text.get(at) else {
+            return false;
+        };
+        at = match (*ev, first) {
+            (Ev::Obj { .. }, b'{') | (Ev::Arr { .. }, b'[') => at + 1,
+            (Ev::Null, b'n') | (Ev::Bool(true), b't') => at + 4,
+            (Ev::Bool(false), b'f') => at + 5,
+            (Ev::U64(v), b'0'..=b'9') => at + digits(v),
+            (Ev::I64(v), b'-' | b'0'..=b'9') => at + usize::from(v < 0) + digits(v.unsigned_abs()),
+            (Ev::Key(_, len) | Ev::Str(_, len), b'"') => {
+                let close = at + 1 + len as usize;
+                if text.get(close) == Some(&b'"') && text[close - 1] != b'\\' {
+                    close + 1
+                } else {
+                    json_text::string_end(text, at + 1)
+                }
+            }
+            (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_exact(text, at) {
+                (end, true) => end,
+                (_, false) => return false,
+            },
+            _ => return false,
+        };
+    }
+    true
+}
+
+/// How many decimal digits `v` has.
+fn digits(v: u64) -> usize {
+    // Most integers in documents are small: compared before the general logarithm.
+    match v {
+        0..10 => 1,
+        10..100 => 2,
+        100..1000 => 3,
+        1000..10000 => 4,
+        _ => v.ilog10() as usize + 1,
     }
 }
 
