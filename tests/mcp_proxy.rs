@@ -536,7 +536,7 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
     };
     let mut client = Client::start(&config, &["--request-timeout", "40"]);
     client.initialize("2025-11-25");
-    assert_eq!(client.tools().len(), 10);
+    assert_eq!(client.tools().len(), 11);
 
     // The client's id and the tool's arguments reach the server byte for byte, and the id
     // comes back as the client wrote it.
@@ -1074,4 +1074,28 @@ fn every_progress_notification_arrives_before_its_result() {
         }
         client.close();
     }
+}
+
+#[test]
+fn progress_keeps_a_working_tool_from_timing_out() {
+    let scratch = Scratch::new("slow");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    // Three seconds of work against a one-second request timeout.
+    let mut client = Client::start(&config, &["--request-timeout", "1"]);
+    client.initialize("2025-11-25");
+    let r = client.request(
+        "tools/call",
+        json!({"name": "slow_progress", "arguments": {}, "_meta": {"progressToken": "w"}}),
+    );
+    assert_eq!(text(&r["result"]), "worked", "{r}");
+    // Without progress the timeout stands.
+    let r = client.call("slow_progress", json!({}));
+    assert_eq!(r["isError"], true, "{r}");
+    assert!(
+        text(&r).contains("did not answer tools/call within 1."),
+        "{r}"
+    );
+    client.close();
 }

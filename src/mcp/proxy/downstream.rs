@@ -239,7 +239,26 @@ impl Downstream {
         params: Option<&str>,
         timeout: Duration,
     ) -> Result<Message, CallError> {
-        match self.peer.request(method, params, timeout).await {
+        self.request_watched(method, params, timeout, None).await
+    }
+
+    /// As [`request`](Self::request), the timeout started again by each signal of
+    /// `activity` (see [`Peer::request_watched`]).
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub async fn request_watched(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+        activity: Option<&tokio::sync::Notify>,
+    ) -> Result<Message, CallError> {
+        match self
+            .peer
+            .request_watched(method, params, timeout, activity)
+            .await
+        {
             Err(CallError::Closed { server, reason }) => {
                 // The exit status may trail the closed pipe by a moment.
                 let _ = self.process.exit_within(EXIT_STATUS_WAIT).await;

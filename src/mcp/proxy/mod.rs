@@ -35,7 +35,7 @@ pub use config::{CONFIG_ENV, Config, Launch, MAX_CONFIG_BYTES, ServerConfig, def
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};
-pub use peer::{ProgressRoute, ProgressSink};
+pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 pub use serve::{Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value as Json, json};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::error::CallError;
@@ -30,6 +30,9 @@ enum Out {
     Message(String),
     Close,
 }
+
+/// A request that reports progress may run this many times the request timeout in all.
+pub const MAX_EXTENSIONS: u32 = 10;
 
 /// Where the progress notifications of one token go: called on the reader's task, in the
 /// order the peer sent them, before any later response is handed over.
@@ -252,6 +255,23 @@ impl Peer {
         params: Option<&str>,
         timeout: Duration,
     ) -> Result<Message, CallError> {
+        self.request_watched(method, params, timeout, None).await
+    }
+
+    /// As [`request`](Self::request), where each signal of `activity` (a progress
+    /// notification of the request) starts the timeout again, up to [`MAX_EXTENSIONS`] times
+    /// the timeout in all: a tool that reports progress is not cut off while it works, and
+    /// one that reports forever still ends.
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub async fn request_watched(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+        activity: Option<&Notify>,
+    ) -> Result<Message, CallError> {
         if let Some(reason) = self.closed() {
             return Err(CallError::Closed {
                 server: self.name.to_string(),
@@ -259,7 +279,7 @@ impl Peer {
             });
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = oneshot::channel();
+        let (tx, mut rx) = oneshot::channel();
         lock(&self.waiters).insert(id, (method.to_owned(), tx));
         // The reader may have closed (and drained the waiters) between the check and the insert.
         if let Some(reason) = self.closed() {
@@ -275,20 +295,39 @@ impl Peer {
             done: false,
         };
         self.send(wire::request(id, method, params)).await;
-        let answer = tokio::time::timeout(timeout, rx).await;
-        guard.done = answer.as_ref().is_ok_and(|r| r.is_ok());
+        let started = tokio::time::Instant::now();
+        let last = started + timeout.saturating_mul(MAX_EXTENSIONS);
+        let mut deadline = started + timeout;
+        let answer = loop {
+            tokio::select! {
+                answer = &mut rx => break Some(answer),
+                () = tokio::time::sleep_until(deadline) => break None,
+                () = signalled(activity) => {
+                    deadline = (tokio::time::Instant::now() + timeout).min(last);
+                }
+            }
+        };
+        guard.done = answer.as_ref().is_some_and(Result::is_ok);
         match answer {
-            Ok(Ok(result)) => result,
-            Ok(Err(_)) => Err(CallError::Closed {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(CallError::Closed {
                 server: self.name.to_string(),
                 reason: self.closed().unwrap_or_else(|| "stopped".to_owned()),
             }),
-            Err(_) => Err(CallError::Timeout {
+            None => Err(CallError::Timeout {
                 server: self.name.to_string(),
                 method: method.to_owned(),
-                after: timeout,
+                after: started.elapsed(),
             }),
         }
+    }
+}
+
+/// A signal of `activity`, or never.
+async fn signalled(activity: Option<&Notify>) {
+    match activity {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
     }
 }
 

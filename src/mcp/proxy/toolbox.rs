@@ -368,7 +368,8 @@ impl Toolbox {
     }
 
     /// As [`request`](Self::request), with the progress notifications of the request's
-    /// `_meta.progressToken` handed to `progress` as they come, each before the reply.
+    /// `_meta.progressToken` handed to `progress` as they come, each before the reply; each
+    /// starts the request timeout again, up to ten times it in all.
     ///
     /// # Errors
     /// As [`request`](Self::request).
@@ -384,11 +385,23 @@ impl Toolbox {
             .is_some()
             .then(|| params.and_then(progress_token))
             .flatten();
-        let _route = token
-            .zip(progress)
-            .map(|(token, sink)| server.route_progress(token, sink));
+        // Progress shows the tool is working: each one starts the timeout again.
+        let activity = Arc::new(tokio::sync::Notify::new());
+        let route = token.zip(progress).map(|(token, sink)| {
+            let activity = activity.clone();
+            let sink: ProgressSink = Arc::new(move |text: &str| {
+                activity.notify_one();
+                sink(text);
+            });
+            server.route_progress(token, sink)
+        });
         server
-            .request(method, params, self.options.request_timeout)
+            .request_watched(
+                method,
+                params,
+                self.options.request_timeout,
+                route.as_ref().map(|_| &*activity),
+            )
             .await
     }
 
