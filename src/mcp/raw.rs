@@ -6,6 +6,12 @@
 //! numbers beyond `f64` (`1234567890123456789012` → `1.2345678901234568e21`) and refuse text
 //! `Value` cannot hold (a lone surrogate `"\ud83d"`, `1e400`, 130 levels of nesting). Values
 //! read as [`RawValue`] keep their text, and an edit is a byte range and its replacement.
+//!
+//! A `tools/call` result is read in one pass by [`call_result`]: its own entries, its
+//! `content` array's objects and their entries, each value's text found once. A 1 MB result
+//! is mostly one `text` string with an escape every few bytes; that string is validated and
+//! unescaped together by [`literal`] (reading it as a [`RawValue`] inside the result, again
+//! inside `content`, then unescaping it, took three passes).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -58,19 +64,278 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
     serde_json::from_str::<Items<'_>>(text).ok().map(|i| i.0)
 }
 
-/// An object among the items of an array read by [`objects`]: the text it spans and its
-/// entries.
-#[derive(Debug)]
+/// What [`Splice`] needs of an object's entries: each one's key and value text.
+pub(crate) trait Field {
+    /// The key, unescaped.
+    fn key(&self) -> &str;
+    /// The value's text as sent (a slice of the whole text).
+    fn text(&self) -> &str;
+}
+
+impl Field for Entry<'_> {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn text(&self) -> &str {
+        self.value.get()
+    }
+}
+
+/// One entry of an object read by [`call_result`] or [`members`]: its key (unescaped) and
+/// its value's text as sent. As [`Entry`], but the value need not have been read as a
+/// [`RawValue`] (the one-pass reader walks `content` itself).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Member<'t> {
+    pub key: Cow<'t, str>,
+    pub value: &'t str,
+}
+
+impl Field for Member<'_> {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn text(&self) -> &str {
+        self.value
+    }
+}
+
+impl<'t> From<Entry<'t>> for Member<'t> {
+    fn from(entry: Entry<'t>) -> Self {
+        Member {
+            key: entry.key,
+            value: entry.value.get(),
+        }
+    }
+}
+
+/// The members of `text`, when it is a JSON object (as [`entries`]).
+pub(crate) fn members(text: &str) -> Option<Vec<Member<'_>>> {
+    Some(entries(text)?.into_iter().map(Member::from).collect())
+}
+
+/// The value text of `key` among `members` (the last one, as JSON parsers resolve
+/// duplicates).
+pub(crate) fn value<'t>(members: &[Member<'t>], key: &str) -> Option<&'t str> {
+    members.iter().rev().find(|m| m.key == key).map(|m| m.value)
+}
+
+/// A `tools/call` result read by [`call_result`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct CallResult<'t> {
+    /// Its entries in order, `content` among them.
+    pub members: Vec<Member<'t>>,
+    /// Its (last) `content`, when that is an array.
+    pub content: Option<Content<'t>>,
+}
+
+/// A result's `content` array: its text and its items, each one's entries when it is an
+/// object and `None` when it is not.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Content<'t> {
+    pub json: &'t str,
+    pub items: Vec<Option<Object<'t>>>,
+}
+
+/// An object among the items of `content`: the text it spans, its entries, and its `text`.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Object<'t> {
-    pub text: &'t str,
-    pub entries: Vec<Entry<'t>>,
+    pub json: &'t str,
+    pub members: Vec<Member<'t>>,
+    /// Its (last) `text` entry, read with the object; `None` when it has none.
+    pub text: Option<Text<'t>>,
+}
+
+/// The `text` of a content item.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Text<'t> {
+    /// A string, unescaped.
+    String(Cow<'t, str>),
+    /// Not a string, or one holding a lone surrogate (which Rust strings cannot).
+    Unreadable,
+}
+
+impl<'t> Text<'t> {
+    /// The text of a value read as sent.
+    fn of(value: &'t str) -> Self {
+        match unquote(value) {
+            Some(s) => Text::String(s),
+            None => Text::Unreadable,
+        }
+    }
+}
+
+/// `text` read as a `tools/call` result: `None` when it is not a JSON object (or has a key
+/// that cannot be read as a string). One pass over the text when `content` is an array of
+/// objects whose keys can all be read (the results servers send); otherwise the entries are
+/// read with serde_json and `content` item by item, as before the one-pass reader.
+pub(crate) fn call_result(text: &str) -> Option<CallResult<'_>> {
+    let mut reader = Reader { text, at: 0 };
+    reader.call_result().or_else(|| call_result_by_serde(text))
+}
+
+/// [`call_result`] with serde_json reading the entries, then `content`'s objects.
+fn call_result_by_serde(text: &str) -> Option<CallResult<'_>> {
+    let entries = entries(text)?;
+    let content = get(&entries, "content").and_then(|content| {
+        Some(Content {
+            json: content.get(),
+            items: objects(content.get())?,
+        })
+    });
+    Some(CallResult {
+        members: entries.into_iter().map(Member::from).collect(),
+        content,
+    })
+}
+
+/// A cursor over JSON text for the one-pass reader. Structure (objects, arrays, commas) is
+/// walked here; every value it does not walk is read by serde_json as a [`RawValue`], and
+/// strings by [`literal`], so it accepts exactly what serde_json accepts. `None` means
+/// "not read here": the caller falls back to serde_json, which decides.
+struct Reader<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Reader<'t> {
+    /// The next byte after JSON whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.at) {
+            self.at += 1;
+        }
+        bytes.get(self.at).copied()
+    }
+
+    /// Consumes `byte`, the next one after whitespace.
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Any value, as its text.
+    fn value(&mut self) -> Option<&'t str> {
+        self.peek()?;
+        let mut de = serde_json::Deserializer::from_str(&self.text[self.at..]);
+        let value = <&RawValue>::deserialize(&mut de).ok()?.get();
+        self.at = span(self.text, value).end;
+        Some(value)
+    }
+
+    /// A string: its text as sent and unescaped (`None` for a lone surrogate).
+    fn string(&mut self) -> Option<(&'t str, Option<Cow<'t, str>>)> {
+        self.peek()?;
+        let start = self.at;
+        let (end, unescaped) = literal(self.text, start)?;
+        self.at = end;
+        Some((&self.text[start..end], unescaped))
+    }
+
+    /// An object: calls `entry` with each key, the reader at its value (which `entry` reads);
+    /// returns the object's text.
+    fn object(
+        &mut self,
+        mut entry: impl FnMut(&mut Self, Cow<'t, str>) -> Option<()>,
+    ) -> Option<&'t str> {
+        self.eat(b'{')?;
+        let start = self.at - 1;
+        if self.peek()? != b'}' {
+            loop {
+                // serde_json cannot read a key with a lone surrogate either.
+                let key = self.string()?.1?;
+                self.eat(b':')?;
+                entry(self, key)?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.at += 1;
+        Some(&self.text[start..self.at])
+    }
+
+    /// The whole text as a result (see [`call_result`]).
+    fn call_result(&mut self) -> Option<CallResult<'t>> {
+        let mut members = Vec::new();
+        let mut content = None;
+        self.object(|reader, key| {
+            let value = if key == "content" && reader.peek()? == b'[' {
+                let read = reader.content()?;
+                let json = read.json;
+                content = Some(read);
+                json
+            } else {
+                if key == "content" {
+                    // A later `content` that is not an array is the one that counts.
+                    content = None;
+                }
+                reader.value()?
+            };
+            members.push(Member { key, value });
+            Some(())
+        })?;
+        // Nothing but whitespace after the object.
+        match self.peek() {
+            None => Some(CallResult { members, content }),
+            Some(_) => None,
+        }
+    }
+
+    /// `content`, when every item is an object.
+    fn content(&mut self) -> Option<Content<'t>> {
+        self.eat(b'[')?;
+        let start = self.at - 1;
+        let mut items = Vec::new();
+        if self.peek()? != b']' {
+            loop {
+                items.push(Some(self.item()?));
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.at += 1;
+        Some(Content {
+            json: &self.text[start..self.at],
+            items,
+        })
+    }
+
+    /// One content item; its `text` string is unescaped as it is read.
+    fn item(&mut self) -> Option<Object<'t>> {
+        let mut members = Vec::new();
+        let mut text = None;
+        let json = self.object(|reader, key| {
+            let value = if key == "text" && reader.peek()? == b'"' {
+                let (value, unescaped) = reader.string()?;
+                text = Some(unescaped.map_or(Text::Unreadable, Text::String));
+                value
+            } else {
+                let value = reader.value()?;
+                if key == "text" {
+                    text = Some(Text::Unreadable);
+                }
+                value
+            };
+            members.push(Member { key, value });
+            Some(())
+        })?;
+        Some(Object {
+            json,
+            members,
+            text,
+        })
+    }
 }
 
 /// The items of `text`, when it is a JSON array: each one's entries when it is an object,
-/// `None` when it is not. One pass over the text when every item is an object (the common
-/// case: [`items`] then [`entries`] on each would read every item twice, and a long string
-/// with many escapes is slow to skip).
-pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
+/// `None` when it is not. One serde_json pass when every item is an object ([`items`] then
+/// [`entries`] on each would read every item twice, and a long string with many escapes is
+/// slow to skip). [`call_result`]'s fallback.
+fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
     struct Objects<'t>(Vec<Vec<Entry<'t>>>);
     struct Fields<'t>(Vec<Entry<'t>>);
     impl<'de> Deserialize<'de> for Fields<'de> {
@@ -100,17 +365,20 @@ pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
             d.deserialize_seq(V)
         }
     }
+    fn object<'t>(json: &'t str, entries: Vec<Entry<'t>>) -> Object<'t> {
+        let text = get(&entries, "text").map(|v| Text::of(v.get()));
+        Object {
+            json,
+            members: entries.into_iter().map(Member::from).collect(),
+            text,
+        }
+    }
     let Ok(Objects(all)) = serde_json::from_str::<Objects<'_>>(text) else {
         // Not an array, or an item that is not an object: item by item.
         return Some(
             items(text)?
                 .into_iter()
-                .map(|item| {
-                    entries(item.get()).map(|entries| Object {
-                        text: item.get(),
-                        entries,
-                    })
-                })
+                .map(|item| entries(item.get()).map(|entries| object(item.get(), entries)))
                 .collect(),
         );
     };
@@ -131,10 +399,7 @@ pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
             .last()
             .map_or(start + 1, |e| span(text, e.value.get()).end);
         let end = skip(inner, b"") + 1;
-        out.push(Some(Object {
-            text: &text[start..end],
-            entries,
-        }));
+        out.push(Some(object(&text[start..end], entries)));
         at = end;
     }
     Some(out)
@@ -168,61 +433,120 @@ pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> 
 /// The string a raw value holds, unescaped; `None` when it is not a string (or holds a lone
 /// surrogate, which Rust strings cannot).
 pub(crate) fn string(value: &RawValue) -> Option<String> {
-    // The value was read as JSON already: a string literal whose escapes are well formed.
-    let literal = value.get().strip_prefix('"')?.strip_suffix('"')?;
-    unescape(literal.as_bytes())
+    unquote(value.get()).map(Cow::into_owned)
 }
 
-/// The text of a well-formed JSON string literal's content (between the quotes). Copies runs
-/// between backslashes: a 1 MB text of pretty JSON has an escape every few bytes, and this is
-/// ~1.6× faster on it than serde_json's string parsing.
-fn unescape(bytes: &[u8]) -> Option<String> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let (mut at, mut run) = (0, 0);
-    while at < bytes.len() {
-        if bytes[at] != b'\\' {
-            at += 1;
-            continue;
+/// The string the JSON text `value` is, unescaped (borrowed when it has no escapes); `None`
+/// when it is not one string literal (or holds a lone surrogate).
+pub(crate) fn unquote(value: &str) -> Option<Cow<'_, str>> {
+    match literal(value, 0)? {
+        (end, unescaped) if end == value.len() => unescaped,
+        _ => None,
+    }
+}
+
+/// Bytes that end a run of a string literal's plain bytes: its closing quote, an escape, or
+/// a control character (which JSON does not allow unescaped).
+const STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Reads the JSON string literal whose opening quote is at `at` in `text`, validating and
+/// unescaping in one pass: the index just past its closing quote, and its text (borrowed
+/// when it has no escapes; `None` when it holds a lone surrogate, which Rust strings cannot).
+/// `None` when it is not a literal serde_json accepts: an unescaped control character, an
+/// escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`, no closing quote.
+///
+/// Copies runs between escapes: a 1 MB text of pretty JSON has an escape every few bytes,
+/// and this is faster on it than serde_json's string parsing (and than validating as a
+/// [`RawValue`] then unescaping).
+pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, str>>)> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at + 1;
+    let plain = |mut i: usize| {
+        while i < bytes.len() && !STOPS[usize::from(bytes[i])] {
+            i += 1;
         }
-        out.extend_from_slice(&bytes[run..at]);
-        let simple = match *bytes.get(at + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
+        i
+    };
+    let mut i = plain(start);
+    match bytes.get(i)? {
+        b'"' => return Some((i + 1, Some(Cow::Borrowed(&text[start..i])))),
+        b'\\' => {}
+        _ => return None,
+    }
+    // Never longer than the rest of the text, often all of it (the `text` of a result).
+    let mut out = String::with_capacity(bytes.len() - start);
+    let mut lone = false;
+    let mut run = start;
+    loop {
+        // The stops are ASCII: `run..i` lies on char boundaries.
+        out.push_str(&text[run..i]);
+        match bytes.get(i)? {
+            b'"' => break,
+            b'\\' => {}
+            _ => return None,
+        }
+        let unescaped = match *bytes.get(i + 1)? {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
             b'u' => {
-                let hex = |from: usize| {
-                    let digits = std::str::from_utf8(bytes.get(from..from + 4)?).ok()?;
-                    u32::from_str_radix(digits, 16).ok()
-                };
-                let mut code = hex(at + 2)?;
-                at += 6;
-                if (0xd800..0xdc00).contains(&code) {
-                    // A high surrogate must pair with a low one.
-                    if bytes.get(at..at + 2) != Some(b"\\u") {
-                        return None;
-                    }
-                    let low = hex(at + 2).filter(|l| (0xdc00..0xe000).contains(l))?;
+                let mut code = hex4(bytes, i + 2)?;
+                i += 6;
+                // A high surrogate pairs with a low one right after it.
+                if (0xd800..0xdc00).contains(&code)
+                    && bytes.get(i..i + 2) == Some(b"\\u")
+                    && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
+                {
                     code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-                    at += 6;
+                    i += 6;
                 }
-                let c = char::from_u32(code)?;
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                run = at;
+                match char::from_u32(code) {
+                    Some(c) => out.push(c),
+                    // A surrogate without its other half: valid JSON, not a Rust string. The
+                    // rest is still read, to know where the literal ends and that it is JSON.
+                    None => lone = true,
+                }
+                run = i;
+                i = plain(i);
                 continue;
             }
             _ => return None,
         };
-        out.push(simple);
-        at += 2;
-        run = at;
+        out.push(unescaped);
+        run = i + 2;
+        i = plain(run);
     }
-    out.extend_from_slice(&bytes[run..]);
-    String::from_utf8(out).ok()
+    if out.capacity() > 2 * out.len() + 64 {
+        // A short literal (a key) early in a long text.
+        out.shrink_to_fit();
+    }
+    Some((i + 1, (!lone).then_some(Cow::Owned(out))))
+}
+
+/// The value of the four hex digits at `at` (strict: no sign, as serde_json reads them).
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes
+        .get(at..at + 4)?
+        .iter()
+        .try_fold(0, |n, &b| Some(n << 4 | char::from(b).to_digit(16)?))
 }
 
 /// A JSON string literal of `text` (escaped as serde_json escapes).
@@ -271,9 +595,9 @@ impl<'t> Splice<'t> {
 
     /// Sets `key` of the object `object` (a slice of the text whose `entries` are given) to
     /// `value` (JSON text): replaces its last value, or adds the entry at the end.
-    pub(crate) fn set(&mut self, object: &str, entries: &[Entry<'_>], key: &str, value: String) {
-        match get(entries, key) {
-            Some(old) => self.replace(old.get(), value),
+    pub(crate) fn set(&mut self, object: &str, entries: &[impl Field], key: &str, value: String) {
+        match entries.iter().rev().find(|e| e.key() == key) {
+            Some(old) => self.replace(old.text(), value),
             None => {
                 let end = span(self.text, json_trim(object)).end - 1;
                 let comma = if entries.is_empty() { "" } else { "," };
@@ -298,7 +622,7 @@ impl<'t> Splice<'t> {
     }
 
     /// Removes every entry `key` of the object `object` (with its comma).
-    pub(crate) fn remove(&mut self, object: &str, entries: &[Entry<'_>], key: &str) {
+    pub(crate) fn remove(&mut self, object: &str, entries: &[impl Field], key: &str) {
         let whole = span(self.text, json_trim(object));
         // An entry runs from its key's opening quote, the first `"` after the previous value
         // (or the brace), to its value's end.
@@ -306,7 +630,7 @@ impl<'t> Splice<'t> {
         let mut ends = Vec::with_capacity(entries.len());
         let mut from = whole.start + 1;
         for entry in entries {
-            let value = span(self.text, entry.value.get());
+            let value = span(self.text, entry.text());
             let quote_at = self.text[from..value.start]
                 .find('"')
                 .map_or(from, |i| from + i);
@@ -315,7 +639,7 @@ impl<'t> Splice<'t> {
             from = value.end;
         }
         let doomed: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries[i].key == key)
+            .filter(|&i| entries[i].key() == key)
             .collect();
         if doomed.len() == entries.len() {
             if !entries.is_empty() {
@@ -424,7 +748,7 @@ mod tests {
         ] {
             let objects = objects(text).unwrap();
             let spans: Vec<Option<&str>> =
-                objects.iter().map(|o| o.as_ref().map(|o| o.text)).collect();
+                objects.iter().map(|o| o.as_ref().map(|o| o.json)).collect();
             let want = items(text).unwrap();
             assert_eq!(spans.len(), want.len(), "{text}");
             for (got, item) in spans.iter().zip(&want) {
@@ -435,10 +759,84 @@ mod tests {
                 );
             }
             let third = objects[2].as_ref().unwrap();
-            assert_eq!(third.entries.len(), 2);
-            assert_eq!(get(&third.entries, "c").unwrap().get(), "[2]");
+            assert_eq!(third.members.len(), 2);
+            assert_eq!(value(&third.members, "c"), Some("[2]"));
         }
         assert!(objects("{}").is_none() && objects("[").is_none());
+    }
+
+    /// The one-pass reader reads what serde_json reads, or leaves the text to it.
+    #[test]
+    fn results_read_in_one_pass_as_serde_json_reads_them() {
+        let one_pass = |text| Reader { text, at: 0 }.call_result();
+        let text = "\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti \\u00e9\\ud83d\\ude00 é\"";
+        for (result, fast) in [
+            (r#"{"content": []}"#, true),
+            (
+                &format!(
+                    r#" {{ "content" : [ {{"type": "text", "text": {text}, "_meta": {{"a": [1E2]}} }} , {{}} ], "x": 1e400 }} "#
+                ),
+                true,
+            ),
+            (r#"{"content": [{"type": "text", "text": "\ud83d"}]}"#, true),
+            (r#"{"content": [{"type": "text", "text": 12}]}"#, true),
+            (r#"{"content": [{"text": "a", "text": "\u0041"}]}"#, true),
+            (r#"{"content": [1], "content": [{"text": "b"}]}"#, false),
+            (r#"{"content": [{"text": "b"}], "content": 2}"#, true),
+            (r#"{"isError": true}"#, true),
+            (r#"{"content": [{"type": "text"}, 3, {"a": 1}]}"#, false),
+            (r#"{"content": [{"\ud83d": 1}, {"type": "text", "text": "{}"}]}"#, false),
+            (r#"{"content": [{"type": "text", "text": "{}"}], "\ud83d": 1}"#, false),
+            (r#"{"content": [], }"#, false),
+            (r#"{"content": [{"text": "a"},]}"#, false),
+            (r#"{"content": [{"text": "a\u+041"}]}"#, false),
+            (r#"{"content": [{"text": "a\x"}]}"#, false),
+            ("{\"content\": [{\"text\": \"a\tb\"}]}", false),
+            (r#"{"content": [{"text": "a"}]} x"#, false),
+            (r#"{"content": [{"text": "a"}]"#, false),
+            (r#"{"content": [{"text": 01}]}"#, false),
+            ("[]", false),
+            ("", false),
+        ] {
+            let slow = call_result_by_serde(result);
+            match one_pass(result) {
+                Some(read) => assert_eq!(Some(read), slow, "{result}"),
+                None => assert!(!fast, "not read in one pass: {result}"),
+            }
+            assert!(!fast || one_pass(result).is_some(), "{result}");
+            assert_eq!(call_result(result), slow, "{result}");
+        }
+    }
+
+    #[test]
+    fn literals_read_as_serde_json_reads_them() {
+        for text in [
+            r#""""#,
+            r#""plain é""#,
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti""#,
+            r#""\u0041\u00E9\u20ac\ud83d\ude00 end""#,
+            r#""\ud83d""#,
+            r#""\ud83d\u0041""#,
+            r#""\ud83d\ud83d\ude00""#,
+            r#""\ude00x""#,
+            r#""\ud83d\uZZZZ""#,
+            r#""\u+041""#,
+            r#""\u004""#,
+            r#""\x""#,
+            "\"a\u{1}b\"",
+            "\"a\u{7f}b\"",
+            r#""open"#,
+            r#""a\""#,
+        ] {
+            let by_serde = serde_json::from_str::<&RawValue>(text).is_ok();
+            let read = literal(text, 0).filter(|(end, _)| *end == text.len());
+            assert_eq!(read.is_some(), by_serde, "{text}");
+            let want = serde_json::from_str::<String>(text).ok();
+            assert_eq!(read.and_then(|r| r.1).map(Cow::into_owned), want, "{text}");
+        }
+        // Borrowed when there is nothing to unescape; the end of a literal inside a text.
+        assert!(matches!(unquote(r#""abc""#), Some(Cow::Borrowed("abc"))));
+        assert_eq!(literal(r#"["ab", 1]"#, 1).map(|r| r.0), Some(5));
     }
 
     #[test]
