@@ -459,85 +459,138 @@ const STOPS: [bool; 256] = {
     table
 };
 
+/// The byte each one-letter escape (`\n`) stands for; 0 for the letters that are not one.
+const UNESCAPED: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// The stops ([`STOPS`]) among eight bytes: the high bit of each stop's byte set, exact up
+/// to the first one (a borrow may mark bytes after it). SWAR, as serde_json skips strings.
+fn stops_in(chunk: &[u8; 8]) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    let word = u64::from_le_bytes(*chunk);
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (control | zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))))
+        & (ONES << 7)
+}
+
+/// The first stop at or after `at` in `bytes` (its length when there is none).
+fn plain_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes.get(at..at + 8) {
+        let stops = stops_in(chunk.try_into().unwrap_or(&[0; 8]));
+        if stops != 0 {
+            return at + (stops.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && !STOPS[usize::from(bytes[at])] {
+        at += 1;
+    }
+    at
+}
+
 /// Reads the JSON string literal whose opening quote is at `at` in `text`, validating and
 /// unescaping in one pass: the index just past its closing quote, and its text (borrowed
 /// when it has no escapes; `None` when it holds a lone surrogate, which Rust strings cannot).
 /// `None` when it is not a literal serde_json accepts: an unescaped control character, an
 /// escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`, no closing quote.
 ///
-/// Copies runs between escapes: a 1 MB text of pretty JSON has an escape every few bytes,
-/// and this is faster on it than serde_json's string parsing (and than validating as a
-/// [`RawValue`] then unescaping).
+/// A 1 MB text of pretty JSON has an escape every few bytes: the runs between them are
+/// found eight bytes at a time and copied as whole words into a buffer that has room for
+/// them (a call to copy a run of four bytes costs more than the run). Validating as a
+/// [`RawValue`] then unescaping read the text twice, and serde_json's string parsing is
+/// slower on it.
 pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, str>>)> {
     let bytes = text.as_bytes();
     if bytes.get(at) != Some(&b'"') {
         return None;
     }
     let start = at + 1;
-    let plain = |mut i: usize| {
-        while i < bytes.len() && !STOPS[usize::from(bytes[i])] {
-            i += 1;
-        }
-        i
-    };
-    let mut i = plain(start);
+    let mut i = plain_end(bytes, start);
     match bytes.get(i)? {
         b'"' => return Some((i + 1, Some(Cow::Borrowed(&text[start..i])))),
         b'\\' => {}
         _ => return None,
     }
-    // Never longer than the rest of the text, often all of it (the `text` of a result).
-    let mut out = String::with_capacity(bytes.len() - start);
+    // The unescaped text is never longer than what it was read from, so `out` (the rest of
+    // the text's length, often all of it: the `text` of a result) has room for eight bytes
+    // wherever `bytes` has eight more to read: `w <= i - start`.
+    let mut out = vec![0; bytes.len() - start];
+    let mut w = i - start;
+    out[..w].copy_from_slice(&bytes[start..i]);
     let mut lone = false;
-    let mut run = start;
     loop {
-        // The stops are ASCII: `run..i` lies on char boundaries.
-        out.push_str(&text[run..i]);
         match bytes.get(i)? {
             b'"' => break,
             b'\\' => {}
             _ => return None,
         }
-        let unescaped = match *bytes.get(i + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let mut code = hex4(bytes, i + 2)?;
+        let escaped = *bytes.get(i + 1)?;
+        if escaped != b'u' {
+            out[w] = match UNESCAPED[usize::from(escaped)] {
+                0 => return None,
+                byte => byte,
+            };
+            w += 1;
+            i += 2;
+        } else {
+            let mut code = hex4(bytes, i + 2)?;
+            i += 6;
+            // A high surrogate pairs with a low one right after it.
+            if (0xd800..0xdc00).contains(&code)
+                && bytes.get(i..i + 2) == Some(b"\\u")
+                && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
+            {
+                code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
                 i += 6;
-                // A high surrogate pairs with a low one right after it.
-                if (0xd800..0xdc00).contains(&code)
-                    && bytes.get(i..i + 2) == Some(b"\\u")
-                    && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
-                {
-                    code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-                    i += 6;
-                }
-                match char::from_u32(code) {
-                    Some(c) => out.push(c),
-                    // A surrogate without its other half: valid JSON, not a Rust string. The
-                    // rest is still read, to know where the literal ends and that it is JSON.
-                    None => lone = true,
-                }
-                run = i;
-                i = plain(i);
-                continue;
             }
-            _ => return None,
-        };
-        out.push(unescaped);
-        run = i + 2;
-        i = plain(run);
+            match char::from_u32(code) {
+                Some(c) => w += c.encode_utf8(&mut out[w..]).len(),
+                // A surrogate without its other half: valid JSON, not a Rust string. The
+                // rest is still read, to know where the literal ends and that it is JSON.
+                None => lone = true,
+            }
+        }
+        // The run up to the next stop.
+        loop {
+            let Some(chunk) = bytes.get(i..i + 8) else {
+                let end = plain_end(bytes, i);
+                out[w..w + end - i].copy_from_slice(&bytes[i..end]);
+                w += end - i;
+                i = end;
+                break;
+            };
+            out[w..w + 8].copy_from_slice(chunk);
+            let stops = stops_in(chunk.try_into().unwrap_or(&[0; 8]));
+            let plain = if stops == 0 {
+                8
+            } else {
+                (stops.trailing_zeros() / 8) as usize
+            };
+            i += plain;
+            w += plain;
+            if plain < 8 {
+                break;
+            }
+        }
     }
+    out.truncate(w);
     if out.capacity() > 2 * out.len() + 64 {
         // A short literal (a key) early in a long text.
         out.shrink_to_fit();
     }
+    // Whole chars of `text` and the chars of escapes: UTF-8, checked without `unsafe`.
+    let out = String::from_utf8(out).ok()?;
     Some((i + 1, (!lone).then_some(Cow::Owned(out))))
 }
 
@@ -549,9 +602,42 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
         .try_fold(0, |n, &b| Some(n << 4 | char::from(b).to_digit(16)?))
 }
 
-/// A JSON string literal of `text` (escaped as serde_json escapes).
+/// A JSON string literal of `text`, escaped as serde_json escapes: `\" \\ \b \f \n \r \t`,
+/// other control characters as `\u00xx`, every other char as it is. The runs between escapes
+/// are found eight bytes at a time (serde_json looks at each byte): a converted block's text
+/// is quoted whole, and TOON has a newline every line.
 pub(crate) fn quote(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    // Room for the quotes and a newline every 32 bytes without growing.
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 32 + 2);
+    out.push('"');
+    let mut run = 0;
+    loop {
+        let stop = plain_end(bytes, run);
+        // The stops are ASCII: `run..stop` lies on char boundaries.
+        out.push_str(&text[run..stop]);
+        let Some(&b) = bytes.get(stop) else {
+            break;
+        };
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+        }
+        run = stop + 1;
+    }
+    out.push('"');
+    out
 }
 
 /// Where `part`, a slice of `whole`, lies in it. `part` must borrow from `whole` (values read
@@ -785,8 +871,14 @@ mod tests {
             (r#"{"content": [{"text": "b"}], "content": 2}"#, true),
             (r#"{"isError": true}"#, true),
             (r#"{"content": [{"type": "text"}, 3, {"a": 1}]}"#, false),
-            (r#"{"content": [{"\ud83d": 1}, {"type": "text", "text": "{}"}]}"#, false),
-            (r#"{"content": [{"type": "text", "text": "{}"}], "\ud83d": 1}"#, false),
+            (
+                r#"{"content": [{"\ud83d": 1}, {"type": "text", "text": "{}"}]}"#,
+                false,
+            ),
+            (
+                r#"{"content": [{"type": "text", "text": "{}"}], "\ud83d": 1}"#,
+                false,
+            ),
             (r#"{"content": [], }"#, false),
             (r#"{"content": [{"text": "a"},]}"#, false),
             (r#"{"content": [{"text": "a\u+041"}]}"#, false),
@@ -837,6 +929,26 @@ mod tests {
         // Borrowed when there is nothing to unescape; the end of a literal inside a text.
         assert!(matches!(unquote(r#""abc""#), Some(Cow::Borrowed("abc"))));
         assert_eq!(literal(r#"["ab", 1]"#, 1).map(|r| r.0), Some(5));
+    }
+
+    #[test]
+    fn quotes_as_serde_json_does() {
+        let every_ascii: String = (0..128u8).map(char::from).collect();
+        for text in [
+            "",
+            "plain",
+            "é ü 😀 \u{7f}",
+            "users[2]{id,name}:\n  1,\"Ali\\ce\"\n  2,Bob\r\t\u{8}\u{c}\u{1}\u{1f}",
+            "0123456\"89abcdef\n",
+            &every_ascii,
+            &every_ascii.repeat(3)[5..],
+        ] {
+            assert_eq!(
+                quote(text),
+                serde_json::to_string(text).unwrap(),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
