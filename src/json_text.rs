@@ -232,26 +232,49 @@ impl From<&Parts<'_>> for Decimal {
 /// number tokens and string escapes included, as it was.
 #[must_use]
 pub(crate) fn minify(text: &str) -> String {
-    minify_with(text, |_| {})
+    minify_with(text, |_| {}).0
 }
 
-/// [`minify`], and whether every number token keeps its exact value ([`exact_in_f64`]): one
-/// pass where the two would read the text twice.
+/// A text without its whitespace ([`minify_exact`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Minified {
+    /// The text without the whitespace JSON allows between tokens.
+    pub text: String,
+    /// Whether every number token keeps its exact value ([`exact_in_f64`]).
+    pub exact: bool,
+    /// Whether whitespace was removed between two bytes of numbers or literals (`[1 2]`,
+    /// `tr ue`): the text is not JSON, though `text` may read as JSON. Without such a join
+    /// the two read alike — the same tokens, or the same error — and `text` is the shorter
+    /// to parse.
+    pub joins: bool,
+}
+
+/// [`minify`], whether every number token keeps its exact value, and whether a token was
+/// joined: one pass where these would read the text several times.
 #[must_use]
-pub(crate) fn minify_exact(text: &str) -> (String, bool) {
+pub(crate) fn minify_exact(text: &str) -> Minified {
     let mut exact = true;
-    let out = minify_with(text, |token| exact = exact && exact_in_f64(token));
-    (out, exact)
+    let (out, joins) = minify_with(text, |token| exact = exact && exact_in_f64(token));
+    Minified {
+        text: out,
+        exact,
+        joins,
+    }
 }
 
-/// [`minify`], calling `number` with each number token.
+/// [`minify`], calling `number` with each number token; and whether whitespace was removed
+/// between two bytes of numbers or literals ([`Minified::joins`]).
 ///
 /// Strings are copied eight bytes at a time into a buffer with room for them (the output is
 /// never longer than the text): a JSON document's strings are mostly a few bytes long, and
 /// finding and copying each one with a call (`memchr`, `memcpy`) cost more than the string.
-fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
+fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
+    // Bytes of numbers and of `true`, `false` and `null` (and of what is neither but would
+    // join as they do).
+    let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
     let bytes = text.as_bytes();
     let mut out = vec![0; bytes.len()];
+    let mut joins = false;
     // `w <= at`: `out` has room for eight bytes wherever `bytes` has eight more to read.
     let (mut at, mut w) = (0, 0);
     while let Some(&b) = bytes.get(at) {
@@ -290,7 +313,17 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
                     (at, w) = (at + escape, w + escape);
                 }
             }
-            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                // The whole run (a newline and its indentation), then whether it sat between
+                // two bytes of a token.
+                at += 1;
+                while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+                    at += 1;
+                }
+                if w > 0 && word(out[w - 1]) && bytes.get(at).copied().is_some_and(word) {
+                    joins = true;
+                }
+            }
             b'-' | b'0'..=b'9' => {
                 let end = number_end(bytes, at);
                 number(&bytes[at..end]);
@@ -306,7 +339,9 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
     out.truncate(w);
     // Only ASCII whitespace outside strings was removed, so the bytes are still UTF-8; a
     // string cut short by a stray backslash at the very end is copied as it was.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let out = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (out, joins)
 }
 
 /// The quotes and backslashes among eight bytes: the high bit of each one's byte set, exact
@@ -460,9 +495,40 @@ mod tests {
         );
         assert_eq!(minify(" [ \"é \\ud83d\" ] "), "[\"é \\ud83d\"]");
         let text = "{\"a\": [1E2, \"1234567890123456789012\"], \"b\": -0.5}";
-        assert_eq!(minify_exact(text), (minify(text), true));
-        let (out, exact) = minify_exact("[1, 1234567890123456789012 ]");
-        assert_eq!((out.as_str(), exact), ("[1,1234567890123456789012]", false));
+        let minified = minify_exact(text);
+        assert_eq!((minified.text, minified.exact), (minify(text), true));
+        let minified = minify_exact("[1, 1234567890123456789012 ]");
+        assert_eq!(
+            (minified.text.as_str(), minified.exact),
+            ("[1,1234567890123456789012]", false)
+        );
+    }
+
+    /// Without a join, the text without whitespace reads as the text does.
+    #[test]
+    fn joined_tokens_are_found() {
+        for (text, joins) in [
+            ("[1 2]", true),
+            ("[1, 2]", false),
+            ("[tr ue]", true),
+            ("{\"a\":\n -1 \n}", false),
+            ("[1\t.5]", true),
+            ("[1e \r\n5]", true),
+            ("[- 1]", true),
+            ("[\"a b\" \"c\"]", false),
+            ("[true ,false ]", false),
+            ("[null\nnull]", true),
+            ("[1 \"a\"]", false),
+            ("  {\"a\": [1 ,\"x y\", {\"b\" :null}] }  ", false),
+        ] {
+            let minified = minify_exact(text);
+            assert_eq!(minified.joins, joins, "{text}");
+            if !joins {
+                let a = serde_json::from_str::<serde_json::Value>(text).ok();
+                let b = serde_json::from_str::<serde_json::Value>(&minified.text).ok();
+                assert_eq!(a, b, "{text}");
+            }
+        }
     }
 
     /// The word-at-a-time copy of strings reads them as `string_end` does, on any text.

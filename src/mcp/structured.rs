@@ -2,10 +2,10 @@
 //! only when a text block already carries its data, else dropping it would delete the only
 //! copy (`{"text": "Weather retrieved."}` beside the temperature).
 
-use serde::de::IgnoredAny;
-use serde_json::Value as Json;
 use super::raw;
 use crate::json_text::{exact_in_f64, minify, numbers};
+use serde::de::IgnoredAny;
+use serde_json::Value as Json;
 
 /// Whether the text block `text` (as sent, unescaped) carries the data of `structured` (the
 /// `structuredContent`'s text as sent): its JSON is the same text but for whitespace, or the same
