@@ -265,52 +265,56 @@ pub(crate) fn minify_exact(text: &str) -> Minified {
 /// [`minify`], calling `number` with each number token; and whether whitespace was removed
 /// between two bytes of numbers or literals ([`Minified::joins`]).
 ///
-/// Strings are copied eight bytes at a time into a buffer with room for them (the output is
-/// never longer than the text): a JSON document's strings are mostly a few bytes long, and
-/// finding and copying each one with a call (`memchr`, `memcpy`) cost more than the string.
+/// Strings are copied eight bytes at a time: a JSON document's strings are mostly a few
+/// bytes long, and finding and copying each one with a call (`memchr`, `memcpy`) cost more
+/// than the string.
 fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
     // Bytes of numbers and of `true`, `false` and `null` (and of what is neither but would
     // join as they do).
     let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
     let bytes = text.as_bytes();
-    let mut out = vec![0; bytes.len()];
+    let mut out = Vec::with_capacity(bytes.len());
     let mut joins = false;
-    // `w <= at`: `out` has room for eight bytes wherever `bytes` has eight more to read.
-    let (mut at, mut w) = (0, 0);
+    let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         match b {
             b'"' => {
-                out[w] = b;
-                (at, w) = (at + 1, w + 1);
+                out.push(b);
+                at += 1;
                 // Up to the closing quote, a backslash taking the byte after it (as
-                // `string_end` reads strings); to the end when there is none.
-                while at < bytes.len() {
-                    if let Some(chunk) = bytes.get(at..at + 8) {
-                        out[w..w + 8].copy_from_slice(chunk);
-                        let found = quote_or_backslash(chunk.try_into().unwrap_or(&[0; 8]));
-                        let plain = if found == 0 {
-                            8
-                        } else {
-                            (found.trailing_zeros() / 8) as usize
-                        };
-                        (at, w) = (at + plain, w + plain);
-                        if plain == 8 {
-                            continue;
+                // `string_end` reads strings); to the end when there is none. Eight bytes at
+                // a time: each word is copied whole (one store) and the copy cut back to the
+                // quote or backslash in it.
+                'string: while at < bytes.len() {
+                    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+                        let found = quote_or_backslash(chunk);
+                        let len = out.len();
+                        out.extend_from_slice(chunk);
+                        if found != 0 {
+                            let plain = (found.trailing_zeros() / 8) as usize;
+                            out.truncate(len + plain);
+                            at += plain;
+                            break;
                         }
-                    } else if !matches!(bytes[at], b'"' | b'\\') {
-                        out[w] = bytes[at];
-                        (at, w) = (at + 1, w + 1);
-                        continue;
+                        at += 8;
                     }
-                    if bytes[at] == b'"' {
-                        out[w] = b'"';
-                        (at, w) = (at + 1, w + 1);
-                        break;
+                    // At a quote or a backslash, or fewer than eight bytes from the end.
+                    while let Some(&b) = bytes.get(at) {
+                        if b == b'"' {
+                            out.push(b);
+                            at += 1;
+                            break 'string;
+                        }
+                        if b == b'\\' {
+                            // A backslash and the byte after it.
+                            let escape = 2.min(bytes.len() - at);
+                            out.extend_from_slice(&bytes[at..at + escape]);
+                            at += escape;
+                            continue 'string;
+                        }
+                        out.push(b);
+                        at += 1;
                     }
-                    // A backslash and the byte after it.
-                    let escape = 2.min(bytes.len() - at);
-                    out[w..w + escape].copy_from_slice(&bytes[at..at + escape]);
-                    (at, w) = (at + escape, w + escape);
                 }
             }
             b' ' | b'\t' | b'\n' | b'\r' => {
@@ -320,23 +324,23 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
                 while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
                     at += 1;
                 }
-                if w > 0 && word(out[w - 1]) && bytes.get(at).copied().is_some_and(word) {
+                if out.last().copied().is_some_and(word) && bytes.get(at).copied().is_some_and(word)
+                {
                     joins = true;
                 }
             }
             b'-' | b'0'..=b'9' => {
                 let end = number_end(bytes, at);
                 number(&bytes[at..end]);
-                out[w..w + end - at].copy_from_slice(&bytes[at..end]);
-                (at, w) = (end, w + end - at);
+                out.extend_from_slice(&bytes[at..end]);
+                at = end;
             }
             b => {
-                out[w] = b;
-                (at, w) = (at + 1, w + 1);
+                out.push(b);
+                at += 1;
             }
         }
     }
-    out.truncate(w);
     // Only ASCII whitespace outside strings was removed, so the bytes are still UTF-8; a
     // string cut short by a stray backslash at the very end is copied as it was.
     let out = String::from_utf8(out)

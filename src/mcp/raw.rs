@@ -486,8 +486,8 @@ fn stops_in(chunk: &[u8; 8]) -> u64 {
 
 /// The first stop at or after `at` in `bytes` (its length when there is none).
 fn plain_end(bytes: &[u8], mut at: usize) -> usize {
-    while let Some(chunk) = bytes.get(at..at + 8) {
-        let stops = stops_in(chunk.try_into().unwrap_or(&[0; 8]));
+    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+        let stops = stops_in(chunk);
         if stops != 0 {
             return at + (stops.trailing_zeros() / 8) as usize;
         }
@@ -505,9 +505,9 @@ fn plain_end(bytes: &[u8], mut at: usize) -> usize {
 /// `None` when it is not a literal serde_json accepts: an unescaped control character, an
 /// escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`, no closing quote.
 ///
-/// A 1 MB text of pretty JSON has an escape every few bytes: the runs between them are
-/// found eight bytes at a time and copied as whole words into a buffer that has room for
-/// them (a call to copy a run of four bytes costs more than the run). Validating as a
+/// A 1 MB text of pretty JSON has an escape every six bytes: the runs between them are
+/// found eight bytes at a time and copied as whole words (a call to copy a run of four bytes
+/// costs more than the run). Validating as a
 /// [`RawValue`] then unescaping read the text twice, and serde_json's string parsing is
 /// slower on it.
 pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, str>>)> {
@@ -522,69 +522,61 @@ pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, st
         b'\\' => {}
         _ => return None,
     }
-    // The unescaped text is never longer than what it was read from, so `out` (the rest of
-    // the text's length, often all of it: the `text` of a result) has room for eight bytes
-    // wherever `bytes` has eight more to read: `w <= i - start`.
-    let mut out = vec![0; bytes.len() - start];
-    let mut w = i - start;
-    out[..w].copy_from_slice(&bytes[start..i]);
+    // Never longer than what it is read from: the rest of the text, often all of it (the
+    // `text` of a result).
+    let mut out = Vec::with_capacity(bytes.len() - start);
+    out.extend_from_slice(&bytes[start..i]);
     let mut lone = false;
-    loop {
+    'escapes: loop {
         match bytes.get(i)? {
             b'"' => break,
             b'\\' => {}
             _ => return None,
         }
         let escaped = *bytes.get(i + 1)?;
-        if escaped != b'u' {
-            out[w] = match UNESCAPED[usize::from(escaped)] {
-                0 => return None,
-                byte => byte,
-            };
-            w += 1;
-            i += 2;
-        } else {
-            let mut code = hex4(bytes, i + 2)?;
-            i += 6;
-            // A high surrogate pairs with a low one right after it.
-            if (0xd800..0xdc00).contains(&code)
-                && bytes.get(i..i + 2) == Some(b"\\u")
-                && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
-            {
-                code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+        match UNESCAPED[usize::from(escaped)] {
+            0 if escaped == b'u' => {
+                let mut code = hex4(bytes, i + 2)?;
                 i += 6;
+                // A high surrogate pairs with a low one right after it.
+                if (0xd800..0xdc00).contains(&code)
+                    && bytes.get(i..i + 2) == Some(b"\\u")
+                    && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
+                {
+                    code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+                    i += 6;
+                }
+                match char::from_u32(code) {
+                    Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                    // A surrogate without its other half: valid JSON, not a Rust string. The
+                    // rest is still read, to know where the literal ends and that it is JSON.
+                    None => lone = true,
+                }
             }
-            match char::from_u32(code) {
-                Some(c) => w += c.encode_utf8(&mut out[w..]).len(),
-                // A surrogate without its other half: valid JSON, not a Rust string. The
-                // rest is still read, to know where the literal ends and that it is JSON.
-                None => lone = true,
-            }
-        }
-        // The run up to the next stop.
-        loop {
-            let Some(chunk) = bytes.get(i..i + 8) else {
-                let end = plain_end(bytes, i);
-                out[w..w + end - i].copy_from_slice(&bytes[i..end]);
-                w += end - i;
-                i = end;
-                break;
-            };
-            out[w..w + 8].copy_from_slice(chunk);
-            let stops = stops_in(chunk.try_into().unwrap_or(&[0; 8]));
-            let plain = if stops == 0 {
-                8
-            } else {
-                (stops.trailing_zeros() / 8) as usize
-            };
-            i += plain;
-            w += plain;
-            if plain < 8 {
-                break;
+            0 => return None,
+            byte => {
+                out.push(byte);
+                i += 2;
             }
         }
+        // The run up to the next stop, eight bytes at a time: each word is copied whole
+        // (one store) and the copy cut back to the stop in it.
+        while let Some(chunk) = bytes[i..].first_chunk::<8>() {
+            let stops = stops_in(chunk);
+            let len = out.len();
+            out.extend_from_slice(chunk);
+            if stops != 0 {
+                let plain = (stops.trailing_zeros() / 8) as usize;
+                out.truncate(len + plain);
+                i += plain;
+                continue 'escapes;
+            }
+            i += 8;
+        }
+        let end = plain_end(bytes, i);
+        out.extend_from_slice(&bytes[i..end]);
+        i = end;
     }
-    out.truncate(w);
     if out.capacity() > 2 * out.len() + 64 {
         // A short literal (a key) early in a long text.
         out.shrink_to_fit();
