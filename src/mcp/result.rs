@@ -495,7 +495,7 @@ impl ResultEncoder {
             if let Some(data) = structured
                 && !carried
             {
-                carried = super::structured::carries(&text, data);
+                carried = super::structured::carries(text, data);
             }
             if !convert {
                 blocks.push(Block::Skipped(SkipReason::Verbatim));
@@ -508,7 +508,7 @@ impl ResultEncoder {
                 blocks.push(Block::Skipped(SkipReason::Failed));
                 continue;
             }
-            match self.block(&text, shape)? {
+            match self.block(text, shape)? {
                 Err(skipped) => blocks.push(skipped),
                 Ok((new_text, block)) => {
                     splice.replace(text_value, raw::quote(&new_text));
