@@ -300,31 +300,103 @@ impl From<&Parts<'_>> for Decimal {
 /// number tokens and string escapes included, as it was.
 #[must_use]
 pub(crate) fn minify(text: &str) -> String {
-    minify_with(text, |_| {})
+    minify_with(text, |_| {}).0
 }
 
-/// [`minify`], and whether every number token keeps its exact value ([`exact_in_f64`]): one
-/// pass where the two would read the text twice.
+/// A text without its whitespace ([`minify_exact`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Minified {
+    /// The text without the whitespace JSON allows between tokens.
+    pub text: String,
+    /// Whether every number token keeps its exact value ([`exact_in_f64`]).
+    pub exact: bool,
+    /// Whether whitespace was removed between two bytes of numbers or literals (`[1 2]`,
+    /// `tr ue`): the text is not JSON, though `text` may read as JSON. Without such a join
+    /// the two read alike — the same tokens, or the same error — and `text` is the shorter
+    /// to parse.
+    pub joins: bool,
+}
+
+/// [`minify`], whether every number token keeps its exact value, and whether a token was
+/// joined: one pass where these would read the text several times.
 #[must_use]
-pub(crate) fn minify_exact(text: &str) -> (String, bool) {
+pub(crate) fn minify_exact(text: &str) -> Minified {
     let mut exact = true;
-    let out = minify_with(text, |token| exact = exact && exact_in_f64(token));
-    (out, exact)
+    let (out, joins) = minify_with(text, |token| exact = exact && exact_in_f64(token));
+    Minified {
+        text: out,
+        exact,
+        joins,
+    }
 }
 
-/// [`minify`], calling `number` with each number token.
-fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
+/// [`minify`], calling `number` with each number token; and whether whitespace was removed
+/// between two bytes of numbers or literals ([`Minified::joins`]).
+///
+/// Strings are copied eight bytes at a time: a JSON document's strings are mostly a few
+/// bytes long, and finding and copying each one with a call (`memchr`, `memcpy`) cost more
+/// than the string.
+fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
+    // Bytes of numbers and of `true`, `false` and `null` (and of what is neither but would
+    // join as they do).
+    let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
+    let mut joins = false;
     let mut at = 0;
-    while at < bytes.len() {
-        match bytes[at] {
+    while let Some(&b) = bytes.get(at) {
+        match b {
             b'"' => {
-                let end = string_end(bytes, at + 1).min(bytes.len());
-                out.extend_from_slice(&bytes[at..end]);
-                at = end;
+                out.push(b);
+                at += 1;
+                // Up to the closing quote, a backslash taking the byte after it (as
+                // `string_end` reads strings); to the end when there is none. Eight bytes at
+                // a time: each word is copied whole (one store) and the copy cut back to the
+                // quote or backslash in it.
+                'string: while at < bytes.len() {
+                    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+                        let found = quote_or_backslash(chunk);
+                        let len = out.len();
+                        out.extend_from_slice(chunk);
+                        if found != 0 {
+                            let plain = (found.trailing_zeros() / 8) as usize;
+                            out.truncate(len + plain);
+                            at += plain;
+                            break;
+                        }
+                        at += 8;
+                    }
+                    // At a quote or a backslash, or fewer than eight bytes from the end.
+                    while let Some(&b) = bytes.get(at) {
+                        if b == b'"' {
+                            out.push(b);
+                            at += 1;
+                            break 'string;
+                        }
+                        if b == b'\\' {
+                            // A backslash and the byte after it.
+                            let escape = 2.min(bytes.len() - at);
+                            out.extend_from_slice(&bytes[at..at + escape]);
+                            at += escape;
+                            continue 'string;
+                        }
+                        out.push(b);
+                        at += 1;
+                    }
+                }
             }
-            b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                // The whole run (a newline and its indentation), then whether it sat between
+                // two bytes of a token.
+                at += 1;
+                while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+                    at += 1;
+                }
+                if out.last().copied().is_some_and(word) && bytes.get(at).copied().is_some_and(word)
+                {
+                    joins = true;
+                }
+            }
             b'-' | b'0'..=b'9' => {
                 let end = number_end(bytes, at);
                 number(&bytes[at..end]);
@@ -339,7 +411,19 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> String {
     }
     // Only ASCII whitespace outside strings was removed, so the bytes are still UTF-8; a
     // string cut short by a stray backslash at the very end is copied as it was.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    let out = String::from_utf8(out)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    (out, joins)
+}
+
+/// The quotes and backslashes among eight bytes: the high bit of each one's byte set, exact
+/// up to the first one (a borrow may mark bytes after it).
+fn quote_or_backslash(chunk: &[u8; 8]) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    let word = u64::from_le_bytes(*chunk);
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
+    (zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))))
+        & (ONES << 7)
 }
 
 #[cfg(test)]
@@ -579,9 +663,82 @@ mod tests {
         );
         assert_eq!(minify(" [ \"é \\ud83d\" ] "), "[\"é \\ud83d\"]");
         let text = "{\"a\": [1E2, \"1234567890123456789012\"], \"b\": -0.5}";
-        assert_eq!(minify_exact(text), (minify(text), true));
-        let (out, exact) = minify_exact("[1, 1234567890123456789012 ]");
-        assert_eq!((out.as_str(), exact), ("[1,1234567890123456789012]", false));
+        let minified = minify_exact(text);
+        assert_eq!((minified.text, minified.exact), (minify(text), true));
+        let minified = minify_exact("[1, 1234567890123456789012 ]");
+        assert_eq!(
+            (minified.text.as_str(), minified.exact),
+            ("[1,1234567890123456789012]", false)
+        );
+    }
+
+    /// Without a join, the text without whitespace reads as the text does.
+    #[test]
+    fn joined_tokens_are_found() {
+        for (text, joins) in [
+            ("[1 2]", true),
+            ("[1, 2]", false),
+            ("[tr ue]", true),
+            ("{\"a\":\n -1 \n}", false),
+            ("[1\t.5]", true),
+            ("[1e \r\n5]", true),
+            ("[- 1]", true),
+            ("[\"a b\" \"c\"]", false),
+            ("[true ,false ]", false),
+            ("[null\nnull]", true),
+            ("[1 \"a\"]", false),
+            ("  {\"a\": [1 ,\"x y\", {\"b\" :null}] }  ", false),
+        ] {
+            let minified = minify_exact(text);
+            assert_eq!(minified.joins, joins, "{text}");
+            if !joins {
+                let a = serde_json::from_str::<serde_json::Value>(text).ok();
+                let b = serde_json::from_str::<serde_json::Value>(&minified.text).ok();
+                assert_eq!(a, b, "{text}");
+            }
+        }
+    }
+
+    /// The word-at-a-time copy of strings reads them as `string_end` does, on any text.
+    #[test]
+    fn minify_reads_strings_as_string_end_does() {
+        fn by_bytes(text: &str) -> String {
+            let bytes = text.as_bytes();
+            let mut out = Vec::new();
+            let mut at = 0;
+            while at < bytes.len() {
+                match bytes[at] {
+                    b'"' => {
+                        let end = string_end(bytes, at + 1).min(bytes.len());
+                        out.extend_from_slice(&bytes[at..end]);
+                        at = end;
+                    }
+                    b' ' | b'\t' | b'\n' | b'\r' => at += 1,
+                    b => {
+                        out.push(b);
+                        at += 1;
+                    }
+                }
+            }
+            String::from_utf8_lossy(&out).into_owned()
+        }
+        let long = "{\"a long key with spaces\": \"and a value \\\" with é, \\\\ and \\u0041\"}";
+        let mut texts = vec![
+            long.to_owned(),
+            "[\"x\\\"\", \"unterminated  ".to_owned(),
+            "[\"ends in a backslash \\".to_owned(),
+            "\"\\".to_owned(),
+            "{\"k\" : [ \"0123456789abcdef\" , \"\\\"\\\"\\\"\\\"\\\"\" ] }\n".to_owned(),
+        ];
+        // Every cut of the long one: escapes and quotes at every offset of a word.
+        texts.extend(
+            (0..long.len())
+                .filter(|&i| long.is_char_boundary(i))
+                .map(|i| long[i..].to_owned()),
+        );
+        for text in &texts {
+            assert_eq!(minify(text), by_bytes(text), "{text:?}");
+        }
     }
 }
 

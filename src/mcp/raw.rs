@@ -6,6 +6,12 @@
 //! numbers beyond `f64` (`1234567890123456789012` → `1.2345678901234568e21`) and refuse text
 //! `Value` cannot hold (a lone surrogate `"\ud83d"`, `1e400`, 130 levels of nesting). Values
 //! read as [`RawValue`] keep their text, and an edit is a byte range and its replacement.
+//!
+//! A `tools/call` result is read in one pass by [`call_result`]: its own entries, its
+//! `content` array's objects and their entries, each value's text found once. A 1 MB result
+//! is mostly one `text` string with an escape every few bytes; that string is validated and
+//! unescaped together by [`literal`] (reading it as a [`RawValue`] inside the result, again
+//! inside `content`, then unescaping it, took three passes).
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -58,19 +64,282 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
     serde_json::from_str::<Items<'_>>(text).ok().map(|i| i.0)
 }
 
-/// An object among the items of an array read by [`objects`]: the text it spans and its
-/// entries.
-#[derive(Debug)]
+/// What [`Splice`] needs of an object's entries: each one's key and value text.
+pub(crate) trait Field {
+    /// The key, unescaped.
+    fn key(&self) -> &str;
+    /// The value's text as sent (a slice of the whole text).
+    fn text(&self) -> &str;
+}
+
+impl Field for Entry<'_> {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn text(&self) -> &str {
+        self.value.get()
+    }
+}
+
+/// One entry of an object read by [`call_result`] or [`members`]: its key (unescaped) and
+/// its value's text as sent. As [`Entry`], but the value need not have been read as a
+/// [`RawValue`] (the one-pass reader walks `content` itself).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Member<'t> {
+    pub key: Cow<'t, str>,
+    pub value: &'t str,
+}
+
+impl Field for Member<'_> {
+    fn key(&self) -> &str {
+        &self.key
+    }
+    fn text(&self) -> &str {
+        self.value
+    }
+}
+
+impl<'t> From<Entry<'t>> for Member<'t> {
+    fn from(entry: Entry<'t>) -> Self {
+        Member {
+            key: entry.key,
+            value: entry.value.get(),
+        }
+    }
+}
+
+/// The members of `text`, when it is a JSON object (as [`entries`]).
+pub(crate) fn members(text: &str) -> Option<Vec<Member<'_>>> {
+    Some(entries(text)?.into_iter().map(Member::from).collect())
+}
+
+/// The value text of `key` among `members` (the last one, as JSON parsers resolve
+/// duplicates).
+pub(crate) fn value<'t>(members: &[Member<'t>], key: &str) -> Option<&'t str> {
+    members.iter().rev().find(|m| m.key == key).map(|m| m.value)
+}
+
+/// A `tools/call` result read by [`call_result`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct CallResult<'t> {
+    /// Its entries in order, `content` among them.
+    pub members: Vec<Member<'t>>,
+    /// Its (last) `content`, when that is an array.
+    pub content: Option<Content<'t>>,
+}
+
+/// A result's `content` array: its text and its items, each one's entries when it is an
+/// object and `None` when it is not.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Content<'t> {
+    pub json: &'t str,
+    pub items: Vec<Option<Object<'t>>>,
+}
+
+/// An object among the items of `content`: the text it spans, its entries, and its `text`.
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Object<'t> {
-    pub text: &'t str,
-    pub entries: Vec<Entry<'t>>,
+    pub json: &'t str,
+    pub members: Vec<Member<'t>>,
+    /// Its (last) `text` entry, read with the object; `None` when it has none.
+    pub text: Option<Text<'t>>,
+}
+
+/// The `text` of a content item.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Text<'t> {
+    /// A string, unescaped.
+    String(Cow<'t, str>),
+    /// Not a string, or one holding a lone surrogate (which Rust strings cannot).
+    Unreadable,
+}
+
+impl<'t> Text<'t> {
+    /// The text of a value read as sent.
+    fn of(value: &'t str) -> Self {
+        match unquote(value) {
+            Some(s) => Text::String(s),
+            None => Text::Unreadable,
+        }
+    }
+}
+
+/// `text` read as a `tools/call` result: `None` when it is not a JSON object (or has a key
+/// that cannot be read as a string). One pass over the text when `content` is an array of
+/// objects whose keys can all be read (the results servers send); otherwise the entries are
+/// read with serde_json and `content` item by item, as before the one-pass reader.
+///
+/// Every item's `text` is unescaped as it is read: a result of several large text blocks
+/// holds all of them unescaped while its blocks are converted, where unescaping one block at
+/// a time held one (a single block, the common case, is read once instead of twice).
+pub(crate) fn call_result(text: &str) -> Option<CallResult<'_>> {
+    let mut reader = Reader { text, at: 0 };
+    reader.call_result().or_else(|| call_result_by_serde(text))
+}
+
+/// [`call_result`] with serde_json reading the entries, then `content`'s objects.
+fn call_result_by_serde(text: &str) -> Option<CallResult<'_>> {
+    let entries = entries(text)?;
+    let content = get(&entries, "content").and_then(|content| {
+        Some(Content {
+            json: content.get(),
+            items: objects(content.get())?,
+        })
+    });
+    Some(CallResult {
+        members: entries.into_iter().map(Member::from).collect(),
+        content,
+    })
+}
+
+/// A cursor over JSON text for the one-pass reader. Structure (objects, arrays, commas) is
+/// walked here; every value it does not walk is read by serde_json as a [`RawValue`], and
+/// strings by [`literal`], so it accepts exactly what serde_json accepts. `None` means
+/// "not read here": the caller falls back to serde_json, which decides.
+struct Reader<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Reader<'t> {
+    /// The next byte after JSON whitespace, not consumed.
+    fn peek(&mut self) -> Option<u8> {
+        let bytes = self.text.as_bytes();
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(self.at) {
+            self.at += 1;
+        }
+        bytes.get(self.at).copied()
+    }
+
+    /// Consumes `byte`, the next one after whitespace.
+    fn eat(&mut self, byte: u8) -> Option<()> {
+        (self.peek()? == byte).then(|| self.at += 1)
+    }
+
+    /// Any value, as its text.
+    fn value(&mut self) -> Option<&'t str> {
+        self.peek()?;
+        let mut de = serde_json::Deserializer::from_str(&self.text[self.at..]);
+        let value = <&RawValue>::deserialize(&mut de).ok()?.get();
+        self.at = span(self.text, value).end;
+        Some(value)
+    }
+
+    /// A string: its text as sent and unescaped (`None` for a lone surrogate).
+    fn string(&mut self) -> Option<(&'t str, Option<Cow<'t, str>>)> {
+        self.peek()?;
+        let start = self.at;
+        let (end, unescaped) = literal(self.text, start)?;
+        self.at = end;
+        Some((&self.text[start..end], unescaped))
+    }
+
+    /// An object: calls `entry` with each key, the reader at its value (which `entry` reads);
+    /// returns the object's text.
+    fn object(
+        &mut self,
+        mut entry: impl FnMut(&mut Self, Cow<'t, str>) -> Option<()>,
+    ) -> Option<&'t str> {
+        self.eat(b'{')?;
+        let start = self.at - 1;
+        if self.peek()? != b'}' {
+            loop {
+                // serde_json cannot read a key with a lone surrogate either.
+                let key = self.string()?.1?;
+                self.eat(b':')?;
+                entry(self, key)?;
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.at += 1;
+        Some(&self.text[start..self.at])
+    }
+
+    /// The whole text as a result (see [`call_result`]).
+    fn call_result(&mut self) -> Option<CallResult<'t>> {
+        let mut members = Vec::new();
+        let mut content = None;
+        self.object(|reader, key| {
+            let value = if key == "content" && reader.peek()? == b'[' {
+                let read = reader.content()?;
+                let json = read.json;
+                content = Some(read);
+                json
+            } else {
+                if key == "content" {
+                    // A later `content` that is not an array is the one that counts.
+                    content = None;
+                }
+                reader.value()?
+            };
+            members.push(Member { key, value });
+            Some(())
+        })?;
+        // Nothing but whitespace after the object.
+        match self.peek() {
+            None => Some(CallResult { members, content }),
+            Some(_) => None,
+        }
+    }
+
+    /// `content`, when every item is an object.
+    fn content(&mut self) -> Option<Content<'t>> {
+        self.eat(b'[')?;
+        let start = self.at - 1;
+        let mut items = Vec::new();
+        if self.peek()? != b']' {
+            loop {
+                items.push(Some(self.item()?));
+                match self.peek()? {
+                    b',' => self.at += 1,
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.at += 1;
+        Some(Content {
+            json: &self.text[start..self.at],
+            items,
+        })
+    }
+
+    /// One content item; its `text` string is unescaped as it is read.
+    fn item(&mut self) -> Option<Object<'t>> {
+        let mut members = Vec::new();
+        let mut text = None;
+        let json = self.object(|reader, key| {
+            let value = if key == "text" && reader.peek()? == b'"' {
+                let (value, unescaped) = reader.string()?;
+                text = Some(unescaped.map_or(Text::Unreadable, Text::String));
+                value
+            } else {
+                let value = reader.value()?;
+                if key == "text" {
+                    text = Some(Text::Unreadable);
+                }
+                value
+            };
+            members.push(Member { key, value });
+            Some(())
+        })?;
+        Some(Object {
+            json,
+            members,
+            text,
+        })
+    }
 }
 
 /// The items of `text`, when it is a JSON array: each one's entries when it is an object,
-/// `None` when it is not. One pass over the text when every item is an object (the common
-/// case: [`items`] then [`entries`] on each would read every item twice, and a long string
-/// with many escapes is slow to skip).
-pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
+/// `None` when it is not. One serde_json pass when every item is an object ([`items`] then
+/// [`entries`] on each would read every item twice, and a long string with many escapes is
+/// slow to skip). [`call_result`]'s fallback.
+fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
     struct Objects<'t>(Vec<Vec<Entry<'t>>>);
     struct Fields<'t>(Vec<Entry<'t>>);
     impl<'de> Deserialize<'de> for Fields<'de> {
@@ -100,17 +369,20 @@ pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
             d.deserialize_seq(V)
         }
     }
+    fn object<'t>(json: &'t str, entries: Vec<Entry<'t>>) -> Object<'t> {
+        let text = get(&entries, "text").map(|v| Text::of(v.get()));
+        Object {
+            json,
+            members: entries.into_iter().map(Member::from).collect(),
+            text,
+        }
+    }
     let Ok(Objects(all)) = serde_json::from_str::<Objects<'_>>(text) else {
         // Not an array, or an item that is not an object: item by item.
         return Some(
             items(text)?
                 .into_iter()
-                .map(|item| {
-                    entries(item.get()).map(|entries| Object {
-                        text: item.get(),
-                        entries,
-                    })
-                })
+                .map(|item| entries(item.get()).map(|entries| object(item.get(), entries)))
                 .collect(),
         );
     };
@@ -131,10 +403,7 @@ pub(crate) fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
             .last()
             .map_or(start + 1, |e| span(text, e.value.get()).end);
         let end = skip(inner, b"") + 1;
-        out.push(Some(Object {
-            text: &text[start..end],
-            entries,
-        }));
+        out.push(Some(object(&text[start..end], entries)));
         at = end;
     }
     Some(out)
@@ -168,66 +437,203 @@ pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> 
 /// The string a raw value holds, unescaped; `None` when it is not a string (or holds a lone
 /// surrogate, which Rust strings cannot).
 pub(crate) fn string(value: &RawValue) -> Option<String> {
-    // The value was read as JSON already: a string literal whose escapes are well formed.
-    let literal = value.get().strip_prefix('"')?.strip_suffix('"')?;
-    unescape(literal.as_bytes())
+    unquote(value.get()).map(Cow::into_owned)
 }
 
-/// The text of a well-formed JSON string literal's content (between the quotes). Copies runs
-/// between backslashes: a 1 MB text of pretty JSON has an escape every few bytes, and this is
-/// ~1.6× faster on it than serde_json's string parsing.
-fn unescape(bytes: &[u8]) -> Option<String> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let (mut at, mut run) = (0, 0);
-    while at < bytes.len() {
-        if bytes[at] != b'\\' {
-            at += 1;
-            continue;
-        }
-        out.extend_from_slice(&bytes[run..at]);
-        let simple = match *bytes.get(at + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let hex = |from: usize| {
-                    let digits = std::str::from_utf8(bytes.get(from..from + 4)?).ok()?;
-                    u32::from_str_radix(digits, 16).ok()
-                };
-                let mut code = hex(at + 2)?;
-                at += 6;
-                if (0xd800..0xdc00).contains(&code) {
-                    // A high surrogate must pair with a low one.
-                    if bytes.get(at..at + 2) != Some(b"\\u") {
-                        return None;
-                    }
-                    let low = hex(at + 2).filter(|l| (0xdc00..0xe000).contains(l))?;
-                    code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-                    at += 6;
-                }
-                let c = char::from_u32(code)?;
-                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                run = at;
-                continue;
-            }
-            _ => return None,
-        };
-        out.push(simple);
-        at += 2;
-        run = at;
+/// The string the JSON text `value` is, unescaped (borrowed when it has no escapes); `None`
+/// when it is not one string literal (or holds a lone surrogate).
+pub(crate) fn unquote(value: &str) -> Option<Cow<'_, str>> {
+    match literal(value, 0)? {
+        (end, unescaped) if end == value.len() => unescaped,
+        _ => None,
     }
-    out.extend_from_slice(&bytes[run..]);
-    String::from_utf8(out).ok()
 }
 
-/// A JSON string literal of `text` (escaped as serde_json escapes).
+/// Bytes that end a run of a string literal's plain bytes: its closing quote, an escape, or
+/// a control character (which JSON does not allow unescaped).
+const STOPS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// The byte each one-letter escape (`\n`) stands for; 0 for the letters that are not one.
+const UNESCAPED: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[b'/' as usize] = b'/';
+    table[b'b' as usize] = 0x08;
+    table[b'f' as usize] = 0x0c;
+    table[b'n' as usize] = b'\n';
+    table[b'r' as usize] = b'\r';
+    table[b't' as usize] = b'\t';
+    table
+};
+
+/// The stops ([`STOPS`]) among eight bytes: the high bit of each stop's byte set, exact up
+/// to the first one (a borrow may mark bytes after it). SWAR, as serde_json skips strings.
+fn stops_in(chunk: &[u8; 8]) -> u64 {
+    const ONES: u64 = u64::MAX / 255;
+    let word = u64::from_le_bytes(*chunk);
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
+    let control = word.wrapping_sub(ONES * 0x20) & !word;
+    (control | zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))))
+        & (ONES << 7)
+}
+
+/// The first stop at or after `at` in `bytes` (its length when there is none).
+fn plain_end(bytes: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+        let stops = stops_in(chunk);
+        if stops != 0 {
+            return at + (stops.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while at < bytes.len() && !STOPS[usize::from(bytes[at])] {
+        at += 1;
+    }
+    at
+}
+
+/// Reads the JSON string literal whose opening quote is at `at` in `text`, validating and
+/// unescaping in one pass: the index just past its closing quote, and its text (borrowed
+/// when it has no escapes; `None` when it holds a lone surrogate, which Rust strings cannot).
+/// `None` when it is not a literal serde_json accepts: an unescaped control character, an
+/// escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`, no closing quote.
+///
+/// A 1 MB text of pretty JSON has an escape every six bytes: the runs between them are
+/// found eight bytes at a time and copied as whole words (a call to copy a run of four bytes
+/// costs more than the run). Validating as a
+/// [`RawValue`] then unescaping read the text twice, and serde_json's string parsing is
+/// slower on it.
+pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, str>>)> {
+    let bytes = text.as_bytes();
+    if bytes.get(at) != Some(&b'"') {
+        return None;
+    }
+    let start = at + 1;
+    let mut i = plain_end(bytes, start);
+    match bytes.get(i)? {
+        b'"' => return Some((i + 1, Some(Cow::Borrowed(&text[start..i])))),
+        b'\\' => {}
+        _ => return None,
+    }
+    // Never longer than what it is read from: the rest of the text, often all of it (the
+    // `text` of a result).
+    let mut out = Vec::with_capacity(bytes.len() - start);
+    out.extend_from_slice(&bytes[start..i]);
+    let mut lone = false;
+    'escapes: loop {
+        match bytes.get(i)? {
+            b'"' => break,
+            b'\\' => {}
+            _ => return None,
+        }
+        let escaped = *bytes.get(i + 1)?;
+        match UNESCAPED[usize::from(escaped)] {
+            0 if escaped == b'u' => {
+                let mut code = hex4(bytes, i + 2)?;
+                i += 6;
+                // A high surrogate pairs with a low one right after it.
+                if (0xd800..0xdc00).contains(&code)
+                    && bytes.get(i..i + 2) == Some(b"\\u")
+                    && let Some(low) = hex4(bytes, i + 2).filter(|l| (0xdc00..0xe000).contains(l))
+                {
+                    code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
+                    i += 6;
+                }
+                match char::from_u32(code) {
+                    Some(c) => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+                    // A surrogate without its other half: valid JSON, not a Rust string. The
+                    // rest is still read, to know where the literal ends and that it is JSON.
+                    None => lone = true,
+                }
+            }
+            0 => return None,
+            byte => {
+                out.push(byte);
+                i += 2;
+            }
+        }
+        // The run up to the next stop, eight bytes at a time: each word is copied whole
+        // (one store) and the copy cut back to the stop in it.
+        while let Some(chunk) = bytes[i..].first_chunk::<8>() {
+            let stops = stops_in(chunk);
+            let len = out.len();
+            out.extend_from_slice(chunk);
+            if stops != 0 {
+                let plain = (stops.trailing_zeros() / 8) as usize;
+                out.truncate(len + plain);
+                i += plain;
+                continue 'escapes;
+            }
+            i += 8;
+        }
+        let end = plain_end(bytes, i);
+        out.extend_from_slice(&bytes[i..end]);
+        i = end;
+    }
+    if out.capacity() > 2 * out.len() + 64 {
+        // A short literal (a key) early in a long text.
+        out.shrink_to_fit();
+    }
+    // Whole chars of `text` and the chars of escapes: UTF-8, checked without `unsafe`.
+    let out = String::from_utf8(out).ok()?;
+    Some((i + 1, (!lone).then_some(Cow::Owned(out))))
+}
+
+/// The value of the four hex digits at `at` (strict: no sign, as serde_json reads them).
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    bytes
+        .get(at..at + 4)?
+        .iter()
+        .try_fold(0, |n, &b| Some(n << 4 | char::from(b).to_digit(16)?))
+}
+
+/// A JSON string literal of `text`, escaped as serde_json escapes: `\" \\ \b \f \n \r \t`,
+/// other control characters as `\u00xx`, every other char as it is. The runs between escapes
+/// are found eight bytes at a time (serde_json looks at each byte): a converted block's text
+/// is quoted whole, and TOON has a newline every line.
 pub(crate) fn quote(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned())
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = text.as_bytes();
+    // Room for the quotes and a newline every 32 bytes without growing.
+    let mut out = String::with_capacity(bytes.len() + bytes.len() / 32 + 2);
+    out.push('"');
+    let mut run = 0;
+    loop {
+        let stop = plain_end(bytes, run);
+        // The stops are ASCII: `run..stop` lies on char boundaries.
+        out.push_str(&text[run..stop]);
+        let Some(&b) = bytes.get(stop) else {
+            break;
+        };
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(b >> 4)]));
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+            }
+        }
+        run = stop + 1;
+    }
+    out.push('"');
+    out
 }
 
 /// Where `part`, a slice of `whole`, lies in it. `part` must borrow from `whole` (values read
@@ -271,9 +677,9 @@ impl<'t> Splice<'t> {
 
     /// Sets `key` of the object `object` (a slice of the text whose `entries` are given) to
     /// `value` (JSON text): replaces its last value, or adds the entry at the end.
-    pub(crate) fn set(&mut self, object: &str, entries: &[Entry<'_>], key: &str, value: String) {
-        match get(entries, key) {
-            Some(old) => self.replace(old.get(), value),
+    pub(crate) fn set(&mut self, object: &str, entries: &[impl Field], key: &str, value: String) {
+        match entries.iter().rev().find(|e| e.key() == key) {
+            Some(old) => self.replace(old.text(), value),
             None => {
                 let end = span(self.text, json_trim(object)).end - 1;
                 let comma = if entries.is_empty() { "" } else { "," };
@@ -298,7 +704,7 @@ impl<'t> Splice<'t> {
     }
 
     /// Removes every entry `key` of the object `object` (with its comma).
-    pub(crate) fn remove(&mut self, object: &str, entries: &[Entry<'_>], key: &str) {
+    pub(crate) fn remove(&mut self, object: &str, entries: &[impl Field], key: &str) {
         let whole = span(self.text, json_trim(object));
         // An entry runs from its key's opening quote, the first `"` after the previous value
         // (or the brace), to its value's end.
@@ -306,7 +712,7 @@ impl<'t> Splice<'t> {
         let mut ends = Vec::with_capacity(entries.len());
         let mut from = whole.start + 1;
         for entry in entries {
-            let value = span(self.text, entry.value.get());
+            let value = span(self.text, entry.text());
             let quote_at = self.text[from..value.start]
                 .find('"')
                 .map_or(from, |i| from + i);
@@ -315,7 +721,7 @@ impl<'t> Splice<'t> {
             from = value.end;
         }
         let doomed: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries[i].key == key)
+            .filter(|&i| entries[i].key() == key)
             .collect();
         if doomed.len() == entries.len() {
             if !entries.is_empty() {
@@ -424,7 +830,7 @@ mod tests {
         ] {
             let objects = objects(text).unwrap();
             let spans: Vec<Option<&str>> =
-                objects.iter().map(|o| o.as_ref().map(|o| o.text)).collect();
+                objects.iter().map(|o| o.as_ref().map(|o| o.json)).collect();
             let want = items(text).unwrap();
             assert_eq!(spans.len(), want.len(), "{text}");
             for (got, item) in spans.iter().zip(&want) {
@@ -435,10 +841,150 @@ mod tests {
                 );
             }
             let third = objects[2].as_ref().unwrap();
-            assert_eq!(third.entries.len(), 2);
-            assert_eq!(get(&third.entries, "c").unwrap().get(), "[2]");
+            assert_eq!(third.members.len(), 2);
+            assert_eq!(value(&third.members, "c"), Some("[2]"));
         }
         assert!(objects("{}").is_none() && objects("[").is_none());
+    }
+
+    /// The one-pass reader reads what serde_json reads, or leaves the text to it.
+    #[test]
+    fn results_read_in_one_pass_as_serde_json_reads_them() {
+        let one_pass = |text| Reader { text, at: 0 }.call_result();
+        let text = "\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti \\u00e9\\ud83d\\ude00 é\"";
+        for (result, fast) in [
+            (r#"{"content": []}"#, true),
+            (
+                &format!(
+                    r#" {{ "content" : [ {{"type": "text", "text": {text}, "_meta": {{"a": [1E2]}} }} , {{}} ], "x": 1e400 }} "#
+                ),
+                true,
+            ),
+            (r#"{"content": [{"type": "text", "text": "\ud83d"}]}"#, true),
+            (r#"{"content": [{"type": "text", "text": 12}]}"#, true),
+            (r#"{"content": [{"text": "a", "text": "\u0041"}]}"#, true),
+            (r#"{"content": [1], "content": [{"text": "b"}]}"#, false),
+            (r#"{"content": [{"text": "b"}], "content": 2}"#, true),
+            (r#"{"isError": true}"#, true),
+            (r#"{"content": [{"type": "text"}, 3, {"a": 1}]}"#, false),
+            (
+                r#"{"content": [{"\ud83d": 1}, {"type": "text", "text": "{}"}]}"#,
+                false,
+            ),
+            (
+                r#"{"content": [{"type": "text", "text": "{}"}], "\ud83d": 1}"#,
+                false,
+            ),
+            (r#"{"content": [], }"#, false),
+            (r#"{"content": [{"text": "a"},]}"#, false),
+            (r#"{"content": [{"text": "a\u+041"}]}"#, false),
+            (r#"{"content": [{"text": "a\x"}]}"#, false),
+            ("{\"content\": [{\"text\": \"a\tb\"}]}", false),
+            (r#"{"content": [{"text": "a"}]} x"#, false),
+            (r#"{"content": [{"text": "a"}]"#, false),
+            (r#"{"content": [{"text": 01}]}"#, false),
+            ("[]", false),
+            ("", false),
+        ] {
+            let slow = call_result_by_serde(result);
+            match one_pass(result) {
+                Some(read) => assert_eq!(Some(read), slow, "{result}"),
+                None => assert!(!fast, "not read in one pass: {result}"),
+            }
+            assert!(!fast || one_pass(result).is_some(), "{result}");
+            assert_eq!(call_result(result), slow, "{result}");
+        }
+    }
+
+    #[test]
+    fn mutated_results_read_in_one_pass_as_serde_json_reads_them() {
+        // Random edits of real-looking results: wherever the one-pass reader takes a text,
+        // it reads exactly what serde_json reads; it never panics on any of them.
+        const SEEDS: &[&str] = &[
+            r#"{"content": [{"type": "text", "text": "{\"a\": [1, 2.5e3, \"x\\u0041\"]}", "_meta": {"k": 1}}], "structuredContent": {"a": 1E2}, "isError": false}"#,
+            r#"{"content":[{"type":"text","text":"a"},{"type":"image","data":"AA=="},[1],"s"],"content":[]}"#,
+            r#"{ "_meta" : { } , "content" : [ { "text" : "\ud83d\ude00 é \t" , "type" : "text" } ] }"#,
+        ];
+        const ALPHABET: &[&str] = &[
+            "{", "}", "[", "]", "\"", ",", ":", "\\", " ", "\n", "u", "d", "8", "3", "0", "a", "e",
+            "E", "-", ".", "1", "t", "n", "l", "é", "\u{1}", "text", "content",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
+        for seed in SEEDS {
+            for _ in 0..4000 {
+                let mut chars: Vec<String> = seed.chars().map(String::from).collect();
+                for _ in 0..1 + crate::test_rng::next(&mut state) % 3 {
+                    let at =
+                        (crate::test_rng::next(&mut state) % (chars.len() as u64 + 1)) as usize;
+                    let pick =
+                        ALPHABET[crate::test_rng::next(&mut state) as usize % ALPHABET.len()];
+                    match crate::test_rng::next(&mut state) % 3 {
+                        0 => chars.insert(at, pick.to_owned()),
+                        1 if at < chars.len() => {
+                            chars.remove(at);
+                        }
+                        _ if at < chars.len() => chars[at] = pick.to_owned(),
+                        _ => chars.push(pick.to_owned()),
+                    }
+                }
+                let text: String = chars.concat();
+                if let Some(read) = (Reader { text: &text, at: 0 }).call_result() {
+                    assert_eq!(Some(read), call_result_by_serde(&text), "{text}");
+                }
+                let _ = call_result(&text);
+            }
+        }
+    }
+
+    #[test]
+    fn literals_read_as_serde_json_reads_them() {
+        for text in [
+            r#""""#,
+            r#""plain é""#,
+            r#""a\"b\\c\/d\be\ff\ng\rh\ti""#,
+            r#""\u0041\u00E9\u20ac\ud83d\ude00 end""#,
+            r#""\ud83d""#,
+            r#""\ud83d\u0041""#,
+            r#""\ud83d\ud83d\ude00""#,
+            r#""\ude00x""#,
+            r#""\ud83d\uZZZZ""#,
+            r#""\u+041""#,
+            r#""\u004""#,
+            r#""\x""#,
+            "\"a\u{1}b\"",
+            "\"a\u{7f}b\"",
+            r#""open"#,
+            r#""a\""#,
+        ] {
+            let by_serde = serde_json::from_str::<&RawValue>(text).is_ok();
+            let read = literal(text, 0).filter(|(end, _)| *end == text.len());
+            assert_eq!(read.is_some(), by_serde, "{text}");
+            let want = serde_json::from_str::<String>(text).ok();
+            assert_eq!(read.and_then(|r| r.1).map(Cow::into_owned), want, "{text}");
+        }
+        // Borrowed when there is nothing to unescape; the end of a literal inside a text.
+        assert!(matches!(unquote(r#""abc""#), Some(Cow::Borrowed("abc"))));
+        assert_eq!(literal(r#"["ab", 1]"#, 1).map(|r| r.0), Some(5));
+    }
+
+    #[test]
+    fn quotes_as_serde_json_does() {
+        let every_ascii: String = (0..128u8).map(char::from).collect();
+        for text in [
+            "",
+            "plain",
+            "é ü 😀 \u{7f}",
+            "users[2]{id,name}:\n  1,\"Ali\\ce\"\n  2,Bob\r\t\u{8}\u{c}\u{1}\u{1f}",
+            "0123456\"89abcdef\n",
+            &every_ascii,
+            &every_ascii.repeat(3)[5..],
+        ] {
+            assert_eq!(
+                quote(text),
+                serde_json::to_string(text).unwrap(),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]

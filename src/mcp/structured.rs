@@ -2,19 +2,16 @@
 //! only when a text block already carries its data, else dropping it would delete the only
 //! copy (`{"text": "Weather retrieved."}` beside the temperature).
 
-use serde::de::IgnoredAny;
-use serde_json::Value as Json;
-use serde_json::value::RawValue;
-
 use super::raw;
 use crate::json_text::{exact_in_f64, minify, numbers};
+use serde::de::IgnoredAny;
+use serde_json::Value as Json;
 
 /// Whether the text block `text` (as sent, unescaped) carries the data of `structured` (the
-/// `structuredContent` as sent): its JSON is the same text but for whitespace, or the same
+/// `structuredContent`'s text as sent): its JSON is the same text but for whitespace, or the same
 /// value, or `structured` is one string field holding exactly `text` (the filesystem server's
 /// `{"content": TEXT}`: every character is in the block, only the wrapper's key is not).
-pub(super) fn carries(text: &str, structured: &RawValue) -> bool {
-    let data = structured.get();
+pub(super) fn carries(text: &str, data: &str) -> bool {
     if let Some(entries) = raw::entries(data)
         && let [only] = entries.as_slice()
         && raw::string(only.value).is_some_and(|s| s == text)
@@ -48,34 +45,30 @@ pub(super) fn carries(text: &str, structured: &RawValue) -> bool {
 mod tests {
     use super::*;
 
-    fn raw(text: &str) -> Box<RawValue> {
-        RawValue::from_string(text.to_owned()).unwrap()
-    }
-
     #[test]
     fn carried_only_when_the_text_holds_the_data() {
-        let data = raw(r#"{"temperature":22.5,"unit":"C","big":12345678901234567890123}"#);
+        let data = r#"{"temperature":22.5,"unit":"C","big":12345678901234567890123}"#;
         for text in [
             r#"{"temperature":22.5,"unit":"C","big":12345678901234567890123}"#,
             "{\n  \"temperature\": 22.5,\n  \"unit\": \"C\",\n  \"big\": 12345678901234567890123\n}",
         ] {
-            assert!(carries(text, &data), "{text}");
+            assert!(carries(text, data), "{text}");
         }
         for text in [
             "Weather retrieved.",
             r#"{"temperature":22.5,"unit":"C","big":12345678901234567890124}"#,
             r#"{"temperature":22.5,"unit":"C"}"#,
         ] {
-            assert!(!carries(text, &data), "{text}");
+            assert!(!carries(text, data), "{text}");
         }
         // Same value in another key order or number spelling.
-        let exact = raw(r#"{"a":1,"b":[2.5,1E2]}"#);
-        assert!(carries(r#"{"b": [2.5, 100.0], "a": 1}"#, &exact));
+        let exact = r#"{"a":1,"b":[2.5,1E2]}"#;
+        assert!(carries(r#"{"b": [2.5, 100.0], "a": 1}"#, exact));
         // Whitespace that is not JSON's is not the same text.
-        assert!(!carries("tr ue", &raw("true")));
+        assert!(!carries("tr ue", "true"));
         // The filesystem server's wrapper.
-        let wrapped = raw(r#"{"content":"[DIR] src\n[FILE] a.rs"}"#);
-        assert!(carries("[DIR] src\n[FILE] a.rs", &wrapped));
-        assert!(!carries("[DIR] src", &wrapped));
+        let wrapped = r#"{"content":"[DIR] src\n[FILE] a.rs"}"#;
+        assert!(carries("[DIR] src\n[FILE] a.rs", wrapped));
+        assert!(!carries("[DIR] src", wrapped));
     }
 }

@@ -3,6 +3,11 @@
 //! writes it compact. Interleaved samples, medians.
 //!
 //! `cargo run --release -p toon-bench-mcp --bin mcp_result`
+//!
+//! `mcp_result --loop NAME N` runs only the contender whose name contains NAME, N times, and
+//! prints nothing: for callgrind, whose instruction counts repeat where times on a busy
+//! machine do not (`valgrind --tool=callgrind --toggle-collect='*encode_text*'
+//! target/release/mcp_result --loop encode_text 3`).
 
 use std::time::Duration;
 
@@ -64,6 +69,19 @@ fn main() {
         }),
         Contender::new("clone of the result (in both)", || result.clone()),
     ];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [flag, name, n] = args.as_slice() {
+        assert_eq!(flag, "--loop", "mcp_result [--loop NAME N]");
+        let n: usize = n.parse().expect("--loop NAME N: N a count");
+        let contender = contenders
+            .iter_mut()
+            .find(|c| c.name.contains(name.as_str()))
+            .expect("--loop NAME N: NAME part of a contender's name");
+        for _ in 0..n {
+            (contender.run)();
+        }
+        return;
+    }
     let ns = medians(&mut contenders, 15, Duration::from_millis(200));
     let (serde, clone) = (ns[2], ns[3]);
     println!(
