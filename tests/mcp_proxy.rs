@@ -1099,3 +1099,41 @@ fn progress_keeps_a_working_tool_from_timing_out() {
     );
     client.close();
 }
+
+#[test]
+fn request_ids_in_use_are_refused_and_cancellation_matches_any_spelling() {
+    let scratch = Scratch::new("ids");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    client.send_line(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow_progress","arguments":{}}}"#);
+    // The same id while the first is in progress: refused at once, the first unharmed.
+    client.send_line(r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#);
+    let r = client.next_response(WAIT);
+    assert_eq!(r["id"], 5, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already in use"),
+        "{r}"
+    );
+    // Cancelled under another spelling of the same id: no reply comes for it.
+    client.send_line(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5.0}}"#,
+    );
+    std::thread::sleep(Duration::from_millis(3500));
+    let r = client.request("ping", json!({}));
+    assert_eq!(r["result"], json!({}), "{r}");
+    // JSON that is no JSON-RPC message is an invalid request, not a parse error.
+    client.send_line(r#"{"jsonrpc":"2.0","id":9,"method":5}"#);
+    let r = client.next_response(WAIT);
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(9), json!(-32600)),
+        "{r}"
+    );
+    client.close();
+}

@@ -38,7 +38,8 @@ pub const MAX_EXTENSIONS: u32 = 10;
 /// order the peer sent them, before any later response is handed over.
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
-type Routes = Arc<Mutex<HashMap<String, ProgressSink>>>;
+/// Routes by [`token_key`], each with how many calls hold it.
+type Routes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
 /// A request waiting for its response: its method (for messages) and who waits.
 type Waiter = (String, oneshot::Sender<Result<Message, CallError>>);
@@ -190,7 +191,13 @@ impl Peer {
     /// dropped. Read in order with responses, a request's last progress reaches its sink
     /// before the response reaches the caller.
     pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
-        lock(&self.routes).insert(token.clone(), sink);
+        let token = token_key(&token);
+        // Two calls with one token (which a client should not do) share the route until the
+        // last of them ends.
+        lock(&self.routes)
+            .entry(token.clone())
+            .and_modify(|(_, holders)| *holders += 1)
+            .or_insert((sink, 1));
         ProgressRoute {
             routes: self.routes.clone(),
             token,
@@ -336,8 +343,8 @@ fn routed(routes: &Routes, message: &Message) -> bool {
     let token = message
         .params()
         .and_then(crate::mcp::raw::entries)
-        .and_then(|p| crate::mcp::raw::get(&p, "progressToken").map(|t| t.get().to_owned()));
-    let sink = token.and_then(|t| lock(routes).get(&t).cloned());
+        .and_then(|p| crate::mcp::raw::get(&p, "progressToken").map(|t| token_key(t.get())));
+    let sink = token.and_then(|t| lock(routes).get(&t).map(|(sink, _)| sink.clone()));
     match sink {
         Some(sink) => {
             sink(message.text());
@@ -355,8 +362,28 @@ pub struct ProgressRoute {
 
 impl Drop for ProgressRoute {
     fn drop(&mut self) {
-        lock(&self.routes).remove(&self.token);
+        let mut routes = lock(&self.routes);
+        if let Some((_, holders)) = routes.get_mut(&self.token) {
+            *holders -= 1;
+            if *holders == 0 {
+                routes.remove(&self.token);
+            }
+        }
     }
+}
+
+/// A progress token (JSON text) as a key that a server re-printing it does not change: a
+/// string by its unescaped text (`"\u00e9"` is `"é"`), a number by its exact value (`1.0`
+/// is `1`).
+pub(super) fn token_key(token: &str) -> String {
+    if token.starts_with('"') {
+        if let Some(text) = crate::mcp::raw::unquote(token) {
+            return format!("s{text}");
+        }
+    } else if let Some(number) = crate::json_text::canonical(token.as_bytes()) {
+        return format!("n{number}");
+    }
+    format!("r{token}")
 }
 
 /// A line from a server that is not a message: the request it answers (by the id its first
@@ -507,6 +534,15 @@ mod tests {
         let e = call.await.unwrap().unwrap_err();
         assert!(matches!(e, CallError::Closed { .. }), "{e}");
         assert!(peer.closed().is_some());
+    }
+
+    #[test]
+    fn progress_tokens_match_however_they_are_printed() {
+        assert_eq!(token_key("1"), token_key("1.0"));
+        assert_eq!(token_key("1"), token_key("1e0"));
+        assert_eq!(token_key(r#""\u00e9""#), token_key(r#""é""#));
+        assert_ne!(token_key("1"), token_key(r#""1""#));
+        assert_ne!(token_key("1"), token_key("2"));
     }
 
     #[tokio::test]

@@ -15,7 +15,7 @@ use tokio::task::AbortHandle;
 
 use super::error::CallError;
 use super::inspect::tools_list_json;
-use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock};
+use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
@@ -72,6 +72,7 @@ where
         client,
         in_flight: Mutex::default(),
         pages: Pages::new(),
+        limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
     });
     // Its own task: a re-listing in progress is never cut short by a client message.
     let changes = {
@@ -107,7 +108,12 @@ struct Front {
     in_flight: Mutex<HashMap<String, InFlight>>,
     /// Lean mode's results kept for `execute_tool`'s later pages.
     pages: Pages,
+    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]).
+    limit: Arc<tokio::sync::Semaphore>,
 }
+
+/// Client requests in progress at once; more are refused with an error until one ends.
+pub const MAX_IN_FLIGHT: usize = 256;
 
 /// A client request being worked on.
 struct InFlight {
@@ -120,14 +126,35 @@ impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
-                let key = id.to_owned();
+                let key = token_key(id);
+                let reply_id = id.to_owned();
+                let refused =
+                    |why: String| wire::error(&reply_id, code::INVALID_REQUEST, &why, None);
+                // Each request holds its message while it runs: a client that sends faster
+                // than its servers answer is told so, instead of growing the proxy's memory.
+                let Ok(permit) = self.limit.clone().try_acquire_owned() else {
+                    let why = format!(
+                        "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when \
+                         one has been answered"
+                    );
+                    return self.client.send(refused(why)).await;
+                };
                 let progress_token = progress_token(&message);
                 let (id, method) = (id.to_owned(), method.to_owned());
                 let this = self.clone();
+                // Requests are dispatched one at a time: nothing comes between this check and
+                // the insert below.
+                if lock(&self.in_flight).contains_key(&key) {
+                    let why = format!("request id {id} is already in use by a request in progress");
+                    return self.client.send(refused(why)).await;
+                }
+                // Held until the task is recorded, so that it cannot end before it is.
                 let mut in_flight = lock(&self.in_flight);
+                let task_key = key.clone();
                 let task = tokio::spawn(async move {
                     let reply = this.answer(&id, &method, &message).await;
-                    lock(&this.in_flight).remove(&id);
+                    lock(&this.in_flight).remove(&task_key);
+                    drop(permit);
                     this.client.send(reply).await;
                 });
                 in_flight.insert(
@@ -144,7 +171,7 @@ impl Front {
                 let request = message
                     .params()
                     .and_then(raw::entries)
-                    .and_then(|e| raw::get(&e, "requestId").map(|id| id.get().to_owned()));
+                    .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
                 if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
                     // Dropping the call's future tells its server (notifications/cancelled).
                     call.task.abort();
@@ -166,6 +193,10 @@ impl Front {
         let (code, text) = match line {
             Bad::TooLong { .. } => (code::INVALID_REQUEST, format!("the proxy refused {line}")),
             Bad::NotJson { why, .. } => (code::PARSE_ERROR, format!("not JSON: {why}")),
+            Bad::NotMessage { why, .. } => (
+                code::INVALID_REQUEST,
+                format!("not a JSON-RPC 2.0 request or notification: {why}"),
+            ),
         };
         let id = line.id().unwrap_or("null");
         self.client.send(wire::error(id, code, &text, None)).await;
@@ -385,18 +416,19 @@ impl Front {
 }
 
 /// The `progressToken` of a request's `params._meta`, or of a progress notification's
-/// `params`, as JSON text.
+/// `params`, as a key that re-printing does not change ([`token_key`]).
 fn progress_token(message: &Message) -> Option<String> {
-    let params = raw::entries(message.params()?)?;
-    if message.kind()
+    let params = message.params()?;
+    let raw = if message.kind()
         == (Kind::Notification {
             method: "notifications/progress",
-        })
-    {
-        return raw::get(&params, "progressToken").map(|t| t.get().to_owned());
-    }
-    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
-    raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
+        }) {
+        let params = raw::entries(params)?;
+        raw::get(&params, "progressToken").map(|t| t.get().to_owned())
+    } else {
+        super::toolbox::progress_token(params)
+    };
+    raw.map(|t| token_key(&t))
 }
 
 /// A tool's definition as the server sent it (every byte kept but what changes), under the

@@ -51,6 +51,13 @@ pub enum Bad {
         /// Its `id` (as JSON text), when its first bytes show one.
         id: Option<String>,
     },
+    /// JSON, but not a JSON-RPC message (`"method": 5`, `"id"` twice).
+    NotMessage {
+        /// Why.
+        why: String,
+        /// Its `id` (as JSON text), when its first bytes show one.
+        id: Option<String>,
+    },
     /// Not a JSON object (or not UTF-8).
     NotJson {
         /// Why, with line and column.
@@ -65,7 +72,9 @@ impl Bad {
     #[must_use]
     pub fn id(&self) -> Option<&str> {
         match self {
-            Bad::TooLong { id, .. } | Bad::NotJson { id, .. } => id.as_deref(),
+            Bad::TooLong { id, .. } | Bad::NotJson { id, .. } | Bad::NotMessage { id, .. } => {
+                id.as_deref()
+            }
         }
     }
 }
@@ -78,6 +87,7 @@ impl std::fmt::Display for Bad {
                 "a message of {size} bytes, over the proxy's limit of {MAX_MESSAGE_BYTES} bytes (16 MiB)"
             ),
             Bad::NotJson { why, .. } => write!(f, "a message that is not JSON: {why}"),
+            Bad::NotMessage { why, .. } => write!(f, "a message that is not JSON-RPC: {why}"),
         }
     }
 }
@@ -138,9 +148,11 @@ impl Message {
             Ok(e) => e,
             Err(e) => {
                 let id = head_id(text.as_bytes());
-                return Err(Bad::NotJson {
-                    why: e.to_string(),
-                    id,
+                let why = e.to_string();
+                return Err(if e.is_data() {
+                    Bad::NotMessage { why, id }
+                } else {
+                    Bad::NotJson { why, id }
                 });
             }
         };
@@ -276,21 +288,13 @@ fn head_id(line: &[u8]) -> Option<String> {
                         v += 1;
                     }
                     let start = v;
-                    if head.get(v) == Some(&b'"') {
-                        let close = crate::json_text::string_end(head, v + 1);
-                        let text = &head[start..close];
-                        return (close <= head.len() && text.len() >= 2 && !text.contains(&b'\\'))
-                            .then(|| String::from_utf8(text.to_vec()).ok())
-                            .flatten();
-                    }
-                    while v < head.len()
-                        && matches!(head[v], b'-' | b'0'..=b'9' | b'.' | b'e' | b'E' | b'+')
-                    {
-                        v += 1;
-                    }
-                    return (v > start && v < head.len())
-                        .then(|| String::from_utf8(head[start..v].to_vec()).ok())
-                        .flatten();
+                    let end = if head.get(v) == Some(&b'"') {
+                        crate::json_text::string_end(head, v + 1)
+                    } else {
+                        // A number that reaches the end of what was read may go on beyond.
+                        Some(crate::json_text::number_end(head, v)).filter(|&e| e < head.len())?
+                    };
+                    return valid_id(&head[start..end.min(head.len())]);
                 }
                 key_next = false;
                 at = end;
@@ -308,6 +312,18 @@ fn head_id(line: &[u8]) -> Option<String> {
         at += 1;
     }
     None
+}
+
+/// `candidate` when it is a whole JSON string or number, the only ids a reply may carry:
+/// whatever the first bytes of a broken line hold goes into a reply, which must stay JSON.
+fn valid_id(candidate: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(candidate).ok()?;
+    // serde_json takes exactly one whole value: no open string, no `01`, `1.` or `1-2`.
+    let raw: &RawValue = serde_json::from_str(text).ok()?;
+    let is_id = raw
+        .get()
+        .starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    (is_id && raw.get().len() == text.len()).then(|| text.to_owned())
 }
 
 /// Splits a byte stream into lines of at most [`MAX_MESSAGE_BYTES`] and reads each as a
@@ -579,7 +595,22 @@ mod tests {
             head_id(br#"{"a":{"id":5},"id":6,"x":NaN}"#),
             Some("6".into())
         );
-        assert_eq!(head_id(br#"{"jsonrpc":"2.0","id":"q\"","x"#), None);
+        assert_eq!(
+            head_id(br#"{"jsonrpc":"2.0","id":"q\"","x"#),
+            Some(r#""q\"""#.into())
+        );
+        // Only a whole string or number: a reply built from it must stay JSON.
+        for broken in [
+            &br#"{"jsonrpc":"2.0","id":"abc"#[..],
+            b"{\"id\":\"a\tb\",\"method\":\"ping\"}",
+            br#"{"id":--,"x":NaN}"#,
+            br#"{"id":01,"x":NaN}"#,
+            br#"{"id":1.,"x":NaN}"#,
+            br#"{"id":123-456,"x":NaN}"#,
+            br#"{"id":5"#,
+        ] {
+            assert_eq!(head_id(broken), None, "{}", String::from_utf8_lossy(broken));
+        }
         assert_eq!(
             head_id(br#"{"x":"\"id\":3","id":-4e2,"#),
             Some("-4e2".into())
