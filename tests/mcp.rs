@@ -872,3 +872,124 @@ fn a_shaped_result_carries_no_structured_content_beside_its_page() {
     let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
     assert!(out.get("structuredContent").is_some());
 }
+
+/// Edits of `text` by a deterministic generator (xorshift64): inserted, removed or replaced
+/// characters drawn from what JSON is made of.
+fn mutants(text: &str, count: usize, mut state: u64) -> Vec<String> {
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "[",
+        "]",
+        "\"",
+        ",",
+        ":",
+        "\\",
+        " ",
+        "\n",
+        "\\u",
+        "d83d",
+        "1e400",
+        "-",
+        ".",
+        "0",
+        "9",
+        "true",
+        "null",
+        "é",
+        "\"text\"",
+        "\"content\"",
+        "\"_meta\"",
+        "\"structuredContent\"",
+    ];
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize
+    };
+    (0..count)
+        .map(|_| {
+            let mut chars: Vec<String> = text.chars().map(String::from).collect();
+            for _ in 0..1 + next() % 3 {
+                let at = next() % (chars.len() + 1);
+                let piece = PIECES[next() % PIECES.len()].to_owned();
+                match next() % 3 {
+                    0 => chars.insert(at, piece),
+                    1 if at < chars.len() => {
+                        chars.remove(at);
+                    }
+                    _ if at < chars.len() => chars[at] = piece,
+                    _ => chars.push(piece),
+                }
+            }
+            chars.concat()
+        })
+        .collect()
+}
+
+#[test]
+fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
+    let rows: Vec<Json> = (0..12)
+        .map(|i| json!({"id": i, "name": format!("row {i}"), "ok": i % 2 == 0}))
+        .collect();
+    let text = serde_json::to_string_pretty(&json!({"rows": rows})).unwrap();
+    let seeds = [
+        format!(
+            r#"{{"content": [{{"type": "text", "text": {}, "_meta": {{"k": 1}}}}], "structuredContent": {{"n": 1234567890123456789012}}, "x": [1E2, 0.1000000000000000055511151231257827], "s": "\u00e9"}}"#,
+            serde_json::to_string(&text).unwrap()
+        ),
+        format!(
+            r#"{{"_meta": 3, "content": [{{"type": "text", "text": {}}}, {{"type": "image", "data": "AA=="}}, 7], "isError": false}}"#,
+            serde_json::to_string(&text).unwrap()
+        ),
+    ];
+    let mut encoders = Vec::new();
+    for format in [Format::Auto, Format::Toon, Format::Json] {
+        for structured in [Structured::Keep, Structured::Drop] {
+            encoders.push(ResultEncoder::new(Policy {
+                format,
+                structured,
+                min_size_bytes: 0,
+                ..Policy::default()
+            }));
+        }
+    }
+    let members = |text: &str| -> Option<Vec<(String, String)>> {
+        let map: serde_json::Map<String, Json> = serde_json::from_str(text).ok()?;
+        let raw: std::collections::BTreeMap<String, &RawValue> = serde_json::from_str(text).ok()?;
+        Some(
+            map.keys()
+                .filter(|k| !["content", "_meta", "structuredContent"].contains(&k.as_str()))
+                .map(|k| (k.clone(), raw[k].get().to_owned()))
+                .collect(),
+        )
+    };
+    for (i, seed) in seeds.iter().enumerate() {
+        for input in std::iter::once(seed.clone()).chain(mutants(
+            seed,
+            1500,
+            0x2545_F491_4F6C_DD1D + i as u64,
+        )) {
+            let readable = serde_json::from_str::<&RawValue>(&input).is_ok();
+            for encoder in &encoders {
+                for out in [
+                    encoder.encode_text("t", &input, &Shape::default()).unwrap(),
+                    encoder.keep_text(&input),
+                ] {
+                    if !readable {
+                        assert_eq!(out, input, "an unreadable result comes back as sent");
+                        continue;
+                    }
+                    assert!(
+                        serde_json::from_str::<&RawValue>(&out).is_ok(),
+                        "{input}\n->\n{out}"
+                    );
+                    if let (Some(before), Some(after)) = (members(&input), members(&out)) {
+                        assert_eq!(before, after, "{input}\n->\n{out}");
+                    }
+                }
+            }
+        }
+    }
+}
