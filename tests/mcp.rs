@@ -993,3 +993,55 @@ fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
         }
     }
 }
+
+#[test]
+fn a_block_over_the_size_limit_is_compacted_not_left_pretty() {
+    let pretty = serde_json::to_string_pretty(
+        &json!({"rows": (0..400).map(|i| json!({"i": i, "big": 1, "e": "x y"})).collect::<Vec<_>>()}),
+    )
+    .unwrap()
+    .replace("\"big\": 1", "\"big\": 1E2");
+    let sent = json!({"content": [{"type": "text", "text": pretty}]}).to_string();
+    let encoder = ResultEncoder::new(Policy {
+        max_size_bytes: 1000,
+        ..Policy::default()
+    });
+    let out: Json =
+        serde_json::from_str(&encoder.encode_text("t", &sent, &Shape::default()).unwrap()).unwrap();
+    let text = out["content"][0]["text"].as_str().unwrap();
+    // Whitespace only: every other byte as sent (`1E2` stays), strings keep their spaces.
+    assert_eq!(text, toon_minify(&pretty));
+    assert!(
+        text.starts_with(r#"{"rows":[{"i":0,"big":1E2,"e":"x y"}"#),
+        "{text}"
+    );
+    assert_eq!(out["content"][0]["_meta"][META_KEY]["format"], "json");
+    assert_eq!(encoder.stats().converted, 1);
+    // The default limit is the proxy's message limit.
+    assert_eq!(Policy::default().max_size_bytes, toon::mcp::MAX_SIZE_BYTES);
+    assert_eq!(toon::mcp::MAX_SIZE_BYTES, 16 << 20);
+}
+
+/// JSON text without the whitespace between its tokens (strings kept whole).
+fn toon_minify(text: &str) -> String {
+    let mut out = String::new();
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -62,7 +62,7 @@ pub use meta::{
 pub use pages::Pages;
 pub use primer::PRIMER;
 pub use registry::{LIST_CHANGED, MAX_PAGES, Registry, ToolSource};
-pub use result::{Format, Policy, ResultEncoder, SkipReason, Stats, Structured};
+pub use result::{Format, MAX_SIZE_BYTES, Policy, ResultEncoder, SkipReason, Stats, Structured};
 pub use search::Hit;
 pub use shape::Shape;
 pub use validate::{Violation, validate_arguments};

@@ -129,8 +129,8 @@ struct PolicyArgs {
     /// Text blocks under N bytes stay as they are.
     #[arg(long, value_name = "N", default_value_t = 100)]
     min_size: usize,
-    /// Text blocks over N bytes stay as they are.
-    #[arg(long, value_name = "N", default_value_t = 1 << 20)]
+    /// Text blocks over N bytes are only compacted (JSON without whitespace), not converted.
+    #[arg(long, value_name = "N", default_value_t = toon::mcp::MAX_SIZE_BYTES)]
     max_size: usize,
     /// Only convert these tools' results.
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]

@@ -243,7 +243,8 @@ impl Downstream {
     }
 
     /// As [`request`](Self::request), the timeout started again by each signal of
-    /// `activity` (see [`Peer::request_watched`]).
+    /// `activity`, a progress notification of the request, up to ten times the timeout in
+    /// all.
     ///
     /// # Errors
     /// As [`request`](Self::request).
@@ -271,8 +272,9 @@ impl Downstream {
         }
     }
 
-    /// Routes the progress notifications of `token` to `sink` while the guard lives (see
-    /// [`Peer::route_progress`]).
+    /// Routes the progress notifications of `token` (JSON text) to `sink` while the returned
+    /// guard lives: each reaches the sink as the server's output is read, before any later
+    /// reply.
     pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
         self.peer.route_progress(token, sink)
     }

@@ -354,7 +354,7 @@ fn routed(routes: &Routes, message: &Message) -> bool {
     }
 }
 
-/// A progress route of [`Peer::route_progress`], removed when dropped.
+/// A progress route (`Downstream::route_progress`), removed when dropped.
 pub struct ProgressRoute {
     routes: Routes,
     token: String,
