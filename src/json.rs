@@ -131,6 +131,21 @@ pub fn to_writer_pretty<W: io::Write, T: ?Sized + Serialize>(
     value.serialize(&mut ser)
 }
 
+/// `value` as compact JSON in JavaScript's text (`JSON.stringify(value)`): the one JSON
+/// number style the crate writes (`1`, `-0` → `0`, `1e-7`), where serde_json would write
+/// `1.0`, `-0.0` and `1e-7`.
+///
+/// ```
+/// assert_eq!(toon::json::to_string(&toon::toon!({"a": [1.0, -0.0, 0.000001]})).unwrap(), r#"{"a":[1,0,0.000001]}"#);
+/// ```
+///
+/// # Errors
+///
+/// The errors `value`'s `Serialize` implementation reports.
+pub fn to_string<T: ?Sized + Serialize>(value: &T) -> serde_json::Result<String> {
+    to_string_pretty(value, 0)
+}
+
 /// [`to_writer_pretty`] into a `String`.
 ///
 /// ```

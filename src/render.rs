@@ -187,7 +187,7 @@ impl Pipeline {
                 Format::Toon(options.delimiter),
             ),
             Output::CompactJson => (
-                serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?,
+                crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?,
                 Format::CompactJson,
             ),
             Output::Auto => {
@@ -197,7 +197,7 @@ impl Pipeline {
             }
             Output::Cheaper(options) => {
                 let toon = crate::to_string_with(value, options)?;
-                let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
+                let json = crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
                 let (t, j) = (cost(&toon), cost(&json));
                 return Ok(if t < j {
                     Rendered {

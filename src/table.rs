@@ -274,7 +274,7 @@ impl Table {
     ///
     /// Never for a table built by this module; the `Result` is serde_json's.
     pub fn to_columnar_json(&self) -> Result<String> {
-        serde_json::to_string(&Columnar {
+        crate::json::to_string(&Columnar {
             fields: self.fields.clone(),
             rows: self.rows.clone(),
             count: self.rows.len(),
@@ -611,7 +611,7 @@ impl Auto {
 /// # Errors
 /// When `value` cannot be serialized (a map with non-string keys, a failing `Serialize`).
 pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
-    let json = serde_json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
+    let json = crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
     let mut scored: Vec<(Format, usize, String)> = Vec::with_capacity(4);
     scored.push((Format::CompactJson, cost(&json), json));
     for d in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {

@@ -256,8 +256,8 @@ pub fn compare<T: ?Sized + Serialize>(value: &T) -> Result<Savings> {
         bytes: text.len(),
     };
     let pretty =
-        serde_json::to_string_pretty(value).map_err(|e| crate::Error::data(e.to_string()))?;
-    let compact = serde_json::to_string(value).map_err(|e| crate::Error::data(e.to_string()))?;
+        crate::json::to_string_pretty(value, 2).map_err(|e| crate::Error::data(e.to_string()))?;
+    let compact = crate::json::to_string(value).map_err(|e| crate::Error::data(e.to_string()))?;
     let toon = crate::to_string(value)?;
     Ok(Savings {
         pretty_json: size(&pretty),

@@ -726,3 +726,15 @@ fn reshaping_routes_read_numbers_as_json_parse_does() {
         assert!(stderr(&o).contains("line 1 column 9"), "{}", stderr(&o));
     }
 }
+
+#[test]
+fn every_json_the_cli_writes_prints_numbers_as_javascript_does() {
+    // Deep enough that `--auto` picks compact JSON: its numbers as `JSON.stringify` writes
+    // them, as `toon -d` does, not serde_json's `1.0`, `-0.0`.
+    let deep = r#"{"a":{"b":{"c":{"d":[1.0,{"e":[{"f":-0.0},1e-7,2.50]}]}}}}"#;
+    let o = toon(&["--auto"], deep);
+    assert_eq!(
+        stdout(&o).trim_end(),
+        r#"{"a":{"b":{"c":{"d":[1,{"e":[{"f":0},1e-7,2.5]}]}}}}"#
+    );
+}

@@ -135,7 +135,7 @@ fn default_text(value: &Value) -> String {
     match value {
         // Bare words read as what they are; quotes would cost two tokens.
         Value::String(s) if !s.is_empty() && !s.contains([' ', ',', '|', '{', '}']) => s.clone(),
-        other => serde_json::to_string(other).unwrap_or_default(),
+        other => crate::json::to_string(other).unwrap_or_default(),
     }
 }
 

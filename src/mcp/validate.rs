@@ -80,7 +80,7 @@ fn check(
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
         if !allowed.iter().any(|a| a == value) {
             let list: Vec<String> = allowed.iter().map(show).collect();
-            let got = serde_json::to_string(value).unwrap_or_default();
+            let got = crate::json::to_string(value).unwrap_or_default();
             report(format!("{got} is not one of {}", list.join(", ")));
         }
         return;
@@ -211,7 +211,7 @@ fn show(value: &Value) -> String {
             format!("{:?}…", s.chars().take(40).collect::<String>())
         }
         Value::String(s) if value_is_listed_bare(s) => s.clone(),
-        other => serde_json::to_string(other).unwrap_or_default(),
+        other => crate::json::to_string(other).unwrap_or_default(),
     }
 }
 

@@ -293,7 +293,7 @@ fn reshape(
         let as_given = || String::from_utf8_lossy(&input.bytes);
         let json = match mode {
             Mode::Encode if !transformed => as_given(),
-            _ => serde_json::to_string(&value)
+            _ => toon::json::to_string(&value)
                 .map_err(|e| e.to_string())?
                 .into(),
         };
