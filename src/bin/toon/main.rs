@@ -120,6 +120,13 @@ struct ServersArgs {
     startup_timeout: f64,
 }
 
+/// `--max-size`'s default: the library's, which exists only with the `mcp` feature (the
+/// flags parse without it, to say the feature is needed).
+#[cfg(feature = "mcp")]
+const MAX_SIZE_BYTES: usize = toon::mcp::MAX_SIZE_BYTES;
+#[cfg(not(feature = "mcp"))]
+const MAX_SIZE_BYTES: usize = 16 << 20;
+
 /// The result policy (`toon mcp result` and `toon mcp serve`).
 #[derive(Args)]
 struct PolicyArgs {
@@ -130,7 +137,7 @@ struct PolicyArgs {
     #[arg(long, value_name = "N", default_value_t = 100)]
     min_size: usize,
     /// Text blocks over N bytes are only compacted (JSON without whitespace), not converted.
-    #[arg(long, value_name = "N", default_value_t = toon::mcp::MAX_SIZE_BYTES)]
+    #[arg(long, value_name = "N", default_value_t = MAX_SIZE_BYTES)]
     max_size: usize,
     /// Only convert these tools' results.
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]
