@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pinned third-party MCP servers that the end-to-end proxy tests (tests/mcp_proxy.rs)
-# run against: npm packages with the machine's Node, PyPI packages in a venv. Idempotent: a
-# version already installed is not fetched again. Prints nothing on stdout but the cache folder.
+# run against (npm packages with the machine's Node, PyPI packages in a venv) and the official
+# TypeScript SDK a test client is built on. Idempotent: a version already installed is not
+# fetched again. Prints nothing on stdout but the cache folder.
 #
 #   scripts/install-mcp-servers.sh [CACHE_DIR]     (default: target/mcp-servers)
 #
@@ -11,13 +12,15 @@ cd "$(dirname "$0")/.."
 
 NPM_VERSION=2026.8.31
 PYPI_VERSION=2026.10.19
+# The official TypeScript SDK: a test drives the proxy as an agent built on it would.
+SDK_VERSION=1.32.2
 NPM_PACKAGES=(server-everything server-filesystem server-memory)
 PYPI_PACKAGES=(mcp-server-time mcp-server-git)
 
 dir=${1:-target/mcp-servers}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-stamp="$dir/installed-$NPM_VERSION-$PYPI_VERSION"
+stamp="$dir/installed-$NPM_VERSION-$PYPI_VERSION-sdk$SDK_VERSION"
 if [ -f "$stamp" ]; then
   echo "$dir"
   exit 0
@@ -32,6 +35,7 @@ need python3
   mkdir -p "$dir/npm"
   specs=()
   for p in "${NPM_PACKAGES[@]}"; do specs+=("@modelcontextprotocol/$p@$NPM_VERSION"); done
+  specs+=("@modelcontextprotocol/sdk@$SDK_VERSION")
   (cd "$dir/npm" && [ -f package.json ] || echo '{"private":true}' > package.json)
   npm install --prefix "$dir/npm" --no-audit --no-fund --silent "${specs[@]}"
 

@@ -1,8 +1,9 @@
 //! End-to-end tests of `toon mcp serve` and `toon mcp inspect` against real MCP servers:
 //! `@modelcontextprotocol/server-everything`, `-filesystem`, `-memory` (npm), `mcp-server-time`,
 //! `mcp-server-git` (PyPI), the crate's own rmcp example server, and a raw JSON-RPC server whose
-//! messages carry fields no SDK knows. The proxy runs as a child process over stdio, as a
-//! client would run it.
+//! messages carry fields no SDK knows; and an agent on the official TypeScript SDK
+//! (`tests/fixtures/mcp/clients/sdk_agent.mjs`) in front of the proxy. The proxy runs as a
+//! child process over stdio, as a client would run it.
 //!
 //! The third-party servers come from `scripts/install-mcp-servers.sh` (run by `.ci/run`; run
 //! here too when `TOON_MCP_SERVERS` is not set). Without Node or Python these tests fail,
@@ -1136,4 +1137,41 @@ fn request_ids_in_use_are_refused_and_cancellation_matches_any_spelling() {
         "{r}"
     );
     client.close();
+}
+
+#[test]
+fn an_agent_on_the_official_typescript_sdk_reads_edits_and_follows_progress() {
+    let scratch = Scratch::new("sdk");
+    let Some(config) = config(&scratch.0, &["filesystem", "everything"]) else {
+        return;
+    };
+    let sdk = mcp_servers::sdk_dir(servers_dir().unwrap());
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/sdk_agent.mjs");
+    let files = scratch.0.join("files");
+    for mode in ["passthrough", "lean"] {
+        // Pretty JSON, the kind of file the encoder would otherwise turn into a table.
+        let rows: Vec<Json> = (0..12)
+            .map(|i| json!({"id": i, "name": format!("row {i}"), "ok": i % 2 == 0}))
+            .collect();
+        std::fs::write(
+            files.join("data.json"),
+            serde_json::to_string_pretty(&json!({ "rows": rows })).unwrap(),
+        )
+        .unwrap();
+        let out = Command::new("node")
+            .arg(&agent)
+            .arg(&sdk)
+            .arg(env!("CARGO_BIN_EXE_toon"))
+            .arg(&config)
+            .arg(&files)
+            .arg(mode)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -54,6 +54,11 @@ pub fn servers_dir() -> Option<&'static Path> {
     .as_deref()
 }
 
+/// The official TypeScript SDK the installer put beside the servers.
+pub fn sdk_dir(servers: &Path) -> PathBuf {
+    servers.join("npm/node_modules/@modelcontextprotocol/sdk")
+}
+
 /// A scratch directory removed at the end of the test.
 pub struct Scratch(pub PathBuf);
 
