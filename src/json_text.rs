@@ -419,11 +419,8 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
 /// The quotes and backslashes among eight bytes: the high bit of each one's byte set, exact
 /// up to the first one (a borrow may mark bytes after it).
 fn quote_or_backslash(chunk: &[u8; 8]) -> u64 {
-    const ONES: u64 = u64::MAX / 255;
     let word = u64::from_le_bytes(*chunk);
-    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
-    (zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))))
-        & (ONES << 7)
+    crate::de::byte_matches(word, b'"') | crate::de::byte_matches(word, b'\\')
 }
 
 #[cfg(test)]

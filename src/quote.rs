@@ -46,8 +46,9 @@ fn forces_quotes(delimiter: u8) -> Option<&'static [bool; 256]> {
     }
 }
 
-/// Bytes that need an escape inside a quoted string (§7.1).
-const NEEDS_ESCAPE: [bool; 256] = {
+/// Bytes that need an escape inside a quoted string (§7.1), and the bytes that end a run of
+/// plain bytes in a JSON string literal (its quote, an escape, a control character).
+pub(crate) const NEEDS_ESCAPE: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {

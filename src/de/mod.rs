@@ -15,6 +15,8 @@ mod header;
 mod inline;
 pub(crate) mod key;
 pub(crate) use key::KeyDe;
+// The word-at-a-time byte test, for the JSON text scans outside the decoder.
+pub(crate) use token::byte_matches;
 mod keyed;
 mod list;
 mod object;

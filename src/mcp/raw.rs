@@ -20,6 +20,9 @@ use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
+use crate::de::byte_matches;
+use crate::quote::NEEDS_ESCAPE;
+
 /// One entry of an object read with [`entries`]: its key (unescaped) and its value as sent.
 #[derive(Debug)]
 pub(crate) struct Entry<'t> {
@@ -449,20 +452,6 @@ pub(crate) fn unquote(value: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// Bytes that end a run of a string literal's plain bytes: its closing quote, an escape, or
-/// a control character (which JSON does not allow unescaped).
-const STOPS: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = true;
-        b += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
 /// The byte each one-letter escape (`\n`) stands for; 0 for the letters that are not one.
 const UNESCAPED: [u8; 256] = {
     let mut table = [0; 256];
@@ -477,15 +466,15 @@ const UNESCAPED: [u8; 256] = {
     table
 };
 
-/// The stops ([`STOPS`]) among eight bytes: the high bit of each stop's byte set, exact up
-/// to the first one (a borrow may mark bytes after it). SWAR, as serde_json skips strings.
+/// The stops among eight bytes (a quote, a backslash, a control character: the bytes
+/// [`NEEDS_ESCAPE`] marks): the high bit of each stop's byte set, exact up to the first one
+/// (a borrow may mark bytes after it). SWAR, as serde_json skips strings.
 fn stops_in(chunk: &[u8; 8]) -> u64 {
     const ONES: u64 = u64::MAX / 255;
     let word = u64::from_le_bytes(*chunk);
-    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
-    let control = word.wrapping_sub(ONES * 0x20) & !word;
-    (control | zero_in(word ^ (ONES * u64::from(b'"'))) | zero_in(word ^ (ONES * u64::from(b'\\'))))
-        & (ONES << 7)
+    // Below 0x20: the subtraction borrows into the high bit of a byte that was under it.
+    let control = word.wrapping_sub(ONES * 0x20) & !word & (ONES << 7);
+    control | byte_matches(word, b'"') | byte_matches(word, b'\\')
 }
 
 /// The first stop at or after `at` in `bytes` (its length when there is none).
@@ -497,7 +486,7 @@ fn plain_end(bytes: &[u8], mut at: usize) -> usize {
         }
         at += 8;
     }
-    while at < bytes.len() && !STOPS[usize::from(bytes[at])] {
+    while at < bytes.len() && !NEEDS_ESCAPE[usize::from(bytes[at])] {
         at += 1;
     }
     at
