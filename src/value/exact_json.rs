@@ -26,11 +26,15 @@ use crate::ser::tape::{Ev, Tape};
 /// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
 /// plain recording compiles to what it was.
 pub(super) trait Numbers: Copy {
+    /// Records a number event: as visited, unless an exact text is due in its place.
+    #[inline(always)]
     fn number(
         self,
         tape: &mut Tape,
         record: impl FnOnce(&mut Tape) -> crate::Result<()>,
-    ) -> crate::Result<()>;
+    ) -> crate::Result<()> {
+        record(tape)
+    }
 
     /// A number came as an `f64` (called before [`number`](Numbers::number) for it).
     #[inline(always)]
@@ -41,16 +45,7 @@ pub(super) trait Numbers: Copy {
 #[derive(Copy, Clone)]
 pub(super) struct Plain;
 
-impl Numbers for Plain {
-    #[inline(always)]
-    fn number(
-        self,
-        tape: &mut Tape,
-        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
-    ) -> crate::Result<()> {
-        record(tape)
-    }
-}
+impl Numbers for Plain {}
 
 /// Numbers recorded as they are visited, noting whether one came as an `f64`: the first parse
 /// of [`Document::from_json_slice`](super::Document::from_json_slice), which scans the text
@@ -79,15 +74,6 @@ impl Floats {
 }
 
 impl Numbers for &Floats {
-    #[inline(always)]
-    fn number(
-        self,
-        tape: &mut Tape,
-        record: impl FnOnce(&mut Tape) -> crate::Result<()>,
-    ) -> crate::Result<()> {
-        record(tape)
-    }
-
     #[inline(always)]
     fn float(self) {
         self.seen.set(true);
