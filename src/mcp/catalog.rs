@@ -6,7 +6,6 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
-use serde::de::{MapAccess, Visitor};
 use serde_json::value::RawValue;
 
 use super::search::Index as SearchIndex;
@@ -443,14 +442,21 @@ impl Catalog {
         match first_byte(top) {
             b'[' => catalog.add_tools(default_server, top)?,
             b'{' => {
-                let entries = ordered_entries(top)?;
-                if entries.iter().any(|(k, _)| k == "tools") {
+                // A key a Rust string cannot hold (a lone surrogate) names no server.
+                let entries = super::raw::entries(top.get()).ok_or_else(|| {
+                    Error::data("not a tool list: a server name is not valid text")
+                })?;
+                if entries.iter().any(|e| e.key == "tools") {
                     catalog.add_server(default_server, top.get())?;
                 } else {
                     if entries.is_empty() {
                         return Err(shape_error());
                     }
-                    for (server, list) in entries {
+                    for super::raw::Entry {
+                        key: server,
+                        value: list,
+                    } in entries
+                    {
                         match first_byte(list) {
                             b'[' => catalog.add_tools(&server, list)?,
                             b'{' => catalog.add_server(&server, list.get())?,
@@ -721,36 +727,6 @@ fn shape_error() -> Error {
         "not a tool list: expected a tools/list result {\"tools\": [...]}, a JSON array of tools, \
          or an object mapping server names to tools/list results",
     )
-}
-
-/// The entries of a JSON object in document order, values kept raw.
-fn ordered_entries(raw: &RawValue) -> Result<Vec<(String, &RawValue)>> {
-    struct Entries<'a>(Vec<(String, &'a RawValue)>);
-    impl<'de> Deserialize<'de> for Entries<'de> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Entries<'de>;
-                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                    f.write_str("a JSON object")
-                }
-                fn visit_map<A: MapAccess<'de>>(
-                    self,
-                    mut map: A,
-                ) -> std::result::Result<Self::Value, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(entry) = map.next_entry::<String, &'de RawValue>()? {
-                        out.push(entry);
-                    }
-                    Ok(Entries(out))
-                }
-            }
-            d.deserialize_map(V)
-        }
-    }
-    let entries: Entries<'_> =
-        serde_json::from_str(raw.get()).map_err(|e| Error::data(e.to_string()))?;
-    Ok(entries.0)
 }
 
 #[cfg(test)]
