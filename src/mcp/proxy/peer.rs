@@ -340,10 +340,7 @@ async fn signalled(activity: Option<&Notify>) {
 
 /// Hands a progress notification to the sink its token is routed to; `false` when none is.
 fn routed(routes: &Routes, message: &Message) -> bool {
-    let token = message
-        .params()
-        .and_then(crate::mcp::raw::entries)
-        .and_then(|p| crate::mcp::raw::get(&p, "progressToken").map(|t| token_key(t.get())));
+    let token = message.progress_token().map(|t| token_key(&t));
     let sink = token.and_then(|t| lock(routes).get(&t).map(|(sink, _)| sink.clone()));
     match sink {
         Some(sink) => {

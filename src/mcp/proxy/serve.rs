@@ -139,7 +139,7 @@ impl Front {
                     );
                     return self.client.send(refused(why)).await;
                 };
-                let progress_token = progress_token(&message);
+                let progress_token = message.progress_token().map(|t| token_key(&t));
                 let (id, method) = (id.to_owned(), method.to_owned());
                 let this = self.clone();
                 // Requests are dispatched one at a time: nothing comes between this check and
@@ -389,7 +389,9 @@ impl Front {
                 // Progress only for a call the client is waiting on, under the token it gave:
                 // a server's progress for anything else is nobody's business.
                 if message.method() == Some("notifications/progress")
-                    && progress_token(&message).is_some_and(|token| self.expects_progress(&token))
+                    && message
+                        .progress_token()
+                        .is_some_and(|token| self.expects_progress(&token_key(&token)))
                 {
                     // Advisory: when the client reads slowly, progress is dropped, not queued.
                     let _ = self.client.try_send(message.text().to_owned());
@@ -413,22 +415,6 @@ impl Front {
             .values()
             .any(|call| call.progress_token.as_deref() == Some(token))
     }
-}
-
-/// The `progressToken` of a request's `params._meta`, or of a progress notification's
-/// `params`, as a key that re-printing does not change ([`token_key`]).
-fn progress_token(message: &Message) -> Option<String> {
-    let params = message.params()?;
-    let raw = if message.kind()
-        == (Kind::Notification {
-            method: "notifications/progress",
-        }) {
-        let params = raw::entries(params)?;
-        raw::get(&params, "progressToken").map(|t| t.get().to_owned())
-    } else {
-        super::toolbox::progress_token(params)
-    };
-    raw.map(|t| token_key(&t))
 }
 
 /// A tool's definition as the server sent it (every byte kept but what changes), under the

@@ -383,7 +383,7 @@ impl Toolbox {
         let server = self.running(server)?;
         let token = progress
             .is_some()
-            .then(|| params.and_then(progress_token))
+            .then(|| params.and_then(super::wire::request_progress_token))
             .flatten();
         // Progress shows the tool is working: each one starts the timeout again.
         let activity = Arc::new(tokio::sync::Notify::new());
@@ -492,13 +492,6 @@ impl Toolbox {
             let _ = stop.await;
         }
     }
-}
-
-/// The `_meta.progressToken` of request params, as JSON text.
-pub(super) fn progress_token(params: &str) -> Option<String> {
-    let params = raw::entries(params)?;
-    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
-    raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
 }
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {

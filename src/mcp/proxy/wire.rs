@@ -228,6 +228,18 @@ impl Message {
             .unwrap_or(Json::Null)
     }
 
+    /// The progress token it carries, as JSON text: a progress notification's
+    /// `params.progressToken`, any other message's `params._meta.progressToken`.
+    #[must_use]
+    pub fn progress_token(&self) -> Option<String> {
+        let params = self.params()?;
+        if self.method() == Some("notifications/progress") && self.id.is_none() {
+            let params = crate::mcp::raw::entries(params)?;
+            return crate::mcp::raw::get(&params, "progressToken").map(|t| t.get().to_owned());
+        }
+        request_progress_token(params)
+    }
+
     /// What kind of JSON-RPC message it is.
     #[must_use]
     pub fn kind(&self) -> Kind<'_> {
@@ -244,6 +256,14 @@ impl Message {
             _ => Kind::Invalid,
         }
     }
+}
+
+/// The `_meta.progressToken` of request params (JSON text), as JSON text.
+#[must_use]
+pub fn request_progress_token(params: &str) -> Option<String> {
+    let params = crate::mcp::raw::entries(params)?;
+    let meta = crate::mcp::raw::entries(crate::mcp::raw::get(&params, "_meta")?.get())?;
+    crate::mcp::raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
 }
 
 /// What a message is, as JSON-RPC.
