@@ -102,6 +102,46 @@ fn stats_report_bytes_and_tokens() {
     assert!(err.contains("Bytes: 50 (JSON) → "), "{err}");
 }
 
+/// `--stats`'s token lines for `json`: (JSON estimate, TOON estimate, the line after them).
+fn token_stats(json: &str) -> (usize, usize, String) {
+    let o = toon(&["--stats"], json);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let mut lines = err.lines();
+    let estimates = lines.next().unwrap();
+    let counts = estimates
+        .strip_prefix("Token estimates: ~")
+        .and_then(|rest| rest.strip_suffix(" (TOON)"))
+        .and_then(|rest| rest.split_once(" (JSON) → ~"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let (json_tokens, toon_tokens) = (counts.0.parse().unwrap(), counts.1.parse().unwrap());
+    (json_tokens, toon_tokens, lines.next().unwrap().to_owned())
+}
+
+#[test]
+fn stats_say_saved_or_costs_more_with_unsigned_counts() {
+    // A table: TOON is smaller. The official CLI's line, count without sign, change negative.
+    let rows: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{"id":{i},"name":"user{i}","active":true}}"#))
+        .collect();
+    let (json, toon_n, line) = token_stats(&format!(r#"{{"rows":[{}]}}"#, rows.join(",")));
+    assert!(toon_n < json, "{json} → {toon_n}");
+    let saved = json - toon_n;
+    let percent = saved as f64 / json as f64 * 100.0;
+    assert_eq!(line, format!("Saved ~{saved} tokens (-{percent:.1}%)"));
+
+    // Nested arrays of arrays: TOON is larger. A cost, said as one, count without sign.
+    let nested: Vec<String> = (0..20)
+        .map(|i| format!(r#"[[{i},[{i},[{i}]]],[{{"k":[1,[2]]}}]]"#))
+        .collect();
+    let (json, toon_n, line) = token_stats(&format!("[{}]", nested.join(",")));
+    assert!(toon_n > json, "{json} → {toon_n}");
+    let more = toon_n - json;
+    let percent = more as f64 / json as f64 * 100.0;
+    assert_eq!(line, format!("Costs ~{more} more tokens (+{percent:.1}%)"));
+    assert!(!line.contains('-'), "{line}");
+}
+
 #[test]
 fn bad_input_and_bad_flags_fail_cleanly() {
     let o = toon(&["-e"], "{not json");
