@@ -86,7 +86,7 @@ fn full_view_names_every_tool_and_parameter_within_budget() {
     let catalog = catalog();
     let full = catalog.full().unwrap();
     let decoded: toon::Value =
-        toon::from_str_with(&full, &toon::DecodeOptions::new().indent_size(1)).unwrap();
+        toon::from_str_with(&full, &toon::mcp::table_decode_options()).unwrap();
     for tool in catalog.tools() {
         let rows = decoded[tool.server()].as_array().unwrap();
         let row = rows

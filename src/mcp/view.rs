@@ -1,11 +1,16 @@
 //! The catalog's views, each plain text for a model: `full` (a table per server), `categories`
 //! (a row per category), `lean` (a few lines to start a session with) and `describe_toon`.
+//!
+//! The tables (`full`, `full_in`, `categories`, and `discover_tools`' answers) are TOON with
+//! rows one space in ([`TABLE_INDENT`]); they decode with [`table_decode_options`].
+//! `describe_toon` is TOON as [`to_string`](crate::to_string) writes it and decodes with the
+//! defaults.
 
 use std::collections::HashMap;
 
 use super::catalog::{Catalog, Server, Status, Tool};
 use crate::error::Result;
-use crate::options::{Delimiter, EncodeOptions};
+use crate::options::{DecodeOptions, Delimiter, EncodeOptions};
 use crate::value::{Map, Value};
 
 /// How tools are put into categories for [`Catalog::categories`] and [`Catalog::full_in`].
@@ -39,11 +44,50 @@ impl Grouping {
 /// tokens, tab 1,211, pipe 1,226; cells with commas are quoted, but so are most signatures.
 const FULL_DELIMITER: Delimiter = Delimiter::Comma;
 
-/// The `full` view's indentation: rows one space in. In o200k a row's newline and a deeper
-/// indentation are separate tokens, the space of a one-space indentation joins the word after
-/// it: one token saved per tool (52 of 1,263 on seven servers). Decode it with
-/// `DecodeOptions::new().indent_size(1)`.
-const FULL_INDENT: usize = 1;
+/// Spaces per indentation level of the catalog's tables: [`Catalog::full`],
+/// [`Catalog::full_in`], [`Catalog::categories`] and the answers of
+/// [`MetaTools`](super::MetaTools)' `discover_tools`. Their rows are one space in.
+///
+/// TOON's indentation unit is a fixed number of spaces that encoder and decoder agree on
+/// (SPEC §1.3, §12; an option of both, §13), 2 by default. One is cheaper here: in o200k a
+/// row's newline and a two-space indentation are separate tokens, while the space of a
+/// one-space indentation joins the word after it. On the seven servers of
+/// `tests/fixtures/mcp` the `full` view costs 1,210 tokens (0.119× their compact JSON) with one
+/// space and 1,262 (0.124×) with two; `categories` 115 against 122.
+///
+/// So these views do not decode with [`from_str`](crate::from_str)'s defaults (a row one
+/// space in is not a multiple of two: strict decoding refuses it, §12, §14.2; lenient decoding
+/// puts it at depth 0, outside its table): decode them with [`table_decode_options`].
+pub const TABLE_INDENT: usize = 1;
+
+/// The options the catalog's tables decode with: strict, [`TABLE_INDENT`] spaces per level
+/// (SPEC §12).
+///
+/// ```
+/// use toon::mcp::{Catalog, table_decode_options};
+/// let mut catalog = Catalog::new();
+/// catalog.add_server("fs", r#"{"tools": [{"name": "read_file", "description": "Read a file.",
+///   "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
+///   "required": ["path"]}}]}"#)?;
+/// let full: toon::Value = toon::from_str_with(&catalog.full()?, &table_decode_options())?;
+/// assert_eq!(full, toon::toon!({"fs": [{"name": "read_file", "description": "Read a file",
+///     "params": "path"}]}));
+/// # Ok::<(), toon::Error>(())
+/// ```
+#[must_use]
+pub fn table_decode_options() -> DecodeOptions {
+    DecodeOptions::new().indent_size(TABLE_INDENT)
+}
+
+/// `value` as one of the catalog's tables: TOON indented [`TABLE_INDENT`] spaces a level.
+pub(crate) fn table(value: &Value, delimiter: Delimiter) -> Result<String> {
+    crate::to_string_with(
+        value,
+        &EncodeOptions::new()
+            .delimiter(delimiter)
+            .indent_size(TABLE_INDENT),
+    )
+}
 
 /// A category's description lists its first tools up to about this many characters.
 const CATEGORY_DESCRIPTION_CHARS: usize = 60;
@@ -118,7 +162,9 @@ impl Catalog {
 
     /// One TOON table per server, a row per tool: its name, the first sentence of its
     /// description, and its parameter signature (see the [`mcp`](super) module docs for the
-    /// notation). Unavailable servers show their reason instead of a table.
+    /// notation). Unavailable servers show their reason instead of a table. A comment line
+    /// (SPEC §5.1) before the tables is the notation's legend. Rows are [`TABLE_INDENT`] space
+    /// in: decode it with [`table_decode_options`].
     ///
     /// # Errors
     /// When a tool's definition cannot be parsed (see [`Tool::definition`]).
@@ -164,17 +210,13 @@ impl Catalog {
                 root.insert(server.name().to_owned(), Value::Array(rows));
             }
         }
-        let table = crate::to_string_with(
-            &Value::Object(root),
-            &EncodeOptions::new()
-                .delimiter(FULL_DELIMITER)
-                .indent_size(FULL_INDENT),
-        )?;
+        let table = table(&Value::Object(root), FULL_DELIMITER)?;
         Ok(format!("{}\n{table}", super::schema::LEGEND))
     }
 
     /// One row per category: its name, tool count and a short description (its first tools'
-    /// names; for an unavailable server, why).
+    /// names; for an unavailable server, why). A TOON table [`TABLE_INDENT`] space in: decode
+    /// it with [`table_decode_options`].
     ///
     /// # Errors
     /// Only if encoding fails, which it does not for these plain rows.
@@ -202,7 +244,7 @@ impl Catalog {
             .collect();
         let mut root = Map::new();
         root.insert("categories".into(), Value::Array(rows));
-        crate::to_string(&Value::Object(root))
+        table(&Value::Object(root), Delimiter::Comma)
     }
 
     /// The categories in one line, `name (tools)` each, unavailable servers marked: the
@@ -254,7 +296,9 @@ impl Catalog {
     }
 
     /// The tool's definition as readable TOON (its schema included), or `None` for an
-    /// unknown name. For the exact bytes the server sent, use [`describe`](Self::describe).
+    /// unknown name. Nested, not a table: TOON as [`to_string`](crate::to_string) writes it,
+    /// which [`from_str`](crate::from_str) decodes. For the exact bytes the server sent, use
+    /// [`describe`](Self::describe).
     ///
     /// # Errors
     /// When the definition cannot be parsed or encoded.
@@ -331,9 +375,9 @@ mod tests {
              git_commit,\"Records changes, with a message\",repo_path message\n\
              slow: \"unavailable: start-up timed out after 10s\""
         );
-        let back: Value =
-            crate::from_str_with(&full, &crate::DecodeOptions::new().indent_size(1)).unwrap();
+        let back: Value = crate::from_str_with(&full, &table_decode_options()).unwrap();
         assert_eq!(back["git"][1]["params"], "repo_path message");
+        assert_eq!(back["slow"], "unavailable: start-up timed out after 10s");
     }
 
     #[test]
@@ -341,8 +385,8 @@ mod tests {
         let c = catalog();
         assert_eq!(
             c.categories(Grouping::Server).unwrap(),
-            "categories[2]{name,tools,description}:\n  \
-             git,2,\"git_status, git_commit\"\n  \
+            "categories[2]{name,tools,description}:\n \
+             git,2,\"git_status, git_commit\"\n \
              slow,0,\"unavailable: start-up timed out after 10s\""
         );
         let by_prefix = c.grouped(Grouping::Prefix);
