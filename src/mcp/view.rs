@@ -169,13 +169,15 @@ impl Catalog {
     /// # Errors
     /// When a tool's definition cannot be parsed (see [`Tool::definition`]).
     pub fn full(&self) -> Result<String> {
-        self.full_of(|_| true)
+        self.full_of(|_| true, |_| true)
     }
 
-    /// The [`full`](Self::full) view of the tools in one category only.
+    /// The [`full`](Self::full) view of the tools in one category only. Under
+    /// [`Grouping::Server`] a category is a server, shown whatever its state; under the other
+    /// groupings, the servers with tools in it and the unavailable ones, whose tools could be.
     ///
     /// # Errors
-    /// As [`full`](Self::full); also when no tool is in `category`.
+    /// As [`full`](Self::full); also when there is no such category.
     pub fn full_in(&self, category: &str, grouping: Grouping) -> Result<String> {
         let Some(members) = self.members(category, grouping) else {
             let groups = self.grouped(grouping);
@@ -185,30 +187,39 @@ impl Catalog {
                 known.join(", ")
             )));
         };
-        self.full_of(|t| members.iter().any(|m| std::ptr::eq(*m, t)))
+        let member = |t: &Tool| members.iter().any(|m| std::ptr::eq(*m, t));
+        match grouping {
+            Grouping::Server => self.full_of(|s| s.name() == category, member),
+            Grouping::Prefix | Grouping::Effect => {
+                self.full_of(|s| matches!(s.status(), Status::Unavailable(_)), member)
+            }
+        }
     }
 
-    fn full_of(&self, keep: impl Fn(&Tool) -> bool) -> Result<String> {
+    /// The tables of the tools `keep` takes, server by server. A server none of whose tools
+    /// are taken is left out unless `show` asks for it: an unavailable one as its reason, a
+    /// ready one without tools as an empty table.
+    fn full_of(
+        &self,
+        show: impl Fn(&Server) -> bool,
+        keep: impl Fn(&Tool) -> bool,
+    ) -> Result<String> {
         let mut root = Map::new();
         for server in self.servers() {
-            if let Status::Unavailable(reason) = server.status() {
-                if server.tools().iter().any(&keep) || server.tools().is_empty() {
-                    root.insert(
-                        server.name().to_owned(),
-                        Value::String(format!("unavailable: {reason}")),
-                    );
-                }
-                continue;
-            }
             let rows = server
                 .tools()
                 .iter()
                 .filter(|t| keep(t))
                 .map(tool_row)
                 .collect::<Result<Vec<Value>>>()?;
-            if !rows.is_empty() || server.tools().is_empty() {
-                root.insert(server.name().to_owned(), Value::Array(rows));
+            if rows.is_empty() && !show(server) {
+                continue;
             }
+            let entry = match server.status() {
+                Status::Unavailable(reason) => Value::String(format!("unavailable: {reason}")),
+                Status::Ready => Value::Array(rows),
+            };
+            root.insert(server.name().to_owned(), entry);
         }
         let table = table(&Value::Object(root), FULL_DELIMITER)?;
         Ok(format!("{}\n{table}", super::schema::LEGEND))
@@ -409,6 +420,31 @@ mod tests {
                 .to_string()
                 .contains("read-only")
         );
+    }
+
+    #[test]
+    fn a_category_shows_its_own_servers_only() {
+        let mut c = catalog();
+        c.add_server("empty", r#"{"tools":[]}"#).unwrap();
+        let servers = |text: String| -> Vec<String> {
+            let value: Value = crate::from_str_with(&text, &table_decode_options()).unwrap();
+            value
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(str::to_owned)
+                .collect()
+        };
+        let full = c.full().unwrap();
+        assert_eq!(servers(full), ["git", "slow", "empty"]);
+        for name in ["git", "slow", "empty"] {
+            let one = c.full_in(name, Grouping::Server).unwrap();
+            assert_eq!(servers(one), [name]);
+        }
+        // A server that could not be listed may have read-only tools; one without tools has
+        // none.
+        let read_only = c.full_in("read-only", Grouping::Effect).unwrap();
+        assert_eq!(servers(read_only), ["git", "slow"]);
     }
 
     #[test]
