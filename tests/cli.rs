@@ -481,6 +481,7 @@ fn scratch(name: &str) -> Scratch {
 #[cfg(feature = "mcp")]
 mod mcp {
     use super::{stderr, stdout, toon};
+    use toon::mcp::{Catalog, Grouping};
 
     const LISTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp/lists");
 
@@ -541,6 +542,65 @@ mod mcp {
             "{}",
             stdout(&o)
         );
+    }
+
+    /// The table views the command prints, as (arguments after the file, the library's view).
+    fn table_views(catalog: &Catalog, server: &str) -> Vec<(Vec<&'static str>, String)> {
+        let mut views = vec![(vec![], catalog.full().unwrap())];
+        for (group, grouping) in [
+            ("server", Grouping::Server),
+            ("prefix", Grouping::Prefix),
+            ("effect", Grouping::Effect),
+        ] {
+            views.push((
+                vec!["--view", "categories", "--group", group],
+                catalog.categories(grouping).unwrap(),
+            ));
+        }
+        views.push((
+            vec!["--category", "SERVER"],
+            catalog.full_in(server, Grouping::Server).unwrap(),
+        ));
+        views
+    }
+
+    #[test]
+    fn every_view_decodes_as_its_docs_say() {
+        let mut files: Vec<_> = std::fs::read_dir(LISTS)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 7);
+        for file in files {
+            let path = file.to_str().unwrap();
+            let server = file.file_stem().unwrap().to_str().unwrap();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let catalog = Catalog::from_json(&text, server).unwrap();
+            for (args, view) in table_views(&catalog, server) {
+                let args: Vec<&str> = args
+                    .into_iter()
+                    .map(|a| if a == "SERVER" { server } else { a })
+                    .collect();
+                let o = toon(&[&["mcp", "catalog", path][..], &args].concat(), "");
+                assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+                assert_eq!(stdout(&o), format!("{view}\n"), "{server} {args:?}");
+                // Strict, one space a level: the library's options, or `toon -d --indent 1`.
+                let value: toon::Value =
+                    toon::from_str_with(&view, &toon::mcp::table_decode_options()).unwrap();
+                let o = toon(&["-d", "--indent", "1"], &stdout(&o));
+                assert!(o.status.success(), "{server} {args:?}: {}", stderr(&o));
+                let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+                assert_eq!(json, serde_json::to_value(&value).unwrap(), "{args:?}");
+            }
+            // describe --toon: the definition, as TOON with the default options.
+            for tool in catalog.tools() {
+                let o = toon(&["mcp", "describe", tool.name(), path, "--toon"], "");
+                assert!(o.status.success(), "{}: {}", tool.name(), stderr(&o));
+                let shown: toon::Value = toon::from_str(stdout(&o).trim_end()).unwrap();
+                assert_eq!(&shown, tool.definition().unwrap(), "{}", tool.name());
+            }
+        }
     }
 
     #[test]
