@@ -102,6 +102,46 @@ fn stats_report_bytes_and_tokens() {
     assert!(err.contains("Bytes: 50 (JSON) → "), "{err}");
 }
 
+/// `--stats`'s token lines for `json`: (JSON estimate, TOON estimate, the line after them).
+fn token_stats(json: &str) -> (usize, usize, String) {
+    let o = toon(&["--stats"], json);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let mut lines = err.lines();
+    let estimates = lines.next().unwrap();
+    let counts = estimates
+        .strip_prefix("Token estimates: ~")
+        .and_then(|rest| rest.strip_suffix(" (TOON)"))
+        .and_then(|rest| rest.split_once(" (JSON) → ~"))
+        .unwrap_or_else(|| panic!("{err}"));
+    let (json_tokens, toon_tokens) = (counts.0.parse().unwrap(), counts.1.parse().unwrap());
+    (json_tokens, toon_tokens, lines.next().unwrap().to_owned())
+}
+
+#[test]
+fn stats_say_saved_or_costs_more_with_unsigned_counts() {
+    // A table: TOON is smaller. The official CLI's line, count without sign, change negative.
+    let rows: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{"id":{i},"name":"user{i}","active":true}}"#))
+        .collect();
+    let (json, toon_n, line) = token_stats(&format!(r#"{{"rows":[{}]}}"#, rows.join(",")));
+    assert!(toon_n < json, "{json} → {toon_n}");
+    let saved = json - toon_n;
+    let percent = saved as f64 / json as f64 * 100.0;
+    assert_eq!(line, format!("Saved ~{saved} tokens (-{percent:.1}%)"));
+
+    // Nested arrays of arrays: TOON is larger. A cost, said as one, count without sign.
+    let nested: Vec<String> = (0..20)
+        .map(|i| format!(r#"[[{i},[{i},[{i}]]],[{{"k":[1,[2]]}}]]"#))
+        .collect();
+    let (json, toon_n, line) = token_stats(&format!("[{}]", nested.join(",")));
+    assert!(toon_n > json, "{json} → {toon_n}");
+    let more = toon_n - json;
+    let percent = more as f64 / json as f64 * 100.0;
+    assert_eq!(line, format!("Costs ~{more} more tokens (+{percent:.1}%)"));
+    assert!(!line.contains('-'), "{line}");
+}
+
 #[test]
 fn bad_input_and_bad_flags_fail_cleanly() {
     let o = toon(&["-e"], "{not json");
@@ -441,6 +481,7 @@ fn scratch(name: &str) -> Scratch {
 #[cfg(feature = "mcp")]
 mod mcp {
     use super::{stderr, stdout, toon};
+    use toon::mcp::{Catalog, Grouping};
 
     const LISTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mcp/lists");
 
@@ -501,6 +542,65 @@ mod mcp {
             "{}",
             stdout(&o)
         );
+    }
+
+    /// The table views the command prints, as (arguments after the file, the library's view).
+    fn table_views(catalog: &Catalog, server: &str) -> Vec<(Vec<&'static str>, String)> {
+        let mut views = vec![(vec![], catalog.full().unwrap())];
+        for (group, grouping) in [
+            ("server", Grouping::Server),
+            ("prefix", Grouping::Prefix),
+            ("effect", Grouping::Effect),
+        ] {
+            views.push((
+                vec!["--view", "categories", "--group", group],
+                catalog.categories(grouping).unwrap(),
+            ));
+        }
+        views.push((
+            vec!["--category", "SERVER"],
+            catalog.full_in(server, Grouping::Server).unwrap(),
+        ));
+        views
+    }
+
+    #[test]
+    fn every_view_decodes_as_its_docs_say() {
+        let mut files: Vec<_> = std::fs::read_dir(LISTS)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), 7);
+        for file in files {
+            let path = file.to_str().unwrap();
+            let server = file.file_stem().unwrap().to_str().unwrap();
+            let text = std::fs::read_to_string(&file).unwrap();
+            let catalog = Catalog::from_json(&text, server).unwrap();
+            for (args, view) in table_views(&catalog, server) {
+                let args: Vec<&str> = args
+                    .into_iter()
+                    .map(|a| if a == "SERVER" { server } else { a })
+                    .collect();
+                let o = toon(&[&["mcp", "catalog", path][..], &args].concat(), "");
+                assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+                assert_eq!(stdout(&o), format!("{view}\n"), "{server} {args:?}");
+                // Strict, one space a level: the library's options, or `toon -d --indent 1`.
+                let value: toon::Value =
+                    toon::from_str_with(&view, &toon::mcp::table_decode_options()).unwrap();
+                let o = toon(&["-d", "--indent", "1"], &stdout(&o));
+                assert!(o.status.success(), "{server} {args:?}: {}", stderr(&o));
+                let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+                assert_eq!(json, serde_json::to_value(&value).unwrap(), "{args:?}");
+            }
+            // describe --toon: the definition, as TOON with the default options.
+            for tool in catalog.tools() {
+                let o = toon(&["mcp", "describe", tool.name(), path, "--toon"], "");
+                assert!(o.status.success(), "{}: {}", tool.name(), stderr(&o));
+                let shown: toon::Value = toon::from_str(stdout(&o).trim_end()).unwrap();
+                assert_eq!(&shown, tool.definition().unwrap(), "{}", tool.name());
+            }
+        }
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json, value::RawValue};
 use toon::mcp::{
-    Catalog, Format, Grouping, META_KEY, MetaCall, MetaTools, Policy, ResultEncoder, Shape,
-    SkipReason, Structured,
+    Catalog, Format, Grouping, META_KEY, MetaCall, MetaTools, Policy, ResultEncoder, Server, Shape,
+    SkipReason, Status, Structured, Tool,
 };
 use toon::tokens::cost;
 
@@ -86,7 +86,7 @@ fn full_view_names_every_tool_and_parameter_within_budget() {
     let catalog = catalog();
     let full = catalog.full().unwrap();
     let decoded: toon::Value =
-        toon::from_str_with(&full, &toon::DecodeOptions::new().indent_size(1)).unwrap();
+        toon::from_str_with(&full, &toon::mcp::table_decode_options()).unwrap();
     for tool in catalog.tools() {
         let rows = decoded[tool.server()].as_array().unwrap();
         let row = rows
@@ -148,6 +148,198 @@ fn full_view_names_every_tool_and_parameter_within_budget() {
         lean_tokens as f64 <= lean_max * compact as f64,
         "{lean_tokens} / {compact}"
     );
+}
+
+/// Every captured `tools/list` (`lists/*.json`): the server named after its file, and the text.
+fn captured_lists() -> Vec<(String, String)> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(fixtures().join("lists"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_stem().unwrap().to_str().unwrap().to_owned();
+            (name, std::fs::read_to_string(&p).unwrap())
+        })
+        .collect()
+}
+
+/// The catalogs every view is checked on: each captured list alone, and all of them with a
+/// copy of one (the names both have become `SERVER__NAME`), a server without tools and one
+/// that could not start.
+fn view_catalogs() -> Vec<Catalog> {
+    let lists = captured_lists();
+    assert_eq!(lists.len(), SERVERS.len());
+    let mut catalogs: Vec<Catalog> = lists
+        .iter()
+        .map(|(name, text)| {
+            let mut one = Catalog::new();
+            one.add_server(name, text).unwrap();
+            one
+        })
+        .collect();
+    let mut all = Catalog::new();
+    for (name, text) in &lists {
+        all.add_server(name, text).unwrap();
+    }
+    all.add_server("copy", &list_text("filesystem")).unwrap();
+    all.add_server("empty", r#"{"tools": []}"#).unwrap();
+    all.add_unavailable("down", "start-up timed out after 30s");
+    catalogs.push(all);
+    catalogs
+}
+
+/// A table view decoded as its docs say: strict, `toon::mcp::table_decode_options()`.
+fn decode_table(text: &str) -> toon::Value {
+    toon::from_str_with(text, &toon::mcp::table_decode_options())
+        .unwrap_or_else(|e| panic!("{e}:\n{text}"))
+}
+
+/// What the `full` view says of a tool: its name, its description's first sentence, and its
+/// parameter signature.
+fn full_row(tool: &Tool) -> toon::Value {
+    toon::Value::from(json!({
+        "name": tool.name(),
+        "description": tool.summary(),
+        "params": tool.signature().unwrap(),
+    }))
+}
+
+/// What a server's entry in the `full` view says: its tools' rows, or why it has none.
+fn full_entry(server: &Server) -> toon::Value {
+    match server.status() {
+        Status::Ready => toon::Value::Array(server.tools().iter().map(full_row).collect()),
+        Status::Unavailable(why) => toon::Value::String(format!("unavailable: {why}")),
+    }
+}
+
+/// A definition view (`describe_toon`, `get_tool_spec`) decoded: compact JSON where the view
+/// chose it, else TOON, strict, with the default options.
+fn decode_definition(text: &str) -> toon::Value {
+    if text.starts_with('{') {
+        return serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    }
+    toon::from_str(text).unwrap_or_else(|e| panic!("{e}:\n{text}"))
+}
+
+#[test]
+fn every_view_decodes_to_what_it_says() {
+    for catalog in view_catalogs() {
+        let servers: Vec<&str> = catalog.servers().iter().map(|s| s.name()).collect();
+
+        // full: a table per server, in order, a row per tool; an unavailable server's reason.
+        let full = decode_table(&catalog.full().unwrap());
+        let mut expected = toon::Map::new();
+        for server in catalog.servers() {
+            expected.insert(server.name().to_owned(), full_entry(server));
+        }
+        assert_eq!(full, toon::Value::Object(expected), "{servers:?}");
+
+        for grouping in [Grouping::Server, Grouping::Prefix, Grouping::Effect] {
+            let groups = catalog.grouped(grouping);
+
+            // categories: a row per category with its tool count and first tools' names.
+            let categories = decode_table(&catalog.categories(grouping).unwrap());
+            let rows = categories["categories"].as_array().unwrap();
+            assert_eq!(rows.len(), groups.len(), "{servers:?} {grouping:?}");
+            for (row, (name, tools)) in rows.iter().zip(&groups) {
+                assert_eq!(row["name"], name.as_str());
+                assert_eq!(row["tools"].as_u64(), Some(tools.len() as u64), "{name}");
+                let description = row["description"].as_str().unwrap();
+                match catalog.server(name).map(|s| s.status()) {
+                    Some(Status::Unavailable(why)) if grouping == Grouping::Server => {
+                        assert_eq!(description, format!("unavailable: {why}"));
+                    }
+                    _ => {
+                        let named: Vec<&str> = description
+                            .split(", ")
+                            .filter(|n| *n != "…" && !n.is_empty())
+                            .collect();
+                        let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+                        assert!(names.starts_with(&named), "{name}: {description}");
+                    }
+                }
+            }
+
+            // full_in: the category's tools, under their servers; no other tool.
+            for (category, tools) in &groups {
+                let view = decode_table(&catalog.full_in(category, grouping).unwrap());
+                let shown: Vec<(&str, &toon::Value)> = view.as_object().unwrap().iter().collect();
+                let mut rows = Vec::new();
+                for (server, entry) in &shown {
+                    let status = catalog.server(server).unwrap().status();
+                    match entry.as_array() {
+                        Some(entries) => rows.extend(entries.iter().cloned()),
+                        None => assert!(
+                            matches!(status, Status::Unavailable(_))
+                                && *entry == &full_entry(catalog.server(server).unwrap()),
+                            "{category}: {server}: {entry:?}"
+                        ),
+                    }
+                    if grouping == Grouping::Server {
+                        assert_eq!(server, category);
+                    }
+                }
+                let expected: Vec<toon::Value> = tools.iter().map(|t| full_row(t)).collect();
+                assert_eq!(rows, expected, "{servers:?} {grouping:?} {category}");
+            }
+        }
+
+        let meta = MetaTools::new(&catalog);
+        let answer = |name: &str, args: Json| match meta.call(name, &args) {
+            MetaCall::Answer(r) => {
+                assert_ne!(r["isError"], true, "{name} {args}: {r}");
+                r["content"][0]["text"].as_str().unwrap().to_owned()
+            }
+            other => panic!("{other:?}"),
+        };
+
+        // discover_tools: the categories, one category's full view, or the matches' rows.
+        assert_eq!(
+            answer("discover_tools", json!({})),
+            catalog.categories(Grouping::Server).unwrap()
+        );
+        for server in &servers {
+            assert_eq!(
+                answer("discover_tools", json!({"category": server})),
+                catalog.full_in(server, Grouping::Server).unwrap()
+            );
+        }
+        for tool in catalog.tools() {
+            let query = tool.name().replace(['_', '-'], " ");
+            let found = decode_table(&answer(
+                "discover_tools",
+                json!({"query": query, "limit": 5}),
+            ));
+            let expected: Vec<toon::Value> = catalog
+                .search(&query, 5)
+                .into_iter()
+                .map(|hit| full_row(hit.tool))
+                .collect();
+            assert!(!expected.is_empty(), "{query}");
+            assert_eq!(found["tools"].as_array().unwrap(), &expected, "{query}");
+
+            // The definitions: describe_toon as it is; get_tool_spec under the name to call.
+            let definition = tool.definition().unwrap();
+            let described = catalog.describe_toon(tool.name()).unwrap().unwrap();
+            assert_eq!(
+                &decode_definition(&described),
+                definition,
+                "{}",
+                tool.name()
+            );
+            let spec = answer("get_tool_spec", json!({"name": tool.name()}));
+            let mut called = definition.clone();
+            called
+                .as_object_mut()
+                .unwrap()
+                .insert("name".into(), tool.name().into());
+            assert_eq!(decode_definition(&spec), called, "{}", tool.name());
+        }
+    }
 }
 
 #[test]

@@ -250,6 +250,13 @@ impl<'c> MetaTools<'c> {
     }
 
     /// Handles a call to one of the meta-tools (`arguments` is the call's `arguments`).
+    ///
+    /// The answers of `discover_tools` are the catalog's tables ([`Catalog::categories`],
+    /// [`Catalog::full_in`], or a `tools` table of the matches with the `full` view's columns),
+    /// which decode with [`table_decode_options`](super::table_decode_options), or a sentence
+    /// when nothing matches. `get_tool_spec` answers with the definition (under the name to
+    /// call it by) as TOON at the default indentation or as compact JSON, whichever costs
+    /// fewer tokens ([`table::auto`](crate::table::auto)).
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
         let args = Value::from(arguments.clone());
@@ -311,7 +318,8 @@ impl<'c> MetaTools<'c> {
                     .map_err(e)?;
                 let mut root = crate::Map::new();
                 root.insert("tools".into(), Value::Array(rows));
-                let table = crate::to_string(&Value::Object(root)).map_err(e)?;
+                let table =
+                    super::view::table(&Value::Object(root), crate::Delimiter::Comma).map_err(e)?;
                 Ok(format!("{}\n{table}", super::schema::LEGEND))
             }
         }

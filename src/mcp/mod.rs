@@ -8,7 +8,8 @@
 //! - [`Catalog`]: the tools of one or many servers, kept byte-for-byte as sent, with views for
 //!   a model: [`full`](Catalog::full) (a table per server with one-line signatures),
 //!   [`categories`](Catalog::categories), [`lean`](Catalog::lean),
-//!   [`describe`](Catalog::describe) and [`search`](Catalog::search).
+//!   [`describe`](Catalog::describe) and [`search`](Catalog::search). The tables are TOON
+//!   indented one space a level, which is cheaper: decode them with [`table_decode_options`].
 //! - [`Registry`]: a catalog kept current from its servers, re-listed after
 //!   `notifications/tools/list_changed`; schemas parsed on first use and cached.
 //! - [`MetaTools`]: `discover_tools`, `get_tool_spec` and `execute_tool`: three small tools in
@@ -66,7 +67,7 @@ pub use result::{Format, MAX_SIZE_BYTES, Policy, ResultEncoder, SkipReason, Stat
 pub use search::Hit;
 pub use shape::Shape;
 pub use validate::{Violation, validate_arguments};
-pub use view::Grouping;
+pub use view::{Grouping, TABLE_INDENT, table_decode_options};
 
 /// The `_meta` key of a converted content block (`{"format": "toon"}`) and of a converted
 /// result (sizes before and after). MCP reserves unprefixed and `modelcontextprotocol` keys;

@@ -1,11 +1,16 @@
 //! The catalog's views, each plain text for a model: `full` (a table per server), `categories`
 //! (a row per category), `lean` (a few lines to start a session with) and `describe_toon`.
+//!
+//! The tables (`full`, `full_in`, `categories`, and `discover_tools`' answers) are TOON with
+//! rows one space in ([`TABLE_INDENT`]); they decode with [`table_decode_options`].
+//! `describe_toon` is TOON as [`to_string`](crate::to_string) writes it and decodes with the
+//! defaults.
 
 use std::collections::HashMap;
 
 use super::catalog::{Catalog, Server, Status, Tool};
 use crate::error::Result;
-use crate::options::{Delimiter, EncodeOptions};
+use crate::options::{DecodeOptions, Delimiter, EncodeOptions};
 use crate::value::{Map, Value};
 
 /// How tools are put into categories for [`Catalog::categories`] and [`Catalog::full_in`].
@@ -39,11 +44,50 @@ impl Grouping {
 /// tokens, tab 1,211, pipe 1,226; cells with commas are quoted, but so are most signatures.
 const FULL_DELIMITER: Delimiter = Delimiter::Comma;
 
-/// The `full` view's indentation: rows one space in. In o200k a row's newline and a deeper
-/// indentation are separate tokens, the space of a one-space indentation joins the word after
-/// it: one token saved per tool (52 of 1,263 on seven servers). Decode it with
-/// `DecodeOptions::new().indent_size(1)`.
-const FULL_INDENT: usize = 1;
+/// Spaces per indentation level of the catalog's tables: [`Catalog::full`],
+/// [`Catalog::full_in`], [`Catalog::categories`] and the answers of
+/// [`MetaTools`](super::MetaTools)' `discover_tools`. Their rows are one space in.
+///
+/// TOON's indentation unit is a fixed number of spaces that encoder and decoder agree on
+/// (SPEC §1.3, §12; an option of both, §13), 2 by default. One is cheaper here: in o200k a
+/// row's newline and a two-space indentation are separate tokens, while the space of a
+/// one-space indentation joins the word after it. On the seven servers of
+/// `tests/fixtures/mcp` the `full` view costs 1,210 tokens (0.119× their compact JSON) with one
+/// space and 1,262 (0.124×) with two; `categories` 115 against 122.
+///
+/// So these views do not decode with [`from_str`](crate::from_str)'s defaults (a row one
+/// space in is not a multiple of two: strict decoding refuses it, §12, §14.2; lenient decoding
+/// puts it at depth 0, outside its table): decode them with [`table_decode_options`].
+pub const TABLE_INDENT: usize = 1;
+
+/// The options the catalog's tables decode with: strict, [`TABLE_INDENT`] spaces per level
+/// (SPEC §12).
+///
+/// ```
+/// use toon::mcp::{Catalog, table_decode_options};
+/// let mut catalog = Catalog::new();
+/// catalog.add_server("fs", r#"{"tools": [{"name": "read_file", "description": "Read a file.",
+///   "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
+///   "required": ["path"]}}]}"#)?;
+/// let full: toon::Value = toon::from_str_with(&catalog.full()?, &table_decode_options())?;
+/// assert_eq!(full, toon::toon!({"fs": [{"name": "read_file", "description": "Read a file",
+///     "params": "path"}]}));
+/// # Ok::<(), toon::Error>(())
+/// ```
+#[must_use]
+pub fn table_decode_options() -> DecodeOptions {
+    DecodeOptions::new().indent_size(TABLE_INDENT)
+}
+
+/// `value` as one of the catalog's tables: TOON indented [`TABLE_INDENT`] spaces a level.
+pub(crate) fn table(value: &Value, delimiter: Delimiter) -> Result<String> {
+    crate::to_string_with(
+        value,
+        &EncodeOptions::new()
+            .delimiter(delimiter)
+            .indent_size(TABLE_INDENT),
+    )
+}
 
 /// A category's description lists its first tools up to about this many characters.
 const CATEGORY_DESCRIPTION_CHARS: usize = 60;
@@ -118,18 +162,22 @@ impl Catalog {
 
     /// One TOON table per server, a row per tool: its name, the first sentence of its
     /// description, and its parameter signature (see the [`mcp`](super) module docs for the
-    /// notation). Unavailable servers show their reason instead of a table.
+    /// notation). Unavailable servers show their reason instead of a table. A comment line
+    /// (SPEC §5.1) before the tables is the notation's legend. Rows are [`TABLE_INDENT`] space
+    /// in: decode it with [`table_decode_options`].
     ///
     /// # Errors
     /// When a tool's definition cannot be parsed (see [`Tool::definition`]).
     pub fn full(&self) -> Result<String> {
-        self.full_of(|_| true)
+        self.full_of(|_| true, |_| true)
     }
 
-    /// The [`full`](Self::full) view of the tools in one category only.
+    /// The [`full`](Self::full) view of the tools in one category only. Under
+    /// [`Grouping::Server`] a category is a server, shown whatever its state; under the other
+    /// groupings, the servers with tools in it and the unavailable ones, whose tools could be.
     ///
     /// # Errors
-    /// As [`full`](Self::full); also when no tool is in `category`.
+    /// As [`full`](Self::full); also when there is no such category.
     pub fn full_in(&self, category: &str, grouping: Grouping) -> Result<String> {
         let Some(members) = self.members(category, grouping) else {
             let groups = self.grouped(grouping);
@@ -139,42 +187,47 @@ impl Catalog {
                 known.join(", ")
             )));
         };
-        self.full_of(|t| members.iter().any(|m| std::ptr::eq(*m, t)))
+        let member = |t: &Tool| members.iter().any(|m| std::ptr::eq(*m, t));
+        match grouping {
+            Grouping::Server => self.full_of(|s| s.name() == category, member),
+            Grouping::Prefix | Grouping::Effect => {
+                self.full_of(|s| matches!(s.status(), Status::Unavailable(_)), member)
+            }
+        }
     }
 
-    fn full_of(&self, keep: impl Fn(&Tool) -> bool) -> Result<String> {
+    /// The tables of the tools `keep` takes, server by server. A server none of whose tools
+    /// are taken is left out unless `show` asks for it: an unavailable one as its reason, a
+    /// ready one without tools as an empty table.
+    fn full_of(
+        &self,
+        show: impl Fn(&Server) -> bool,
+        keep: impl Fn(&Tool) -> bool,
+    ) -> Result<String> {
         let mut root = Map::new();
         for server in self.servers() {
-            if let Status::Unavailable(reason) = server.status() {
-                if server.tools().iter().any(&keep) || server.tools().is_empty() {
-                    root.insert(
-                        server.name().to_owned(),
-                        Value::String(format!("unavailable: {reason}")),
-                    );
-                }
-                continue;
-            }
             let rows = server
                 .tools()
                 .iter()
                 .filter(|t| keep(t))
                 .map(tool_row)
                 .collect::<Result<Vec<Value>>>()?;
-            if !rows.is_empty() || server.tools().is_empty() {
-                root.insert(server.name().to_owned(), Value::Array(rows));
+            if rows.is_empty() && !show(server) {
+                continue;
             }
+            let entry = match server.status() {
+                Status::Unavailable(reason) => Value::String(format!("unavailable: {reason}")),
+                Status::Ready => Value::Array(rows),
+            };
+            root.insert(server.name().to_owned(), entry);
         }
-        let table = crate::to_string_with(
-            &Value::Object(root),
-            &EncodeOptions::new()
-                .delimiter(FULL_DELIMITER)
-                .indent_size(FULL_INDENT),
-        )?;
+        let table = table(&Value::Object(root), FULL_DELIMITER)?;
         Ok(format!("{}\n{table}", super::schema::LEGEND))
     }
 
     /// One row per category: its name, tool count and a short description (its first tools'
-    /// names; for an unavailable server, why).
+    /// names; for an unavailable server, why). A TOON table [`TABLE_INDENT`] space in: decode
+    /// it with [`table_decode_options`].
     ///
     /// # Errors
     /// Only if encoding fails, which it does not for these plain rows.
@@ -202,7 +255,7 @@ impl Catalog {
             .collect();
         let mut root = Map::new();
         root.insert("categories".into(), Value::Array(rows));
-        crate::to_string(&Value::Object(root))
+        table(&Value::Object(root), Delimiter::Comma)
     }
 
     /// The categories in one line, `name (tools)` each, unavailable servers marked: the
@@ -254,7 +307,9 @@ impl Catalog {
     }
 
     /// The tool's definition as readable TOON (its schema included), or `None` for an
-    /// unknown name. For the exact bytes the server sent, use [`describe`](Self::describe).
+    /// unknown name. Nested, not a table: TOON as [`to_string`](crate::to_string) writes it,
+    /// which [`from_str`](crate::from_str) decodes. For the exact bytes the server sent, use
+    /// [`describe`](Self::describe).
     ///
     /// # Errors
     /// When the definition cannot be parsed or encoded.
@@ -331,9 +386,9 @@ mod tests {
              git_commit,\"Records changes, with a message\",repo_path message\n\
              slow: \"unavailable: start-up timed out after 10s\""
         );
-        let back: Value =
-            crate::from_str_with(&full, &crate::DecodeOptions::new().indent_size(1)).unwrap();
+        let back: Value = crate::from_str_with(&full, &table_decode_options()).unwrap();
         assert_eq!(back["git"][1]["params"], "repo_path message");
+        assert_eq!(back["slow"], "unavailable: start-up timed out after 10s");
     }
 
     #[test]
@@ -341,8 +396,8 @@ mod tests {
         let c = catalog();
         assert_eq!(
             c.categories(Grouping::Server).unwrap(),
-            "categories[2]{name,tools,description}:\n  \
-             git,2,\"git_status, git_commit\"\n  \
+            "categories[2]{name,tools,description}:\n \
+             git,2,\"git_status, git_commit\"\n \
              slow,0,\"unavailable: start-up timed out after 10s\""
         );
         let by_prefix = c.grouped(Grouping::Prefix);
@@ -365,6 +420,31 @@ mod tests {
                 .to_string()
                 .contains("read-only")
         );
+    }
+
+    #[test]
+    fn a_category_shows_its_own_servers_only() {
+        let mut c = catalog();
+        c.add_server("empty", r#"{"tools":[]}"#).unwrap();
+        let servers = |text: String| -> Vec<String> {
+            let value: Value = crate::from_str_with(&text, &table_decode_options()).unwrap();
+            value
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(str::to_owned)
+                .collect()
+        };
+        let full = c.full().unwrap();
+        assert_eq!(servers(full), ["git", "slow", "empty"]);
+        for name in ["git", "slow", "empty"] {
+            let one = c.full_in(name, Grouping::Server).unwrap();
+            assert_eq!(servers(one), [name]);
+        }
+        // A server that could not be listed may have read-only tools; one without tools has
+        // none.
+        let read_only = c.full_in("read-only", Grouping::Effect).unwrap();
+        assert_eq!(servers(read_only), ["git", "slow"]);
     }
 
     #[test]

@@ -359,19 +359,33 @@ fn count_tokens(text: &str, exact: bool) -> Result<usize, Failure> {
 fn stats(json_text: &str, toon_text: &str) {
     let json_tokens = toon::tokens::estimate(json_text);
     let toon_tokens = toon::tokens::estimate(toon_text);
-    let saved = json_tokens as f64 - toon_tokens as f64;
-    let pct = if json_tokens > 0 {
-        saved / json_tokens as f64 * 100.0
-    } else {
-        0.0
-    };
     eprintln!(
         "Token estimates: ~{json_tokens} (JSON) → ~{toon_tokens} (TOON)\n\
-         Saved ~{} tokens ({:.1}%)\n\
+         {}\n\
          Bytes: {} (JSON) → {} (TOON)",
-        saved as i64,
-        -pct,
+        difference(json_tokens, toon_tokens),
         json_text.len(),
         toon_text.len(),
     );
+}
+
+/// What TOON saves, or costs more, than JSON: a count without a sign, and the change in
+/// percent of the JSON's tokens with its sign. A saving is the official CLI's line
+/// (`Saved ~396 tokens (-60.4%)`, @toon-format/cli 4.1.1, ties included); it has no line for
+/// a cost (it prints `Saved ~-162 tokens (--50.5%)`), so that one mirrors it.
+fn difference(json_tokens: usize, toon_tokens: usize) -> String {
+    let percent = |diff: usize| {
+        if json_tokens == 0 {
+            0.0
+        } else {
+            diff as f64 / json_tokens as f64 * 100.0
+        }
+    };
+    match json_tokens.checked_sub(toon_tokens) {
+        Some(saved) => format!("Saved ~{saved} tokens (-{:.1}%)", percent(saved)),
+        None => {
+            let more = toon_tokens - json_tokens;
+            format!("Costs ~{more} more tokens (+{:.1}%)", percent(more))
+        }
+    }
 }

@@ -45,7 +45,9 @@ enum Command {
 #[derive(Subcommand)]
 enum McpCommand {
     /// Print a view of a tool catalog. FILE (or stdin) is a tools/list result, a JSON array of
-    /// tools, or an object mapping server names to tools/list results.
+    /// tools, or an object mapping server names to tools/list results. The full and categories
+    /// views are TOON indented one space a level, which costs fewer tokens: `toon -d --indent 1`
+    /// reads them.
     Catalog {
         file: Option<String>,
         /// full | categories | lean

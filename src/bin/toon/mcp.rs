@@ -120,8 +120,11 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let catalog = catalog(file.as_deref())?;
             let tool = catalog.lookup(&name).map_err(|e| e.to_string())?;
             let text = if toon {
-                toon::to_string(tool.definition().map_err(|e| e.to_string())?)
+                // The library's view, so the command prints what `describe_toon` documents.
+                catalog
+                    .describe_toon(tool.name())
                     .map_err(|e| e.to_string())?
+                    .unwrap_or_default()
             } else {
                 tool.raw_json().to_owned()
             };
