@@ -54,8 +54,30 @@ fn estimate_is_within_target_of_o200k_on_the_data_sets() {
         worst * 100.0
     );
     assert_eq!(errors.len(), 24);
-    assert!(mean <= 0.04, "mean error {mean}");
-    assert!(worst <= 0.10, "worst error {worst}: {errors:?}");
+    // The weights are fitted on real-world JSON (`examples/token_fit.rs`), where words are more
+    // common than these generated surnames and company names: nested-group's TOON, mostly
+    // such names, is the worst (12.7% low).
+    assert!(mean <= 0.03, "mean error {mean}");
+    assert!(worst <= 0.13, "worst error {worst}: {errors:?}");
+}
+
+/// What `auto` rests on in a build without `tiktoken`: the estimate picks the rendering that
+/// the exact counts pick, on every data set.
+#[test]
+fn estimate_chooses_as_exact_counts_do_on_the_data_sets() {
+    let dir = common::datasets_dir();
+    let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    for (name, [_, compact_exact, toon_exact]) in published_counts(&readme) {
+        let [_, compact, toon] = renderings(&dir, &name);
+        let estimated_toon_wins = estimate(&toon) < estimate(&compact);
+        assert_eq!(
+            estimated_toon_wins,
+            toon_exact < compact_exact,
+            "{name}: exact JSON {compact_exact} vs TOON {toon_exact}, estimated {} vs {}",
+            estimate(&compact),
+            estimate(&toon)
+        );
+    }
 }
 
 #[cfg(feature = "tiktoken")]
