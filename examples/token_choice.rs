@@ -3,8 +3,9 @@
 //! `cargo run --release --example token_choice --features tiktoken -- DIR...`
 //!
 //! For every `*.json` file under the given directories: exact o200k tokens of its compact JSON
-//! and of TOON (comma, tab and pipe delimiters), and the choice `toon::tokens::estimate` makes —
-//! what `tokens::cost` is in a build without the `tiktoken` feature. Prints, for the result
+//! and of TOON (comma, tab and pipe delimiters), and the choice `toon::tokens::estimate_costs`
+//! makes — what `auto` decides by in a build without the `tiktoken` feature (texts over
+//! 256 KiB from a sample). Prints, for the result
 //! encoder's rule (TOON or compact JSON) and for `table::auto`'s (any of the four):
 //! - the tokens of the estimate's choices against the oracle's (the exact cheapest of each
 //!   document), both as a ratio to compact JSON;
@@ -19,13 +20,17 @@ mod json_files;
 use json_files::json_files;
 use std::path::{Path, PathBuf};
 
-use toon::tokens::{Encoding, count, estimate};
+use toon::tokens::{Encoding, count, estimate, estimate_costs};
 use toon::{Delimiter, EncodeOptions, Value};
 
-/// One document's renderings: (name, exact, estimate), compact JSON first.
+/// One document's renderings: (name, exact, estimate), compact JSON first; the estimates are
+/// `estimate_costs`' for the rule's candidates (`costs` holds them per rule).
 struct Document {
     file: PathBuf,
     renderings: Vec<(&'static str, usize, usize)>,
+    /// `estimate_costs` of (JSON, TOON) and of (JSON, TOON comma, tab, pipe): what the crate
+    /// decides by, sampled for long texts.
+    choice: (Vec<usize>, Vec<usize>),
 }
 
 impl Document {
@@ -49,9 +54,12 @@ impl Document {
             .iter()
             .map(|(name, text)| (*name, count(text, Encoding::O200kBase), estimate(text)))
             .collect();
+        let all: Vec<&str> = texts[..4].iter().map(|(_, text)| text.as_str()).collect();
+        let choice = (estimate_costs(&all[..2]), estimate_costs(&all));
         Ok(Some(Document {
             file: file.to_owned(),
             renderings,
+            choice,
         }))
     }
 
@@ -65,14 +73,21 @@ fn report(documents: &[Document], rule: &str, candidates: &[&str]) {
     let (mut json, mut oracle, mut chosen) = (0usize, 0usize, 0usize);
     let mut losses = Vec::new();
     for doc in documents {
-        let competing: Vec<&(&str, usize, usize)> = doc
+        let costs = if candidates.len() == 2 {
+            &doc.choice.0
+        } else {
+            &doc.choice.1
+        };
+        let competing: Vec<(usize, usize)> = doc
             .renderings
             .iter()
             .filter(|(name, ..)| candidates.contains(name))
+            .zip(costs)
+            .map(|((_, exact, _), cost)| (*exact, *cost))
             .collect();
-        let best = competing.iter().map(|r| r.1).min().unwrap_or(0);
+        let best = competing.iter().map(|r| r.0).min().unwrap_or(0);
         // `min_by_key` keeps the first of equals: JSON wins ties, as in the crate.
-        let pick = competing.iter().min_by_key(|r| r.2).map_or(0, |r| r.1);
+        let pick = competing.iter().min_by_key(|r| r.1).map_or(0, |r| r.0);
         json += doc.json();
         oracle += best;
         chosen += pick;

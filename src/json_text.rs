@@ -303,35 +303,17 @@ pub(crate) fn minify(text: &str) -> String {
     minify_with(text, |_| {}).0
 }
 
-/// A text without its whitespace ([`minify_exact`]).
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Minified {
-    /// The text without the whitespace JSON allows between tokens.
-    pub text: String,
-    /// Whether every number token keeps its exact value ([`exact_in_f64`]).
-    pub exact: bool,
-    /// Whether whitespace was removed between two bytes of numbers or literals (`[1 2]`,
-    /// `tr ue`): the text is not JSON, though `text` may read as JSON. Without such a join
-    /// the two read alike — the same tokens, or the same error — and `text` is the shorter
-    /// to parse.
-    pub joins: bool,
-}
-
-/// [`minify`], whether every number token keeps its exact value, and whether a token was
-/// joined: one pass where these would read the text several times.
+/// [`minify`], and whether whitespace was removed between two bytes of numbers or literals
+/// (`[1 2]`, `tr ue`): then the text is not JSON, though the result may read as JSON. Without
+/// such a join the two read alike — the same tokens, or the same error — and the result is the
+/// shorter to parse.
 #[must_use]
-pub(crate) fn minify_exact(text: &str) -> Minified {
-    let mut exact = true;
-    let (out, joins) = minify_with(text, |token| exact = exact && exact_in_f64(token));
-    Minified {
-        text: out,
-        exact,
-        joins,
-    }
+pub(crate) fn minify_joined(text: &str) -> (String, bool) {
+    minify_with(text, |_| {})
 }
 
 /// [`minify`], calling `number` with each number token; and whether whitespace was removed
-/// between two bytes of numbers or literals ([`Minified::joins`]).
+/// between two bytes of numbers or literals ([`minify_joined`]).
 ///
 /// Strings are copied eight bytes at a time: a JSON document's strings are mostly a few
 /// bytes long, and finding and copying each one with a call (`memchr`, `memcpy`) cost more
@@ -659,13 +641,9 @@ mod tests {
             "{\"a b\":[1E2,3e53],\"c\\\" d\":\"x\\u0041 \"}"
         );
         assert_eq!(minify(" [ \"é \\ud83d\" ] "), "[\"é \\ud83d\"]");
-        let text = "{\"a\": [1E2, \"1234567890123456789012\"], \"b\": -0.5}";
-        let minified = minify_exact(text);
-        assert_eq!((minified.text, minified.exact), (minify(text), true));
-        let minified = minify_exact("[1, 1234567890123456789012 ]");
         assert_eq!(
-            (minified.text.as_str(), minified.exact),
-            ("[1,1234567890123456789012]", false)
+            minify("[1, 1234567890123456789012 ]"),
+            "[1,1234567890123456789012]"
         );
     }
 
@@ -686,11 +664,11 @@ mod tests {
             ("[1 \"a\"]", false),
             ("  {\"a\": [1 ,\"x y\", {\"b\" :null}] }  ", false),
         ] {
-            let minified = minify_exact(text);
-            assert_eq!(minified.joins, joins, "{text}");
+            let (minified, joined) = minify_joined(text);
+            assert_eq!(joined, joins, "{text}");
             if !joins {
                 let a = serde_json::from_str::<serde_json::Value>(text).ok();
-                let b = serde_json::from_str::<serde_json::Value>(&minified.text).ok();
+                let b = serde_json::from_str::<serde_json::Value>(&minified).ok();
                 assert_eq!(a, b, "{text}");
             }
         }

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
 use crate::project::{Projection, Unknown};
 use crate::table::{Format, Tabularize, auto, tabularize};
-use crate::tokens::{cost, fit};
+use crate::tokens::{costs, fit};
 use crate::value::Value;
 
 /// How the pipeline's value is written.
@@ -57,7 +57,8 @@ pub struct Rendered {
     pub text: String,
     /// Its format.
     pub format: Format,
-    /// Its tokens by [`tokens::cost`](crate::tokens::cost).
+    /// Its tokens: exact o200k with the `tiktoken` feature, else by
+    /// [`tokens::estimate_costs`](crate::tokens::estimate_costs).
     pub tokens: usize,
     /// One line per step that changed something (`tabularize: …`, `budget N: …`,
     /// `auto: chose …`), for a log or the model.
@@ -198,7 +199,8 @@ impl Pipeline {
             Output::Cheaper(options) => {
                 let toon = crate::to_string_with(value, options)?;
                 let json = crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
-                let (t, j) = (cost(&toon), cost(&json));
+                let both = costs(&[&json, &toon]);
+                let (j, t) = (both[0], both[1]);
                 return Ok(if t < j {
                     Rendered {
                         text: toon,
@@ -217,7 +219,7 @@ impl Pipeline {
             }
         };
         Ok(Rendered {
-            tokens: cost(&text),
+            tokens: costs(&[&text])[0],
             text,
             format,
             notes,

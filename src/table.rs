@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::options::{Delimiter, EncodeOptions};
-use crate::tokens::cost;
+use crate::tokens::costs;
 use crate::value::{Map, Value};
 
 /// The type of the values in one column.
@@ -566,7 +566,8 @@ pub struct Auto {
     pub format: Format,
     /// The value in that rendering.
     pub text: String,
-    /// Tokens of `text` by [`tokens::cost`](crate::tokens::cost).
+    /// Tokens of `text`: exact o200k with the `tiktoken` feature, else by
+    /// [`tokens::estimate_costs`](crate::tokens::estimate_costs).
     pub tokens: usize,
     /// Every candidate and its cost in tokens, cheapest first.
     pub candidates: Vec<(Format, usize)>,
@@ -595,9 +596,9 @@ impl Auto {
     }
 }
 
-/// Renders `value` in whichever lossless form costs the fewest tokens by
-/// [`tokens::cost`](crate::tokens::cost) (exact o200k counts with the `tiktoken` feature, a
-/// corrected estimate without): TOON with a comma, tab or pipe delimiter, or compact JSON.
+/// Renders `value` in whichever lossless form costs the fewest tokens — exact o200k counts
+/// with the `tiktoken` feature, [`tokens::estimate_costs`](crate::tokens::estimate_costs)
+/// without — of TOON with a comma, tab or pipe delimiter, and compact JSON.
 /// Ties go to compact JSON, then to the comma. [`Auto::candidates`] lists every cost.
 ///
 /// ```
@@ -612,12 +613,17 @@ impl Auto {
 /// When `value` cannot be serialized (a map with non-string keys, a failing `Serialize`).
 pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
     let json = crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
-    let mut scored: Vec<(Format, usize, String)> = Vec::with_capacity(4);
-    scored.push((Format::CompactJson, cost(&json), json));
+    let mut texts = vec![(Format::CompactJson, json)];
     for d in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
         let text = crate::to_string_with(value, &EncodeOptions::new().delimiter(d))?;
-        scored.push((Format::Toon(d), cost(&text), text));
+        texts.push((Format::Toon(d), text));
     }
+    let all: Vec<&str> = texts.iter().map(|(_, text)| text.as_str()).collect();
+    let mut scored: Vec<(Format, usize, String)> = costs(&all)
+        .into_iter()
+        .zip(texts)
+        .map(|(cost, (format, text))| (format, cost, text))
+        .collect();
     // Stable: ties keep the order above.
     scored.sort_by_key(|(_, n, _)| *n);
     let list = scored.iter().map(|(f, n, _)| (*f, *n)).collect();
@@ -634,6 +640,23 @@ pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
 mod tests {
     use super::*;
     use crate::toon;
+
+    #[test]
+    fn compact_json_prints_numbers_as_javascript_does() {
+        // §2's numbers as `JSON.stringify` writes them, as `toon -d` and `toon::json` do.
+        let deep = toon!({"a": {"b": {"c": {"d": [1.0, {"e": [{"f": -0.0}, 1e-7, 2.5]}]}}}});
+        let chosen = auto(&deep).unwrap();
+        assert_eq!(chosen.format, Format::CompactJson);
+        assert_eq!(
+            chosen.text,
+            r#"{"a":{"b":{"c":{"d":[1,{"e":[{"f":0},1e-7,2.5]}]}}}}"#
+        );
+        let rendered = crate::render::Pipeline::new()
+            .output(crate::render::Output::CompactJson)
+            .render(deep)
+            .unwrap();
+        assert_eq!(rendered.text, chosen.text);
+    }
 
     #[test]
     fn tabularize_fills_folds_and_drops() {
@@ -677,7 +700,7 @@ mod tests {
         ] {
             let a = auto(&v).unwrap();
             assert!(a.candidates.iter().all(|(_, n)| a.tokens <= *n));
-            assert_eq!(a.tokens, cost(&a.text));
+            assert_eq!(a.tokens, crate::tokens::cost(&a.text));
         }
     }
 }

@@ -11,11 +11,11 @@ use super::META_KEY;
 use super::raw::{self, Member, Splice, Text};
 use super::shape::Shape;
 use crate::error::{Error, Result};
-use crate::json_text::{minify, minify_exact};
+use crate::json_text::{minify, minify_joined};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
-use crate::tokens::cost;
-use crate::value::Value;
+use crate::tokens::costs;
+use crate::value::{Document, Value};
 
 /// The rendering converted blocks get.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -121,9 +121,6 @@ pub enum SkipReason {
     NotJson,
     /// No rendering is cheaper than the text as sent.
     NotSmaller,
-    /// `format: toon`, and TOON cannot write a number of the text with all its digits
-    /// (`toon::Value` holds `u64`, `i64` and `f64`): the text stays as sent.
-    InexactNumber,
     /// Conversion failed (kept because of `skip_on_error`).
     Failed,
     /// The tool returns document content, kept verbatim ([`ResultEncoder::keep`]).
@@ -143,7 +140,6 @@ impl SkipReason {
             SkipReason::TooLarge => "too_large",
             SkipReason::NotJson => "not_json",
             SkipReason::NotSmaller => "not_smaller",
-            SkipReason::InexactNumber => "inexact_number",
             SkipReason::Failed => "failed",
             SkipReason::Verbatim => "verbatim",
         }
@@ -603,24 +599,20 @@ impl ResultEncoder {
         if !trimmed.starts_with(['{', '[']) {
             return Err(Skip::Result(SkipReason::NotJson));
         }
-        // The JSON candidate and whether TOON can be one, in one pass over the text.
-        let minified = minify_exact(text);
-        let (json, exact) = (minified.text, minified.exact);
-        // Without whitespace the text reads as sent (the same value, or not JSON either), and
-        // ~6% faster: pretty JSON is a third whitespace.
-        let readable = if minified.joins { text } else { &json };
-        let mut value: Value =
-            serde_json::from_str(readable).map_err(|_| Skip::Result(SkipReason::NotJson))?;
-        let before_tokens = cost(text);
-        let (format, mut new_text, after_tokens, notes) = if shape.is_empty() {
-            // Text sent compact is its own JSON candidate: its tokens are counted.
-            let json_tokens = (json.len() == text.len()).then_some(before_tokens);
-            let (format, new_text, tokens) =
-                self.render_as_sent(json, json_tokens, &value, exact)?;
-            (format, new_text, tokens, Vec::new())
+        let not_json = |_| Skip::Result(SkipReason::NotJson);
+        let (format, mut new_text, after_tokens, notes, before_tokens) = if shape.is_empty() {
+            // Read as sent: a recording keeps every number's digits, so its TOON is lossless.
+            let document = Document::from_json_slice(text.as_bytes()).map_err(not_json)?;
+            let (format, new_text, tokens, before) = self.render_as_sent(text, &document)?;
+            (format, new_text, tokens, Vec::new(), before)
         } else {
+            let (json, joins) = minify_joined(text);
+            // Without whitespace the text reads as sent (the same value, or not JSON either),
+            // and ~6% faster: pretty JSON is a third whitespace.
+            let readable = if joins { text } else { &json };
+            let mut value: Value = serde_json::from_str(readable).map_err(not_json)?;
             // Shaping rewrites the value, and the value's numbers are what `f64` kept.
-            if !exact {
+            if !crate::json::inexact_numbers(readable.as_bytes()).is_empty() {
                 return Err(Skip::Shape(Error::data(
                     "this result has numbers with more digits than fields, limit, cursor or \
                      max_tokens can keep; call again without them to get it as sent",
@@ -628,7 +620,7 @@ impl ResultEncoder {
             }
             let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
             let (format, new_text, tokens) = self.render(value).map_err(Skip::Error)?;
-            (format, new_text, tokens, shaped.notes)
+            (format, new_text, tokens, shaped.notes, costs(&[text])[0])
         };
         // The text lives on in the result: drop the growth slack of its buffer.
         new_text.shrink_to_fit();
@@ -666,40 +658,61 @@ impl ResultEncoder {
         Ok((compact, block))
     }
 
-    /// (format name, text, tokens) of the policy's rendering of an unshaped block: its JSON
-    /// is the text as sent without whitespace (`json`, costing `json_tokens` when known),
-    /// TOON only when it writes every number exactly.
+    /// (format name, text, tokens, tokens of `sent`) of the policy's rendering of an
+    /// unshaped block: its JSON is the text as sent without whitespace, its TOON the
+    /// recording's. Only what the choice needs is counted and written: a long text's JSON is
+    /// first costed from a sample of its lines, each without whitespace, and written out only
+    /// when it is chosen or the call is close.
     fn render_as_sent(
         &self,
-        json: String,
-        json_tokens: Option<usize>,
-        value: &Value,
-        exact: bool,
-    ) -> std::result::Result<(&'static str, String, usize), Skip> {
-        let toon = || crate::to_string(value).map_err(Skip::Error);
-        let json_tokens = || json_tokens.unwrap_or_else(|| cost(&json));
+        sent: &str,
+        document: &Document,
+    ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
+        let toon = || crate::to_string(document).map_err(Skip::Error);
+        let cost = |text: &str| costs(&[text])[0];
+        // The text as sent is its own JSON candidate when it came compact.
+        let before = |json: &str, json_tokens: usize| {
+            if json.len() == sent.len() {
+                json_tokens
+            } else {
+                cost(sent)
+            }
+        };
         match self.policy.format {
             Format::Json => {
-                let tokens = json_tokens();
-                Ok(("json", json, tokens))
+                let json = minify(sent);
+                let tokens = cost(&json);
+                let before = before(&json, tokens);
+                Ok(("json", json, tokens, before))
             }
-            Format::Toon if !exact => Err(Skip::Result(SkipReason::InexactNumber)),
             Format::Toon => {
                 let toon = toon()?;
                 let tokens = cost(&toon);
-                Ok(("toon", toon, tokens))
+                Ok(("toon", toon, tokens, cost(sent)))
             }
             Format::Auto => {
-                let json_tokens = json_tokens();
-                if exact {
-                    let toon = toon()?;
+                let toon = toon()?;
+                #[cfg(not(feature = "tiktoken"))]
+                if let Some((sent_tokens, json_tokens)) = estimate_sampled_lines(sent, minify) {
                     let toon_tokens = cost(&toon);
-                    // Ties go to JSON, as `Output::Cheaper`.
-                    if toon_tokens < json_tokens {
-                        return Ok(("toon", toon, toon_tokens));
+                    let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));
+                    if !crate::tokens::close(low, high) {
+                        return Ok(if toon_tokens < json_tokens {
+                            ("toon", toon, toon_tokens, sent_tokens)
+                        } else {
+                            ("json", minify(sent), json_tokens, sent_tokens)
+                        });
                     }
                 }
-                Ok(("json", json, json_tokens))
+                let json = minify(sent);
+                let both = costs(&[&json, &toon]);
+                let before = before(&json, both[0]);
+                // Ties go to JSON, as `Output::Cheaper`.
+                Ok(if both[1] < both[0] {
+                    ("toon", toon, both[1], before)
+                } else {
+                    ("json", json, both[0], before)
+                })
             }
         }
     }
@@ -718,6 +731,41 @@ impl ResultEncoder {
         };
         Ok((name, rendered.text, rendered.tokens))
     }
+}
+
+/// The sampled estimates ([`estimate_costs`](crate::tokens::estimate_costs)) of a long text and of what `transform` makes of
+/// it, `(text, transformed)`, from the same slices, each transformed on its own: the cost of a
+/// rendering derived from the text (its JSON without whitespace) without deriving all of it.
+/// Slices are whole lines, so that a transform reading JSON never starts inside a string;
+/// `None` when the text is not long enough to be sampled or a slice finds no line to start at.
+#[cfg(not(feature = "tiktoken"))]
+fn estimate_sampled_lines(
+    text: &str,
+    transform: impl Fn(&str) -> String,
+) -> Option<(usize, usize)> {
+    use crate::tokens::{SAMPLE_ABOVE, SAMPLE_SLICE, SAMPLE_SLICES, estimate};
+    if text.len() <= SAMPLE_ABOVE {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let stride = text.len() / SAMPLE_SLICES;
+    let (mut tokens, mut transformed, mut sampled) = (0usize, 0usize, 0usize);
+    for k in 0..SAMPLE_SLICES {
+        let from = k * stride;
+        let window = &bytes[from..(from + SAMPLE_SLICE).min(bytes.len())];
+        let start = from + memchr::memchr(b'\n', window)? + 1;
+        let end = from + memchr::memrchr(b'\n', window)?;
+        if end <= start {
+            return None;
+        }
+        // Both ends are just after or at a newline: char boundaries.
+        let slice = &text[start..end];
+        tokens += estimate(slice);
+        transformed += estimate(&transform(slice));
+        sampled += slice.len();
+    }
+    let scale = |n: usize| (n as f64 * text.len() as f64 / sampled.max(1) as f64).round() as usize;
+    Some((scale(tokens), scale(transformed)))
 }
 
 /// What the blocks of one result came to.

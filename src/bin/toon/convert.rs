@@ -369,10 +369,10 @@ fn stats(json_text: &str, toon_text: &str) {
     );
 }
 
-/// What TOON saves, or costs more, than JSON: a count without a sign, and the change in
-/// percent of the JSON's tokens with its sign. A saving is the official CLI's line
-/// (`Saved ~396 tokens (-60.4%)`, @toon-format/cli 4.1.1, ties included); it has no line for
-/// a cost (it prints `Saved ~-162 tokens (--50.5%)`), so that one mirrors it.
+/// What TOON saves, or costs more, than JSON, in tokens and in percent of the JSON's, both
+/// positive: the word says which (`Saved ~396 tokens (60.4%)`, `Costs ~162 more tokens
+/// (50.5%)`). The official CLI (@toon-format/cli 4.1.1) says "Saved" with a signed change,
+/// `Saved ~396 tokens (-60.4%)`, and has no line for a cost (`Saved ~-162 tokens (--50.5%)`).
 fn difference(json_tokens: usize, toon_tokens: usize) -> String {
     let percent = |diff: usize| {
         if json_tokens == 0 {
@@ -382,10 +382,10 @@ fn difference(json_tokens: usize, toon_tokens: usize) -> String {
         }
     };
     match json_tokens.checked_sub(toon_tokens) {
-        Some(saved) => format!("Saved ~{saved} tokens (-{:.1}%)", percent(saved)),
+        Some(saved) => format!("Saved ~{saved} tokens ({:.1}%)", percent(saved)),
         None => {
             let more = toon_tokens - json_tokens;
-            format!("Costs ~{more} more tokens (+{:.1}%)", percent(more))
+            format!("Costs ~{more} more tokens ({:.1}%)", percent(more))
         }
     }
 }

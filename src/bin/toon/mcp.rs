@@ -142,8 +142,6 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let source = file.as_deref().unwrap_or("<stdin>");
             // Read as text, never as a `Value`: numbers keep their digits and every byte the
             // encoder does not change is printed as it came.
-            serde_json::from_str::<&serde_json::value::RawValue>(&text)
-                .map_err(|e| format!("{source}: invalid JSON: {e}"))?;
             let shape = Shape {
                 fields: fields.into_iter().flatten().collect(),
                 max_tokens: budget,
@@ -158,6 +156,10 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
                 .skipped
                 .contains_key(&SkipReason::NotAResult)
             {
+                // The encoder reads only what serde_json accepts: say where the JSON breaks, if
+                // it does, only now that it is known to.
+                serde_json::from_str::<&serde_json::value::RawValue>(&text)
+                    .map_err(|e| format!("{source}: invalid JSON: {e}"))?;
                 return Err(format!(
                     "{source}: not a tools/call result (expected {{\"content\": [...]}})"
                 ));
