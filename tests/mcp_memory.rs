@@ -67,8 +67,9 @@ fn encoding_holds_only_what_the_result_needs() {
         );
         assert!(after_drop.abs() < 1024, "{after_drop}");
     }
-    // Proportional to the result: the same multiple at 256 KB and at 1 MB, and small (6.7×;
-    // 7.7× with `tiktoken`, whose exact count holds a token buffer).
+    // Proportional to the result, never more at 1 MB than at 256 KB, and small (6.1× at
+    // 256 KB; 5.4× at 1 MB, decided on a sample so that only TOON is written whole; more with
+    // `tiktoken`, whose exact count holds a token buffer).
     assert!(peaks.iter().all(|&p| p < 10.0), "{peaks:?}");
-    assert!((peaks[1] - peaks[0]).abs() < 0.5, "{peaks:?}");
+    assert!(peaks[1] < peaks[0] + 0.5, "{peaks:?}");
 }

@@ -660,9 +660,9 @@ impl ResultEncoder {
 
     /// (format name, text, tokens, tokens of `sent`) of the policy's rendering of an
     /// unshaped block: its JSON is the text as sent without whitespace, its TOON the
-    /// recording's. Only what the choice needs is counted and written: a long text's JSON is
-    /// first costed from a sample of its lines, each without whitespace, and written out only
-    /// when it is chosen or the call is close.
+    /// recording's. Only what the choice needs is counted and written: a long block is
+    /// decided on a sample of its value ([`Self::choose_by_sample`]) and only the chosen
+    /// rendering written.
     fn render_as_sent(
         &self,
         sent: &str,
@@ -691,19 +691,10 @@ impl ResultEncoder {
                 Ok(("toon", toon, tokens, cost(sent)))
             }
             Format::Auto => {
-                let toon = toon()?;
-                #[cfg(not(feature = "tiktoken"))]
-                if let Some((sent_tokens, json_tokens)) = estimate_sampled_lines(sent, minify) {
-                    let toon_tokens = cost(&toon);
-                    let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));
-                    if !crate::tokens::close(low, high) {
-                        return Ok(if toon_tokens < json_tokens {
-                            ("toon", toon, toon_tokens, sent_tokens)
-                        } else {
-                            ("json", minify(sent), json_tokens, sent_tokens)
-                        });
-                    }
+                if let Some(chosen) = Self::choose_by_sample(sent, document)? {
+                    return Ok(chosen);
                 }
+                let toon = toon()?;
                 let json = minify(sent);
                 let both = costs(&[&json, &toon]);
                 let before = before(&json, both[0]);
@@ -715,6 +706,45 @@ impl ResultEncoder {
                 })
             }
         }
+    }
+
+    /// `render_as_sent`'s `auto` for a long block, deciding on a sample: both renderings of a
+    /// [`Document::sample`] of about `SAMPLE_TARGET` bytes are costed ([`tokens::cost`](crate::tokens::cost):
+    /// exact with `tiktoken`), and only the cheaper one is written whole. `None` when the block is short, has no long array or
+    /// object to sample, keeps more than a tenth of the sample whole beside what it thinned,
+    /// or the sample's renderings are within 3% of each other (then both are written and
+    /// estimated, as for a short block).
+    fn choose_by_sample(
+        sent: &str,
+        document: &Document,
+    ) -> std::result::Result<Option<(&'static str, String, usize, usize)>, Skip> {
+        use crate::tokens::{SAMPLE_ABOVE, close, cost};
+        /// Bytes of JSON text the sample is cut to, about.
+        const SAMPLE_TARGET: usize = 64 * 1024;
+        if sent.len() <= SAMPLE_ABOVE {
+            return Ok(None);
+        }
+        let sample = document.sample(sent.len().div_ceil(SAMPLE_TARGET));
+        if !sample.representative {
+            return Ok(None);
+        }
+        let sample = sample.document;
+        let toon_sample = crate::to_string(&sample).map_err(Skip::Error)?;
+        let json_sample =
+            crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::data(e.to_string())))?;
+        // Exact counts with `tiktoken`: the sample is small.
+        let (toon_tokens, json_tokens) = (cost(&toon_sample), cost(&json_sample));
+        if close(toon_tokens.min(json_tokens), toon_tokens.max(json_tokens)) {
+            return Ok(None);
+        }
+        let whole = |text: &str| costs(&[text])[0];
+        let (format, text) = if toon_tokens < json_tokens {
+            ("toon", crate::to_string(document).map_err(Skip::Error)?)
+        } else {
+            ("json", minify(sent))
+        };
+        let tokens = whole(&text);
+        Ok(Some((format, text, tokens, whole(sent))))
     }
 
     /// (format name, text, tokens) of the policy's rendering of a shaped value.
@@ -731,41 +761,6 @@ impl ResultEncoder {
         };
         Ok((name, rendered.text, rendered.tokens))
     }
-}
-
-/// The sampled estimates ([`estimate_costs`](crate::tokens::estimate_costs)) of a long text and of what `transform` makes of
-/// it, `(text, transformed)`, from the same slices, each transformed on its own: the cost of a
-/// rendering derived from the text (its JSON without whitespace) without deriving all of it.
-/// Slices are whole lines, so that a transform reading JSON never starts inside a string;
-/// `None` when the text is not long enough to be sampled or a slice finds no line to start at.
-#[cfg(not(feature = "tiktoken"))]
-fn estimate_sampled_lines(
-    text: &str,
-    transform: impl Fn(&str) -> String,
-) -> Option<(usize, usize)> {
-    use crate::tokens::{SAMPLE_ABOVE, SAMPLE_SLICE, SAMPLE_SLICES, estimate};
-    if text.len() <= SAMPLE_ABOVE {
-        return None;
-    }
-    let bytes = text.as_bytes();
-    let stride = text.len() / SAMPLE_SLICES;
-    let (mut tokens, mut transformed, mut sampled) = (0usize, 0usize, 0usize);
-    for k in 0..SAMPLE_SLICES {
-        let from = k * stride;
-        let window = &bytes[from..(from + SAMPLE_SLICE).min(bytes.len())];
-        let start = from + memchr::memchr(b'\n', window)? + 1;
-        let end = from + memchr::memrchr(b'\n', window)?;
-        if end <= start {
-            return None;
-        }
-        // Both ends are just after or at a newline: char boundaries.
-        let slice = &text[start..end];
-        tokens += estimate(slice);
-        transformed += estimate(&transform(slice));
-        sampled += slice.len();
-    }
-    let scale = |n: usize| (n as f64 * text.len() as f64 / sampled.max(1) as f64).round() as usize;
-    Some((scale(tokens), scale(transformed)))
 }
 
 /// What the blocks of one result came to.

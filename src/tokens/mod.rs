@@ -183,8 +183,8 @@ pub fn cost(text: &str) -> usize {
 /// Texts up to this long are estimated whole by [`estimate_costs`]; longer ones from a sample.
 pub(crate) const SAMPLE_ABOVE: usize = 256 * 1024;
 /// The sample: this many slices, evenly spread, of `SAMPLE_SLICE` bytes each.
-pub(crate) const SAMPLE_SLICES: usize = 32;
-pub(crate) const SAMPLE_SLICE: usize = 4 * 1024;
+const SAMPLE_SLICES: usize = 32;
+const SAMPLE_SLICE: usize = 4 * 1024;
 /// Two cheapest estimates within this fraction of each other are a close call.
 const CLOSE: f64 = 0.03;
 

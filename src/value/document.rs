@@ -41,6 +41,119 @@ impl Document {
     }
 }
 
+impl Document {
+    /// A smaller document of the same shape, for estimating what renderings of this one cost
+    /// without writing them whole: in every array and object of at least `2 × every`
+    /// elements, only every `every`-th element is kept (the first included); everything else
+    /// is kept whole. A subset of a uniform array is uniform, so the sample is laid out as the
+    /// document is wherever the layout rests on uniformity (§9.3 tabular arrays, §9.1 inline
+    /// primitive arrays).
+    ///
+    /// ```
+    /// let rows: Vec<String> = (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
+    /// let text = format!(r#"{{"rows":[{}]}}"#, rows.join(","));
+    /// let doc = toon::Document::from_json_slice(text.as_bytes()).unwrap();
+    /// let sample = doc.sample(10);
+    /// assert!(sample.representative);
+    /// assert!(toon::to_string(&sample.document).unwrap().starts_with("rows[10]{id}:\n  0\n  10\n"));
+    /// ```
+    #[must_use]
+    pub fn sample(&self, every: usize) -> DocumentSample {
+        let mut copy = Thinning {
+            out: Vec::new(),
+            every: every.max(1),
+            outside: 0,
+        };
+        if !self.tape.ev.is_empty() {
+            copy.item(&self.tape.ev, 0, false);
+        }
+        let (events, outside) = (copy.out.len(), copy.outside);
+        DocumentSample {
+            representative: events * 2 <= self.tape.ev.len() && outside * 10 <= events,
+            document: Document {
+                tape: Tape {
+                    ev: copy.out,
+                    text: self.tape.text.clone(),
+                },
+            },
+        }
+    }
+}
+
+/// A [`Document::sample`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DocumentSample {
+    /// The smaller document.
+    pub document: Document,
+    /// Whether it stands for the whole: it has at most half the document's items, and at most
+    /// a tenth of its own lie outside the containers it thinned (kept whole beside what was
+    /// thinned, those would weigh more in the sample than in the document).
+    pub representative: bool,
+}
+
+/// A [`Document::sample`] being copied.
+struct Thinning {
+    out: Vec<Ev>,
+    every: usize,
+    /// Events copied outside every thinned container.
+    outside: usize,
+}
+
+impl Thinning {
+    /// Copies the item at `at` of `src`, containers thinned as [`Document::sample`] says;
+    /// `inside` when it lies in a thinned container. Returns the index after the item.
+    fn item(&mut self, src: &[Ev], at: usize, inside: bool) -> usize {
+        if !inside {
+            self.outside += 1;
+        }
+        let (len, end, object) = match src[at] {
+            Ev::Arr { len, end } => (len as usize, end as usize, false),
+            Ev::Obj { len, end } => (len as usize, end as usize, true),
+            ev => {
+                self.out.push(ev);
+                return at + 1;
+            }
+        };
+        let step = if len >= 2 * self.every { self.every } else { 1 };
+        let inside = inside || step > 1;
+        let slot = self.out.len();
+        self.out.push(src[at]);
+        let (mut i, mut index, mut kept) = (at + 1, 0, 0u32);
+        while i < end {
+            // An object's entry is its key, then its value.
+            let value = if object { i + 1 } else { i };
+            if index % step == 0 {
+                if object {
+                    self.out.push(src[i]);
+                    self.outside += usize::from(!inside);
+                }
+                crate::stack::nested(|| self.item(src, value, inside));
+                kept += 1;
+            }
+            i = match src[value] {
+                Ev::Arr { end, .. } | Ev::Obj { end, .. } => end as usize,
+                _ => value + 1,
+            };
+            index += 1;
+        }
+        // The copy has no more events than the original, so its indices fit as those did.
+        let copied_end = u32::try_from(self.out.len()).unwrap_or(u32::MAX);
+        self.out[slot] = if object {
+            Ev::Obj {
+                len: kept,
+                end: copied_end,
+            }
+        } else {
+            Ev::Arr {
+                len: kept,
+                end: copied_end,
+            }
+        };
+        i
+    }
+}
+
 impl fmt::Debug for Document {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Document")
@@ -282,6 +395,37 @@ impl<'de> Visitor<'de> for Key<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sample_keeps_every_nth_element_of_long_containers_and_the_shape() {
+        let rows: Vec<String> = (0..10)
+            .map(|i| format!(r#"{{"id":{i},"tags":["a","b"]}}"#))
+            .collect();
+        let text = format!(r#"{{"rows":[{}],"n":{{"x":1}}}}"#, rows.join(","));
+        let doc = Document::from_json_slice(text.as_bytes()).unwrap();
+        let sample = doc.sample(3);
+        // `n` is kept whole beside the thinned rows: 7 of the sample's 35 items.
+        assert!(!sample.representative);
+        let sampled = sample.document;
+        assert_eq!(
+            serde_json::to_string(&sampled).unwrap(),
+            r#"{"rows":[{"id":0,"tags":["a","b"]},{"id":3,"tags":["a","b"]},{"id":6,"tags":["a","b"]},{"id":9,"tags":["a","b"]}],"n":{"x":1}}"#
+        );
+        assert_eq!(
+            crate::to_string(&sampled).unwrap(),
+            "rows[4]:\n  - id: 0\n    tags[2]: a,b\n  - id: 3\n    tags[2]: a,b\n  - id: 6\n    tags[2]: a,b\n  - id: 9\n    tags[2]: a,b\nn:\n  x: 1"
+        );
+        // Short containers, and every one with a step of 1, stay whole.
+        assert_eq!(
+            serde_json::to_string(&doc.sample(1).document).unwrap(),
+            serde_json::to_string(&doc).unwrap()
+        );
+        let object = Document::from_json_slice(br#"{"a":1,"b":2,"c":3,"d":4,"e":5}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&object.sample(2).document).unwrap(),
+            r#"{"a":1,"c":3,"e":5}"#
+        );
+    }
     use crate::{Value, toon};
 
     #[test]

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde::de::{self, Deserialize, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
-pub use document::Document;
+pub use document::{Document, DocumentSample};
 pub use map::Map;
 pub use number::Number;
 
