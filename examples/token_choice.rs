@@ -167,6 +167,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             for (name, exact, est) in &doc.renderings {
                 tsv.push_str(&format!("\t{name}\t{exact}\t{est}"));
             }
+            // What the rules decide by (`estimate_costs`, sampled for long texts).
+            for cost in doc.choice.0.iter().chain(&doc.choice.1) {
+                tsv.push_str(&format!("\t{cost}"));
+            }
             tsv.push('\n');
         }
         std::fs::write(path, tsv)?;

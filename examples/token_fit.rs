@@ -8,7 +8,10 @@
 //! 1. A first pass counts the short pieces (up to 7 bytes): the `MAX_TEXTS` most common
 //!    (`"\",\""`, `" id"`, `",true"`) get their own weight in `TEXTS`.
 //! 2. A second pass attributes every piece's exact count to the cell that weighs it: a common
-//!    text to its own; a word's letters alone to `WORD[group]` and what its prefix adds to
+//!    text to its own; a word whose letters alone are a common text (`",face"`) to what its
+//!    prefix adds to common words of that length, `PREFIX_COMMON[prefix][bytes]` (a comma adds
+//!    about a token to them, far more than to rarer words, where it often merges into the
+//!    letters' tokens); other words' letters alone to `WORD[group]` and what their prefix adds to
 //!    `PREFIX[prefix][group]`; digits to `DIGITS[len]`; punctuation, newlines and spaces to
 //!    their kind's table by length, and what a non-ASCII character (emoji) adds to punctuation,
 //!    by its width in bytes, to `PUNCT_WIDE_CHAR`.
@@ -79,6 +82,9 @@ struct Cells {
     texts: HashMap<u64, Cell>,
     word: Vec<Cell>,
     prefix: Vec<Vec<Cell>>,
+    /// What a prefix adds to a word whose letters are a common text by themselves, by their
+    /// length in bytes.
+    prefix_common: Vec<[Cell; 7]>,
     digits: [Cell; 3],
     punct: [Cell; BY_CHARS],
     newline: [Cell; BY_CHARS],
@@ -95,6 +101,7 @@ impl Cells {
             texts: HashMap::new(),
             word: vec![Cell::default(); Letters::GROUPS],
             prefix: vec![vec![Cell::default(); Letters::GROUPS]; Prefix::COUNT],
+            prefix_common: vec![[Cell::default(); 7]; Prefix::COUNT],
             digits: [Cell::default(); 3],
             punct: [Cell::default(); BY_CHARS],
             newline: [Cell::default(); BY_CHARS],
@@ -116,6 +123,9 @@ impl Cells {
         };
         pairs(&mut self.word, &doc.word);
         for (all, doc) in self.prefix.iter_mut().zip(&doc.prefix) {
+            pairs(all, doc);
+        }
+        for (all, doc) in self.prefix_common.iter_mut().zip(&doc.prefix_common) {
             pairs(all, doc);
         }
         pairs(&mut self.digits, &doc.digits);
@@ -180,6 +190,13 @@ impl Fit {
                         None => piece.text,
                     };
                     let alone = self.exact(letters_text);
+                    if let Some(p) = prefix
+                        && text_key(letters_text).is_some_and(|k| self.common.contains(&k))
+                    {
+                        // Weighed as the common text plus `PREFIX_COMMON`.
+                        doc.prefix_common[p.index()][letters_text.len() - 1].add(tokens - alone);
+                        continue;
+                    }
                     // Longer words extrapolate from the longest length's cell.
                     if letters.chars <= Letters::MAX_CHARS {
                         let g = letters.group();
@@ -365,6 +382,31 @@ fn render(fit: &Fit) -> String {
     );
     for row in &cells.prefix {
         let _ = writeln!(out, "    {},", rust_array(&prefix_weights(row), "    "));
+    }
+    out.push_str("];\n\n");
+    // What a prefix adds to a common word: the mean for its length, else over all lengths,
+    // else what it adds to words on average.
+    let sum = |cells: &[Cell]| {
+        cells.iter().fold(Cell::default(), |mut all, c| {
+            all.merge(*c, f64::INFINITY);
+            all
+        })
+    };
+    let _ = writeln!(
+        out,
+        "pub(super) const PREFIX_COMMON: [[i32; 7]; {}] = [",
+        Prefix::COUNT
+    );
+    for (common, row) in cells.prefix_common.iter().zip(&cells.prefix) {
+        let any = sum(common)
+            .mean()
+            .or_else(|| sum(row).mean())
+            .unwrap_or(1.0);
+        let weights: Vec<i32> = common
+            .iter()
+            .map(|c| units(c.mean().unwrap_or(any)))
+            .collect();
+        let _ = writeln!(out, "    {},", rust_array(&weights, "    "));
     }
     out.push_str("];\n\n");
     let digits: Vec<i32> = cells

@@ -22,8 +22,10 @@ use pretokenize::{Kind, Letters, Piece, Pieces};
 /// The text is cut exactly as o200k's pre-tokenizer cuts it (BPE never merges across those
 /// cuts), and each piece is weighted by what pieces of its kind cost on average: a word by its
 /// length, script and case, plus what the character it took before it adds (`" name"` is
-/// usually one token, `",name"` often two); digits, punctuation, newlines and indentation by
-/// their text when it is a common one (`"\":\""`, `"},{\""`), by their length otherwise. The
+/// usually one token, `",name"` often two; a word whose letters are a common text by
+/// themselves, `"face"` in `",face"`, by that text's weight and what the prefix adds to common
+/// words); digits, punctuation, newlines and indentation by their text when it is a common one
+/// (`"\":\""`, `"},{\""`), by their length otherwise. The
 /// weights are fitted on real-world JSON and TOON (`examples/token_fit.rs`); accuracy and the
 /// held-out figures are in the README. Linear time, no allocation.
 ///
@@ -42,7 +44,8 @@ pub fn estimate(text: &str) -> usize {
 #[inline]
 fn weight(piece: &Piece<'_>) -> i64 {
     use weights::{
-        DIGITS, NEWLINE_BY_CHARS, PREFIX, PUNCT_BY_CHARS, PUNCT_WIDE_CHAR, SPACE_BY_CHARS, WORD,
+        DIGITS, NEWLINE_BY_CHARS, PREFIX, PREFIX_COMMON, PUNCT_BY_CHARS, PUNCT_WIDE_CHAR,
+        SPACE_BY_CHARS, WORD,
     };
     if let Some(key) = text_key(piece.text)
         && let Some(weight) = common_text(key)
@@ -51,6 +54,13 @@ fn weight(piece: &Piece<'_>) -> i64 {
     }
     match piece.kind {
         Kind::Word { prefix, letters } => {
+            if let Some(p) = prefix
+                && let Some((weight, len)) = common_letters(piece.text)
+            {
+                // A word whose letters are a common text (`",face"`): their weight, and what
+                // the prefix adds to common words of their length.
+                return i64::from(weight) + i64::from(PREFIX_COMMON[p.index()][len - 1]);
+            }
             let g = letters.group();
             let word = beyond(WORD[g], letters.chars, Letters::MAX_CHARS);
             word + prefix.map_or(0, |p| i64::from(PREFIX[p.index()][g]))
@@ -92,6 +102,16 @@ fn beyond(weight: i32, chars: usize, max: usize) -> i64 {
     } else {
         weight * chars as i64 / max as i64
     }
+}
+
+/// The weight and length in bytes of a prefixed word's letters (`text` without its first
+/// character) when they are a common text by themselves.
+#[inline]
+fn common_letters(text: &str) -> Option<(i32, usize)> {
+    let first = text.chars().next().map_or(0, char::len_utf8);
+    let letters = &text[first..];
+    let weight = text_key(letters).and_then(common_text)?;
+    Some((weight, letters.len()))
 }
 
 /// The key of a short piece in `weights::TEXTS`: its bytes and length in one integer, for
