@@ -300,69 +300,76 @@ impl From<&Parts<'_>> for Decimal {
 /// number tokens and string escapes included, as it was.
 #[must_use]
 pub(crate) fn minify(text: &str) -> String {
-    minify_with(text, |_| {}).0
+    minify_joined(text).0
 }
 
 /// [`minify`], and whether whitespace was removed between two bytes of numbers or literals
 /// (`[1 2]`, `tr ue`): then the text is not JSON, though the result may read as JSON. Without
 /// such a join the two read alike — the same tokens, or the same error — and the result is the
 /// shorter to parse.
+///
+/// Pretty JSON is mostly short strings and runs of indentation: strings are copied eight bytes
+/// at a time (each word whole, one store, the copy then cut back to its quote or backslash),
+/// and indentation is skipped eight spaces at a time. Finding and copying each string with a
+/// call (`memchr`, `memcpy`) cost more than the string.
 #[must_use]
 pub(crate) fn minify_joined(text: &str) -> (String, bool) {
-    minify_with(text, |_| {})
-}
-
-/// [`minify`], calling `number` with each number token; and whether whitespace was removed
-/// between two bytes of numbers or literals ([`minify_joined`]).
-///
-/// Strings are copied eight bytes at a time: a JSON document's strings are mostly a few
-/// bytes long, and finding and copying each one with a call (`memchr`, `memcpy`) cost more
-/// than the string.
-fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
-    // Bytes of numbers and of `true`, `false` and `null` (and of what is neither but would
-    // join as they do).
-    let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
     let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+    // Written at `len`, which never passes `at`: a word copied at `at` fits in the text's
+    // length and eight bytes more. Indexing a buffer of that size keeps `len` in a register,
+    // where `Vec::push` reloads it for a capacity check on every byte.
+    let mut out = vec![0; bytes.len() + 8];
+    let mut len = 0;
     let mut joins = false;
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         match b {
             b'"' => {
-                out.push(b);
+                out[len] = b;
+                len += 1;
                 at += 1;
                 // Up to the closing quote, a backslash taking the byte after it (as
-                // `string_end` reads strings); to the end when there is none. Eight bytes at
-                // a time: each word is copied whole (one store) and the copy cut back to the
-                // quote or backslash in it.
-                'string: while at < bytes.len() {
-                    while let Some(chunk) = bytes[at..].first_chunk::<8>() {
+                // `string_end` reads strings); to the end when there is none.
+                loop {
+                    if let Some(chunk) = bytes[at..].first_chunk::<8>() {
                         let found = quote_or_backslash(chunk);
-                        let len = out.len();
-                        out.extend_from_slice(chunk);
-                        if found != 0 {
-                            let plain = (found.trailing_zeros() / 8) as usize;
-                            out.truncate(len + plain);
-                            at += plain;
+                        out[len..len + 8].copy_from_slice(chunk);
+                        if found == 0 {
+                            at += 8;
+                            len += 8;
+                            continue;
+                        }
+                        let plain = (found.trailing_zeros() / 8) as usize;
+                        if chunk[plain] == b'"' {
+                            at += plain + 1;
+                            len += plain + 1;
                             break;
                         }
-                        at += 8;
+                        if plain < 7 {
+                            // The backslash and the byte after it, both in the word.
+                            at += plain + 2;
+                            len += plain + 2;
+                            continue;
+                        }
+                        // A backslash ending the word: read below.
+                        at += plain;
+                        len += plain;
                     }
-                    // At a quote or a backslash, or fewer than eight bytes from the end.
-                    while let Some(&b) = bytes.get(at) {
-                        if b == b'"' {
-                            out.push(b);
-                            at += 1;
-                            break 'string;
-                        }
-                        if b == b'\\' {
-                            // A backslash and the byte after it.
-                            let escape = 2.min(bytes.len() - at);
-                            out.extend_from_slice(&bytes[at..at + escape]);
-                            at += escape;
-                            continue 'string;
-                        }
-                        out.push(b);
+                    // Fewer than eight bytes from the end, or at a backslash ending a word.
+                    let Some(&b) = bytes.get(at) else {
+                        break;
+                    };
+                    out[len] = b;
+                    len += 1;
+                    at += 1;
+                    if b == b'"' {
+                        break;
+                    }
+                    if b == b'\\'
+                        && let Some(&escaped) = bytes.get(at)
+                    {
+                        out[len] = escaped;
+                        len += 1;
                         at += 1;
                     }
                 }
@@ -371,32 +378,57 @@ fn minify_with(text: &str, mut number: impl FnMut(&[u8])) -> (String, bool) {
                 // The whole run (a newline and its indentation), then whether it sat between
                 // two bytes of a token.
                 at += 1;
-                while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
-                    at += 1;
+                loop {
+                    if let Some(chunk) = bytes[at..].first_chunk::<8>() {
+                        let other = u64::from_le_bytes(*chunk) ^ (ONES * u64::from(b' '));
+                        // Past the spaces: all eight when there is no other byte.
+                        at += (other.trailing_zeros() / 8) as usize;
+                        if other == 0 {
+                            continue;
+                        }
+                    }
+                    match bytes.get(at) {
+                        Some(b' ' | b'\t' | b'\n' | b'\r') => at += 1,
+                        _ => break,
+                    }
                 }
-                if out.last().copied().is_some_and(word) && bytes.get(at).copied().is_some_and(word)
+                if len > 0
+                    && WORD[usize::from(out[len - 1])]
+                    && bytes.get(at).is_some_and(|&b| WORD[usize::from(b)])
                 {
                     joins = true;
                 }
             }
-            b'-' | b'0'..=b'9' => {
-                let end = number_end(bytes, at);
-                number(&bytes[at..end]);
-                out.extend_from_slice(&bytes[at..end]);
-                at = end;
-            }
             b => {
-                out.push(b);
+                out[len] = b;
+                len += 1;
                 at += 1;
             }
         }
     }
+    out.truncate(len);
     // Only ASCII whitespace outside strings was removed, so the bytes are still UTF-8; a
     // string cut short by a stray backslash at the very end is copied as it was.
     let out = String::from_utf8(out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     (out, joins)
 }
+
+/// The bytes of numbers and of `true`, `false` and `null` (and of what is neither but would
+/// join as they do).
+const WORD: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric() || matches!(c, b'-' | b'+' | b'.');
+        b += 1;
+    }
+    table
+};
+
+/// `u64::MAX / 255`: the byte 1 eight times.
+const ONES: u64 = u64::MAX / 255;
 
 /// The quotes and backslashes among eight bytes: the high bit of each one's byte set, exact
 /// up to the first one (a borrow may mark bytes after it).
@@ -671,6 +703,71 @@ mod tests {
                 let b = serde_json::from_str::<serde_json::Value>(&minified).ok();
                 assert_eq!(a, b, "{text}");
             }
+        }
+    }
+
+    /// Generated texts of strings, whitespace runs (long indentation too) and other bytes:
+    /// minified as the byte-at-a-time reading does, joins found as it finds them.
+    #[test]
+    fn minify_agrees_with_reading_byte_by_byte() {
+        fn by_bytes(text: &str) -> (String, bool) {
+            let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
+            let bytes = text.as_bytes();
+            let mut out = Vec::new();
+            let mut joins = false;
+            let mut at = 0;
+            while at < bytes.len() {
+                match bytes[at] {
+                    b'"' => {
+                        let end = string_end(bytes, at + 1).min(bytes.len());
+                        out.extend_from_slice(&bytes[at..end]);
+                        at = end;
+                    }
+                    b' ' | b'\t' | b'\n' | b'\r' => {
+                        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+                            at += 1;
+                        }
+                        let next = bytes.get(at).copied();
+                        joins |= out.last().copied().is_some_and(word) && next.is_some_and(word);
+                    }
+                    b => {
+                        out.push(b);
+                        at += 1;
+                    }
+                }
+            }
+            (String::from_utf8_lossy(&out).into_owned(), joins)
+        }
+        let pieces = [
+            "\"",
+            "\\",
+            "\\\"",
+            " ",
+            "\n",
+            "\t",
+            "\r",
+            "\n                  ",
+            "        ",
+            "1",
+            "-2.5e3",
+            "true",
+            "null",
+            ",",
+            ":",
+            "[",
+            "}",
+            "é",
+            "😀",
+            "\u{1}",
+            "ab",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..3000 {
+            let len = crate::test_rng::next(&mut state) % 120;
+            let text: String = (0..len)
+                .map(|_| pieces[crate::test_rng::next(&mut state) as usize % pieces.len()])
+                .collect();
+            assert_eq!(minify_joined(&text), by_bytes(&text), "{text:?}");
         }
     }
 

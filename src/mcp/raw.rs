@@ -498,11 +498,11 @@ fn plain_end(bytes: &[u8], mut at: usize) -> usize {
 /// `None` when it is not a literal serde_json accepts: an unescaped control character, an
 /// escape other than `\" \\ \/ \b \f \n \r \t \uXXXX`, no closing quote.
 ///
-/// A 1 MB text of pretty JSON has an escape every six bytes: the runs between them are
-/// found eight bytes at a time and copied as whole words (a call to copy a run of four bytes
-/// costs more than the run). Validating as a
-/// [`RawValue`] then unescaping read the text twice, and serde_json's string parsing is
-/// slower on it.
+/// A 1 MB text of pretty JSON has an escape every six to ten bytes: it is read eight bytes
+/// at a time ([`unescape_runs`]) and each word copied whole (one store), a one-letter escape
+/// in it replaced by its byte first; the copy is then cut back. A call to copy a run of four
+/// bytes costs more than the run. Validating as a [`RawValue`] then unescaping read the text
+/// twice, and serde_json's string parsing is slower on it.
 pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, str>>)> {
     let bytes = text.as_bytes();
     if bytes.get(at) != Some(&b'"') {
@@ -519,8 +519,20 @@ pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, st
     // `text` of a result).
     let mut out = Vec::with_capacity(bytes.len() - start);
     out.extend_from_slice(&bytes[start..i]);
+    let mut buf = [0; BUF];
     let mut lone = false;
-    'escapes: loop {
+    loop {
+        let (read, len) = unescape_runs(bytes, i, &mut buf);
+        out.extend_from_slice(&buf[..len]);
+        i = read;
+        if len + WORD > BUF {
+            // The buffer is full, and `i` maybe not at a stop.
+            continue;
+        }
+        // Fewer than eight bytes left, or at a stop that is not a one-letter escape in a word.
+        let end = plain_end(bytes, i);
+        out.extend_from_slice(&bytes[i..end]);
+        i = end;
         match bytes.get(i)? {
             b'"' => break,
             b'\\' => {}
@@ -552,23 +564,6 @@ pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, st
                 i += 2;
             }
         }
-        // The run up to the next stop, eight bytes at a time: each word is copied whole
-        // (one store) and the copy cut back to the stop in it.
-        while let Some(chunk) = bytes[i..].first_chunk::<8>() {
-            let stops = stops_in(chunk);
-            let len = out.len();
-            out.extend_from_slice(chunk);
-            if stops != 0 {
-                let plain = (stops.trailing_zeros() / 8) as usize;
-                out.truncate(len + plain);
-                i += plain;
-                continue 'escapes;
-            }
-            i += 8;
-        }
-        let end = plain_end(bytes, i);
-        out.extend_from_slice(&bytes[i..end]);
-        i = end;
     }
     if out.capacity() > 2 * out.len() + 64 {
         // A short literal (a key) early in a long text.
@@ -579,6 +574,48 @@ pub(crate) fn literal(text: &str, at: usize) -> Option<(usize, Option<Cow<'_, st
     Some((i + 1, (!lone).then_some(Cow::Owned(out))))
 }
 
+/// The bytes [`literal`] and [`quote`] read at once.
+const WORD: usize = 8;
+
+/// The buffer [`literal`] and [`quote`] write words to, then append to their output with one
+/// call: written at an index kept in a register, where `Vec::extend_from_slice` reloads the
+/// length and checks the capacity on every word.
+const BUF: usize = 256;
+
+/// [`literal`]'s runs and one-letter escapes from `bytes[i..]`, written to `buf` a word at a
+/// time while a word is left to read and to write: where it stopped reading (at a stop that
+/// is not a one-letter escape inside a word, or fewer than eight bytes from the end) and the
+/// length written.
+fn unescape_runs(bytes: &[u8], mut i: usize, buf: &mut [u8; BUF]) -> (usize, usize) {
+    let mut len = 0;
+    while i + WORD <= bytes.len() && len + WORD <= BUF {
+        let chunk = <[u8; WORD]>::try_from(&bytes[i..i + WORD]).unwrap_or_default();
+        let word = u64::from_le_bytes(chunk);
+        let stops = stops_in(&chunk);
+        if stops == 0 {
+            buf[len..len + WORD].copy_from_slice(&chunk);
+            i += WORD;
+            len += WORD;
+            continue;
+        }
+        let shift = stops.trailing_zeros() & !7;
+        // The byte after the stop: 0 (no escape) when the stop is the word's last byte.
+        let escaped = (word >> shift >> 8) as u8;
+        let unescaped = UNESCAPED[usize::from(escaped)];
+        let plain = (shift / 8) as usize;
+        if (word >> shift) as u8 != b'\\' || unescaped == 0 {
+            buf[len..len + WORD].copy_from_slice(&chunk);
+            return (i + plain, len + plain);
+        }
+        // The run, and the byte the escape stands for in the backslash's place.
+        let word = word & !(0xff << shift) | u64::from(unescaped) << shift;
+        buf[len..len + WORD].copy_from_slice(&word.to_le_bytes());
+        i += plain + 2;
+        len += plain + 1;
+    }
+    (i, len)
+}
+
 /// The value of the four hex digits at `at` (strict: no sign, as serde_json reads them).
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
     bytes
@@ -587,42 +624,92 @@ fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
         .try_fold(0, |n, &b| Some(n << 4 | char::from(b).to_digit(16)?))
 }
 
+/// The letter of each one-letter escape serde_json writes (`\n`); 0 for the other bytes
+/// [`NEEDS_ESCAPE`] marks (written `\u00xx`), and for those it does not.
+const ESCAPED: [u8; 256] = {
+    let mut table = [0; 256];
+    table[b'"' as usize] = b'"';
+    table[b'\\' as usize] = b'\\';
+    table[0x08] = b'b';
+    table[0x0c] = b'f';
+    table[b'\n' as usize] = b'n';
+    table[b'\r' as usize] = b'r';
+    table[b'\t' as usize] = b't';
+    table
+};
+
 /// A JSON string literal of `text`, escaped as serde_json escapes: `\" \\ \b \f \n \r \t`,
-/// other control characters as `\u00xx`, every other char as it is. The runs between escapes
-/// are found eight bytes at a time (serde_json looks at each byte): a converted block's text
-/// is quoted whole, and TOON has a newline every line.
+/// other control characters as `\u00xx`, every other char as it is. Read eight bytes at a
+/// time ([`escape_runs`]) and each word copied whole, then cut back to its first byte to
+/// escape (serde_json looks at each byte, and a call to copy each run costs more than a short
+/// run): a converted block's text is quoted whole, and compact JSON has a quote every few
+/// bytes.
 pub(crate) fn quote(text: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
     // Room for the quotes and a newline every 32 bytes without growing.
-    let mut out = String::with_capacity(bytes.len() + bytes.len() / 32 + 2);
-    out.push('"');
-    let mut run = 0;
+    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32 + 2);
+    out.push(b'"');
+    let mut buf = [0; BUF];
+    let mut i = 0;
     loop {
-        let stop = plain_end(bytes, run);
-        // The stops are ASCII: `run..stop` lies on char boundaries.
-        out.push_str(&text[run..stop]);
-        let Some(&b) = bytes.get(stop) else {
+        let (read, len) = escape_runs(bytes, i, &mut buf);
+        out.extend_from_slice(&buf[..len]);
+        i = read;
+        if len + 2 * WORD > BUF {
+            // The buffer is full, and `i` maybe not at a stop.
+            continue;
+        }
+        // Fewer than eight bytes left, or at a byte written `\u00xx`.
+        let end = plain_end(bytes, i);
+        out.extend_from_slice(&bytes[i..end]);
+        i = end;
+        let Some(&b) = bytes.get(i) else {
             break;
         };
-        match b {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            _ => {
-                out.push_str("\\u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            }
+        match ESCAPED[usize::from(b)] {
+            0 => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(b >> 4)],
+                HEX[usize::from(b & 0xf)],
+            ]),
+            letter => out.extend_from_slice(&[b'\\', letter]),
         }
-        run = stop + 1;
+        i += 1;
     }
-    out.push('"');
-    out
+    out.push(b'"');
+    // `text` with ASCII bytes replaced by ASCII escapes: UTF-8, checked without `unsafe`.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`quote`]'s runs and one-letter escapes from `bytes[i..]`, written to `buf` a word at a
+/// time while a word is left to read and two to write: where it stopped reading (at a byte
+/// written `\u00xx`, or fewer than eight bytes from the end) and the length written.
+fn escape_runs(bytes: &[u8], mut i: usize, buf: &mut [u8; BUF]) -> (usize, usize) {
+    let mut len = 0;
+    while i + WORD <= bytes.len() && len + 2 * WORD <= BUF {
+        let chunk = <[u8; WORD]>::try_from(&bytes[i..i + WORD]).unwrap_or_default();
+        let stops = stops_in(&chunk);
+        buf[len..len + WORD].copy_from_slice(&chunk);
+        if stops == 0 {
+            i += WORD;
+            len += WORD;
+            continue;
+        }
+        let plain = (stops.trailing_zeros() / 8) as usize;
+        let letter = ESCAPED[usize::from(chunk[plain])];
+        if letter == 0 {
+            return (i + plain, len + plain);
+        }
+        // The run, then the escape over the byte it stands for.
+        buf[len + plain..len + plain + 2].copy_from_slice(&[b'\\', letter]);
+        i += plain + 1;
+        len += plain + 2;
+    }
+    (i, len)
 }
 
 /// Where `part`, a slice of `whole`, lies in it. `part` must borrow from `whole` (values read
@@ -973,6 +1060,49 @@ mod tests {
                 serde_json::to_string(text).unwrap(),
                 "{text:?}"
             );
+        }
+    }
+
+    /// Long strings with escapes at every offset of a word and across the write buffer:
+    /// read and written as serde_json reads and writes them.
+    #[test]
+    fn long_escaped_strings_agree_with_serde_json() {
+        let marks = [
+            "\"", "\\", "\n", "\t", "\r", "\u{8}", "\u{c}", "\u{1}", "\u{1f}", "é", "😀", " ",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            let len = crate::test_rng::next(&mut state) % 700;
+            let mut text = String::new();
+            for _ in 0..len {
+                let r = crate::test_rng::next(&mut state);
+                if r.is_multiple_of(4) {
+                    text.push_str(marks[(r / 4) as usize % marks.len()]);
+                } else {
+                    text.push('a');
+                }
+            }
+            let quoted = quote(&text);
+            assert_eq!(quoted, serde_json::to_string(&text).unwrap(), "{text:?}");
+            let read = literal(&quoted, 0);
+            assert_eq!(read.as_ref().map(|r| r.0), Some(quoted.len()), "{text:?}");
+            let read = read.and_then(|r| r.1).map(Cow::into_owned);
+            assert_eq!(read.as_deref(), Some(text.as_str()), "{text:?}");
+            // The other escapes serde_json reads: `\/`, `\uXXXX` (pairs, lone halves).
+            let other = quoted
+                .replace('a', "\\/")
+                .replace('é', "\\u00e9")
+                .replace('😀', "\\ud83d\\ude00");
+            let read = literal(&other, 0).filter(|(end, _)| *end == other.len());
+            let want = serde_json::from_str::<String>(&other).ok();
+            assert_eq!(
+                read.and_then(|r| r.1).map(Cow::into_owned),
+                want,
+                "{other:?}"
+            );
+            let cut = format!("{}\\ud83dx\"", &other[..other.len() - 1]);
+            let read = literal(&cut, 0).filter(|(end, _)| *end == cut.len());
+            assert!(matches!(read, Some((_, None))), "{cut:?}");
         }
     }
 
