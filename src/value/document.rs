@@ -61,6 +61,8 @@ impl Document {
     pub fn sample(&self, every: usize) -> DocumentSample {
         let mut copy = Thinning {
             out: Vec::new(),
+            text: String::new(),
+            src_text: &self.tape.text,
             every: every.max(1),
             outside: 0,
         };
@@ -73,7 +75,7 @@ impl Document {
             document: Document {
                 tape: Tape {
                     ev: copy.out,
-                    text: self.tape.text.clone(),
+                    text: copy.text,
                 },
             },
         }
@@ -93,14 +95,47 @@ pub struct DocumentSample {
 }
 
 /// A [`Document::sample`] being copied.
-struct Thinning {
+struct Thinning<'a> {
     out: Vec<Ev>,
+    /// The sample's text: only what its events use (a sample is a small part of a document).
+    text: String,
+    src_text: &'a str,
     every: usize,
     /// Events copied outside every thinned container.
     outside: usize,
 }
 
-impl Thinning {
+impl Thinning<'_> {
+    /// Copies one scalar or key, and its text.
+    fn push(&mut self, ev: Ev) {
+        let mut text = |start: u32, len: u32| {
+            let at = self.text.len() as u32;
+            let (start, len) = (start as usize, len as usize);
+            self.text.push_str(&self.src_text[start..start + len]);
+            (at, len as u32)
+        };
+        let ev = match ev {
+            Ev::Str(s, l) => {
+                let (s, l) = text(s, l);
+                Ev::Str(s, l)
+            }
+            Ev::Key(s, l) => {
+                let (s, l) = text(s, l);
+                Ev::Key(s, l)
+            }
+            Ev::Big(s, l) => {
+                let (s, l) = text(s, l);
+                Ev::Big(s, l)
+            }
+            Ev::Num(s, l) => {
+                let (s, l) = text(s, l);
+                Ev::Num(s, l)
+            }
+            ev => ev,
+        };
+        self.out.push(ev);
+    }
+
     /// Copies the item at `at` of `src`, containers thinned as [`Document::sample`] says;
     /// `inside` when it lies in a thinned container. Returns the index after the item.
     fn item(&mut self, src: &[Ev], at: usize, inside: bool) -> usize {
@@ -111,7 +146,7 @@ impl Thinning {
             Ev::Arr { len, end } => (len as usize, end as usize, false),
             Ev::Obj { len, end } => (len as usize, end as usize, true),
             ev => {
-                self.out.push(ev);
+                self.push(ev);
                 return at + 1;
             }
         };
@@ -125,7 +160,7 @@ impl Thinning {
             let value = if object { i + 1 } else { i };
             if index % step == 0 {
                 if object {
-                    self.out.push(src[i]);
+                    self.push(src[i]);
                     self.outside += usize::from(!inside);
                 }
                 crate::stack::nested(|| self.item(src, value, inside));
