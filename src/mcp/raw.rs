@@ -645,10 +645,17 @@ const ESCAPED: [u8; 256] = {
 /// run): a converted block's text is quoted whole, and compact JSON has a quote every few
 /// bytes.
 pub(crate) fn quote(text: &str) -> String {
+    // Room for the quotes and a newline every 32 bytes without growing.
+    let mut out = Vec::with_capacity(text.len() + text.len() / 32 + 2);
+    quote_into(text, &mut out);
+    // `text` with ASCII bytes replaced by ASCII escapes: UTF-8, checked without `unsafe`.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`quote`], appended to `out`.
+fn quote_into(text: &str, out: &mut Vec<u8>) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = text.as_bytes();
-    // Room for the quotes and a newline every 32 bytes without growing.
-    let mut out = Vec::with_capacity(bytes.len() + bytes.len() / 32 + 2);
     out.push(b'"');
     let mut buf = [0; BUF];
     let mut i = 0;
@@ -681,8 +688,6 @@ pub(crate) fn quote(text: &str) -> String {
         i += 1;
     }
     out.push(b'"');
-    // `text` with ASCII bytes replaced by ASCII escapes: UTF-8, checked without `unsafe`.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// [`quote`]'s runs and one-letter escapes from `bytes[i..]`, written to `buf` a word at a
@@ -734,7 +739,16 @@ fn json_trim(text: &str) -> &str {
 #[derive(Debug)]
 pub(crate) struct Splice<'t> {
     text: &'t str,
-    edits: Vec<(Range<usize>, String)>,
+    edits: Vec<(Range<usize>, Edit)>,
+}
+
+/// What a [`Splice`] puts in place of a range.
+#[derive(Debug)]
+enum Edit {
+    /// JSON text, as it is.
+    Json(String),
+    /// A string, quoted as it is written out (no second copy of a long converted block).
+    Quoted(String),
 }
 
 impl<'t> Splice<'t> {
@@ -748,7 +762,14 @@ impl<'t> Splice<'t> {
     /// Replaces `part` (a slice of the text) with `with`.
     pub(crate) fn replace(&mut self, part: &str, with: String) {
         let range = span(self.text, part);
-        self.edits.push((range, with));
+        self.edits.push((range, Edit::Json(with)));
+    }
+
+    /// Replaces `part`, a slice of the text, with `with` as a JSON string literal
+    /// ([`quote`]).
+    pub(crate) fn replace_quoted(&mut self, part: &str, with: String) {
+        let range = span(self.text, part);
+        self.edits.push((range, Edit::Quoted(with)));
     }
 
     /// Sets `key` of the object `object` (a slice of the text whose `entries` are given) to
@@ -759,8 +780,10 @@ impl<'t> Splice<'t> {
             None => {
                 let end = span(self.text, json_trim(object)).end - 1;
                 let comma = if entries.is_empty() { "" } else { "," };
-                self.edits
-                    .push((end..end, format!("{comma}{}:{value}", quote(key))));
+                self.edits.push((
+                    end..end,
+                    Edit::Json(format!("{comma}{}:{value}", quote(key))),
+                ));
             }
         }
     }
@@ -768,7 +791,7 @@ impl<'t> Splice<'t> {
     /// Inserts `with` (JSON text, its comma included) right after `part`, a slice of the text.
     pub(crate) fn insert_after(&mut self, part: &str, with: String) {
         let end = span(self.text, part).end;
-        self.edits.push((end..end, with));
+        self.edits.push((end..end, Edit::Json(with)));
     }
 
     /// Adds `item` (JSON text) at the end of the array `array`, a slice of the text holding
@@ -776,7 +799,8 @@ impl<'t> Splice<'t> {
     pub(crate) fn push(&mut self, array: &str, len: usize, item: &str) {
         let end = span(self.text, json_trim(array)).end - 1;
         let comma = if len == 0 { "" } else { "," };
-        self.edits.push((end..end, format!("{comma}{item}")));
+        self.edits
+            .push((end..end, Edit::Json(format!("{comma}{item}"))));
     }
 
     /// Removes every entry `key` of the object `object` (with its comma).
@@ -802,7 +826,7 @@ impl<'t> Splice<'t> {
         if doomed.len() == entries.len() {
             if !entries.is_empty() {
                 self.edits
-                    .push((whole.start + 1..whole.end - 1, String::new()));
+                    .push((whole.start + 1..whole.end - 1, Edit::Json(String::new())));
             }
             return;
         }
@@ -814,7 +838,7 @@ impl<'t> Splice<'t> {
             } else {
                 starts[i]..starts[i + 1]
             };
-            self.edits.push((range, String::new()));
+            self.edits.push((range, Edit::Json(String::new())));
         }
     }
 
@@ -824,16 +848,21 @@ impl<'t> Splice<'t> {
     /// When two edits overlap (a bug of the caller).
     pub(crate) fn finish(mut self) -> String {
         self.edits.sort_by_key(|(r, _)| (r.start, r.end));
-        let mut out = String::with_capacity(self.text.len());
+        let mut out = Vec::with_capacity(self.text.len());
         let mut at = 0;
         for (range, with) in &self.edits {
             assert!(range.start >= at, "overlapping JSON edits");
-            out.push_str(&self.text[at..range.start]);
-            out.push_str(with);
+            out.extend_from_slice(&self.text.as_bytes()[at..range.start]);
+            match with {
+                Edit::Json(json) => out.extend_from_slice(json.as_bytes()),
+                Edit::Quoted(text) => quote_into(text, &mut out),
+            }
             at = range.end;
         }
-        out.push_str(&self.text[at..]);
-        out
+        out.extend_from_slice(&self.text.as_bytes()[at..]);
+        // Slices of a `str` cut at the ranges of JSON values, and `str`s: UTF-8.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 }
 

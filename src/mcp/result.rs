@@ -516,7 +516,7 @@ impl ResultEncoder {
             match self.block(text, shape)? {
                 Err(skipped) => blocks.push(skipped),
                 Ok((new_text, block)) => {
-                    splice.replace(text_value, raw::quote(&new_text));
+                    splice.replace_quoted(text_value, new_text);
                     slot.set(&mut splice, item.json, fields, block_marker(&block));
                     if let Some(note) = note_block(&block) {
                         splice.insert_after(item.json, format!(",{note}"));
@@ -605,7 +605,7 @@ impl ResultEncoder {
         let (format, mut new_text, after_tokens, notes, before_tokens) = if shape.is_empty() {
             // Read as sent: a recording keeps every number's digits, so its TOON is lossless.
             let document = Document::from_json_slice(text.as_bytes()).map_err(not_json)?;
-            let (format, new_text, tokens, before) = self.render_as_sent(text, &document)?;
+            let (format, new_text, tokens, before) = self.render_as_sent(text, document)?;
             (format, new_text, tokens, Vec::new(), before)
         } else {
             let (json, joins) = minify_joined(text);
@@ -668,9 +668,9 @@ impl ResultEncoder {
     fn render_as_sent(
         &self,
         sent: &str,
-        document: &Document,
+        document: Document,
     ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
-        let toon = || crate::to_string(document).map_err(Skip::Error);
+        let toon = |document: Document| crate::to_string(&document).map_err(Skip::Error);
         let cost = |text: &str| costs(&[text])[0];
         // The text as sent is its own JSON candidate when it came compact.
         let before = |json: &str, json_tokens: usize| {
@@ -680,23 +680,34 @@ impl ResultEncoder {
                 cost(sent)
             }
         };
-        match self.policy.format {
+        // What is not written from the document is written after it is freed, so that its
+        // memory can serve the text (a block of megabytes).
+        let json = |document: Document| {
+            drop(document);
+            minify(sent)
+        };
+        let format = match self.policy.format {
+            Format::Auto => match Self::choose_by_sample(sent, &document)? {
+                Some(true) => Format::Toon,
+                Some(false) => Format::Json,
+                None => Format::Auto,
+            },
+            format => format,
+        };
+        match format {
             Format::Json => {
-                let json = minify(sent);
+                let json = json(document);
                 let tokens = cost(&json);
                 let before = before(&json, tokens);
                 Ok(("json", json, tokens, before))
             }
             Format::Toon => {
-                let toon = toon()?;
+                let toon = toon(document)?;
                 let tokens = cost(&toon);
                 Ok(("toon", toon, tokens, cost(sent)))
             }
             Format::Auto => {
-                if let Some(chosen) = Self::choose_by_sample(sent, document)? {
-                    return Ok(chosen);
-                }
-                let toon = toon()?;
+                let toon = toon(document)?;
                 let json = minify(sent);
                 let both = costs(&[&json, &toon]);
                 let before = before(&json, both[0]);
@@ -710,16 +721,17 @@ impl ResultEncoder {
         }
     }
 
-    /// `render_as_sent`'s `auto` for a long block, deciding on a sample: both renderings of a
-    /// [`Document::sample`] of about `SAMPLE_TARGET` bytes are costed ([`tokens::cost`](crate::tokens::cost):
-    /// exact with `tiktoken`), and only the cheaper one is written whole. `None` when the block is short, has no long array or
+    /// Whether TOON is the cheaper rendering of a long block, decided on a sample: both
+    /// renderings of a [`Document::sample`] of about `SAMPLE_TARGET` bytes are costed
+    /// ([`tokens::cost`](crate::tokens::cost): exact with `tiktoken`), so that only the
+    /// cheaper one need be written whole. `None` when the block is short, has no long array or
     /// object to sample, keeps more than a tenth of the sample whole beside what it thinned,
     /// or the sample's renderings are within 3% of each other (then both are written and
-    /// estimated, as for a short block).
+    /// costed, as for a short block).
     fn choose_by_sample(
         sent: &str,
         document: &Document,
-    ) -> std::result::Result<Option<(&'static str, String, usize, usize)>, Skip> {
+    ) -> std::result::Result<Option<bool>, Skip> {
         use crate::tokens::{SAMPLE_ABOVE, close, cost};
         /// Bytes of JSON text the sample is cut to, about.
         const SAMPLE_TARGET: usize = 64 * 1024;
@@ -736,17 +748,8 @@ impl ResultEncoder {
             crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::data(e.to_string())))?;
         // Exact counts with `tiktoken`: the sample is small.
         let (toon_tokens, json_tokens) = (cost(&toon_sample), cost(&json_sample));
-        if close(toon_tokens.min(json_tokens), toon_tokens.max(json_tokens)) {
-            return Ok(None);
-        }
-        let whole = |text: &str| costs(&[text])[0];
-        let (format, text) = if toon_tokens < json_tokens {
-            ("toon", crate::to_string(document).map_err(Skip::Error)?)
-        } else {
-            ("json", minify(sent))
-        };
-        let tokens = whole(&text);
-        Ok(Some((format, text, tokens, whole(sent))))
+        let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));
+        Ok((!close(low, high)).then_some(toon_tokens < json_tokens))
     }
 
     /// (format name, text, tokens) of the policy's rendering of a shaped value.
