@@ -56,8 +56,8 @@ pub enum Structured {
 }
 
 /// The default [`Policy::max_size_bytes`]: 16 MiB, the largest message the proxy passes on.
-/// Converting costs 1.4–1.5× what `toon -e` costs on the same JSON (4 MB of pretty JSON:
-/// 33 ms for the whole `toon mcp result` process, `toon -e` 22–23 ms), so every block a
+/// Converting costs 1.4–1.45× what `toon -e` costs on the same JSON (4 MB of pretty JSON:
+/// 32–35 ms for the whole `toon mcp result` process, `toon -e` 22–25 ms), so every block a
 /// message can hold is worth converting.
 pub const MAX_SIZE_BYTES: usize = 16 << 20;
 
