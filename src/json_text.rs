@@ -706,38 +706,41 @@ mod tests {
         }
     }
 
+    /// What `minify_joined` computes, one byte at a time: the reference its word-at-a-time
+    /// copy is checked against.
+    fn by_bytes(text: &str) -> (String, bool) {
+        let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
+        let bytes = text.as_bytes();
+        let mut out = Vec::new();
+        let mut joins = false;
+        let mut at = 0;
+        while at < bytes.len() {
+            match bytes[at] {
+                b'"' => {
+                    let end = string_end(bytes, at + 1).min(bytes.len());
+                    out.extend_from_slice(&bytes[at..end]);
+                    at = end;
+                }
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
+                        at += 1;
+                    }
+                    let next = bytes.get(at).copied();
+                    joins |= out.last().copied().is_some_and(word) && next.is_some_and(word);
+                }
+                b => {
+                    out.push(b);
+                    at += 1;
+                }
+            }
+        }
+        (String::from_utf8_lossy(&out).into_owned(), joins)
+    }
+
     /// Generated texts of strings, whitespace runs (long indentation too) and other bytes:
     /// minified as the byte-at-a-time reading does, joins found as it finds them.
     #[test]
     fn minify_agrees_with_reading_byte_by_byte() {
-        fn by_bytes(text: &str) -> (String, bool) {
-            let word = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'+' | b'.');
-            let bytes = text.as_bytes();
-            let mut out = Vec::new();
-            let mut joins = false;
-            let mut at = 0;
-            while at < bytes.len() {
-                match bytes[at] {
-                    b'"' => {
-                        let end = string_end(bytes, at + 1).min(bytes.len());
-                        out.extend_from_slice(&bytes[at..end]);
-                        at = end;
-                    }
-                    b' ' | b'\t' | b'\n' | b'\r' => {
-                        while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(at) {
-                            at += 1;
-                        }
-                        let next = bytes.get(at).copied();
-                        joins |= out.last().copied().is_some_and(word) && next.is_some_and(word);
-                    }
-                    b => {
-                        out.push(b);
-                        at += 1;
-                    }
-                }
-            }
-            (String::from_utf8_lossy(&out).into_owned(), joins)
-        }
         let pieces = [
             "\"",
             "\\",
@@ -774,26 +777,6 @@ mod tests {
     /// The word-at-a-time copy of strings reads them as `string_end` does, on any text.
     #[test]
     fn minify_reads_strings_as_string_end_does() {
-        fn by_bytes(text: &str) -> String {
-            let bytes = text.as_bytes();
-            let mut out = Vec::new();
-            let mut at = 0;
-            while at < bytes.len() {
-                match bytes[at] {
-                    b'"' => {
-                        let end = string_end(bytes, at + 1).min(bytes.len());
-                        out.extend_from_slice(&bytes[at..end]);
-                        at = end;
-                    }
-                    b' ' | b'\t' | b'\n' | b'\r' => at += 1,
-                    b => {
-                        out.push(b);
-                        at += 1;
-                    }
-                }
-            }
-            String::from_utf8_lossy(&out).into_owned()
-        }
         let long = "{\"a long key with spaces\": \"and a value \\\" with é, \\\\ and \\u0041\"}";
         let mut texts = vec![
             long.to_owned(),
@@ -809,7 +792,7 @@ mod tests {
                 .map(|i| long[i..].to_owned()),
         );
         for text in &texts {
-            assert_eq!(minify(text), by_bytes(text), "{text:?}");
+            assert_eq!(minify(text), by_bytes(text).0, "{text:?}");
         }
     }
 }
