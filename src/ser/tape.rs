@@ -97,7 +97,7 @@ impl Tape {
     }
 
     /// An integer beyond 64 bits, as its decimal digits.
-    fn push_big(&mut self, digits: &str) -> Result<()> {
+    pub(crate) fn push_big(&mut self, digits: &str) -> Result<()> {
         let (s, l) = self.push_text(digits)?;
         self.ev.push(Ev::Big(s, l));
         Ok(())

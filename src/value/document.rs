@@ -60,24 +60,18 @@ impl Document {
     #[must_use]
     pub fn sample(&self, every: usize) -> DocumentSample {
         let mut copy = Thinning {
-            out: Vec::new(),
-            text: String::new(),
-            src_text: &self.tape.text,
+            src: &self.tape,
+            out: Tape::default(),
             every: every.max(1),
             outside: 0,
         };
-        if !self.tape.ev.is_empty() {
-            copy.item(&self.tape.ev, 0, false);
-        }
-        let (events, outside) = (copy.out.len(), copy.outside);
+        // The copy is smaller than the recording, so the arena limits it checks cannot fail;
+        // if they did, the sample would say it stands for nothing.
+        let copied = self.tape.ev.is_empty() || copy.item(0, false).is_ok();
+        let (events, outside) = (copy.out.ev.len(), copy.outside);
         DocumentSample {
-            representative: events * 2 <= self.tape.ev.len() && outside * 10 <= events,
-            document: Document {
-                tape: Tape {
-                    ev: copy.out,
-                    text: copy.text,
-                },
-            },
+            representative: copied && events * 2 <= self.tape.ev.len() && outside * 10 <= events,
+            document: Document { tape: copy.out },
         }
     }
 }
@@ -96,96 +90,55 @@ pub struct DocumentSample {
 
 /// A [`Document::sample`] being copied.
 struct Thinning<'a> {
-    out: Vec<Ev>,
-    /// The sample's text: only what its events use (a sample is a small part of a document).
-    text: String,
-    src_text: &'a str,
+    src: &'a Tape,
+    /// The sample, with only the text its events use (a sample is a small part of a document).
+    out: Tape,
     every: usize,
     /// Events copied outside every thinned container.
     outside: usize,
 }
 
 impl Thinning<'_> {
-    /// Copies one scalar or key, and its text.
-    fn push(&mut self, ev: Ev) {
-        let mut text = |start: u32, len: u32| {
-            let at = self.text.len() as u32;
-            let (start, len) = (start as usize, len as usize);
-            self.text.push_str(&self.src_text[start..start + len]);
-            (at, len as u32)
-        };
-        let ev = match ev {
-            Ev::Str(s, l) => {
-                let (s, l) = text(s, l);
-                Ev::Str(s, l)
-            }
-            Ev::Key(s, l) => {
-                let (s, l) = text(s, l);
-                Ev::Key(s, l)
-            }
-            Ev::Big(s, l) => {
-                let (s, l) = text(s, l);
-                Ev::Big(s, l)
-            }
-            Ev::Num(s, l) => {
-                let (s, l) = text(s, l);
-                Ev::Num(s, l)
-            }
-            ev => ev,
-        };
-        self.out.push(ev);
-    }
-
-    /// Copies the item at `at` of `src`, containers thinned as [`Document::sample`] says;
-    /// `inside` when it lies in a thinned container. Returns the index after the item.
-    fn item(&mut self, src: &[Ev], at: usize, inside: bool) -> usize {
+    /// Copies the item at `at`, containers thinned as [`Document::sample`] says; `inside` when
+    /// it lies in a thinned container.
+    fn item(&mut self, at: usize, inside: bool) -> crate::Result<()> {
+        let src = self.src;
         if !inside {
             self.outside += 1;
         }
-        let (len, end, object) = match src[at] {
-            Ev::Arr { len, end } => (len as usize, end as usize, false),
-            Ev::Obj { len, end } => (len as usize, end as usize, true),
+        let object = match src.ev[at] {
+            Ev::Arr { .. } => false,
+            Ev::Obj { .. } => true,
+            Ev::Str(s, l) => return self.out.push_str(src.str_at(s, l)),
+            Ev::Big(s, l) => return self.out.push_big(src.str_at(s, l)),
+            Ev::Num(s, l) => return self.out.push_number(src.str_at(s, l)),
             ev => {
-                self.push(ev);
-                return at + 1;
+                self.out.ev.push(ev);
+                return Ok(());
             }
         };
-        let step = if len >= 2 * self.every { self.every } else { 1 };
+        let step = if src.len(at) >= 2 * self.every {
+            self.every
+        } else {
+            1
+        };
         let inside = inside || step > 1;
-        let slot = self.out.len();
-        self.out.push(src[at]);
-        let (mut i, mut index, mut kept) = (at + 1, 0, 0u32);
-        while i < end {
-            // An object's entry is its key, then its value.
-            let value = if object { i + 1 } else { i };
-            if index % step == 0 {
-                if object {
-                    self.push(src[i]);
-                    self.outside += usize::from(!inside);
-                }
-                crate::stack::nested(|| self.item(src, value, inside));
+        let open = self.out.open(object);
+        let mut kept = 0;
+        if object {
+            for (key, value) in src.entries(at).step_by(step) {
+                self.outside += usize::from(!inside);
+                self.out.push_key(key)?;
+                crate::stack::nested(|| self.item(value, inside))?;
                 kept += 1;
             }
-            i = match src[value] {
-                Ev::Arr { end, .. } | Ev::Obj { end, .. } => end as usize,
-                _ => value + 1,
-            };
-            index += 1;
-        }
-        // The copy has no more events than the original, so its indices fit as those did.
-        let copied_end = u32::try_from(self.out.len()).unwrap_or(u32::MAX);
-        self.out[slot] = if object {
-            Ev::Obj {
-                len: kept,
-                end: copied_end,
-            }
         } else {
-            Ev::Arr {
-                len: kept,
-                end: copied_end,
+            for value in src.elements(at).step_by(step) {
+                crate::stack::nested(|| self.item(value, inside))?;
+                kept += 1;
             }
-        };
-        i
+        }
+        self.out.close(open, kept)
     }
 }
 
