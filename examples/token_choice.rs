@@ -17,13 +17,13 @@
 #[path = "common/json_files.rs"]
 mod json_files;
 
-use json_files::json_files;
-use std::path::{Path, PathBuf};
+use json_files::{json_files, json_values, renderings};
+use std::path::PathBuf;
 
+use toon::Value;
 use toon::tokens::{Encoding, count, estimate, estimate_costs};
-use toon::{Delimiter, EncodeOptions, Value};
 
-/// One document's renderings: (name, exact, estimate), compact JSON first; the estimates are
+/// One document's renderings: (name, exact, estimate), as `renderings` lists them; the estimates are
 /// `estimate_costs`' for the rule's candidates (`costs` holds them per rule).
 struct Document {
     file: PathBuf,
@@ -34,37 +34,27 @@ struct Document {
 }
 
 impl Document {
-    fn read(file: &Path) -> Result<Option<Self>, Box<dyn std::error::Error>> {
-        let text = std::fs::read_to_string(file)?;
-        let Ok(value) = serde_json::from_str::<Value>(&text) else {
-            eprintln!("skipped {}: not JSON", file.display());
-            return Ok(None);
-        };
-        let mut texts = vec![("json", toon::json::to_string(&value)?)];
-        for (name, delimiter) in [
-            ("toon", Delimiter::Comma),
-            ("toon-tab", Delimiter::Tab),
-            ("toon-pipe", Delimiter::Pipe),
-        ] {
-            let options = EncodeOptions::new().delimiter(delimiter);
-            texts.push((name, toon::to_string_with(&value, &options)?));
-        }
-        texts.push(("pretty", toon::json::to_string_pretty(&value, 2)?));
+    fn of(file: PathBuf, value: &Value) -> Result<Self, Box<dyn std::error::Error>> {
+        let texts = renderings(value)?;
         let renderings = texts
             .iter()
             .map(|(name, text)| (*name, count(text, Encoding::O200kBase), estimate(text)))
             .collect();
-        let all: Vec<&str> = texts[..4].iter().map(|(_, text)| text.as_str()).collect();
+        // Compact JSON first, then TOON with each delimiter: the order rules list them in.
+        let all: Vec<&str> = texts[1..].iter().map(|(_, text)| text.as_str()).collect();
         let choice = (estimate_costs(&all[..2]), estimate_costs(&all));
-        Ok(Some(Document {
-            file: file.to_owned(),
+        Ok(Document {
+            file,
             renderings,
             choice,
-        }))
+        })
     }
 
     fn json(&self) -> usize {
-        self.renderings[0].1
+        self.renderings
+            .iter()
+            .find(|(name, ..)| *name == "json")
+            .map_or(0, |r| r.1)
     }
 }
 
@@ -157,8 +147,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: token_choice DIR... (JSON files)".into());
     }
     let mut documents = Vec::new();
-    for file in &files {
-        documents.extend(Document::read(file)?);
+    for (file, value) in json_values(&files)? {
+        documents.push(Document::of(file, &value)?);
     }
     if let Ok(path) = std::env::var("TOKEN_CHOICE_TSV") {
         let mut tsv = String::new();

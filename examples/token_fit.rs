@@ -29,10 +29,9 @@ mod json_files;
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use json_files::json_files;
+use json_files::{json_files, json_values, renderings};
 use toon::tokens::__private::{Kind, Letters, Pieces, Prefix, text_key};
 use toon::tokens::{Encoding, count};
-use toon::{Delimiter, EncodeOptions, Value};
 
 /// Fewer observations than this and a cell takes a coarser mean.
 const MIN_SEEN: f64 = 20.0;
@@ -144,19 +143,6 @@ struct Fit {
     cells: Cells,
     exact: HashMap<String, i64>,
     documents: usize,
-}
-
-/// The five texts of a document the weights are fitted on.
-fn renderings(value: &Value) -> Result<Vec<String>, Box<dyn std::error::Error>> {
-    let mut texts = vec![
-        toon::json::to_string_pretty(value, 2)?,
-        toon::json::to_string(value)?,
-    ];
-    for delimiter in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
-        let options = EncodeOptions::new().delimiter(delimiter);
-        texts.push(toon::to_string_with(value, &options)?);
-    }
-    Ok(texts)
 }
 
 impl Fit {
@@ -453,18 +439,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if files.is_empty() {
         return Err("usage: token_fit DIR... (JSON files to fit on)".into());
     }
-    let mut values = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file)?;
-        match serde_json::from_str::<Value>(&text) {
-            Ok(value) => values.push(value),
-            Err(e) => eprintln!("skipped {}: {e}", file.display()),
-        }
-    }
+    let values = json_values(&files)?;
     // Pass 1: the common short texts.
     let mut seen: HashMap<u64, u64> = HashMap::new();
-    for value in &values {
-        for text in renderings(value)? {
+    for (_, value) in &values {
+        for (_, text) in renderings(value)? {
             for piece in Pieces::new(&text) {
                 if let Some(key) = text_key(piece.text) {
                     *seen.entry(key).or_default() += 1;
@@ -485,9 +464,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         exact: HashMap::new(),
         documents: values.len(),
     };
-    for value in &values {
+    for (_, value) in &values {
         let mut doc = Cells::new();
-        for text in renderings(value)? {
+        for (_, text) in renderings(value)? {
             fit.observe(&text, &mut doc);
         }
         fit.cells.merge(doc);
