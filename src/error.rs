@@ -52,7 +52,7 @@ struct ErrorImpl {
     /// Where in the decoder's input the error was found, before line and column are known:
     /// the decoder carries byte addresses and counts lines only when an error leaves it
     /// ([`Error::resolve`]).
-    pending: Option<Pending>,
+    unresolved: Option<InputAddress>,
     io: Option<std::io::Error>,
 }
 
@@ -65,7 +65,7 @@ impl Error {
                 line: 0,
                 column: 0,
                 source_line: None,
-                pending: None,
+                unresolved: None,
                 io: None,
             }),
         }
@@ -112,8 +112,8 @@ impl Error {
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.
     pub(crate) fn at_address(mut self, address: usize, whole_line: bool) -> Self {
-        if self.inner.line == 0 && self.inner.pending.is_none() {
-            self.inner.pending = Some(Pending {
+        if self.inner.line == 0 && self.inner.unresolved.is_none() {
+            self.inner.unresolved = Some(InputAddress {
                 address,
                 whole_line,
             });
@@ -121,14 +121,14 @@ impl Error {
         self
     }
 
-    /// Turns a pending address (see [`Error::at_address`]) into the line, the column (in
+    /// Turns an unresolved address (see [`Error::at_address`]) into the line, the column (in
     /// characters) and the quoted source line, counted in `src`, the text whose bytes the
     /// address points into. Runs once, when the error leaves the decoder.
     pub(crate) fn resolve(mut self, src: &str) -> Self {
-        let Some(Pending {
+        let Some(InputAddress {
             address,
             whole_line,
-        }) = self.inner.pending.take()
+        }) = self.inner.unresolved.take()
         else {
             return self;
         };
@@ -173,7 +173,7 @@ impl Error {
     }
 
     pub(crate) fn has_position(&self) -> bool {
-        self.inner.line > 0 || self.inner.pending.is_some()
+        self.inner.line > 0 || self.inner.unresolved.is_some()
     }
 
     /// 1-based line of the error in the input text, or 0 if the error has no position
@@ -278,7 +278,7 @@ fn excerpt(line: &str, column: usize) -> String {
 
 /// A byte of the decoder's input that an error is about (see [`Error::at_address`]).
 #[derive(Debug, Clone, Copy)]
-struct Pending {
+struct InputAddress {
     address: usize,
     whole_line: bool,
 }
@@ -348,10 +348,10 @@ impl serde::de::Error for Error {
 mod tests {
     use super::*;
 
-    /// A pending address becomes the line, the column in characters (after multi-byte
+    /// An unresolved address becomes the line, the column in characters (after multi-byte
     /// characters, CR before LF not counted) and the raw line, only when resolved.
     #[test]
-    fn pending_addresses_resolve_to_line_and_column() {
+    fn input_addresses_resolve_to_line_and_column() {
         let src = "a: 1\r\nbé: x\r\n\n  c: [\nlast";
         let at = |needle: &str, whole: bool| {
             let offset = src.find(needle).unwrap();

@@ -71,6 +71,7 @@ mod quote;
 pub mod render;
 pub mod ser;
 mod stack;
+mod swar;
 pub mod table;
 #[cfg(test)]
 mod test_rng;

@@ -7,7 +7,6 @@
 //! The common value after an object's `key: ` is read where it stands (`field_value`), in
 //! the pass that finds its end.
 
-mod digits;
 mod duplicates;
 pub(crate) mod exact;
 mod field_value;
@@ -15,8 +14,6 @@ mod header;
 mod inline;
 pub(crate) mod key;
 pub(crate) use key::KeyDe;
-// The word-at-a-time byte test, for the JSON text scans outside the decoder.
-pub(crate) use token::byte_matches;
 mod keyed;
 mod list;
 mod object;
@@ -41,7 +38,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Integer, Number, Primitive, find_unquoted, parse_primitive, trim_spaces};
+use token::{Integer, Primitive, TypedNumber, find_unquoted, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -161,7 +158,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Gives an error leaving the decoder its line and column: an error without a position
-    /// is placed on the last consumed line, and a pending address is counted in the input.
+    /// is placed on the last consumed line, and an unresolved address is counted in the input.
     fn locate(&self, err: Error) -> Error {
         let err = match self.scan.last {
             Some(line) if !err.has_position() => line.error_on_line(err),
@@ -443,10 +440,10 @@ fn visit_integer<'de, V: Visitor<'de>>(int: Integer, visitor: V) -> Result<V::Va
 
 /// Visits a number a typed hint read.
 #[inline]
-fn visit_number<'de, V: Visitor<'de>>(number: Number, visitor: V) -> Result<V::Value> {
+fn visit_number<'de, V: Visitor<'de>>(number: TypedNumber, visitor: V) -> Result<V::Value> {
     match number {
-        Number::F64(v) => visitor.visit_f64(v),
-        Number::Integer(int) => visit_integer(int, visitor),
+        TypedNumber::F64(v) => visitor.visit_f64(v),
+        TypedNumber::Integer(int) => visit_integer(int, visitor),
     }
 }
 
