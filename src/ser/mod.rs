@@ -280,7 +280,7 @@ pub fn to_writer_with<W: io::Write, T: ?Sized + Serialize>(
     value: &T,
     options: &EncodeOptions,
 ) -> Result<()> {
-    let mut out = emit::Out::to_writer(&mut writer, options);
+    let mut out = emit::Emitter::to_writer(&mut writer, options);
     emit::document(&mut out, value)?;
     out.finish().map(drop)
 }
@@ -311,7 +311,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 ///
 /// As [`to_vec`].
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut out = emit::Out::to_vec(options);
+    let mut out = emit::Emitter::to_vec(options);
     emit::document(&mut out, value)?;
     out.finish()
 }
