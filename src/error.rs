@@ -1,7 +1,9 @@
 //! The error type shared by encoding and decoding.
 //!
 //! Modelled on `serde_json::Error`: one opaque type with a [`Category`], and for errors found in
-//! text, the 1-based line and column plus the offending source line in the message.
+//! text, the 1-based line and column plus the offending source line in the message. As in
+//! serde_json, what builds an error is `#[cold]`: the paths that raise one stay out of the way
+//! of the paths that do not.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -57,6 +59,7 @@ struct ErrorImpl {
 }
 
 impl Error {
+    #[cold]
     pub(crate) fn new(category: Category, message: impl Into<String>) -> Self {
         Error {
             inner: Box::new(ErrorImpl {
@@ -71,14 +74,17 @@ impl Error {
         }
     }
 
+    #[cold]
     pub(crate) fn syntax(message: impl Into<String>) -> Self {
         Error::new(Category::Syntax, message)
     }
 
+    #[cold]
     pub(crate) fn data(message: impl Into<String>) -> Self {
         Error::new(Category::Data, message)
     }
 
+    #[cold]
     pub(crate) fn io(err: std::io::Error) -> Self {
         let mut e = Error::new(Category::Io, err.to_string());
         e.inner.io = Some(err);
@@ -88,6 +94,7 @@ impl Error {
     /// Attaches a position unless the error already has one (the innermost position wins).
     /// The quoted source line is cut to a window around the column, so a huge line cannot make
     /// a huge message.
+    #[cold]
     pub(crate) fn at(mut self, line: usize, column: usize, source_line: &str) -> Self {
         if self.inner.line == 0 && line > 0 {
             self.inner.line = line;
@@ -111,6 +118,7 @@ impl Error {
     /// Attaches the address of a byte of the decoder's input, unless the error already has a
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.
+    #[cold]
     pub(crate) fn at_address(mut self, address: usize, whole_line: bool) -> Self {
         if self.inner.line == 0 && self.inner.unresolved.is_none() {
             self.inner.unresolved = Some(InputAddress {
@@ -124,6 +132,7 @@ impl Error {
     /// Turns an unresolved address (see [`Error::at_address`]) into the line, the column (in
     /// characters) and the quoted source line, counted in `src`, the text whose bytes the
     /// address points into. Runs once, when the error leaves the decoder.
+    #[cold]
     pub(crate) fn resolve(mut self, src: &str) -> Self {
         let Some(InputAddress {
             address,
@@ -314,6 +323,7 @@ impl std::error::Error for Error {
 }
 
 impl From<std::io::Error> for Error {
+    #[cold]
     fn from(err: std::io::Error) -> Self {
         Error::io(err)
     }
@@ -333,12 +343,14 @@ impl From<Error> for std::io::Error {
 }
 
 impl serde::ser::Error for Error {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
         Error::data(msg.to_string())
     }
 }
 
 impl serde::de::Error for Error {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
         Error::data(msg.to_string())
     }

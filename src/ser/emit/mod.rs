@@ -44,6 +44,7 @@ impl std::fmt::Display for Halt {
 }
 impl std::error::Error for Halt {}
 impl ser::Error for Halt {
+    #[cold]
     fn custom<T: std::fmt::Display>(msg: T) -> Self {
         Halt::Error(Error::data(msg.to_string()))
     }
