@@ -1,11 +1,16 @@
-//! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate tree.
+//! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate
+//! tree ([`Deserializer`], [`from_str`] and the functions beside it).
 //!
-//! The decoder walks the document line by line (the `scanner` module) and hands serde one value at a
-//! time. Where a value is depends on the line that introduced it: a token after `key:`, a
-//! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
-//! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
-//! The common value after an object's `key: ` is read where it stands (`field_value`), in
-//! the pass that finds its end.
+//! The decoder walks the document line by line and hands serde one value at a time. Where a
+//! value is depends on the line that introduced it: a token after `key:`, a nested block, an
+//! array header (§6) with inline values, tabular rows (§9.3) or list items (§9.4), a keyed
+//! table (§9.5), or one cell of a row; each is read as the visitor calls serde expects of it
+//! (a string, a number, a sequence, a map). The common value after an object's `key: ` is
+//! read where it stands, in the same pass that finds its line's end. The decoder keeps byte
+//! addresses, not line numbers: an [`Error`](crate::Error) gets its line and column only
+//! when it leaves the decoder.
+//!
+//! `ARCHITECTURE.md` in the repository names the file behind each of these steps.
 
 mod duplicates;
 pub(crate) mod exact;
