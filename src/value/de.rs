@@ -12,11 +12,11 @@ use serde::de::{
 
 use super::{Map, Number, Value};
 use crate::de::KeyDe;
-use crate::error::Error;
+use crate::error::{Error, Result};
 
 /// An object, as serde_json's `Map` deserializes: anything else is an invalid type.
 impl<'de> Deserialize<'de> for Map {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Map, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Map, D::Error> {
         match Value::deserialize(d)? {
             Value::Object(map) => Ok(map),
             other => {
@@ -40,7 +40,7 @@ impl<'de> Deserialize<'de> for Map {
 }
 
 impl<'de> Deserialize<'de> for Value {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Value, D::Error> {
         d.deserialize_any(ValueVisitor {
             siblings: &mut SiblingKeys::default(),
             recent: &mut RecentKeys::new(),
@@ -122,7 +122,7 @@ struct ValueSeed<'s> {
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
         d.deserialize_any(ValueVisitor {
             siblings: self.siblings,
             recent: self.recent,
@@ -140,7 +140,7 @@ struct KeySeed<'s> {
 
 impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
     type Value = Arc<str>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Arc<str>, D::Error> {
         // Tells the TOON decoder this key is shared, not copied per row, so it is not charged
         // to the expansion limit; other deserializers see a newtype around a string.
         d.deserialize_newtype_struct(crate::de::key::SHARED_KEY, self)
@@ -152,10 +152,13 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a string key")
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Arc<str>, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<Arc<str>, D::Error> {
         d.deserialize_str(self)
     }
-    fn visit_str<E>(self, v: &str) -> Result<Arc<str>, E> {
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Arc<str>, E> {
         Ok(match self.hint {
             Some(hint) if **hint == *v => Arc::clone(hint),
             _ => self.recent.share(v),
@@ -169,34 +172,34 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("any TOON value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {
         Ok(Value::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
         Ok(Value::Number(v.into()))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
         Ok(Value::Number(v.into()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Value, E> {
         Ok(Value::String(v.to_owned()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E>(self, v: String) -> std::result::Result<Value, E> {
         Ok(Value::String(v))
     }
-    fn visit_none<E>(self) -> Result<Value, E> {
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
         Ok(Value::Null)
     }
-    fn visit_unit<E>(self) -> Result<Value, E> {
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
         Ok(Value::Null)
     }
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Value, D::Error> {
         d.deserialize_any(self)
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Value, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
         let below = self.siblings.below();
         while let Some(v) = seq.next_element_seed(ValueSeed {
@@ -207,7 +210,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         }
         Ok(Value::Array(out))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Value, A::Error> {
         let SiblingKeys { keys, below } = self.siblings;
         let recent = self.recent;
         let below = below.get_or_insert_with(Box::default);
@@ -237,7 +240,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
         }
         Ok(Value::Object(out))
     }
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Value, E> {
+    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> std::result::Result<Value, E> {
         Ok(Value::Array(
             v.iter().map(|&b| Value::Number(b.into())).collect(),
         ))
@@ -247,7 +250,7 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
 impl<'de> de::Deserializer<'de> for Value {
     type Error = Error;
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
@@ -273,7 +276,7 @@ impl<'de> de::Deserializer<'de> for Value {
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self {
             Value::Null => visitor.visit_none(),
             other => visitor.visit_some(other),
@@ -284,7 +287,7 @@ impl<'de> de::Deserializer<'de> for Value {
         self,
         _: &'static str,
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value> {
         visitor.visit_newtype_struct(self)
     }
 
@@ -294,7 +297,7 @@ impl<'de> de::Deserializer<'de> for Value {
         _: &'static str,
         _: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value> {
         match self {
             Value::String(s) => visitor.visit_enum(s.into_deserializer()),
             Value::Object(map) if map.len() == 1 => {
@@ -327,10 +330,7 @@ struct SeqDeserializer {
 
 impl<'de> SeqAccess<'de> for SeqDeserializer {
     type Error = Error;
-    fn next_element_seed<T: DeserializeSeed<'de>>(
-        &mut self,
-        seed: T,
-    ) -> Result<Option<T::Value>, Error> {
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         self.iter.next().map(|v| seed.deserialize(v)).transpose()
     }
     fn size_hint(&self) -> Option<usize> {
@@ -354,10 +354,7 @@ impl MapDeserializer {
 
 impl<'de> MapAccess<'de> for MapDeserializer {
     type Error = Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
         let Some((key, value)) = self.iter.next() else {
             return Ok(None);
         };
@@ -365,7 +362,7 @@ impl<'de> MapAccess<'de> for MapDeserializer {
         // Keys parse as integers or bools when the target's key type asks for them.
         seed.deserialize(KeyDe(key.into())).map(Some)
     }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
         let value = self
             .value
             .take()
@@ -385,7 +382,7 @@ struct Variant {
 impl<'de> de::EnumAccess<'de> for Variant {
     type Error = Error;
     type Variant = Value;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value), Error> {
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value)> {
         let variant = seed.deserialize(KeyDe(self.variant.into()))?;
         Ok((variant, self.content))
     }
@@ -393,20 +390,20 @@ impl<'de> de::EnumAccess<'de> for Variant {
 
 impl<'de> de::VariantAccess<'de> for Value {
     type Error = Error;
-    fn unit_variant(self) -> Result<(), Error> {
+    fn unit_variant(self) -> Result<()> {
         de::Deserialize::deserialize(self)
     }
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
         seed.deserialize(self)
     }
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value, Error> {
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
         de::Deserializer::deserialize_seq(self, visitor)
     }
     fn struct_variant<V: Visitor<'de>>(
         self,
         _: &'static [&'static str],
         visitor: V,
-    ) -> Result<V::Value, Error> {
+    ) -> Result<V::Value> {
         de::Deserializer::deserialize_map(self, visitor)
     }
 }
