@@ -565,7 +565,9 @@ fn content_end(bytes: &[u8], line_end: usize) -> usize {
 /// The rest of a row from its first quote on (`Scanner::next_row_line`): `content` is the
 /// row's content (to its end), `cell` where the current cell starts and `quote` the quote.
 /// Quoted cells are stepped over whole; `None` for a colon before the first delimiter (a
-/// key-value line with a quoted key).
+/// key-value line with a quoted key). Out of line: quoted cells are the uncommon row, and
+/// inlined this would grow the plain row's path (as measured).
+#[inline(never)]
 fn split_quoted_row<'de>(
     content: &'de str,
     delim: u8,
