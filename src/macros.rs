@@ -220,7 +220,7 @@ macro_rules! fields {
 /// a module of their own so that `#[macro_use]` does not put them in the crate's textual scope
 /// too: the crate's own code names `toon!` by path, as users do.
 mod value_literal {
-    /// Builds a [`Value`] from JSON-like syntax, like `serde_json::json!`.
+    /// Builds a [`Value`](crate::Value) from JSON-like syntax, like `serde_json::json!`.
     ///
     /// ```
     /// let name = "Ada";

@@ -7,7 +7,7 @@
 //! table (§9.5), or one cell of a row; each is read as the visitor calls serde expects of it
 //! (a string, a number, a sequence, a map). The common value after an object's `key: ` is
 //! read where it stands, in the same pass that finds its line's end. The decoder keeps byte
-//! addresses, not line numbers: an [`Error`](crate::Error) gets its line and column only
+//! addresses, not line numbers: an [`Error`] gets its line and column only
 //! when it leaves the decoder.
 //!
 //! `ARCHITECTURE.md` in the repository names the file behind each of these steps.
