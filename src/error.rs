@@ -94,7 +94,6 @@ impl Error {
     /// Attaches a position unless the error already has one (the innermost position wins).
     /// The quoted source line is cut to a window around the column, so a huge line cannot make
     /// a huge message.
-    #[cold]
     pub(crate) fn at(mut self, line: usize, column: usize, source_line: &str) -> Self {
         if self.inner.line == 0 && line > 0 {
             self.inner.line = line;
@@ -118,7 +117,6 @@ impl Error {
     /// Attaches the address of a byte of the decoder's input, unless the error already has a
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.
-    #[cold]
     pub(crate) fn at_address(mut self, address: usize, whole_line: bool) -> Self {
         if self.inner.line == 0 && self.inner.unresolved.is_none() {
             self.inner.unresolved = Some(InputAddress {
@@ -132,7 +130,6 @@ impl Error {
     /// Turns an unresolved address (see [`Error::at_address`]) into the line, the column (in
     /// characters) and the quoted source line, counted in `src`, the text whose bytes the
     /// address points into. Runs once, when the error leaves the decoder.
-    #[cold]
     pub(crate) fn resolve(mut self, src: &str) -> Self {
         let Some(InputAddress {
             address,
