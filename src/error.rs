@@ -1,7 +1,9 @@
 //! The error type shared by encoding and decoding.
 //!
 //! Modelled on `serde_json::Error`: one opaque type with a [`Category`], and for errors found in
-//! text, the 1-based line and column plus the offending source line in the message.
+//! text, the 1-based line and column plus the offending source line in the message. As in
+//! serde_json, what builds an error is `#[cold]`: the paths that raise one stay out of the way
+//! of the paths that do not.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -52,11 +54,12 @@ struct ErrorImpl {
     /// Where in the decoder's input the error was found, before line and column are known:
     /// the decoder carries byte addresses and counts lines only when an error leaves it
     /// ([`Error::resolve`]).
-    pending: Option<Pending>,
+    unresolved: Option<InputAddress>,
     io: Option<std::io::Error>,
 }
 
 impl Error {
+    #[cold]
     pub(crate) fn new(category: Category, message: impl Into<String>) -> Self {
         Error {
             inner: Box::new(ErrorImpl {
@@ -65,20 +68,23 @@ impl Error {
                 line: 0,
                 column: 0,
                 source_line: None,
-                pending: None,
+                unresolved: None,
                 io: None,
             }),
         }
     }
 
+    #[cold]
     pub(crate) fn syntax(message: impl Into<String>) -> Self {
         Error::new(Category::Syntax, message)
     }
 
+    #[cold]
     pub(crate) fn data(message: impl Into<String>) -> Self {
         Error::new(Category::Data, message)
     }
 
+    #[cold]
     pub(crate) fn io(err: std::io::Error) -> Self {
         let mut e = Error::new(Category::Io, err.to_string());
         e.inner.io = Some(err);
@@ -112,8 +118,8 @@ impl Error {
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.
     pub(crate) fn at_address(mut self, address: usize, whole_line: bool) -> Self {
-        if self.inner.line == 0 && self.inner.pending.is_none() {
-            self.inner.pending = Some(Pending {
+        if self.inner.line == 0 && self.inner.unresolved.is_none() {
+            self.inner.unresolved = Some(InputAddress {
                 address,
                 whole_line,
             });
@@ -121,14 +127,14 @@ impl Error {
         self
     }
 
-    /// Turns a pending address (see [`Error::at_address`]) into the line, the column (in
+    /// Turns an unresolved address (see [`Error::at_address`]) into the line, the column (in
     /// characters) and the quoted source line, counted in `src`, the text whose bytes the
     /// address points into. Runs once, when the error leaves the decoder.
     pub(crate) fn resolve(mut self, src: &str) -> Self {
-        let Some(Pending {
+        let Some(InputAddress {
             address,
             whole_line,
-        }) = self.inner.pending.take()
+        }) = self.inner.unresolved.take()
         else {
             return self;
         };
@@ -173,7 +179,7 @@ impl Error {
     }
 
     pub(crate) fn has_position(&self) -> bool {
-        self.inner.line > 0 || self.inner.pending.is_some()
+        self.inner.line > 0 || self.inner.unresolved.is_some()
     }
 
     /// 1-based line of the error in the input text, or 0 if the error has no position
@@ -278,7 +284,7 @@ fn excerpt(line: &str, column: usize) -> String {
 
 /// A byte of the decoder's input that an error is about (see [`Error::at_address`]).
 #[derive(Debug, Clone, Copy)]
-struct Pending {
+struct InputAddress {
     address: usize,
     whole_line: bool,
 }
@@ -314,6 +320,7 @@ impl std::error::Error for Error {
 }
 
 impl From<std::io::Error> for Error {
+    #[cold]
     fn from(err: std::io::Error) -> Self {
         Error::io(err)
     }
@@ -333,12 +340,14 @@ impl From<Error> for std::io::Error {
 }
 
 impl serde::ser::Error for Error {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
         Error::data(msg.to_string())
     }
 }
 
 impl serde::de::Error for Error {
+    #[cold]
     fn custom<T: fmt::Display>(msg: T) -> Self {
         Error::data(msg.to_string())
     }
@@ -348,10 +357,10 @@ impl serde::de::Error for Error {
 mod tests {
     use super::*;
 
-    /// A pending address becomes the line, the column in characters (after multi-byte
+    /// An unresolved address becomes the line, the column in characters (after multi-byte
     /// characters, CR before LF not counted) and the raw line, only when resolved.
     #[test]
-    fn pending_addresses_resolve_to_line_and_column() {
+    fn input_addresses_resolve_to_line_and_column() {
         let src = "a: 1\r\nbé: x\r\n\n  c: [\nlast";
         let at = |needle: &str, whole: bool| {
             let offset = src.find(needle).unwrap();

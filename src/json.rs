@@ -168,7 +168,7 @@ pub fn to_string_pretty<T: ?Sized + Serialize>(
 /// The byte ranges of the number tokens of JSON `text` whose exact decimal value a `u64`,
 /// `i64` or `f64` cannot hold (`18446744073709551616`, `0.1000000000000000055511151231257827`,
 /// `1e400`): what serde_json (and [`Value`](crate::Value)) would round. Empty for most
-/// documents; [`Document::from_json_slice`](crate::Document::from_json_slice) keeps them
+/// documents; [`Recording::from_json_slice`](crate::Recording::from_json_slice) keeps them
 /// exact.
 ///
 /// ```

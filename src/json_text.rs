@@ -434,7 +434,7 @@ const ONES: u64 = u64::MAX / 255;
 /// up to the first one (a borrow may mark bytes after it).
 fn quote_or_backslash(chunk: &[u8; 8]) -> u64 {
     let word = u64::from_le_bytes(*chunk);
-    crate::de::byte_matches(word, b'"') | crate::de::byte_matches(word, b'\\')
+    crate::swar::byte_matches(word, b'"') | crate::swar::byte_matches(word, b'\\')
 }
 
 #[cfg(test)]

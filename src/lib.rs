@@ -71,6 +71,7 @@ mod quote;
 pub mod render;
 pub mod ser;
 mod stack;
+mod swar;
 pub mod table;
 #[cfg(test)]
 mod test_rng;
@@ -86,7 +87,7 @@ pub use options::{DecodeOptions, Delimiter, EncodeOptions, MAX_DEPTH_CEILING};
 pub use ser::{
     Serializer, to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with,
 };
-pub use value::{Document, DocumentSample, Index, Map, Number, Value, from_value, map, to_value};
+pub use value::{Index, Map, Number, Recording, RecordingSample, Value, from_value, map, to_value};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.
 /// They are written as a reader would paste them (no hidden lines), so they need the features

@@ -1,4 +1,5 @@
-//! Macros for the serde `Serializer` boilerplate shared by the encoder's serializers.
+//! Macros: the serde `Serializer` boilerplate shared by the encoder's serializers, and the
+//! public [`toon!`](crate::toon), which builds a [`Value`](crate::Value) from JSON-like syntax.
 
 /// Writes serde `Serializer` methods that all fail with the same error, for serializers that
 /// accept only some kinds of value: `refuse!(error; serialize_seq, serialize_map, …)`;
@@ -213,4 +214,72 @@ macro_rules! fields {
             }
         }
     };
+}
+
+/// `toon!` and its muncher helpers. Exported at the crate root (`#[macro_export]`), and kept in
+/// a module of their own so that `#[macro_use]` does not put them in the crate's textual scope
+/// too: the crate's own code names `toon!` by path, as users do.
+mod value_literal {
+    /// Builds a [`Value`](crate::Value) from JSON-like syntax, like `serde_json::json!`.
+    ///
+    /// ```
+    /// let name = "Ada";
+    /// let v = toon::toon!({"id": 1, "name": name, "tags": ["a", null, true], "meta": {}});
+    /// assert_eq!(v.to_string(), "id: 1\nname: Ada\ntags[3]: a,null,true\nmeta:");
+    /// ```
+    #[macro_export]
+    macro_rules! toon {
+        (null) => { $crate::Value::Null };
+        ([]) => { $crate::Value::Array(::std::vec::Vec::new()) };
+        ([ $($tt:tt)+ ]) => {
+            $crate::Value::Array($crate::__toon_array!([] [] $($tt)+))
+        };
+        ({}) => { $crate::Value::Object($crate::Map::new()) };
+        ({ $($tt:tt)+ }) => {{
+            let mut map = $crate::Map::new();
+            $crate::__toon_object!(map () $($tt)+);
+            $crate::Value::Object(map)
+        }};
+        ($other:expr) => {
+            $crate::to_value(&$other).expect("toon!: value must be representable as a toon::Value")
+        };
+    }
+
+    /// Element muncher for [`toon!`]: collects the tokens of one element up to a comma.
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __toon_array {
+        ([$($done:expr,)*] [$($cur:tt)+] , $($rest:tt)*) => {
+            $crate::__toon_array!([$($done,)* $crate::toon!($($cur)+),] [] $($rest)*)
+        };
+        ([$($done:expr,)*] [$($cur:tt)*] $next:tt $($rest:tt)*) => {
+            $crate::__toon_array!([$($done,)*] [$($cur)* $next] $($rest)*)
+        };
+        ([$($done:expr,)*] [$($cur:tt)+]) => {
+            ::std::vec![$($done,)* $crate::toon!($($cur)+)]
+        };
+        ([$($done:expr,)*] []) => {
+            ::std::vec![$($done,)*]
+        };
+    }
+
+    /// Entry muncher for [`toon!`]: `key: value` pairs separated by commas.
+    #[macro_export]
+    #[doc(hidden)]
+    macro_rules! __toon_object {
+        ($map:ident ()) => {};
+        ($map:ident () $key:tt : $($rest:tt)+) => {
+            $crate::__toon_object!($map [$key] [] $($rest)+)
+        };
+        ($map:ident [$key:tt] [$($cur:tt)+] , $($rest:tt)*) => {
+            $map.insert(::std::string::String::from($key), $crate::toon!($($cur)+));
+            $crate::__toon_object!($map () $($rest)*)
+        };
+        ($map:ident [$key:tt] [$($cur:tt)*] $next:tt $($rest:tt)*) => {
+            $crate::__toon_object!($map [$key] [$($cur)* $next] $($rest)*)
+        };
+        ($map:ident [$key:tt] [$($cur:tt)+]) => {
+            $map.insert(::std::string::String::from($key), $crate::toon!($($cur)+));
+        };
+    }
 }

@@ -2,7 +2,9 @@
 //!
 //! Decisions are made with a byte table so the common case (a short ASCII word) costs one table
 //! lookup per byte; strings of 16 bytes or more are checked 16 bytes at a time
-//! ([`clean_lanes`]).
+//! (`swar::clean_lanes`).
+
+use crate::swar::{LANES, clean_lanes};
 
 /// Bytes that force quoting anywhere in a string value (§7.2): `:`, `"`, `\`, brackets, braces
 /// and the C0 controls. Delimiters are checked separately because they depend on scope (§11.1).
@@ -59,29 +61,6 @@ pub(crate) const NEEDS_ESCAPE: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
-
-/// Bytes [`clean_lanes`] checks at once: one SSE2 register.
-const LANES: usize = 16;
-
-/// How far from `from` the bytes of `bytes` (at least [`LANES`] long) are known to be
-/// free of what `lane_hit` looks for, testing a lane of 16 bytes at a time: the end of
-/// `bytes`, or the start of the first lane that holds such a byte, for the caller's own byte
-/// by byte search. The last lane overlaps the one before it; its bytes before `at` were
-/// tested already.
-#[inline(always)]
-fn clean_lanes(bytes: &[u8], from: usize, lane_hit: impl Fn(&[u8; LANES]) -> bool) -> usize {
-    let mut at = from;
-    while let Some(lane) = bytes.get(at..).and_then(<[u8]>::first_chunk::<LANES>) {
-        if lane_hit(lane) {
-            return at;
-        }
-        at += LANES;
-    }
-    match bytes.last_chunk::<LANES>() {
-        Some(lane) if at < bytes.len() && lane_hit(lane) => at,
-        _ => bytes.len(),
-    }
-}
 
 /// [`FORCES_QUOTES`] or `delimiter` in a lane ([`clean_lanes`]), as comparisons the compiler
 /// checks 16 bytes at a time (kept as one mark per byte: an or-reduction of these seven

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::de::{self, Deserializer as _, Visitor};
 
 use super::exact;
-use super::token::{self, Number, Primitive};
+use super::token::{self, Primitive, TypedNumber};
 use super::{Deserializer, Slot, ValueDe, at_text, visit_integer, visit_number, visit_primitive};
 use crate::error::{Error, Result};
 
@@ -157,7 +157,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         }
         let text = self.run(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'));
         match token::typed_number(text) {
-            Some(Number::F64(_)) if exact::exact_text(text).is_some() => Err((self, visitor)),
+            Some(TypedNumber::F64(_)) if exact::exact_text(text).is_some() => Err((self, visitor)),
             number => self.whole(text, number, visitor, visit_number),
         }
     }

@@ -1,13 +1,17 @@
-//! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate tree.
+//! Deserialization: TOON text straight into any `Deserialize` type, without an intermediate
+//! tree ([`Deserializer`], [`from_str`] and the functions beside it).
 //!
-//! The decoder walks the document line by line (the `scanner` module) and hands serde one value at a
-//! time. Where a value is depends on the line that introduced it: a token after `key:`, a
-//! nested block, an array header (§6) with inline values, tabular rows or list items, a keyed
-//! table, or a row cell. `Slot` names those places; `ValueDe` turns one into visitor calls.
-//! The common value after an object's `key: ` is read where it stands (`field_value`), in
-//! the pass that finds its end.
+//! The decoder walks the document line by line and hands serde one value at a time. Where a
+//! value is depends on the line that introduced it: a token after `key:`, a nested block, an
+//! array header (§6) with inline values, tabular rows (§9.3) or list items (§9.4), a keyed
+//! table (§9.5), or one cell of a row; each is read as the visitor calls serde expects of it
+//! (a string, a number, a sequence, a map). The common value after an object's `key: ` is
+//! read where it stands, in the same pass that finds its line's end. The decoder keeps byte
+//! addresses, not line numbers: an [`Error`] gets its line and column only
+//! when it leaves the decoder.
+//!
+//! `ARCHITECTURE.md` in the repository names the file behind each of these steps.
 
-mod digits;
 mod duplicates;
 pub(crate) mod exact;
 mod field_value;
@@ -15,8 +19,6 @@ mod header;
 mod inline;
 pub(crate) mod key;
 pub(crate) use key::KeyDe;
-// The word-at-a-time byte test, for the JSON text scans outside the decoder.
-pub(crate) use token::byte_matches;
 mod keyed;
 mod list;
 mod object;
@@ -41,7 +43,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Integer, Number, Primitive, find_unquoted, parse_primitive, trim_spaces};
+use token::{Integer, Primitive, TypedNumber, find_unquoted, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -161,7 +163,7 @@ impl<'de> Deserializer<'de> {
     }
 
     /// Gives an error leaving the decoder its line and column: an error without a position
-    /// is placed on the last consumed line, and a pending address is counted in the input.
+    /// is placed on the last consumed line, and an unresolved address is counted in the input.
     fn locate(&self, err: Error) -> Error {
         let err = match self.scan.last {
             Some(line) if !err.has_position() => line.error_on_line(err),
@@ -443,10 +445,10 @@ fn visit_integer<'de, V: Visitor<'de>>(int: Integer, visitor: V) -> Result<V::Va
 
 /// Visits a number a typed hint read.
 #[inline]
-fn visit_number<'de, V: Visitor<'de>>(number: Number, visitor: V) -> Result<V::Value> {
+fn visit_number<'de, V: Visitor<'de>>(number: TypedNumber, visitor: V) -> Result<V::Value> {
     match number {
-        Number::F64(v) => visitor.visit_f64(v),
-        Number::Integer(int) => visit_integer(int, visitor),
+        TypedNumber::F64(v) => visitor.visit_f64(v),
+        TypedNumber::Integer(int) => visit_integer(int, visitor),
     }
 }
 

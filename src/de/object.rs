@@ -39,7 +39,7 @@ impl<'de> First<'de> {
 }
 
 /// Where the value of the key just handed to serde is.
-enum Pending<'de> {
+enum ValuePosition<'de> {
     Slot(Slot<'de, 'de>),
     /// At this byte of the input, after `key: ` on a line not yet consumed ([`FieldValue`]).
     AtCursor(usize),
@@ -54,7 +54,8 @@ pub(crate) struct ObjectAccess<'a, 'de> {
     min_depth: usize,
     /// The depth of the object's fields.
     depth: usize,
-    pending: Option<Pending<'de>>,
+    /// The value of the key last handed to serde, until serde asks for it.
+    value_at: Option<ValuePosition<'de>>,
     seen: Option<SeenKeys<'de>>,
     /// Non-strict struct targets: the line each key last appears on; earlier occurrences are
     /// skipped so the last one wins (§14.3) without serde's "duplicate field" error.
@@ -132,7 +133,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
             first,
             min_depth,
             depth,
-            pending: None,
+            value_at: None,
             seen,
             last_wins: None,
             done: false,
@@ -148,14 +149,14 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         line: Line<'de>,
         content: &'de str,
         key: Cow<'de, str>,
-        value: Pending<'de>,
+        value: ValuePosition<'de>,
     ) -> Result<Option<K::Value>> {
         if let Some(seen) = &mut self.seen
             && !seen.insert(&mut self.de.keys, &key)
         {
             return Err(duplicate(&line, &key));
         }
-        self.pending = Some(value);
+        self.value_at = Some(value);
         seed.deserialize(KeyDe(key))
             .map(Some)
             .map_err(|e| line.error_in(content, e))
@@ -180,9 +181,9 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
         // The common `key: value` line, its key read at the cursor (`next_key_at`) and its
         // value left there for `next_value_seed`; everything else (an item's first field read
         // the general way, last-write-wins, headers, quoted keys) takes the general path below.
-        if let Some(Pending::AtCursor(at)) = self.pending {
+        if let Some(ValuePosition::AtCursor(at)) = self.value_at {
             // The last value was not asked for: its line still has to be consumed.
-            self.pending = None;
+            self.value_at = None;
             self.de.scan.finish_value(at);
         }
         if self.first.is_none()
@@ -190,7 +191,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
             && !self.done
             && let Some((line, key, at)) = self.de.scan.next_key_at(self.depth)
         {
-            let value = Pending::AtCursor(at);
+            let value = ValuePosition::AtCursor(at);
             return self.accept(seed, line, line.content, Cow::Borrowed(key), value);
         }
         // The object's end, where the next line is shallower, also found at the cursor:
@@ -207,7 +208,7 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 Some(First::Text(content, line)) => (content, line),
                 Some(First::AtCursor(line, key, at)) => {
                     // Not with last-write-wins, which reads this field as text.
-                    let value = Pending::AtCursor(at);
+                    let value = ValuePosition::AtCursor(at);
                     return self.accept(seed, line, line.content, Cow::Borrowed(key), value);
                 }
                 None => {
@@ -245,18 +246,18 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                 IgnoredAny,
             )?;
         };
-        self.accept(seed, line, content, key, Pending::Slot(slot))
+        self.accept(seed, line, content, key, ValuePosition::Slot(slot))
     }
 
     #[inline]
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        match self.pending.take() {
-            Some(Pending::AtCursor(at)) => seed.deserialize(FieldValue {
+        match self.value_at.take() {
+            Some(ValuePosition::AtCursor(at)) => seed.deserialize(FieldValue {
                 de: &mut *self.de,
                 at,
                 depth: self.depth,
             }),
-            Some(Pending::Slot(slot)) => seed.deserialize(ValueDe {
+            Some(ValuePosition::Slot(slot)) => seed.deserialize(ValueDe {
                 de: &mut *self.de,
                 slot,
             }),

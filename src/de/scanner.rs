@@ -1,8 +1,9 @@
 //! The cursor over the input, line by line: CRLF (§12), comment lines (§5.1), blank lines (§12) and
 //! indentation depth with its strict-mode checks (§12, §14.2).
 
-use super::token::{after_quoted, byte_matches, find_any, find_either, trim_spaces};
+use super::token::{after_quoted, trim_spaces};
 use crate::error::{Error, Result};
+use crate::swar::{all_spaces, byte_matches, find_any, find_either, find_newline, leading_spaces};
 
 /// One significant (non-blank, non-comment) line: two words and its depth. Where it is in
 /// the input (line number, column, the raw line for messages) is worked out from the
@@ -413,7 +414,7 @@ impl<'de> Scanner<'de> {
         memchr::memchr_iter(b'\n', before).count() + 1
     }
 
-    /// Gives a pending error position its line and column in this input.
+    /// Gives an unresolved error position its line and column in this input.
     pub(crate) fn resolve(&self, err: Error) -> Error {
         err.resolve(self.src)
     }
@@ -564,7 +565,9 @@ fn content_end(bytes: &[u8], line_end: usize) -> usize {
 /// The rest of a row from its first quote on (`Scanner::next_row_line`): `content` is the
 /// row's content (to its end), `cell` where the current cell starts and `quote` the quote.
 /// Quoted cells are stepped over whole; `None` for a colon before the first delimiter (a
-/// key-value line with a quoted key).
+/// key-value line with a quoted key). Out of line: quoted cells are the uncommon row, and
+/// inlined this would grow the plain row's path (as measured).
+#[inline(never)]
 fn split_quoted_row<'de>(
     content: &'de str,
     delim: u8,
@@ -599,85 +602,6 @@ fn split_quoted_row<'de>(
     Some(())
 }
 
-/// How many of the first `n` bytes of `bytes` are spaces before any other byte: one word
-/// for the common indentations of up to eight bytes.
-#[inline]
-fn leading_spaces(bytes: &[u8], n: usize) -> usize {
-    match bytes.first_chunk::<8>() {
-        Some(word) if n <= 8 => {
-            let differ = u64::from_le_bytes(*word) ^ SPACES;
-            (differ.trailing_zeros() as usize / 8).min(n)
-        }
-        _ => leading_spaces_deep(bytes, n),
-    }
-}
-
-/// [`leading_spaces`] past one word: two words at once for up to sixteen bytes (four to
-/// eight levels of two spaces, which schemas and configuration reach), then a word at a
-/// time. Out of line, so that the one-word test stays small where it is inlined.
-#[cold]
-#[inline(never)]
-fn leading_spaces_deep(bytes: &[u8], n: usize) -> usize {
-    if n <= 16
-        && let Some(pair) = bytes.first_chunk::<16>()
-    {
-        let differ = u128::from_le_bytes(*pair) ^ SPACES_16;
-        return (differ.trailing_zeros() as usize / 8).min(n);
-    }
-    let mut at = 0;
-    while let Some(word) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let differ = u64::from_le_bytes(*word) ^ SPACES;
-        if differ != 0 || at + 8 >= n {
-            return (at + differ.trailing_zeros() as usize / 8).min(n);
-        }
-        at += 8;
-    }
-    at + bytes[at..]
-        .iter()
-        .take(n - at)
-        .take_while(|&&b| b == b' ')
-        .count()
-}
-
-/// Whether the first `n` bytes of `bytes` (which holds more than `n`) are spaces: one word
-/// compare for the common indentations of up to eight bytes.
-#[inline]
-fn all_spaces(bytes: &[u8], n: usize) -> bool {
-    match bytes.first_chunk::<8>() {
-        Some(word) if n <= 8 => {
-            let mask = u64::MAX.checked_shr(64 - 8 * n as u32).unwrap_or(0);
-            (u64::from_le_bytes(*word) ^ SPACES) & mask == 0
-        }
-        // Deep indentation: counted as `leading_spaces` counts it.
-        _ => leading_spaces_deep(bytes, n) == n,
-    }
-}
-
-/// Eight spaces, the word an indentation is compared with.
-const SPACES: u64 = u64::from_le_bytes([b' '; 8]);
-
-/// Sixteen spaces, for indentations of nine to sixteen bytes.
-const SPACES_16: u128 = u128::from_le_bytes([b' '; 16]);
-
-/// The first `\n` at or after `from`, or the text's end. Most values after a key are short:
-/// two words are searched eight bytes at a time (SWAR) before a vector search, whose set-up
-/// costs more than the whole of a short line.
-#[inline]
-fn find_newline(bytes: &[u8], from: usize) -> usize {
-    let mut at = from;
-    for _ in 0..2 {
-        let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) else {
-            break;
-        };
-        let hits = byte_matches(u64::from_le_bytes(*chunk), b'\n');
-        if hits != 0 {
-            return at + hits.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -702,41 +626,6 @@ mod tests {
         let key = content[..at].trim_end_matches(' ');
         (content.as_bytes()[at] == b':' && at > 0 && !key.is_empty())
             .then(|| (key, content[at + 1..].trim_start_matches(' ')))
-    }
-
-    /// The two word-at-a-time indentation tests against byte loops.
-    #[test]
-    fn indentation_is_counted_and_compared_as_byte_loops_do() {
-        let texts = [
-            "",
-            " ",
-            "  x",
-            "        ",
-            "          ",
-            "   \t      ",
-            "x         ",
-            "            a",
-        ];
-        // Deep indentation: runs of spaces past one and two words, ended anywhere.
-        let deep: Vec<String> = (0..40)
-            .flat_map(|spaces| {
-                [
-                    " ".repeat(spaces),
-                    format!("{}x{}", " ".repeat(spaces), " ".repeat(spaces % 9)),
-                    format!("{}\t  ", " ".repeat(spaces)),
-                ]
-            })
-            .collect();
-        for text in texts.iter().copied().chain(deep.iter().map(String::as_str)) {
-            let bytes = text.as_bytes();
-            for n in 0..=text.len() + 1 {
-                let spaces = bytes.iter().take(n).take_while(|&&b| b == b' ').count();
-                assert_eq!(leading_spaces(bytes, n), spaces, "{text:?} {n}");
-                if n < text.len() {
-                    assert_eq!(all_spaces(bytes, n), spaces == n, "{text:?} {n}");
-                }
-            }
-        }
     }
 
     /// Over generated documents (indents, tabs, comments, blank lines, CR, trailing spaces,

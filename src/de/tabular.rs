@@ -6,9 +6,10 @@ use super::header::Header;
 use super::row::RowCells;
 use super::scanner::Line;
 use super::span::{LineRole, Span, stopped_early};
-use super::token::{after_quoted, find_any};
+use super::token::after_quoted;
 use super::{Deserializer, ValueDe};
 use crate::error::{Error, Result};
+use crate::swar::find_any;
 
 /// §9.3 row/key-value disambiguation at row depth: a row unless an unquoted colon comes
 /// before the first unquoted delimiter. Only the bytes up to the first of the two are read.

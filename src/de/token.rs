@@ -3,8 +3,9 @@
 
 use std::borrow::Cow;
 
-use super::digits::{self, Short};
 use crate::error::{Error, Result};
+use crate::swar::digits::{self, Short};
+use crate::swar::{find_any, find_either};
 
 /// A decoded primitive.
 #[derive(Debug, PartialEq)]
@@ -181,60 +182,6 @@ pub(crate) fn split_at_colon(content: &str, colon: usize) -> (&str, &str) {
         rest_start += 1;
     }
     (content.split_at(key_end).0, content.split_at(rest_start).1)
-}
-
-/// The first position at or after `from` holding `a` or `b`, eight bytes at a time (SWAR):
-/// for the short spans between cells a word loop beats a vector search's set-up.
-#[inline]
-pub(crate) fn find_either(bytes: &[u8], from: usize, a: u8, b: u8) -> Option<usize> {
-    find_any(bytes, from, [a, b, b])
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// The bytes of `word` equal to `byte`, flagged by their high bit (SWAR): a zero byte in
-/// `word ^ fill` is a match. The lowest flagged byte is always exact (the first match, at
-/// `trailing_zeros / 8`); those above it may not be.
-#[inline(always)]
-pub(crate) fn byte_matches(word: u64, byte: u8) -> u64 {
-    unmasked_matches(word, LO * u64::from(byte)) & HI
-}
-
-/// [`byte_matches`] against `fill` (a byte repeated eight times) before the final mask,
-/// which a search for several bytes applies once.
-#[inline(always)]
-fn unmasked_matches(word: u64, fill: u64) -> u64 {
-    let x = word ^ fill;
-    x.wrapping_sub(LO) & !x
-}
-
-/// The first position at or after `from` holding one of `needles`, eight bytes at a time
-/// ([`byte_matches`] for each).
-#[inline(always)]
-pub(crate) fn find_any<const N: usize>(
-    bytes: &[u8],
-    from: usize,
-    needles: [u8; N],
-) -> Option<usize> {
-    let fills = needles.map(|n| LO * u64::from(n));
-    let mut at = from;
-    while let Some(chunk) = bytes.get(at..).and_then(<[u8]>::first_chunk::<8>) {
-        let word = u64::from_le_bytes(*chunk);
-        let hits = fills
-            .iter()
-            .fold(0, |hits, &fill| hits | unmasked_matches(word, fill))
-            & HI;
-        if hits != 0 {
-            return Some(at + hits.trailing_zeros() as usize / 8);
-        }
-        at += 8;
-    }
-    bytes
-        .get(at..)?
-        .iter()
-        .position(|c| needles.contains(c))
-        .map(|i| at + i)
 }
 
 /// The powers of ten a decimal's fraction digits divide by: all exact in an f64.
@@ -480,7 +427,7 @@ impl From<Integer> for Primitive<'_> {
 
 /// A number as the typed hints read it: a decimal ([`parse_decimal`]) or an integer.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Number {
+pub(crate) enum TypedNumber {
     F64(f64),
     Integer(Integer),
 }
@@ -488,7 +435,7 @@ pub(crate) enum Number {
 /// A token that is a decimal or an integer the fast paths type, as [`parse_primitive`]
 /// would; `None` for anything else, which the caller then types in full.
 #[inline]
-pub(crate) fn typed_number(token: &str) -> Option<Number> {
+pub(crate) fn typed_number(token: &str) -> Option<TypedNumber> {
     // Up to eight bytes after the sign, one word read tells both kinds apart.
     let bytes = token.as_bytes();
     let negative = bytes.first() == Some(&b'-');
@@ -497,8 +444,8 @@ pub(crate) fn typed_number(token: &str) -> Option<Number> {
         return short_signed(negative, digits::short_number(body)?);
     }
     match parse_decimal(token) {
-        Some(v) => Some(Number::F64(v)),
-        None => parse_integer(token).map(Number::Integer),
+        Some(v) => Some(TypedNumber::F64(v)),
+        None => parse_integer(token).map(TypedNumber::Integer),
     }
 }
 
@@ -530,20 +477,22 @@ pub(crate) fn parse_integer(token: &str) -> Option<Integer> {
 /// [`typed_number`] for a value that is the first `len` bytes (one to seven) of `word`,
 /// eight bytes of input loaded as they lie: read from the word, not loaded again.
 #[inline]
-pub(crate) fn number_in_word(word: u64, len: usize) -> Option<Number> {
+pub(crate) fn number_in_word(word: u64, len: usize) -> Option<TypedNumber> {
     let (negative, body, body_len) = digits::signed_in_word(word, len)?;
     short_signed(negative, digits::aligned_number(body, body_len)?)
 }
 
 /// A short number ([`digits::short_number`]) with its sign, typed.
 #[inline(always)]
-fn short_signed(negative: bool, short: Short) -> Option<Number> {
+fn short_signed(negative: bool, short: Short) -> Option<TypedNumber> {
     match short {
         Short {
             digits,
             fraction: 0,
-        } => signed(negative, digits).map(Number::Integer),
-        Short { digits, fraction } => Some(Number::F64(decimal(negative, digits, POW10[fraction]))),
+        } => signed(negative, digits).map(TypedNumber::Integer),
+        Short { digits, fraction } => {
+            Some(TypedNumber::F64(decimal(negative, digits, POW10[fraction])))
+        }
     }
 }
 
@@ -789,34 +738,6 @@ mod tests {
     }
 
     #[test]
-    fn word_search_finds_the_first_of_two_bytes() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..20_000 {
-            crate::test_rng::next(&mut state);
-            let len = (state % 40) as usize;
-            let bytes: Vec<u8> = (0..len)
-                .map(|i| [b'a', b',', b'"', 0x80, 0xff, 0x00][((state >> (i % 60)) % 6) as usize])
-                .collect();
-            let from = (state >> 3) as usize % (len + 1);
-            let expected = bytes[from..]
-                .iter()
-                .position(|&c| c == b',' || c == b'"')
-                .map(|i| from + i);
-            assert_eq!(
-                find_either(&bytes, from, b',', b'"'),
-                expected,
-                "{bytes:?} {from}"
-            );
-            let expected = bytes[from..]
-                .iter()
-                .position(|&c| c == b',' || c == b'"' || c == 0xff)
-                .map(|i| from + i);
-            let found = find_any(&bytes, from, [b',', b'"', 0xff]);
-            assert_eq!(found, expected, "{bytes:?} {from}");
-        }
-    }
-
-    #[test]
     fn number_grammar_of_section_4() {
         assert_eq!(parse_primitive("42").unwrap(), Primitive::U64(42));
         assert_eq!(parse_primitive("-7").unwrap(), Primitive::I64(-7));
@@ -870,8 +791,10 @@ mod tests {
                 assert_eq!(Primitive::from(fast), full, "{token}");
             }
             match typed_number(token) {
-                Some(Number::F64(v)) => assert_eq!(Primitive::F64(v), full, "{token}"),
-                Some(Number::Integer(int)) => assert_eq!(Primitive::from(int), full, "{token}"),
+                Some(TypedNumber::F64(v)) => assert_eq!(Primitive::F64(v), full, "{token}"),
+                Some(TypedNumber::Integer(int)) => {
+                    assert_eq!(Primitive::from(int), full, "{token}")
+                }
                 None => {}
             }
             if is_plain_string(token) {
@@ -908,7 +831,11 @@ mod tests {
                     parse_primitive(&token).unwrap(),
                     "{token}"
                 );
-                assert_eq!(typed_number(&token), Some(Number::F64(fast)), "{token}");
+                assert_eq!(
+                    typed_number(&token),
+                    Some(TypedNumber::F64(fast)),
+                    "{token}"
+                );
             }
         }
         for token in [

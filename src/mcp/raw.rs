@@ -20,8 +20,8 @@ use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::de::byte_matches;
 use crate::quote::NEEDS_ESCAPE;
+use crate::swar::byte_matches;
 
 /// One entry of an object read with [`entries`]: its key (unescaped) and its value as sent.
 #[derive(Debug)]

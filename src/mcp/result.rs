@@ -15,7 +15,7 @@ use crate::json_text::{minify, minify_joined};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
 use crate::tokens::costs;
-use crate::value::{Document, Value};
+use crate::value::{Recording, Value};
 
 /// The rendering converted blocks get.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -218,9 +218,9 @@ impl Stats {
 ///
 /// Numbers keep their digits. A converted block is the text as sent without its whitespace
 /// (compact JSON) or TOON, whichever costs fewer tokens; TOON is written from a
-/// [`Document`](crate::Document), which records every number with all its digits. Only what
+/// [`Recording`](crate::Recording), which records every number with all its digits. Only what
 /// the choice needs is counted: a block over 256 KiB is decided on a
-/// [`Document::sample`](crate::Document::sample) and only the chosen rendering is written.
+/// [`Recording::sample`](crate::Recording::sample) and only the chosen rendering is written.
 ///
 /// ```
 /// use toon::mcp::{Policy, ResultEncoder};
@@ -604,7 +604,7 @@ impl ResultEncoder {
         let not_json = |_| Skip::Result(SkipReason::NotJson);
         let (format, mut new_text, after_tokens, notes, before_tokens) = if shape.is_empty() {
             // Read as sent: a recording keeps every number's digits, so its TOON is lossless.
-            let document = Document::from_json_slice(text.as_bytes()).map_err(not_json)?;
+            let document = Recording::from_json_slice(text.as_bytes()).map_err(not_json)?;
             let (format, new_text, tokens, before) = self.render_as_sent(text, document)?;
             (format, new_text, tokens, Vec::new(), before)
         } else {
@@ -668,9 +668,9 @@ impl ResultEncoder {
     fn render_as_sent(
         &self,
         sent: &str,
-        document: Document,
+        document: Recording,
     ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
-        let toon = |document: Document| crate::to_string(&document).map_err(Skip::Error);
+        let toon = |document: Recording| crate::to_string(&document).map_err(Skip::Error);
         let cost = |text: &str| costs(&[text])[0];
         // The text as sent is its own JSON candidate when it came compact.
         let before = |json: &str, json_tokens: usize| {
@@ -682,7 +682,7 @@ impl ResultEncoder {
         };
         // What is not written from the document is written after it is freed, so that its
         // memory can serve the text (a block of megabytes).
-        let json = |document: Document| {
+        let json = |document: Recording| {
             drop(document);
             minify(sent)
         };
@@ -722,7 +722,7 @@ impl ResultEncoder {
     }
 
     /// Whether TOON is the cheaper rendering of a long block, decided on a sample: both
-    /// renderings of a [`Document::sample`] of about `SAMPLE_TARGET` bytes are costed
+    /// renderings of a [`Recording::sample`] of about `SAMPLE_TARGET` bytes are costed
     /// ([`tokens::cost`](crate::tokens::cost): exact with `tiktoken`), so that only the
     /// cheaper one need be written whole. `None` when the block is short, has no long array or
     /// object to sample, keeps more than a tenth of the sample whole beside what it thinned,
@@ -730,7 +730,7 @@ impl ResultEncoder {
     /// costed, as for a short block).
     fn choose_by_sample(
         sent: &str,
-        document: &Document,
+        document: &Recording,
     ) -> std::result::Result<Option<bool>, Skip> {
         use crate::tokens::{SAMPLE_ABOVE, close, cost};
         /// Bytes of JSON text the sample is cut to, about.
@@ -742,7 +742,7 @@ impl ResultEncoder {
         if !sample.representative {
             return Ok(None);
         }
-        let sample = sample.document;
+        let sample = sample.recording;
         let toon_sample = crate::to_string(&sample).map_err(Skip::Error)?;
         let json_sample =
             crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::data(e.to_string())))?;

@@ -8,14 +8,20 @@ use crate::error::{Error, Result};
 
 /// Hands `key`'s text to `then` and returns what it returns. A string key is passed as it
 /// is, with no copy (the encoder writes it straight out); other keys are formatted first.
+/// The error type is the caller's (`then`'s), so that a serializer with an error of its own
+/// gets its own back.
 ///
 /// # Errors
 ///
 /// A key that is not a string, number, bool or char, or `then`'s error.
 #[inline]
-pub(crate) fn with_key_text<T, R>(key: &T, then: impl FnOnce(&str) -> Result<R>) -> Result<R>
+pub(crate) fn with_key_text<T, R, E>(
+    key: &T,
+    then: impl FnOnce(&str) -> std::result::Result<R, E>,
+) -> std::result::Result<R, E>
 where
     T: ?Sized + Serialize,
+    E: ser::Error + From<Error>,
 {
     key.serialize(KeyText(then))
 }
@@ -28,41 +34,48 @@ pub(crate) fn key_string<T: ?Sized + Serialize>(key: &T) -> Result<String> {
 /// The serializer behind [`with_key_text`].
 struct KeyText<F>(F);
 
-fn key_must_be_a_string() -> Error {
-    Error::data("key must be a string, number, bool or char")
+fn key_must_be_a_string<E: From<Error>>() -> E {
+    Error::data("key must be a string, number, bool or char").into()
 }
 
 impl<F> KeyText<F> {
     /// Canonical number text (ASCII) formatted into a small buffer, then handed on.
-    fn formatted<R>(self, write: impl FnOnce(&mut Vec<u8>)) -> Result<R>
+    fn formatted<R, E: From<Error>>(
+        self,
+        write: impl FnOnce(&mut Vec<u8>),
+    ) -> std::result::Result<R, E>
     where
-        F: FnOnce(&str) -> Result<R>,
+        F: FnOnce(&str) -> std::result::Result<R, E>,
     {
         let mut buf = Vec::with_capacity(24);
         write(&mut buf);
-        let text = std::str::from_utf8(&buf).map_err(|_| key_must_be_a_string())?;
+        let text = std::str::from_utf8(&buf).map_err(|_| key_must_be_a_string::<E>())?;
         (self.0)(text)
     }
 }
 
 macro_rules! int_key {
     ($($name:ident: $ty:ty => $conv:ident as $as:ty),*) => {$(
-        fn $name(self, v: $ty) -> Result<R> {
+        fn $name(self, v: $ty) -> std::result::Result<R, E> {
             self.formatted(|buf| canonical::$conv(buf, v as $as))
         }
     )*};
 }
 
-impl<R, F: FnOnce(&str) -> Result<R>> ser::Serializer for KeyText<F> {
+impl<R, E, F> ser::Serializer for KeyText<F>
+where
+    E: ser::Error + From<Error>,
+    F: FnOnce(&str) -> std::result::Result<R, E>,
+{
     type Ok = R;
-    type Error = Error;
-    type SerializeSeq = Impossible<R, Error>;
-    type SerializeTuple = Impossible<R, Error>;
-    type SerializeTupleStruct = Impossible<R, Error>;
-    type SerializeTupleVariant = Impossible<R, Error>;
-    type SerializeMap = Impossible<R, Error>;
-    type SerializeStruct = Impossible<R, Error>;
-    type SerializeStructVariant = Impossible<R, Error>;
+    type Error = E;
+    type SerializeSeq = Impossible<R, E>;
+    type SerializeTuple = Impossible<R, E>;
+    type SerializeTupleStruct = Impossible<R, E>;
+    type SerializeTupleVariant = Impossible<R, E>;
+    type SerializeMap = Impossible<R, E>;
+    type SerializeStruct = Impossible<R, E>;
+    type SerializeStructVariant = Impossible<R, E>;
 
     int_key!(
         serialize_i8: i8 => write_int as i64,
@@ -75,47 +88,52 @@ impl<R, F: FnOnce(&str) -> Result<R>> ser::Serializer for KeyText<F> {
         serialize_u64: u64 => write_uint as u64
     );
 
-    fn serialize_i128(self, v: i128) -> Result<R> {
+    fn serialize_i128(self, v: i128) -> std::result::Result<R, E> {
         (self.0)(&v.to_string())
     }
-    fn serialize_u128(self, v: u128) -> Result<R> {
+    fn serialize_u128(self, v: u128) -> std::result::Result<R, E> {
         (self.0)(&v.to_string())
     }
-    fn serialize_f32(self, v: f32) -> Result<R> {
+    fn serialize_f32(self, v: f32) -> std::result::Result<R, E> {
         self.formatted(|buf| canonical::write_f32(buf, v))
     }
-    fn serialize_f64(self, v: f64) -> Result<R> {
+    fn serialize_f64(self, v: f64) -> std::result::Result<R, E> {
         self.formatted(|buf| canonical::write_f64(buf, v))
     }
-    fn serialize_bool(self, v: bool) -> Result<R> {
+    fn serialize_bool(self, v: bool) -> std::result::Result<R, E> {
         (self.0)(if v { "true" } else { "false" })
     }
-    fn serialize_char(self, v: char) -> Result<R> {
+    fn serialize_char(self, v: char) -> std::result::Result<R, E> {
         (self.0)(v.encode_utf8(&mut [0u8; 4]))
     }
-    fn serialize_str(self, v: &str) -> Result<R> {
+    fn serialize_str(self, v: &str) -> std::result::Result<R, E> {
         (self.0)(v)
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> Result<R> {
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+    ) -> std::result::Result<R, E> {
         (self.0)(variant)
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
         _: &'static str,
         value: &T,
-    ) -> Result<R> {
+    ) -> std::result::Result<R, E> {
         value.serialize(self)
     }
-    fn serialize_none(self) -> Result<R> {
+    fn serialize_none(self) -> std::result::Result<R, E> {
         Err(key_must_be_a_string())
     }
-    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<R> {
+    fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> std::result::Result<R, E> {
         Err(key_must_be_a_string())
     }
-    fn serialize_unit(self) -> Result<R> {
+    fn serialize_unit(self) -> std::result::Result<R, E> {
         Err(key_must_be_a_string())
     }
-    fn serialize_unit_struct(self, _: &'static str) -> Result<R> {
+    fn serialize_unit_struct(self, _: &'static str) -> std::result::Result<R, E> {
         Err(key_must_be_a_string())
     }
 

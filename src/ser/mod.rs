@@ -1,11 +1,16 @@
-//! Serialization: any `Serialize` value to TOON text.
+//! Serialization: any `Serialize` value to TOON text ([`to_string`], [`to_writer`] and the
+//! functions beside them, or [`Serializer`]).
 //!
 //! Layout needs lookahead: an array is tabular only if every element is a uniform object
 //! (§9.3), an object is a keyed table only if every value is (§9.5). Because `Serialize` takes
-//! `&self`, the encoder gets that lookahead by serializing a container twice: once through a
-//! `probe` that decides its form and keeps only field names, then through `emit`, which
-//! writes it. Nothing else is buffered but one tabular row and the output itself, which is
-//! handed to the writer in chunks.
+//! `&self`, the encoder gets that lookahead by serializing a container twice: once to decide
+//! its form, keeping only field names, and once more to write it in that form. Arrays whose
+//! first elements already show the form are written at once and checked element by element.
+//! Nothing else is buffered but one tabular row and the output itself, which is handed to
+//! the writer in chunks. A [`Serializer`] driven through serde's trait sees the root's
+//! contents only once, so it records them compactly first and lays the recording out.
+//!
+//! `ARCHITECTURE.md` in the repository names the file behind each of these steps.
 
 mod emit;
 pub(crate) mod key;
@@ -280,7 +285,7 @@ pub fn to_writer_with<W: io::Write, T: ?Sized + Serialize>(
     value: &T,
     options: &EncodeOptions,
 ) -> Result<()> {
-    let mut out = emit::Out::to_writer(&mut writer, options);
+    let mut out = emit::Emitter::to_writer(&mut writer, options);
     emit::document(&mut out, value)?;
     out.finish().map(drop)
 }
@@ -311,7 +316,7 @@ pub fn to_vec<T: ?Sized + Serialize>(value: &T) -> Result<Vec<u8>> {
 ///
 /// As [`to_vec`].
 pub fn to_vec_with<T: ?Sized + Serialize>(value: &T, options: &EncodeOptions) -> Result<Vec<u8>> {
-    let mut out = emit::Out::to_vec(options);
+    let mut out = emit::Emitter::to_vec(options);
     emit::document(&mut out, value)?;
     out.finish()
 }

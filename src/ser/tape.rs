@@ -123,8 +123,8 @@ impl Tape {
     }
 
     /// Element indices of the array at `i`.
-    pub(crate) fn elements(&self, i: usize) -> Elements<'_> {
-        Elements {
+    pub(crate) fn elements(&self, i: usize) -> TapeElements<'_> {
+        TapeElements {
             tape: self,
             at: i + 1,
             left: self.len(i),
@@ -132,8 +132,8 @@ impl Tape {
     }
 
     /// `(key, value index)` pairs of the object at `i`.
-    pub(crate) fn entries(&self, i: usize) -> Entries<'_> {
-        Entries {
+    pub(crate) fn entries(&self, i: usize) -> TapeEntries<'_> {
+        TapeEntries {
             tape: self,
             at: i + 1,
             left: self.len(i),
@@ -167,13 +167,13 @@ fn too_large() -> Error {
     Error::data("value too large to encode: an array or object exceeds 4 GiB of text")
 }
 
-pub(crate) struct Elements<'t> {
+pub(crate) struct TapeElements<'t> {
     tape: &'t Tape,
     at: usize,
     left: usize,
 }
 
-impl Iterator for Elements<'_> {
+impl Iterator for TapeElements<'_> {
     type Item = usize;
     fn next(&mut self) -> Option<usize> {
         if self.left == 0 {
@@ -186,13 +186,13 @@ impl Iterator for Elements<'_> {
     }
 }
 
-pub(crate) struct Entries<'t> {
+pub(crate) struct TapeEntries<'t> {
     tape: &'t Tape,
     at: usize,
     left: usize,
 }
 
-impl<'t> Iterator for Entries<'t> {
+impl<'t> Iterator for TapeEntries<'t> {
     type Item = (&'t str, usize);
     fn next(&mut self) -> Option<(&'t str, usize)> {
         if self.left == 0 {

@@ -1,4 +1,4 @@
-//! JSON text → [`Document`](super::Document) with every number's exact decimal value, for
+//! JSON text → [`Recording`](super::Recording) with every number's exact decimal value, for
 //! `toon -e`: `18446744073709551616`, `0.1000000000000000055511151231257827` and `1e400` come
 //! out with all their digits where serde_json alone (without `arbitrary_precision`, which
 //! would change every crate of a user's build) reads `u64`, `i64` or the nearest `f64`, and
@@ -48,7 +48,7 @@ pub(super) struct Plain;
 impl Numbers for Plain {}
 
 /// Numbers recorded as they are visited, noting whether one came as an `f64`: the first parse
-/// of [`Document::from_json_slice`](super::Document::from_json_slice), which scans the text
+/// of [`Recording::from_json_slice`](super::Recording::from_json_slice), which scans the text
 /// only when one did.
 ///
 /// Why no other number can have lost digits: serde_json's `deserialize_any` (without

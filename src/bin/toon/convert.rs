@@ -1,7 +1,7 @@
 //! `toon [INPUT]`: JSON → TOON and TOON → JSON.
 //!
 //! Plain conversions stream, so memory stays near the input's size: JSON is recorded into a
-//! compact [`toon::Document`] (TOON's layout looks at every array twice), every number with
+//! compact [`toon::Recording`] (TOON's layout looks at every array twice), every number with
 //! its exact digits, and written out in chunks; TOON is transcoded straight into JSON text,
 //! numbers with all their digits too. Options that reshape the data
 //! (`--fields`, `--tabularize`, `--budget`, `--auto`, decoding `--stats` or `--no-strict`)
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use toon::render::{Output, Pipeline};
 use toon::table::Tabularize;
-use toon::{DecodeOptions, Delimiter, Document, EncodeOptions, Value};
+use toon::{DecodeOptions, Delimiter, EncodeOptions, Recording, Value};
 
 use crate::io::{Input, Sink};
 use crate::overflow;
@@ -154,11 +154,11 @@ fn json_text(input: &Input) -> Result<&[u8], Failure> {
     Ok(json)
 }
 
-/// Parses the input as JSON into a `Document`, every number with its exact decimal value
+/// Parses the input as JSON into a `Recording`, every number with its exact decimal value
 /// (`1e400`, `18446744073709551616` keep their digits).
-fn parse_document(input: &Input) -> Result<Document, Failure> {
+fn parse_document(input: &Input) -> Result<Recording, Failure> {
     let text = json_text(input)?;
-    Document::from_json_slice(text)
+    Recording::from_json_slice(text)
         .map_err(|e| Failure::because(format_args!("{}: invalid JSON", input.label), e))
 }
 
@@ -221,7 +221,7 @@ fn decode_options(args: &Convert) -> DecodeOptions {
         .indent_size(indent)
 }
 
-/// JSON → TOON through a `Document`: the input text is released before writing unless
+/// JSON → TOON through a `Recording`: the input text is released before writing unless
 /// `--stats` needs it.
 fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
     let document = parse_document(&input)?;

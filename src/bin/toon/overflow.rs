@@ -3,7 +3,7 @@
 //! are `u64`, `i64` or `f64`: JavaScript's `JSON.parse` reads them as ±Infinity and the
 //! reference encoder writes non-finite numbers as `null` (§3). serde_json refuses them instead
 //! ("number out of range"), so the CLI rewrites exactly those numbers as `null` and parses
-//! again. (Plain `toon -e` keeps every digit instead: `Document::from_json_slice`.)
+//! again. (Plain `toon -e` keeps every digit instead: `Recording::from_json_slice`.)
 
 /// `text` with every number outside strings that overflows f64 replaced by `null` padded
 /// with spaces to the same length (positions in later error messages stay right), or `None`

@@ -3,15 +3,14 @@
 
 use serde::ser::{self, Serialize};
 
-use super::{Out, Sink, Start, inconsistent, open};
-use crate::error::{Error, Result};
+use super::{Emitter, Halt, Result, Sink, Start, inconsistent, open};
 use crate::ser::probe::Shape;
 use crate::ser::with_key_text;
 
 /// Drives a container's serialization into a [`Sink`]. `variant` is the probed shape of the
 /// content when the container is an enum variant whose content arrives piecewise.
 pub(super) struct Drive<'o, 'w, 'f> {
-    out: &'o mut Out<'w>,
+    out: &'o mut Emitter<'w>,
     sink: Sink<'f>,
     variant: Option<&'f Shape>,
 }
@@ -19,7 +18,11 @@ pub(super) struct Drive<'o, 'w, 'f> {
 impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
     /// Drives into `sink`; `variant` is the content shape when the container is an enum
     /// variant whose content arrives piecewise.
-    pub(super) fn with(out: &'o mut Out<'w>, sink: Sink<'f>, variant: Option<&'f Shape>) -> Self {
+    pub(super) fn with(
+        out: &'o mut Emitter<'w>,
+        sink: Sink<'f>,
+        variant: Option<&'f Shape>,
+    ) -> Self {
         Drive { out, sink, variant }
     }
 
@@ -40,7 +43,7 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
             Sink::ItemObject { depth, .. } => (Start::Item(depth), depth + 2),
             _ => return Err(inconsistent()),
         };
-        out.spill()?;
+        out.lines.spill()?;
         let (inner, _) = open(out, Some(variant), shape, start, content)?;
         Ok(Driving {
             out,
@@ -52,7 +55,7 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
 
 /// A container whose elements or entries are being driven into a sink.
 pub(super) struct Driving<'o, 'w, 'f> {
-    out: &'o mut Out<'w>,
+    out: &'o mut Emitter<'w>,
     sink: Sink<'f>,
     key: String,
 }
@@ -73,7 +76,7 @@ impl Driving<'_, '_, '_> {
 
 impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
     type Ok = ();
-    type Error = Error;
+    type Error = Halt;
     type SerializeSeq = Driving<'o, 'w, 'f>;
     type SerializeTuple = Driving<'o, 'w, 'f>;
     type SerializeTupleStruct = Driving<'o, 'w, 'f>;
@@ -144,7 +147,7 @@ impl<'o, 'w, 'f> ser::Serializer for Drive<'o, 'w, 'f> {
 
 elements! {
     impl[] for Driving<'_, '_, '_> {
-        Ok = (), Error = Error;
+        Ok = (), Error = Halt;
         element(this, value) => this.element(value);
         end(this) => Driving::end(this);
     }
@@ -156,12 +159,12 @@ elements! {
 
 impl ser::SerializeMap for Driving<'_, '_, '_> {
     type Ok = ();
-    type Error = Error;
+    type Error = Halt;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
         if self.key.capacity() == 0 {
             // Borrowed on the first key only: maps that come as whole entries
             // (`serialize_entry`, as serde_json's `Value` gives them) never need it.
-            self.key = self.out.spare_keys.pop().unwrap_or_default();
+            self.key = self.out.scratch.keys.pop().unwrap_or_default();
         }
         with_key_text(key, |text| {
             self.key.clear();
@@ -187,7 +190,7 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
     fn end(mut self) -> Result<()> {
         let key = std::mem::take(&mut self.key);
         if key.capacity() > 0 {
-            self.out.spare_keys.push(key);
+            self.out.scratch.keys.push(key);
         }
         Driving::end(self)
     }
@@ -195,7 +198,7 @@ impl ser::SerializeMap for Driving<'_, '_, '_> {
 
 fields! {
     impl[] for Driving<'_, '_, '_> {
-        Ok = (), Error = Error;
+        Ok = (), Error = Halt;
         field(this, key, value) => {
             this.out.remember_name(key);
             this.entry(key, value)

@@ -7,53 +7,110 @@
 
 mod cell;
 mod drive;
-mod out;
+mod emitter;
 mod row;
 
-use serde::ser::Serialize;
+use serde::ser::{self, Serialize};
 
+use super::probe::Stop;
 use super::probe::guess::Probed;
 use super::probe::{self, ArrayForm, Fields, ObjectForm, Shape};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use cell::{Cell, Fail};
 use drive::Drive;
-pub(crate) use out::Out;
-use out::Tried;
+pub(crate) use emitter::Emitter;
+use emitter::Tried;
 use row::row_cells;
 
-fn shape_of<T: ?Sized + Serialize>(out: &Out<'_>, value: &T) -> Result<Shape> {
-    Ok(probe::shape(value, out.depth_left)?)
+/// Why the emit pass left a container before its end. Like the probe's [`Stop`] and the cell
+/// writer's [`Fail`], a type of its own: a signal is not dressed up as an error.
+#[derive(Debug)]
+pub(super) enum Halt {
+    /// An object written at once turned out to be a keyed-table candidate (§9.5): its first
+    /// value could be a row. Nothing of the object has been written; `object_at_once` puts
+    /// the output back and sends the object to the probe.
+    KeyedCandidate,
+    /// The value's own `Serialize` failed, or the output did: the encoding ends.
+    Error(Error),
 }
 
-fn inconsistent() -> Error {
+impl std::fmt::Display for Halt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Halt::KeyedCandidate => f.write_str("keyed-table candidate"),
+            Halt::Error(e) => e.fmt(f),
+        }
+    }
+}
+impl std::error::Error for Halt {}
+impl ser::Error for Halt {
+    #[cold]
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Halt::Error(Error::data(msg.to_string()))
+    }
+}
+impl From<Error> for Halt {
+    fn from(e: Error) -> Self {
+        Halt::Error(e)
+    }
+}
+impl From<Stop> for Halt {
+    fn from(stop: Stop) -> Self {
+        Halt::Error(stop.into())
+    }
+}
+
+type Result<T> = std::result::Result<T, Halt>;
+
+fn shape_of<T: ?Sized + Serialize>(out: &Emitter<'_>, value: &T) -> Result<Shape> {
+    Ok(probe::shape(value, out.depth.left)?)
+}
+
+/// The error for a value that serialized differently the second time (as `E`: the emit
+/// pass's [`Halt`] or the row writers' [`Error`]).
+fn inconsistent<E: From<Error>>() -> E {
     Error::data(
         "the value serialized differently on a second pass; TOON's layout needs Serialize \
          implementations to be deterministic",
     )
+    .into()
 }
 
 /// One level of nesting for a container's content: the depth limit, and stack for the
 /// recursion it makes.
-fn nested(out: &mut Out<'_>, f: impl FnOnce(&mut Out<'_>) -> Result<()>) -> Result<()> {
-    out.enter()?;
+fn nested(out: &mut Emitter<'_>, f: impl FnOnce(&mut Emitter<'_>) -> Result<()>) -> Result<()> {
+    out.depth.enter()?;
     crate::stack::nested(|| f(out))?;
-    out.leave();
+    out.depth.leave();
     Ok(())
 }
 
 /// The whole document (§5 root forms).
-pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> Result<()> {
-    let mark = out.mark();
-    out.line(0);
-    let delim = out.delim;
+pub(crate) fn document<T: ?Sized + Serialize>(
+    out: &mut Emitter<'_>,
+    value: &T,
+) -> crate::Result<()> {
+    match root(out, value) {
+        Ok(()) => Ok(()),
+        Err(Halt::Error(e)) => Err(e),
+        // Taken by `object_at_once`, which is all that sends it.
+        Err(Halt::KeyedCandidate) => Err(inconsistent()),
+    }
+}
+
+/// The root value (§5).
+fn root<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T) -> Result<()> {
+    let mark = out.lines.mark();
+    out.lines.line(0);
+    let delim = out.lines.delim;
     match value.serialize(Cell {
-        out: &mut out.buf,
+        out: &mut out.lines.buf,
         delim,
         root: true,
     }) {
         Ok(()) => return Ok(()),
-        Err(Fail::Container | Fail::Object) => out.reset(mark),
-        Err(Fail::Error(e)) => return Err(e),
+        Err(Fail::Container | Fail::Object) => out.lines.reset(mark),
+        Err(Fail::Error(e)) => return Err(e.into()),
     }
     let Some(shape) = shape_or_written(out, None, value, Start::Line(0), 1)? else {
         return Ok(());
@@ -69,17 +126,17 @@ pub(crate) fn document<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T) -> R
 
 /// One `key: value` field of an object at `depth` (§8).
 fn field<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: &str,
     value: &T,
     depth: usize,
 ) -> Result<()> {
-    out.spill()?;
-    let mark = out.mark();
-    out.line(depth);
+    out.lines.spill()?;
+    let mark = out.lines.mark();
+    out.lines.line(depth);
     out.key(key);
-    out.buf.extend_from_slice(b": ");
-    match out.try_primitive(value, mark)? {
+    out.lines.buf.extend_from_slice(b": ");
+    match out.lines.try_primitive(value, mark)? {
         Tried::Written => return Ok(()),
         Tried::Object if object_at_once(out, key, value, Start::Line(depth), depth + 1)? => {
             return Ok(());
@@ -99,30 +156,32 @@ fn field<T: ?Sized + Serialize>(
 /// written (or passed to a writer) yet: the output and nesting are put back and `false`
 /// sends the object to the probe.
 fn object_at_once<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: &str,
     value: &T,
     start: Start,
     content: usize,
 ) -> Result<bool> {
-    let (mark, depth_left) = (out.mark(), out.depth_left);
+    let (mark, depth_left) = (out.lines.mark(), out.depth.left);
     let written = nested(out, |out| {
         start.begin(out);
         out.key(key);
-        out.buf.push(b':');
+        out.lines.buf.push(b':');
         let sink = Sink::FieldsUnlessKeyed {
             depth: content,
             first: true,
         };
         value.serialize(Drive::with(out, sink, None))
     });
-    if std::mem::take(&mut out.keyed_candidate) {
-        out.reset(mark);
-        out.depth_left = depth_left;
-        out.spare_signal = written.err();
-        return Ok(false);
+    match written {
+        Ok(()) => Ok(true),
+        Err(Halt::KeyedCandidate) => {
+            out.lines.reset(mark);
+            out.depth.left = depth_left;
+            Ok(false)
+        }
+        Err(e) => Err(e),
     }
-    written.map(|()| true)
 }
 
 /// The shape of a container about to be written at `key`, or `None` when it has been
@@ -132,57 +191,52 @@ fn object_at_once<T: ?Sized + Serialize>(
 /// nesting are put back as they were and the array is probed whole after all; that probe
 /// decides the form from every element and reports any error the value's `Serialize` has.
 fn shape_or_written<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: Option<&str>,
     value: &T,
     start: Start,
     content: usize,
 ) -> Result<Option<Shape>> {
-    if out.speculating.is_some() {
+    if out.lines.speculating.is_some() {
         return shape_of(out, value).map(Some);
     }
-    let offered = out.last_table.is_some();
-    let shape = match probe::guess::shape_or_guess(value, out.depth_left, &mut out.last_table) {
+    let offered = out.last_table.fields.is_some();
+    let guessed = probe::guess::shape_or_guess(value, out.depth.left, &mut out.last_table.fields);
+    let shape = match guessed {
         Ok(Probed::Shape(shape)) => return Ok(Some(shape)),
         Ok(Probed::Guess(shape)) => shape,
         Err(stop) => return Err(stop.into()),
     };
     // The guess took the last table's field list: its header's list is that table's.
-    let took_last = offered && out.last_table.is_none();
-    let (mark, depth_left) = (out.mark(), out.depth_left);
-    out.speculating = Some(out.buf.len());
-    out.reuse_list = took_last;
+    let took_last = offered && out.last_table.fields.is_none();
+    let (mark, depth_left) = (out.lines.mark(), out.depth.left);
+    out.lines.speculating = Some(out.lines.buf.len());
+    out.last_table.reuse = took_last;
     let written = nested(out, |out| {
         let (sink, variant) = open(out, key, &shape, start, content)?;
         value.serialize(Drive::with(out, sink, variant))
     });
-    out.speculating = None;
-    out.reuse_list = false;
+    out.lines.speculating = None;
+    out.last_table.reuse = false;
     if written.is_ok() {
-        // A table (its rows hold no headers): the last list written is its own, and
-        // still in the buffer (a guess holds its output back from the writer).
+        // A table (its rows hold no headers): the last list written is its own.
         if let Shape::Array {
             form: ArrayForm::Table(fields),
             ..
         } = shape
         {
-            if !took_last {
-                out.last_list.clear();
-                out.last_list
-                    .extend_from_slice(&out.buf[out.list_at.clone()]);
-            }
-            out.last_table = Some(fields);
+            out.last_table.keep(fields, took_last, &out.lines.buf);
         }
         return Ok(None);
     }
-    out.reset(mark);
-    out.depth_left = depth_left;
+    out.lines.reset(mark);
+    out.depth.left = depth_left;
     shape_of(out, value).map(Some)
 }
 
 /// A container in field position (`key` given) or as the root (§9, §8, §9.5).
 fn container<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: Option<&str>,
     value: &T,
     shape: &Shape,
@@ -203,10 +257,10 @@ enum Start {
 
 impl Start {
     /// Starts the opening line: a plain line, or a list item's `- `.
-    fn begin(self, out: &mut Out<'_>) {
+    fn begin(self, out: &mut Emitter<'_>) {
         match self {
-            Start::Line(depth) => out.line(depth),
-            Start::Item(depth) => out.item(depth),
+            Start::Line(depth) => out.lines.line(depth),
+            Start::Item(depth) => out.lines.item(depth),
         }
     }
 }
@@ -215,7 +269,7 @@ impl Start {
 /// returns the sink for its content at depth `content`, with the content shape of an object
 /// that is an enum variant whose content will arrive piecewise.
 fn open<'f>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: Option<&str>,
     shape: &'f Shape,
     start: Start,
@@ -227,9 +281,9 @@ fn open<'f>(
             match key {
                 Some(key) => {
                     out.key(key);
-                    out.buf.extend_from_slice(b": []");
+                    out.lines.buf.extend_from_slice(b": []");
                 }
-                None => out.buf.extend_from_slice(b"[]"),
+                None => out.lines.buf.extend_from_slice(b"[]"),
             }
             (Sink::Inline { count: 0, len: 0 }, None)
         }
@@ -254,7 +308,7 @@ fn open<'f>(
                 return Err(inconsistent());
             };
             out.key(key);
-            out.buf.push(b':');
+            out.lines.buf.push(b':');
             (Sink::Fields { depth: content }, form.variant())
         }
         Shape::Primitive => return Err(inconsistent()),
@@ -262,11 +316,11 @@ fn open<'f>(
 }
 
 /// One list item at `depth` (§9.4, §10).
-fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Result<()> {
-    out.spill()?;
-    let mark = out.mark();
-    out.item(depth);
-    match out.try_primitive(value, mark)? {
+fn item<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T, depth: usize) -> Result<()> {
+    out.lines.spill()?;
+    let mark = out.lines.mark();
+    out.lines.item(depth);
+    match out.lines.try_primitive(value, mark)? {
         Tried::Written => return Ok(()),
         // A list item's object has one layout whatever its values (§10): no probe needed.
         Tried::Object => {
@@ -276,9 +330,9 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
         Tried::Container => {}
     }
     // A list item's array is never a table (§10): its elements need no table check.
-    match probe::item_shape(value, out.depth_left)? {
+    match probe::item_shape(value, out.depth.left)? {
         Shape::Array { len, form } => {
-            out.item(depth);
+            out.lines.item(depth);
             out.header(None, len, None, false);
             // A keyless fields header is root-only (§6): nested arrays stay in list form.
             let sink = match form {
@@ -288,8 +342,8 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
             nested(out, |out| value.serialize(Drive::with(out, sink, None)))
         }
         Shape::Object { len: 0, .. } => {
-            out.line(depth);
-            out.buf.push(b'-');
+            out.lines.line(depth);
+            out.lines.buf.push(b'-');
             Ok(())
         }
         Shape::Object { form, .. } => {
@@ -305,16 +359,16 @@ fn item<T: ?Sized + Serialize>(out: &mut Out<'_>, value: &T, depth: usize) -> Re
 /// The first field of a list-item object, on the hyphen line (§10). A scope it opens (rows,
 /// entries, items, fields) sits two levels below the hyphen line.
 fn first_field<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     key: &str,
     value: &T,
     depth: usize,
 ) -> Result<()> {
-    let mark = out.mark();
-    out.item(depth);
+    let mark = out.lines.mark();
+    out.lines.item(depth);
     out.key(key);
-    out.buf.extend_from_slice(b": ");
-    match out.try_primitive(value, mark)? {
+    out.lines.buf.extend_from_slice(b": ");
+    match out.lines.try_primitive(value, mark)? {
         Tried::Written => return Ok(()),
         Tried::Object if object_at_once(out, key, value, Start::Item(depth), depth + 2)? => {
             return Ok(());
@@ -399,13 +453,15 @@ impl<'f> Sink<'f> {
         }
     }
 
-    fn element<T: ?Sized + Serialize>(&mut self, out: &mut Out<'_>, value: &T) -> Result<()> {
+    fn element<T: ?Sized + Serialize>(&mut self, out: &mut Emitter<'_>, value: &T) -> Result<()> {
         match self {
             Sink::Inline { count, .. } => {
-                out.buf.push(if *count == 0 { b' ' } else { out.delim });
+                out.lines
+                    .buf
+                    .push(if *count == 0 { b' ' } else { out.lines.delim });
                 *count += 1;
-                let mark = out.mark();
-                match out.try_primitive(value, mark)? {
+                let mark = out.lines.mark();
+                match out.lines.try_primitive(value, mark)? {
                     Tried::Written => Ok(()),
                     Tried::Object | Tried::Container => Err(inconsistent()),
                 }
@@ -420,8 +476,8 @@ impl<'f> Sink<'f> {
                 count,
                 len,
             } => {
-                out.row_line(count, *len, *depth)?;
-                row_cells(out, fields, value)
+                out.lines.row_line(count, *len, *depth)?;
+                Ok(row_cells(out, fields, value)?)
             }
             Sink::Keyed { .. }
             | Sink::Fields { .. }
@@ -432,7 +488,7 @@ impl<'f> Sink<'f> {
 
     fn entry<T: ?Sized + Serialize>(
         &mut self,
-        out: &mut Out<'_>,
+        out: &mut Emitter<'_>,
         key: &str,
         value: &T,
     ) -> Result<()> {
@@ -442,15 +498,9 @@ impl<'f> Sink<'f> {
                 // A value that could not be a row rules the keyed table out, and the
                 // object is written as it comes. The probe allows a row the nesting the
                 // object's content has (`object_at_once` has entered it already).
-                let left = out.depth_left;
+                let left = out.depth.left;
                 if std::mem::replace(first, false) && probe::could_be_row(value, left) {
-                    out.keyed_candidate = true;
-                    // Only carries control back to `object_at_once`, which keeps it for
-                    // the next time: no message, and allocated once.
-                    return Err(out
-                        .spare_signal
-                        .take()
-                        .unwrap_or_else(|| Error::data(String::new())));
+                    return Err(Halt::KeyedCandidate);
                 }
                 field(out, key, value, *depth)
             }
@@ -467,23 +517,23 @@ impl<'f> Sink<'f> {
                 count,
                 len,
             } => {
-                out.row_line(count, *len, *depth)?;
+                out.lines.row_line(count, *len, *depth)?;
                 out.key(key);
-                out.buf.extend_from_slice(b": ");
-                row_cells(out, fields, value)
+                out.lines.buf.extend_from_slice(b": ");
+                Ok(row_cells(out, fields, value)?)
             }
             Sink::Inline { .. } | Sink::Items { .. } | Sink::Rows { .. } => Err(inconsistent()),
         }
     }
 
     /// Checks that the second pass produced what the probe counted.
-    fn end(self, out: &mut Out<'_>) -> Result<()> {
+    fn end(self, out: &mut Emitter<'_>) -> Result<()> {
         match self {
             // An empty object as a list item is a lone hyphen (§10); written at once
             // (`item`), it learns it is empty only here.
             Sink::ItemObject { depth, first: true } => {
-                out.line(depth);
-                out.buf.push(b'-');
+                out.lines.line(depth);
+                out.lines.buf.push(b'-');
                 Ok(())
             }
             Sink::Inline { count, len }

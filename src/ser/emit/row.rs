@@ -4,7 +4,7 @@
 use serde::ser::{self, Serialize};
 
 use super::cell::{Cell, Fail};
-use super::{Out, inconsistent};
+use super::{Emitter, inconsistent};
 use crate::error::{Error, Result};
 use crate::ser::probe::Fields;
 use crate::ser::with_key_text;
@@ -17,21 +17,21 @@ use crate::ser::with_key_text;
 /// value that is no cell, an enum variant) takes the row back and writes it the general way,
 /// which puts cells in order and reports what breaks the table.
 pub(super) fn row_cells<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     fields: &Fields,
     value: &T,
 ) -> Result<()> {
-    let start = out.buf.len();
+    let start = out.lines.buf.len();
     let in_order = InOrder {
-        row: &mut out.buf,
+        row: &mut out.lines.buf,
         start,
         fields,
-        delim: out.delim,
+        delim: out.lines.delim,
     };
     match value.serialize(in_order) {
         Ok(()) => return Ok(()),
         Err(Fail::Error(e)) => return Err(e),
-        Err(Fail::Container | Fail::Object) => out.buf.truncate(start),
+        Err(Fail::Container | Fail::Object) => out.lines.buf.truncate(start),
     }
     reordered(out, fields, value, start)
 }
@@ -41,28 +41,28 @@ pub(super) fn row_cells<T: ?Sized + Serialize>(
 #[cold]
 #[inline(never)]
 fn reordered<T: ?Sized + Serialize>(
-    out: &mut Out<'_>,
+    out: &mut Emitter<'_>,
     fields: &Fields,
     value: &T,
     start: usize,
 ) -> Result<()> {
     let leaves = fields.leaves();
-    out.spans.clear();
-    out.spans.resize(leaves, (usize::MAX, 0));
+    out.scratch.spans.clear();
+    out.scratch.spans.resize(leaves, (usize::MAX, 0));
     // Cells go straight to the output, each after a delimiter; a row whose keys came in
     // header order (the usual case for derived structs) is then already complete.
     let result = value.serialize(RowWriter {
-        row: &mut out.buf,
+        row: &mut out.lines.buf,
         start,
-        spans: &mut out.spans,
+        spans: &mut out.scratch.spans,
         fields,
         base: 0,
-        delim: out.delim,
+        delim: out.lines.delim,
     });
     result?;
     let mut expected = start;
     let mut in_order = true;
-    for (i, &(cell_start, cell_end)) in out.spans.iter().enumerate() {
+    for (i, &(cell_start, cell_end)) in out.scratch.spans.iter().enumerate() {
         if cell_start == usize::MAX {
             return Err(inconsistent());
         }
@@ -70,19 +70,20 @@ fn reordered<T: ?Sized + Serialize>(
         in_order &= cell_start == expected + gap;
         expected = cell_end;
     }
-    if in_order && expected == out.buf.len() {
+    if in_order && expected == out.lines.buf.len() {
         return Ok(());
     }
     // Keys in another order: rewrite the row's cells in header order.
-    out.row.clear();
-    out.row.extend_from_slice(&out.buf[start..]);
-    out.buf.truncate(start);
-    for (i, &(cell_start, cell_end)) in out.spans.iter().enumerate() {
+    out.scratch.row.clear();
+    out.scratch.row.extend_from_slice(&out.lines.buf[start..]);
+    out.lines.buf.truncate(start);
+    for (i, &(cell_start, cell_end)) in out.scratch.spans.iter().enumerate() {
         if i > 0 {
-            out.buf.push(out.delim);
+            out.lines.buf.push(out.lines.delim);
         }
-        out.buf
-            .extend_from_slice(&out.row[cell_start - start..cell_end - start]);
+        out.lines
+            .buf
+            .extend_from_slice(&out.scratch.row[cell_start - start..cell_end - start]);
     }
     Ok(())
 }
@@ -163,7 +164,7 @@ impl<'a> RowFields<'a> {
             .w
             .fields
             .position(key, self.next)
-            .ok_or_else(inconsistent)?;
+            .ok_or_else(inconsistent::<Error>)?;
         self.next += 1;
         Ok(j)
     }
@@ -363,7 +364,7 @@ impl ser::SerializeMap for InOrderFields<'_> {
     type Error = Fail;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> std::result::Result<(), Fail> {
         // A key that is not text (an error here) also leaves it to the general path.
-        match with_key_text(key, |text| Ok(self.expect(text).is_ok())) {
+        match with_key_text(key, |text| Ok::<_, Error>(self.expect(text).is_ok())) {
             Ok(true) if !self.pending => {
                 self.pending = true;
                 Ok(())
@@ -437,15 +438,15 @@ mod tests {
     fn both<T: ?Sized + Serialize>(fields: &Fields, row: &T) -> [Result<String>; 2] {
         let options = EncodeOptions::default();
         let write = |general: bool| {
-            let mut out = Out::new(None, &options);
-            out.buf.extend_from_slice(b"  ");
-            let start = out.buf.len();
+            let mut out = Emitter::new(None, &options);
+            out.lines.buf.extend_from_slice(b"  ");
+            let start = out.lines.buf.len();
             if general {
                 reordered(&mut out, fields, row, start)?;
             } else {
                 row_cells(&mut out, fields, row)?;
             }
-            Ok(String::from_utf8(out.buf[start..].to_vec()).unwrap())
+            Ok(String::from_utf8(out.lines.buf[start..].to_vec()).unwrap())
         };
         [write(false), write(true)]
     }

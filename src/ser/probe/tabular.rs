@@ -541,7 +541,7 @@ impl ser::SerializeMap for Checking<'_> {
     type Error = BuildStop;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
         // The key's text is looked up where it stands, not copied.
-        let located = with_key_text(key, |text| Ok(self.locate(text)));
+        let located = with_key_text(key, |text| Ok::<_, crate::Error>(self.locate(text)));
         self.pending = located.map_err(|_| BuildStop::Breaks)??;
         Ok(())
     }

@@ -1,4 +1,5 @@
-//! `Document`: a compact, read-only recording of one value, for converting large inputs.
+//! [`Recording`]: a compact, read-only recording of one value's serde events, for converting
+//! large inputs.
 
 use std::fmt;
 
@@ -15,24 +16,24 @@ use crate::ser::tape::{Ev, Node, Tape};
 ///
 /// This is what converting a large document needs: TOON's layout looks at each array twice
 /// (§9.3, is every element a uniform object?), so the input must be held somewhere, and a
-/// `Document` holds it in about a fifth of a `Value`'s memory (JSON of the benchmark data sets:
+/// `Recording` holds it in about a fifth of a `Value`'s memory (JSON of the benchmark data sets:
 /// 1.8–2.6× its text, where `Value` takes 9–14×).
 ///
 /// ```
-/// let doc: toon::Document = serde_json::from_str(r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"}]}"#).unwrap();
+/// let doc: toon::Recording = serde_json::from_str(r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"}]}"#).unwrap();
 /// assert_eq!(toon::to_string(&doc).unwrap(), "users[2]{id,name}:\n  1,Ada\n  2,Bob");
 /// assert_eq!(serde_json::to_string(&doc).unwrap(), r#"{"users":[{"id":1,"name":"Ada"},{"id":2,"name":"Bob"}]}"#);
 /// ```
 #[derive(Clone, Default)]
-pub struct Document {
+pub struct Recording {
     tape: Tape,
 }
 
-impl Document {
-    /// Bytes this document holds (its events and its text), not counting spare capacity.
+impl Recording {
+    /// Bytes this recording holds (its events and its text), not counting spare capacity.
     ///
     /// ```
-    /// let doc: toon::Document = serde_json::from_str("[1,2,3]").unwrap();
+    /// let doc: toon::Recording = serde_json::from_str("[1,2,3]").unwrap();
     /// assert_eq!(doc.size(), 4 * 16);
     /// ```
     #[must_use]
@@ -41,24 +42,24 @@ impl Document {
     }
 }
 
-impl Document {
-    /// A smaller document of the same shape, for estimating what renderings of this one cost
+impl Recording {
+    /// A smaller recording of the same layout, for estimating what renderings of this one cost
     /// without writing them whole: in every array and object of at least `2 × every`
     /// elements, only every `every`-th element is kept (the first included); everything else
     /// is kept whole. A subset of a uniform array is uniform, so the sample is laid out as the
-    /// document is wherever the layout rests on uniformity (§9.3 tabular arrays, §9.1 inline
+    /// whole is wherever the layout rests on uniformity (§9.3 tabular arrays, §9.1 inline
     /// primitive arrays).
     ///
     /// ```
     /// let rows: Vec<String> = (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
     /// let text = format!(r#"{{"rows":[{}]}}"#, rows.join(","));
-    /// let doc = toon::Document::from_json_slice(text.as_bytes()).unwrap();
+    /// let doc = toon::Recording::from_json_slice(text.as_bytes()).unwrap();
     /// let sample = doc.sample(10);
     /// assert!(sample.representative);
-    /// assert!(toon::to_string(&sample.document).unwrap().starts_with("rows[10]{id}:\n  0\n  10\n"));
+    /// assert!(toon::to_string(&sample.recording).unwrap().starts_with("rows[10]{id}:\n  0\n  10\n"));
     /// ```
     #[must_use]
-    pub fn sample(&self, every: usize) -> DocumentSample {
+    pub fn sample(&self, every: usize) -> RecordingSample {
         let mut copy = Thinning {
             src: &self.tape,
             out: Tape::default(),
@@ -69,29 +70,29 @@ impl Document {
         // if they did, the sample would say it stands for nothing.
         let copied = self.tape.ev.is_empty() || copy.item(0, false).is_ok();
         let (events, outside) = (copy.out.ev.len(), copy.outside);
-        DocumentSample {
+        RecordingSample {
             representative: copied && events * 2 <= self.tape.ev.len() && outside * 10 <= events,
-            document: Document { tape: copy.out },
+            recording: Recording { tape: copy.out },
         }
     }
 }
 
-/// A [`Document::sample`].
+/// A [`Recording::sample`].
 #[derive(Clone, Debug)]
 #[non_exhaustive]
-pub struct DocumentSample {
-    /// The smaller document.
-    pub document: Document,
-    /// Whether it stands for the whole: it has at most half the document's items, and at most
+pub struct RecordingSample {
+    /// The smaller recording.
+    pub recording: Recording,
+    /// Whether it stands for the whole: it has at most half the whole's items, and at most
     /// a tenth of its own lie outside the containers it thinned (kept whole beside what was
-    /// thinned, those would weigh more in the sample than in the document).
+    /// thinned, those would weigh more in the sample than in the whole).
     pub representative: bool,
 }
 
-/// A [`Document::sample`] being copied.
+/// A [`Recording::sample`] being copied.
 struct Thinning<'a> {
     src: &'a Tape,
-    /// The sample, with only the text its events use (a sample is a small part of a document).
+    /// The sample, with only the text its events use (a sample is a small part of the whole).
     out: Tape,
     every: usize,
     /// Events copied outside every thinned container.
@@ -99,7 +100,7 @@ struct Thinning<'a> {
 }
 
 impl Thinning<'_> {
-    /// Copies the item at `at`, containers thinned as [`Document::sample`] says; `inside` when
+    /// Copies the item at `at`, containers thinned as [`Recording::sample`] says; `inside` when
     /// it lies in a thinned container.
     fn item(&mut self, at: usize, inside: bool) -> crate::Result<()> {
         let src = self.src;
@@ -142,19 +143,19 @@ impl Thinning<'_> {
     }
 }
 
-impl fmt::Debug for Document {
+impl fmt::Debug for Recording {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Document")
+        f.debug_struct("Recording")
             .field("events", &self.tape.ev.len())
             .field("text_bytes", &self.tape.text.len())
             .finish()
     }
 }
 
-impl Serialize for Document {
+impl Serialize for Recording {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if self.tape.ev.is_empty() {
-            // `Document::default()`: nothing recorded.
+            // `Recording::default()`: nothing recorded.
             return serializer.serialize_unit();
         }
         Node {
@@ -165,7 +166,7 @@ impl Serialize for Document {
     }
 }
 
-impl Document {
+impl Recording {
     /// Parses JSON text keeping every number's exact decimal value: a number with more digits
     /// than `u64`, `i64` or `f64` hold (`18446744073709551616`,
     /// `0.1000000000000000055511151231257827`), or beyond `f64`'s range (`1e400`, which
@@ -178,7 +179,7 @@ impl Document {
     /// (serde has no number with more digits than `f64`).
     ///
     /// ```
-    /// let doc = toon::Document::from_json_slice(br#"{"id": 18446744073709551616, "e": 1E400}"#).unwrap();
+    /// let doc = toon::Recording::from_json_slice(br#"{"id": 18446744073709551616, "e": 1E400}"#).unwrap();
     /// assert_eq!(toon::to_string(&doc).unwrap(), "id: 18446744073709551616\ne: 1e+400");
     /// ```
     ///
@@ -186,7 +187,7 @@ impl Document {
     ///
     /// serde_json's error for text that is not JSON (with its line and column), and a number
     /// whose exponent reaches ±2^40.
-    pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Document> {
+    pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Recording> {
         // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
         // without one, no token can have lost digits (`exact_json::Floats`), so most
         // documents need no scan. With one, the floats' tokens are found by walking the text
@@ -195,7 +196,7 @@ impl Document {
         // is replaced), the scan decides as it always did; when it finds nothing to replace,
         // the first parse is the answer, error included.
         let floats = Floats::default();
-        let first = Document::parse(text, &floats);
+        let first = Recording::parse(text, &floats);
         if let Ok(doc) = &first
             && (!floats.seen() || exact_json::floats_exact(text, &doc.tape))
         {
@@ -203,31 +204,31 @@ impl Document {
         }
         match exact_json::prepare(text)? {
             None => first,
-            Some((text, exact)) => Document::parse(&text, &exact),
+            Some((text, exact)) => Recording::parse(&text, &exact),
         }
     }
 
     /// Parses JSON as `serde_json::from_slice` does (trailing characters are an error).
-    fn parse<N: Numbers>(text: &[u8], numbers: N) -> serde_json::Result<Document> {
+    fn parse<N: Numbers>(text: &[u8], numbers: N) -> serde_json::Result<Recording> {
         let mut de = serde_json::Deserializer::from_slice(text);
         let mut tape = Tape::default();
         Record(&mut tape, numbers).deserialize(&mut de)?;
         de.end()?;
-        Ok(Document::finish(tape))
+        Ok(Recording::finish(tape))
     }
 
-    fn finish(mut tape: Tape) -> Document {
+    fn finish(mut tape: Tape) -> Recording {
         tape.ev.shrink_to_fit();
         tape.text.shrink_to_fit();
-        Document { tape }
+        Recording { tape }
     }
 }
 
-impl<'de> de::Deserialize<'de> for Document {
+impl<'de> de::Deserialize<'de> for Recording {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut tape = Tape::default();
         Record(&mut tape, Plain).deserialize(deserializer)?;
-        Ok(Document::finish(tape))
+        Ok(Recording::finish(tape))
     }
 }
 
@@ -390,11 +391,11 @@ mod tests {
             .map(|i| format!(r#"{{"id":{i},"tags":["a","b"]}}"#))
             .collect();
         let text = format!(r#"{{"rows":[{}],"n":{{"x":1}}}}"#, rows.join(","));
-        let doc = Document::from_json_slice(text.as_bytes()).unwrap();
+        let doc = Recording::from_json_slice(text.as_bytes()).unwrap();
         let sample = doc.sample(3);
         // `n` is kept whole beside the thinned rows: 7 of the sample's 35 items.
         assert!(!sample.representative);
-        let sampled = sample.document;
+        let sampled = sample.recording;
         assert_eq!(
             serde_json::to_string(&sampled).unwrap(),
             r#"{"rows":[{"id":0,"tags":["a","b"]},{"id":3,"tags":["a","b"]},{"id":6,"tags":["a","b"]},{"id":9,"tags":["a","b"]}],"n":{"x":1}}"#
@@ -405,12 +406,12 @@ mod tests {
         );
         // Short containers, and every one with a step of 1, stay whole.
         assert_eq!(
-            serde_json::to_string(&doc.sample(1).document).unwrap(),
+            serde_json::to_string(&doc.sample(1).recording).unwrap(),
             serde_json::to_string(&doc).unwrap()
         );
-        let object = Document::from_json_slice(br#"{"a":1,"b":2,"c":3,"d":4,"e":5}"#).unwrap();
+        let object = Recording::from_json_slice(br#"{"a":1,"b":2,"c":3,"d":4,"e":5}"#).unwrap();
         assert_eq!(
-            serde_json::to_string(&object.sample(2).document).unwrap(),
+            serde_json::to_string(&object.sample(2).recording).unwrap(),
             r#"{"a":1,"c":3,"e":5}"#
         );
     }
@@ -420,7 +421,7 @@ mod tests {
     fn replays_what_it_recorded_in_order() {
         let json =
             r#"{"b":[1,-2,3.5,"x",null,true,{"k":[]},{}],"a":18446744073709551615,"e\n":"\u00e9"}"#;
-        let doc: Document = serde_json::from_str(json).unwrap();
+        let doc: Recording = serde_json::from_str(json).unwrap();
         assert_eq!(
             serde_json::to_string(&doc).unwrap(),
             json.replace("\\u00e9", "é")
@@ -434,7 +435,7 @@ mod tests {
 
     #[test]
     fn records_from_toon_too() {
-        let doc: Document = crate::from_str("rows[2]{id,name}:\n  1,Ada\n  2,Bob").unwrap();
+        let doc: Recording = crate::from_str("rows[2]{id,name}:\n  1,Ada\n  2,Bob").unwrap();
         assert_eq!(
             crate::to_value(&doc).unwrap(),
             toon!({"rows": [{"id": 1, "name": "Ada"}, {"id": 2, "name": "Bob"}]})
@@ -443,10 +444,11 @@ mod tests {
 
     #[test]
     fn integer_keys_become_text() {
-        let doc: Document = crate::from_value(toon!({"1": "a"})).unwrap_or_else(|_| unreachable!());
+        let doc: Recording =
+            crate::from_value(toon!({"1": "a"})).unwrap_or_else(|_| unreachable!());
         assert_eq!(serde_json::to_string(&doc).unwrap(), r#"{"1":"a"}"#);
         let map: std::collections::BTreeMap<u32, bool> = [(7, true)].into();
-        let doc: Document = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
+        let doc: Recording = serde_json::from_str(&serde_json::to_string(&map).unwrap()).unwrap();
         assert_eq!(serde_json::to_string(&doc).unwrap(), r#"{"7":true}"#);
     }
 
@@ -456,7 +458,7 @@ mod tests {
             "b": {"x": 2, "y": -1e-400}}, "rows": [{"p": 0.1000000000000000055511151231257827}],
             "inline": [1, 123456789012345678901234567890], "list": [[1], -9223372036854775809],
             "plain": [1.5, 2, "3"]}"#;
-        let doc = Document::from_json_slice(json.as_bytes()).unwrap();
+        let doc = Recording::from_json_slice(json.as_bytes()).unwrap();
         let want = "root: 18446744073709551616
 keyed[2:]{x,y}:
   a: 1e+400,1
@@ -480,7 +482,7 @@ plain[3]: 1.5,2,\"3\"";
                 .unwrap()
                 .contains("inline[2\t]: 1\t1.2345678901234567890123456789e+29")
         );
-        let root = Document::from_json_slice(b" 1E400 ").unwrap();
+        let root = Recording::from_json_slice(b" 1E400 ").unwrap();
         assert_eq!(crate::to_string(&root).unwrap(), "1e+400");
         let mut out = Vec::new();
         root.serialize(&mut crate::Serializer::new(&mut out))
@@ -493,8 +495,8 @@ plain[3]: 1.5,2,\"3\"";
     #[test]
     fn json_without_lost_digits_records_as_serde_json_does() {
         let json = r#"{"a":[1,-2,3.5,1e21,18446744073709551615,-0.0],"b":"1e400"}"#;
-        let exact = Document::from_json_slice(json.as_bytes()).unwrap();
-        let plain: Document = serde_json::from_str(json).unwrap();
+        let exact = Recording::from_json_slice(json.as_bytes()).unwrap();
+        let plain: Recording = serde_json::from_str(json).unwrap();
         assert_eq!(exact.size(), plain.size());
         assert_eq!(
             crate::to_string(&exact).unwrap(),
@@ -504,10 +506,10 @@ plain[3]: 1.5,2,\"3\"";
 
     /// The scan before every parse, as `from_json_slice` once did: the general path that
     /// skipping the scan for texts without a float must agree with.
-    fn scanned_first(text: &[u8]) -> serde_json::Result<Document> {
+    fn scanned_first(text: &[u8]) -> serde_json::Result<Recording> {
         match exact_json::prepare(text)? {
             None => serde_json::from_slice(text),
-            Some((text, exact)) => Document::parse(&text, &exact),
+            Some((text, exact)) => Recording::parse(&text, &exact),
         }
     }
 
@@ -567,7 +569,7 @@ plain[3]: 1.5,2,\"3\"";
         );
         for text in &texts {
             // The walk along the recording says what the scan says, on any JSON text.
-            if let Ok(first) = Document::parse(text.as_bytes(), &Floats::default()) {
+            if let Ok(first) = Recording::parse(text.as_bytes(), &Floats::default()) {
                 let scan = exact_json::prepare(text.as_bytes());
                 assert_eq!(
                     exact_json::floats_exact(text.as_bytes(), &first.tape),
@@ -575,7 +577,7 @@ plain[3]: 1.5,2,\"3\"";
                     "{text}"
                 );
             }
-            let fast = Document::from_json_slice(text.as_bytes());
+            let fast = Recording::from_json_slice(text.as_bytes());
             let general = scanned_first(text.as_bytes());
             match (fast, general) {
                 (Ok(fast), Ok(general)) => {
@@ -598,15 +600,15 @@ plain[3]: 1.5,2,\"3\"";
     fn invalid_json_stays_invalid_with_its_position() {
         // Errors as serde_json reports them for the same text with a plain number there.
         for json in ["[1e400, 01]", "[1e400 2]", "{\"a\": 1e400,}", "[1e400"] {
-            let err = Document::from_json_slice(json.as_bytes()).unwrap_err();
-            let same = serde_json::from_str::<Document>(&json.replace("1e400", "10000"));
+            let err = Recording::from_json_slice(json.as_bytes()).unwrap_err();
+            let same = serde_json::from_str::<Recording>(&json.replace("1e400", "10000"));
             assert_eq!(err.to_string(), same.unwrap_err().to_string(), "{json}");
         }
-        assert!(Document::from_json_slice(b"[1e99999999999999999999]").is_err());
+        assert!(Recording::from_json_slice(b"[1e99999999999999999999]").is_err());
     }
 
     #[test]
     fn empty_document_is_null() {
-        assert_eq!(crate::to_string(&Document::default()).unwrap(), "null");
+        assert_eq!(crate::to_string(&Recording::default()).unwrap(), "null");
     }
 }

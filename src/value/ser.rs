@@ -1,10 +1,35 @@
-//! A serde `Serializer` that builds a [`Value`]: `to_value` without a detour through JSON.
+//! `Value` and serde's data model, the encoding way: `Serialize` for [`Value`] and [`Map`], and a
+//! `Serializer` that builds a `Value` (`to_value`, without a detour through JSON).
 
 use serde::ser::{self, Serialize};
 
 use super::{Map, Number, Value};
 use crate::error::{Error, Result};
 use crate::ser::key_string;
+
+impl Serialize for Value {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Value::Null => s.serialize_unit(),
+            Value::Bool(b) => s.serialize_bool(*b),
+            Value::Number(n) => n.serialize(s),
+            Value::String(v) => s.serialize_str(v),
+            Value::Array(a) => a.serialize(s),
+            Value::Object(o) => o.serialize(s),
+        }
+    }
+}
+
+impl Serialize for Map {
+    fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.len()))?;
+        for (k, v) in self {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
 
 /// Serializes into a [`Value`], following serde_json's data model.
 pub(crate) struct ValueSerializer;

@@ -2,10 +2,10 @@
 //! digits of a number of up to eight bytes are loaded into one `u64`, checked and converted
 //! with a few multiplications, so that no branch depends on how many digits there are or
 //! where the dot is. The loops this replaces mispredicted their exits when the lengths in a
-//! column vary, as prices and ratios do. Integers keep their loop (`token::parse_integer`):
+//! column vary, as prices and ratios do. Integers keep their loop (`de::token::parse_integer`):
 //! for them the word measured slower.
 
-use super::token::byte_matches;
+use super::byte_matches;
 
 /// Eight ASCII zeros.
 const ZEROS: u64 = 0x3030_3030_3030_3030;
