@@ -380,3 +380,38 @@ fn tables_with_nested_groups_guessed_from_their_first_rows_give_the_probed_forms
         assert_eq!(back, value);
     }
 }
+
+/// A `Serialize` impl that drops the errors its entries return (as some hand-written ones
+/// do) still gets the form the probe gives: the signal that an object may be a keyed table
+/// is sent again at its next entry and at `end`, so no object is written without its first
+/// field.
+#[test]
+fn an_impl_that_drops_entry_errors_still_gets_the_keyed_table() {
+    struct Dropping(Vec<(&'static str, serde_json::Value)>);
+    impl Serialize for Dropping {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(self.0.len()))?;
+            for (key, value) in &self.0 {
+                let _ = map.serialize_entry(key, value);
+            }
+            map.end()
+        }
+    }
+    struct Outer(Dropping);
+    impl Serialize for Outer {
+        fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(Some(1))?;
+            map.serialize_entry("f", &self.0)?;
+            map.end()
+        }
+    }
+    let entries = || vec![("a", json!({"x": 1})), ("b", json!({"x": 2}))];
+    assert_eq!(
+        both(&Outer(Dropping(entries()))),
+        "f[2:]{x}:\n  a: 1\n  b: 2"
+    );
+    assert_eq!(
+        both(&Dropping(entries())),
+        both(&json!({"a": {"x": 1}, "b": {"x": 2}}))
+    );
+}

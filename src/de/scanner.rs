@@ -619,6 +619,36 @@ mod tests {
         }
     }
 
+    /// `common`, the one-pass reading of a line, decides as `classify` does on every line it
+    /// takes.
+    #[test]
+    fn common_lines_agree_with_classify() {
+        const INDENTS: [&str; 8] = ["", " ", "  ", "   ", "    ", "\t", "  \t", "      "];
+        const CONTENTS: [&str; 8] = ["a: 1", "#c", "- x", "x  ", "\"q\": 2 ", "é", "", " "];
+        let mut taken = 0;
+        for indent_size in [1, 2, 3, 4] {
+            for strict in [true, false] {
+                for indent in INDENTS {
+                    for content in CONTENTS {
+                        let raw = format!("{indent}{content}");
+                        let scanner = Scanner::new("", indent_size, strict);
+                        if let Some(line) = scanner.common(&raw) {
+                            let general = scanner.clone().classify(&raw);
+                            let general = general.unwrap().unwrap();
+                            assert_eq!(
+                                (line.content, line.depth),
+                                (general.content, general.depth),
+                                "{raw:?} indent {indent_size}"
+                            );
+                            taken += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 50, "{taken}");
+    }
+
     /// The key split of `Deserializer::field`'s fast path, written plainly: the first `:`,
     /// `[` or `"` must be a colon after a non-empty key.
     fn plain_split(content: &str) -> Option<(&str, &str)> {
@@ -670,6 +700,12 @@ mod tests {
                     if fast.starts_at_depth(depth) {
                         let peeked = plain.clone().peek().unwrap().unwrap();
                         assert_eq!(peeked.depth, depth, "{text:?}");
+                    }
+                    // So is `shallower_than`: the input ends, or the line is shallower.
+                    if fast.shallower_than(depth)
+                        && let Ok(Some(peeked)) = plain.clone().peek()
+                    {
+                        assert!(peeked.depth < depth, "{text:?}");
                     }
                     // A list item's first field: the general path reads the hyphen line,
                     // then the key-value text after `- `.

@@ -38,7 +38,7 @@ use super::Value;
 /// ```
 #[derive(Clone, Default)]
 pub struct Map<K = String, V = Value> {
-    entries: Entries,
+    storage: Storage,
     spelling: PhantomData<fn() -> (K, V)>,
 }
 
@@ -47,7 +47,7 @@ pub struct Map<K = String, V = Value> {
 /// lookups and last-write-wins stay O(1) on wide objects (and keyed on untrusted input). The
 /// index is boxed: inline it would make every `Value` 64 bytes instead of 32.
 #[derive(Clone)]
-enum Entries {
+enum Storage {
     Small(Vec<(Arc<str>, Value)>),
     Large(Box<IndexMap<Arc<str>, Value, RandomState>>),
 }
@@ -55,9 +55,9 @@ enum Entries {
 /// The most entries a map holds without a hash index.
 const SMALL: usize = 8;
 
-impl Default for Entries {
+impl Default for Storage {
     fn default() -> Self {
-        Entries::Small(Vec::new())
+        Storage::Small(Vec::new())
     }
 }
 
@@ -114,10 +114,10 @@ impl Map {
     #[must_use]
     pub fn with_capacity(n: usize) -> Self {
         Map {
-            entries: if n <= SMALL {
-                Entries::Small(Vec::with_capacity(n))
+            storage: if n <= SMALL {
+                Storage::Small(Vec::with_capacity(n))
             } else {
-                Entries::Large(Box::new(IndexMap::with_capacity_and_hasher(
+                Storage::Large(Box::new(IndexMap::with_capacity_and_hasher(
                     n,
                     RandomState::default(),
                 )))
@@ -133,9 +133,9 @@ impl Map {
 
     /// Inserts under a shared key (as [`Map::shared_keys`] gives): no copy of the name.
     pub fn insert_shared(&mut self, key: Arc<str>, value: Value) -> Option<Value> {
-        let small = match &mut self.entries {
-            Entries::Large(map) => return map.insert(key, value),
-            Entries::Small(small) => small,
+        let small = match &mut self.storage {
+            Storage::Large(map) => return map.insert(key, value),
+            Storage::Small(small) => small,
         };
         if let Some((_, slot)) = small.iter_mut().find(|(k, _)| **k == *key) {
             return Some(std::mem::replace(slot, value));
@@ -147,7 +147,7 @@ impl Map {
         let mut map = IndexMap::with_capacity_and_hasher(SMALL * 2, RandomState::default());
         map.extend(small.drain(..));
         map.insert(key, value);
-        self.entries = Entries::Large(Box::new(map));
+        self.storage = Storage::Large(Box::new(map));
         None
     }
 
@@ -156,12 +156,12 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        match &mut self.entries {
-            Entries::Small(small) => {
+        match &mut self.storage {
+            Storage::Small(small) => {
                 let at = small.iter().position(|(k, _)| k.borrow() == key)?;
                 Some(small.remove(at).1)
             }
-            Entries::Large(map) => map.shift_remove(key),
+            Storage::Large(map) => map.shift_remove(key),
         }
     }
 
@@ -176,9 +176,9 @@ impl Map {
     /// assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "c"]);
     /// ```
     pub fn retain(&mut self, mut keep: impl FnMut(&str, &mut Value) -> bool) {
-        match &mut self.entries {
-            Entries::Small(small) => small.retain_mut(|(k, v)| keep(k, v)),
-            Entries::Large(map) => map.retain(|k, v| keep(k, v)),
+        match &mut self.storage {
+            Storage::Small(small) => small.retain_mut(|(k, v)| keep(k, v)),
+            Storage::Large(map) => map.retain(|k, v| keep(k, v)),
         }
     }
 
@@ -188,9 +188,9 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        match &self.entries {
-            Entries::Small(small) => small.iter().find(|(k, _)| k.borrow() == key).map(|e| &e.1),
-            Entries::Large(map) => map.get(key),
+        match &self.storage {
+            Storage::Small(small) => small.iter().find(|(k, _)| k.borrow() == key).map(|e| &e.1),
+            Storage::Large(map) => map.get(key),
         }
     }
 
@@ -199,12 +199,12 @@ impl Map {
     where
         Arc<str>: Borrow<Q>,
     {
-        match &mut self.entries {
-            Entries::Small(small) => small
+        match &mut self.storage {
+            Storage::Small(small) => small
                 .iter_mut()
                 .find(|(k, _)| (*k).borrow() == key)
                 .map(|e| &mut e.1),
-            Entries::Large(map) => map.get_mut(key),
+            Storage::Large(map) => map.get_mut(key),
         }
     }
 
@@ -223,13 +223,13 @@ impl Map {
         if !self.contains_key(key) {
             self.insert_shared(key.into(), Value::Null);
         }
-        match &mut self.entries {
-            Entries::Small(small) => small
+        match &mut self.storage {
+            Storage::Small(small) => small
                 .iter_mut()
                 .rev()
                 .find(|(k, _)| **k == *key)
                 .map(|e| &mut e.1),
-            Entries::Large(map) => map.get_mut(key),
+            Storage::Large(map) => map.get_mut(key),
         }
         .unwrap_or_else(|| unreachable!("the key was inserted above"))
     }
@@ -246,18 +246,18 @@ impl Map {
     /// Number of entries.
     #[must_use]
     pub fn len(&self) -> usize {
-        match &self.entries {
-            Entries::Small(small) => small.len(),
-            Entries::Large(map) => map.len(),
+        match &self.storage {
+            Storage::Small(small) => small.len(),
+            Storage::Large(map) => map.len(),
         }
     }
 
     /// How many entries the map holds room for (tests of the decoder's sizing).
     #[cfg(test)]
     pub(crate) fn capacity(&self) -> usize {
-        match &self.entries {
-            Entries::Small(small) => small.capacity(),
-            Entries::Large(map) => map.capacity(),
+        match &self.storage {
+            Storage::Small(small) => small.capacity(),
+            Storage::Large(map) => map.capacity(),
         }
     }
 
@@ -267,21 +267,21 @@ impl Map {
         self.len() == 0
     }
 
-    /// Entries in order.
+    /// Storage in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter(match &self.entries {
-            Entries::Small(small) => Either::Small(small.iter()),
-            Entries::Large(map) => Either::Large(map.iter()),
+        Iter(match &self.storage {
+            Storage::Small(small) => Either::Small(small.iter()),
+            Storage::Large(map) => Either::Large(map.iter()),
         })
     }
 
-    /// Entries in order, values mutable.
+    /// Storage in order, values mutable.
     pub fn iter_mut(
         &mut self,
     ) -> impl DoubleEndedIterator<Item = (&str, &mut Value)> + ExactSizeIterator {
-        match &mut self.entries {
-            Entries::Small(small) => Either::Small(small.iter_mut().map(|(k, v)| (&**k, v))),
-            Entries::Large(map) => Either::Large(map.iter_mut().map(|(k, v)| (&**k, v))),
+        match &mut self.storage {
+            Storage::Small(small) => Either::Small(small.iter_mut().map(|(k, v)| (&**k, v))),
+            Storage::Large(map) => Either::Large(map.iter_mut().map(|(k, v)| (&**k, v))),
         }
     }
 
@@ -292,9 +292,9 @@ impl Map {
 
     /// Keys in order as shared strings: cloning one shares it rather than copying it.
     pub fn shared_keys(&self) -> impl DoubleEndedIterator<Item = &Arc<str>> + ExactSizeIterator {
-        match &self.entries {
-            Entries::Small(small) => Either::Small(small.iter().map(|(k, _)| k)),
-            Entries::Large(map) => Either::Large(map.keys()),
+        match &self.storage {
+            Storage::Small(small) => Either::Small(small.iter().map(|(k, _)| k)),
+            Storage::Large(map) => Either::Large(map.keys()),
         }
     }
 
@@ -335,9 +335,9 @@ impl IntoIterator for Map {
     type Item = (String, Value);
     type IntoIter = IntoIter;
     fn into_iter(self) -> IntoIter {
-        IntoIter(match self.entries {
-            Entries::Small(small) => Either::Small(small.into_iter()),
-            Entries::Large(map) => Either::Large((*map).into_iter()),
+        IntoIter(match self.storage {
+            Storage::Small(small) => Either::Small(small.into_iter()),
+            Storage::Large(map) => Either::Large((*map).into_iter()),
         })
     }
 }

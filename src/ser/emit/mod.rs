@@ -170,6 +170,7 @@ fn object_at_once<T: ?Sized + Serialize>(
         let sink = Sink::FieldsUnlessKeyed {
             depth: content,
             first: true,
+            keyed: false,
         };
         value.serialize(Drive::with(out, sink, None))
     });
@@ -412,8 +413,14 @@ enum Sink<'f> {
     /// §8 object fields.
     Fields { depth: usize },
     /// §8 object fields written at once (`object_at_once`), unless the first value shows
-    /// that the object may be a keyed table (§9.5).
-    FieldsUnlessKeyed { depth: usize, first: bool },
+    /// that the object may be a keyed table (§9.5). `keyed` remembers that the signal was
+    /// sent, so that a `Serialize` impl that drops the error it got hears it again at its next
+    /// entry and at `end`, instead of leaving an object written without its first field.
+    FieldsUnlessKeyed {
+        depth: usize,
+        first: bool,
+        keyed: bool,
+    },
     /// §10 an object as a list item: first field on the hyphen line.
     ItemObject { depth: usize, first: bool },
 }
@@ -494,12 +501,17 @@ impl<'f> Sink<'f> {
     ) -> Result<()> {
         match self {
             Sink::Fields { depth } => field(out, key, value, *depth),
-            Sink::FieldsUnlessKeyed { depth, first } => {
+            Sink::FieldsUnlessKeyed {
+                depth,
+                first,
+                keyed,
+            } => {
                 // A value that could not be a row rules the keyed table out, and the
                 // object is written as it comes. The probe allows a row the nesting the
                 // object's content has (`object_at_once` has entered it already).
                 let left = out.depth.left;
-                if std::mem::replace(first, false) && probe::could_be_row(value, left) {
+                if *keyed || (std::mem::replace(first, false) && probe::could_be_row(value, left)) {
+                    *keyed = true;
                     return Err(Halt::KeyedCandidate);
                 }
                 field(out, key, value, *depth)
@@ -536,6 +548,7 @@ impl<'f> Sink<'f> {
                 out.lines.buf.push(b'-');
                 Ok(())
             }
+            Sink::FieldsUnlessKeyed { keyed: true, .. } => Err(Halt::KeyedCandidate),
             Sink::Inline { count, len }
             | Sink::Items { count, len, .. }
             | Sink::Rows { count, len, .. }
