@@ -26,7 +26,7 @@ mod row;
 mod scanner;
 mod span;
 mod tabular;
-mod token;
+pub(crate) mod token;
 mod variant;
 
 use std::borrow::Cow;

@@ -77,10 +77,29 @@ impl From<serde_json::Value> for Value {
             serde_json::Value::Number(n) => Value::Number(n.into()),
             serde_json::Value::String(s) => Value::String(s),
             serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
-            serde_json::Value::Object(o) => {
-                Value::Object(o.into_iter().map(|(k, v)| (k, Value::from(v))).collect())
-            }
+            serde_json::Value::Object(o) => Value::Object(o.into()),
         }
+    }
+}
+
+/// A serde_json object as a [`Map`], in the order serde_json iterates it (sorted by key
+/// unless serde_json's `preserve_order` is on in the build).
+impl From<serde_json::Map<String, serde_json::Value>> for Map {
+    fn from(o: serde_json::Map<String, serde_json::Value>) -> Map {
+        o.into_iter().map(|(k, v)| (k, Value::from(v))).collect()
+    }
+}
+
+/// A serde_json object as [`Value::Object`].
+///
+/// ```
+/// let mut o = serde_json::Map::new();
+/// o.insert("a".into(), serde_json::json!([1]));
+/// assert_eq!(toon::Value::from(o), toon::toon!({"a": [1]}));
+/// ```
+impl From<serde_json::Map<String, serde_json::Value>> for Value {
+    fn from(o: serde_json::Map<String, serde_json::Value>) -> Value {
+        Value::Object(o.into())
     }
 }
 

@@ -10,6 +10,8 @@ pub trait Index: private::Sealed {
     #[doc(hidden)]
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value>;
     #[doc(hidden)]
+    fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value>;
+    #[doc(hidden)]
     fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value;
 }
 
@@ -24,6 +26,9 @@ mod private {
 impl Index for usize {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         v.as_array().and_then(|a| a.get(*self))
+    }
+    fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value> {
+        v.as_array_mut().and_then(|a| a.get_mut(*self))
     }
     fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
         match v {
@@ -40,6 +45,9 @@ impl Index for usize {
 impl Index for str {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         v.as_object().and_then(|o| o.get(self))
+    }
+    fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value> {
+        v.as_object_mut().and_then(|o| o.get_mut(self))
     }
     fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
         if v.is_null() {
@@ -60,6 +68,9 @@ impl Index for String {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         self.as_str().index_into(v)
     }
+    fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value> {
+        self.as_str().index_into_mut(v)
+    }
     fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
         self.as_str().index_or_insert(v)
     }
@@ -67,6 +78,9 @@ impl Index for String {
 impl<T: ?Sized + Index> Index for &T {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         (**self).index_into(v)
+    }
+    fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value> {
+        (**self).index_into_mut(v)
     }
     fn index_or_insert<'v>(&self, v: &'v mut Value) -> &'v mut Value {
         (**self).index_or_insert(v)

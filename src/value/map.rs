@@ -1,8 +1,6 @@
 //! `Map`: a TOON object, keeping keys in insertion order (§2), and its iterators (as
 //! `serde_json::map`).
 
-use std::borrow::Borrow;
-use std::hash::Hash;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -152,13 +150,11 @@ impl Map {
     }
 
     /// Removes a key, preserving the order of the others.
-    pub fn remove<Q: ?Sized + Hash + Eq>(&mut self, key: &Q) -> Option<Value>
-    where
-        Arc<str>: Borrow<Q>,
-    {
+    pub fn remove<Q: ?Sized + AsRef<str>>(&mut self, key: &Q) -> Option<Value> {
+        let key = key.as_ref();
         match &mut self.storage {
             Storage::Small(small) => {
-                let at = small.iter().position(|(k, _)| k.borrow() == key)?;
+                let at = small.iter().position(|(k, _)| **k == *key)?;
                 Some(small.remove(at).1)
             }
             Storage::Large(map) => map.shift_remove(key),
@@ -184,62 +180,177 @@ impl Map {
 
     /// The value at `key`.
     #[must_use]
-    pub fn get<Q: ?Sized + Hash + Eq>(&self, key: &Q) -> Option<&Value>
-    where
-        Arc<str>: Borrow<Q>,
-    {
+    pub fn get<Q: ?Sized + AsRef<str>>(&self, key: &Q) -> Option<&Value> {
+        let key = key.as_ref();
         match &self.storage {
-            Storage::Small(small) => small.iter().find(|(k, _)| k.borrow() == key).map(|e| &e.1),
+            Storage::Small(small) => small.iter().find(|(k, _)| **k == *key).map(|e| &e.1),
             Storage::Large(map) => map.get(key),
         }
     }
 
     /// The value at `key`, mutably.
-    pub fn get_mut<Q: ?Sized + Hash + Eq>(&mut self, key: &Q) -> Option<&mut Value>
-    where
-        Arc<str>: Borrow<Q>,
-    {
+    pub fn get_mut<Q: ?Sized + AsRef<str>>(&mut self, key: &Q) -> Option<&mut Value> {
+        let key = key.as_ref();
         match &mut self.storage {
             Storage::Small(small) => small
                 .iter_mut()
-                .find(|(k, _)| (*k).borrow() == key)
-                .map(|e| &mut e.1),
-            Storage::Large(map) => map.get_mut(key),
-        }
-    }
-
-    /// The value at `key`, inserting `Value::Null` first if it is absent (as
-    /// `serde_json::Map::entry(key).or_insert(Value::Null)`).
-    ///
-    /// ```
-    /// let mut m = toon::Map::new();
-    /// *m.entry("n") = toon::Value::from(1);
-    /// if let toon::Value::Number(n) = m.entry("n") {
-    ///     assert_eq!(n.as_u64(), Some(1));
-    /// }
-    /// assert_eq!(m.len(), 1);
-    /// ```
-    pub fn entry(&mut self, key: &str) -> &mut Value {
-        if !self.contains_key(key) {
-            self.insert_shared(key.into(), Value::Null);
-        }
-        match &mut self.storage {
-            Storage::Small(small) => small
-                .iter_mut()
-                .rev()
                 .find(|(k, _)| **k == *key)
                 .map(|e| &mut e.1),
             Storage::Large(map) => map.get_mut(key),
         }
-        .unwrap_or_else(|| unreachable!("the key was inserted above"))
+    }
+
+    /// The entry for `key`, to read, insert or change in place (as `serde_json::Map::entry`).
+    ///
+    /// ```
+    /// use toon::{Map, Value};
+    /// let mut counts = Map::new();
+    /// for word in ["a", "b", "a"] {
+    ///     counts
+    ///         .entry(word)
+    ///         .and_modify(|n| *n = Value::from(n.as_u64().unwrap() + 1))
+    ///         .or_insert(Value::from(1));
+    /// }
+    /// assert_eq!(Value::Object(counts), toon::toon!({"a": 2, "b": 1}));
+    /// ```
+    pub fn entry<S: Into<Arc<str>>>(&mut self, key: S) -> Entry<'_> {
+        let key = key.into();
+        match self.index_of(&*key) {
+            Some(index) => Entry::Occupied(OccupiedEntry { map: self, index }),
+            None => Entry::Vacant(VacantEntry { map: self, key }),
+        }
+    }
+
+    /// The key and value at `key`.
+    #[must_use]
+    pub fn get_key_value<Q: ?Sized + AsRef<str>>(&self, key: &Q) -> Option<(&str, &Value)> {
+        let key = key.as_ref();
+        let (k, v) = self.at(self.index_of(key)?);
+        Some((k, v))
+    }
+
+    /// Removes a key and returns it with its value, preserving the order of the others.
+    pub fn remove_entry<Q: ?Sized + AsRef<str>>(&mut self, key: &Q) -> Option<(String, Value)> {
+        let key = key.as_ref();
+        self.shift_remove_entry(key)
+    }
+
+    /// Removes a key, shifting the entries after it (their order is kept; O(n)). The same as
+    /// [`Map::remove`].
+    pub fn shift_remove<Q: ?Sized + AsRef<str>>(&mut self, key: &Q) -> Option<Value> {
+        let key = key.as_ref();
+        self.remove(key)
+    }
+
+    /// Removes a key and returns it with its value, shifting the entries after it.
+    pub fn shift_remove_entry<Q: ?Sized + AsRef<str>>(
+        &mut self,
+        key: &Q,
+    ) -> Option<(String, Value)> {
+        let key = key.as_ref();
+        let index = self.index_of(key)?;
+        let (k, v) = self.shift_remove_index(index);
+        Some((String::from(&*k), v))
+    }
+
+    /// Removes a key, moving the last entry into its place (O(1); the order changes).
+    ///
+    /// ```
+    /// let mut m: toon::Map = ["a", "b", "c"].into_iter().map(|k| (k, toon::Value::Null)).collect();
+    /// m.swap_remove("a");
+    /// assert_eq!(m.keys().collect::<Vec<_>>(), ["c", "b"]);
+    /// ```
+    pub fn swap_remove<Q: ?Sized + AsRef<str>>(&mut self, key: &Q) -> Option<Value> {
+        let key = key.as_ref();
+        self.swap_remove_entry(key).map(|(_, v)| v)
+    }
+
+    /// Removes a key and returns it with its value, moving the last entry into its place.
+    pub fn swap_remove_entry<Q: ?Sized + AsRef<str>>(
+        &mut self,
+        key: &Q,
+    ) -> Option<(String, Value)> {
+        let key = key.as_ref();
+        let index = self.index_of(key)?;
+        let (k, v) = match &mut self.storage {
+            Storage::Small(small) => small.swap_remove(index),
+            Storage::Large(map) => map.swap_remove_index(index)?,
+        };
+        Some((String::from(&*k), v))
+    }
+
+    /// Moves every entry of `other` into this map (an existing key takes the new value in
+    /// its place), leaving `other` empty.
+    pub fn append(&mut self, other: &mut Map) {
+        let taken = std::mem::take(other);
+        self.extend(taken.into_shared());
+    }
+
+    /// Removes every entry.
+    pub fn clear(&mut self) {
+        self.storage = Storage::default();
+    }
+
+    /// Sorts the entries by key (byte order, as serde_json's `BTreeMap`-backed maps are).
+    ///
+    /// ```
+    /// let mut m: toon::Map = ["b", "a"].into_iter().map(|k| (k, toon::Value::Null)).collect();
+    /// m.sort_keys();
+    /// assert_eq!(m.keys().collect::<Vec<_>>(), ["a", "b"]);
+    /// ```
+    pub fn sort_keys(&mut self) {
+        match &mut self.storage {
+            Storage::Small(small) => small.sort_unstable_by(|a, b| a.0.cmp(&b.0)),
+            Storage::Large(map) => map.sort_unstable_keys(),
+        }
+    }
+
+    /// The position of `key` in the map's order.
+    fn index_of<Q: ?Sized + AsRef<str>>(&self, key: &Q) -> Option<usize> {
+        let key = key.as_ref();
+        match &self.storage {
+            Storage::Small(small) => small.iter().position(|(k, _)| **k == *key),
+            Storage::Large(map) => map.get_index_of(key),
+        }
+    }
+
+    /// The entry at a position `index_of` gave.
+    fn at(&self, index: usize) -> (&Arc<str>, &Value) {
+        match &self.storage {
+            Storage::Small(small) => (&small[index].0, &small[index].1),
+            Storage::Large(map) => map.get_index(index).expect("an index from index_of"),
+        }
+    }
+
+    /// The value at a position `index_of` gave, mutably, for as long as the map is borrowed.
+    fn value_at_mut(&mut self, index: usize) -> &mut Value {
+        match &mut self.storage {
+            Storage::Small(small) => &mut small[index].1,
+            Storage::Large(map) => map.get_index_mut(index).expect("an index from index_of").1,
+        }
+    }
+
+    fn shift_remove_index(&mut self, index: usize) -> Owned {
+        match &mut self.storage {
+            Storage::Small(small) => small.remove(index),
+            Storage::Large(map) => map
+                .shift_remove_index(index)
+                .expect("an index from index_of"),
+        }
+    }
+
+    /// The entries with their shared keys, in order.
+    fn into_shared(self) -> impl Iterator<Item = Owned> {
+        match self.storage {
+            Storage::Small(small) => Either::Small(small.into_iter()),
+            Storage::Large(map) => Either::Large((*map).into_iter()),
+        }
     }
 
     /// Whether `key` is present.
     #[must_use]
-    pub fn contains_key<Q: ?Sized + Hash + Eq>(&self, key: &Q) -> bool
-    where
-        Arc<str>: Borrow<Q>,
-    {
+    pub fn contains_key<Q: ?Sized + AsRef<str>>(&self, key: &Q) -> bool {
+        let key = key.as_ref();
         self.get(key).is_some()
     }
 
@@ -267,7 +378,7 @@ impl Map {
         self.len() == 0
     }
 
-    /// Storage in order.
+    /// Entries in order.
     pub fn iter(&self) -> Iter<'_> {
         Iter(match &self.storage {
             Storage::Small(small) => Either::Small(small.iter()),
@@ -275,14 +386,12 @@ impl Map {
         })
     }
 
-    /// Storage in order, values mutable.
-    pub fn iter_mut(
-        &mut self,
-    ) -> impl DoubleEndedIterator<Item = (&str, &mut Value)> + ExactSizeIterator {
-        match &mut self.storage {
-            Storage::Small(small) => Either::Small(small.iter_mut().map(|(k, v)| (&**k, v))),
-            Storage::Large(map) => Either::Large(map.iter_mut().map(|(k, v)| (&**k, v))),
-        }
+    /// Entries in order, values mutable.
+    pub fn iter_mut(&mut self) -> IterMut<'_> {
+        IterMut(match &mut self.storage {
+            Storage::Small(small) => Either::Small(small.iter_mut()),
+            Storage::Large(map) => Either::Large(map.iter_mut()),
+        })
     }
 
     /// Keys in order.
@@ -301,6 +410,164 @@ impl Map {
     /// Values in order.
     pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
         self.iter().map(|(_, v)| v)
+    }
+
+    /// Values in order, mutably.
+    pub fn values_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
+        self.iter_mut().map(|(_, v)| v)
+    }
+
+    /// Values in order, by value.
+    pub fn into_values(self) -> impl DoubleEndedIterator<Item = Value> + ExactSizeIterator {
+        match self.storage {
+            Storage::Small(small) => Either::Small(small.into_iter().map(|(_, v)| v)),
+            Storage::Large(map) => Either::Large((*map).into_values()),
+        }
+    }
+}
+
+/// One key's place in a [`Map`], vacant or occupied (as `serde_json::map::Entry`), from
+/// [`Map::entry`].
+pub enum Entry<'a> {
+    /// The key is absent.
+    Vacant(VacantEntry<'a>),
+    /// The key is present.
+    Occupied(OccupiedEntry<'a>),
+}
+
+/// An absent key's place in a [`Map`].
+pub struct VacantEntry<'a> {
+    map: &'a mut Map,
+    key: Arc<str>,
+}
+
+/// A present key's place in a [`Map`].
+pub struct OccupiedEntry<'a> {
+    map: &'a mut Map,
+    index: usize,
+}
+
+impl<'a> Entry<'a> {
+    /// The entry's key.
+    #[must_use]
+    pub fn key(&self) -> &str {
+        match self {
+            Entry::Vacant(e) => e.key(),
+            Entry::Occupied(e) => e.key(),
+        }
+    }
+
+    /// The value, after inserting `default` if the key was absent.
+    pub fn or_insert(self, default: Value) -> &'a mut Value {
+        match self {
+            Entry::Vacant(e) => e.insert(default),
+            Entry::Occupied(e) => e.into_mut(),
+        }
+    }
+
+    /// The value, after inserting what `default` returns if the key was absent.
+    pub fn or_insert_with<F: FnOnce() -> Value>(self, default: F) -> &'a mut Value {
+        match self {
+            Entry::Vacant(e) => e.insert(default()),
+            Entry::Occupied(e) => e.into_mut(),
+        }
+    }
+
+    /// The value, after inserting `Value::Null` if the key was absent.
+    pub fn or_default(self) -> &'a mut Value {
+        self.or_insert(Value::Null)
+    }
+
+    /// Runs `f` on the value if the key is present; the entry for chaining.
+    #[must_use]
+    pub fn and_modify<F: FnOnce(&mut Value)>(self, f: F) -> Self {
+        match self {
+            Entry::Occupied(mut e) => {
+                f(e.get_mut());
+                Entry::Occupied(e)
+            }
+            vacant @ Entry::Vacant(_) => vacant,
+        }
+    }
+}
+
+impl<'a> VacantEntry<'a> {
+    /// The key that would be inserted.
+    #[must_use]
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Inserts `value` at the end of the map and returns it, mutably.
+    pub fn insert(self, value: Value) -> &'a mut Value {
+        let VacantEntry { map, key } = self;
+        map.insert_shared(key, value);
+        let index = map.len() - 1;
+        map.value_at_mut(index)
+    }
+}
+
+impl<'a> OccupiedEntry<'a> {
+    /// The entry's key.
+    #[must_use]
+    pub fn key(&self) -> &str {
+        self.map.at(self.index).0
+    }
+
+    /// The value.
+    #[must_use]
+    pub fn get(&self) -> &Value {
+        self.map.at(self.index).1
+    }
+
+    /// The value, mutably, for as long as the entry lives.
+    pub fn get_mut(&mut self) -> &mut Value {
+        self.map.value_at_mut(self.index)
+    }
+
+    /// The value, mutably, for as long as the map is borrowed.
+    #[must_use]
+    pub fn into_mut(self) -> &'a mut Value {
+        self.map.value_at_mut(self.index)
+    }
+
+    /// Replaces the value, returning the old one; the key keeps its position.
+    pub fn insert(&mut self, value: Value) -> Value {
+        std::mem::replace(self.get_mut(), value)
+    }
+
+    /// Removes the entry, keeping the others' order, and returns its value (`toon::Map`'s
+    /// `remove` keeps order; serde_json's with `preserve_order` swaps, see
+    /// [`OccupiedEntry::swap_remove`]).
+    pub fn remove(self) -> Value {
+        self.shift_remove()
+    }
+
+    /// Removes the entry, keeping the others' order, and returns its key and value.
+    pub fn remove_entry(self) -> (String, Value) {
+        let (k, v) = self.map.shift_remove_index(self.index);
+        (String::from(&*k), v)
+    }
+
+    /// Removes the entry, shifting the ones after it, and returns its value.
+    pub fn shift_remove(self) -> Value {
+        self.remove_entry().1
+    }
+
+    /// Removes the entry, moving the last one into its place, and returns its value.
+    pub fn swap_remove(self) -> Value {
+        let OccupiedEntry { map, index } = self;
+        match &mut map.storage {
+            Storage::Small(small) => small.swap_remove(index).1,
+            Storage::Large(large) => {
+                large
+                    .swap_remove_index(index)
+                    .expect("an index from index_of")
+                    .1
+            }
+        }
     }
 }
 
@@ -321,13 +588,18 @@ impl std::fmt::Debug for Map {
     }
 }
 
-impl<Q: ?Sized + Hash + Eq> std::ops::Index<&Q> for Map
-where
-    Arc<str>: Borrow<Q>,
-{
+impl<Q: ?Sized + AsRef<str>> std::ops::Index<&Q> for Map {
     type Output = Value;
     fn index(&self, key: &Q) -> &Value {
         self.get(key).expect("no entry found for key")
+    }
+}
+
+/// The value at `key`, mutably; panics if it is absent (as serde_json's `Map`; insert with
+/// [`Map::entry`] or [`Map::insert`]).
+impl<Q: ?Sized + AsRef<str>> std::ops::IndexMut<&Q> for Map {
+    fn index_mut(&mut self, key: &Q) -> &mut Value {
+        self.get_mut(key).expect("no entry found for key")
     }
 }
 
@@ -405,6 +677,46 @@ impl<'a> IntoIterator for &'a Map {
     type IntoIter = Iter<'a>;
     fn into_iter(self) -> Iter<'a> {
         self.iter()
+    }
+}
+
+/// The entries of a [`Map`], in order, values mutable.
+pub struct IterMut<'a>(
+    Either<std::slice::IterMut<'a, Owned>, indexmap::map::IterMut<'a, Arc<str>, Value>>,
+);
+
+impl<'a> Iterator for IterMut<'a> {
+    type Item = (&'a str, &'a mut Value);
+    fn next(&mut self) -> Option<(&'a str, &'a mut Value)> {
+        match &mut self.0 {
+            Either::Small(small) => small.next().map(|(k, v)| (&**k, v)),
+            Either::Large(map) => map.next().map(|(k, v)| (&**k, v)),
+        }
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.0 {
+            Either::Small(small) => small.size_hint(),
+            Either::Large(map) => map.size_hint(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for IterMut<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        match &mut self.0 {
+            Either::Small(small) => small.next_back().map(|(k, v)| (&**k, v)),
+            Either::Large(map) => map.next_back().map(|(k, v)| (&**k, v)),
+        }
+    }
+}
+
+impl ExactSizeIterator for IterMut<'_> {}
+
+impl<'a> IntoIterator for &'a mut Map {
+    type Item = (&'a str, &'a mut Value);
+    type IntoIter = IterMut<'a>;
+    fn into_iter(self) -> IterMut<'a> {
+        self.iter_mut()
     }
 }
 

@@ -7,6 +7,7 @@
 //! for conversions (with `exact_json.rs`, its exact-number JSON parse).
 
 mod de;
+mod de_ref;
 mod exact_json;
 mod from;
 mod index;
@@ -80,10 +81,70 @@ impl Value {
         index.index_into(self)
     }
 
+    /// Looks up an object key or array index, mutably; `None` if absent or of the wrong kind.
+    ///
+    /// ```
+    /// let mut v = toon::toon!({"a": [10, 20]});
+    /// *v.get_mut("a").and_then(|a| a.get_mut(1)).unwrap() = toon::Value::from(21);
+    /// assert_eq!(v["a"][1], 21);
+    /// ```
+    pub fn get_mut<I: Index>(&mut self, index: I) -> Option<&mut Value> {
+        index.index_into_mut(self)
+    }
+
     /// True for `null`.
     #[must_use]
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
+    }
+
+    /// `Some(())` for `null`.
+    #[must_use]
+    pub fn as_null(&self) -> Option<()> {
+        self.is_null().then_some(())
+    }
+
+    /// True for an integer that fits `i64`.
+    #[must_use]
+    pub fn is_i64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_i64)
+    }
+
+    /// True for an integer that fits `u64`.
+    #[must_use]
+    pub fn is_u64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_u64)
+    }
+
+    /// True for a number held as a float (one with a fraction or an exponent beyond the
+    /// 64-bit integers).
+    #[must_use]
+    pub fn is_f64(&self) -> bool {
+        self.as_number().is_some_and(Number::is_f64)
+    }
+
+    /// Sorts the keys of every object in the value, at every depth (as serde_json's
+    /// `sort_all_objects`): a canonical order for comparing or hashing text.
+    ///
+    /// ```
+    /// let mut v = toon::toon!({"b": 1, "a": {"d": 2, "c": 3}});
+    /// v.sort_all_objects();
+    /// assert_eq!(v.to_string(), "a:\n  c: 3\n  d: 2\nb: 1");
+    /// ```
+    pub fn sort_all_objects(&mut self) {
+        // An explicit stack: the nesting of a decoded value is bounded by `max_depth`, but a
+        // value built in code is not, and this must not overflow the call stack.
+        let mut stack = vec![self];
+        while let Some(value) = stack.pop() {
+            match value {
+                Value::Object(map) => {
+                    map.sort_keys();
+                    stack.extend(map.values_mut());
+                }
+                Value::Array(items) => stack.extend(items.iter_mut()),
+                _ => {}
+            }
+        }
     }
 
     /// True for `true` and `false`.
@@ -275,6 +336,18 @@ impl fmt::Display for Value {
     }
 }
 
+/// Parses TOON text (strict, default options), as [`crate::from_str`] does.
+///
+/// The text is TOON, not JSON: most JSON is also valid TOON with another meaning, so
+/// `"{\"a\": 1}".parse::<Value>()` succeeds with one key, `{"a"`. Parse JSON as JSON (with
+/// serde_json) and convert it with `Value::from`.
+///
+/// ```
+/// let v: toon::Value = "a: 1\nb[2]: x,y".parse().unwrap();
+/// assert_eq!(v, toon::toon!({"a": 1, "b": ["x", "y"]}));
+/// let trap: toon::Value = r#"{"a": 1}"#.parse().unwrap();
+/// assert_eq!(trap.as_object().unwrap().keys().next(), Some(r#"{"a""#));
+/// ```
 impl std::str::FromStr for Value {
     type Err = crate::Error;
     fn from_str(s: &str) -> crate::Result<Value> {

@@ -82,12 +82,76 @@ impl Number {
         })
     }
 
-    fn as_i128(&self) -> Option<i128> {
+    /// The value as `i128` if it is held as an integer (as serde_json's: a float with no
+    /// fraction is still a float).
+    #[must_use]
+    pub fn as_i128(&self) -> Option<i128> {
         match self.n {
             N::PosInt(v) => Some(v.into()),
             N::NegInt(v) => Some(v.into()),
-            N::Float(f) if f.fract() == 0.0 && f.abs() < 1.7e38 => Some(f as i128),
             N::Float(_) => None,
+        }
+    }
+
+    /// The value as `u128` if it is held as a non-negative integer.
+    #[must_use]
+    pub fn as_u128(&self) -> Option<u128> {
+        self.as_u64().map(u128::from)
+    }
+
+    /// A number from an `i128`; `None` beyond the 64-bit integers (TOON's `Value` holds
+    /// integers exactly only there; [`Recording`](crate::Recording) keeps any digits).
+    ///
+    /// ```
+    /// assert_eq!(toon::Number::from_i128(-5).unwrap().as_i64(), Some(-5));
+    /// assert!(toon::Number::from_i128(1 << 70).is_none());
+    /// ```
+    #[must_use]
+    pub fn from_i128(v: i128) -> Option<Number> {
+        if let Ok(u) = u64::try_from(v) {
+            Some(Number::from(u))
+        } else {
+            i64::try_from(v).ok().map(Number::from)
+        }
+    }
+
+    /// A number from a `u128`; `None` beyond `u64::MAX`.
+    #[must_use]
+    pub fn from_u128(v: u128) -> Option<Number> {
+        u64::try_from(v).ok().map(Number::from)
+    }
+
+    /// The integer this number equals, floats with no fraction included: what equality
+    /// compares by.
+    fn integral(&self) -> Option<i128> {
+        match self.n {
+            N::Float(f) if f.fract() == 0.0 && f.abs() < 1.7e38 => Some(f as i128),
+            _ => self.as_i128(),
+        }
+    }
+}
+
+/// Parses a number as TOON writes one (§4: `12`, `-1.5`, `1e-7`, `1E+3`), as the decoder
+/// reads an unquoted token; anything else, and a number beyond `f64`'s range, is an error.
+///
+/// ```
+/// let n: toon::Number = "-1.5e3".parse().unwrap();
+/// assert_eq!(n.as_f64(), Some(-1500.0));
+/// assert!("0x10".parse::<toon::Number>().is_err());
+/// ```
+impl std::str::FromStr for Number {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Number> {
+        use crate::de::token::{Primitive, parse_primitive};
+        let invalid = || crate::Error::syntax(format!("invalid number: {s:?}")).at(1, 1, s);
+        if s.is_empty() || s.as_bytes()[0] == b' ' || s.as_bytes()[s.len() - 1] == b' ' {
+            return Err(invalid());
+        }
+        match parse_primitive(s).map_err(|_| invalid())? {
+            Primitive::I64(v) => Ok(Number::from(v)),
+            Primitive::U64(v) => Ok(Number::from(v)),
+            Primitive::F64(v) => Number::from_f64(v).ok_or_else(invalid),
+            _ => Err(invalid()),
         }
     }
 }
@@ -96,7 +160,7 @@ impl PartialEq for Number {
     fn eq(&self, other: &Number) -> bool {
         match (self.n, other.n) {
             (N::Float(a), N::Float(b)) => a == b,
-            _ => match (self.as_i128(), other.as_i128()) {
+            _ => match (self.integral(), other.integral()) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
             },
