@@ -2,9 +2,11 @@
 //! (sharing the keys of sibling objects, so that a table's names are held once), and a `Value`
 //! as a `Deserializer` (`from_value`, without a detour through text or JSON).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
+use serde::de::value::BorrowedStrDeserializer;
 use serde::de::{
     self, Deserialize, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
     Visitor,
@@ -247,88 +249,192 @@ impl<'de> Visitor<'de> for ValueVisitor<'_> {
     }
 }
 
-impl<'de> de::Deserializer<'de> for Value {
-    type Error = Error;
+// A `Value` as a `Deserializer`, owned (`from_value`: strings move out) and borrowed
+// (`T::deserialize(&value)`: `&str` fields borrow), as serde_json's two. They differ only in
+// how a string, an array's elements and an object's entries are handed over; the rest is
+// written once, below and in `value_deserializer_common!`.
 
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+/// A number as serde's visitors take it: the exact integer where there is one.
+fn visit_number<'de, V: Visitor<'de>>(n: &Number, visitor: V) -> Result<V::Value> {
+    match (n.as_u64(), n.as_i64()) {
+        (Some(u), _) => visitor.visit_u64(u),
+        (None, Some(i)) => visitor.visit_i64(i),
+        _ => visitor.visit_f64(n.as_f64().unwrap_or(0.0)),
+    }
+}
+
+/// An array's elements, all of which the target must take.
+fn visit_array<'de, V, I>(iter: I, visitor: V) -> Result<V::Value>
+where
+    V: Visitor<'de>,
+    I: ExactSizeIterator,
+    I::Item: de::Deserializer<'de, Error = Error>,
+{
+    let mut seq = SeqDeserializer { iter };
+    let value = visitor.visit_seq(&mut seq)?;
+    match seq.iter.len() {
+        0 => Ok(value),
+        left => Err(Error::data(format!(
+            "the target type took fewer elements: {left} left over"
+        ))),
+    }
+}
+
+fn not_an_enum(value: &Value) -> Error {
+    Error::data(format!(
+        "invalid type: {}, expected an enum as a variant name or an object with one key",
+        value.kind()
+    ))
+}
+
+/// The methods both deserializers share, and their `VariantAccess`.
+macro_rules! value_deserializer_common {
+    ($ty:ty) => {
+        impl<'de> de::Deserializer<'de> for $ty {
+            type Error = Error;
+
+            fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                ValueSource::any(self, visitor)
+            }
+
+            fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+                match self {
+                    Value::Null => visitor.visit_none(),
+                    other => visitor.visit_some(other),
+                }
+            }
+
+            fn deserialize_newtype_struct<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                visitor: V,
+            ) -> Result<V::Value> {
+                visitor.visit_newtype_struct(self)
+            }
+
+            /// Externally tagged, as serde_json: `"Unit"` or `{Variant: content}`.
+            fn deserialize_enum<V: Visitor<'de>>(
+                self,
+                _: &'static str,
+                _: &'static [&'static str],
+                visitor: V,
+            ) -> Result<V::Value> {
+                ValueSource::variant(self, visitor)
+            }
+
+            serde::forward_to_deserialize_any! {
+                bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+                byte_buf unit unit_struct seq tuple tuple_struct map struct identifier
+                ignored_any
+            }
+        }
+
+        impl<'de> IntoDeserializer<'de, Error> for $ty {
+            type Deserializer = $ty;
+            fn into_deserializer(self) -> $ty {
+                self
+            }
+        }
+
+        impl<'de> de::VariantAccess<'de> for $ty {
+            type Error = Error;
+            fn unit_variant(self) -> Result<()> {
+                de::Deserialize::deserialize(self)
+            }
+            fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
+                seed.deserialize(self)
+            }
+            fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
+                de::Deserializer::deserialize_seq(self, visitor)
+            }
+            fn struct_variant<V: Visitor<'de>>(
+                self,
+                _: &'static [&'static str],
+                visitor: V,
+            ) -> Result<V::Value> {
+                de::Deserializer::deserialize_map(self, visitor)
+            }
+        }
+    };
+}
+
+value_deserializer_common!(Value);
+value_deserializer_common!(&'de Value);
+
+/// What the owned and the borrowed deserializer do differently: how a value's string,
+/// elements and entries are handed to the visitor.
+trait ValueSource<'de> {
+    fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value>;
+    fn variant<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value>;
+}
+
+impl<'de> ValueSource<'de> for Value {
+    fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self {
             Value::Null => visitor.visit_unit(),
             Value::Bool(b) => visitor.visit_bool(b),
-            Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-                (Some(u), _) => visitor.visit_u64(u),
-                (None, Some(i)) => visitor.visit_i64(i),
-                _ => visitor.visit_f64(n.as_f64().unwrap_or(0.0)),
-            },
+            Value::Number(n) => visit_number(&n, visitor),
             Value::String(s) => visitor.visit_string(s),
-            Value::Array(items) => {
-                let mut seq = SeqDeserializer {
-                    iter: items.into_iter(),
-                };
-                let value = visitor.visit_seq(&mut seq)?;
-                match seq.iter.len() {
-                    0 => Ok(value),
-                    left => Err(Error::data(format!(
-                        "the target type took fewer elements: {left} left over"
-                    ))),
-                }
-            }
-            Value::Object(map) => visitor.visit_map(MapDeserializer::new(map)),
+            Value::Array(items) => visit_array(items.into_iter(), visitor),
+            Value::Object(map) => visitor.visit_map(MapDeserializer::new(map.into_iter())),
         }
     }
 
-    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self {
-            Value::Null => visitor.visit_none(),
-            other => visitor.visit_some(other),
-        }
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        visitor: V,
-    ) -> Result<V::Value> {
-        visitor.visit_newtype_struct(self)
-    }
-
-    /// Externally tagged, as serde_json: `"Unit"` or `{Variant: content}`.
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
+    fn variant<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
         match self {
             Value::String(s) => visitor.visit_enum(s.into_deserializer()),
             Value::Object(map) if map.len() == 1 => {
                 let (variant, content) = map.into_iter().next().expect("one entry");
                 visitor.visit_enum(Variant { variant, content })
             }
-            other => Err(Error::data(format!(
-                "invalid type: {}, expected an enum as a variant name or an object with one key",
-                other.kind()
-            ))),
+            other => Err(not_an_enum(&other)),
+        }
+    }
+}
+
+/// `T::deserialize(&value)` reads the value in place; `&str` fields borrow from it.
+///
+/// ```
+/// #[derive(serde::Deserialize, Debug, PartialEq)]
+/// struct User<'a> { name: &'a str, id: u32 }
+/// let value = toon::toon!({"name": "Ada", "id": 1});
+/// let user = <User as serde::Deserialize>::deserialize(&value).unwrap();
+/// assert_eq!(user, User { name: "Ada", id: 1 });
+/// ```
+impl<'de> ValueSource<'de> for &'de Value {
+    fn any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(*b),
+            Value::Number(n) => visit_number(n, visitor),
+            Value::String(s) => visitor.visit_borrowed_str(s),
+            Value::Array(items) => visit_array(items.iter(), visitor),
+            Value::Object(map) => visitor.visit_map(MapDeserializer::new(map.iter())),
         }
     }
 
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    fn variant<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
+        match self {
+            Value::String(s) => visitor.visit_enum(BorrowedStrDeserializer::<Error>::new(s)),
+            Value::Object(map) if map.len() == 1 => {
+                let (variant, content) = map.iter().next().expect("one entry");
+                visitor.visit_enum(Variant { variant, content })
+            }
+            other => Err(not_an_enum(other)),
+        }
     }
 }
 
-impl<'de> IntoDeserializer<'de, Error> for Value {
-    type Deserializer = Value;
-    fn into_deserializer(self) -> Value {
-        self
-    }
+/// An array's elements, owned or borrowed.
+struct SeqDeserializer<I> {
+    iter: I,
 }
 
-struct SeqDeserializer {
-    iter: std::vec::IntoIter<Value>,
-}
-
-impl<'de> SeqAccess<'de> for SeqDeserializer {
+impl<'de, I> SeqAccess<'de> for SeqDeserializer<I>
+where
+    I: ExactSizeIterator,
+    I::Item: de::Deserializer<'de, Error = Error>,
+{
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
         self.iter.next().map(|v| seed.deserialize(v)).transpose()
@@ -338,23 +444,26 @@ impl<'de> SeqAccess<'de> for SeqDeserializer {
     }
 }
 
-struct MapDeserializer {
-    iter: <Map as IntoIterator>::IntoIter,
-    value: Option<Value>,
+/// An object's entries, owned (`String`, `Value`) or borrowed (`&str`, `&Value`).
+struct MapDeserializer<I, V> {
+    iter: I,
+    value: Option<V>,
 }
 
-impl MapDeserializer {
-    fn new(map: Map) -> Self {
-        MapDeserializer {
-            iter: map.into_iter(),
-            value: None,
-        }
+impl<I, V> MapDeserializer<I, V> {
+    fn new(iter: I) -> Self {
+        MapDeserializer { iter, value: None }
     }
 }
 
-impl<'de> MapAccess<'de> for MapDeserializer {
+impl<'de, I, K, V> MapAccess<'de> for MapDeserializer<I, V>
+where
+    I: ExactSizeIterator<Item = (K, V)>,
+    K: Into<Cow<'de, str>>,
+    V: de::Deserializer<'de, Error = Error>,
+{
     type Error = Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
+    fn next_key_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>> {
         let Some((key, value)) = self.iter.next() else {
             return Ok(None);
         };
@@ -362,7 +471,7 @@ impl<'de> MapAccess<'de> for MapDeserializer {
         // Keys parse as integers or bools when the target's key type asks for them.
         seed.deserialize(KeyDe(key.into())).map(Some)
     }
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value> {
         let value = self
             .value
             .take()
@@ -374,37 +483,22 @@ impl<'de> MapAccess<'de> for MapDeserializer {
     }
 }
 
-struct Variant {
-    variant: String,
-    content: Value,
+/// `{Variant: content}`: the variant's name as a key, its content as a value.
+struct Variant<K, V> {
+    variant: K,
+    content: V,
 }
 
-impl<'de> de::EnumAccess<'de> for Variant {
+impl<'de, K, V> de::EnumAccess<'de> for Variant<K, V>
+where
+    K: Into<Cow<'de, str>>,
+    V: de::VariantAccess<'de, Error = Error>,
+{
     type Error = Error;
-    type Variant = Value;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Value)> {
+    type Variant = V;
+    fn variant_seed<S: DeserializeSeed<'de>>(self, seed: S) -> Result<(S::Value, V)> {
         let variant = seed.deserialize(KeyDe(self.variant.into()))?;
         Ok((variant, self.content))
-    }
-}
-
-impl<'de> de::VariantAccess<'de> for Value {
-    type Error = Error;
-    fn unit_variant(self) -> Result<()> {
-        de::Deserialize::deserialize(self)
-    }
-    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value> {
-        seed.deserialize(self)
-    }
-    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value> {
-        de::Deserializer::deserialize_seq(self, visitor)
-    }
-    fn struct_variant<V: Visitor<'de>>(
-        self,
-        _: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value> {
-        de::Deserializer::deserialize_map(self, visitor)
     }
 }
 

@@ -7,7 +7,6 @@
 //! for conversions (with `exact_json.rs`, its exact-number JSON parse).
 
 mod de;
-mod de_ref;
 mod exact_json;
 mod from;
 mod index;
