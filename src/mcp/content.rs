@@ -37,7 +37,7 @@ use super::result::Policy;
 /// // Configuration wins: `convert_tools` forces conversion, `exclude_tools` prevents it.
 /// let policy = Policy { convert_tools: vec!["read_text_file".into()], ..Policy::default() };
 /// assert!(read.with_policy(&policy, "read_text_file").converts());
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {

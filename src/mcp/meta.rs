@@ -10,7 +10,7 @@ use super::result::ResultEncoder;
 use super::shape::Shape;
 use super::validate::validate_arguments;
 use super::view::Grouping;
-use crate::error::Result;
+use super::error::{Error, Result};
 use crate::value::Value;
 
 /// Finds tools by keywords or category.
@@ -47,7 +47,7 @@ const MAX_LIMIT: usize = 50;
 ///     MetaCall::Execute(plan) => assert_eq!((plan.server.as_str(), plan.tool.as_str()), ("fs", "read_file")),
 ///     _ => unreachable!(),
 /// }
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct MetaTools<'c> {
@@ -119,7 +119,7 @@ impl Plan {
     /// assert!(out.contains(r#""isError":true"#) && out.contains("rows"));
     /// let plan = Plan { shape: Shape::default(), ..plan };
     /// assert!(plan.finish_text(&encoder, &sent).contains(r#""n": 1E2"#));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     #[must_use]
     pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
@@ -286,7 +286,7 @@ impl<'c> MetaTools<'c> {
             .get("query")
             .and_then(Value::as_str)
             .filter(|q| !q.trim().is_empty());
-        let e = |e: crate::Error| e.to_string();
+        let e = |e: Error| e.to_string();
         match (query, category) {
             (None, None) => self.catalog.categories(self.grouping).map_err(e),
             (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
@@ -318,8 +318,8 @@ impl<'c> MetaTools<'c> {
                     .map_err(e)?;
                 let mut root = crate::Map::new();
                 root.insert("tools".into(), Value::Array(rows));
-                let table =
-                    super::view::table(&Value::Object(root), crate::Delimiter::Comma).map_err(e)?;
+                let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)
+                    .map_err(|e| e.to_string())?;
                 Ok(format!("{}\n{table}", super::schema::LEGEND))
             }
         }

@@ -38,6 +38,7 @@
 
 mod catalog;
 mod content;
+mod error;
 mod meta;
 mod pages;
 mod primer;
@@ -56,6 +57,7 @@ mod view;
 
 pub use catalog::{Annotations, COLLISION_SEPARATOR, Catalog, SUMMARY_CHARS, Server, Status, Tool};
 pub use content::Decision;
+pub use error::{Error, Result};
 pub use meta::{
     DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaCall, MetaTools, Plan, error_result,
     text_result,

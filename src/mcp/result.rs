@@ -10,7 +10,7 @@ use serde_json::{Value as Json, json};
 use super::META_KEY;
 use super::raw::{self, Member, Splice, Text};
 use super::shape::Shape;
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::json_text::{minify, minify_joined};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
@@ -233,7 +233,7 @@ impl Stats {
 /// assert!(out["content"][0]["text"].as_str().unwrap().starts_with("users[20]{id,name}:"));
 /// assert_eq!(out["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"], "toon");
 /// assert_eq!(encoder.stats().converted, 1);
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct ResultEncoder {
@@ -374,7 +374,7 @@ impl ResultEncoder {
     /// let text = out["content"][0]["text"].as_str().unwrap();
     /// assert!(text.contains("user2") && !text.contains("user3"));
     /// assert!(out["content"][1]["text"].as_str().unwrap().starts_with("/users: items 1-3 of 50"));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     ///
     /// # Errors
@@ -383,7 +383,7 @@ impl ResultEncoder {
     /// `skip_on_error: false`.
     pub fn encode_with(&self, tool: &str, result: Json, shape: &Shape) -> Result<Json> {
         // Numbers of a `Value` are u64, i64 or f64 already: its text loses nothing.
-        let text = serde_json::to_string(&result).map_err(|e| Error::data(e.to_string()))?;
+        let text = serde_json::to_string(&result).map_err(Error::Write)?;
         let out = self.encode_text(tool, &text, shape)?;
         if out == text {
             return Ok(result);
@@ -409,7 +409,7 @@ impl ResultEncoder {
     /// // Compact JSON with every digit (TOON could not write them), and `1E2` as sent.
     /// assert!(out.starts_with(r#"{"content": [{"type": "text", "text": "{\"rows\":[{\"id\":0,\"big\":12345678901234567890120}"#));
     /// assert!(out.contains(r#""x": 1E2,"_meta":"#));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     ///
     /// # Errors
@@ -615,10 +615,7 @@ impl ResultEncoder {
             let mut value: Value = serde_json::from_str(readable).map_err(not_json)?;
             // Shaping rewrites the value, and the value's numbers are what `f64` kept.
             if !crate::json::inexact_numbers(readable.as_bytes()).is_empty() {
-                return Err(Skip::Shape(Error::data(
-                    "this result has numbers with more digits than fields, limit, cursor or \
-                     max_tokens can keep; call again without them to get it as sent",
-                )));
+                return Err(Skip::Shape(Error::InexactNumbers));
             }
             let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
             let (format, new_text, tokens) = self.render(value).map_err(Skip::Error)?;
@@ -670,7 +667,7 @@ impl ResultEncoder {
         sent: &str,
         document: Document,
     ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
-        let toon = |document: Document| crate::to_string(&document).map_err(Skip::Error);
+        let toon = |document: Document| crate::to_string(&document).map_err(Skip::codec);
         let cost = |text: &str| costs(&[text])[0];
         // The text as sent is its own JSON candidate when it came compact.
         let before = |json: &str, json_tokens: usize| {
@@ -743,9 +740,8 @@ impl ResultEncoder {
             return Ok(None);
         }
         let sample = sample.document;
-        let toon_sample = crate::to_string(&sample).map_err(Skip::Error)?;
-        let json_sample =
-            crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::data(e.to_string())))?;
+        let toon_sample = crate::to_string(&sample).map_err(Skip::codec)?;
+        let json_sample = crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::Write(e)))?;
         // Exact counts with `tiktoken`: the sample is small.
         let (toon_tokens, json_tokens) = (cost(&toon_sample), cost(&json_sample));
         let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));
@@ -815,6 +811,13 @@ enum Skip {
     Error(Error),
     /// The caller's shape does not fit: always reported.
     Shape(Error),
+}
+
+impl Skip {
+    /// A failure of the codec's.
+    fn codec(e: crate::Error) -> Skip {
+        Skip::Error(Error::Codec(e))
+    }
 }
 
 /// The `_meta` marker of a converted block: `{"format":"toon"}`.

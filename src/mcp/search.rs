@@ -176,7 +176,7 @@ impl Catalog {
     ///     {"name": "list_directory", "description": "List a directory's entries"}]}"#)?;
     /// let hits = catalog.search("dir listing", 5);
     /// assert_eq!(hits[0].tool.name(), "list_directory");
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     #[must_use]
     pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {

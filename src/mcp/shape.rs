@@ -1,7 +1,7 @@
 //! Per-call shaping of a tool result before it is rendered: keep some fields, page through the
 //! largest array, fit a token budget. Every cut is described so the model can be told.
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::render::Pipeline;
 use crate::value::Value;
 
@@ -92,10 +92,10 @@ impl Shape {
         };
         // An empty pointer is the value itself.
         let Some(Value::Array(items)) = value.pointer_mut(&path) else {
-            return Err(Error::data(format!(
-                "cursor {:?} does not fit this result (no array at {path:?})",
-                self.cursor.as_deref().unwrap_or_default()
-            )));
+            return Err(Error::CursorMismatch {
+                cursor: self.cursor.clone().unwrap_or_default(),
+                path,
+            });
         };
         let total = items.len();
         let start = offset.min(total);
@@ -132,7 +132,7 @@ fn encode_cursor(key: &str, path: &str, offset: usize) -> String {
 }
 
 fn decode_cursor(cursor: &str) -> Result<(String, String, usize)> {
-    let bad = || Error::data(format!("invalid cursor {}", crate::error::Quoted(cursor)));
+    let bad = || Error::InvalidCursor(cursor.to_owned());
     if !cursor.len().is_multiple_of(2) || cursor.len() > 8192 {
         return Err(bad());
     }

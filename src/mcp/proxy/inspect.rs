@@ -64,7 +64,7 @@ impl Inspection {
     ///
     /// # Errors
     /// When a view cannot be rendered (a definition that is not valid JSON).
-    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::Result<Inspection> {
+    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::mcp::Result<Inspection> {
         let structured = policy.structured;
         let mut servers = Vec::new();
         for server in catalog.servers() {

@@ -31,7 +31,10 @@ mod serve;
 mod toolbox;
 pub mod wire;
 
-pub use config::{CONFIG_ENV, Config, Launch, MAX_CONFIG_BYTES, ServerConfig, default_path};
+pub use config::{
+    CONFIG_ENV, Config, ConfigError, Launch, MAX_CONFIG_BYTES, ReadError, ServerConfig,
+    default_path,
+};
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};

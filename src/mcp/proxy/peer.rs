@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value as Json, json};
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -15,6 +15,7 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 use super::error::CallError;
 use super::log::log;
 use super::wire::{self, Bad, Kind, Lines, Message};
+use crate::mcp::raw;
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
 /// does not read).
@@ -425,22 +426,18 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
     if message.result().is_some() {
         return Ok(message);
     }
-    let error: Json = message
-        .error()
-        .and_then(|e| serde_json::from_str(e).ok())
-        .unwrap_or(Json::Null);
+    // Read as text: `data` is passed on as sent (without whitespace), key order and digits
+    // included.
+    let error = message.error().and_then(raw::entries).unwrap_or_default();
     Err(CallError::Remote {
         server: server.to_owned(),
-        code: error
-            .get("code")
-            .and_then(Json::as_i64)
+        code: raw::get(&error, "code")
+            .and_then(|c| serde_json::from_str::<i64>(c.get()).ok())
             .unwrap_or(wire::code::INTERNAL_ERROR),
-        message: error
-            .get("message")
-            .and_then(Json::as_str)
-            .unwrap_or("error without a message")
-            .to_owned(),
-        data: error.get("data").cloned().map(Box::new),
+        message: raw::get(&error, "message")
+            .and_then(raw::string)
+            .unwrap_or_else(|| "error without a message".to_owned()),
+        data: raw::get(&error, "data").map(|d| crate::json_text::minify(d.get())),
     })
 }
 

@@ -220,10 +220,7 @@ impl Front {
                 message,
                 data,
                 ..
-            }) => {
-                let data = data.map(|d| d.to_string());
-                wire::error(id, code, &message, data.as_deref())
-            }
+            }) => wire::error(id, code, &message, data.as_deref()),
             Err(e @ (CallError::UnknownTool { .. } | CallError::BadReply { .. })) => {
                 wire::error(id, e.code(), &e.to_string(), None)
             }
