@@ -289,7 +289,7 @@ impl Table {
     /// Invalid JSON or not the columnar shape, a `count` that differs from the number of rows,
     /// or a row whose width differs from the number of fields.
     pub fn from_columnar_json(text: &str) -> Result<Table> {
-        let c: Columnar = serde_json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
+        let c: Columnar = crate::json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
         if c.count != c.rows.len() {
             return Err(Error::data(format!(
                 "count is {} but there are {} rows",

@@ -839,6 +839,69 @@ fn the_json_candidate_is_the_text_as_sent_without_whitespace() {
     );
 }
 
+/// No serde_json feature keeps key order or float digits in this build (`tests/features.rs`):
+/// every rendering, shaped or not, and `encode` on a `serde_json::Value`, keep them the same.
+/// serde_json alone reads `2.9168327507216497e-10` one unit in the last place off.
+#[test]
+fn key_order_and_float_digits_survive_every_rendering() {
+    let row = |i: usize| {
+        format!(
+            r#"{{"zeta": 0.30000000000000004, "alpha": 2.9168327507216497e-10, "mid": {i}, "big": 12345678901234567890123, "inf": 1e400}}"#
+        )
+    };
+    let rows: Vec<String> = (0..20).map(row).collect();
+    let block = format!("{{\"rows\": [{}]}}", rows.join(", "));
+    for format in [Format::Auto, Format::Toon, Format::Json] {
+        let encoder = ResultEncoder::new(Policy {
+            format,
+            ..Policy::default()
+        });
+        let out = encoder
+            .encode_text("t", &result_text(&block, ""), &Shape::default())
+            .unwrap();
+        let text = block_text(&out, 0);
+        let first = match format {
+            Format::Json => row(0).replace(' ', ""),
+            _ => "0.30000000000000004,2.9168327507216497e-10,0,1.2345678901234567890123e+22,1e+400"
+                .to_owned(),
+        };
+        assert!(text.contains(&first), "{format:?}: {text}");
+    }
+    // Shaped, through a `toon::Value` (numbers within `f64`).
+    let rows: Vec<String> = (0..20)
+        .map(|i| {
+            format!(
+                r#"{{"zeta": 0.30000000000000004, "alpha": 2.9168327507216497e-10, "mid": {i}}}"#
+            )
+        })
+        .collect();
+    let block = format!("{{\"rows\": [{}]}}", rows.join(", "));
+    let shape = Shape {
+        limit: Some(3),
+        ..Shape::default()
+    };
+    let out = ResultEncoder::new(Policy::default())
+        .encode_text("t", &result_text(&block, ""), &shape)
+        .unwrap();
+    let text = block_text(&out, 0);
+    assert!(
+        text.starts_with(
+            "rows[3]{zeta,alpha,mid}:\n  0.30000000000000004,2.9168327507216497e-10,0\n"
+        ),
+        "{text}"
+    );
+    // `encode` writes the value as JSON and reads the result back: the same floats.
+    let value = json!({"content": [{"type": "text", "text": block}],
+                       "structuredContent": {"x": 2.9168327507216497e-10}});
+    let out = ResultEncoder::new(Policy::default())
+        .encode("t", value)
+        .unwrap();
+    assert_eq!(
+        out["structuredContent"]["x"].as_f64(),
+        Some(2.9168327507216497e-10)
+    );
+}
+
 #[test]
 fn shaping_a_block_whose_numbers_it_would_change_is_an_error() {
     let sent = result_text(&rows_with_digits(), "");
@@ -1185,8 +1248,9 @@ fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
 
 #[test]
 fn a_block_over_the_size_limit_is_compacted_not_left_pretty() {
+    // `toon!`: its keys in this order (serde_json's map sorts them).
     let pretty = serde_json::to_string_pretty(
-        &json!({"rows": (0..400).map(|i| json!({"i": i, "big": 1, "e": "x y"})).collect::<Vec<_>>()}),
+        &toon::toon!({"rows": (0..400).map(|i| toon::toon!({"i": i, "big": 1, "e": "x y"})).collect::<Vec<_>>()}),
     )
     .unwrap()
     .replace("\"big\": 1", "\"big\": 1E2");

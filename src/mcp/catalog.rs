@@ -8,8 +8,8 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::search::Index as SearchIndex;
 use super::error::{Error, Result};
+use super::search::Index as SearchIndex;
 use crate::value::Value;
 
 /// The separator of a tool name that two servers share: `SERVER__NAME`.
@@ -270,7 +270,8 @@ impl Tool {
                 // For reading only (signatures, validation): what a strict reader refuses in
                 // a definition the server sent is made readable, not held against the tool.
                 let raw = crate::json_text::readable(&self.raw);
-                serde_json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw)).map_err(Arc::new)
+                crate::json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw))
+                    .map_err(Arc::new)
             })
             .as_ref()
             .map_err(|e| Error::Definition {

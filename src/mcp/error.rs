@@ -135,7 +135,11 @@ impl Error {
             .nth(line.saturating_sub(1))
             .filter(|_| line > 0)
             .map(|l| crate::error::excerpt(l, column));
-        let (line, column) = if excerpt.is_some() { (line, column) } else { (0, 0) };
+        let (line, column) = if excerpt.is_some() {
+            (line, column)
+        } else {
+            (0, 0)
+        };
         Error::Json {
             message,
             line,

@@ -6,11 +6,12 @@ use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, Tool};
 use super::content::Decision;
+use super::error::{Error, Result};
 use super::result::ResultEncoder;
 use super::shape::Shape;
 use super::validate::validate_arguments;
 use super::view::Grouping;
-use super::error::{Error, Result};
+use crate::toon;
 use crate::value::Value;
 
 /// Finds tools by keywords or category.
@@ -94,7 +95,7 @@ impl Plan {
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
         let text = self.finish_text(encoder, &result.to_string());
-        serde_json::from_str(&text).unwrap_or(result)
+        crate::json::from_str(&text).unwrap_or(result)
     }
 
     /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
@@ -135,7 +136,7 @@ impl Plan {
             // with the whole result beside it would show a client everything, without that.
             Ok(out) if !self.shape.is_empty() => without_structured_content(&out),
             Ok(out) => out,
-            Err(e) => error_result(&e.to_string()).to_string(),
+            Err(e) => result_text(&e.to_string(), true),
         }
     }
 }
@@ -165,6 +166,25 @@ pub fn error_result(text: &str) -> Json {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
+/// [`text_result`] or [`error_result`] as JSON text, its keys in that order whatever
+/// serde_json's map keeps: what the proxy sends.
+pub(crate) fn result_text(text: &str, is_error: bool) -> String {
+    let text = super::raw::quote(text);
+    let error = if is_error { r#","isError":true"# } else { "" };
+    format!(r#"{{"content":[{{"type":"text","text":{text}}}]{error}}}"#)
+}
+
+/// What a meta-tool call comes to, before it is a `CallToolResult` value ([`MetaCall`]) or
+/// text ([`result_text`]).
+pub(crate) enum Outcome {
+    /// A text block, an error's (`isError: true`) or not.
+    Answer { text: String, is_error: bool },
+    /// See [`MetaCall::Execute`].
+    Execute(Box<Plan>),
+    /// See [`MetaCall::NotMeta`].
+    NotMeta,
+}
+
 /// `TOOL: invalid arguments:` and one line per violation, or `Ok` when they fit.
 fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Result<(), String> {
     let problems = validate_arguments(schema, args);
@@ -177,20 +197,21 @@ fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Res
 
 // The advertised schemas are the validated ones, kept to what a model needs: every token here
 // is paid in every prompt (lean mode's whole tools/list must stay under 3% of the servers').
-fn discover_schema() -> Json {
-    json!({"type": "object", "properties": {
+// `toon::Value`s, so that they are listed in this order whatever serde_json's map keeps.
+fn discover_schema() -> Value {
+    toon!({"type": "object", "properties": {
         "query": {"type": "string"},
         "category": {"type": "string"},
         "limit": {"type": "integer", "minimum": 1}
     }})
 }
 
-fn spec_schema() -> Json {
-    json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+fn spec_schema() -> Value {
+    toon!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
 }
 
-fn execute_schema() -> Json {
-    json!({"type": "object", "properties": {
+fn execute_schema() -> Value {
+    toon!({"type": "object", "properties": {
         "name": {"type": "string"},
         "arguments": {"type": "object"},
         "fields": {"type": "array", "items": {"type": "string"}},
@@ -223,9 +244,18 @@ impl<'c> MetaTools<'c> {
     /// # Errors
     /// When the categories view cannot be rendered.
     pub fn definitions(&self) -> Result<Vec<Json>> {
+        self.definition_values()?
+            .iter()
+            .map(|d| serde_json::to_value(d).map_err(Error::Write))
+            .collect()
+    }
+
+    /// [`definitions`](Self::definitions) as `toon::Value`s, whose keys keep their order:
+    /// what the proxy lists.
+    pub(crate) fn definition_values(&self) -> Result<Vec<Value>> {
         let categories = self.catalog.category_list(self.grouping);
         Ok(vec![
-            json!({
+            toon!({
                 "name": DISCOVER_TOOLS,
                 "description": format!(
                     "Find tools by query (keywords) or category; no arguments: each category's \
@@ -234,13 +264,13 @@ impl<'c> MetaTools<'c> {
                 "inputSchema": discover_schema(),
                 "annotations": {"readOnlyHint": true}
             }),
-            json!({
+            toon!({
                 "name": GET_TOOL_SPEC,
                 "description": "A tool's parameters in full.",
                 "inputSchema": spec_schema(),
                 "annotations": {"readOnlyHint": true}
             }),
-            json!({
+            toon!({
                 "name": EXECUTE_TOOL,
                 "description": "Run a tool; arguments fit its spec. Optional: fields (paths to keep), \
                     max_tokens, limit and cursor (page the largest list).",
@@ -259,20 +289,41 @@ impl<'c> MetaTools<'c> {
     /// fewer tokens ([`table::auto`](crate::table::auto)).
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
-        let args = Value::from(arguments.clone());
-        let outcome = match name {
-            DISCOVER_TOOLS => self
-                .discover(&args)
-                .map(|t| MetaCall::Answer(text_result(&t))),
-            GET_TOOL_SPEC => self.spec(&args).map(|t| MetaCall::Answer(text_result(&t))),
-            EXECUTE_TOOL => self.execute(&args, arguments),
-            _ => return MetaCall::NotMeta,
-        };
-        outcome.unwrap_or_else(|message| MetaCall::Answer(error_result(&message)))
+        match self.outcome(name, &Value::from(arguments.clone())) {
+            Outcome::Answer {
+                text,
+                is_error: false,
+            } => MetaCall::Answer(text_result(&text)),
+            Outcome::Answer {
+                text,
+                is_error: true,
+            } => MetaCall::Answer(error_result(&text)),
+            Outcome::Execute(plan) => MetaCall::Execute(plan),
+            Outcome::NotMeta => MetaCall::NotMeta,
+        }
     }
 
-    fn own_args(tool: &str, args: &Value, schema: Json) -> std::result::Result<(), String> {
-        check_arguments(tool, &Value::from(schema), args)
+    /// [`call`](Self::call) with the arguments as a `toon::Value` (in the order they were
+    /// sent), its answer as text to write ([`result_text`]).
+    pub(crate) fn outcome(&self, name: &str, args: &Value) -> Outcome {
+        let answer = |text: String| Outcome::Answer {
+            text,
+            is_error: false,
+        };
+        let outcome = match name {
+            DISCOVER_TOOLS => self.discover(args).map(answer),
+            GET_TOOL_SPEC => self.spec(args).map(answer),
+            EXECUTE_TOOL => self.execute(args),
+            _ => return Outcome::NotMeta,
+        };
+        outcome.unwrap_or_else(|text| Outcome::Answer {
+            text,
+            is_error: true,
+        })
+    }
+
+    fn own_args(tool: &str, args: &Value, schema: Value) -> std::result::Result<(), String> {
+        check_arguments(tool, &schema, args)
     }
 
     fn discover(&self, args: &Value) -> std::result::Result<String, String> {
@@ -344,12 +395,12 @@ impl<'c> MetaTools<'c> {
             .map_err(|e| e.to_string())
     }
 
-    fn execute(&self, args: &Value, raw: &Json) -> std::result::Result<MetaCall, String> {
+    fn execute(&self, args: &Value) -> std::result::Result<Outcome, String> {
         Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
         let tool = self.find(args)?;
-        let arguments = raw.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
         let schema = tool.input_schema().map_err(|e| e.to_string())?;
-        check_arguments(tool.name(), schema, &Value::from(arguments.clone()))
+        check_arguments(tool.name(), schema, &arguments)
             .map_err(|e| format!("{e}\nparams: {}", tool.signature().unwrap_or_default()))?;
         let shape = Shape {
             fields: args
@@ -376,11 +427,11 @@ impl<'c> MetaTools<'c> {
                 .map(str::to_owned),
             kept_as: None,
         };
-        Ok(MetaCall::Execute(Box::new(Plan {
+        Ok(Outcome::Execute(Box::new(Plan {
             server: tool.server().to_owned(),
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),
-            arguments,
+            arguments: serde_json::to_value(&arguments).unwrap_or_default(),
             shape,
             content: Decision::of(tool),
         })))

@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use super::META_KEY;
+use super::error::{Error, Result};
 use super::raw::{self, Member, Splice, Text};
 use super::shape::Shape;
-use super::error::{Error, Result};
 use crate::json_text::{minify, minify_joined};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
@@ -329,7 +329,7 @@ impl ResultEncoder {
         if out == text {
             return result;
         }
-        serde_json::from_str(&out).unwrap_or(result)
+        crate::json::from_str(&out).unwrap_or(result)
     }
 
     /// As [`keep`](Self::keep), with the result as JSON text: every byte as sent but for a
@@ -389,7 +389,7 @@ impl ResultEncoder {
             return Ok(result);
         }
         // Only a value nested deeper than serde_json reads can fail here: keep it as it was.
-        Ok(serde_json::from_str(&out).unwrap_or(result))
+        Ok(crate::json::from_str(&out).unwrap_or(result))
     }
 
     /// Converts the result of a call to `tool` given as the JSON text its server sent, and
@@ -554,15 +554,16 @@ impl ResultEncoder {
         }
         let totals = Totals::of(&blocks);
         if let Some(format) = totals.format {
-            let marker = json!({
-                "format": format,
-                "tokensBefore": totals.before.0,
-                "tokensAfter": totals.after.0,
-                "bytesBefore": totals.before.1,
-                "bytesAfter": totals.after.1,
-                "micros": started.elapsed().as_micros() as u64,
-            });
-            MetaSlot::of(entries).set(&mut splice, result, entries, marker.to_string());
+            // Written in this order whatever serde_json's map keeps.
+            let marker = format!(
+                r#"{{"format":"{format}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
+                totals.before.0,
+                totals.after.0,
+                totals.before.1,
+                totals.after.1,
+                started.elapsed().as_micros() as u64,
+            );
+            MetaSlot::of(entries).set(&mut splice, result, entries, marker);
         }
         Ok((splice.finish(), totals))
     }
@@ -612,7 +613,7 @@ impl ResultEncoder {
             // Without whitespace the text reads as sent (the same value, or not JSON either),
             // and ~6% faster: pretty JSON is a third whitespace.
             let readable = if joins { text } else { &json };
-            let mut value: Value = serde_json::from_str(readable).map_err(not_json)?;
+            let mut value: Value = crate::json::from_str(readable).map_err(not_json)?;
             // Shaping rewrites the value, and the value's numbers are what `f64` kept.
             if !crate::json::inexact_numbers(readable.as_bytes()).is_empty() {
                 return Err(Skip::Shape(Error::InexactNumbers));
@@ -741,7 +742,8 @@ impl ResultEncoder {
         }
         let sample = sample.document;
         let toon_sample = crate::to_string(&sample).map_err(Skip::codec)?;
-        let json_sample = crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::Write(e)))?;
+        let json_sample =
+            crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::Write(e)))?;
         // Exact counts with `tiktoken`: the sample is small.
         let (toon_tokens, json_tokens) = (cost(&toon_sample), cost(&json_sample));
         let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));

@@ -15,9 +15,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value as Json;
-
 use super::locate::Path as KeyPath;
+use crate::value::Value;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
@@ -207,10 +206,11 @@ impl Config {
     /// there.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<Config> {
-        let root: Json = serde_json::from_str(text).map_err(syntax_error)?;
+        // A `toon::Value` keeps the servers in file order.
+        let root: Value = crate::json::from_str(text).map_err(syntax_error)?;
         let top = KeyPath::default().key("mcpServers");
         let servers = match root.get("mcpServers") {
-            Some(Json::Object(servers)) => servers,
+            Some(Value::Object(servers)) => servers,
             Some(_) => return Err(at(text, &top, "expected an object of servers")),
             None => return Err(ConfigError::NotMcpConfig),
         };
@@ -337,28 +337,28 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// One entry of `mcpServers`; `path` is its key path, for errors located in `text`.
-fn server(text: &str, path: &KeyPath, name: &str, entry: &Json) -> Result<ServerConfig> {
+fn server(text: &str, path: &KeyPath, name: &str, entry: &Value) -> Result<ServerConfig> {
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let entry = entry
         .as_object()
         .ok_or_else(|| bad(path, "expected an object"))?;
     let string = |key: &str| -> Result<Option<String>> {
         match entry.get(key) {
-            None | Some(Json::Null) => Ok(None),
-            Some(Json::String(s)) => Ok(Some(s.clone())),
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(_) => Err(bad(&path.key(key), "expected a string")),
         }
     };
     let disabled = match entry.get("disabled") {
-        None | Some(Json::Null) => false,
-        Some(Json::Bool(b)) => *b,
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
         Some(_) => return Err(bad(&path.key("disabled"), "expected true or false")),
     };
     let launch = match (string("command")?, string("url")?) {
         (Some(command), _) => {
             let args = match entry.get("args") {
-                None | Some(Json::Null) => Vec::new(),
-                Some(Json::Array(a)) => a
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
@@ -372,12 +372,12 @@ fn server(text: &str, path: &KeyPath, name: &str, entry: &Json) -> Result<Server
                 }
             };
             let env = match entry.get("env") {
-                None | Some(Json::Null) => BTreeMap::new(),
-                Some(Json::Object(m)) => m
+                None | Some(Value::Null) => BTreeMap::new(),
+                Some(Value::Object(m)) => m
                     .iter()
                     .map(|(k, v)| {
                         v.as_str()
-                            .map(|v| (k.clone(), v.to_owned()))
+                            .map(|v| (k.to_owned(), v.to_owned()))
                             .ok_or_else(|| bad(&path.key("env").key(k), "expected a string"))
                     })
                     .collect::<Result<BTreeMap<_, _>>>()?,

@@ -93,12 +93,12 @@ impl Inspection {
             .map(|t| super::serve::exposed_definition(t, structured == Structured::Drop))
             .collect();
         let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
-        let lean_mode = MetaTools::new(catalog).definitions()?;
+        let lean_mode = MetaTools::new(catalog).definition_values()?;
         Ok(Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
             passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&serde_json::json!({ "tools": lean_mode }).to_string()),
+            lean_mode: cost(&super::serve::lean_tools_list(lean_mode)),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),

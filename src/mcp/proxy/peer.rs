@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -414,9 +413,13 @@ struct InFlight<'p> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         if lock(&self.peer.waiters).remove(&self.id).is_some() && !self.done {
+            let params = format!(
+                r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
+                self.id
+            );
             let _ = self.peer.out.try_send(Out::Message(wire::notification(
                 "notifications/cancelled",
-                Some(json!({"requestId": self.id, "reason": "the proxy stopped waiting"})),
+                Some(&params),
             )));
         }
     }

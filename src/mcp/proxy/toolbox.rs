@@ -246,9 +246,11 @@ impl Toolbox {
     /// Unknown tool, server unavailable or gone, timeout, or the server's own JSON-RPC error.
     /// A tool that fails *as a tool* is not an error: its result has `isError: true`.
     pub async fn call_tool(&self, name: &str, arguments: Json) -> Result<Json, CallError> {
-        let params = serde_json::json!({"name": name, "arguments": arguments}).to_string();
+        // Written in this order whatever serde_json's map keeps (the arguments are the
+        // caller's value, in its order).
+        let params = format!(r#"{{"name":{},"arguments":{arguments}}}"#, raw::quote(name));
         let result = self.call_text(&params).await?;
-        serde_json::from_str(&result).map_err(|e| {
+        crate::json::from_str(&result).map_err(|e| {
             CallError::internal("proxy", format!("the result of {name} is not JSON: {e}"))
         })
     }
