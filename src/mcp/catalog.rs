@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::{Error, Result};
-use super::search::Index as SearchIndex;
+use super::search::{Field, Index as SearchIndex};
 use crate::value::Value;
 
 /// The separator of a tool name that two servers share: `SERVER__NAME`.
@@ -27,6 +27,7 @@ pub enum Status {
 /// The behaviour hints of a tool (MCP `ToolAnnotations`), with the spec's defaults applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// `title`, where older servers put a tool's display name.
     #[serde(default)]
@@ -346,6 +347,15 @@ pub(crate) fn summary(text: &str) -> String {
         _ => &cut[..],
     };
     format!("{}…", cut.trim_end_matches([',', ';', ':', ' ']))
+}
+
+/// One result of [`Catalog::search`].
+#[derive(Debug)]
+pub struct Hit<'c> {
+    /// The tool found.
+    pub tool: &'c Tool,
+    /// Its BM25 score (higher is better; only comparable within one search).
+    pub score: f64,
 }
 
 /// One server: its name, whether it is usable, and its tools in listing order.
@@ -692,8 +702,48 @@ impl Catalog {
         self.get(name).map(Tool::raw_json)
     }
 
-    pub(crate) fn search_index(&self) -> &SearchIndex {
-        self.search.get_or_init(|| SearchIndex::build(self))
+    /// The keyword index of the tools, built on first use: each tool's name, server, title
+    /// and description, and its parameters' names and descriptions.
+    fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| {
+            SearchIndex::build(self.tools().map(|tool| {
+                let mut texts = vec![
+                    (tool.original_name(), Field::Name),
+                    (tool.server(), Field::Text),
+                    (tool.title().unwrap_or_default(), Field::Title),
+                    (tool.description(), Field::Text),
+                ];
+                if let Ok(schema) = tool.input_schema() {
+                    let (names, descriptions) = super::schema::search_words(schema);
+                    texts.extend(names.into_iter().map(|n| (n, Field::Param)));
+                    texts.extend(descriptions.into_iter().map(|d| (d, Field::Text)));
+                }
+                (tool.name().to_owned(), texts)
+            }))
+        })
+    }
+
+    /// The tools that match `query` best, at most `limit`, best first. Words are matched
+    /// case-insensitively after splitting names at `_`, `-` and camelCase; a query word of
+    /// three or more letters also matches words it begins (`dir` finds `directory`).
+    ///
+    /// ```
+    /// let mut catalog = toon::mcp::Catalog::new();
+    /// catalog.add_server("fs", r#"{"tools": [
+    ///     {"name": "read_file", "description": "Read a file"},
+    ///     {"name": "list_directory", "description": "List a directory's entries"}]}"#)?;
+    /// let hits = catalog.search("dir listing", 5);
+    /// assert_eq!(hits[0].tool.name(), "list_directory");
+    /// # Ok::<(), toon::mcp::Error>(())
+    /// ```
+    #[must_use]
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
+        self.search_index()
+            .rank(query)
+            .into_iter()
+            .take(limit)
+            .filter_map(|(name, score)| self.get(name).map(|tool| Hit { tool, score }))
+            .collect()
     }
 
     /// The tool a model calls `name`, or an error naming the closest tools.

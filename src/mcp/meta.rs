@@ -8,7 +8,7 @@ use super::catalog::{Catalog, Tool};
 use super::content::Decision;
 use super::error::{Error, Result};
 use super::result::ResultEncoder;
-use super::shape::Shape;
+use super::shaping::Shaping;
 use super::validate::validate_arguments;
 use super::view::Grouping;
 use crate::toon;
@@ -81,17 +81,17 @@ pub struct Plan {
     /// The arguments, as the model sent them.
     pub arguments: Json,
     /// The shaping the model asked for (`fields`, `max_tokens`, `limit`, `cursor`).
-    pub shape: Shape,
+    pub shaping: Shaping,
     /// Whether the tool's results are converted, by its definition ([`Decision::of`]);
     /// [`finish`](Self::finish) adds the encoder's policy.
     pub content: Decision,
 }
 
 impl Plan {
-    /// Shapes and encodes the server's result for the model. A shape that does not fit the
+    /// Shapes and encodes the server's result for the model. A shaping that does not fit the
     /// result (an unknown field) becomes an error result naming what is there. A tool whose
     /// results are document content ([`content`](Self::content) with the encoder's policy)
-    /// gets its result verbatim, unless the model asked for a shape, which is then applied.
+    /// gets its result verbatim, unless the model asked for a shaping, which is then applied.
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
         let text = self.finish_text(encoder, &result.to_string());
@@ -102,13 +102,15 @@ impl Plan {
     /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
     ///
     /// ```
-    /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shape};
+    /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shaping};
+    /// let mut shaping = Shaping::default();
+    /// shaping.fields = vec!["nope".into()];
     /// let plan = Plan {
     ///     server: "s".into(),
     ///     tool: "t".into(),
     ///     exposed: "t".into(),
     ///     arguments: serde_json::json!({}),
-    ///     shape: Shape { fields: vec!["nope".into()], ..Shape::default() },
+    ///     shaping,
     ///     content: Decision::Convert("data".into()),
     /// };
     /// let encoder = ResultEncoder::new(Policy::default());
@@ -118,7 +120,7 @@ impl Plan {
     /// // A field the result does not have: an error result that names what is there.
     /// let out = plan.finish_text(&encoder, &sent);
     /// assert!(out.contains(r#""isError":true"#) && out.contains("rows"));
-    /// let plan = Plan { shape: Shape::default(), ..plan };
+    /// let plan = Plan { shaping: Shaping::default(), ..plan };
     /// assert!(plan.finish_text(&encoder, &sent).contains(r#""n": 1E2"#));
     /// # Ok::<(), toon::mcp::Error>(())
     /// ```
@@ -128,13 +130,13 @@ impl Plan {
             .content
             .clone()
             .with_policy(encoder.policy(), &self.exposed);
-        if !content.converts() && self.shape.is_empty() {
+        if !content.converts() && self.shaping.is_empty() {
             return encoder.keep_text(result);
         }
-        match encoder.encode_text(&self.exposed, result, &self.shape) {
+        match encoder.encode_text(&self.exposed, result, &self.shaping) {
             // A shaped text says what was cut and where the next page is; a structuredContent
             // with the whole result beside it would show a client everything, without that.
-            Ok(out) if !self.shape.is_empty() => without_structured_content(&out),
+            Ok(out) if !self.shaping.is_empty() => without_structured_content(&out),
             Ok(out) => out,
             Err(e) => result_text(&e.to_string(), true),
         }
@@ -402,7 +404,7 @@ impl<'c> MetaTools<'c> {
         let schema = tool.input_schema().map_err(|e| e.to_string())?;
         check_arguments(tool.name(), schema, &arguments)
             .map_err(|e| format!("{e}\nparams: {}", tool.signature().unwrap_or_default()))?;
-        let shape = Shape {
+        let shaping = Shaping {
             fields: args
                 .get("fields")
                 .and_then(Value::as_array)
@@ -432,7 +434,7 @@ impl<'c> MetaTools<'c> {
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),
             arguments: serde_json::to_value(&arguments).unwrap_or_default(),
-            shape,
+            shaping,
             content: Decision::of(tool),
         })))
     }

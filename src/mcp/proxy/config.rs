@@ -151,6 +151,7 @@ fn too_large(size: &Option<u64>) -> String {
 
 /// One server of an `mcpServers` configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerConfig {
     /// The key it has under `mcpServers`; tools shared with another server are exposed as
     /// `NAME__tool`.
@@ -182,6 +183,7 @@ pub enum Launch {
 
 /// A parsed `mcpServers` configuration, servers in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Config {
     /// Every configured server, disabled ones included.
     pub servers: Vec<ServerConfig>,

@@ -8,6 +8,7 @@ use crate::tokens::cost;
 
 /// One server's line of an [`Inspection`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerCost {
     /// The server's name.
     pub name: String,
@@ -39,6 +40,7 @@ pub struct ToolResults {
 /// Counts are exact o200k with the `tiktoken` feature, else estimates
 /// ([`tokens::cost`](crate::tokens::cost)).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Inspection {
     /// One line per server, in configuration order.
     pub servers: Vec<ServerCost>,

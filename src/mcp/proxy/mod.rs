@@ -39,7 +39,7 @@ pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};
 pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
-pub use serve::{Mode, serve};
+pub use serve::{MAX_IN_FLIGHT, Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 
 /// The protocol revision the proxy asks servers for and offers clients that ask for one it

@@ -243,7 +243,7 @@ impl Front {
                 "version": env!("CARGO_PKG_VERSION")
             }
         });
-        if self.toolbox.options().policy.format != Format::Json
+        if self.toolbox.options().policy.format != Format::CompactJson
             && let Some(result) = result.as_object_mut()
         {
             result.insert("instructions".to_owned(), PRIMER.into());
@@ -317,18 +317,18 @@ impl Front {
             }),
             Outcome::Execute(mut plan) => {
                 // A later page comes from the result kept at the first: never a new run.
-                match plan.shape.cursor_key() {
+                match plan.shaping.cursor_key() {
                     Ok(Some(key)) => {
                         let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
                         return Ok(match kept {
                             Ok(result) => {
-                                plan.shape.kept_as = Some(key);
+                                plan.shaping.kept_as = Some(key);
                                 plan.finish_text(self.toolbox.encoder(), &result)
                             }
                             Err(why) => result_text(&why, true),
                         });
                     }
-                    Ok(None) if plan.shape.cursor.is_some() => {
+                    Ok(None) if plan.shaping.cursor.is_some() => {
                         let why = "this cursor names no result the proxy kept: call without cursor";
                         return Ok(result_text(why, true));
                     }
@@ -358,7 +358,7 @@ impl Front {
                     )
                     .await?;
                 let result = reply.result().unwrap_or("{}");
-                if plan.shape.limit.is_some() {
+                if plan.shaping.limit.is_some() {
                     self.keep_for_pages(&mut plan, result);
                 }
                 Ok(plan.finish_text(self.toolbox.encoder(), result))
@@ -372,9 +372,9 @@ impl Front {
             .and_then(|e| raw::get(&e, "isError").map(|v| v.get() == "true"))
             .unwrap_or(false);
         if !failed {
-            plan.shape.kept_as = self
-                .pages
-                .keep(&plan.exposed, &plan.arguments, result.to_owned());
+            plan.shaping.kept_as =
+                self.pages
+                    .keep(&plan.exposed, &plan.arguments, result.to_owned());
         }
     }
 
