@@ -244,6 +244,20 @@ impl<'de, V: DeserializeSeed<'de>> DeserializeSeed<'de> for Exact<'_, '_, V> {
     }
 }
 
+impl<'de, V: Visitor<'de>> Exact<'_, '_, V> {
+    /// An integer visited: counted, and visited as it came unless its token was replaced by
+    /// a placeholder (then as the float it stands for).
+    fn integer<E: de::Error>(
+        self,
+        visit: impl FnOnce(V) -> Result<V::Value, E>,
+    ) -> Result<V::Value, E> {
+        match self.1.count() {
+            Some(due) => self.0.visit_f64(due),
+            None => visit(self.0),
+        }
+    }
+}
+
 impl<'de, V: Visitor<'de>> Visitor<'de> for Exact<'_, '_, V> {
     type Value = V::Value;
 
@@ -255,28 +269,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Exact<'_, '_, V> {
         self.0.visit_bool(v)
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
-        match self.1.count() {
-            Some(due) => self.0.visit_f64(due),
-            None => self.0.visit_i64(v),
-        }
+        self.integer(|inner| inner.visit_i64(v))
     }
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
-        match self.1.count() {
-            Some(due) => self.0.visit_f64(due),
-            None => self.0.visit_u64(v),
-        }
+        self.integer(|inner| inner.visit_u64(v))
     }
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<V::Value, E> {
-        match self.1.count() {
-            Some(due) => self.0.visit_f64(due),
-            None => self.0.visit_i128(v),
-        }
+        self.integer(|inner| inner.visit_i128(v))
     }
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<V::Value, E> {
-        match self.1.count() {
-            Some(due) => self.0.visit_f64(due),
-            None => self.0.visit_u128(v),
-        }
+        self.integer(|inner| inner.visit_u128(v))
     }
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
         self.0.visit_f64(self.1.float(v))
@@ -325,6 +327,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Exact<'_, '_, V> {
     }
 }
 
+// serde_json's sequences and maps give no size hint: the wrappers give none either.
+
 impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Counted<'_, '_, A> {
     type Error = A::Error;
 
@@ -334,30 +338,22 @@ impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Counted<'_, '_, A> {
     ) -> Result<Option<T::Value>, A::Error> {
         self.0.next_element_seed(Exact(seed, self.1))
     }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.0.size_hint()
-    }
 }
 
-/// Keys are strings in JSON: they pass as they are (a key read as a number is no number
-/// token).
+/// Values are counted; keys are strings in JSON and pass as they are (a key read as a number
+/// is no number token).
 impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for Counted<'_, '_, A> {
     type Error = A::Error;
+
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
+        self.0.next_value_seed(Exact(seed, self.1))
+    }
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         self.0.next_key_seed(seed)
-    }
-
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
-        self.0.next_value_seed(Exact(seed, self.1))
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.0.size_hint()
     }
 }
 

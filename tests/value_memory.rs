@@ -29,28 +29,26 @@ enum Ordered {
 impl<'de> Deserialize<'de> for Ordered {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Ordered, D::Error> {
         struct V;
+        /// `visit_*` methods that make a value of what they are given.
+        macro_rules! scalars {
+            ($($visit:ident($ty:ty) => $make:expr;)*) => {$(
+                fn $visit<E>(self, v: $ty) -> Result<Ordered, E> {
+                    Ok($make(v))
+                }
+            )*};
+        }
         impl<'de> Visitor<'de> for V {
             type Value = Ordered;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("any JSON value")
             }
-            fn visit_bool<E>(self, v: bool) -> Result<Ordered, E> {
-                Ok(Ordered::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Ordered, E> {
-                Ok(Ordered::Number(v.into()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Ordered, E> {
-                Ok(Ordered::Number(v.into()))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Ordered, E> {
-                Ok(serde_json::Number::from_f64(v).map_or(Ordered::Null, Ordered::Number))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Ordered, E> {
-                Ok(Ordered::String(v.to_owned()))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Ordered, E> {
-                Ok(Ordered::String(v))
+            scalars! {
+                visit_bool(bool) => Ordered::Bool;
+                visit_i64(i64) => |v: i64| Ordered::Number(v.into());
+                visit_u64(u64) => |v: u64| Ordered::Number(v.into());
+                visit_f64(f64) => |v| serde_json::Number::from_f64(v).map_or(Ordered::Null, Ordered::Number);
+                visit_str(&str) => |v: &str| Ordered::String(v.to_owned());
+                visit_string(String) => Ordered::String;
             }
             fn visit_unit<E>(self) -> Result<Ordered, E> {
                 Ok(Ordered::Null)

@@ -408,22 +408,25 @@ struct EntryList<'t>(Vec<Entry<'t>>);
 
 impl<'de> Deserialize<'de> for EntryList<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = EntryList<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryList<'de>, A::Error> {
-                let mut out = Vec::new();
-                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-                    let value = map.next_value::<&'de RawValue>()?;
-                    out.push(Entry { key, value });
-                }
-                Ok(EntryList(out))
-            }
+        d.deserialize_map(EntryListVisitor)
+    }
+}
+
+/// Reads a map into an [`EntryList`].
+struct EntryListVisitor;
+
+impl<'de> Visitor<'de> for EntryListVisitor {
+    type Value = EntryList<'de>;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryList<'de>, A::Error> {
+        let mut out = Vec::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let value = map.next_value::<&'de RawValue>()?;
+            out.push(Entry { key, value });
         }
-        d.deserialize_map(V)
+        Ok(EntryList(out))
     }
 }
 

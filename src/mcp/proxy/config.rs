@@ -100,20 +100,21 @@ impl ConfigError {
     /// position.
     #[must_use]
     pub fn line(&self) -> usize {
-        match self {
-            ConfigError::Syntax { line, .. } | ConfigError::Invalid { line, .. } => *line,
-            ConfigError::InFile { source, .. } => source.line(),
-            _ => 0,
-        }
+        self.position().0
     }
 
     /// 1-based column (in characters) of what is wrong on [`line`](Self::line), or 0.
     #[must_use]
     pub fn column(&self) -> usize {
+        self.position().1
+    }
+
+    fn position(&self) -> (usize, usize) {
         match self {
-            ConfigError::Syntax { column, .. } | ConfigError::Invalid { column, .. } => *column,
-            ConfigError::InFile { source, .. } => source.column(),
-            _ => 0,
+            ConfigError::Syntax { line, column, .. }
+            | ConfigError::Invalid { line, column, .. } => (*line, *column),
+            ConfigError::InFile { source, .. } => source.position(),
+            _ => (0, 0),
         }
     }
 }
