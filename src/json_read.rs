@@ -8,8 +8,9 @@
 //! `i / 3.0` for `i < 200000` do not). So the reader counts the numbers serde_json visits: in
 //! JSON a number is always a value, so the n-th number visited is the n-th number token of the
 //! text ([`json_text::next_number`]), and a float whose token is not one serde_json reads
-//! exactly ([`json_text::short_plain`]) is visited as Rust's own (correctly rounded) reading of
-//! that token instead. Documents without floats, and floats of up to 15 digits, cost a count.
+//! exactly ([`json_text::read_exactly`]) is visited as Rust's own (correctly rounded) reading
+//! of that token instead. The tokens are scanned for only from the first float on; a document
+//! without floats costs a count per number.
 //!
 //! Every value goes through the wrappers below, so that every number is counted: an ignored
 //! value is read as any value (serde_json would skip it unvisited), and an enum's content is
@@ -146,7 +147,7 @@ impl<'t> Floats<'t> {
         if self.lost.get() {
             return v;
         }
-        // The tokens before this one were found for the numbers before it.
+        // Scan on to the n-th token (those of integers since the last float are passed here).
         let mut at = self.at.get();
         let mut token = None;
         for _ in self.found.get()..=n {
