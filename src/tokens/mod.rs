@@ -676,9 +676,17 @@ fn escape_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// The array with the most encoded bytes (its compact JSON size, as a proxy), and its length.
-#[cfg(feature = "mcp")]
-pub(crate) fn largest_array(value: &Value) -> Option<(String, usize)> {
+/// The array of two or more elements with the most encoded bytes (its compact JSON size, as a
+/// proxy), as a JSON Pointer (RFC 6901; `""` is `value` itself) with its length: the array
+/// [`fit`] cuts first, and the one `toon::mcp` pages. `None` when there is no such array.
+///
+/// ```
+/// let v = toon::toon!({"tags": ["a", "b"], "page": {"rows": [{"id": 1}, {"id": 2}, {"id": 3}]}});
+/// assert_eq!(toon::tokens::largest_array(&v), Some(("/page/rows".to_owned(), 3)));
+/// assert_eq!(toon::tokens::largest_array(&toon::toon!([1])), None);
+/// ```
+#[must_use]
+pub fn largest_array(value: &Value) -> Option<(String, usize)> {
     let mut found = Vec::new();
     sizes(value, &mut String::new(), &mut found);
     let mut best: Option<(String, usize, usize)> = None;
