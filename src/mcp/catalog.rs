@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::error::{Error, Result};
-use super::search::{Field, Index as SearchIndex};
+use super::search::{SearchIndex, TextKind};
 use crate::value::Value;
 
 /// The separator of a tool name that two servers share: `SERVER__NAME`.
@@ -708,15 +708,15 @@ impl Catalog {
         self.search.get_or_init(|| {
             SearchIndex::build(self.tools().map(|tool| {
                 let mut texts = vec![
-                    (tool.original_name(), Field::Name),
-                    (tool.server(), Field::Text),
-                    (tool.title().unwrap_or_default(), Field::Title),
-                    (tool.description(), Field::Text),
+                    (tool.original_name(), TextKind::Name),
+                    (tool.server(), TextKind::Text),
+                    (tool.title().unwrap_or_default(), TextKind::Title),
+                    (tool.description(), TextKind::Text),
                 ];
                 if let Ok(schema) = tool.input_schema() {
                     let (names, descriptions) = super::schema::search_words(schema);
-                    texts.extend(names.into_iter().map(|n| (n, Field::Param)));
-                    texts.extend(descriptions.into_iter().map(|d| (d, Field::Text)));
+                    texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
+                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::Text)));
                 }
                 (tool.name().to_owned(), texts)
             }))

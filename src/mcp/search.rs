@@ -11,7 +11,7 @@ const B: f64 = 0.75;
 
 /// Where a text of a document comes from, which says how much its words count.
 #[derive(Copy, Clone, Debug)]
-pub(crate) enum Field {
+pub(crate) enum TextKind {
     /// A tool's name.
     Name,
     /// Its title.
@@ -22,12 +22,12 @@ pub(crate) enum Field {
     Text,
 }
 
-impl Field {
+impl TextKind {
     fn weight(self) -> f64 {
         match self {
-            Field::Name => 3.0,
-            Field::Title | Field::Param => 2.0,
-            Field::Text => 1.0,
+            TextKind::Name => 3.0,
+            TextKind::Title | TextKind::Param => 2.0,
+            TextKind::Text => 1.0,
         }
     }
 }
@@ -41,7 +41,7 @@ const STOP_WORDS: &[&str] = &[
 
 /// The inverted index: per document its weighted term frequencies and length.
 #[derive(Debug, Default)]
-pub(crate) struct Index {
+pub(crate) struct SearchIndex {
     docs: Vec<Doc>,
     /// Term → number of documents containing it.
     df: HashMap<String, usize>,
@@ -92,12 +92,12 @@ fn stem(mut w: String) -> String {
     w
 }
 
-impl Index {
+impl SearchIndex {
     /// The index of `docs`: each a name and its texts, in the order results tie in.
     pub(crate) fn build<'t>(
-        docs: impl IntoIterator<Item = (String, Vec<(&'t str, Field)>)>,
-    ) -> Index {
-        let mut index = Index::default();
+        docs: impl IntoIterator<Item = (String, Vec<(&'t str, TextKind)>)>,
+    ) -> SearchIndex {
+        let mut index = SearchIndex::default();
         for (name, texts) in docs {
             let mut terms: HashMap<String, f64> = HashMap::new();
             for (text, field) in texts {
