@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::value::Value;
 
 mod pretokenize;
+mod vocab;
 mod weights;
 
 use pretokenize::{Kind, Letters, Piece, Pieces};
@@ -174,6 +175,17 @@ fn common_text(key: u64) -> Option<i32> {
 #[doc(hidden)]
 pub mod __private {
     pub use super::pretokenize::{Case, Kind, Letters, Piece, Pieces, Prefix, Script};
+
+    /// The vocabulary filter (`vocab`), for `examples/token_vocab.rs`.
+    pub mod vocab {
+        pub use super::super::vocab::{Form, GROUPS, MAX_CHARS, class, group, holdable, insert};
+
+        /// See `vocab::class_in`.
+        #[must_use]
+        pub fn class_in(filter: &[u64], word: &[u8]) -> u8 {
+            super::super::vocab::class_in(filter, word)
+        }
+    }
 
     /// See `text_key`.
     #[must_use]
