@@ -60,7 +60,7 @@ fn weight(piece: &Piece<'_>) -> i64 {
                 // The letters: the piece after its prefix's character.
                 let first =
                     prefix.map_or(0, |_| piece.text.chars().next().map_or(0, char::len_utf8));
-                let class = vocab::class(&piece.text.as_bytes()[first..]);
+                let class = vocab::class_of_letters(&piece.text.as_bytes()[first..]);
                 if class != 0 {
                     // A word that is a token (`face`, `" face"`): what such words weigh after
                     // this prefix.
