@@ -330,7 +330,15 @@ async fn handle_inbound(
             }
             Kind::Notification {
                 method: "notifications/message",
-            } => log(&server, &log_line(&message)),
+            } => {
+                // On stderr, and to the client (tagged with the server) by the front.
+                log(&server, &log_line(&message));
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                let _ = events.try_send(event);
+            }
             Kind::Notification {
                 method: crate::mcp::LIST_CHANGED,
             } => {
