@@ -410,7 +410,7 @@ fn protocol_details_ping_errors_cancellation_and_structured_drop() {
     let init = client.initialize("2099-01-01");
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(client.request("ping", json!({}))["result"], json!({}));
-    let r = client.request("resources/list", json!({}));
+    let r = client.request("nothing/here", json!({}));
     assert_eq!(r["error"]["code"], -32601);
 
     // Garbage on stdin: a parse error, and the session goes on.
@@ -1253,5 +1253,252 @@ fn an_agent_on_the_official_typescript_sdk_reads_edits_and_follows_progress() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+/// Sends pings until a notification that `matches` has arrived (within `WAIT`); returns it.
+fn wait_for_notification(
+    client: &mut mcp_servers::Client,
+    matches: impl Fn(&Json) -> bool,
+) -> Json {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(found) = client.notifications.iter().find(|n| matches(n)) {
+            return found.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no such notification: {:?}",
+            client.notifications
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        client.request("ping", json!({}));
+    }
+}
+
+#[test]
+fn resources_prompts_completion_and_logging_pass_through_in_both_modes() {
+    let scratch = Scratch::new("protocol-all");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&config, &["--mode", mode]);
+        let init = client.initialize("2025-11-25");
+        let result = &init["result"];
+        // The union of what the servers offer, and their instructions beside the primer.
+        let capabilities = &result["capabilities"];
+        assert_eq!(capabilities["resources"]["subscribe"], true, "{init}");
+        assert!(capabilities["prompts"].is_object(), "{init}");
+        assert!(capabilities["completions"].is_object(), "{init}");
+        assert!(capabilities["logging"].is_object(), "{init}");
+        let instructions = result["instructions"].as_str().unwrap();
+        assert!(
+            instructions.starts_with(toon::mcp::PRIMER),
+            "{instructions}"
+        );
+        assert!(
+            instructions.contains("## Server `everything`"),
+            "{instructions}"
+        );
+        assert!(instructions.contains("Server instructions are working!"));
+        if mode == "lean" {
+            assert_eq!(client.tools().len(), 3);
+        }
+
+        // Resources: listed, read verbatim (document content is never converted).
+        let r = client.request("resources/list", json!({}));
+        let uri = "demo://resource/static/document/architecture.md";
+        let resources = r["result"]["resources"].as_array().unwrap();
+        assert!(resources.iter().any(|x| x["uri"] == uri), "{r}");
+        let r = client.request("resources/read", json!({"uri": uri}));
+        assert_eq!(r["result"]["contents"][0]["uri"], uri, "{r}");
+        assert!(
+            !client.last_raw.contains("rs.toon-codec"),
+            "{}",
+            client.last_raw
+        );
+        let r = client.request("resources/templates/list", json!({}));
+        let template = "demo://resource/dynamic/text/{resourceId}";
+        let templates = r["result"]["resourceTemplates"].as_array().unwrap();
+        assert!(
+            templates.iter().any(|t| t["uriTemplate"] == template),
+            "{r}"
+        );
+        let dynamic = "demo://resource/dynamic/text/3";
+        let r = client.request("resources/read", json!({"uri": dynamic}));
+        let text = r["result"]["contents"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("Resource 3:"), "{r}");
+
+        // Logging: the level reaches the server, its messages reach the client, tagged.
+        let r = client.request("logging/setLevel", json!({"level": "debug"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        let r = client.request("resources/subscribe", json!({"uri": dynamic}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        let log = wait_for_notification(&mut client, |n| {
+            n["method"] == "notifications/message"
+                && n["params"]["data"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("Subscribe Resource request"))
+        });
+        assert_eq!(log["params"]["logger"], "everything", "{log}");
+        let r = client.request("resources/unsubscribe", json!({"uri": dynamic}));
+        assert_eq!(r["result"], json!({}), "{r}");
+
+        // Prompts with arguments, and completion by prompt and by resource template.
+        let r = client.request("prompts/list", json!({}));
+        let prompts = r["result"]["prompts"].as_array().unwrap();
+        assert!(prompts.iter().any(|p| p["name"] == "args-prompt"), "{r}");
+        let r = client.request(
+            "prompts/get",
+            json!({"name": "args-prompt", "arguments": {"city": "Paris"}}),
+        );
+        let text = r["result"]["messages"][0]["content"]["text"].as_str();
+        assert!(text.unwrap().contains("Paris"), "{r}");
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "completable-prompt"},
+                   "argument": {"name": "department", "value": "Eng"}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["Engineering"]),
+            "{r}"
+        );
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": template},
+                   "argument": {"name": "resourceId", "value": "1"}}),
+        );
+        assert!(r["result"]["completion"]["values"].is_array(), "{r}");
+
+        // A server's error comes back as it sent it; an unknown method is still -32601.
+        let r = client.request("prompts/get", json!({"name": "no-such-prompt"}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let r = client.request("nothing/here", json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{r}");
+        client.close();
+    }
+}
+
+/// `tests/fixtures/mcp/servers/documents_server.py NAME`.
+fn documents(name: &str) -> Json {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    json!({"command": "python3", "args": [script, name]})
+}
+
+#[test]
+fn colliding_resources_and_prompts_are_routed_by_a_stated_rule() {
+    let scratch = Scratch::new("collisions");
+    let path = scratch.0.join("mcp.json");
+    // Written by hand: the configuration's order is the routing order.
+    let text = format!(
+        r#"{{"mcpServers":{{"a":{},"b":{}}}}}"#,
+        documents("a"),
+        documents("b")
+    );
+    std::fs::write(&path, text).unwrap();
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&path, &["--mode", mode]);
+        let init = client.initialize("2025-11-25");
+        let instructions = init["result"]["instructions"].as_str().unwrap();
+        assert!(
+            instructions
+                .contains("## Server `a`\n\nDocuments of a.\n\n## Server `b`\n\nDocuments of b."),
+            "{instructions}"
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["resources"]["subscribe"],
+            true
+        );
+
+        // Every page of each server, a URI both list once (a's: first in the configuration).
+        let r = client.request("resources/list", json!({}));
+        let uris: Vec<&str> = r["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(uris, ["doc://shared", "doc://a/own", "doc://b/own"], "{r}");
+        assert!(
+            client
+                .stderr()
+                .contains("[b] resource doc://shared is also listed by a: it is read there"),
+            "{}",
+            client.stderr()
+        );
+        let read = |client: &mut mcp_servers::Client, uri: &str| {
+            let r = client.request("resources/read", json!({"uri": uri}));
+            r["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{r}"))
+                .to_owned()
+        };
+        assert_eq!(read(&mut client, "doc://shared"), "[1,2,3] from a");
+        assert_eq!(read(&mut client, "doc://b/own"), "[1,2,3] from b");
+        // A template's URI, before templates were listed.
+        assert_eq!(read(&mut client, "doc://b/item/7"), "[1,2,3] from b");
+        // Nobody's: the first server's error, as it sent it.
+        let r = client.request("resources/read", json!({"uri": "doc://nobody"}));
+        assert_eq!(r["error"]["code"], -32002, "{r}");
+        assert_eq!(r["error"]["data"], json!({"server": "a"}), "{r}");
+        let r = client.request("resources/subscribe", json!({"uri": "doc://b/own"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        wait_for_notification(&mut client, |n| {
+            n["method"] == "notifications/resources/updated" && n["params"]["uri"] == "doc://b/own"
+        });
+
+        // Prompts: a shared name as SERVER__NAME for each, the server's own name sent on.
+        let r = client.request("prompts/list", json!({}));
+        let names: Vec<&str> = r["result"]["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a__greet", "a-only", "b__greet", "b-only"], "{r}");
+        let r = client.request(
+            "prompts/get",
+            json!({"name": "b__greet", "arguments": {"who": "you"}}),
+        );
+        assert_eq!(
+            r["result"]["messages"][0]["content"]["text"],
+            "b greets you"
+        );
+        let r = client.request("prompts/get", json!({"name": "greet"}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "b__greet"},
+                   "argument": {"name": "who", "value": ""}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["b:greet"]),
+            "{r}"
+        );
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "doc://b/item/{id}"},
+                   "argument": {"name": "id", "value": ""}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["b:doc://b/item/{id}"]),
+            "{r}"
+        );
+
+        // Logging to both servers, each message tagged with its server.
+        let r = client.request("logging/setLevel", json!({"level": "warning"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        for server in ["a", "b"] {
+            let log = wait_for_notification(&mut client, |n| {
+                n["method"] == "notifications/message"
+                    && n["params"]["data"] == format!("{server} logs at warning")
+            });
+            assert_eq!(log["params"]["logger"], format!("{server}/docs"), "{log}");
+        }
+        client.close();
     }
 }
