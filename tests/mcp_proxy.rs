@@ -1502,3 +1502,92 @@ fn colliding_resources_and_prompts_are_routed_by_a_stated_rule() {
         client.close();
     }
 }
+
+fn roots_asked(asked: &[String]) -> usize {
+    asked.iter().filter(|m| *m == "roots/list").count()
+}
+
+/// Answers the proxy's requests (the server's, under the proxy's ids) until the response to
+/// `id` comes; returns it, noting the methods asked.
+fn answer_until(client: &mut mcp_servers::Client, id: u64, asked: &mut Vec<String>) -> Json {
+    loop {
+        let m = client.next_response(WAIT);
+        let Some(method) = m["method"].as_str() else {
+            assert_eq!(m["id"], id, "{m}");
+            return m;
+        };
+        asked.push(method.to_owned());
+        let result = match method {
+            "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+            "sampling/createMessage" => json!({"role": "assistant", "model": "e2e-model",
+                "content": {"type": "text", "text": "sampled by e2e"}}),
+            "elicitation/create" => json!({"action": "decline"}),
+            other => panic!("unexpected request {other}"),
+        };
+        client.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}));
+    }
+}
+
+#[test]
+fn server_requests_reach_the_client_and_its_answers_go_back() {
+    let scratch = Scratch::new("server-requests");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    // The servers are initialised with what the client declares.
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25",
+               "capabilities": {"roots": {"listChanged": true}, "sampling": {},
+                                "elicitation": {"form": {}}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    assert!(init["result"]["capabilities"].is_object(), "{init}");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut asked = Vec::new();
+    // The tools the server lists only for these capabilities are listed (it registers them
+    // right after `initialize`: wait for the re-listing).
+    let deadline = Instant::now() + WAIT;
+    loop {
+        client.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/list"}));
+        let r = answer_until(&mut client, 500, &mut asked);
+        let names: Vec<&str> = r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        if names.contains(&"trigger-sampling-request") && names.contains(&"get-roots-list") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{names:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    client.send(&json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call",
+        "params": {"name": "trigger-sampling-request",
+                   "arguments": {"prompt": "hi", "maxTokens": 10}}}));
+    let r = answer_until(&mut client, 501, &mut asked);
+    assert!(r.to_string().contains("sampled by e2e"), "{r}");
+    client.send(&json!({"jsonrpc": "2.0", "id": 502, "method": "tools/call",
+        "params": {"name": "get-roots-list", "arguments": {}}}));
+    let r = answer_until(&mut client, 502, &mut asked);
+    assert!(r.to_string().contains("file:///work"), "{r}");
+    assert!(
+        asked.iter().any(|m| m == "sampling/createMessage"),
+        "{asked:?}"
+    );
+    // The client's roots changed: every server hears it, and this one asks again.
+    let before = roots_asked(&asked);
+    assert!(before >= 1, "{asked:?}");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    let mut id = 600;
+    while roots_asked(&asked) == before {
+        assert!(Instant::now() < deadline + WAIT, "{asked:?}");
+        std::thread::sleep(Duration::from_millis(100));
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        answer_until(&mut client, id, &mut asked);
+        id += 1;
+    }
+    client.close();
+}

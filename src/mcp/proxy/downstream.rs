@@ -37,6 +37,14 @@ pub enum Event {
         /// The whole JSON-RPC message, as its text came.
         message: Message,
     },
+    /// A request from `server` to the client (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`), as sent; answer it with [`Downstream::notify`] and the server's own id.
+    Request {
+        /// The server.
+        server: String,
+        /// The whole JSON-RPC request, as its text came.
+        message: Message,
+    },
     /// `server`'s connection closed: it exited or closed its stdout.
     Exited {
         /// The server.
@@ -74,6 +82,21 @@ impl Downstream {
         config: &ServerConfig,
         startup: Duration,
         events: mpsc::Sender<Event>,
+    ) -> Result<Downstream, String> {
+        Downstream::start_for(config, startup, events, "{}").await
+    }
+
+    /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
+    /// `roots`, `sampling`, `elicitation`) at `initialize`: the server may then send the
+    /// requests they allow, which reach `events` as [`Event::Request`].
+    ///
+    /// # Errors
+    /// As [`start`](Self::start).
+    pub async fn start_for(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::Sender<Event>,
+        capabilities: &str,
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
         let Launch::Stdio {
@@ -134,13 +157,14 @@ impl Downstream {
             process,
             initialize: Json::Null,
         };
-        // A `toon::Value` keeps this order whatever serde_json's map does.
-        let params = serde_json::to_string(&crate::toon!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")}
+        let client_info = serde_json::to_string(&crate::toon!({
+            "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
         .unwrap_or_default();
+        let params = format!(
+            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
+            crate::mcp::raw::quote(PROTOCOL_VERSION)
+        );
         match server
             .peer
             .request("initialize", Some(&params), startup)
@@ -323,6 +347,18 @@ async fn handle_inbound(
     while let Some(message) = inbound.recv().await {
         match message.kind() {
             Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
+            Kind::Request {
+                method: "sampling/createMessage" | "elicitation/create" | "roots/list",
+                ..
+            } => {
+                let event = Event::Request {
+                    server: server.clone(),
+                    message,
+                };
+                if events.send(event).await.is_err() {
+                    break;
+                }
+            }
             Kind::Request { id, method } => {
                 let text = format!("the toon proxy does not offer {method}");
                 peer.send(wire::error(id, code::METHOD_NOT_FOUND, &text, None))

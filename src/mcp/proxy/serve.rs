@@ -134,6 +134,14 @@ impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
+                // Servers start with what the client declared at `initialize` (its first
+                // request, as the protocol has it; any other first request: nothing).
+                let capabilities = message.params_json()["capabilities"].to_string();
+                self.toolbox.client_connected(if method == "initialize" {
+                    &capabilities
+                } else {
+                    "{}"
+                });
                 let key = token_key(id);
                 let reply_id = id.to_owned();
                 let refused =
@@ -183,6 +191,20 @@ impl Front {
                 if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
                     // Dropping the call's future tells its server (notifications/cancelled).
                     call.task.abort();
+                }
+            }
+            Kind::Notification {
+                method: "notifications/roots/list_changed",
+            } => {
+                let names: Vec<String> = self
+                    .toolbox
+                    .catalog()
+                    .servers()
+                    .iter()
+                    .map(|s| s.name().to_owned())
+                    .collect();
+                for server in names.iter().filter_map(|name| self.toolbox.server(name)) {
+                    server.notify(message.text().to_owned()).await;
                 }
             }
             Kind::Notification { .. } | Kind::Response { .. } => {}
@@ -464,12 +486,17 @@ impl Front {
         }
     }
 
-    async fn on_change(&self, change: Change) {
+    async fn on_change(self: &Arc<Self>, change: Change) {
         match change {
             Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
                 self.client
                     .send(wire::notification(LIST_CHANGED, None))
                     .await;
+            }
+            Change::Request { server, message } => {
+                // Its own task: a person answering an elicitation holds up nothing else.
+                let this = self.clone();
+                tokio::spawn(async move { this.ask_client(&server, &message).await });
             }
             Change::Notification { server, message } => {
                 match message.method() {
@@ -505,6 +532,33 @@ impl Front {
                     let _ = self.client.try_send(message.text().to_owned());
                 }
             }
+        }
+    }
+
+    /// Passes a server's request to the client under the proxy's own id, and the client's
+    /// answer (or error, as it sent it) back to the server under the server's id.
+    async fn ask_client(&self, server: &str, request: &Message) {
+        let (Some(id), Some(method)) = (request.id(), request.method()) else {
+            return;
+        };
+        // A person may be answering: as long as a call that reports progress may run.
+        let timeout = self
+            .toolbox
+            .options()
+            .request_timeout
+            .saturating_mul(super::peer::MAX_EXTENSIONS);
+        let reply = match self.client.request(method, request.params(), timeout).await {
+            Ok(reply) => wire::response(id, reply.result().unwrap_or("{}")),
+            Err(CallError::Remote {
+                code,
+                message,
+                data,
+                ..
+            }) => wire::error(id, code, &message, data.as_deref()),
+            Err(e) => wire::error(id, code::INTERNAL_ERROR, &format!("the client: {e}"), None),
+        };
+        if let Some(server) = self.toolbox.server(server) {
+            server.notify(reply).await;
         }
     }
 
