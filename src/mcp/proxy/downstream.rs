@@ -331,8 +331,9 @@ impl Downstream {
     }
 }
 
-/// Answers the server's own requests (`ping`; anything else is not offered by the proxy)
-/// and passes its notifications on. Ends with [`Event::Exited`] when the connection closes.
+/// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,
+/// roots) on as [`Event::Request`], refuses any other request, and passes its notifications
+/// on (log messages also to stderr). Ends with [`Event::Exited`] when the connection closes.
 ///
 /// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
 /// other notifications that find it full are dropped and counted, as the peer drops them.

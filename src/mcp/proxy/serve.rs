@@ -3,7 +3,9 @@
 //! Requests are handled concurrently (one task each), so a slow server never holds up calls
 //! to the others; `notifications/cancelled` from the client aborts the call and is passed to
 //! the server; progress notifications come back; a server's `tools/list_changed` re-lists it
-//! and is passed on.
+//! and is passed on. Resources, prompts, completion and logging go through `routes.rs`; a
+//! server's requests to the client (sampling, elicitation, roots) reach the client under the
+//! proxy's ids and the answers go back under the server's.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
