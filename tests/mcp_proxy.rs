@@ -1591,3 +1591,55 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
     }
     client.close();
 }
+
+#[test]
+fn a_request_for_a_server_that_is_gone_fails_at_once_saying_why() {
+    let scratch = Scratch::new("routed-gone");
+    let path = scratch.0.join("mcp.json");
+    let text = format!(
+        r#"{{"mcpServers":{{"a":{},"b":{}}}}}"#,
+        documents("a"),
+        documents("b")
+    );
+    std::fs::write(&path, text).unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let r = client.request("resources/list", json!({}));
+    assert_eq!(r["result"]["resources"].as_array().unwrap().len(), 3, "{r}");
+    let r = client.request("prompts/list", json!({}));
+    assert_eq!(r["result"]["prompts"].as_array().unwrap().len(), 4, "{r}");
+    let b: Vec<u32> = descendants(client.child.id())
+        .into_iter()
+        .filter(|p| cmdline(*p).contains("documents_server.py b"))
+        .collect();
+    assert_eq!(b.len(), 1, "one server b");
+    Command::new("kill")
+        .args(["-9", &b[0].to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    while !client.stderr().contains("[b] unavailable") {
+        assert!(Instant::now() < deadline, "{}", client.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let started = Instant::now();
+    let r = client.request("resources/read", json!({"uri": "doc://b/own"}));
+    let message = r["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(message.contains(r#"server "b" is unavailable"#), "{r}");
+    assert!(message.contains("killed by signal 9"), "{r}");
+    let r = client.request("prompts/get", json!({"name": "b__greet"}));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unavailable"),
+        "{r}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // The other server carries on.
+    let r = client.request("resources/read", json!({"uri": "doc://a/own"}));
+    assert_eq!(r["result"]["contents"][0]["text"], "[1,2,3] from a", "{r}");
+    client.close();
+}
