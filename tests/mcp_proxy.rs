@@ -1534,62 +1534,80 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
     let Some(config) = config(&scratch.0, &["everything"]) else {
         return;
     };
-    let mut client = Client::start(&config, &[]);
-    // The servers are initialised with what the client declares.
-    let init = client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25",
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&config, &["--mode", mode]);
+        // A tools/call (through execute_tool in lean mode).
+        let call = |tool: &str, arguments: Json| match mode {
+            "lean" => {
+                json!({"name": "execute_tool", "arguments": {"name": tool, "arguments": arguments}})
+            }
+            _ => json!({"name": tool, "arguments": arguments}),
+        };
+        // The servers are initialised with what the client declares.
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25",
                "capabilities": {"roots": {"listChanged": true}, "sampling": {},
                                 "elicitation": {"form": {}}},
                "clientInfo": {"name": "e2e", "version": "1"}}),
-    );
-    assert!(init["result"]["capabilities"].is_object(), "{init}");
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let mut asked = Vec::new();
-    // The tools the server lists only for these capabilities are listed (it registers them
-    // right after `initialize`: wait for the re-listing).
-    let deadline = Instant::now() + WAIT;
-    loop {
-        client.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/list"}));
-        let r = answer_until(&mut client, 500, &mut asked);
-        let names: Vec<&str> = r["result"]["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap())
-            .collect();
-        if names.contains(&"trigger-sampling-request") && names.contains(&"get-roots-list") {
-            break;
+        );
+        assert!(init["result"]["capabilities"].is_object(), "{init}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let mut asked = Vec::new();
+        // The tools the server lists only for these capabilities are listed (it registers them
+        // right after `initialize`: wait for the re-listing).
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let listed = if mode == "lean" {
+                let params = json!({"name": "get_tool_spec",
+                                "arguments": {"name": "trigger-sampling-request"}});
+                client.send(
+                    &json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call", "params": params}),
+                );
+                answer_until(&mut client, 500, &mut asked)["result"]["isError"] != true
+            } else {
+                client.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/list"}));
+                let r = answer_until(&mut client, 500, &mut asked);
+                let names: Vec<&str> = r["result"]["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap())
+                    .collect();
+                names.contains(&"trigger-sampling-request") && names.contains(&"get-roots-list")
+            };
+            if listed {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not listed");
+            std::thread::sleep(Duration::from_millis(200));
         }
-        assert!(Instant::now() < deadline, "{names:?}");
-        std::thread::sleep(Duration::from_millis(200));
+        client.send(&json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call",
+        "params": call("trigger-sampling-request", json!({"prompt": "hi", "maxTokens": 10}))}));
+        let r = answer_until(&mut client, 501, &mut asked);
+        assert!(r.to_string().contains("sampled by e2e"), "{r}");
+        client.send(&json!({"jsonrpc": "2.0", "id": 502, "method": "tools/call",
+        "params": call("get-roots-list", json!({}))}));
+        let r = answer_until(&mut client, 502, &mut asked);
+        assert!(r.to_string().contains("file:///work"), "{r}");
+        assert!(
+            asked.iter().any(|m| m == "sampling/createMessage"),
+            "{asked:?}"
+        );
+        // The client's roots changed: every server hears it, and this one asks again.
+        let before = roots_asked(&asked);
+        assert!(before >= 1, "{asked:?}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        let mut id = 600;
+        while roots_asked(&asked) == before {
+            assert!(Instant::now() < deadline + WAIT, "{asked:?}");
+            std::thread::sleep(Duration::from_millis(100));
+            client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+            answer_until(&mut client, id, &mut asked);
+            id += 1;
+        }
+        client.close();
     }
-    client.send(&json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call",
-        "params": {"name": "trigger-sampling-request",
-                   "arguments": {"prompt": "hi", "maxTokens": 10}}}));
-    let r = answer_until(&mut client, 501, &mut asked);
-    assert!(r.to_string().contains("sampled by e2e"), "{r}");
-    client.send(&json!({"jsonrpc": "2.0", "id": 502, "method": "tools/call",
-        "params": {"name": "get-roots-list", "arguments": {}}}));
-    let r = answer_until(&mut client, 502, &mut asked);
-    assert!(r.to_string().contains("file:///work"), "{r}");
-    assert!(
-        asked.iter().any(|m| m == "sampling/createMessage"),
-        "{asked:?}"
-    );
-    // The client's roots changed: every server hears it, and this one asks again.
-    let before = roots_asked(&asked);
-    assert!(before >= 1, "{asked:?}");
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
-    let mut id = 600;
-    while roots_asked(&asked) == before {
-        assert!(Instant::now() < deadline + WAIT, "{asked:?}");
-        std::thread::sleep(Duration::from_millis(100));
-        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
-        answer_until(&mut client, id, &mut asked);
-        id += 1;
-    }
-    client.close();
 }
 
 #[test]
