@@ -1594,6 +1594,12 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
             asked.iter().any(|m| m == "sampling/createMessage"),
             "{asked:?}"
         );
+        // Elicitation: the client's answer (declined) reaches the tool.
+        client.send(&json!({"jsonrpc": "2.0", "id": 503, "method": "tools/call",
+            "params": call("trigger-elicitation-request", json!({}))}));
+        let r = answer_until(&mut client, 503, &mut asked);
+        assert!(asked.iter().any(|m| m == "elicitation/create"), "{asked:?}");
+        assert!(r.to_string().contains("decline"), "{r}");
         // The client's roots changed: every server hears it, and this one asks again.
         let before = roots_asked(&asked);
         assert!(before >= 1, "{asked:?}");

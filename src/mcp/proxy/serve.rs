@@ -138,12 +138,12 @@ impl Front {
             Kind::Request { id, method } => {
                 // Servers start with what the client declared at `initialize` (its first
                 // request, as the protocol has it; any other first request: nothing).
-                let capabilities = message.params_json()["capabilities"].to_string();
-                self.toolbox.client_connected(if method == "initialize" {
-                    &capabilities
-                } else {
-                    "{}"
-                });
+                if !self.toolbox.has_client() {
+                    let capabilities = (method == "initialize")
+                        .then(|| message.params_json()["capabilities"].to_string());
+                    self.toolbox
+                        .client_connected(capabilities.as_deref().unwrap_or("{}"));
+                }
                 let key = token_key(id);
                 let reply_id = id.to_owned();
                 let refused =

@@ -254,6 +254,12 @@ impl Toolbox {
         });
     }
 
+    /// Whether [`client_connected`](Self::client_connected) has been called.
+    #[must_use]
+    pub fn has_client(&self) -> bool {
+        self.client.borrow().is_some()
+    }
+
     /// Waits until every server has started or failed to.
     pub async fn ready(&self) {
         let mut ready = self.ready.clone();
