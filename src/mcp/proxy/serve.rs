@@ -136,13 +136,17 @@ impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
-                // Servers start with what the client declared at `initialize` (its first
-                // request, as the protocol has it; any other first request: nothing).
+                // Servers start with what the client declared at `initialize`; a client that
+                // asks for their tools (or anything else of theirs) without one gets servers
+                // told of no capability. A probe such as `server/discover` or `ping` first
+                // starts nothing.
                 if !self.toolbox.has_client() {
-                    let capabilities = (method == "initialize")
-                        .then(|| message.params_json()["capabilities"].to_string());
-                    self.toolbox
-                        .client_connected(capabilities.as_deref().unwrap_or("{}"));
+                    if method == "initialize" {
+                        let capabilities = message.params_json()["capabilities"].to_string();
+                        self.toolbox.client_connected(&capabilities);
+                    } else if needs_servers(method) {
+                        self.toolbox.client_connected("{}");
+                    }
                 }
                 let key = token_key(id);
                 let reply_id = id.to_owned();
@@ -638,4 +642,9 @@ fn tagged_log(server: &str, message: &Message) -> String {
     let mut splice = raw::Splice::new(params);
     splice.set(params, &entries, "logger", raw::quote(&logger));
     wire::notification("notifications/message", Some(&splice.finish()))
+}
+
+/// Whether a request is served by the servers (so they must be started to answer it).
+fn needs_servers(method: &str) -> bool {
+    method.starts_with("tools/") || routes::serves(method)
 }
