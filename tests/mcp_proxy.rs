@@ -1667,3 +1667,31 @@ fn a_request_for_a_server_that_is_gone_fails_at_once_saying_why() {
     assert_eq!(r["result"]["contents"][0]["text"], "[1,2,3] from a", "{r}");
     client.close();
 }
+
+#[test]
+fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots() {
+    let scratch = Scratch::new("py-sdk");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    // The `mcp` SDK that mcp-server-time brings into the servers' venv.
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_agent.py");
+    for mode in ["passthrough", "lean"] {
+        let out = Command::new(&python)
+            .arg("-W")
+            .arg("ignore::DeprecationWarning")
+            .arg(&agent)
+            .arg(env!("CARGO_BIN_EXE_toon"))
+            .arg(&config)
+            .arg(mode)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
