@@ -167,13 +167,13 @@ impl Routes {
     async fn list_resources(&self, toolbox: &Toolbox, servers: &[String]) -> String {
         let mut routes = HashMap::new();
         let mut listed = Vec::new();
-        for server in servers {
-            for item in all_items(toolbox, server, "resources/list", "resources").await {
+        for (server, items) in gather(toolbox, servers, "resources/list", "resources").await {
+            for item in items {
                 let uri = member(&item, "uri");
                 match routes.get(&uri) {
-                    Some(first) if first != server => {
+                    Some(first) if *first != server => {
                         log(
-                            server,
+                            &server,
                             &format!("resource {uri} is also listed by {first}: it is read there"),
                         );
                     }
@@ -193,20 +193,20 @@ impl Routes {
     async fn list_templates(&self, toolbox: &Toolbox, servers: &[String]) -> String {
         let mut routes: Vec<(String, String)> = Vec::new();
         let mut listed = Vec::new();
-        for server in servers {
-            let items = all_items(
-                toolbox,
-                server,
-                "resources/templates/list",
-                "resourceTemplates",
-            )
-            .await;
+        let lists = gather(
+            toolbox,
+            servers,
+            "resources/templates/list",
+            "resourceTemplates",
+        )
+        .await;
+        for (server, items) in lists {
             for item in items {
                 let template = member(&item, "uriTemplate");
                 if let Some((_, first)) = routes.iter().find(|(t, _)| *t == template) {
-                    if first != server {
+                    if *first != server {
                         log(
-                            server,
+                            &server,
                             &format!(
                                 "resource template {template} is also listed by {first}: it is \
                                  read there"
@@ -226,8 +226,8 @@ impl Routes {
     /// Every server's prompts, a name shared by several as `SERVER__NAME` for each.
     async fn list_prompts(&self, toolbox: &Toolbox, servers: &[String]) -> String {
         let mut all: Vec<(String, String, String)> = Vec::new();
-        for server in servers {
-            for item in all_items(toolbox, server, "prompts/list", "prompts").await {
+        for (server, items) in gather(toolbox, servers, "prompts/list", "prompts").await {
+            for item in items {
                 all.push((server.clone(), member(&item, "name"), item));
             }
         }
@@ -380,6 +380,23 @@ async fn set_level(
         Some(e) if !any => Err(e),
         _ => Ok("{}".to_owned()),
     }
+}
+
+/// Each server's items of a listing (as [`all_items`]), the servers asked at once and
+/// answered in their order.
+async fn gather(
+    toolbox: &Toolbox,
+    servers: &[String],
+    method: &str,
+    key: &str,
+) -> Vec<(String, Vec<String>)> {
+    let lists = futures_util::future::join_all(
+        servers
+            .iter()
+            .map(|server| all_items(toolbox, server, method, key)),
+    )
+    .await;
+    servers.iter().cloned().zip(lists).collect()
 }
 
 /// The items under `key` of every page of a listing from `server` (each as sent); a failed
