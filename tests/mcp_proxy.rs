@@ -1695,3 +1695,27 @@ fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots
         );
     }
 }
+
+#[test]
+fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
+    let scratch = Scratch::new("withdrawn");
+    let path = scratch.0.join("mcp.json");
+    let text = format!(r#"{{"mcpServers":{{"asker":{}}}}}"#, documents("asker"));
+    std::fs::write(&path, text).unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": 700, "method": "prompts/get",
+                        "params": {"name": "withdrawn"}}),
+    );
+    // The server's question, under the proxy's id; left unanswered.
+    let asked = client.next_response(WAIT);
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    let r = client.next_response(WAIT);
+    assert_eq!(r["id"], 700, "{r}");
+    let cancelled = wait_for_notification(&mut client, |n| {
+        n["method"] == "notifications/cancelled" && n["params"]["requestId"] == asked["id"]
+    });
+    assert!(cancelled["params"]["reason"].is_string(), "{cancelled}");
+    client.close();
+}

@@ -76,6 +76,7 @@ where
         in_flight: Mutex::default(),
         pages: Pages::new(),
         routes: Routes::default(),
+        asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
     });
@@ -117,6 +118,9 @@ struct Front {
     limit: Arc<tokio::sync::Semaphore>,
     /// Where resources, templates and prompts were listed.
     routes: Routes,
+    /// Servers' requests being put to the client, by server and the server's id (as
+    /// [`token_key`]), so that a server's `notifications/cancelled` can withdraw them.
+    asking: Mutex<HashMap<(String, String), AbortHandle>>,
     /// Whether the client has been answered `initialize`: servers' log messages before that
     /// go to stderr only.
     initialized: AtomicBool,
@@ -500,9 +504,18 @@ impl Front {
                     .await;
             }
             Change::Request { server, message } => {
+                let Some(id) = message.id() else { return };
+                let key = (server.clone(), token_key(id));
                 // Its own task: a person answering an elicitation holds up nothing else.
+                // Held until the task is recorded, so that it cannot end before it is.
+                let mut asking = lock(&self.asking);
                 let this = self.clone();
-                tokio::spawn(async move { this.ask_client(&server, &message).await });
+                let task_key = key.clone();
+                let task = tokio::spawn(async move {
+                    this.ask_client(&server, &message).await;
+                    lock(&this.asking).remove(&task_key);
+                });
+                asking.insert(key, task.abort_handle());
             }
             Change::Notification { server, message } => {
                 match message.method() {
@@ -519,6 +532,19 @@ impl Front {
                     ) => {
                         self.routes.forget(method);
                         self.client.send(message.text().to_owned()).await;
+                        return;
+                    }
+                    Some("notifications/cancelled") => {
+                        // The server withdrew a request put to the client: the client is
+                        // told so under the proxy's id (dropping the wait sends it).
+                        let request = message
+                            .params()
+                            .and_then(raw::entries)
+                            .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
+                        let asked = request.and_then(|id| lock(&self.asking).remove(&(server, id)));
+                        if let Some(task) = asked {
+                            task.abort();
+                        }
                         return;
                     }
                     Some("notifications/resources/updated") => {
