@@ -52,7 +52,10 @@ impl Mode {
 }
 
 /// Serves MCP over `reader`/`writer` (the proxy's stdin and stdout) until the client closes
-/// its side; the caller then shuts the toolbox down.
+/// its side; the caller then shuts the toolbox down. A toolbox started with
+/// [`Options::await_client`](super::Options::await_client) starts its servers at the client's
+/// `initialize`, with the client's capabilities (as `toon mcp serve` does); otherwise they
+/// have started without any, and tools that need them are not listed.
 ///
 /// # Errors
 /// None so far: a broken client connection ends the loop normally.
