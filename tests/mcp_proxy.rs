@@ -410,7 +410,7 @@ fn protocol_details_ping_errors_cancellation_and_structured_drop() {
     let init = client.initialize("2099-01-01");
     assert_eq!(init["result"]["protocolVersion"], "2025-11-25");
     assert_eq!(client.request("ping", json!({}))["result"], json!({}));
-    let r = client.request("resources/list", json!({}));
+    let r = client.request("nothing/here", json!({}));
     assert_eq!(r["error"]["code"], -32601);
 
     // Garbage on stdin: a parse error, and the session goes on.
@@ -1254,4 +1254,468 @@ fn an_agent_on_the_official_typescript_sdk_reads_edits_and_follows_progress() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// Sends pings until a notification that `matches` has arrived (within `WAIT`); returns it.
+fn wait_for_notification(
+    client: &mut mcp_servers::Client,
+    matches: impl Fn(&Json) -> bool,
+) -> Json {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(found) = client.notifications.iter().find(|n| matches(n)) {
+            return found.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no such notification: {:?}",
+            client.notifications
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        client.request("ping", json!({}));
+    }
+}
+
+#[test]
+fn resources_prompts_completion_and_logging_pass_through_in_both_modes() {
+    let scratch = Scratch::new("protocol-all");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&config, &["--mode", mode]);
+        let init = client.initialize("2025-11-25");
+        let result = &init["result"];
+        // The union of what the servers offer, and their instructions beside the primer.
+        let capabilities = &result["capabilities"];
+        assert_eq!(capabilities["resources"]["subscribe"], true, "{init}");
+        assert!(capabilities["prompts"].is_object(), "{init}");
+        assert!(capabilities["completions"].is_object(), "{init}");
+        assert!(capabilities["logging"].is_object(), "{init}");
+        let instructions = result["instructions"].as_str().unwrap();
+        assert!(
+            instructions.starts_with(toon::mcp::PRIMER),
+            "{instructions}"
+        );
+        assert!(
+            instructions.contains("## Server `everything`"),
+            "{instructions}"
+        );
+        assert!(instructions.contains("Server instructions are working!"));
+        if mode == "lean" {
+            assert_eq!(client.tools().len(), 3);
+        }
+
+        // Resources: listed, read verbatim (document content is never converted).
+        let r = client.request("resources/list", json!({}));
+        let uri = "demo://resource/static/document/architecture.md";
+        let resources = r["result"]["resources"].as_array().unwrap();
+        assert!(resources.iter().any(|x| x["uri"] == uri), "{r}");
+        let r = client.request("resources/read", json!({"uri": uri}));
+        assert_eq!(r["result"]["contents"][0]["uri"], uri, "{r}");
+        assert!(
+            !client.last_raw.contains("rs.toon-codec"),
+            "{}",
+            client.last_raw
+        );
+        let r = client.request("resources/templates/list", json!({}));
+        let template = "demo://resource/dynamic/text/{resourceId}";
+        let templates = r["result"]["resourceTemplates"].as_array().unwrap();
+        assert!(
+            templates.iter().any(|t| t["uriTemplate"] == template),
+            "{r}"
+        );
+        let dynamic = "demo://resource/dynamic/text/3";
+        let r = client.request("resources/read", json!({"uri": dynamic}));
+        let text = r["result"]["contents"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with("Resource 3:"), "{r}");
+
+        // Logging: the level reaches the server, its messages reach the client, tagged.
+        let r = client.request("logging/setLevel", json!({"level": "debug"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        let r = client.request("resources/subscribe", json!({"uri": dynamic}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        let log = wait_for_notification(&mut client, |n| {
+            n["method"] == "notifications/message"
+                && n["params"]["data"]
+                    .as_str()
+                    .is_some_and(|d| d.contains("Subscribe Resource request"))
+        });
+        assert_eq!(log["params"]["logger"], "everything", "{log}");
+        let r = client.request("resources/unsubscribe", json!({"uri": dynamic}));
+        assert_eq!(r["result"], json!({}), "{r}");
+
+        // Prompts with arguments, and completion by prompt and by resource template.
+        let r = client.request("prompts/list", json!({}));
+        let prompts = r["result"]["prompts"].as_array().unwrap();
+        assert!(prompts.iter().any(|p| p["name"] == "args-prompt"), "{r}");
+        let r = client.request(
+            "prompts/get",
+            json!({"name": "args-prompt", "arguments": {"city": "Paris"}}),
+        );
+        let text = r["result"]["messages"][0]["content"]["text"].as_str();
+        assert!(text.unwrap().contains("Paris"), "{r}");
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "completable-prompt"},
+                   "argument": {"name": "department", "value": "Eng"}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["Engineering"]),
+            "{r}"
+        );
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": template},
+                   "argument": {"name": "resourceId", "value": "1"}}),
+        );
+        assert!(r["result"]["completion"]["values"].is_array(), "{r}");
+
+        // A server's error comes back as it sent it; an unknown method is still -32601.
+        let r = client.request("prompts/get", json!({"name": "no-such-prompt"}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let r = client.request("nothing/here", json!({}));
+        assert_eq!(r["error"]["code"], -32601, "{r}");
+        client.close();
+    }
+}
+
+/// `tests/fixtures/mcp/servers/documents_server.py NAME`.
+fn documents(name: &str) -> Json {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    json!({"command": "python3", "args": [script, name]})
+}
+
+#[test]
+fn colliding_resources_and_prompts_are_routed_by_a_stated_rule() {
+    let scratch = Scratch::new("collisions");
+    let path = scratch.0.join("mcp.json");
+    // Written by hand: the configuration's order is the routing order.
+    let text = format!(
+        r#"{{"mcpServers":{{"a":{},"b":{}}}}}"#,
+        documents("a"),
+        documents("b")
+    );
+    std::fs::write(&path, text).unwrap();
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&path, &["--mode", mode]);
+        let init = client.initialize("2025-11-25");
+        let instructions = init["result"]["instructions"].as_str().unwrap();
+        assert!(
+            instructions
+                .contains("## Server `a`\n\nDocuments of a.\n\n## Server `b`\n\nDocuments of b."),
+            "{instructions}"
+        );
+        assert_eq!(
+            init["result"]["capabilities"]["resources"]["subscribe"],
+            true
+        );
+
+        // Every page of each server, a URI both list once (a's: first in the configuration).
+        let r = client.request("resources/list", json!({}));
+        let uris: Vec<&str> = r["result"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["uri"].as_str().unwrap())
+            .collect();
+        assert_eq!(uris, ["doc://shared", "doc://a/own", "doc://b/own"], "{r}");
+        // Stderr is read on its own thread: it may trail the answer.
+        let warning = "[b] resource doc://shared is also listed by a: it is read there";
+        let deadline = Instant::now() + WAIT;
+        while !client.stderr().contains(warning) {
+            assert!(Instant::now() < deadline, "{}", client.stderr());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let read = |client: &mut mcp_servers::Client, uri: &str| {
+            let r = client.request("resources/read", json!({"uri": uri}));
+            r["result"]["contents"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{r}"))
+                .to_owned()
+        };
+        assert_eq!(read(&mut client, "doc://shared"), "[1,2,3] from a");
+        assert_eq!(read(&mut client, "doc://b/own"), "[1,2,3] from b");
+        // A template's URI, before templates were listed.
+        assert_eq!(read(&mut client, "doc://b/item/7"), "[1,2,3] from b");
+        // Nobody's: the first server's error, as it sent it.
+        let r = client.request("resources/read", json!({"uri": "doc://nobody"}));
+        assert_eq!(r["error"]["code"], -32002, "{r}");
+        assert_eq!(r["error"]["data"], json!({"server": "a"}), "{r}");
+        let r = client.request("resources/subscribe", json!({"uri": "doc://b/own"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        wait_for_notification(&mut client, |n| {
+            n["method"] == "notifications/resources/updated" && n["params"]["uri"] == "doc://b/own"
+        });
+
+        // Prompts: a shared name as SERVER__NAME for each, the server's own name sent on.
+        let r = client.request("prompts/list", json!({}));
+        let names: Vec<&str> = r["result"]["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["a__greet", "a-only", "b__greet", "b-only"], "{r}");
+        let r = client.request(
+            "prompts/get",
+            json!({"name": "b__greet", "arguments": {"who": "you"}}),
+        );
+        assert_eq!(
+            r["result"]["messages"][0]["content"]["text"],
+            "b greets you"
+        );
+        let r = client.request("prompts/get", json!({"name": "greet"}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "b__greet"},
+                   "argument": {"name": "who", "value": ""}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["b:greet"]),
+            "{r}"
+        );
+        let r = client.request(
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "doc://b/item/{id}"},
+                   "argument": {"name": "id", "value": ""}}),
+        );
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["b:doc://b/item/{id}"]),
+            "{r}"
+        );
+
+        // Logging to both servers, each message tagged with its server.
+        let r = client.request("logging/setLevel", json!({"level": "warning"}));
+        assert_eq!(r["result"], json!({}), "{r}");
+        for server in ["a", "b"] {
+            let log = wait_for_notification(&mut client, |n| {
+                n["method"] == "notifications/message"
+                    && n["params"]["data"] == format!("{server} logs at warning")
+            });
+            assert_eq!(log["params"]["logger"], format!("{server}/docs"), "{log}");
+        }
+        client.close();
+    }
+}
+
+fn roots_asked(asked: &[String]) -> usize {
+    asked.iter().filter(|m| *m == "roots/list").count()
+}
+
+/// Answers the proxy's requests (the server's, under the proxy's ids) until the response to
+/// `id` comes; returns it, noting the methods asked.
+fn answer_until(client: &mut mcp_servers::Client, id: u64, asked: &mut Vec<String>) -> Json {
+    loop {
+        let m = client.next_response(WAIT);
+        let Some(method) = m["method"].as_str() else {
+            assert_eq!(m["id"], id, "{m}");
+            return m;
+        };
+        asked.push(method.to_owned());
+        let result = match method {
+            "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+            "sampling/createMessage" => json!({"role": "assistant", "model": "e2e-model",
+                "content": {"type": "text", "text": "sampled by e2e"}}),
+            "elicitation/create" => json!({"action": "decline"}),
+            other => panic!("unexpected request {other}"),
+        };
+        client.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}));
+    }
+}
+
+#[test]
+fn server_requests_reach_the_client_and_its_answers_go_back() {
+    let scratch = Scratch::new("server-requests");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    for mode in ["passthrough", "lean"] {
+        let mut client = Client::start(&config, &["--mode", mode]);
+        // A tools/call (through execute_tool in lean mode).
+        let call = |tool: &str, arguments: Json| match mode {
+            "lean" => {
+                json!({"name": "execute_tool", "arguments": {"name": tool, "arguments": arguments}})
+            }
+            _ => json!({"name": tool, "arguments": arguments}),
+        };
+        // The servers are initialised with what the client declares.
+        let init = client.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25",
+               "capabilities": {"roots": {"listChanged": true}, "sampling": {},
+                                "elicitation": {"form": {}}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+        );
+        assert!(init["result"]["capabilities"].is_object(), "{init}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let mut asked = Vec::new();
+        // The tools the server lists only for these capabilities are listed (it registers them
+        // right after `initialize`: wait for the re-listing).
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let listed = if mode == "lean" {
+                let params = json!({"name": "get_tool_spec",
+                                "arguments": {"name": "trigger-sampling-request"}});
+                client.send(
+                    &json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call", "params": params}),
+                );
+                answer_until(&mut client, 500, &mut asked)["result"]["isError"] != true
+            } else {
+                client.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/list"}));
+                let r = answer_until(&mut client, 500, &mut asked);
+                let names: Vec<&str> = r["result"]["tools"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["name"].as_str().unwrap())
+                    .collect();
+                names.contains(&"trigger-sampling-request") && names.contains(&"get-roots-list")
+            };
+            if listed {
+                break;
+            }
+            assert!(Instant::now() < deadline, "not listed");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        client.send(&json!({"jsonrpc": "2.0", "id": 501, "method": "tools/call",
+        "params": call("trigger-sampling-request", json!({"prompt": "hi", "maxTokens": 10}))}));
+        let r = answer_until(&mut client, 501, &mut asked);
+        assert!(r.to_string().contains("sampled by e2e"), "{r}");
+        client.send(&json!({"jsonrpc": "2.0", "id": 502, "method": "tools/call",
+        "params": call("get-roots-list", json!({}))}));
+        let r = answer_until(&mut client, 502, &mut asked);
+        assert!(r.to_string().contains("file:///work"), "{r}");
+        assert!(
+            asked.iter().any(|m| m == "sampling/createMessage"),
+            "{asked:?}"
+        );
+        // Elicitation: the client's answer (declined) reaches the tool.
+        client.send(&json!({"jsonrpc": "2.0", "id": 503, "method": "tools/call",
+            "params": call("trigger-elicitation-request", json!({}))}));
+        let r = answer_until(&mut client, 503, &mut asked);
+        assert!(asked.iter().any(|m| m == "elicitation/create"), "{asked:?}");
+        assert!(r.to_string().contains("decline"), "{r}");
+        // The client's roots changed: every server hears it, and this one asks again.
+        let before = roots_asked(&asked);
+        assert!(before >= 1, "{asked:?}");
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        let mut id = 600;
+        while roots_asked(&asked) == before {
+            assert!(Instant::now() < deadline + WAIT, "{asked:?}");
+            std::thread::sleep(Duration::from_millis(100));
+            client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+            answer_until(&mut client, id, &mut asked);
+            id += 1;
+        }
+        client.close();
+    }
+}
+
+#[test]
+fn a_request_for_a_server_that_is_gone_fails_at_once_saying_why() {
+    let scratch = Scratch::new("routed-gone");
+    let path = scratch.0.join("mcp.json");
+    let text = format!(
+        r#"{{"mcpServers":{{"a":{},"b":{}}}}}"#,
+        documents("a"),
+        documents("b")
+    );
+    std::fs::write(&path, text).unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let r = client.request("resources/list", json!({}));
+    assert_eq!(r["result"]["resources"].as_array().unwrap().len(), 3, "{r}");
+    let r = client.request("prompts/list", json!({}));
+    assert_eq!(r["result"]["prompts"].as_array().unwrap().len(), 4, "{r}");
+    let b: Vec<u32> = descendants(client.child.id())
+        .into_iter()
+        .filter(|p| cmdline(*p).contains("documents_server.py b"))
+        .collect();
+    assert_eq!(b.len(), 1, "one server b");
+    Command::new("kill")
+        .args(["-9", &b[0].to_string()])
+        .status()
+        .unwrap();
+    let deadline = Instant::now() + WAIT;
+    while !client.stderr().contains("[b] unavailable") {
+        assert!(Instant::now() < deadline, "{}", client.stderr());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let started = Instant::now();
+    let r = client.request("resources/read", json!({"uri": "doc://b/own"}));
+    let message = r["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"));
+    assert!(message.contains(r#"server "b" is unavailable"#), "{r}");
+    assert!(message.contains("killed by signal 9"), "{r}");
+    let r = client.request("prompts/get", json!({"name": "b__greet"}));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unavailable"),
+        "{r}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // The other server carries on.
+    let r = client.request("resources/read", json!({"uri": "doc://a/own"}));
+    assert_eq!(r["result"]["contents"][0]["text"], "[1,2,3] from a", "{r}");
+    client.close();
+}
+
+#[test]
+fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots() {
+    let scratch = Scratch::new("py-sdk");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    // The `mcp` SDK that mcp-server-time brings into the servers' venv.
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_agent.py");
+    for mode in ["passthrough", "lean"] {
+        let out = Command::new(&python)
+            .arg("-W")
+            .arg("ignore::DeprecationWarning")
+            .arg(&agent)
+            .arg(env!("CARGO_BIN_EXE_toon"))
+            .arg(&config)
+            .arg(mode)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{mode}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
+    let scratch = Scratch::new("withdrawn");
+    let path = scratch.0.join("mcp.json");
+    let text = format!(r#"{{"mcpServers":{{"asker":{}}}}}"#, documents("asker"));
+    std::fs::write(&path, text).unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": 700, "method": "prompts/get",
+                        "params": {"name": "withdrawn"}}),
+    );
+    // The server's question, under the proxy's id; left unanswered.
+    let asked = client.next_response(WAIT);
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    let r = client.next_response(WAIT);
+    assert_eq!(r["id"], 700, "{r}");
+    let cancelled = wait_for_notification(&mut client, |n| {
+        n["method"] == "notifications/cancelled" && n["params"]["requestId"] == asked["id"]
+    });
+    assert!(cancelled["params"]["reason"].is_string(), "{cancelled}");
+    client.close();
 }

@@ -248,6 +248,10 @@ mod proxy {
     ) -> Result<(), String> {
         let config = load(config)?;
         let rt = runtime()?;
+        let mut options = options;
+        // Servers are initialised with the client's capabilities (roots, sampling,
+        // elicitation), so they start when it has said what they are.
+        options.await_client = true;
         rt.block_on(async {
             let toolbox = Toolbox::start(&config, options);
             let served = serve(

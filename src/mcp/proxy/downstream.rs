@@ -37,6 +37,14 @@ pub enum Event {
         /// The whole JSON-RPC message, as its text came.
         message: Message,
     },
+    /// A request from `server` to the client (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`), as sent; answer it with [`Downstream::notify`] and the server's own id.
+    Request {
+        /// The server.
+        server: String,
+        /// The whole JSON-RPC request, as its text came.
+        message: Message,
+    },
     /// `server`'s connection closed: it exited or closed its stdout.
     Exited {
         /// The server.
@@ -74,6 +82,21 @@ impl Downstream {
         config: &ServerConfig,
         startup: Duration,
         events: mpsc::Sender<Event>,
+    ) -> Result<Downstream, String> {
+        Downstream::start_for(config, startup, events, "{}").await
+    }
+
+    /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
+    /// `roots`, `sampling`, `elicitation`) at `initialize`: the server may then send the
+    /// requests they allow, which reach `events` as [`Event::Request`].
+    ///
+    /// # Errors
+    /// As [`start`](Self::start).
+    pub async fn start_for(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::Sender<Event>,
+        capabilities: &str,
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
         let Launch::Stdio {
@@ -134,13 +157,14 @@ impl Downstream {
             process,
             initialize: Json::Null,
         };
-        // A `toon::Value` keeps this order whatever serde_json's map does.
-        let params = serde_json::to_string(&crate::toon!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")}
+        let client_info = serde_json::to_string(&crate::toon!({
+            "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
         .unwrap_or_default();
+        let params = format!(
+            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
+            crate::mcp::raw::quote(PROTOCOL_VERSION)
+        );
         match server
             .peer
             .request("initialize", Some(&params), startup)
@@ -307,8 +331,9 @@ impl Downstream {
     }
 }
 
-/// Answers the server's own requests (`ping`; anything else is not offered by the proxy)
-/// and passes its notifications on. Ends with [`Event::Exited`] when the connection closes.
+/// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,
+/// roots) on as [`Event::Request`], refuses any other request, and passes its notifications
+/// on (log messages also to stderr). Ends with [`Event::Exited`] when the connection closes.
 ///
 /// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
 /// other notifications that find it full are dropped and counted, as the peer drops them.
@@ -323,6 +348,18 @@ async fn handle_inbound(
     while let Some(message) = inbound.recv().await {
         match message.kind() {
             Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
+            Kind::Request {
+                method: "sampling/createMessage" | "elicitation/create" | "roots/list",
+                ..
+            } => {
+                let event = Event::Request {
+                    server: server.clone(),
+                    message,
+                };
+                if events.send(event).await.is_err() {
+                    break;
+                }
+            }
             Kind::Request { id, method } => {
                 let text = format!("the toon proxy does not offer {method}");
                 peer.send(wire::error(id, code::METHOD_NOT_FOUND, &text, None))
@@ -330,7 +367,15 @@ async fn handle_inbound(
             }
             Kind::Notification {
                 method: "notifications/message",
-            } => log(&server, &log_line(&message)),
+            } => {
+                // On stderr, and to the client (tagged with the server) by the front.
+                log(&server, &log_line(&message));
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                let _ = events.try_send(event);
+            }
             Kind::Notification {
                 method: crate::mcp::LIST_CHANGED,
             } => {

@@ -27,6 +27,7 @@ mod locate;
 pub mod log;
 mod peer;
 mod process;
+mod routes;
 mod serve;
 mod toolbox;
 pub mod wire;

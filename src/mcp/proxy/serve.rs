@@ -3,9 +3,12 @@
 //! Requests are handled concurrently (one task each), so a slow server never holds up calls
 //! to the others; `notifications/cancelled` from the client aborts the call and is passed to
 //! the server; progress notifications come back; a server's `tools/list_changed` re-lists it
-//! and is passed on.
+//! and is passed on. Resources, prompts, completion and logging go through `routes.rs`; a
+//! server's requests to the client (sampling, elicitation, roots) reach the client under the
+//! proxy's ids and the answers go back under the server's.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value as Json;
@@ -16,6 +19,7 @@ use tokio::task::AbortHandle;
 use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
+use super::routes::{self, Routes, offering};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
@@ -48,7 +52,10 @@ impl Mode {
 }
 
 /// Serves MCP over `reader`/`writer` (the proxy's stdin and stdout) until the client closes
-/// its side; the caller then shuts the toolbox down.
+/// its side; the caller then shuts the toolbox down. A toolbox started with
+/// [`Options::await_client`](super::Options::await_client) starts its servers at the client's
+/// `initialize`, with the client's capabilities (as `toon mcp serve` does); otherwise they
+/// have started without any, and tools that need them are not listed.
 ///
 /// # Errors
 /// None so far: a broken client connection ends the loop normally.
@@ -71,6 +78,9 @@ where
         client,
         in_flight: Mutex::default(),
         pages: Pages::new(),
+        routes: Routes::default(),
+        asking: Mutex::default(),
+        initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
     });
     // Its own task: a re-listing in progress is never cut short by a client message.
@@ -109,6 +119,14 @@ struct Front {
     pages: Pages,
     /// Permits for requests in progress ([`MAX_IN_FLIGHT`]).
     limit: Arc<tokio::sync::Semaphore>,
+    /// Where resources, templates and prompts were listed.
+    routes: Routes,
+    /// Servers' requests being put to the client, by server and the server's id (as
+    /// [`token_key`]), so that a server's `notifications/cancelled` can withdraw them.
+    asking: Mutex<HashMap<(String, String), AbortHandle>>,
+    /// Whether the client has been answered `initialize`: servers' log messages before that
+    /// go to stderr only.
+    initialized: AtomicBool,
 }
 
 /// Client requests in progress at once; more are refused with an error until one ends.
@@ -125,6 +143,18 @@ impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
+                // Servers start with what the client declared at `initialize`; a client that
+                // asks for their tools (or anything else of theirs) without one gets servers
+                // told of no capability. A probe such as `server/discover` or `ping` first
+                // starts nothing.
+                if !self.toolbox.has_client() {
+                    if method == "initialize" {
+                        let capabilities = message.params_json()["capabilities"].to_string();
+                        self.toolbox.client_connected(&capabilities);
+                    } else if needs_servers(method) {
+                        self.toolbox.client_connected("{}");
+                    }
+                }
                 let key = token_key(id);
                 let reply_id = id.to_owned();
                 let refused =
@@ -176,6 +206,20 @@ impl Front {
                     call.task.abort();
                 }
             }
+            Kind::Notification {
+                method: "notifications/roots/list_changed",
+            } => {
+                let names: Vec<String> = self
+                    .toolbox
+                    .catalog()
+                    .servers()
+                    .iter()
+                    .map(|s| s.name().to_owned())
+                    .collect();
+                for server in names.iter().filter_map(|name| self.toolbox.server(name)) {
+                    server.notify(message.text().to_owned()).await;
+                }
+            }
             Kind::Notification { .. } | Kind::Response { .. } => {}
             Kind::Invalid => {
                 let id = message.id().unwrap_or("null");
@@ -203,12 +247,30 @@ impl Front {
 
     async fn answer(&self, id: &str, method: &str, message: &Message) -> String {
         let outcome = match method {
-            "initialize" => Ok(self.initialize(&message.params_json())),
+            "initialize" => {
+                self.toolbox.ready().await;
+                let result = self.initialize(&message.params_json());
+                self.initialized.store(true, Ordering::Relaxed);
+                Ok(result)
+            }
             "ping" => Ok("{}".to_owned()),
             "tools/list" => self.tools_list().await,
             "tools/call" => self.tools_call(message.params().unwrap_or("{}")).await,
+            _ if routes::serves(method) => {
+                let params = message.params().unwrap_or("{}");
+                return match self.routes.answer(&self.toolbox, method, params).await {
+                    Ok(result) => wire::response(id, &result),
+                    Err(CallError::Remote {
+                        code,
+                        message,
+                        data,
+                        ..
+                    }) => wire::error(id, code, &message, data.as_deref()),
+                    Err(e) => wire::error(id, e.code(), &e.to_string(), None),
+                };
+            }
             _ => {
-                let text = format!("method not found: {method} (the toon proxy serves tools only)");
+                let text = format!("method not found: {method}");
                 return wire::error(id, code::METHOD_NOT_FOUND, &text, None);
             }
         };
@@ -228,27 +290,86 @@ impl Front {
         }
     }
 
-    /// The `initialize` result (JSON text; a `toon::Value` keeps its keys in this order).
+    /// The `initialize` result (JSON text, its keys in this order): the capabilities the
+    /// servers offer between them, and the primer beside each server's own instructions.
     fn initialize(&self, params: &Json) -> String {
         let asked = params.get("protocolVersion").and_then(Json::as_str);
         let version = asked
             .filter(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(v))
             .unwrap_or(PROTOCOL_VERSION);
-        let mut result = crate::toon!({
-            "protocolVersion": version,
-            "capabilities": {"tools": {"listChanged": true}},
-            "serverInfo": {
-                "name": "toon-mcp-proxy",
-                "title": "TOON proxy",
-                "version": env!("CARGO_PKG_VERSION")
-            }
-        });
-        if self.toolbox.options().policy.format != Format::CompactJson
-            && let Some(result) = result.as_object_mut()
+        let server_info = serde_json::to_string(&crate::toon!({
+            "name": "toon-mcp-proxy",
+            "title": "TOON proxy",
+            "version": env!("CARGO_PKG_VERSION")
+        }))
+        .unwrap_or_default();
+        let mut result = format!(
+            r#"{{"protocolVersion":{},"capabilities":{},"serverInfo":{server_info}"#,
+            raw::quote(version),
+            self.capabilities()
+        );
+        let primer = self.toolbox.options().policy.format != Format::CompactJson;
+        if let Some(instructions) =
+            merged_instructions(primer.then_some(PRIMER), &self.servers_instructions())
         {
-            result.insert("instructions".to_owned(), PRIMER.into());
+            result.push_str(r#","instructions":"#);
+            result.push_str(&raw::quote(&instructions));
         }
-        serde_json::to_string(&result).unwrap_or_default()
+        result.push('}');
+        result
+    }
+
+    /// The union of what the servers offer besides tools (each only if one of them does).
+    fn capabilities(&self) -> String {
+        let declared = |capability: &str, flag: &str| {
+            offering(&self.toolbox, capability).iter().any(|name| {
+                self.toolbox.server(name).is_some_and(|s| {
+                    s.initialize_result()["capabilities"][capability][flag] == Json::Bool(true)
+                })
+            })
+        };
+        let mut capabilities = vec![r#""tools":{"listChanged":true}"#.to_owned()];
+        if !offering(&self.toolbox, "resources").is_empty() {
+            capabilities.push(format!(
+                r#""resources":{{"subscribe":{},"listChanged":{}}}"#,
+                declared("resources", "subscribe"),
+                declared("resources", "listChanged")
+            ));
+        }
+        if !offering(&self.toolbox, "prompts").is_empty() {
+            capabilities.push(format!(
+                r#""prompts":{{"listChanged":{}}}"#,
+                declared("prompts", "listChanged")
+            ));
+        }
+        for capability in ["completions", "logging"] {
+            if !offering(&self.toolbox, capability).is_empty() {
+                capabilities.push(format!("{}:{{}}", raw::quote(capability)));
+            }
+        }
+        format!("{{{}}}", capabilities.join(","))
+    }
+
+    /// Each running server's `instructions`, in configuration order.
+    fn servers_instructions(&self) -> Vec<(String, String)> {
+        let names: Vec<String> = self
+            .toolbox
+            .catalog()
+            .servers()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let server = self.toolbox.server(&name)?;
+                let text = server.initialize_result()["instructions"]
+                    .as_str()?
+                    .trim()
+                    .to_owned();
+                (!text.is_empty()).then_some((name, text))
+            })
+            .collect()
     }
 
     async fn tools_list(&self) -> Result<String, CallError> {
@@ -378,14 +499,63 @@ impl Front {
         }
     }
 
-    async fn on_change(&self, change: Change) {
+    async fn on_change(self: &Arc<Self>, change: Change) {
         match change {
             Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
                 self.client
                     .send(wire::notification(LIST_CHANGED, None))
                     .await;
             }
-            Change::Notification { message, .. } => {
+            Change::Request { server, message } => {
+                let Some(id) = message.id() else { return };
+                let key = (server.clone(), token_key(id));
+                // Its own task: a person answering an elicitation holds up nothing else.
+                // Held until the task is recorded, so that it cannot end before it is.
+                let mut asking = lock(&self.asking);
+                let this = self.clone();
+                let task_key = key.clone();
+                let task = tokio::spawn(async move {
+                    this.ask_client(&server, &message).await;
+                    lock(&this.asking).remove(&task_key);
+                });
+                asking.insert(key, task.abort_handle());
+            }
+            Change::Notification { server, message } => {
+                match message.method() {
+                    Some("notifications/message") => {
+                        if self.initialized.load(Ordering::Relaxed) {
+                            // Advisory, like progress: dropped when the client reads slowly.
+                            let _ = self.client.try_send(tagged_log(&server, &message));
+                        }
+                        return;
+                    }
+                    Some(
+                        method @ ("notifications/resources/list_changed"
+                        | "notifications/prompts/list_changed"),
+                    ) => {
+                        self.routes.forget(method);
+                        self.client.send(message.text().to_owned()).await;
+                        return;
+                    }
+                    Some("notifications/cancelled") => {
+                        // The server withdrew a request put to the client: the client is
+                        // told so under the proxy's id (dropping the wait sends it).
+                        let request = message
+                            .params()
+                            .and_then(raw::entries)
+                            .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
+                        let asked = request.and_then(|id| lock(&self.asking).remove(&(server, id)));
+                        if let Some(task) = asked {
+                            task.abort();
+                        }
+                        return;
+                    }
+                    Some("notifications/resources/updated") => {
+                        self.client.send(message.text().to_owned()).await;
+                        return;
+                    }
+                    _ => {}
+                }
                 // Progress only for a call the client is waiting on, under the token it gave:
                 // a server's progress for anything else is nobody's business.
                 if message.method() == Some("notifications/progress")
@@ -397,6 +567,33 @@ impl Front {
                     let _ = self.client.try_send(message.text().to_owned());
                 }
             }
+        }
+    }
+
+    /// Passes a server's request to the client under the proxy's own id, and the client's
+    /// answer (or error, as it sent it) back to the server under the server's id.
+    async fn ask_client(&self, server: &str, request: &Message) {
+        let (Some(id), Some(method)) = (request.id(), request.method()) else {
+            return;
+        };
+        // A person may be answering: as long as a call that reports progress may run.
+        let timeout = self
+            .toolbox
+            .options()
+            .request_timeout
+            .saturating_mul(super::peer::MAX_EXTENSIONS);
+        let reply = match self.client.request(method, request.params(), timeout).await {
+            Ok(reply) => wire::response(id, reply.result().unwrap_or("{}")),
+            Err(CallError::Remote {
+                code,
+                message,
+                data,
+                ..
+            }) => wire::error(id, code, &message, data.as_deref()),
+            Err(e) => wire::error(id, code::INTERNAL_ERROR, &format!("the client: {e}"), None),
+        };
+        if let Some(server) = self.toolbox.server(server) {
+            server.notify(reply).await;
         }
     }
 
@@ -440,4 +637,43 @@ pub(super) fn exposed_definition(tool: &crate::mcp::Tool, drop_output_schema: bo
         splice.remove(text, &entries, "outputSchema");
     }
     splice.finish()
+}
+
+/// The instructions of the proxy's `initialize` result: the primer (if any), then each
+/// server's own under its name.
+pub(super) fn merged_instructions(
+    primer: Option<&str>,
+    servers: &[(String, String)],
+) -> Option<String> {
+    let mut parts: Vec<String> = primer.map(str::to_owned).into_iter().collect();
+    if !servers.is_empty() {
+        let mut text = "# Instructions of the servers behind this proxy".to_owned();
+        for (name, instructions) in servers {
+            text.push_str(&format!("\n\n## Server `{name}`\n\n{instructions}"));
+        }
+        parts.push(text);
+    }
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
+/// A server's `notifications/message` for the client, its `logger` prefixed with the server's
+/// name (`SERVER` alone when it named none); every other byte as sent.
+fn tagged_log(server: &str, message: &Message) -> String {
+    let text = message.text();
+    let Some(params) = message.params() else {
+        return text.to_owned();
+    };
+    let entries = raw::entries(params).unwrap_or_default();
+    let logger = match raw::get(&entries, "logger").and_then(raw::string) {
+        Some(logger) => format!("{server}/{logger}"),
+        None => server.to_owned(),
+    };
+    let mut splice = raw::Splice::new(params);
+    splice.set(params, &entries, "logger", raw::quote(&logger));
+    wire::notification("notifications/message", Some(&splice.finish()))
+}
+
+/// Whether a request is served by the servers (so they must be started to answer it).
+fn needs_servers(method: &str) -> bool {
+    method.starts_with("tools/") || routes::serves(method)
 }

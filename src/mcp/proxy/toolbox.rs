@@ -35,6 +35,9 @@ pub struct Options {
     pub request_timeout: Duration,
     /// How results are encoded.
     pub policy: Policy,
+    /// Start the servers only once [`Toolbox::client_connected`] gives the client's
+    /// capabilities, which they are initialised with (default `false`: at once, with none).
+    pub await_client: bool,
 }
 
 impl Default for Options {
@@ -43,6 +46,7 @@ impl Default for Options {
             startup_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(60),
             policy: Policy::default(),
+            await_client: false,
         }
     }
 }
@@ -62,6 +66,15 @@ pub enum Change {
         server: String,
         /// Why.
         reason: String,
+    },
+    /// A request from a server to the client (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`), as sent: answer it with the server's own id
+    /// through [`Downstream::notify`].
+    Request {
+        /// The server.
+        server: String,
+        /// The JSON-RPC request, as its text came.
+        message: Message,
     },
     /// Any other notification from a server (`notifications/progress`, ...), as sent.
     Notification {
@@ -102,6 +115,8 @@ pub struct Toolbox {
     former: RwLock<HashMap<String, String>>,
     events: AsyncMutex<mpsc::Receiver<Event>>,
     events_tx: mpsc::Sender<Event>,
+    /// The capabilities servers are initialised with (JSON text), once known.
+    client: watch::Sender<Option<String>>,
 }
 
 impl std::fmt::Debug for Toolbox {
@@ -133,6 +148,7 @@ impl Toolbox {
             former: RwLock::default(),
             events: AsyncMutex::new(events),
             events_tx,
+            client: watch::channel(None).0,
         });
         let starts: Vec<_> = config
             .enabled()
@@ -156,9 +172,20 @@ impl Toolbox {
         if let Launch::Unsupported(why) = &config.launch {
             return self.unavailable(&name, why);
         }
+        let capabilities = if self.options.await_client {
+            let mut client = self.client.subscribe();
+            match client.wait_for(Option::is_some).await {
+                Ok(capabilities) => capabilities.clone().unwrap_or_default(),
+                Err(_) => return self.unavailable(&name, "stopped before a client came"),
+            }
+        } else {
+            "{}".to_owned()
+        };
         let timeout = self.options.startup_timeout;
         let started = tokio::time::timeout(timeout, async {
-            let server = Downstream::start(&config, timeout, self.events_tx.clone()).await?;
+            let server =
+                Downstream::start_for(&config, timeout, self.events_tx.clone(), &capabilities)
+                    .await?;
             let pages = server
                 .list_tools(self.options.request_timeout)
                 .await
@@ -203,6 +230,34 @@ impl Toolbox {
     fn unavailable(&self, server: &str, why: &str) {
         log(server, &format!("unavailable: {why}"));
         write(&self.catalog).add_unavailable(server, why);
+    }
+
+    /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
+    /// text) that servers are initialised with: its `roots`, `sampling` and `elicitation`
+    /// (nothing else the proxy could not pass on). With [`Options::await_client`], servers
+    /// start now. Only the first call counts.
+    pub fn client_connected(&self, capabilities: &str) {
+        let entries = raw::entries(capabilities).unwrap_or_default();
+        let kept: Vec<String> = ["roots", "sampling", "elicitation"]
+            .iter()
+            .filter_map(|key| {
+                raw::get(&entries, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
+            })
+            .collect();
+        let declared = format!("{{{}}}", kept.join(","));
+        self.client.send_if_modified(|client| {
+            if client.is_some() {
+                return false;
+            }
+            *client = Some(declared);
+            true
+        });
+    }
+
+    /// Whether [`client_connected`](Self::client_connected) has been called.
+    #[must_use]
+    pub fn has_client(&self) -> bool {
+        self.client.borrow().is_some()
     }
 
     /// Waits until every server has started or failed to.
@@ -445,6 +500,12 @@ impl Toolbox {
                 Event::Notification { server, message }
                     if message.method() == Some(LIST_CHANGED) =>
                 {
+                    // A server still starting (tools registered right after `initialize`, as
+                    // server-everything does for the client's capabilities) is listed again
+                    // once it has started, not dropped as unavailable.
+                    if self.server(&server).is_none() {
+                        self.ready().await;
+                    }
                     match self.relist(&server).await {
                         Ok(()) => return Some(Change::ToolsChanged { server }),
                         Err(e) => log(&server, &format!("re-listing tools failed: {e}")),
@@ -452,6 +513,9 @@ impl Toolbox {
                 }
                 Event::Notification { server, message } => {
                     return Some(Change::Notification { server, message });
+                }
+                Event::Request { server, message } => {
+                    return Some(Change::Request { server, message });
                 }
                 Event::Exited { server, reason } => {
                     // A server shut down by us is no longer registered: nothing to report.
