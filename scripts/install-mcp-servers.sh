@@ -14,13 +14,16 @@ NPM_VERSION=2026.8.31
 PYPI_VERSION=2026.10.19
 # The official TypeScript SDK: a test drives the proxy as an agent built on it would.
 SDK_VERSION=1.32.2
+# The official Python SDK, beside the PyPI servers that depend on it: a test drives the proxy
+# as an agent on it would (tests/fixtures/mcp/clients/py_agent.py).
+PY_SDK_VERSION=2.3.0
 NPM_PACKAGES=(server-everything server-filesystem server-memory)
 PYPI_PACKAGES=(mcp-server-time mcp-server-git)
 
 dir=${1:-target/mcp-servers}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
-stamp="$dir/installed-$NPM_VERSION-$PYPI_VERSION-sdk$SDK_VERSION"
+stamp="$dir/installed-$NPM_VERSION-$PYPI_VERSION-sdk$SDK_VERSION-py$PY_SDK_VERSION"
 if [ -f "$stamp" ]; then
   echo "$dir"
   exit 0
@@ -42,6 +45,7 @@ need python3
   python3 -m venv "$dir/venv"
   pyspecs=()
   for p in "${PYPI_PACKAGES[@]}"; do pyspecs+=("$p==$PYPI_VERSION"); done
+  pyspecs+=("mcp==$PY_SDK_VERSION")
   "$dir/venv/bin/pip" install --quiet --disable-pip-version-check "${pyspecs[@]}"
 } >&2
 
