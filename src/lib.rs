@@ -71,6 +71,7 @@ mod quote;
 pub mod render;
 pub mod ser;
 mod stack;
+pub mod stream;
 mod swar;
 pub mod table;
 #[cfg(test)]
