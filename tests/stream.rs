@@ -429,3 +429,120 @@ fn io_errors_end_the_events() {
     assert_eq!(events.len(), 3);
     assert!(err.unwrap().is_io());
 }
+
+/// Documents made of TOON-shaped lines (headers of every form, list items, rows, entries,
+/// blank and comment lines, odd indentation) under small limits: the stream decides each
+/// as the decoder does.
+#[test]
+fn generated_documents_stream_as_they_decode() {
+    const INDENTS: [&str; 6] = ["", "  ", "    ", "      ", " ", "\t"];
+    const LINES: [&str; 30] = [
+        "a: 1",
+        "b:",
+        "c: []",
+        "d[2]: x,y",
+        "e[2]:",
+        "f[2]{x,y}:",
+        "g[2:]{x}:",
+        "- 1",
+        "- a: 1",
+        "- b:",
+        "- [2]: 1,2",
+        "- [1]:",
+        "-",
+        "1,2",
+        "3",
+        "k: 5",
+        "k: 6,7",
+        "\"q\": \"s\"",
+        "[2]: 1,2",
+        "[1]{x}:",
+        "[1:]{x}:",
+        "h[1]{x{y,z}}:",
+        "1,2,3",
+        "",
+        "# note",
+        "x",
+        "a[1]{x}: 1",
+        "n[0]:",
+        "- x[1]{y}:",
+        "a: \"b\\q\"",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as usize % n
+    };
+    let (mut failures, mut decoded) = (Vec::new(), 0);
+    for _ in 0..12_000 {
+        let mut text = String::new();
+        let mut depth = 0;
+        for line in 0..1 + next(8) {
+            // Mostly a depth the line could have: up to one deeper than the last.
+            depth = if line == 0 { 0 } else { next(depth + 2) };
+            match next(10) {
+                0 => text.push_str(INDENTS[next(INDENTS.len())]),
+                _ => text.push_str(&"  ".repeat(depth)),
+            }
+            text.push_str(LINES[next(LINES.len())]);
+            text.push_str(["\n", "\n", "\r\n", " \n"][next(4)]);
+        }
+        if next(2) == 0 {
+            text.pop();
+        }
+        let options = DecodeOptions::new()
+            .strict(next(2) == 0)
+            .max_depth([1, 2, 3, 5, 128][next(5)]);
+        decoded += usize::from(toon::from_str_with::<Value>(&text, &options).is_ok());
+        if let Err(why) = agree(&text, &options) {
+            failures.push(format!("{text:?} strict {}: {why}", options.is_strict()));
+        }
+    }
+    assert!(decoded > 1200, "{decoded} decoded");
+    for f in failures.iter().take(10) {
+        eprintln!("FAIL {f}\n");
+    }
+    assert!(failures.is_empty(), "{} failures", failures.len());
+}
+
+/// `stream::transcode` writes the bytes `json::transcode` writes (exact numbers too), and
+/// fails where it fails, on every fixture and data set.
+#[test]
+fn transcode_writes_what_json_transcode_writes() {
+    let dir = common::datasets_dir();
+    let mut inputs: Vec<(String, DecodeOptions)> = all_cases()
+        .into_iter()
+        .map(|(_, input, options)| (input, options))
+        .collect();
+    for name in common::DATASETS {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toon"))).unwrap();
+        inputs.push((text, DecodeOptions::new()));
+    }
+    inputs.push((
+        "big: 18446744073709551616\nsmall: 0.1000000000000000055511151231257827\n\
+         row[2]: 1e-400,1.5\nx[1]{n}:\n  123456789012345678901234567890"
+            .into(),
+        DecodeOptions::new(),
+    ));
+    inputs.push(("12345678901234567890123".into(), DecodeOptions::new()));
+    for (text, options) in &inputs {
+        for indent in [0, 2, 4] {
+            let mut de = toon::Deserializer::from_str_with(text, options);
+            let mut want = Vec::new();
+            let wanted = toon::json::transcode(&mut de, &mut want, indent);
+            let mut got = Vec::new();
+            let result = toon::stream::transcode(text.as_bytes(), &mut got, indent, options);
+            match (wanted, result) {
+                (Ok(()), Ok(())) => assert_eq!(
+                    String::from_utf8_lossy(&got),
+                    String::from_utf8_lossy(&want),
+                    "{text:?}"
+                ),
+                (Err(want), Err(got)) => assert_eq!(place(&got), place(&want), "{text:?}"),
+                (want, got) => panic!("{text:?}: {got:?}, want {want:?}"),
+            }
+        }
+    }
+}
