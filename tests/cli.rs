@@ -841,3 +841,19 @@ fn every_json_the_cli_writes_prints_numbers_as_javascript_does() {
         r#"{"a":{"b":{"c":{"d":[1,{"e":[{"f":0},1e-7,2.5]}]}}}}"#
     );
 }
+
+/// `toon -d` reads its input a line at a time (`toon::stream::transcode`); an output file
+/// that is the input file itself is still read whole before it is overwritten.
+#[test]
+fn decoding_into_its_own_input_file_reads_it_first() {
+    let dir = scratch("own-input");
+    let file = dir.join("data.toon");
+    std::fs::write(&file, "a[2]: 1,2\nb: x\n").unwrap();
+    let path = file.to_str().unwrap();
+    let o = toon(&["-d", path, "-o", path], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": \"x\"\n}\n"
+    );
+}
