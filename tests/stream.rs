@@ -252,17 +252,6 @@ fn agree(text: &str, options: &DecodeOptions) -> Result<(), String> {
     Ok(())
 }
 
-fn decode_options(opts: &Json) -> DecodeOptions {
-    let mut o = DecodeOptions::new();
-    if let Some(s) = opts.get("strict").and_then(Json::as_bool) {
-        o = o.strict(s);
-    }
-    if let Some(n) = opts.get("indentSize").and_then(Json::as_u64) {
-        o = o.indent_size(n as usize);
-    }
-    o
-}
-
 /// The decode cases of a fixture folder: input and options.
 fn decode_cases(dir: &Path) -> Vec<(String, String, DecodeOptions)> {
     let mut files: Vec<_> = std::fs::read_dir(dir.join("decode"))
@@ -280,7 +269,7 @@ fn decode_cases(dir: &Path) -> Vec<(String, String, DecodeOptions)> {
             cases.push((
                 format!("{name}: {}", case["name"].as_str().unwrap()),
                 case["input"].as_str().unwrap().to_owned(),
-                decode_options(&opts),
+                common::decode_options(&opts),
             ));
         }
     }
@@ -436,38 +425,74 @@ fn io_errors_end_the_events() {
 #[test]
 fn generated_documents_stream_as_they_decode() {
     const INDENTS: [&str; 6] = ["", "  ", "    ", "      ", " ", "\t"];
-    const LINES: [&str; 30] = [
+    // One line each, `¦` between them.
+    const LINES: &str = concat!(
         "a: 1",
+        "¦",
         "b:",
+        "¦",
         "c: []",
+        "¦",
         "d[2]: x,y",
+        "¦",
         "e[2]:",
+        "¦",
         "f[2]{x,y}:",
+        "¦",
         "g[2:]{x}:",
+        "¦",
         "- 1",
+        "¦",
         "- a: 1",
+        "¦",
         "- b:",
+        "¦",
         "- [2]: 1,2",
+        "¦",
         "- [1]:",
+        "¦",
         "-",
+        "¦",
         "1,2",
+        "¦",
         "3",
+        "¦",
         "k: 5",
+        "¦",
         "k: 6,7",
+        "¦",
         "\"q\": \"s\"",
+        "¦",
         "[2]: 1,2",
+        "¦",
         "[1]{x}:",
+        "¦",
         "[1:]{x}:",
+        "¦",
         "h[1]{x{y,z}}:",
+        "¦",
         "1,2,3",
+        "¦",
         "",
+        "¦",
         "# note",
+        "¦",
         "x",
+        "¦",
         "a[1]{x}: 1",
+        "¦",
         "n[0]:",
+        "¦",
         "- x[1]{y}:",
+        "¦",
         "a: \"b\\q\"",
-    ];
+        "¦",
+    );
+    let lines: Vec<&str> = LINES
+        .strip_suffix('¦')
+        .unwrap_or(LINES)
+        .split('¦')
+        .collect();
     let mut state = 0x2545_f491_4f6c_dd1d_u64;
     let mut next = move |n: usize| {
         state ^= state << 13;
@@ -486,7 +511,7 @@ fn generated_documents_stream_as_they_decode() {
                 0 => text.push_str(INDENTS[next(INDENTS.len())]),
                 _ => text.push_str(&"  ".repeat(depth)),
             }
-            text.push_str(LINES[next(LINES.len())]);
+            text.push_str(lines[next(lines.len())]);
             text.push_str(["\n", "\n", "\r\n", " \n"][next(4)]);
         }
         if next(2) == 0 {

@@ -8,6 +8,7 @@
 //! closing checks), then the scope that takes it reads it.
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 use std::rc::Rc;
 
 use super::{Event, Primitive};
@@ -319,7 +320,13 @@ impl<'a> Machine<'a> {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let checkpoint = sink.checkpoint();
         let read = match self.indentation.read(raw) {
-            Ok(RawLine::Line(line)) => self.line::<K, S>(raw, line, sink),
+            Ok(RawLine::Line(line)) => Reading::<K, S> {
+                m: self,
+                raw,
+                sink,
+                keep: PhantomData,
+            }
+            .line(line),
             Ok(RawLine::Comment) => Ok(()),
             Ok(RawLine::Blank) => {
                 if self.blank.is_none() {
@@ -395,97 +402,6 @@ impl<'a> Machine<'a> {
             self.close(None, sink)?;
         }
         Ok(())
-    }
-
-    /// One significant line: the scopes it ends are closed, then the one that takes it
-    /// reads it.
-    fn line<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        raw: &'l str,
-        line: Line<'l>,
-        sink: &mut S,
-    ) -> Result<()> {
-        match &self.root {
-            Root::Start => return self.root_line::<K, S>(raw, line, sink),
-            Root::Pending(_) => return self.second_line(&line),
-            Root::Object | Root::Closed => {}
-        }
-        loop {
-            let strict = self.strict;
-            let Some(frame) = self.frames.last_mut() else {
-                return Err(form::after_document(&line, true));
-            };
-            let (scope, role) = match frame {
-                Frame::Object {
-                    min_depth, depth, ..
-                } => {
-                    if !form::object_line(&line, *min_depth, *depth)? {
-                        self.close(Some(&line), sink)?;
-                        continue;
-                    }
-                    let depth = *depth;
-                    self.consume()?;
-                    return self.field::<K, S>(line.content, raw, &line, depth, sink);
-                }
-                Frame::Block { parent } => {
-                    let parent = *parent;
-                    if !form::opens_block(parent, Some(&line)) {
-                        self.close(Some(&line), sink)?;
-                        continue;
-                    }
-                    let depth = form::scope_depth(parent, Some(&line), strict)?;
-                    let seen = strict.then(|| SeenKeys::open(&self.keys));
-                    *frame = Frame::Object {
-                        min_depth: parent + 1,
-                        depth,
-                        seen,
-                    };
-                    continue;
-                }
-                Frame::List(scope) => (scope, Role::Item),
-                Frame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
-                Frame::Keyed { scope, .. } => (scope, Role::Entry),
-            };
-            let depth = match scope.depth {
-                Some(depth) => depth,
-                None => {
-                    let depth = form::scope_depth(scope.base, Some(&line), strict)?;
-                    scope.depth = Some(depth);
-                    depth
-                }
-            };
-            // Strict lists and tables stop at their declared count (§14.1); a keyed table
-            // reads every entry and counts them when it closes.
-            let stopped = role != Role::Entry && strict && scope.count >= scope.declared;
-            let item = !stopped
-                && item_line(&line, scope.base, depth)?
-                && match role {
-                    Role::Item => form::is_list_item(line.content),
-                    Role::Row(delim) => is_data_row(line.content, delim),
-                    Role::Entry => entry_line(&line).map(|()| true)?,
-                };
-            if !item {
-                self.close(Some(&line), sink)?;
-                continue;
-            }
-            self.consume()?;
-            // The item opens the §12 array span of its scope, and is its last line so far.
-            let number = self.number;
-            let Some(scope) = self.frames.last_mut().and_then(Frame::scope) else {
-                return Ok(());
-            };
-            if !scope.started {
-                scope.started = true;
-                self.spans += 1;
-            }
-            scope.count += 1;
-            scope.last.set::<K>(number, raw, &line);
-            return match role {
-                Role::Item => self.list_item::<K, S>(raw, &line, depth, sink),
-                Role::Row(delim) => self.row::<K, S>(line.content, &line, delim, sink),
-                Role::Entry => self.entry::<K, S>(&line, sink),
-            };
-        }
     }
 
     /// Consumes the significant line being read: strict mode refuses a blank line before it
@@ -597,41 +513,6 @@ impl<'a> Machine<'a> {
         }
     }
 
-    /// §5: the document's first significant line.
-    fn root_line<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        raw: &'l str,
-        line: Line<'l>,
-        sink: &mut S,
-    ) -> Result<()> {
-        let mut local = HeaderCache::default();
-        let root = form::root(&line, &mut self.rules::<K>(&mut local))?;
-        self.consume()?;
-        match root {
-            form::Root::EmptyArray => {
-                self.root = Root::Closed;
-                self.enter_after(&line)?;
-                self.open -= 1;
-                sink.push(Event::StartArray { length: 0 });
-                sink.push(Event::EndArray);
-                Ok(())
-            }
-            form::Root::Header(header) => {
-                self.root = Root::Closed;
-                self.header::<K, S>(header, 0, raw, &line, sink)
-            }
-            form::Root::Object => {
-                self.root = Root::Object;
-                self.open_object(&line, 0, sink)?;
-                self.field::<K, S>(line.content, raw, &line, 0, sink)
-            }
-            form::Root::Undecided => {
-                self.root = Root::Pending(Mark::new::<K>(self.number, raw, &line));
-                Ok(())
-            }
-        }
-    }
-
     /// §5: the line after a first line without a colon. It is an error either way: another
     /// line at depth 0, or a deeper one that makes the first line an object's field, whose
     /// colon is missing.
@@ -676,102 +557,212 @@ impl<'a> Machine<'a> {
         });
         Ok(())
     }
+}
+
+/// One line's reading: the machine, the line's raw text and where its events go. `K` says
+/// how text of the line is kept past it.
+struct Reading<'m, 'a, 'l, K, S> {
+    m: &'m mut Machine<'a>,
+    raw: &'l str,
+    sink: &'m mut S,
+    keep: PhantomData<K>,
+}
+
+impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
+    /// One significant line: the scopes it ends are closed, then the one that takes it
+    /// reads it.
+    fn line(&mut self, line: Line<'l>) -> Result<()> {
+        match &self.m.root {
+            Root::Start => return self.root_line(line),
+            Root::Pending(_) => return self.m.second_line(&line),
+            Root::Object | Root::Closed => {}
+        }
+        loop {
+            let strict = self.m.strict;
+            let Some(frame) = self.m.frames.last_mut() else {
+                return Err(form::after_document(&line, true));
+            };
+            let (scope, role) = match frame {
+                Frame::Object {
+                    min_depth, depth, ..
+                } => {
+                    if !form::object_line(&line, *min_depth, *depth)? {
+                        self.m.close(Some(&line), self.sink)?;
+                        continue;
+                    }
+                    let depth = *depth;
+                    self.m.consume()?;
+                    return self.field(line.content, &line, depth);
+                }
+                Frame::Block { parent } => {
+                    let parent = *parent;
+                    if !form::opens_block(parent, Some(&line)) {
+                        self.m.close(Some(&line), self.sink)?;
+                        continue;
+                    }
+                    let depth = form::scope_depth(parent, Some(&line), strict)?;
+                    let seen = strict.then(|| SeenKeys::open(&self.m.keys));
+                    *frame = Frame::Object {
+                        min_depth: parent + 1,
+                        depth,
+                        seen,
+                    };
+                    continue;
+                }
+                Frame::List(scope) => (scope, Role::Item),
+                Frame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
+                Frame::Keyed { scope, .. } => (scope, Role::Entry),
+            };
+            let depth = match scope.depth {
+                Some(depth) => depth,
+                None => {
+                    let depth = form::scope_depth(scope.base, Some(&line), strict)?;
+                    scope.depth = Some(depth);
+                    depth
+                }
+            };
+            // Strict lists and tables stop at their declared count (§14.1); a keyed table
+            // reads every entry and counts them when it closes.
+            let stopped = role != Role::Entry && strict && scope.count >= scope.declared;
+            let item = !stopped
+                && item_line(&line, scope.base, depth)?
+                && match role {
+                    Role::Item => form::is_list_item(line.content),
+                    Role::Row(delim) => is_data_row(line.content, delim),
+                    Role::Entry => entry_line(&line).map(|()| true)?,
+                };
+            if !item {
+                self.m.close(Some(&line), self.sink)?;
+                continue;
+            }
+            self.m.consume()?;
+            // The item opens the §12 array span of its scope, and is its last line so far.
+            let number = self.m.number;
+            let Some(scope) = self.m.frames.last_mut().and_then(Frame::scope) else {
+                return Ok(());
+            };
+            if !scope.started {
+                scope.started = true;
+                self.m.spans += 1;
+            }
+            scope.count += 1;
+            scope.last.set::<K>(number, self.raw, &line);
+            return match role {
+                Role::Item => self.list_item(&line, depth),
+                Role::Row(delim) => self.row(line.content, &line, delim),
+                Role::Entry => self.entry(&line),
+            };
+        }
+    }
+
+    /// §5: the document's first significant line.
+    fn root_line(&mut self, line: Line<'l>) -> Result<()> {
+        let mut local = HeaderCache::default();
+        let root = form::root(&line, &mut self.m.rules::<K>(&mut local))?;
+        self.m.consume()?;
+        match root {
+            form::Root::EmptyArray => {
+                self.m.root = Root::Closed;
+                self.m.enter_after(&line)?;
+                self.m.open -= 1;
+                self.sink.push(Event::StartArray { length: 0 });
+                self.sink.push(Event::EndArray);
+                Ok(())
+            }
+            form::Root::Header(header) => {
+                self.m.root = Root::Closed;
+                self.header(header, 0, &line)
+            }
+            form::Root::Object => {
+                self.m.root = Root::Object;
+                self.m.open_object(&line, 0, self.sink)?;
+                self.field(line.content, &line, 0)
+            }
+            form::Root::Undecided => {
+                self.m.root = Root::Pending(Mark::new::<K>(self.m.number, self.raw, &line));
+                Ok(())
+            }
+        }
+    }
 
     /// An object's field at `depth` (§8), `content` being its text on `line`.
-    fn field<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        content: &'l str,
-        raw: &'l str,
-        line: &Line<'l>,
-        depth: usize,
-        sink: &mut S,
-    ) -> Result<()> {
+    fn field(&mut self, content: &'l str, line: &Line<'l>, depth: usize) -> Result<()> {
         let mut local = HeaderCache::default();
-        let (key, field) = form::field(content, line, &mut self.rules::<K>(&mut local))?;
+        let (key, field) = form::field(content, line, &mut self.m.rules::<K>(&mut local))?;
         // §14.3: strict mode refuses a key seen before in this object.
         if let Some(Frame::Object {
             seen: Some(seen), ..
-        }) = self.frames.last_mut()
-            && !seen.insert(&mut self.keys, &K::text(key.clone()))
+        }) = self.m.frames.last_mut()
+            && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
         {
             return Err(duplicate(line, &key));
         }
-        sink.push(Event::Key(K::text(key)));
+        self.sink.push(Event::Key(K::text(key)));
         match field {
             form::Field::After(form::After::Block) => {
-                self.enter_after(line)?;
-                sink.push(Event::StartObject);
-                self.frames.push(Frame::Block { parent: depth });
+                self.m.enter_after(line)?;
+                self.sink.push(Event::StartObject);
+                self.m.frames.push(Frame::Block { parent: depth });
                 Ok(())
             }
             form::Field::After(form::After::EmptyArray) => {
-                self.enter_after(line)?;
-                self.open -= 1;
-                sink.push(Event::StartArray { length: 0 });
-                sink.push(Event::EndArray);
+                self.m.enter_after(line)?;
+                self.m.open -= 1;
+                self.sink.push(Event::StartArray { length: 0 });
+                self.sink.push(Event::EndArray);
                 Ok(())
             }
-            form::Field::After(form::After::Token(text)) => self.token::<K, S>(text, sink),
-            form::Field::Header(header) => self.header::<K, S>(header, depth, raw, line, sink),
+            form::Field::After(form::After::Token(text)) => self.token(text),
+            form::Field::Header(header) => self.header(header, depth, line),
         }
     }
 
     /// A list item's hyphen line (§9.4, §10) at `depth`.
-    fn list_item<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        raw: &'l str,
-        line: &Line<'l>,
-        depth: usize,
-        sink: &mut S,
-    ) -> Result<()> {
+    fn list_item(&mut self, line: &Line<'l>, depth: usize) -> Result<()> {
         let mut local = HeaderCache::default();
-        match form::list_item(line, &mut self.rules::<K>(&mut local))? {
+        match form::list_item(line, &mut self.m.rules::<K>(&mut local))? {
             form::Item::EmptyObject => {
-                self.enter_after(line)?;
-                self.open -= 1;
-                sink.push(Event::StartObject);
-                sink.push(Event::EndObject);
+                self.m.enter_after(line)?;
+                self.m.open -= 1;
+                self.sink.push(Event::StartObject);
+                self.sink.push(Event::EndObject);
                 Ok(())
             }
             form::Item::EmptyArray => {
-                self.enter_after(line)?;
-                self.open -= 1;
-                sink.push(Event::StartArray { length: 0 });
-                sink.push(Event::EndArray);
+                self.m.enter_after(line)?;
+                self.m.open -= 1;
+                self.sink.push(Event::StartArray { length: 0 });
+                self.sink.push(Event::EndArray);
                 Ok(())
             }
-            form::Item::Header(header) => self.header::<K, S>(header, depth, raw, line, sink),
+            form::Item::Header(header) => self.header(header, depth, line),
             form::Item::Object(first) => {
-                self.open_object(line, depth + 1, sink)?;
-                self.field::<K, S>(first, raw, line, depth + 1, sink)
+                self.m.open_object(line, depth + 1, self.sink)?;
+                self.field(first, line, depth + 1)
             }
-            form::Item::Token(text) => self.token::<K, S>(text, sink),
+            form::Item::Token(text) => self.token(text),
         }
     }
 
     /// An array or keyed-table header (§6) whose scope's content is below depth `base`.
-    fn header<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        header: Header<'l>,
-        base: usize,
-        raw: &'l str,
-        line: &Line<'l>,
-        sink: &mut S,
-    ) -> Result<()> {
-        self.enter_at(line)?;
+    fn header(&mut self, header: Header<'l>, base: usize, line: &Line<'l>) -> Result<()> {
+        self.m.enter_at(line)?;
         let scope = Scope {
             declared: header.len,
             count: 0,
             base,
             depth: None,
             started: false,
-            header_line: self.number,
-            last: Mark::new::<K>(self.number, raw, line),
+            header_line: self.m.number,
+            last: Mark::new::<K>(self.m.number, self.raw, line),
         };
         if header.keyed {
-            sink.push(Event::StartObject);
-            let seen = self.strict.then(|| SeenKeys::sized(&self.keys, header.len));
-            self.frames.push(Frame::Keyed {
+            self.sink.push(Event::StartObject);
+            let seen = self
+                .m
+                .strict
+                .then(|| SeenKeys::sized(&self.m.keys, header.len));
+            self.m.frames.push(Frame::Keyed {
                 scope,
                 fields: K::fields(header.fields.unwrap_or_default()),
                 delim: header.delim,
@@ -780,23 +771,21 @@ impl<'a> Machine<'a> {
             return Ok(());
         }
         if let Some(values) = header.inline {
-            let mut cells = recycle(std::mem::take(&mut self.cells));
+            let mut cells = recycle(std::mem::take(&mut self.m.cells));
             split_delimited(values, header.delim, &mut cells);
-            let read = inline::check_inline(self.strict, cells.len(), header.len, values, line)
+            let read = inline::check_inline(self.m.strict, cells.len(), header.len, values, line)
                 .and_then(|()| {
-                    sink.push(Event::StartArray { length: header.len });
-                    cells
-                        .iter()
-                        .try_for_each(|cell| self.token::<K, S>(cell, sink))
+                    self.sink.push(Event::StartArray { length: header.len });
+                    cells.iter().try_for_each(|cell| self.token(cell))
                 });
-            self.cells = recycle(cells);
+            self.m.cells = recycle(cells);
             read?;
-            self.open -= 1;
-            sink.push(Event::EndArray);
+            self.m.open -= 1;
+            self.sink.push(Event::EndArray);
             return Ok(());
         }
-        sink.push(Event::StartArray { length: header.len });
-        self.frames.push(match header.fields {
+        self.sink.push(Event::StartArray { length: header.len });
+        self.m.frames.push(match header.fields {
             Some(fields) => Frame::Table {
                 scope,
                 fields: K::fields(fields),
@@ -808,94 +797,79 @@ impl<'a> Machine<'a> {
     }
 
     /// A tabular row (§9.3): `content` split on the delimiter, one cell per leaf field.
-    fn row<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        content: &'l str,
-        line: &Line<'l>,
-        delim: u8,
-        sink: &mut S,
-    ) -> Result<()> {
-        let fields = match self.frames.last() {
+    fn row(&mut self, content: &'l str, line: &Line<'l>, delim: u8) -> Result<()> {
+        let fields = match self.m.frames.last() {
             Some(Frame::Table { fields, .. } | Frame::Keyed { fields, .. }) => Rc::clone(fields),
             _ => return Ok(()),
         };
-        let mut cells = recycle(std::mem::take(&mut self.cells));
+        let mut cells = recycle(std::mem::take(&mut self.m.cells));
         split_delimited(content, delim, &mut cells);
         let read = check_cells(cells.len(), fields.leaves, line).and_then(|()| {
             let mut next = 0;
-            self.row_object::<K, S>(&fields.fields, &cells, &mut next, line, sink)
+            self.row_object(&fields.fields, &cells, &mut next, line)
         });
-        self.cells = recycle(cells);
+        self.m.cells = recycle(cells);
         read
     }
 
     /// One row's object (§9.3): leaf fields take the next cell, nested field groups are
     /// objects of their own.
-    fn row_object<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    fn row_object(
         &mut self,
         fields: &[Field<'a>],
         cells: &[&'l str],
         next: &mut usize,
         line: &Line<'l>,
-        sink: &mut S,
     ) -> Result<()> {
-        self.enter_at(line)?;
-        sink.push(Event::StartObject);
+        self.m.enter_at(line)?;
+        self.sink.push(Event::StartObject);
         for field in fields {
-            sink.push(Event::Key(field.name.clone()));
+            self.sink.push(Event::Key(field.name.clone()));
             match &field.children {
-                Some(children) => self.row_object::<K, S>(children, cells, next, line, sink)?,
+                Some(children) => self.row_object(children, cells, next, line)?,
                 None => {
                     let Some(&cell) = cells.get(*next) else {
                         return Err(line.error("row has fewer cells than fields"));
                     };
                     *next += 1;
-                    self.token::<K, S>(cell, sink)?;
+                    self.token(cell)?;
                 }
             }
         }
-        sink.push(Event::EndObject);
-        self.open -= 1;
+        self.sink.push(Event::EndObject);
+        self.m.open -= 1;
         Ok(())
     }
 
     /// A keyed table's entry row (§9.5): `key: cells`.
-    fn entry<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        line: &Line<'l>,
-        sink: &mut S,
-    ) -> Result<()> {
+    fn entry(&mut self, line: &Line<'l>) -> Result<()> {
         let (key, rest) = key::split_key(line.content).map_err(|e| line.error_at(0, e))?;
         if let Some(Frame::Keyed {
             seen: Some(seen), ..
-        }) = self.frames.last_mut()
-            && !seen.insert(&mut self.keys, &K::text(key.clone()))
+        }) = self.m.frames.last_mut()
+            && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
         {
             return Err(duplicate(line, &key));
         }
-        let delim = match self.frames.last() {
+        let delim = match self.m.frames.last() {
             Some(Frame::Keyed { delim, .. }) => *delim,
             _ => b',',
         };
-        sink.push(Event::Key(K::text(key)));
-        self.row::<K, S>(trim_spaces(rest), line, delim, sink)
+        self.sink.push(Event::Key(K::text(key)));
+        self.row(trim_spaces(rest), line, delim)
     }
 
     /// A primitive token (§4); with an exact sink, a number an `f64` would change goes as
     /// its text.
-    fn token<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
-        &mut self,
-        text: &'l str,
-        sink: &mut S,
-    ) -> Result<()> {
+    fn token(&mut self, text: &'l str) -> Result<()> {
         if S::EXACT
             && let Some(exact) = exact::exact_text(trim_spaces(text))
         {
-            sink.exact(exact);
+            self.sink.exact(exact);
             return Ok(());
         }
         let parsed = token::parse_primitive(text).map_err(|e| at_text(text, e))?;
-        sink.push(Event::Primitive(primitive(parsed, K::text)));
+        self.sink.push(Event::Primitive(primitive(parsed, K::text)));
         Ok(())
     }
 }

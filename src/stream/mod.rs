@@ -189,34 +189,51 @@ pub struct Iter<'a> {
     state: State,
 }
 
+/// The next event of a pulling reader: the next queued one, else `read` fills the queue
+/// from the next line (`Ok(false)`: the input ended there), until an event, the end or an
+/// error.
+fn pull<'a>(
+    queue: &mut VecDeque<Event<'a>>,
+    state: &mut State,
+    mut read: impl FnMut(&mut VecDeque<Event<'a>>) -> Result<bool>,
+) -> Option<Result<Event<'a>>> {
+    loop {
+        if let Some(event) = queue.pop_front() {
+            return Some(Ok(event));
+        }
+        if *state != State::Reading {
+            return None;
+        }
+        match read(queue) {
+            Ok(true) => {}
+            Ok(false) => *state = State::Ended,
+            Err(err) => {
+                *state = State::Failed;
+                return Some(Err(err));
+            }
+        }
+    }
+}
+
 impl<'a> Iterator for Iter<'a> {
     type Item = Result<Event<'a>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(event) = self.queue.pop_front() {
-                return Some(Ok(event));
+        let (text, pos, machine) = (self.text, &mut self.pos, &mut self.machine);
+        pull(&mut self.queue, &mut self.state, |queue| {
+            let rest = text.get(*pos..).unwrap_or_default();
+            if rest.is_empty() {
+                machine.finish(queue)?;
+                return Ok(false);
             }
-            if self.state != State::Reading {
-                return None;
-            }
-            let rest = self.text.get(self.pos..).unwrap_or_default();
-            let read = if rest.is_empty() {
-                self.state = State::Ended;
-                self.machine.finish(&mut self.queue)
-            } else {
-                let (line, advance) = match memchr::memchr(b'\n', rest.as_bytes()) {
-                    Some(n) => (rest.split_at(n).0, n + 1),
-                    None => (rest, rest.len()),
-                };
-                self.pos += advance;
-                self.machine.step::<Borrow, _>(line, &mut self.queue)
+            let (line, advance) = match memchr::memchr(b'\n', rest.as_bytes()) {
+                Some(n) => (rest.split_at(n).0, n + 1),
+                None => (rest, rest.len()),
             };
-            if let Err(err) = read {
-                self.state = State::Failed;
-                return Some(Err(err));
-            }
-        }
+            *pos += advance;
+            machine.step::<Borrow, _>(line, queue)?;
+            Ok(true)
+        })
     }
 }
 

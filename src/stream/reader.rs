@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 
 use super::machine::{Machine, Own, Sink};
-use super::{Event, State};
+use super::{Event, State, pull};
 use crate::de::utf8_error;
 use crate::error::{Error, Result};
 use crate::options::DecodeOptions;
@@ -125,22 +125,8 @@ impl<R: BufRead> Iterator for Events<R> {
     type Item = Result<Event<'static>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if let Some(event) = self.queue.pop_front() {
-                return Some(Ok(event));
-            }
-            if self.state != State::Reading {
-                return None;
-            }
-            match self.lines.read(&mut self.queue) {
-                Ok(true) => {}
-                Ok(false) => self.state = State::Ended,
-                Err(err) => {
-                    self.state = State::Failed;
-                    return Some(Err(err));
-                }
-            }
-        }
+        let lines = &mut self.lines;
+        pull(&mut self.queue, &mut self.state, |queue| lines.read(queue))
     }
 }
 

@@ -72,3 +72,15 @@ pub fn same(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+/// A fixture's decode options (`strict`, `indentSize`).
+pub fn decode_options(opts: &serde_json::Value) -> toon::DecodeOptions {
+    let mut o = toon::DecodeOptions::new();
+    if let Some(s) = opts.get("strict").and_then(serde_json::Value::as_bool) {
+        o = o.strict(s);
+    }
+    if let Some(n) = opts.get("indentSize").and_then(serde_json::Value::as_u64) {
+        o = o.indent_size(n as usize);
+    }
+    o
+}
