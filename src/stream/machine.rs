@@ -198,7 +198,8 @@ enum Frame<'a> {
         depth: usize,
         seen: Option<SeenKeys<'a>>,
     },
-    /// `key:` at depth `parent`: an object, emptied or filled by the next line (§8).
+    /// `key:` at depth `parent`: an object, emptied or filled by the next line (§8); its
+    /// `StartObject` waits for that line too.
     Block { parent: usize },
     /// §9.4 list items.
     List(Scope<'a>),
@@ -451,7 +452,9 @@ impl<'a> Machine<'a> {
                 sink.push(Event::EndObject);
                 return Ok(());
             }
+            // §8: no deeper line followed `key:`; the value is `{}`.
             Frame::Block { .. } => {
+                sink.push(Event::StartObject);
                 sink.push(Event::EndObject);
                 return Ok(());
             }
@@ -601,6 +604,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                         continue;
                     }
                     let depth = form::scope_depth(parent, Some(&line), strict)?;
+                    self.sink.push(Event::StartObject);
                     let seen = strict.then(|| SeenKeys::open(&self.m.keys));
                     *frame = Frame::Object {
                         min_depth: parent + 1,
@@ -699,9 +703,10 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         }
         self.sink.push(Event::Key(K::text(key)));
         match field {
+            // Its object starts with the next line, which says whether it is `{}` (as the
+            // reference streams it).
             form::Field::After(form::After::Block) => {
                 self.m.enter_after(line)?;
-                self.sink.push(Event::StartObject);
                 self.m.frames.push(Frame::Block { parent: depth });
                 Ok(())
             }

@@ -34,6 +34,8 @@
 //! decides it:
 //! - the end of a scope: `EndObject`/`EndArray` come with the first line that is not part of
 //!   it (or at the end of input), since only that line shows the scope has ended;
+//! - `key:` with nothing after the colon: its `Key` comes with its line, its `StartObject`
+//!   with the next line, which tells a nested object from `{}` (§8), as the reference has it;
 //! - a document whose first line has no colon: one line alone is a primitive (§5), a line
 //!   after it makes it an error; its event waits for the end of input.
 //!

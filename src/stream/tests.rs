@@ -29,16 +29,13 @@ fn events_come_out_when_their_line_decides_them() {
     assert_eq!(parser.feed("a:").unwrap(), []);
     assert_eq!(
         parser.feed("\n").unwrap(),
-        [
-            Event::StartObject,
-            Event::Key("a".into()),
-            Event::StartObject
-        ]
+        [Event::StartObject, Event::Key("a".into())]
     );
-    // The block's end waits for a line that is not in it.
+    // The block's object starts with its first line, and ends with a line not in it.
     assert_eq!(
         parser.feed("  b: 1\n").unwrap(),
         [
+            Event::StartObject,
             Event::Key("b".into()),
             Event::Primitive(Primitive::Number(1.into()))
         ]
