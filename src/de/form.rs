@@ -66,16 +66,23 @@ pub(crate) enum Field<'de> {
     Header(Header<'de>),
 }
 
+/// The common field line, read without the rest of [`field`]'s checks (§5.2): an unquoted
+/// key whose colon comes before any '[' or '"' is a key-value line; deciding that needs only
+/// the key's bytes, not the whole line. `None` for every other line.
+#[inline]
+pub(crate) fn plain_field(content: &str) -> Option<(&str, After<'_>)> {
+    let (key, rest) = token::split_plain_key(content)?;
+    Some((key, after_colon(rest)))
+}
+
 /// Splits a key-value or header line of an object (§5.2, §8) into its key and what follows.
 pub(crate) fn field<'de>(
     content: &'de str,
     line: &Line<'de>,
     rules: &mut Rules<'_, 'de>,
 ) -> Result<(Cow<'de, str>, Field<'de>)> {
-    // Fast path (§5.2): an unquoted key whose colon comes before any '[' or '"' is a
-    // key-value line; deciding that needs only the key's bytes, not the whole line.
-    if let Some((key, rest)) = token::split_plain_key(content) {
-        return Ok((Cow::Borrowed(key), Field::After(after_colon(rest))));
+    if let Some((key, after)) = plain_field(content) {
+        return Ok((Cow::Borrowed(key), Field::After(after)));
     }
     if let Some(mut header) = rules.header(content, line)? {
         let Some(key) = header.key.take() else {

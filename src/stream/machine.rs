@@ -691,9 +691,22 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
 
     /// An object's field at `depth` (§8), `content` being its text on `line`.
     fn field(&mut self, content: &'l str, line: &Line<'l>, depth: usize) -> Result<()> {
+        // The common line, `plain key: value`, without the general path's header check.
+        if let Some((key, after)) = form::plain_field(content) {
+            self.key(Cow::Borrowed(key), line)?;
+            return self.after(after, line, depth);
+        }
         let mut local = HeaderCache::default();
         let (key, field) = form::field(content, line, &mut self.m.rules::<K>(&mut local))?;
-        // §14.3: strict mode refuses a key seen before in this object.
+        self.key(key, line)?;
+        match field {
+            form::Field::After(after) => self.after(after, line, depth),
+            form::Field::Header(header) => self.header(header, depth, line),
+        }
+    }
+
+    /// An object field's key: strict mode refuses one seen before in the object (§14.3).
+    fn key(&mut self, key: Cow<'l, str>, line: &Line<'l>) -> Result<()> {
         if let Some(Frame::Object {
             seen: Some(seen), ..
         }) = self.m.frames.last_mut()
@@ -702,23 +715,27 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             return Err(duplicate(line, &key));
         }
         self.sink.push(Event::Key(K::text(key)));
-        match field {
+        Ok(())
+    }
+
+    /// The value after a field's colon (§8) at `depth`.
+    fn after(&mut self, after: form::After<'l>, line: &Line<'l>, depth: usize) -> Result<()> {
+        match after {
             // Its object starts with the next line, which says whether it is `{}` (as the
             // reference streams it).
-            form::Field::After(form::After::Block) => {
+            form::After::Block => {
                 self.m.enter_after(line)?;
                 self.m.frames.push(Frame::Block { parent: depth });
                 Ok(())
             }
-            form::Field::After(form::After::EmptyArray) => {
+            form::After::EmptyArray => {
                 self.m.enter_after(line)?;
                 self.m.open -= 1;
                 self.sink.push(Event::StartArray { length: 0 });
                 self.sink.push(Event::EndArray);
                 Ok(())
             }
-            form::Field::After(form::After::Token(text)) => self.token(text),
-            form::Field::Header(header) => self.header(header, depth, line),
+            form::After::Token(text) => self.token(text),
         }
     }
 
