@@ -77,6 +77,7 @@ pub mod table;
 #[cfg(test)]
 mod test_rng;
 pub mod tokens;
+mod validate;
 mod value;
 
 pub use de::{
@@ -88,6 +89,7 @@ pub use options::{DecodeOptions, Delimiter, EncodeOptions, MAX_DEPTH_CEILING};
 pub use ser::{
     Serializer, to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with,
 };
+pub use validate::{Diagnostic, Severity, validate, validate_with};
 pub use value::{Index, Map, Number, Recording, RecordingSample, Value, from_value, map, to_value};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.

@@ -857,3 +857,41 @@ fn decoding_into_its_own_input_file_reads_it_first() {
         "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": \"x\"\n}\n"
     );
 }
+
+/// `toon --check`: one gcc-style line per problem, exit 1 on any error; nothing and exit 0
+/// for a valid document.
+#[test]
+fn check_prints_every_problem_gcc_style() {
+    let o = toon(&["--check"], "a: 1\nb[2]: x\nc: \"open\nd: 4\na: 5\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "<stdin>:2:7: error: expected 2 values, found 1\n\
+         <stdin>:3:4: error: unterminated string: missing closing quote\n\
+         <stdin>:5:1: error: duplicate key \"a\" (strict mode; non-strict keeps the last)\n"
+    );
+    assert_eq!(stderr(&o), "");
+    let o = toon(&["--check"], "users[2]{id,name}:\n  1,Ada\n  2,Bob\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let dir = scratch("check");
+    let file = dir.join("doc.toon");
+    std::fs::write(&file, "a: 1  \nb:\n\tc: 2\n").unwrap();
+    let path = file.to_str().unwrap();
+    let o = toon(&["--check", path], "");
+    assert_eq!(o.status.code(), Some(1));
+    let want = format!(
+        "{path}:1:5: warning: trailing spaces\n\
+         {path}:3:1: error: tabs are not allowed in indentation in strict mode\n"
+    );
+    assert_eq!(stdout(&o), want);
+    let o = toon(&["--check", "--no-strict", path], "");
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        format!("{path}:1:5: warning: trailing spaces\n")
+    );
+    let o = toon(&["--check", "-d"], "a: 1");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("'--check' cannot be used with '--decode'"));
+}

@@ -188,6 +188,9 @@ struct Scope<'a> {
     header_line: usize,
     /// The last item's line (the header's before any).
     last: Mark<'a>,
+    /// A reader that went on after an error skipped lines of this scope: its count says
+    /// nothing, and is not checked.
+    tainted: bool,
 }
 
 /// An open scope.
@@ -251,6 +254,34 @@ pub(crate) struct Machine<'a> {
     headers: HeaderCache<'a>,
     /// A reusable cell buffer (kept empty between lines).
     cells: Vec<&'static str>,
+    /// How a reader that goes on after an error resumes (the validator).
+    resume: Resume,
+}
+
+/// After an error, where reading can go on so that one bad line hides nothing else (the
+/// validator's resynchronisation, at line granularity).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Resume {
+    /// The line was not taken (a scope it closed failed its count, a blank line before it
+    /// was refused): read it again ([`Machine::again`]).
+    Retry,
+    /// The line at this depth was bad: it and the lines deeper than it (its block) are
+    /// skipped.
+    Skip(usize),
+    /// The line itself could not be read (its indentation): it alone is skipped.
+    Line,
+    /// Nothing more belongs to the document.
+    Stop,
+}
+
+/// What a raw line is to a reader skipping a bad block.
+pub(crate) enum Depth {
+    /// A blank or comment line: read as usual.
+    None,
+    /// A significant line at this depth.
+    At(usize),
+    /// A line whose indentation is an error.
+    Bad,
 }
 
 /// The same vector, empty, for references of another lifetime: the allocation is reused.
@@ -290,7 +321,41 @@ impl<'a> Machine<'a> {
             keys: Vec::new(),
             headers: HeaderCache::default(),
             cells: Vec::new(),
+            resume: Resume::Line,
         }
+    }
+
+    /// How to go on after the last error ([`Resume`]).
+    pub(crate) fn resume(&self) -> Resume {
+        self.resume
+    }
+
+    /// Passes over the next raw line (a line of a bad block): it is counted, not read.
+    pub(crate) fn skip(&mut self) {
+        self.number += 1;
+    }
+
+    /// What the next raw line is, for a reader skipping a bad block.
+    pub(crate) fn depth_of(&self, raw: &str) -> Depth {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        match self.indentation.read(raw) {
+            Ok(RawLine::Line(line)) => Depth::At(line.depth),
+            Ok(_) => Depth::None,
+            Err(_) => Depth::Bad,
+        }
+    }
+
+    /// Reads the line just stepped again, after an error whose [`Resume`] is `Retry`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::step`].
+    pub(crate) fn again<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+        &mut self,
+        raw: &'l str,
+        sink: &mut S,
+    ) -> Result<()> {
+        self.read_raw::<K, S>(raw, sink)
     }
 
     /// Lines read so far.
@@ -313,6 +378,15 @@ impl<'a> Machine<'a> {
         sink: &mut S,
     ) -> Result<()> {
         self.number += 1;
+        self.read_raw::<K, S>(raw, sink)
+    }
+
+    fn read_raw<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+        &mut self,
+        raw: &'l str,
+        sink: &mut S,
+    ) -> Result<()> {
+        self.resume = Resume::Line;
         // A UTF-8 BOM before the first line is not content.
         let raw = match self.number {
             1 => raw.strip_prefix('\u{feff}').unwrap_or(raw),
@@ -343,6 +417,14 @@ impl<'a> Machine<'a> {
         };
         read.map_err(|err| {
             sink.rollback(checkpoint);
+            // Containers opened inside the line are gone with it; the frames remain.
+            self.open = self.frames.len();
+            if matches!(self.resume, Resume::Skip(_) | Resume::Line) {
+                self.frames
+                    .iter_mut()
+                    .filter_map(Frame::scope)
+                    .for_each(|s| s.tainted = true);
+            }
             err.resolve_in_line(raw, self.number)
         })
     }
@@ -412,6 +494,7 @@ impl<'a> Machine<'a> {
             && self.strict
             && self.spans > 0
         {
+            self.resume = Resume::Retry;
             return Err(blank.place(blank_in_span(&blank.raw)));
         }
         Ok(())
@@ -475,6 +558,8 @@ impl<'a> Machine<'a> {
             Role::Row(_) => ["row", "rows"],
             Role::Entry => ["entry", "entries"],
         };
+        // A scope whose lines were skipped after an error has no count to check.
+        let strict = strict && !scope.tainted;
         let counted = count_error(
             strict,
             scope.declared,
@@ -484,6 +569,7 @@ impl<'a> Machine<'a> {
             || Ok(next.is_none()),
         )?;
         if let Some(err) = counted {
+            self.resume = Resume::Retry;
             return Err(scope.last.place(scope.last.line().error_at(0, err)));
         }
         // Strict: the line after a scope that stopped at its count must not be one more item.
@@ -497,6 +583,8 @@ impl<'a> Machine<'a> {
                 Role::Entry => None,
             };
             if let Some(items) = extra {
+                // The surplus items, this one and any after it, are the bad block.
+                self.resume = Resume::Skip(scope.base);
                 return Err(next.error_at(0, extra_error(items, scope.declared, scope.header_line)));
             }
         }
@@ -522,6 +610,18 @@ impl<'a> Machine<'a> {
     fn second_line(&mut self, next: &Line<'_>) -> Result<()> {
         let Root::Pending(first) = std::mem::replace(&mut self.root, Root::Object) else {
             return Ok(());
+        };
+        // Either way an error: a reader that goes on reads the rest as the root object's
+        // fields, this line again when it is one of them.
+        let seen = self.strict.then(|| SeenKeys::open(&self.keys));
+        self.frames.push(Frame::Object {
+            min_depth: 0,
+            depth: 0,
+            seen,
+        });
+        self.resume = match next.depth {
+            0 => Resume::Retry,
+            _ => Resume::Skip(0),
         };
         let line = first.line();
         form::root_without_colon(&line, Some(next)).map_err(|e| first.place(e))?;
@@ -575,6 +675,8 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// One significant line: the scopes it ends are closed, then the one that takes it
     /// reads it.
     fn line(&mut self, line: Line<'l>) -> Result<()> {
+        // After an error in this line, its block is skipped (unless said otherwise).
+        self.m.resume = Resume::Skip(line.depth);
         match &self.m.root {
             Root::Start => return self.root_line(line),
             Root::Pending(_) => return self.m.second_line(&line),
@@ -583,6 +685,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         loop {
             let strict = self.m.strict;
             let Some(frame) = self.m.frames.last_mut() else {
+                self.m.resume = Resume::Stop;
                 return Err(form::after_document(&line, true));
             };
             let (scope, role) = match frame {
@@ -776,6 +879,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             depth: None,
             started: false,
             header_line: self.m.number,
+            tainted: false,
             last: Mark::new::<K>(self.m.number, self.raw, line),
         };
         if header.keyed {

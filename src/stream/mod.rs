@@ -51,7 +51,7 @@
 //! - A reader's input is checked for UTF-8 a line at a time, so a syntax error on an earlier
 //!   line comes before a bad byte on a later one (the decoder checks the whole input first).
 
-mod machine;
+pub(crate) mod machine;
 mod reader;
 mod transcode;
 

@@ -53,6 +53,13 @@ pub(crate) struct Convert {
         "output", "encode", "decode", "stats", "fields", "exclude", "tabularize", "auto", "budget",
     ])]
     tokens: bool,
+    /// Validate TOON: print every problem as FILE:LINE:COL: error: MESSAGE (gcc style) and
+    /// exit 1 on any error; print nothing for a valid document.
+    #[arg(long, conflicts_with_all = [
+        "output", "encode", "decode", "stats", "tokens", "fields", "exclude", "tabularize", "auto",
+        "budget",
+    ])]
+    check: bool,
     /// With --tokens: the exact o200k count (needs the `tiktoken` feature).
     #[arg(long, requires = "tokens")]
     exact: bool,
@@ -113,6 +120,9 @@ impl Mode {
 }
 
 pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
+    if args.check {
+        return check(args);
+    }
     let mode = Mode::of(args);
     let pipeline = pipeline(args, mode);
     let reshaped = pipeline.transforms() || args.auto || args.stats || args.no_strict;
@@ -272,6 +282,47 @@ fn decode(args: &Convert) -> Result<(), Failure> {
             .map_err(|e| Failure::because(label, e));
     sink.finish(written)?;
     announce(args, Mode::Decode, label);
+    Ok(())
+}
+
+/// `--check`: every diagnostic of the input (`toon::validate`), one line each as compilers
+/// print them; exit 1 if one is an error.
+fn check(args: &Convert) -> Result<(), Failure> {
+    let input = Input::read(args.input.as_deref())?;
+    let label = &input.label;
+    let options = decode_options(args);
+    let found = match std::str::from_utf8(&input.bytes) {
+        Ok(text) => toon::validate_with(text, &options),
+        Err(_) => {
+            // Ill-formed UTF-8: the decoder's error, placed at the first bad byte.
+            if let Err(err) = toon::Deserializer::from_slice_with(&input.bytes, &options) {
+                println!(
+                    "{label}:{}:{}: error: {}",
+                    err.line(),
+                    err.column(),
+                    err.message()
+                );
+            }
+            return Err(Failure::reported());
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for d in &found {
+        let written = match d.line() {
+            0 => writeln!(out, "{label}: {}: {}", d.severity(), d.message()),
+            line => writeln!(
+                out,
+                "{label}:{line}:{}: {}: {}",
+                d.column(),
+                d.severity(),
+                d.message()
+            ),
+        };
+        written.map_err(|e| Failure::because("cannot write output", e))?;
+    }
+    if found.iter().any(|d| d.severity() == toon::Severity::Error) {
+        return Err(Failure::reported());
+    }
     Ok(())
 }
 
