@@ -37,10 +37,12 @@ fn same(a: &Json, b: &Json) -> bool {
 }
 
 fn main() {
-    let path = std::env::args()
-        .nth(1)
-        .expect("usage: stream_differential CASES.jsonl");
-    let text = std::fs::read_to_string(&path).expect("the cases file");
+    let Some(path) = std::env::args_os().nth(1) else {
+        eprintln!("usage: stream_differential CASES.jsonl");
+        std::process::exit(2);
+    };
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.to_string_lossy()));
     let (mut cases, mut refused, mut differences) = (0usize, 0usize, 0usize);
     for (n, line) in text.lines().enumerate() {
         let case: Json = serde_json::from_str(line).expect("a case line");

@@ -8,13 +8,7 @@
 # changing the event reader or the decoder.
 #
 #   scripts/stream-differential.sh [COUNT] [SEED]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-dir=target/differential
-mkdir -p "$dir"
-if [ ! -d "$dir/node_modules/@toon-format/toon" ]; then
-    npm install --prefix "$dir" --no-save --no-audit --no-fund @toon-format/toon@4.4.0 >/dev/null
-fi
+source "$(dirname "$0")/differential/setup.sh"
 cp scripts/differential/stream-cases.mjs "$dir/stream-cases.mjs"
 node "$dir/stream-cases.mjs" "${2:-1}" "${1:-4000}" tests/fixtures/toon-spec "$dir/stream-cases.jsonl"
 cargo run --quiet --release --example stream_differential -- "$dir/stream-cases.jsonl"

@@ -8,9 +8,7 @@
 mod common;
 
 use std::io::BufReader;
-use std::path::Path;
 
-use serde_json::Value as Json;
 use toon::stream::{Event, Events, Parser, Primitive};
 use toon::{DecodeOptions, Error, Value};
 
@@ -252,44 +250,9 @@ fn agree(text: &str, options: &DecodeOptions) -> Result<(), String> {
     Ok(())
 }
 
-/// The decode cases of a fixture folder: input and options.
-fn decode_cases(dir: &Path) -> Vec<(String, String, DecodeOptions)> {
-    let mut files: Vec<_> = std::fs::read_dir(dir.join("decode"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    let mut cases = Vec::new();
-    for file in files {
-        let suite: Json = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let name = file.file_name().unwrap().to_string_lossy().to_string();
-        for case in suite["tests"].as_array().unwrap() {
-            let opts = case.get("options").cloned().unwrap_or(Json::Null);
-            cases.push((
-                format!("{name}: {}", case["name"].as_str().unwrap()),
-                case["input"].as_str().unwrap().to_owned(),
-                common::decode_options(&opts),
-            ));
-        }
-    }
-    cases
-}
-
-fn all_cases() -> Vec<(String, String, DecodeOptions)> {
-    let mut cases = Vec::new();
-    if let Some(dir) = common::spec_fixtures() {
-        cases.extend(decode_cases(&dir));
-    }
-    cases.extend(decode_cases(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures"),
-    ));
-    cases
-}
-
 #[test]
 fn fixtures_stream_as_they_decode() {
-    let cases = all_cases();
+    let cases = common::all_decode_cases();
     assert!(cases.len() > 300, "{} cases", cases.len());
     let (mut errors, mut failures) = (0, Vec::new());
     for (name, input, options) in &cases {
@@ -313,9 +276,7 @@ fn fixtures_stream_as_they_decode() {
 
 #[test]
 fn data_sets_stream_as_they_decode() {
-    let dir = common::datasets_dir();
-    for name in common::DATASETS {
-        let text = std::fs::read_to_string(dir.join(format!("{name}.toon"))).unwrap();
+    for (name, text) in common::dataset_texts() {
         for strict in [true, false] {
             let options = DecodeOptions::new().strict(strict);
             toon::from_str_with::<Value>(&text, &options).unwrap();
@@ -340,42 +301,36 @@ fn an_error_comes_after_the_events_of_the_lines_before_it() {
 /// the decoder accepts it, the same value.
 #[test]
 fn random_and_mutated_inputs_agree_everywhere() {
-    let cases = all_cases();
-    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let cases = common::all_decode_cases();
+    let mut pick = common::rng(0x9e37_79b9_7f4a_7c15);
     const PIECES: [&[u8]; 14] = [
         b"\n", b"  ", b"- ", b":", b",", b"|", b"\t", b"\"", b"[2]", b"{a,b}", b"\r\n", b"#",
         b"\xc3", b"\xff",
     ];
     for round in 0..1500 {
         let mut bytes = if round % 3 == 0 {
-            (0..next() % 40).map(|_| next() as u8).collect::<Vec<u8>>()
+            (0..pick(40)).map(|_| pick(256) as u8).collect::<Vec<u8>>()
         } else {
-            cases[next() as usize % cases.len()].1.clone().into_bytes()
+            cases[pick(cases.len())].1.clone().into_bytes()
         };
-        for _ in 0..1 + next() % 4 {
-            let at = next() as usize % (bytes.len() + 1);
-            match next() % 3 {
+        for _ in 0..1 + pick(4) {
+            let at = pick(bytes.len() + 1);
+            match pick(3) {
                 0 => {
-                    let piece = PIECES[next() as usize % PIECES.len()];
+                    let piece = PIECES[pick(PIECES.len())];
                     bytes.splice(at..at, piece.iter().copied());
                 }
                 1 if at < bytes.len() => {
                     bytes.remove(at);
                 }
-                _ => bytes.insert(at, next() as u8),
+                _ => bytes.insert(at, pick(256) as u8),
             }
         }
-        let strict = next() % 2 == 0;
+        let strict = pick(2) == 0;
         let options = DecodeOptions::new()
             .strict(strict)
-            .indent_size(1 + next() as usize % 3)
-            .max_depth(1 + next() as usize % 6);
+            .indent_size(1 + pick(3))
+            .max_depth(1 + pick(6));
         let readers = [
             collect(Events::with_options(bytes.as_slice(), &options)),
             fed([bytes.as_slice()], &options),
@@ -493,13 +448,7 @@ fn generated_documents_stream_as_they_decode() {
         .unwrap_or(LINES)
         .split('¦')
         .collect();
-    let mut state = 0x2545_f491_4f6c_dd1d_u64;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize % n
-    };
+    let mut next = common::rng(0x2545_f491_4f6c_dd1d);
     let (mut failures, mut decoded) = (Vec::new(), 0);
     for _ in 0..12_000 {
         let mut text = String::new();
@@ -536,13 +485,11 @@ fn generated_documents_stream_as_they_decode() {
 /// fails where it fails, on every fixture and data set.
 #[test]
 fn transcode_writes_what_json_transcode_writes() {
-    let dir = common::datasets_dir();
-    let mut inputs: Vec<(String, DecodeOptions)> = all_cases()
+    let mut inputs: Vec<(String, DecodeOptions)> = common::all_decode_cases()
         .into_iter()
         .map(|(_, input, options)| (input, options))
         .collect();
-    for name in common::DATASETS {
-        let text = std::fs::read_to_string(dir.join(format!("{name}.toon"))).unwrap();
+    for (_, text) in common::dataset_texts() {
         inputs.push((text, DecodeOptions::new()));
     }
     inputs.push((

@@ -4,9 +4,6 @@
 
 mod common;
 
-use std::path::Path;
-
-use serde_json::Value as Json;
 use toon::{DecodeOptions, Diagnostic, Severity, Value};
 
 fn errors(found: &[Diagnostic]) -> Vec<&Diagnostic> {
@@ -16,35 +13,11 @@ fn errors(found: &[Diagnostic]) -> Vec<&Diagnostic> {
         .collect()
 }
 
-/// The decode cases of a fixture folder: input and options.
-fn cases(dir: &Path) -> Vec<(String, String, DecodeOptions)> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir.join("decode")).unwrap() {
-        let path = entry.unwrap().path();
-        let suite: Json = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-        for case in suite["tests"].as_array().unwrap() {
-            let opts = case.get("options").cloned().unwrap_or(Json::Null);
-            out.push((
-                case["name"].as_str().unwrap().to_owned(),
-                case["input"].as_str().unwrap().to_owned(),
-                common::decode_options(&opts),
-            ));
-        }
-    }
-    out
-}
-
 /// On every fixture, strict and not: a text the decoder accepts has no error; one it
 /// refuses has errors, the first of them the decoder's, at its line and column.
 #[test]
 fn fixtures_are_judged_as_the_decoder_judges_them() {
-    let mut all = Vec::new();
-    if let Some(dir) = common::spec_fixtures() {
-        all.extend(cases(&dir));
-    }
-    all.extend(cases(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures"),
-    ));
+    let all = common::all_decode_cases();
     let mut failures = Vec::new();
     for (name, input, options) in &all {
         for options in [
@@ -73,9 +46,7 @@ fn fixtures_are_judged_as_the_decoder_judges_them() {
 
 #[test]
 fn data_sets_have_no_diagnostic() {
-    let dir = common::datasets_dir();
-    for name in common::DATASETS {
-        let text = std::fs::read_to_string(dir.join(format!("{name}.toon"))).unwrap();
+    for (name, text) in common::dataset_texts() {
         assert_eq!(toon::validate(&text), [], "{name}");
     }
 }
@@ -149,13 +120,7 @@ fn section(i: usize, fault: Option<usize>) -> (String, Option<usize>) {
 /// them, at its line, and nothing else.
 #[test]
 fn seeded_errors_are_all_found_in_one_run() {
-    let mut state = 0x51ed_2701_u64;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize % n
-    };
+    let mut next = common::rng(0x51ed_2701);
     for round in 0..300 {
         let sections = 4 + next(8);
         let mut text = String::new();
@@ -224,13 +189,7 @@ fn summaries_and_rendering() {
 fn mutated_texts_first_error_is_the_decoders() {
     let dir = common::datasets_dir();
     let base = std::fs::read_to_string(dir.join("nested-config.toon")).unwrap();
-    let mut state = 0x2545_f491_u64;
-    let mut next = move |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as usize % n
-    };
+    let mut next = common::rng(0x2545_f491);
     for _ in 0..2000 {
         let mut bytes = base.clone().into_bytes();
         for _ in 0..1 + next(4) {

@@ -770,11 +770,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         match root {
             form::Root::EmptyArray => {
                 self.m.root = Root::Closed;
-                self.m.enter_after(&line)?;
-                self.m.open -= 1;
-                self.sink.push(Event::StartArray { length: 0 });
-                self.sink.push(Event::EndArray);
-                Ok(())
+                self.empty(&line, Event::StartArray { length: 0 })
             }
             form::Root::Header(header) => {
                 self.m.root = Root::Closed;
@@ -831,35 +827,31 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 self.m.frames.push(Frame::Block { parent: depth });
                 Ok(())
             }
-            form::After::EmptyArray => {
-                self.m.enter_after(line)?;
-                self.m.open -= 1;
-                self.sink.push(Event::StartArray { length: 0 });
-                self.sink.push(Event::EndArray);
-                Ok(())
-            }
+            form::After::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
             form::After::Token(text) => self.token(text),
         }
+    }
+
+    /// An empty object or array that ends its line (`key: []`, `-`, `- []`, a root `[]`):
+    /// it opens and closes at once, as a container against the nesting limit.
+    fn empty(&mut self, line: &Line<'l>, start: Event<'a>) -> Result<()> {
+        self.m.enter_after(line)?;
+        self.m.open -= 1;
+        let end = match start {
+            Event::StartObject => Event::EndObject,
+            _ => Event::EndArray,
+        };
+        self.sink.push(start);
+        self.sink.push(end);
+        Ok(())
     }
 
     /// A list item's hyphen line (§9.4, §10) at `depth`.
     fn list_item(&mut self, line: &Line<'l>, depth: usize) -> Result<()> {
         let mut local = HeaderCache::default();
         match form::list_item(line, &mut self.m.rules::<K>(&mut local))? {
-            form::Item::EmptyObject => {
-                self.m.enter_after(line)?;
-                self.m.open -= 1;
-                self.sink.push(Event::StartObject);
-                self.sink.push(Event::EndObject);
-                Ok(())
-            }
-            form::Item::EmptyArray => {
-                self.m.enter_after(line)?;
-                self.m.open -= 1;
-                self.sink.push(Event::StartArray { length: 0 });
-                self.sink.push(Event::EndArray);
-                Ok(())
-            }
+            form::Item::EmptyObject => self.empty(line, Event::StartObject),
+            form::Item::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
             form::Item::Header(header) => self.header(header, depth, line),
             form::Item::Object(first) => {
                 self.m.open_object(line, depth + 1, self.sink)?;
