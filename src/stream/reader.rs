@@ -110,7 +110,7 @@ impl<R: BufRead> Events<R> {
     /// ```
     /// let lenient = toon::DecodeOptions::new().strict(false);
     /// let events = toon::stream::Events::with_options("a:\n\tb: 1".as_bytes(), &lenient);
-    /// assert_eq!(events.count(), 6);
+    /// assert_eq!(events.count(), 7); // {, a, {, b, 1, }, }
     /// ```
     pub fn with_options(reader: R, options: &DecodeOptions) -> Self {
         Events {
