@@ -8,13 +8,14 @@
 //! 1. A first pass counts the short pieces (up to 7 bytes): the `MAX_TEXTS` most common
 //!    (`"\",\""`, `" id"`, `",true"`) get their own weight in `TEXTS`.
 //! 2. A second pass attributes every piece's exact count to the cell that weighs it: a common
-//!    text to its own; a word whose letters alone are a common text (`",face"`) to what its
-//!    prefix adds to common words of that length, `PREFIX_COMMON[prefix][bytes]` (a comma adds
-//!    about a token to them, far more than to rarer words, where it often merges into the
-//!    letters' tokens); other words' letters alone to `WORD[group]` and what their prefix adds to
-//!    `PREFIX[prefix][group]`; digits to `DIGITS[len]`; punctuation, newlines and spaces to
-//!    their kind's table by length, and what a non-ASCII character (emoji) adds to punctuation,
-//!    by its width in bytes, to `PUNCT_WIDE_CHAR`.
+//!    text to its own; a word whose letters are an o200k token by themselves or after a space
+//!    (`vocab::class`, from the vocabulary alone: `",face"`, `"\"Name"`), whole, to
+//!    `VOCAB_WORD[prefix][class, case, length]` (a comma before `face` is a token of its own,
+//!    before a rarer word it often merges into the letters' tokens); other words' letters alone
+//!    to `WORD[group]` and what their prefix adds to `PREFIX[prefix][group]`; digits to
+//!    `DIGITS[len]`; punctuation, newlines and spaces to their kind's table by length, and what
+//!    a non-ASCII character (emoji) adds to punctuation, by its width in bytes, to
+//!    `PUNCT_WIDE_CHAR`.
 //!
 //! A cell's weight is the mean over its pieces, where one document counts for at most
 //! `PER_DOCUMENT` pieces of a cell (a 3 MB word list must not decide what a comma before a word
@@ -30,7 +31,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use json_files::{json_files, json_values, renderings};
-use toon::tokens::__private::{Kind, Letters, Pieces, Prefix, text_key};
+use toon::tokens::__private::{Kind, Letters, Pieces, Prefix, Script, text_key, vocab};
 use toon::tokens::{Encoding, count};
 
 /// Fewer observations than this and a cell takes a coarser mean.
@@ -81,9 +82,9 @@ struct Cells {
     texts: HashMap<u64, Cell>,
     word: Vec<Cell>,
     prefix: Vec<Vec<Cell>>,
-    /// What a prefix adds to a word whose letters are a common text by themselves, by their
-    /// length in bytes.
-    prefix_common: Vec<[Cell; 7]>,
+    /// Words that are o200k tokens by themselves or after a space (`vocab::class`), whole
+    /// pieces, by prefix (none first, then `Prefix::index` + 1) and `vocab::group`.
+    vocab: Vec<Vec<Cell>>,
     digits: [Cell; 3],
     punct: [Cell; BY_CHARS],
     newline: [Cell; BY_CHARS],
@@ -100,7 +101,7 @@ impl Cells {
             texts: HashMap::new(),
             word: vec![Cell::default(); Letters::GROUPS],
             prefix: vec![vec![Cell::default(); Letters::GROUPS]; Prefix::COUNT],
-            prefix_common: vec![[Cell::default(); 7]; Prefix::COUNT],
+            vocab: vec![vec![Cell::default(); vocab::GROUPS]; 1 + Prefix::COUNT],
             digits: [Cell::default(); 3],
             punct: [Cell::default(); BY_CHARS],
             newline: [Cell::default(); BY_CHARS],
@@ -124,7 +125,7 @@ impl Cells {
         for (all, doc) in self.prefix.iter_mut().zip(&doc.prefix) {
             pairs(all, doc);
         }
-        for (all, doc) in self.prefix_common.iter_mut().zip(&doc.prefix_common) {
+        for (all, doc) in self.vocab.iter_mut().zip(&doc.vocab) {
             pairs(all, doc);
         }
         pairs(&mut self.digits, &doc.digits);
@@ -175,14 +176,18 @@ impl Fit {
                         }
                         None => piece.text,
                     };
-                    let alone = self.exact(letters_text);
-                    if let Some(p) = prefix
-                        && text_key(letters_text).is_some_and(|k| self.common.contains(&k))
-                    {
-                        // Weighed as the common text plus `PREFIX_COMMON`.
-                        doc.prefix_common[p.index()][letters_text.len() - 1].add(tokens - alone);
-                        continue;
+                    if letters.script == Script::Ascii {
+                        let class = vocab::class(letters_text.as_bytes());
+                        if class != 0 {
+                            // Weighed whole: the letters are one token, what the prefix does
+                            // to them is the question.
+                            let slot = prefix.map_or(0, |p| p.index() + 1);
+                            doc.vocab[slot][vocab::group(class, letters.case, letters.chars)]
+                                .add(tokens);
+                            continue;
+                        }
                     }
+                    let alone = self.exact(letters_text);
                     // Longer words extrapolate from the longest length's cell.
                     if letters.chars <= Letters::MAX_CHARS {
                         let g = letters.group();
@@ -284,7 +289,16 @@ fn word_weights(cells: &Cells) -> Vec<i32> {
 /// One prefix's table: a cell's mean, else the mean over nearby lengths of the same script and
 /// case, over the script and case, over the script, over everything.
 fn prefix_weights(row: &[Cell]) -> Vec<i32> {
-    let per_length = Letters::MAX_CHARS;
+    backed_off(row, Letters::MAX_CHARS, 0.0)
+        .into_iter()
+        .map(units)
+        .collect()
+}
+
+/// A table of rows of `per_length` lengths in blocks of 4 cases: each cell's mean, else the
+/// mean over nearby lengths of the same block and case, over the block and case, over the
+/// block, over everything, else `default`.
+fn backed_off(row: &[Cell], per_length: usize, default: f64) -> Vec<f64> {
     let sum = |cells: &[Cell]| {
         cells.iter().fold(Cell::default(), |mut all, c| {
             all.merge(*c, f64::INFINITY);
@@ -292,20 +306,19 @@ fn prefix_weights(row: &[Cell]) -> Vec<i32> {
         })
     };
     let all = sum(row);
-    (0..Letters::GROUPS)
+    (0..row.len())
         .map(|g| {
-            let script_case = &row[g - g % per_length..][..per_length];
-            let script = &row[g - g % (4 * per_length)..][..4 * per_length];
+            let case = &row[g - g % per_length..][..per_length];
+            let block = &row[g - g % (4 * per_length)..][..4 * per_length];
             let at = g % per_length;
-            let near = sum(&script_case[at.saturating_sub(2)..(at + 3).min(per_length)]);
-            let mean = row[g]
+            let near = sum(&case[at.saturating_sub(2)..(at + 3).min(per_length)]);
+            row[g]
                 .mean()
                 .or_else(|| near.mean())
-                .or_else(|| sum(script_case).mean())
-                .or_else(|| sum(script).mean())
+                .or_else(|| sum(case).mean())
+                .or_else(|| sum(block).mean())
                 .or_else(|| all.mean())
-                .unwrap_or(0.0);
-            units(mean)
+                .unwrap_or(default)
         })
         .collect()
 }
@@ -351,7 +364,8 @@ fn render(fit: &Fit) -> String {
          //! `examples/token_fit.rs` from {} documents; do not edit by hand.\n\
          //!\n\
          //! Word tables are indexed by `Letters::group` (script × case × length), `PREFIX` by\n\
-         //! `Prefix::index` first; length tables by characters − 1.\n",
+         //! `Prefix::index` first; `VOCAB_WORD` (words that are o200k tokens) by prefix (none,\n\
+         //! then `Prefix::index` + 1), then `vocab::group`; length tables by characters − 1.\n",
         fit.documents
     );
     out.push_str("pub(super) const UNIT: i64 = 1024;\n\n");
@@ -370,27 +384,18 @@ fn render(fit: &Fit) -> String {
         let _ = writeln!(out, "    {},", rust_array(&prefix_weights(row), "    "));
     }
     out.push_str("];\n\n");
-    // What a prefix adds to a common word: the mean for its length, else over all lengths,
-    // else what it adds to words on average.
-    let sum = |cells: &[Cell]| {
-        cells.iter().fold(Cell::default(), |mut all, c| {
-            all.merge(*c, f64::INFINITY);
-            all
-        })
-    };
+    // Words that are tokens, by vocabulary class, case and length: backed off like
+    // `PREFIX`, else a token each.
     let _ = writeln!(
         out,
-        "pub(super) const PREFIX_COMMON: [[i32; 7]; {}] = [",
-        Prefix::COUNT
+        "pub(super) const VOCAB_WORD: [[i32; {}]; {}] = [",
+        vocab::GROUPS,
+        1 + Prefix::COUNT
     );
-    for (common, row) in cells.prefix_common.iter().zip(&cells.prefix) {
-        let any = sum(common)
-            .mean()
-            .or_else(|| sum(row).mean())
-            .unwrap_or(1.0);
-        let weights: Vec<i32> = common
-            .iter()
-            .map(|c| units(c.mean().unwrap_or(any)))
+    for row in &cells.vocab {
+        let weights: Vec<i32> = backed_off(row, vocab::MAX_CHARS, 1.0)
+            .into_iter()
+            .map(units)
             .collect();
         let _ = writeln!(out, "    {},", rust_array(&weights, "    "));
     }

@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             tokens(&toon::to_string(&value)?),
             tokens(&toon::to_string(&tabular)?),
             tokens(&chosen.text),
-            chosen.format,
+            chosen.rendering,
         );
     }
     // A corpus of other JSON files: does auto beat compact JSON in total?

@@ -103,17 +103,6 @@ impl Error {
         self
     }
 
-    /// Attaches a position without quoting the text there (for input that may hold secrets),
-    /// unless the error already has one.
-    #[cfg(feature = "mcp-proxy")]
-    pub(crate) fn at_position(mut self, line: usize, column: usize) -> Self {
-        if self.inner.line == 0 && line > 0 {
-            self.inner.line = line;
-            self.inner.column = column;
-        }
-        self
-    }
-
     /// Attaches the address of a byte of the decoder's input, unless the error already has a
     /// position (the innermost position wins). `whole_line`: the error is about the line
     /// holding that byte, and its column is 1.
@@ -174,22 +163,6 @@ impl Error {
             err.inner.line = number;
         }
         err
-    }
-
-    /// A JSON syntax error in `text`, with serde_json's position and the offending line quoted.
-    #[cfg(feature = "mcp")]
-    pub(crate) fn json(err: &serde_json::Error, text: &str) -> Self {
-        let message = err.to_string();
-        // serde_json appends " at line L column C"; the position is carried separately.
-        let message = match message.rfind(" at line ") {
-            Some(i) if err.line() > 0 => message[..i].to_owned(),
-            _ => message,
-        };
-        let e = Error::syntax(format!("invalid JSON: {message}"));
-        match text.lines().nth(err.line().saturating_sub(1)) {
-            Some(line) if err.line() > 0 => e.at(err.line(), err.column(), line),
-            _ => e,
-        }
     }
 
     pub(crate) fn has_position(&self) -> bool {
@@ -279,7 +252,7 @@ const EXCERPT: usize = 120;
 
 /// `line` itself when short; otherwise `EXCERPT` characters around `column` with `…` marking
 /// what was cut.
-fn excerpt(line: &str, column: usize) -> String {
+pub(crate) fn excerpt(line: &str, column: usize) -> String {
     let total = line.chars().count();
     if total <= EXCERPT {
         return line.to_owned();

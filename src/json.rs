@@ -184,6 +184,44 @@ pub fn inexact_numbers(text: &[u8]) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// Reads a `T` from JSON text as `serde_json::from_str` does, except that every float is the
+/// nearest `f64` to its token, as serde_json reads floats with its `float_roundtrip` feature.
+/// This crate does not turn that feature on (it would change how every crate of your build
+/// reads floats), and without it serde_json can read a float of more than 15 digits, or with
+/// an exponent, one unit in the last place off: `2.9168327507216497e-10` as
+/// `2.91683275072165e-10`. Integers are read as serde_json reads them (`u64`, `i64`, else the
+/// nearest `f64`).
+///
+/// ```
+/// let floats: Vec<f64> = toon::json::from_str("[2.9168327507216497e-10, 0.1, 7]").unwrap();
+/// assert_eq!(floats, [2.9168327507216497e-10, 0.1, 7.0]);
+/// let value: toon::Value = toon::json::from_str(r#"{"b": 1, "a": 2.9168327507216497e-10}"#)?;
+/// assert_eq!(value.to_string(), "b: 1\na: 2.9168327507216497e-10");
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// serde_json's: text that is not JSON, a number beyond `f64` (`1e400`), a value that does not
+/// fit `T`.
+pub fn from_str<T: serde::de::DeserializeOwned>(text: &str) -> serde_json::Result<T> {
+    crate::json_read::from_str(text)
+}
+
+/// [`from_str`] on bytes, as `serde_json::from_slice`.
+///
+/// ```
+/// let floats: Vec<f64> = toon::json::from_slice(b"[1.7976931348623158e308]").unwrap();
+/// assert_eq!(floats, [f64::MAX]);
+/// ```
+///
+/// # Errors
+///
+/// As [`from_str`], and text that is not UTF-8.
+pub fn from_slice<T: serde::de::DeserializeOwned>(text: &[u8]) -> serde_json::Result<T> {
+    crate::json_read::from_slice(text)
+}
+
 /// Decodes TOON into JSON text as it reads it, with no value in memory: the `toon -d` of the
 /// CLI. JSON is written as [`Formatter`] lays it out (`indent` spaces per level, 0 compact);
 /// object keys keep their TOON order. The whole document is decoded, trailing content checked

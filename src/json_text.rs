@@ -16,20 +16,24 @@ use std::ops::Range;
 /// always a value, never a key, so the n-th range is the n-th number a parser visits.
 pub(crate) fn numbers(text: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     let mut at = 0;
-    std::iter::from_fn(move || {
-        while at < text.len() {
-            match text[at] {
-                b'"' => at = string_end(text, at + 1),
-                b'-' | b'0'..=b'9' => {
-                    let start = at;
-                    at = number_end(text, at);
-                    return Some(start..at);
-                }
-                _ => at += 1,
+    std::iter::from_fn(move || next_number(text, &mut at))
+}
+
+/// The byte range of the first number token outside strings at or after `*at`, with `*at`
+/// moved past it: one step of [`numbers`].
+pub(crate) fn next_number(text: &[u8], at: &mut usize) -> Option<Range<usize>> {
+    while *at < text.len() {
+        match text[*at] {
+            b'"' => *at = string_end(text, *at + 1),
+            b'-' | b'0'..=b'9' => {
+                let start = *at;
+                *at = number_end(text, start);
+                return Some(start..*at);
             }
+            _ => *at += 1,
         }
-        None
-    })
+    }
+    None
 }
 
 /// The index just past the closing quote of a string whose content starts at `at`.
@@ -68,33 +72,89 @@ pub(crate) fn exact_in_f64(token: &[u8]) -> bool {
 
 /// [`exact_in_f64`] for any token, the path its fast one must agree with.
 fn exact_in_f64_general(token: &[u8]) -> bool {
-    let Some(sent) = Parts::parse(token) else {
-        return false;
-    };
+    general(token).is_some()
+}
+
+/// [`exact_in_f64_general`]: `None` when the token loses digits, else the nearest `f64` to it
+/// when that was computed on the way (tokens of more than 15 significant digits, or beyond
+/// 10^±290), `Some(None)` when it was not needed.
+fn general(token: &[u8]) -> Option<Option<f64>> {
+    let sent = Parts::parse(token)?;
     // Up to 15 significant digits a double round-trips (DBL_DIG), and an integer of up to 18
     // digits is a u64 or i64: nothing to compute (or allocate) for the common tokens.
     let plain_integer = sent.frac.is_empty() && !sent.has_exponent;
     let (digits, last) = sent.significant();
     let magnitude = last + digits as i64;
     if digits <= 15 && (-290..=290).contains(&magnitude) || plain_integer && magnitude <= 18 {
-        return true;
+        return Some(None);
     }
     if plain_integer {
         let text = std::str::from_utf8(token).unwrap_or_default();
         if text.parse::<u64>().is_ok() || text.parse::<i64>().is_ok() {
-            return true;
+            return Some(None);
         }
     }
-    let Some(value) = std::str::from_utf8(token)
-        .ok()
-        .and_then(|t| t.parse::<f64>().ok())
-        .filter(|v| v.is_finite())
-    else {
-        return false;
-    };
+    let value = nearest(token)?;
     let mut buf = zmij::Buffer::new();
     let written = buf.format_finite(value);
-    Decimal::parse(written.as_bytes()).is_some_and(|w| w == Decimal::from(&sent))
+    Decimal::parse(written.as_bytes())
+        .is_some_and(|w| w == Decimal::from(&sent))
+        .then_some(Some(value))
+}
+
+/// The nearest finite `f64` to a number token (Rust's reading, correctly rounded, as
+/// serde_json's with `float_roundtrip`); `None` beyond `f64` or for what is not a number.
+pub(crate) fn nearest(token: &[u8]) -> Option<f64> {
+    std::str::from_utf8(token)
+        .ok()?
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+/// Whether serde_json's default float reading (without `float_roundtrip`) reads the token as
+/// its nearest `f64`: its digits make a significand of at most 2^53 and its power of ten is
+/// within ±22, so both are exact in an `f64` and one multiplication or division rounds
+/// (serde_json's `f64_from_parts`). Every [`short_plain`] token is one; `1e21` and `2.50` are
+/// too, `0.30000000000000004` (a significand past 2^53) and `1.5e-300` are not.
+pub(crate) fn read_exactly(token: &[u8]) -> bool {
+    if short_plain(token) {
+        return true;
+    }
+    let Some(parts) = Parts::parse(token) else {
+        return false;
+    };
+    let mut significand: u64 = 0;
+    for d in parts.all() {
+        match significand
+            .checked_mul(10)
+            .and_then(|s| s.checked_add(u64::from(d - b'0')))
+        {
+            Some(s) => significand = s,
+            None => return false,
+        }
+    }
+    significand <= 1 << 53 && (parts.exponent - parts.frac.len() as i64).abs() <= 22
+}
+
+/// Whether the token is an integer serde_json reads as a `u64` or an `i64` (not as a float).
+pub(crate) fn reads_as_integer(token: &[u8]) -> bool {
+    !token.iter().any(|b| matches!(b, b'.' | b'e' | b'E'))
+        && std::str::from_utf8(token)
+            .is_ok_and(|t| t.parse::<u64>().is_ok() || t.parse::<i64>().is_ok())
+}
+
+/// What a number token comes to read as serde_json reads it without `float_roundtrip`
+/// ([`number_kept`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum Kept {
+    /// A [`short_plain`] token: serde_json reads it exactly, and it keeps its value.
+    Plain,
+    /// It keeps its value ([`exact_in_f64`]) in this `f64`, its nearest; serde_json may have
+    /// read it one unit in the last place off.
+    Nearest(f64),
+    /// It loses digits ([`exact_in_f64`] is false), or is no number.
+    Lost,
 }
 
 /// Whether the token is `-?(0|[1-9][0-9]*)(\.[0-9]+)?` (no exponent) with at most 15 digits,
@@ -102,7 +162,11 @@ fn exact_in_f64_general(token: &[u8]) -> bool {
 /// computed. The fast path of [`exact_in_f64`] (which comes to the same answer for it: up to 15
 /// significant digits within 10^±15, or an integer a `u64` holds); `false` says only "not
 /// this shape".
-fn short_plain(token: &[u8]) -> bool {
+///
+/// Also the tokens serde_json's default float reading (without `float_roundtrip`) reads as
+/// their nearest `f64`: a fraction of at most 15 digits is an exact significand and an exact
+/// power of ten, divided with one rounding (`json_read`, `value/exact_json.rs`).
+pub(crate) fn short_plain(token: &[u8]) -> bool {
     let unsigned = token.strip_prefix(b"-").unwrap_or(token);
     // 18 digits, or 15 and a point: longer is never this shape's exact case.
     if unsigned.len() > 18 {
@@ -128,10 +192,11 @@ fn short_plain(token: &[u8]) -> bool {
         }
 }
 
-/// The end of the number token that starts at `at`, and whether it keeps its value
-/// ([`exact_in_f64`]): one pass over the common token (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no
-/// exponent, the [`short_plain`] case), the general path for any other.
-pub(crate) fn number_exact(text: &[u8], at: usize) -> (usize, bool) {
+/// The end of the number token that starts at `at`, and what it comes to ([`Kept`]): one pass
+/// over the common token (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no exponent, the [`short_plain`]
+/// case), the general path for any other (a float's `Kept::Nearest` is its nearest `f64`;
+/// an integer's is its value as an `f64`, unused: serde_json reads integers exactly).
+pub(crate) fn number_kept(text: &[u8], at: usize) -> (usize, Kept) {
     let digits_from = |mut i: usize| {
         while text.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
@@ -153,10 +218,16 @@ pub(crate) fn number_exact(text: &[u8], at: usize) -> (usize, bool) {
         && (int_len == 1 || int_len > 1 && text[int] != b'0')
         && (text.get(int + int_len) != Some(&b'.') || fraction);
     if plain && (digits <= 15 || !fraction && digits <= 18) {
-        return (end, true);
+        return (end, Kept::Plain);
     }
     let end = number_end(text, at);
-    (end, exact_in_f64(&text[at..end]))
+    let token = &text[at..end];
+    let kept = match general(token) {
+        None => Kept::Lost,
+        Some(Some(value)) => Kept::Nearest(value),
+        Some(None) => nearest(token).map_or(Kept::Lost, Kept::Nearest),
+    };
+    (end, kept)
 }
 
 /// The number token's exact value in §2 canonical form, as the reference encoder lays out a
@@ -579,15 +650,24 @@ mod tests {
     }
 
     #[test]
-    fn number_exact_agrees_with_number_end_and_exact_in_f64() {
+    fn number_kept_agrees_with_number_end_and_exact_in_f64() {
         for token in edge_tokens() {
             // At the end of the text, before a delimiter, and after a string with escapes.
             for (before, after) in [("", ""), ("[", ","), (r#"["\"\\", "#, "]"), ("", " ")] {
                 let text = format!("{before}{token}{after}");
                 let at = before.len();
                 let end = number_end(text.as_bytes(), at);
-                let want = (end, exact_in_f64(&text.as_bytes()[at..end]));
-                assert_eq!(number_exact(text.as_bytes(), at), want, "{text}");
+                let bytes = &text.as_bytes()[at..end];
+                let (kept_end, kept) = number_kept(text.as_bytes(), at);
+                assert_eq!(kept_end, end, "{text}");
+                match kept {
+                    Kept::Plain => assert!(short_plain(bytes), "{text}"),
+                    Kept::Nearest(v) => {
+                        assert!(exact_in_f64(bytes), "{text}");
+                        assert_eq!(Some(v), nearest(bytes), "{text}");
+                    }
+                    Kept::Lost => assert!(!exact_in_f64(bytes), "{text}"),
+                }
             }
         }
     }

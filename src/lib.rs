@@ -71,6 +71,7 @@ mod canonical;
 pub mod de;
 mod error;
 pub mod json;
+mod json_read;
 // JSON text as sent: its number tokens and their exact values (the CLI's and the MCP result
 // encoder's exact numbers), whitespace.
 #[cfg_attr(not(test), allow(dead_code))]

@@ -1,6 +1,24 @@
 //! The render pipeline: projection → tabularize → token budget → output format, in one type
 //! that the CLI and [`toon::mcp`](crate) both call.
 //!
+//! ## Which encoding
+//!
+//! One vocabulary, wherever the crate picks how a value is written:
+//!
+//! - A **rendering** is one way of writing a value: TOON with a delimiter, or **compact JSON**
+//!   (JSON without whitespace) ([`Rendering`]; [`Rendered::rendering`] says which was
+//!   written).
+//! - An **output** is what a caller asks for ([`Output`]): one rendering (`Toon(options)`,
+//!   `CompactJson`), or the cheaper one by token cost ([`tokens::cost`](crate::tokens::cost);
+//!   ties go to compact JSON):
+//!   - **auto**: the cheapest of all four renderings, TOON with a comma, tab or pipe and
+//!     compact JSON ([`Output::Auto`], [`table::auto`](crate::table::auto), whose answer is a
+//!     [`Choice`](crate::table::Choice); `toon --auto` on the command line);
+//!   - **cheaper**: the cheaper of TOON with given options and compact JSON, two renderings
+//!     instead of four ([`Output::Cheaper`]). The MCP result encoder's default is this one
+//!     (`toon::mcp::Format::Cheaper`, which `toon mcp … --format auto` names on the command
+//!     line).
+//!
 //! ```
 //! use toon::render::{Output, Pipeline};
 //! let rows: Vec<_> = (0..100).map(|i| toon::toon!({"id": i, "name": "user", "pw": "x"})).collect();
@@ -15,21 +33,23 @@
 use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
 use crate::project::{Projection, Unknown};
-use crate::table::{Format, Tabularize, auto, tabularize};
+use crate::table::{Rendering, Tabularize, auto, tabularize};
 use crate::tokens::{costs, fit};
 use crate::value::Value;
 
-/// How the pipeline's value is written.
+/// How the pipeline's value is written: one rendering, or the cheapest of several (see
+/// [Which encoding](self#which-encoding)).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     /// TOON with these options.
     Toon(EncodeOptions),
     /// JSON without whitespace.
     CompactJson,
-    /// The cheapest of TOON (each delimiter) and compact JSON ([`table::auto`](crate::table::auto)).
+    /// "auto": the cheapest of TOON (each delimiter) and compact JSON
+    /// ([`table::auto`](crate::table::auto)).
     Auto,
-    /// The cheaper of TOON with these options and compact JSON (two renderings instead of
-    /// four; ties go to JSON).
+    /// "cheaper": the cheaper of TOON with these options and compact JSON (two renderings
+    /// instead of four; ties go to compact JSON).
     Cheaper(EncodeOptions),
 }
 
@@ -55,8 +75,8 @@ pub struct Pipeline {
 pub struct Rendered {
     /// The text.
     pub text: String,
-    /// Its format.
-    pub format: Format,
+    /// Its rendering.
+    pub rendering: Rendering,
     /// Its tokens: exact o200k with the `tiktoken` feature, else by
     /// [`tokens::estimate_costs`](crate::tokens::estimate_costs).
     pub tokens: usize,
@@ -100,7 +120,7 @@ impl Pipeline {
         self
     }
 
-    /// Sets the output format.
+    /// Sets the output ([`Output`]).
     #[must_use]
     pub fn output(mut self, output: Output) -> Self {
         self.output = output;
@@ -182,19 +202,19 @@ impl Pipeline {
     /// When the value cannot be encoded.
     pub fn write(&self, value: &Value) -> Result<Rendered> {
         let mut notes = Vec::new();
-        let (text, format) = match &self.output {
+        let (text, rendering) = match &self.output {
             Output::Toon(options) => (
                 crate::to_string_with(value, options)?,
-                Format::Toon(options.delimiter),
+                Rendering::Toon(options.delimiter),
             ),
             Output::CompactJson => (
                 crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?,
-                Format::CompactJson,
+                Rendering::CompactJson,
             ),
             Output::Auto => {
                 let chosen = auto(value)?;
                 notes.push(format!("auto: {}", chosen.reason()));
-                (chosen.text, chosen.format)
+                (chosen.text, chosen.rendering)
             }
             Output::Cheaper(options) => {
                 let toon = crate::to_string_with(value, options)?;
@@ -204,14 +224,14 @@ impl Pipeline {
                 return Ok(if t < j {
                     Rendered {
                         text: toon,
-                        format: Format::Toon(options.delimiter),
+                        rendering: Rendering::Toon(options.delimiter),
                         tokens: t,
                         notes,
                     }
                 } else {
                     Rendered {
                         text: json,
-                        format: Format::CompactJson,
+                        rendering: Rendering::CompactJson,
                         tokens: j,
                         notes,
                     }
@@ -221,7 +241,7 @@ impl Pipeline {
         Ok(Rendered {
             tokens: costs(&[&text])[0],
             text,
-            format,
+            rendering,
             notes,
         })
     }

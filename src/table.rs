@@ -1,6 +1,6 @@
 //! Table compression: a columnar view of records ([`Table`]), opt-in transforms that make
 //! semi-uniform arrays tabular ([`tabularize`]), and the cheapest rendering per document
-//! ([`auto`]).
+//! ([`auto`], its [`Rendering`]s and [`Choice`]).
 //!
 //! ```
 //! let logs = toon::toon!({"logs": [
@@ -289,7 +289,7 @@ impl Table {
     /// Invalid JSON or not the columnar shape, a `count` that differs from the number of rows,
     /// or a row whose width differs from the number of fields.
     pub fn from_columnar_json(text: &str) -> Result<Table> {
-        let c: Columnar = serde_json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
+        let c: Columnar = crate::json::from_str(text).map_err(|e| Error::data(e.to_string()))?;
         if c.count != c.rows.len() {
             return Err(Error::data(format!(
                 "count is {} but there are {} rows",
@@ -537,22 +537,24 @@ fn is_primitive(v: &Value) -> bool {
     !matches!(v, Value::Array(_) | Value::Object(_))
 }
 
-/// A rendering [`auto`] can choose.
+/// One way a value is written: TOON with a delimiter, or compact JSON (JSON without
+/// whitespace). What [`auto`] chooses among, and what [`render::Rendered`](crate::render::Rendered)
+/// says was written (the vocabulary: [`render`](crate::render#which-encoding)).
 ///
 /// ```
-/// use toon::table::{auto, Format};
+/// use toon::table::{auto, Rendering};
 /// let choice = auto(&toon::toon!([1, 2, 3])).unwrap();
-/// assert!(matches!(choice.format, Format::Toon(_) | Format::CompactJson));
+/// assert!(matches!(choice.rendering, Rendering::Toon(_) | Rendering::CompactJson));
 /// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Format {
+pub enum Rendering {
     /// TOON with this delimiter.
     Toon(Delimiter),
     /// JSON without whitespace.
     CompactJson,
 }
 
-/// The rendering [`auto`] chose, with its text and why.
+/// What [`auto`] chose: the cheapest rendering, its text, and what it beat.
 ///
 /// ```
 /// let choice = toon::table::auto(&toon::toon!({"a": {"b": {"c": [1, {"d": 2}]}}})).unwrap();
@@ -561,75 +563,77 @@ pub enum Format {
 /// assert_eq!(choice.candidates[0].1, choice.tokens);
 /// ```
 #[derive(Clone, Debug)]
-pub struct Auto {
+pub struct Choice {
     /// The cheapest rendering.
-    pub format: Format,
+    pub rendering: Rendering,
     /// The value in that rendering.
     pub text: String,
     /// Tokens of `text`: exact o200k with the `tiktoken` feature, else by
     /// [`tokens::estimate_costs`](crate::tokens::estimate_costs).
     pub tokens: usize,
     /// Every candidate and its cost in tokens, cheapest first.
-    pub candidates: Vec<(Format, usize)>,
+    pub candidates: Vec<(Rendering, usize)>,
 }
 
-impl Auto {
+impl Choice {
     /// One line: the choice and what it beat (`TOON (tab): 8937 tokens; compact JSON 11640`).
     #[must_use]
     pub fn reason(&self) -> String {
-        let name = |f: &Format| match f {
-            Format::Toon(Delimiter::Comma) => "TOON (comma)".to_owned(),
-            Format::Toon(Delimiter::Tab) => "TOON (tab)".to_owned(),
-            Format::Toon(Delimiter::Pipe) => "TOON (pipe)".to_owned(),
-            Format::CompactJson => "compact JSON".to_owned(),
+        let name = |r: &Rendering| match r {
+            Rendering::Toon(Delimiter::Comma) => "TOON (comma)".to_owned(),
+            Rendering::Toon(Delimiter::Tab) => "TOON (tab)".to_owned(),
+            Rendering::Toon(Delimiter::Pipe) => "TOON (pipe)".to_owned(),
+            Rendering::CompactJson => "compact JSON".to_owned(),
         };
         let others: Vec<String> = self.candidates[1..]
             .iter()
-            .map(|(f, n)| format!("{} {n}", name(f)))
+            .map(|(r, n)| format!("{} {n}", name(r)))
             .collect();
         format!(
             "chose {}: ~{} tokens (vs {})",
-            name(&self.format),
+            name(&self.rendering),
             self.tokens,
             others.join(", ")
         )
     }
 }
 
-/// Renders `value` in whichever lossless form costs the fewest tokens — exact o200k counts
-/// with the `tiktoken` feature, [`tokens::estimate_costs`](crate::tokens::estimate_costs)
-/// without — of TOON with a comma, tab or pipe delimiter, and compact JSON.
-/// Ties go to compact JSON, then to the comma. [`Auto::candidates`] lists every cost.
+/// "auto": renders `value` in whichever lossless rendering costs the fewest tokens — exact
+/// o200k counts with the `tiktoken` feature,
+/// [`tokens::estimate_costs`](crate::tokens::estimate_costs) without — of TOON with a comma,
+/// tab or pipe delimiter, and compact JSON ([`Output::Auto`](crate::render::Output::Auto),
+/// `toon --auto`). Ties go to compact JSON, then to the comma. [`Choice::candidates`] lists
+/// every cost.
 ///
 /// ```
-/// use toon::table::{auto, Format};
+/// use toon::table::{auto, Rendering};
 /// let rows = toon::toon!({"rows": [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}, {"a": 3, "b": "z"}]});
-/// assert!(matches!(auto(&rows).unwrap().format, Format::Toon(_)));
+/// assert!(matches!(auto(&rows).unwrap().rendering, Rendering::Toon(_)));
 /// let deep = toon::toon!({"a": {"b": {"c": {"d": [1, {"e": [{"f": 1}, 2]}]}}}});
-/// assert_eq!(auto(&deep).unwrap().format, Format::CompactJson);
+/// assert_eq!(auto(&deep).unwrap().rendering, Rendering::CompactJson);
 /// ```
 ///
 /// # Errors
 /// When `value` cannot be serialized (a map with non-string keys, a failing `Serialize`).
-pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Auto> {
+pub fn auto<T: ?Sized + Serialize>(value: &T) -> Result<Choice> {
     let json = crate::json::to_string(value).map_err(|e| Error::data(e.to_string()))?;
-    let mut texts = vec![(Format::CompactJson, json)];
+    let mut texts = vec![(Rendering::CompactJson, json)];
     for d in [Delimiter::Comma, Delimiter::Tab, Delimiter::Pipe] {
         let text = crate::to_string_with(value, &EncodeOptions::new().delimiter(d))?;
-        texts.push((Format::Toon(d), text));
+        texts.push((Rendering::Toon(d), text));
     }
     let all: Vec<&str> = texts.iter().map(|(_, text)| text.as_str()).collect();
-    let mut scored: Vec<(Format, usize, String)> = costs(&all)
+    let mut scored: Vec<(Rendering, usize, String)> = costs(&all)
         .into_iter()
         .zip(texts)
-        .map(|(cost, (format, text))| (format, cost, text))
+        .map(|(cost, (rendering, text))| (rendering, cost, text))
         .collect();
     // Stable: ties keep the order above.
     scored.sort_by_key(|(_, n, _)| *n);
-    let list = scored.iter().map(|(f, n, _)| (*f, *n)).collect();
-    let (format, tokens, text) = scored.swap_remove(0);
-    Ok(Auto {
-        format,
+    let list = scored.iter().map(|(r, n, _)| (*r, *n)).collect();
+    let (rendering, tokens, text) = scored.swap_remove(0);
+    Ok(Choice {
+        rendering,
         text,
         tokens,
         candidates: list,
@@ -646,7 +650,7 @@ mod tests {
         // §2's numbers as `JSON.stringify` writes them, as `toon -d` and `toon::json` do.
         let deep = toon!({"a": {"b": {"c": {"d": [1.0, {"e": [{"f": -0.0}, 1e-7, 2.5]}]}}}});
         let chosen = auto(&deep).unwrap();
-        assert_eq!(chosen.format, Format::CompactJson);
+        assert_eq!(chosen.rendering, Rendering::CompactJson);
         assert_eq!(
             chosen.text,
             r#"{"a":{"b":{"c":{"d":[1,{"e":[{"f":0},1e-7,2.5]}]}}}}"#

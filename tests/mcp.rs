@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde_json::{Value as Json, json, value::RawValue};
 use toon::mcp::{
-    Catalog, Format, Grouping, META_KEY, MetaCall, MetaTools, Policy, ResultEncoder, Server, Shape,
-    SkipReason, Status, Structured, Tool,
+    Catalog, Format, Grouping, META_KEY, MetaCall, MetaTools, Policy, ResultEncoder, Server,
+    Shaping, SkipReason, Status, Structured, Tool,
 };
 use toon::tokens::cost;
 
@@ -20,6 +20,20 @@ const SERVERS: [&str; 7] = [
     "seqthink",
     "time",
 ];
+
+/// The default policy, then `set` (`Policy` is `#[non_exhaustive]`).
+fn policy(set: impl FnOnce(&mut Policy)) -> Policy {
+    let mut policy = Policy::default();
+    set(&mut policy);
+    policy
+}
+
+/// No shaping, then `set` (`Shaping` is `#[non_exhaustive]`).
+fn shaping(set: impl FnOnce(&mut Shaping)) -> Shaping {
+    let mut shaping = Shaping::default();
+    set(&mut shaping);
+    shaping
+}
 
 fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mcp")
@@ -510,10 +524,7 @@ fn structured_content_can_be_dropped_and_unknown_fields_survive() {
         .as_array_mut()
         .unwrap()
         .push(json!({"type": "image", "data": "AAAA", "mimeType": "image/png"}));
-    let policy = Policy {
-        structured: Structured::Drop,
-        ..Policy::default()
-    };
+    let policy = policy(|p| p.structured = Structured::Drop);
     let out = ResultEncoder::new(policy)
         .encode(&tool, result.clone())
         .unwrap();
@@ -543,11 +554,10 @@ fn policy_skips_say_why() {
     )
     .unwrap();
     let result = |text: &str| json!({"content": [{"type": "text", "text": text}]});
-    let encoder = ResultEncoder::new(Policy {
-        exclude_tools: vec!["secret".into()],
-        max_size_bytes: 10_000,
-        ..Policy::default()
-    });
+    let encoder = ResultEncoder::new(policy(|p| {
+        p.exclude_tools = vec!["secret".into()];
+        p.max_size_bytes = 10_000;
+    }));
     let cases = [
         ("t", result("short"), SkipReason::TooSmall),
         (
@@ -595,10 +605,7 @@ fn policy_skips_say_why() {
     }
     assert_eq!(stats.converted, 0);
     // Forced formats convert whatever is JSON.
-    let forced = ResultEncoder::new(Policy {
-        format: Format::Json,
-        ..Policy::default()
-    });
+    let forced = ResultEncoder::new(policy(|p| p.format = Format::CompactJson));
     let out = forced.encode("t", result(&big)).unwrap();
     assert_eq!(out["content"][0]["_meta"][META_KEY]["format"], "json");
 }
@@ -610,12 +617,11 @@ fn shaping_pages_and_budgets_say_what_was_cut() {
         .find(|(t, _)| t == "read_graph")
         .unwrap();
     let encoder = ResultEncoder::new(Policy::default());
-    let shape = Shape {
-        fields: vec!["entities.name".into()],
-        limit: Some(5),
-        ..Shape::default()
-    };
-    let out = encoder.encode_with(&tool, result, &shape).unwrap();
+    let shaping = shaping(|s| {
+        s.fields = vec!["entities.name".into()];
+        s.limit = Some(5);
+    });
+    let out = encoder.encode_with(&tool, result, &shaping).unwrap();
     let value = block_value(&out["content"][0]);
     assert_eq!(value["entities"].as_array().unwrap().len(), 5);
     assert!(value.get("relations").is_none());
@@ -702,12 +708,10 @@ fn meta_tools_discover_explain_and_execute() {
             .unwrap()
             .contains("elided: /entities")
     );
-    let typo = Shape {
-        fields: vec!["entitys".into()],
-        ..plan.shape.clone()
-    };
+    let mut typo = plan.shaping.clone();
+    typo.fields = vec!["entitys".into()];
     let plan = toon::mcp::Plan {
-        shape: typo,
+        shaping: typo,
         ..*plan
     };
     let err = plan.finish(&ResultEncoder::new(Policy::default()), result);
@@ -754,7 +758,9 @@ fn numbers_keep_every_digit_and_untouched_bytes_stay_as_sent() {
     let image = r#"{"type": "image", "data": "AAAA", "mimeType": "image/png"}"#;
     let sent = result_text(&block, rest).replacen("}]", &format!("}}, {image}]"), 1);
     let encoder = ResultEncoder::new(Policy::default());
-    let out = encoder.encode_text("t", &sent, &Shape::default()).unwrap();
+    let out = encoder
+        .encode_text("t", &sent, &Shaping::default())
+        .unwrap();
     // What the encoder does not change is as sent, byte for byte.
     for part in [
         image,
@@ -795,12 +801,9 @@ fn numbers_keep_every_digit_and_untouched_bytes_stay_as_sent() {
     let out = encoder.encode("t", value).unwrap();
     assert_eq!(out["content"][0]["text"], text);
     // `format: json` gives the text as sent without whitespace, every digit kept.
-    let json_only = ResultEncoder::new(Policy {
-        format: Format::Json,
-        ..Policy::default()
-    });
+    let json_only = ResultEncoder::new(policy(|p| p.format = Format::CompactJson));
     let out = json_only
-        .encode_text("t", &result_text(&block, ""), &Shape::default())
+        .encode_text("t", &result_text(&block, ""), &Shaping::default())
         .unwrap();
     assert_eq!(block_text(&out, 0), minified);
 }
@@ -816,19 +819,16 @@ fn the_json_candidate_is_the_text_as_sent_without_whitespace() {
     let minified: String = block.chars().filter(|c| !c.is_whitespace()).collect();
     let encoder = ResultEncoder::new(Policy::default());
     let out = encoder
-        .encode_text("t", &result_text(&block, ""), &Shape::default())
+        .encode_text("t", &result_text(&block, ""), &Shaping::default())
         .unwrap();
     let text = block_text(&out, 0);
     assert!(tokens(&text) <= tokens(&minified), "{text}");
     if !text.starts_with("m[") {
         assert_eq!(text, minified);
     }
-    let forced = ResultEncoder::new(Policy {
-        format: Format::Json,
-        ..Policy::default()
-    });
+    let forced = ResultEncoder::new(policy(|p| p.format = Format::CompactJson));
     let out = forced
-        .encode_text("t", &result_text(&block, ""), &Shape::default())
+        .encode_text("t", &result_text(&block, ""), &Shaping::default())
         .unwrap();
     assert_eq!(block_text(&out, 0), minified);
     eprintln!(
@@ -839,22 +839,76 @@ fn the_json_candidate_is_the_text_as_sent_without_whitespace() {
     );
 }
 
+/// No serde_json feature keeps key order or float digits in this build (`tests/features.rs`):
+/// every rendering, shaped or not, and `encode` on a `serde_json::Value`, keep them the same.
+/// serde_json alone reads `2.9168327507216497e-10` one unit in the last place off.
+#[test]
+fn key_order_and_float_digits_survive_every_rendering() {
+    let row = |i: usize| {
+        format!(
+            r#"{{"zeta": 0.30000000000000004, "alpha": 2.9168327507216497e-10, "mid": {i}, "big": 12345678901234567890123, "inf": 1e400}}"#
+        )
+    };
+    let rows: Vec<String> = (0..20).map(row).collect();
+    let block = format!("{{\"rows\": [{}]}}", rows.join(", "));
+    for format in [Format::Cheaper, Format::Toon, Format::CompactJson] {
+        let encoder = ResultEncoder::new(policy(|p| p.format = format));
+        let out = encoder
+            .encode_text("t", &result_text(&block, ""), &Shaping::default())
+            .unwrap();
+        let text = block_text(&out, 0);
+        let first = match format {
+            Format::CompactJson => row(0).replace(' ', ""),
+            _ => "0.30000000000000004,2.9168327507216497e-10,0,1.2345678901234567890123e+22,1e+400"
+                .to_owned(),
+        };
+        assert!(text.contains(&first), "{format:?}: {text}");
+    }
+    // Shaped, through a `toon::Value` (numbers within `f64`).
+    let rows: Vec<String> = (0..20)
+        .map(|i| {
+            format!(
+                r#"{{"zeta": 0.30000000000000004, "alpha": 2.9168327507216497e-10, "mid": {i}}}"#
+            )
+        })
+        .collect();
+    let block = format!("{{\"rows\": [{}]}}", rows.join(", "));
+    let shaping = shaping(|s| s.limit = Some(3));
+    let out = ResultEncoder::new(Policy::default())
+        .encode_text("t", &result_text(&block, ""), &shaping)
+        .unwrap();
+    let text = block_text(&out, 0);
+    assert!(
+        text.starts_with(
+            "rows[3]{zeta,alpha,mid}:\n  0.30000000000000004,2.9168327507216497e-10,0\n"
+        ),
+        "{text}"
+    );
+    // `encode` writes the value as JSON and reads the result back: the same floats.
+    let value = json!({"content": [{"type": "text", "text": block}],
+                       "structuredContent": {"x": 2.9168327507216497e-10}});
+    let out = ResultEncoder::new(Policy::default())
+        .encode("t", value)
+        .unwrap();
+    assert_eq!(
+        out["structuredContent"]["x"].as_f64(),
+        Some(2.9168327507216497e-10)
+    );
+}
+
 #[test]
 fn shaping_a_block_whose_numbers_it_would_change_is_an_error() {
     let sent = result_text(&rows_with_digits(), "");
-    let shape = Shape {
-        fields: vec!["rows.id".into()],
-        ..Shape::default()
-    };
+    let shaping = shaping(|s| s.fields = vec!["rows.id".into()]);
     let encoder = ResultEncoder::new(Policy::default());
-    let err = encoder.encode_text("t", &sent, &shape).unwrap_err();
+    let err = encoder.encode_text("t", &sent, &shaping).unwrap_err();
     assert!(err.to_string().contains("without them"), "{err}");
     let plan = toon::mcp::Plan {
         server: "s".into(),
         tool: "t".into(),
         exposed: "t".into(),
         arguments: json!({}),
-        shape,
+        shaping,
         content: toon::mcp::Decision::Convert("data".into()),
     };
     let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
@@ -875,14 +929,11 @@ fn shaping_a_block_whose_numbers_it_would_change_is_an_error() {
 
 #[test]
 fn dropping_structured_content_never_deletes_the_only_copy() {
-    let drop = ResultEncoder::new(Policy {
-        structured: Structured::Drop,
-        ..Policy::default()
-    });
+    let drop = ResultEncoder::new(policy(|p| p.structured = Structured::Drop));
     let encode = |sent: &str| -> Json {
         serde_json::from_str(
             &drop
-                .encode_text("weather", sent, &Shape::default())
+                .encode_text("weather", sent, &Shaping::default())
                 .unwrap(),
         )
         .unwrap()
@@ -926,13 +977,13 @@ fn dropping_structured_content_never_deletes_the_only_copy() {
     // An error result is not touched; with `keep` nothing is added.
     let error = r#"{"content": [{"type": "text", "text": "Boom."}], "isError": true, "structuredContent": {"a": 1}}"#;
     assert_eq!(
-        drop.encode_text("t", error, &Shape::default()).unwrap(),
+        drop.encode_text("t", error, &Shaping::default()).unwrap(),
         error
     );
     let keep = ResultEncoder::new(Policy::default());
     let sent = r#"{"content": [{"type": "text", "text": "Weather retrieved."}], "structuredContent": {"t": 22.5}}"#;
     assert_eq!(
-        keep.encode_text("t", sent, &Shape::default()).unwrap(),
+        keep.encode_text("t", sent, &Shaping::default()).unwrap(),
         sent
     );
 }
@@ -951,7 +1002,9 @@ fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
     );
     let sent = result_text(&block, &rest).replace("{\"content\"", "\n {\n  \"content\"") + "\n";
     let encoder = ResultEncoder::new(Policy::default());
-    let out = encoder.encode_text("t", &sent, &Shape::default()).unwrap();
+    let out = encoder
+        .encode_text("t", &sent, &Shaping::default())
+        .unwrap();
     assert!(
         out.starts_with(
             "\n {\n  \"content\": [{\"type\": \"text\", \"text\": \"rows[30]{id,name}:"
@@ -977,12 +1030,9 @@ fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
             "",
         ),
     ] {
-        let strict = ResultEncoder::new(Policy {
-            skip_on_error: false,
-            ..Policy::default()
-        });
+        let strict = ResultEncoder::new(policy(|p| p.skip_on_error = false));
         assert_eq!(
-            strict.encode_text("t", &sent, &Shape::default()).unwrap(),
+            strict.encode_text("t", &sent, &Shaping::default()).unwrap(),
             sent
         );
     }
@@ -991,7 +1041,9 @@ fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
         &format!(r#"{{"n": 1e400, "pad": "{}"}}"#, "x".repeat(100)),
         "",
     );
-    let out = encoder.encode_text("t", &huge, &Shape::default()).unwrap();
+    let out = encoder
+        .encode_text("t", &huge, &Shaping::default())
+        .unwrap();
     let text = block_text(&out, 0);
     assert!(text.contains("1e400") || text.contains("1e+400"), "{text}");
 }
@@ -1001,10 +1053,7 @@ fn a_verbatim_result_is_kept_as_sent_and_drop_never_loses_its_data() {
     let keep = ResultEncoder::new(Policy::default());
     let sent = r#"{"content": [{"type": "text", "text": "{\n  \"a\": 1E2\n}"}], "structuredContent": {"t": 21.5}}"#;
     assert_eq!(keep.keep_text(sent), sent);
-    let drop = ResultEncoder::new(Policy {
-        structured: Structured::Drop,
-        ..Policy::default()
-    });
+    let drop = ResultEncoder::new(policy(|p| p.structured = Structured::Drop));
     // No text block carries the data: it becomes a text block, then structuredContent goes.
     let out = drop.keep_text(sent);
     assert!(!out.contains("structuredContent"), "{out}");
@@ -1036,10 +1085,7 @@ fn a_shaped_result_carries_no_structured_content_beside_its_page() {
         tool: "t".into(),
         exposed: "t".into(),
         arguments: json!({}),
-        shape: Shape {
-            limit: Some(2),
-            ..Shape::default()
-        },
+        shaping: shaping(|s| s.limit = Some(2)),
         content: toon::mcp::Decision::Convert("data".into()),
     };
     let encoder = ResultEncoder::new(Policy::default());
@@ -1055,7 +1101,7 @@ fn a_shaped_result_carries_no_structured_content_beside_its_page() {
     );
     // Unshaped, it stays.
     let plan = toon::mcp::Plan {
-        shape: Shape::default(),
+        shaping: Shaping::default(),
         ..plan
     };
     let out: Json = serde_json::from_str(&plan.finish_text(&encoder, &sent)).unwrap();
@@ -1134,14 +1180,13 @@ fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
         ),
     ];
     let mut encoders = Vec::new();
-    for format in [Format::Auto, Format::Toon, Format::Json] {
+    for format in [Format::Cheaper, Format::Toon, Format::CompactJson] {
         for structured in [Structured::Keep, Structured::Drop] {
-            encoders.push(ResultEncoder::new(Policy {
-                format,
-                structured,
-                min_size_bytes: 0,
-                ..Policy::default()
-            }));
+            encoders.push(ResultEncoder::new(policy(|p| {
+                p.format = format;
+                p.structured = structured;
+                p.min_size_bytes = 0;
+            })));
         }
     }
     let members = |text: &str| -> Option<Vec<(String, String)>> {
@@ -1163,7 +1208,9 @@ fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
             let readable = serde_json::from_str::<&RawValue>(&input).is_ok();
             for encoder in &encoders {
                 for out in [
-                    encoder.encode_text("t", &input, &Shape::default()).unwrap(),
+                    encoder
+                        .encode_text("t", &input, &Shaping::default())
+                        .unwrap(),
                     encoder.keep_text(&input),
                 ] {
                     if !readable {
@@ -1185,18 +1232,20 @@ fn any_result_text_comes_back_as_json_with_untouched_members_as_sent() {
 
 #[test]
 fn a_block_over_the_size_limit_is_compacted_not_left_pretty() {
+    // `toon!`: its keys in this order (serde_json's map sorts them).
     let pretty = serde_json::to_string_pretty(
-        &json!({"rows": (0..400).map(|i| json!({"i": i, "big": 1, "e": "x y"})).collect::<Vec<_>>()}),
+        &toon::toon!({"rows": (0..400).map(|i| toon::toon!({"i": i, "big": 1, "e": "x y"})).collect::<Vec<_>>()}),
     )
     .unwrap()
     .replace("\"big\": 1", "\"big\": 1E2");
     let sent = json!({"content": [{"type": "text", "text": pretty}]}).to_string();
-    let encoder = ResultEncoder::new(Policy {
-        max_size_bytes: 1000,
-        ..Policy::default()
-    });
-    let out: Json =
-        serde_json::from_str(&encoder.encode_text("t", &sent, &Shape::default()).unwrap()).unwrap();
+    let encoder = ResultEncoder::new(policy(|p| p.max_size_bytes = 1000));
+    let out: Json = serde_json::from_str(
+        &encoder
+            .encode_text("t", &sent, &Shaping::default())
+            .unwrap(),
+    )
+    .unwrap();
     let text = out["content"][0]["text"].as_str().unwrap();
     // Whitespace only: every other byte as sent (`1E2` stays), strings keep their spaces.
     assert_eq!(text, toon_minify(&pretty));

@@ -33,10 +33,9 @@ fn heap_of(result: &serde_json::Value) -> usize {
 
 #[test]
 fn encoding_holds_only_what_the_result_needs() {
-    let encoder = ResultEncoder::new(Policy {
-        max_size_bytes: 8 << 20,
-        ..Policy::default()
-    });
+    let mut policy = Policy::default();
+    policy.max_size_bytes = 8 << 20;
+    let encoder = ResultEncoder::new(policy);
     // Warm up once: with `tiktoken`, the first count loads the vocabulary (a one-time global).
     encoder.encode("rows", result_of(4096)).unwrap();
     let mut peaks = Vec::new();

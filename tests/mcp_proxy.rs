@@ -537,7 +537,7 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
     };
     let mut client = Client::start(&config, &["--request-timeout", "40"]);
     client.initialize("2025-11-25");
-    assert_eq!(client.tools().len(), 11);
+    assert_eq!(client.tools().len(), 12);
 
     // The client's id and the tool's arguments reach the server byte for byte, and the id
     // comes back as the client wrote it.
@@ -630,6 +630,82 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
         .count();
     assert_eq!(stray, 0);
     assert_eq!(client.request("ping", json!({}))["result"], json!({}));
+    client.close();
+}
+
+/// No serde_json feature keeps key order or float digits in this build (`tests/features.rs`):
+/// what the proxy forwards, converts and writes itself keeps them all the same.
+#[test]
+fn key_order_and_float_digits_survive_the_proxy_in_both_modes() {
+    let scratch = Scratch::new("ordered");
+    let Some(config) = config(&scratch.0, &["wild"]) else {
+        return;
+    };
+    const ORDERED: &str = r#"{"name":"ordered","description":"Keys out of order, floats as sent","inputSchema":{"type":"object","properties":{"zeta":{"type":"number","default":0.30000000000000004},"alpha":{"type":"number","minimum":2.9168327507216497e-10}},"required":["zeta","alpha"]}}"#;
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    // The proxy's own answer, its keys in the order it always wrote them.
+    assert!(
+        client.last_raw.contains(
+            r#""result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true}},"serverInfo":{"name":"toon-mcp-proxy","title":"TOON proxy","version":"#
+        ),
+        "{}",
+        client.last_raw
+    );
+    // Passthrough: the definition as the server sent it.
+    client.tools();
+    assert!(client.last_raw.contains(ORDERED), "{}", client.last_raw);
+    // The converted block keeps the keys' order and every float's digits; structuredContent
+    // is as sent.
+    let r = client.call("ordered", json!({}));
+    let raw = client.last_raw.clone();
+    assert!(
+        raw.contains(r#""structuredContent":{"zeta":0.30000000000000004,"alpha":2.9168327507216497e-10,"big":12345678901234567890123}"#),
+        "{raw}"
+    );
+    let converted = text(&r);
+    assert!(
+        converted.starts_with("[12]{zeta,alpha,mid,big,inf}:\n  0.30000000000000004,2.9168327507216497e-10,0,1.2345678901234567890123e+22,1e+400\n"),
+        "{converted}"
+    );
+    client.close();
+
+    let mut client = Client::start(&config, &["--mode", "lean"]);
+    client.initialize("2025-11-25");
+    client.tools();
+    assert!(
+        client
+            .last_raw
+            .contains(r#""result":{"tools":[{"name":"discover_tools","description":"#),
+        "{}",
+        client.last_raw
+    );
+    // The definition read into a value: keys in order, floats their nearest `f64`.
+    let spec = client.call("get_tool_spec", json!({"name": "ordered"}));
+    let spec = text(&spec);
+    let (zeta, alpha) = (spec.find("zeta").unwrap(), spec.find("alpha").unwrap());
+    assert!(zeta < alpha, "{spec}");
+    for digits in ["0.30000000000000004", "2.9168327507216497e-10"] {
+        assert!(spec.contains(digits), "{digits}: {spec}");
+    }
+    // Invalid arguments are listed in the order the model sent them.
+    client.send_line(
+        r#"{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"execute_tool","arguments":{"name":"ordered","arguments":{"zeta":"x","alpha":"y"}}}}"#,
+    );
+    let bad = client.next_response(WAIT);
+    let message = text(&bad["result"]);
+    let (zeta, alpha) = (
+        message.find("zeta:").unwrap(),
+        message.find("alpha:").unwrap(),
+    );
+    assert!(zeta < alpha, "{message}");
+    assert!(
+        client
+            .last_raw
+            .contains(r#""result":{"content":[{"type":"text","text":"ordered: invalid arguments:"#),
+        "{}",
+        client.last_raw
+    );
     client.close();
 }
 

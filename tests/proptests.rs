@@ -303,7 +303,9 @@ proptest! {
     fn typed_encoding_matches_the_json_model(v in variants(), (delim, indent) in options()) {
         let opts = EncodeOptions::new().delimiter(delim).indent_size(indent);
         let typed = toon::to_string_with(&v, &opts).unwrap();
-        let model = Value::from(serde_json::to_value(&v).unwrap());
+        // Its JSON text read into `Value`, which keeps the keys' order (serde_json's map sorts
+        // them).
+        let model: Value = toon::json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
         prop_assert_eq!(&typed, &toon::to_string_with(&model, &opts).unwrap());
         // The serde-trait Serializer (which records the root) writes the same bytes.
         let mut out = Vec::new();
@@ -313,9 +315,11 @@ proptest! {
 
     #[test]
     fn typed_model_encoding_matches_the_json_model(m in model()) {
-        if let Ok(json) = serde_json::to_value(&m) {
+        // Only data the JSON model holds (`to_value` refuses integers beyond 64 bits).
+        if serde_json::to_value(&m).is_ok() {
             let typed = toon::to_string(&m).unwrap();
-            prop_assert_eq!(typed, toon::to_string(&Value::from(json)).unwrap());
+            let model: Value = toon::json::from_str(&serde_json::to_string(&m).unwrap()).unwrap();
+            prop_assert_eq!(typed, toon::to_string(&model).unwrap());
         }
     }
 }

@@ -342,28 +342,29 @@ fn arrays_guessed_inline_from_their_first_primitives_give_the_probed_forms() {
 
 #[test]
 fn tables_with_nested_groups_guessed_from_their_first_rows_give_the_probed_forms() {
-    let row = |n: u32| json!({"id": n, "at": {"x": n, "y": n + 1}});
+    // `toon!`: keys in the order written (serde_json's map sorts them).
+    let row = |n: u32| toon::toon!({"id": n, "at": {"x": n, "y": n + 1}});
     let cases = [
         (
-            json!({"r": [row(1), row(2), row(3)]}),
+            toon::toon!({"r": [row(1), row(2), row(3)]}),
             "r[3]{id,at{x,y}}:\n  1,1,2\n  2,2,3\n  3,3,4",
         ),
         // A later row whose group lacks a field, has one more, or is no object.
         (
-            json!({"r": [row(1), row(2), {"id": 3, "at": {"x": 3}}]}),
+            toon::toon!({"r": [row(1), row(2), {"id": 3, "at": {"x": 3}}]}),
             "r[3]:\n  - id: 1\n    at:\n      x: 1\n      y: 2\n  - id: 2\n    at:\n      x: 2\n      y: 3\n  - id: 3\n    at:\n      x: 3",
         ),
         (
-            json!({"r": [row(1), row(2), {"id": 3, "at": {"x": 3, "y": 4, "z": 5}}]}),
+            toon::toon!({"r": [row(1), row(2), {"id": 3, "at": {"x": 3, "y": 4, "z": 5}}]}),
             "r[3]:\n  - id: 1\n    at:\n      x: 1\n      y: 2\n  - id: 2\n    at:\n      x: 2\n      y: 3\n  - id: 3\n    at:\n      x: 3\n      y: 4\n      z: 5",
         ),
         (
-            json!({"r": [row(1), row(2), {"id": 3, "at": 7}]}),
+            toon::toon!({"r": [row(1), row(2), {"id": 3, "at": 7}]}),
             "r[3]:\n  - id: 1\n    at:\n      x: 1\n      y: 2\n  - id: 2\n    at:\n      x: 2\n      y: 3\n  - id: 3\n    at: 7",
         ),
         // The group's keys in another order still make the table.
         (
-            json!({"r": [row(1), row(2), {"id": 3, "at": {"y": 4, "x": 3}}]}),
+            toon::toon!({"r": [row(1), row(2), {"id": 3, "at": {"y": 4, "x": 3}}]}),
             "r[3]{id,at{x,y}}:\n  1,1,2\n  2,2,3\n  3,3,4",
         ),
     ];
@@ -373,10 +374,10 @@ fn tables_with_nested_groups_guessed_from_their_first_rows_give_the_probed_forms
     // Through a writer, past the bound on what a guess may hold back.
     let rows: Vec<_> = (0..20_000).map(row).collect();
     let mut broken = rows.clone();
-    broken.push(json!({"id": 0, "at": {"x": [1]}}));
-    for value in [json!({ "r": rows }), json!({ "r": broken })] {
+    broken.push(toon::toon!({"id": 0, "at": {"x": [1]}}));
+    for value in [toon::toon!({ "r": rows }), toon::toon!({ "r": broken })] {
         let text = both(&value);
-        let back: serde_json::Value = toon::from_str(&text).unwrap();
+        let back: toon::Value = toon::from_str(&text).unwrap();
         assert_eq!(back, value);
     }
 }

@@ -54,11 +54,11 @@ fn estimate_is_within_target_of_o200k_on_the_data_sets() {
         worst * 100.0
     );
     assert_eq!(errors.len(), 24);
-    // The weights are fitted on real-world JSON (`examples/token_fit.rs`), where words are more
-    // common than these generated surnames and company names: nested-group's TOON, mostly
-    // such names, is the worst (12.0% low).
-    assert!(mean <= 0.03, "mean error {mean}");
-    assert!(worst <= 0.13, "worst error {worst}: {errors:?}");
+    // The weights are fitted on real-world JSON (`examples/token_fit.rs`); words are weighed by
+    // whether they are o200k tokens (`tokens::vocab`), so these generated surnames and company
+    // names come out close too: nested-group's TOON, mostly such names, is the worst (2.5%).
+    assert!(mean <= 0.01, "mean error {mean}");
+    assert!(worst <= 0.04, "worst error {worst}: {errors:?}");
 }
 
 /// What `auto` rests on in a build without `tiktoken`: the estimate picks the rendering that

@@ -3,13 +3,13 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::search::Index as SearchIndex;
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
+use super::search::{SearchIndex, TextKind};
 use crate::value::Value;
 
 /// The separator of a tool name that two servers share: `SERVER__NAME`.
@@ -27,6 +27,7 @@ pub enum Status {
 /// The behaviour hints of a tool (MCP `ToolAnnotations`), with the spec's defaults applied.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct Annotations {
     /// `title`, where older servers put a tool's display name.
     #[serde(default)]
@@ -134,7 +135,7 @@ pub struct Tool {
     description: String,
     annotations: Annotations,
     /// The parsed definition, built the first time something needs the schema.
-    definition: OnceLock<std::result::Result<Value, String>>,
+    definition: OnceLock<std::result::Result<Value, Arc<serde_json::Error>>>,
 }
 
 impl fmt::Debug for Tool {
@@ -270,11 +271,14 @@ impl Tool {
                 // For reading only (signatures, validation): what a strict reader refuses in
                 // a definition the server sent is made readable, not held against the tool.
                 let raw = crate::json_text::readable(&self.raw);
-                serde_json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw))
-                    .map_err(|e| format!("tool {:?}: {e}", self.name))
+                crate::json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw))
+                    .map_err(Arc::new)
             })
             .as_ref()
-            .map_err(|msg| Error::data(msg.clone()))
+            .map_err(|e| Error::Definition {
+                tool: self.name.clone(),
+                source: Arc::clone(e),
+            })
     }
 
     /// Its `inputSchema` (an empty object schema when it declares none).
@@ -345,6 +349,15 @@ pub(crate) fn summary(text: &str) -> String {
     format!("{}…", cut.trim_end_matches([',', ';', ':', ' ']))
 }
 
+/// One result of [`Catalog::search`].
+#[derive(Debug)]
+pub struct Hit<'c> {
+    /// The tool found.
+    pub tool: &'c Tool,
+    /// Its BM25 score (higher is better; only comparable within one search).
+    pub score: f64,
+}
+
 /// One server: its name, whether it is usable, and its tools in listing order.
 #[derive(Debug)]
 pub struct Server {
@@ -404,7 +417,7 @@ impl Server {
 /// assert_eq!(catalog.describe("read_file"), Some(r#"{"name": "read_file", "description": "Read a file. Slowly.",
 ///   "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}},
 ///   "required": ["path"]}}"#));
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct Catalog {
@@ -438,13 +451,14 @@ impl Catalog {
     /// Invalid JSON (with line and column), or JSON of none of these shapes.
     pub fn from_json(text: &str, default_server: &str) -> Result<Catalog> {
         let mut catalog = Catalog::new();
-        let top: &RawValue = serde_json::from_str(text).map_err(|e| Error::json(&e, text))?;
+        let top: &RawValue = serde_json::from_str(text).map_err(|e| Error::json(e, text))?;
         match first_byte(top) {
             b'[' => catalog.add_tools(default_server, top)?,
             b'{' => {
                 // A key a Rust string cannot hold (a lone surrogate) names no server.
-                let entries = super::raw::entries(top.get()).ok_or_else(|| {
-                    Error::data("not a tool list: a server name is not valid text")
+                let entries = super::raw::entries(top.get()).ok_or_else(|| Error::NotToolList {
+                    message: "not a tool list: a server name is not valid text".to_owned(),
+                    source: None,
                 })?;
                 if entries.iter().any(|e| e.key == "tools") {
                     catalog.add_server(default_server, top.get())?;
@@ -497,11 +511,14 @@ impl Catalog {
         for page in pages {
             let parsed: ListPage<'_> = serde_json::from_str(page).map_err(|e| {
                 if e.is_data() {
-                    Error::data(format!(
-                        "server {server:?}: not a tools/list result (expected {{\"tools\": [...]}}): {e}"
-                    ))
+                    Error::NotToolList {
+                        message: format!(
+                            "server {server:?}: not a tools/list result (expected {{\"tools\": [...]}}): {e}"
+                        ),
+                        source: Some(e),
+                    }
                 } else {
-                    Error::json(&e, page)
+                    Error::json(e, page)
                 }
             })?;
             tools.extend(
@@ -524,8 +541,11 @@ impl Catalog {
     }
 
     fn add_tools(&mut self, server: &str, array: &RawValue) -> Result<()> {
-        let raws: Vec<&RawValue> = serde_json::from_str(array.get())
-            .map_err(|e| Error::data(format!("server {server:?}: {e}")))?;
+        let raws: Vec<&RawValue> =
+            serde_json::from_str(array.get()).map_err(|e| Error::NotToolList {
+                message: format!("server {server:?}: {e}"),
+                source: Some(e),
+            })?;
         let mut warnings = Vec::new();
         let tools = raws
             .into_iter()
@@ -682,8 +702,48 @@ impl Catalog {
         self.get(name).map(Tool::raw_json)
     }
 
-    pub(crate) fn search_index(&self) -> &SearchIndex {
-        self.search.get_or_init(|| SearchIndex::build(self))
+    /// The keyword index of the tools, built on first use: each tool's name, server, title
+    /// and description, and its parameters' names and descriptions.
+    fn search_index(&self) -> &SearchIndex {
+        self.search.get_or_init(|| {
+            SearchIndex::build(self.tools().map(|tool| {
+                let mut texts = vec![
+                    (tool.original_name(), TextKind::Name),
+                    (tool.server(), TextKind::Text),
+                    (tool.title().unwrap_or_default(), TextKind::Title),
+                    (tool.description(), TextKind::Text),
+                ];
+                if let Ok(schema) = tool.input_schema() {
+                    let (names, descriptions) = super::schema::search_words(schema);
+                    texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
+                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::Text)));
+                }
+                (tool.name().to_owned(), texts)
+            }))
+        })
+    }
+
+    /// The tools that match `query` best, at most `limit`, best first. Words are matched
+    /// case-insensitively after splitting names at `_`, `-` and camelCase; a query word of
+    /// three or more letters also matches words it begins (`dir` finds `directory`).
+    ///
+    /// ```
+    /// let mut catalog = toon::mcp::Catalog::new();
+    /// catalog.add_server("fs", r#"{"tools": [
+    ///     {"name": "read_file", "description": "Read a file"},
+    ///     {"name": "list_directory", "description": "List a directory's entries"}]}"#)?;
+    /// let hits = catalog.search("dir listing", 5);
+    /// assert_eq!(hits[0].tool.name(), "list_directory");
+    /// # Ok::<(), toon::mcp::Error>(())
+    /// ```
+    #[must_use]
+    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
+        self.search_index()
+            .rank(query)
+            .into_iter()
+            .take(limit)
+            .filter_map(|(name, score)| self.get(name).map(|tool| Hit { tool, score }))
+            .collect()
     }
 
     /// The tool a model calls `name`, or an error naming the closest tools.
@@ -691,17 +751,9 @@ impl Catalog {
     /// # Errors
     /// `unknown tool "git_stat"; did you mean git_status, …?` when there is no such tool.
     pub fn lookup(&self, name: &str) -> Result<&Tool> {
-        self.get(name).ok_or_else(|| {
-            let close = self.suggest(name);
-            if close.is_empty() {
-                Error::data(format!("unknown tool {}", crate::error::Quoted(name)))
-            } else {
-                Error::data(format!(
-                    "unknown tool {}; did you mean {}?",
-                    crate::error::Quoted(name),
-                    close.join(", ")
-                ))
-            }
+        self.get(name).ok_or_else(|| Error::UnknownTool {
+            name: name.to_owned(),
+            suggestions: self.suggest(name).into_iter().map(str::to_owned).collect(),
         })
     }
 
@@ -723,10 +775,12 @@ fn first_byte(raw: &RawValue) -> u8 {
 }
 
 fn shape_error() -> Error {
-    Error::data(
-        "not a tool list: expected a tools/list result {\"tools\": [...]}, a JSON array of tools, \
-         or an object mapping server names to tools/list results",
-    )
+    Error::NotToolList {
+        message: "not a tool list: expected a tools/list result {\"tools\": [...]}, a JSON array \
+                  of tools, or an object mapping server names to tools/list results"
+            .to_owned(),
+        source: None,
+    }
 }
 
 #[cfg(test)]

@@ -35,9 +35,10 @@ use super::result::Policy;
 /// let info = Decision::of(catalog.get("get_file_info").unwrap());
 /// assert!(info.converts());
 /// // Configuration wins: `convert_tools` forces conversion, `exclude_tools` prevents it.
-/// let policy = Policy { convert_tools: vec!["read_text_file".into()], ..Policy::default() };
+/// let mut policy = Policy::default();
+/// policy.convert_tools = vec!["read_text_file".into()];
 /// assert!(read.with_policy(&policy, "read_text_file").converts());
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {

@@ -6,11 +6,12 @@ use serde_json::{Value as Json, json};
 
 use super::catalog::{Catalog, Tool};
 use super::content::Decision;
+use super::error::{Error, Result};
 use super::result::ResultEncoder;
-use super::shape::Shape;
+use super::shaping::Shaping;
 use super::validate::validate_arguments;
 use super::view::Grouping;
-use crate::error::Result;
+use crate::toon;
 use crate::value::Value;
 
 /// Finds tools by keywords or category.
@@ -47,7 +48,7 @@ const MAX_LIMIT: usize = 50;
 ///     MetaCall::Execute(plan) => assert_eq!((plan.server.as_str(), plan.tool.as_str()), ("fs", "read_file")),
 ///     _ => unreachable!(),
 /// }
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct MetaTools<'c> {
@@ -80,34 +81,36 @@ pub struct Plan {
     /// The arguments, as the model sent them.
     pub arguments: Json,
     /// The shaping the model asked for (`fields`, `max_tokens`, `limit`, `cursor`).
-    pub shape: Shape,
+    pub shaping: Shaping,
     /// Whether the tool's results are converted, by its definition ([`Decision::of`]);
     /// [`finish`](Self::finish) adds the encoder's policy.
     pub content: Decision,
 }
 
 impl Plan {
-    /// Shapes and encodes the server's result for the model. A shape that does not fit the
+    /// Shapes and encodes the server's result for the model. A shaping that does not fit the
     /// result (an unknown field) becomes an error result naming what is there. A tool whose
     /// results are document content ([`content`](Self::content) with the encoder's policy)
-    /// gets its result verbatim, unless the model asked for a shape, which is then applied.
+    /// gets its result verbatim, unless the model asked for a shaping, which is then applied.
     #[must_use]
     pub fn finish(&self, encoder: &ResultEncoder, result: Json) -> Json {
         let text = self.finish_text(encoder, &result.to_string());
-        serde_json::from_str(&text).unwrap_or(result)
+        crate::json::from_str(&text).unwrap_or(result)
     }
 
     /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
     /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
     ///
     /// ```
-    /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shape};
+    /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shaping};
+    /// let mut shaping = Shaping::default();
+    /// shaping.fields = vec!["nope".into()];
     /// let plan = Plan {
     ///     server: "s".into(),
     ///     tool: "t".into(),
     ///     exposed: "t".into(),
     ///     arguments: serde_json::json!({}),
-    ///     shape: Shape { fields: vec!["nope".into()], ..Shape::default() },
+    ///     shaping,
     ///     content: Decision::Convert("data".into()),
     /// };
     /// let encoder = ResultEncoder::new(Policy::default());
@@ -117,9 +120,9 @@ impl Plan {
     /// // A field the result does not have: an error result that names what is there.
     /// let out = plan.finish_text(&encoder, &sent);
     /// assert!(out.contains(r#""isError":true"#) && out.contains("rows"));
-    /// let plan = Plan { shape: Shape::default(), ..plan };
+    /// let plan = Plan { shaping: Shaping::default(), ..plan };
     /// assert!(plan.finish_text(&encoder, &sent).contains(r#""n": 1E2"#));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     #[must_use]
     pub fn finish_text(&self, encoder: &ResultEncoder, result: &str) -> String {
@@ -127,15 +130,15 @@ impl Plan {
             .content
             .clone()
             .with_policy(encoder.policy(), &self.exposed);
-        if !content.converts() && self.shape.is_empty() {
+        if !content.converts() && self.shaping.is_empty() {
             return encoder.keep_text(result);
         }
-        match encoder.encode_text(&self.exposed, result, &self.shape) {
+        match encoder.encode_text(&self.exposed, result, &self.shaping) {
             // A shaped text says what was cut and where the next page is; a structuredContent
             // with the whole result beside it would show a client everything, without that.
-            Ok(out) if !self.shape.is_empty() => without_structured_content(&out),
+            Ok(out) if !self.shaping.is_empty() => without_structured_content(&out),
             Ok(out) => out,
-            Err(e) => error_result(&e.to_string()).to_string(),
+            Err(e) => result_text(&e.to_string(), true),
         }
     }
 }
@@ -165,6 +168,25 @@ pub fn error_result(text: &str) -> Json {
     json!({"content": [{"type": "text", "text": text}], "isError": true})
 }
 
+/// [`text_result`] or [`error_result`] as JSON text, its keys in that order whatever
+/// serde_json's map keeps: what the proxy sends.
+pub(crate) fn result_text(text: &str, is_error: bool) -> String {
+    let text = super::raw::quote(text);
+    let error = if is_error { r#","isError":true"# } else { "" };
+    format!(r#"{{"content":[{{"type":"text","text":{text}}}]{error}}}"#)
+}
+
+/// What a meta-tool call comes to, before it is a `CallToolResult` value ([`MetaCall`]) or
+/// text ([`result_text`]).
+pub(crate) enum Outcome {
+    /// A text block, an error's (`isError: true`) or not.
+    Answer { text: String, is_error: bool },
+    /// See [`MetaCall::Execute`].
+    Execute(Box<Plan>),
+    /// See [`MetaCall::NotMeta`].
+    NotMeta,
+}
+
 /// `TOOL: invalid arguments:` and one line per violation, or `Ok` when they fit.
 fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Result<(), String> {
     let problems = validate_arguments(schema, args);
@@ -177,20 +199,21 @@ fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Res
 
 // The advertised schemas are the validated ones, kept to what a model needs: every token here
 // is paid in every prompt (lean mode's whole tools/list must stay under 3% of the servers').
-fn discover_schema() -> Json {
-    json!({"type": "object", "properties": {
+// `toon::Value`s, so that they are listed in this order whatever serde_json's map keeps.
+fn discover_schema() -> Value {
+    toon!({"type": "object", "properties": {
         "query": {"type": "string"},
         "category": {"type": "string"},
         "limit": {"type": "integer", "minimum": 1}
     }})
 }
 
-fn spec_schema() -> Json {
-    json!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
+fn spec_schema() -> Value {
+    toon!({"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]})
 }
 
-fn execute_schema() -> Json {
-    json!({"type": "object", "properties": {
+fn execute_schema() -> Value {
+    toon!({"type": "object", "properties": {
         "name": {"type": "string"},
         "arguments": {"type": "object"},
         "fields": {"type": "array", "items": {"type": "string"}},
@@ -223,9 +246,18 @@ impl<'c> MetaTools<'c> {
     /// # Errors
     /// When the categories view cannot be rendered.
     pub fn definitions(&self) -> Result<Vec<Json>> {
+        self.definition_values()?
+            .iter()
+            .map(|d| serde_json::to_value(d).map_err(Error::Write))
+            .collect()
+    }
+
+    /// [`definitions`](Self::definitions) as `toon::Value`s, whose keys keep their order:
+    /// what the proxy lists.
+    pub(crate) fn definition_values(&self) -> Result<Vec<Value>> {
         let categories = self.catalog.category_list(self.grouping);
         Ok(vec![
-            json!({
+            toon!({
                 "name": DISCOVER_TOOLS,
                 "description": format!(
                     "Find tools by query (keywords) or category; no arguments: each category's \
@@ -234,13 +266,13 @@ impl<'c> MetaTools<'c> {
                 "inputSchema": discover_schema(),
                 "annotations": {"readOnlyHint": true}
             }),
-            json!({
+            toon!({
                 "name": GET_TOOL_SPEC,
                 "description": "A tool's parameters in full.",
                 "inputSchema": spec_schema(),
                 "annotations": {"readOnlyHint": true}
             }),
-            json!({
+            toon!({
                 "name": EXECUTE_TOOL,
                 "description": "Run a tool; arguments fit its spec. Optional: fields (paths to keep), \
                     max_tokens, limit and cursor (page the largest list).",
@@ -259,20 +291,41 @@ impl<'c> MetaTools<'c> {
     /// fewer tokens ([`table::auto`](crate::table::auto)).
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
-        let args = Value::from(arguments.clone());
-        let outcome = match name {
-            DISCOVER_TOOLS => self
-                .discover(&args)
-                .map(|t| MetaCall::Answer(text_result(&t))),
-            GET_TOOL_SPEC => self.spec(&args).map(|t| MetaCall::Answer(text_result(&t))),
-            EXECUTE_TOOL => self.execute(&args, arguments),
-            _ => return MetaCall::NotMeta,
-        };
-        outcome.unwrap_or_else(|message| MetaCall::Answer(error_result(&message)))
+        match self.outcome(name, &Value::from(arguments.clone())) {
+            Outcome::Answer {
+                text,
+                is_error: false,
+            } => MetaCall::Answer(text_result(&text)),
+            Outcome::Answer {
+                text,
+                is_error: true,
+            } => MetaCall::Answer(error_result(&text)),
+            Outcome::Execute(plan) => MetaCall::Execute(plan),
+            Outcome::NotMeta => MetaCall::NotMeta,
+        }
     }
 
-    fn own_args(tool: &str, args: &Value, schema: Json) -> std::result::Result<(), String> {
-        check_arguments(tool, &Value::from(schema), args)
+    /// [`call`](Self::call) with the arguments as a `toon::Value` (in the order they were
+    /// sent), its answer as text to write ([`result_text`]).
+    pub(crate) fn outcome(&self, name: &str, args: &Value) -> Outcome {
+        let answer = |text: String| Outcome::Answer {
+            text,
+            is_error: false,
+        };
+        let outcome = match name {
+            DISCOVER_TOOLS => self.discover(args).map(answer),
+            GET_TOOL_SPEC => self.spec(args).map(answer),
+            EXECUTE_TOOL => self.execute(args),
+            _ => return Outcome::NotMeta,
+        };
+        outcome.unwrap_or_else(|text| Outcome::Answer {
+            text,
+            is_error: true,
+        })
+    }
+
+    fn own_args(tool: &str, args: &Value, schema: Value) -> std::result::Result<(), String> {
+        check_arguments(tool, &schema, args)
     }
 
     fn discover(&self, args: &Value) -> std::result::Result<String, String> {
@@ -286,7 +339,7 @@ impl<'c> MetaTools<'c> {
             .get("query")
             .and_then(Value::as_str)
             .filter(|q| !q.trim().is_empty());
-        let e = |e: crate::Error| e.to_string();
+        let e = |e: Error| e.to_string();
         match (query, category) {
             (None, None) => self.catalog.categories(self.grouping).map_err(e),
             (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
@@ -318,8 +371,8 @@ impl<'c> MetaTools<'c> {
                     .map_err(e)?;
                 let mut root = crate::Map::new();
                 root.insert("tools".into(), Value::Array(rows));
-                let table =
-                    super::view::table(&Value::Object(root), crate::Delimiter::Comma).map_err(e)?;
+                let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)
+                    .map_err(|e| e.to_string())?;
                 Ok(format!("{}\n{table}", super::schema::LEGEND))
             }
         }
@@ -344,14 +397,14 @@ impl<'c> MetaTools<'c> {
             .map_err(|e| e.to_string())
     }
 
-    fn execute(&self, args: &Value, raw: &Json) -> std::result::Result<MetaCall, String> {
+    fn execute(&self, args: &Value) -> std::result::Result<Outcome, String> {
         Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
         let tool = self.find(args)?;
-        let arguments = raw.get("arguments").cloned().unwrap_or_else(|| json!({}));
+        let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
         let schema = tool.input_schema().map_err(|e| e.to_string())?;
-        check_arguments(tool.name(), schema, &Value::from(arguments.clone()))
+        check_arguments(tool.name(), schema, &arguments)
             .map_err(|e| format!("{e}\nparams: {}", tool.signature().unwrap_or_default()))?;
-        let shape = Shape {
+        let shaping = Shaping {
             fields: args
                 .get("fields")
                 .and_then(Value::as_array)
@@ -376,12 +429,12 @@ impl<'c> MetaTools<'c> {
                 .map(str::to_owned),
             kept_as: None,
         };
-        Ok(MetaCall::Execute(Box::new(Plan {
+        Ok(Outcome::Execute(Box::new(Plan {
             server: tool.server().to_owned(),
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),
-            arguments,
-            shape,
+            arguments: serde_json::to_value(&arguments).unwrap_or_default(),
+            shaping,
             content: Decision::of(tool),
         })))
     }

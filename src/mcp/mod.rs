@@ -16,7 +16,7 @@
 //!   place of N large ones, with argument validation against each tool's `inputSchema`.
 //! - [`ResultEncoder`]: rewrites the JSON text blocks of `tools/call` results as TOON or
 //!   compact JSON, whichever costs fewer tokens, under a [`Policy`], with per-call
-//!   [`Shape`]s (fields, pages, token budgets) and running [`Stats`].
+//!   [`Shaping`]s (fields, pages, token budgets) and running [`Stats`].
 //! - [`Decision`]: which tools return document content (file reads, fetched pages, diffs),
 //!   whose results reach the model verbatim so it can quote them back.
 //! - [`PRIMER`]: the system-prompt lines that teach a model to read TOON.
@@ -38,6 +38,7 @@
 
 mod catalog;
 mod content;
+mod error;
 mod meta;
 mod pages;
 mod primer;
@@ -49,13 +50,16 @@ mod registry;
 mod result;
 mod schema;
 mod search;
-mod shape;
+mod shaping;
 mod structured;
 mod validate;
 mod view;
 
-pub use catalog::{Annotations, COLLISION_SEPARATOR, Catalog, SUMMARY_CHARS, Server, Status, Tool};
+pub use catalog::{
+    Annotations, COLLISION_SEPARATOR, Catalog, Hit, SUMMARY_CHARS, Server, Status, Tool,
+};
 pub use content::Decision;
+pub use error::{Error, Result};
 pub use meta::{
     DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaCall, MetaTools, Plan, error_result,
     text_result,
@@ -64,8 +68,7 @@ pub use pages::Pages;
 pub use primer::PRIMER;
 pub use registry::{LIST_CHANGED, MAX_PAGES, Registry, ToolSource};
 pub use result::{Format, MAX_SIZE_BYTES, Policy, ResultEncoder, SkipReason, Stats, Structured};
-pub use search::Hit;
-pub use shape::Shape;
+pub use shaping::Shaping;
 pub use validate::{Violation, validate_arguments};
 pub use view::{Grouping, TABLE_INDENT, table_decode_options};
 

@@ -33,13 +33,9 @@ pub(crate) struct Entry<'t> {
 /// The entries of `text` in order, when it is a JSON object; `None` for anything else (or an
 /// object whose keys cannot be read as strings, such as a key with a lone surrogate).
 pub(crate) fn entries(text: &str) -> Option<Vec<Entry<'_>>> {
-    struct Entries<'t>(Vec<Entry<'t>>);
-    impl<'de> Deserialize<'de> for Entries<'de> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            Ok(Entries(d.deserialize_map(EntriesVisitor)?.0))
-        }
-    }
-    serde_json::from_str::<Entries<'_>>(text).ok().map(|e| e.0)
+    serde_json::from_str::<EntryList<'_>>(text)
+        .ok()
+        .map(|e| e.0)
 }
 
 /// The items of `text` in order, when it is a JSON array.
@@ -344,12 +340,6 @@ impl<'t> Reader<'t> {
 /// slow to skip). [`call_result`]'s fallback.
 fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
     struct Objects<'t>(Vec<Vec<Entry<'t>>>);
-    struct Fields<'t>(Vec<Entry<'t>>);
-    impl<'de> Deserialize<'de> for Fields<'de> {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            Ok(Fields(d.deserialize_map(EntriesVisitor)?.0))
-        }
-    }
     impl<'de> Deserialize<'de> for Objects<'de> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             struct V;
@@ -363,7 +353,7 @@ fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
                     mut seq: A,
                 ) -> Result<Objects<'de>, A::Error> {
                     let mut out = Vec::new();
-                    while let Some(item) = seq.next_element::<Fields<'de>>()? {
+                    while let Some(item) = seq.next_element::<EntryList<'de>>()? {
                         out.push(item.0);
                     }
                     Ok(Objects(out))
@@ -412,23 +402,31 @@ fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
     Some(out)
 }
 
-/// The entries of a map, keys unescaped and values as sent.
-struct EntriesVisitor;
+/// A JSON object's entries in order, keys unescaped and values as sent: what [`entries`] reads,
+/// and [`objects`] reads each item into.
+struct EntryList<'t>(Vec<Entry<'t>>);
 
-struct EntriesOf<'t>(Vec<Entry<'t>>);
+impl<'de> Deserialize<'de> for EntryList<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(EntryListVisitor)
+    }
+}
 
-impl<'de> Visitor<'de> for EntriesVisitor {
-    type Value = EntriesOf<'de>;
+/// Reads a map into an [`EntryList`].
+struct EntryListVisitor;
+
+impl<'de> Visitor<'de> for EntryListVisitor {
+    type Value = EntryList<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntriesOf<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryList<'de>, A::Error> {
         let mut out = Vec::new();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let value = map.next_value::<&'de RawValue>()?;
             out.push(Entry { key, value });
         }
-        Ok(EntriesOf(out))
+        Ok(EntryList(out))
     }
 }
 

@@ -9,7 +9,7 @@
 use serde_json::Value as Json;
 
 use super::catalog::Catalog;
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 
 /// The notification a server sends when its tool list changed.
 pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
@@ -49,7 +49,7 @@ pub trait ToolSource {
 /// assert!(registry.on_message("fs", &note));
 /// registry.refresh(&mut Fixed(r#"{"tools": [{"name": "write_file"}]}"#));
 /// assert!(registry.catalog().get("write_file").is_some());
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct Registry {
@@ -143,7 +143,10 @@ fn list_all(server: &str, source: &mut impl ToolSource) -> Result<Vec<String>> {
     loop {
         let page = source
             .list_tools(server, cursor.as_deref())
-            .map_err(Error::data)?;
+            .map_err(|reason| Error::Listing {
+                server: server.to_owned(),
+                reason,
+            })?;
         let next = serde_json::from_str::<Json>(&page).ok().and_then(|v| {
             v.get("nextCursor")
                 .and_then(Json::as_str)
@@ -172,9 +175,10 @@ pub(crate) fn next_cursor(
 ) -> Result<Option<String>> {
     match next {
         Some(_) if pages >= MAX_PAGES => Ok(None),
-        Some(next) if previous == Some(next.as_str()) => Err(Error::data(format!(
-            "tools/list of {server:?} returned the same cursor {next:?} twice"
-        ))),
+        Some(next) if previous == Some(next.as_str()) => Err(Error::CursorLoop {
+            server: server.to_owned(),
+            cursor: next,
+        }),
         next => Ok(next),
     }
 }

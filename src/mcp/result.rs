@@ -5,39 +5,60 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 
 use super::META_KEY;
+use super::error::{Error, Result};
 use super::raw::{self, Member, Splice, Text};
-use super::shape::Shape;
-use crate::error::{Error, Result};
+use super::shaping::Shaping;
 use crate::json_text::{minify, minify_joined};
 use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
+use crate::table::Rendering;
 use crate::tokens::costs;
 use crate::value::{Recording, Value};
 
-/// The rendering converted blocks get.
+/// The rendering converted blocks get, in the words of [`render`](crate::render#which-encoding):
+/// TOON at the default options, compact JSON, or the cheaper of the two.
+///
+/// ```
+/// use toon::mcp::Format;
+/// use toon::render::Output;
+/// assert_eq!(Format::parse("auto"), Some(Format::Cheaper));
+/// assert_eq!(Format::default().output(), Output::Cheaper(toon::EncodeOptions::default()));
+/// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Format {
-    /// The cheaper of TOON and compact JSON by [`tokens::cost`](crate::tokens::cost).
+    /// The cheaper of TOON and compact JSON by [`tokens::cost`](crate::tokens::cost)
+    /// ([`Output::Cheaper`]; `auto` on the command line).
     #[default]
-    Auto,
-    /// Always TOON.
+    Cheaper,
+    /// Always TOON ([`Output::Toon`]).
     Toon,
-    /// Always compact JSON.
-    Json,
+    /// Always compact JSON: the text as sent without its whitespace ([`Output::CompactJson`]).
+    CompactJson,
 }
 
 impl Format {
-    /// Parses `auto`, `toon` or `json`.
+    /// Parses the command line's words: `auto` ([`Format::Cheaper`]), `toon` or `json`.
     #[must_use]
     pub fn parse(s: &str) -> Option<Format> {
         match s {
-            "auto" => Some(Format::Auto),
+            "auto" => Some(Format::Cheaper),
             "toon" => Some(Format::Toon),
-            "json" => Some(Format::Json),
+            "json" => Some(Format::CompactJson),
             _ => None,
+        }
+    }
+
+    /// The [`Output`] a shaped value is rendered with (a value as sent is written from its
+    /// text, with the same choice).
+    #[must_use]
+    pub fn output(self) -> Output {
+        match self {
+            Format::Cheaper => Output::Cheaper(EncodeOptions::default()),
+            Format::Toon => Output::Toon(EncodeOptions::default()),
+            Format::CompactJson => Output::CompactJson,
         }
     }
 }
@@ -61,8 +82,18 @@ pub enum Structured {
 /// message can hold is worth converting.
 pub const MAX_SIZE_BYTES: usize = 16 << 20;
 
-/// The gateway policy of a [`ResultEncoder`]; `Policy::default()` holds the defaults below.
+/// The gateway policy of a [`ResultEncoder`]; `Policy::default()` holds the defaults below,
+/// and a policy is that with fields set (it may gain fields: `#[non_exhaustive]`).
+///
+/// ```
+/// use toon::mcp::{Format, Policy};
+/// let mut policy = Policy::default();
+/// policy.format = Format::Toon;
+/// policy.exclude_tools = vec!["read_file".into()];
+/// assert_eq!(policy.min_size_bytes, 100);
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Policy {
     /// Text blocks shorter than this many bytes stay as they are (default 100).
     pub min_size_bytes: usize,
@@ -82,7 +113,7 @@ pub struct Policy {
     pub convert_tools: Vec<String>,
     /// On any failure keep the original block (default `true`); else return the error.
     pub skip_on_error: bool,
-    /// The rendering (default [`Format::Auto`]).
+    /// The rendering (default [`Format::Cheaper`]).
     pub format: Format,
     /// `structuredContent` policy (default [`Structured::Keep`]).
     pub structured: Structured,
@@ -97,7 +128,7 @@ impl Default for Policy {
             exclude_tools: Vec::new(),
             convert_tools: Vec::new(),
             skip_on_error: true,
-            format: Format::Auto,
+            format: Format::Cheaper,
             structured: Structured::Keep,
         }
     }
@@ -149,6 +180,7 @@ impl SkipReason {
 
 /// Running totals of a [`ResultEncoder`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Stats {
     /// Results seen.
     pub attempted: u64,
@@ -233,7 +265,7 @@ impl Stats {
 /// assert!(out["content"][0]["text"].as_str().unwrap().starts_with("users[20]{id,name}:"));
 /// assert_eq!(out["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"], "toon");
 /// assert_eq!(encoder.stats().converted, 1);
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), toon::mcp::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct ResultEncoder {
@@ -329,7 +361,7 @@ impl ResultEncoder {
         if out == text {
             return result;
         }
-        serde_json::from_str(&out).unwrap_or(result)
+        crate::json::from_str(&out).unwrap_or(result)
     }
 
     /// As [`keep`](Self::keep), with the result as JSON text: every byte as sent but for a
@@ -345,7 +377,7 @@ impl ResultEncoder {
         }
         self.count(
             result,
-            self.rewrite("", result, &Shape::default(), Instant::now(), false),
+            self.rewrite("", result, &Shaping::default(), Instant::now(), false),
         )
         .unwrap_or_else(|_| result.to_owned())
     }
@@ -356,40 +388,42 @@ impl ResultEncoder {
     /// # Errors
     /// Only with `skip_on_error: false`, when a JSON block cannot be converted.
     pub fn encode(&self, tool: &str, result: Json) -> Result<Json> {
-        self.encode_with(tool, result, &Shape::default())
+        self.encode_with(tool, result, &Shaping::default())
     }
 
-    /// Converts as [`encode`](Self::encode), first shaping each JSON block's value by `shape`
+    /// Converts as [`encode`](Self::encode), first shaping each JSON block's value by `shaping`
     /// (fields, page, token budget). What shaping cut is said in a text block added after the
     /// converted one, so the converted text itself stays lossless for what it holds.
     ///
     /// ```
-    /// use toon::mcp::{Policy, ResultEncoder, Shape};
+    /// use toon::mcp::{Policy, ResultEncoder, Shaping};
     /// use serde_json::json;
     /// let rows: Vec<_> = (0..50).map(|i| json!({"id": i, "name": format!("user{i}")})).collect();
     /// let text = serde_json::to_string(&json!({"users": rows})).unwrap();
     /// let result = json!({"content": [{"type": "text", "text": text}]});
-    /// let shape = Shape { fields: vec!["users.name".into()], limit: Some(3), ..Shape::default() };
-    /// let out = ResultEncoder::new(Policy::default()).encode_with("list_users", result, &shape)?;
+    /// let mut shaping = Shaping::default();
+    /// shaping.fields = vec!["users.name".into()];
+    /// shaping.limit = Some(3);
+    /// let out = ResultEncoder::new(Policy::default()).encode_with("list_users", result, &shaping)?;
     /// let text = out["content"][0]["text"].as_str().unwrap();
     /// assert!(text.contains("user2") && !text.contains("user3"));
     /// assert!(out["content"][1]["text"].as_str().unwrap().starts_with("/users: items 1-3 of 50"));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     ///
     /// # Errors
-    /// A shape that does not fit the result (an unknown field path, a stale cursor, a block
+    /// A shaping that does not fit the result (an unknown field path, a stale cursor, a block
     /// whose numbers shaping would change), always; conversion failures only with
     /// `skip_on_error: false`.
-    pub fn encode_with(&self, tool: &str, result: Json, shape: &Shape) -> Result<Json> {
+    pub fn encode_with(&self, tool: &str, result: Json, shaping: &Shaping) -> Result<Json> {
         // Numbers of a `Value` are u64, i64 or f64 already: its text loses nothing.
-        let text = serde_json::to_string(&result).map_err(|e| Error::data(e.to_string()))?;
-        let out = self.encode_text(tool, &text, shape)?;
+        let text = serde_json::to_string(&result).map_err(Error::Write)?;
+        let out = self.encode_text(tool, &text, shaping)?;
         if out == text {
             return Ok(result);
         }
         // Only a value nested deeper than serde_json reads can fail here: keep it as it was.
-        Ok(serde_json::from_str(&out).unwrap_or(result))
+        Ok(crate::json::from_str(&out).unwrap_or(result))
     }
 
     /// Converts the result of a call to `tool` given as the JSON text its server sent, and
@@ -401,22 +435,22 @@ impl ResultEncoder {
     /// lone surrogate.
     ///
     /// ```
-    /// use toon::mcp::{Policy, ResultEncoder, Shape};
+    /// use toon::mcp::{Policy, ResultEncoder, Shaping};
     /// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id": {i}, "big": 1234567890123456789012{i}}}"#)).collect();
     /// let text = serde_json::to_string(&format!(r#"{{"rows": [{}]}}"#, rows.join(", "))).unwrap();
     /// let result = format!(r#"{{"content": [{{"type": "text", "text": {text}}}], "x": 1E2}}"#);
-    /// let out = ResultEncoder::new(Policy::default()).encode_text("t", &result, &Shape::default())?;
+    /// let out = ResultEncoder::new(Policy::default()).encode_text("t", &result, &Shaping::default())?;
     /// // Compact JSON with every digit (TOON could not write them), and `1E2` as sent.
     /// assert!(out.starts_with(r#"{"content": [{"type": "text", "text": "{\"rows\":[{\"id\":0,\"big\":12345678901234567890120}"#));
     /// assert!(out.contains(r#""x": 1E2,"_meta":"#));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::Error>(())
     /// ```
     ///
     /// # Errors
     /// As [`encode_with`](Self::encode_with).
-    pub fn encode_text(&self, tool: &str, result: &str, shape: &Shape) -> Result<String> {
+    pub fn encode_text(&self, tool: &str, result: &str, shaping: &Shaping) -> Result<String> {
         let started = Instant::now();
-        self.count(result, self.rewrite(tool, result, shape, started, true))
+        self.count(result, self.rewrite(tool, result, shaping, started, true))
     }
 
     /// Counts what [`rewrite`](Self::rewrite) did in the stats; its text, or the result as
@@ -434,7 +468,7 @@ impl ResultEncoder {
                 *stats.skipped.entry(reason).or_default() += 1;
                 return Ok(result.to_owned());
             }
-            Err(Skip::Error(e) | Skip::Shape(e)) => {
+            Err(Skip::Error(e) | Skip::Shaping(e)) => {
                 *stats.skipped.entry(SkipReason::Failed).or_default() += 1;
                 return Err(e);
             }
@@ -460,7 +494,7 @@ impl ResultEncoder {
         &self,
         tool: &str,
         result: &str,
-        shape: &Shape,
+        shaping: &Shaping,
         started: Instant,
         convert: bool,
     ) -> std::result::Result<(String, Totals), Skip> {
@@ -513,7 +547,7 @@ impl ResultEncoder {
                 blocks.push(Block::Skipped(SkipReason::Failed));
                 continue;
             }
-            match self.block(text, shape)? {
+            match self.block(text, shaping)? {
                 Err(skipped) => blocks.push(skipped),
                 Ok((new_text, block)) => {
                     splice.replace_quoted(text_value, new_text);
@@ -530,7 +564,7 @@ impl ResultEncoder {
                 // The only copy of the data: it becomes a text block like any JSON block.
                 let text = minify(data);
                 let converted = if convert {
-                    self.block(&text, shape)?
+                    self.block(&text, shaping)?
                 } else {
                     Err(Block::Skipped(SkipReason::Verbatim))
                 };
@@ -554,27 +588,28 @@ impl ResultEncoder {
         }
         let totals = Totals::of(&blocks);
         if let Some(format) = totals.format {
-            let marker = json!({
-                "format": format,
-                "tokensBefore": totals.before.0,
-                "tokensAfter": totals.after.0,
-                "bytesBefore": totals.before.1,
-                "bytesAfter": totals.after.1,
-                "micros": started.elapsed().as_micros() as u64,
-            });
-            MetaSlot::of(entries).set(&mut splice, result, entries, marker.to_string());
+            // Written in this order whatever serde_json's map keeps.
+            let marker = format!(
+                r#"{{"format":"{format}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
+                totals.before.0,
+                totals.after.0,
+                totals.before.1,
+                totals.after.1,
+                started.elapsed().as_micros() as u64,
+            );
+            MetaSlot::of(entries).set(&mut splice, result, entries, marker);
         }
         Ok((splice.finish(), totals))
     }
 
     /// One block's conversion: `Ok(Err(skipped))` when it stays as it is, `Err` for what is
-    /// reported (a shape that does not fit; a failure without `skip_on_error`).
+    /// reported (a shaping that does not fit; a failure without `skip_on_error`).
     fn block(
         &self,
         text: &str,
-        shape: &Shape,
+        shaping: &Shaping,
     ) -> std::result::Result<std::result::Result<(String, Block), Block>, Skip> {
-        match self.convert_block(text, shape) {
+        match self.convert_block(text, shaping) {
             Ok(done) => Ok(Ok(done)),
             Err(Skip::Result(reason)) => Ok(Err(Block::Skipped(reason))),
             Err(Skip::Error(_)) if self.policy.skip_on_error => {
@@ -588,7 +623,7 @@ impl ResultEncoder {
     fn convert_block(
         &self,
         text: &str,
-        shape: &Shape,
+        shaping: &Shaping,
     ) -> std::result::Result<(String, Block), Skip> {
         let policy = &self.policy;
         if text.len() < policy.min_size_bytes {
@@ -602,7 +637,7 @@ impl ResultEncoder {
             return Err(Skip::Result(SkipReason::NotJson));
         }
         let not_json = |_| Skip::Result(SkipReason::NotJson);
-        let (format, mut new_text, after_tokens, notes, before_tokens) = if shape.is_empty() {
+        let (format, mut new_text, after_tokens, notes, before_tokens) = if shaping.is_empty() {
             // Read as sent: a recording keeps every number's digits, so its TOON is lossless.
             let document = Recording::from_json_slice(text.as_bytes()).map_err(not_json)?;
             let (format, new_text, tokens, before) = self.render_as_sent(text, document)?;
@@ -612,21 +647,18 @@ impl ResultEncoder {
             // Without whitespace the text reads as sent (the same value, or not JSON either),
             // and ~6% faster: pretty JSON is a third whitespace.
             let readable = if joins { text } else { &json };
-            let mut value: Value = serde_json::from_str(readable).map_err(not_json)?;
+            let mut value: Value = crate::json::from_str(readable).map_err(not_json)?;
             // Shaping rewrites the value, and the value's numbers are what `f64` kept.
             if !crate::json::inexact_numbers(readable.as_bytes()).is_empty() {
-                return Err(Skip::Shape(Error::data(
-                    "this result has numbers with more digits than fields, limit, cursor or \
-                     max_tokens can keep; call again without them to get it as sent",
-                )));
+                return Err(Skip::Shaping(Error::InexactNumbers));
             }
-            let shaped = shape.apply(&mut value).map_err(Skip::Shape)?;
+            let shaped = shaping.apply(&mut value).map_err(Skip::Shaping)?;
             let (format, new_text, tokens) = self.render(value).map_err(Skip::Error)?;
             (format, new_text, tokens, shaped.notes, costs(&[text])[0])
         };
         // The text lives on in the result: drop the growth slack of its buffer.
         new_text.shrink_to_fit();
-        if shape.is_empty() && after_tokens >= before_tokens && policy.format == Format::Auto {
+        if shaping.is_empty() && after_tokens >= before_tokens && policy.format == Format::Cheaper {
             return Err(Skip::Result(SkipReason::NotSmaller));
         }
         let block = Block::Converted {
@@ -670,7 +702,7 @@ impl ResultEncoder {
         sent: &str,
         document: Recording,
     ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
-        let toon = |document: Recording| crate::to_string(&document).map_err(Skip::Error);
+        let toon = |document: Recording| crate::to_string(&document).map_err(Skip::codec);
         let cost = |text: &str| costs(&[text])[0];
         // The text as sent is its own JSON candidate when it came compact.
         let before = |json: &str, json_tokens: usize| {
@@ -687,15 +719,15 @@ impl ResultEncoder {
             minify(sent)
         };
         let format = match self.policy.format {
-            Format::Auto => match Self::choose_by_sample(sent, &document)? {
+            Format::Cheaper => match Self::choose_by_sample(sent, &document)? {
                 Some(true) => Format::Toon,
-                Some(false) => Format::Json,
-                None => Format::Auto,
+                Some(false) => Format::CompactJson,
+                None => Format::Cheaper,
             },
             format => format,
         };
         match format {
-            Format::Json => {
+            Format::CompactJson => {
                 let json = json(document);
                 let tokens = cost(&json);
                 let before = before(&json, tokens);
@@ -706,12 +738,12 @@ impl ResultEncoder {
                 let tokens = cost(&toon);
                 Ok(("toon", toon, tokens, cost(sent)))
             }
-            Format::Auto => {
+            Format::Cheaper => {
                 let toon = toon(document)?;
                 let json = minify(sent);
                 let both = costs(&[&json, &toon]);
                 let before = before(&json, both[0]);
-                // Ties go to JSON, as `Output::Cheaper`.
+                // Ties go to compact JSON, as `Output::Cheaper`.
                 Ok(if both[1] < both[0] {
                     ("toon", toon, both[1], before)
                 } else {
@@ -743,9 +775,9 @@ impl ResultEncoder {
             return Ok(None);
         }
         let sample = sample.recording;
-        let toon_sample = crate::to_string(&sample).map_err(Skip::Error)?;
+        let toon_sample = crate::to_string(&sample).map_err(Skip::codec)?;
         let json_sample =
-            crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::data(e.to_string())))?;
+            crate::json::to_string(&sample).map_err(|e| Skip::Error(Error::Write(e)))?;
         // Exact counts with `tiktoken`: the sample is small.
         let (toon_tokens, json_tokens) = (cost(&toon_sample), cost(&json_sample));
         let (low, high) = (toon_tokens.min(json_tokens), toon_tokens.max(json_tokens));
@@ -754,15 +786,12 @@ impl ResultEncoder {
 
     /// (format name, text, tokens) of the policy's rendering of a shaped value.
     fn render(&self, value: Value) -> Result<(&'static str, String, usize)> {
-        let output = match self.policy.format {
-            Format::Auto => Output::Cheaper(EncodeOptions::default()),
-            Format::Toon => Output::Toon(EncodeOptions::default()),
-            Format::Json => Output::CompactJson,
-        };
-        let rendered = Pipeline::new().output(output).render(value)?;
-        let name = match rendered.format {
-            crate::table::Format::CompactJson => "json",
-            crate::table::Format::Toon(_) => "toon",
+        let rendered = Pipeline::new()
+            .output(self.policy.format.output())
+            .render(value)?;
+        let name = match rendered.rendering {
+            Rendering::CompactJson => "json",
+            Rendering::Toon(_) => "toon",
         };
         Ok((name, rendered.text, rendered.tokens))
     }
@@ -813,8 +842,15 @@ enum Skip {
     Result(SkipReason),
     /// Conversion failed: kept or reported as `skip_on_error` says.
     Error(Error),
-    /// The caller's shape does not fit: always reported.
-    Shape(Error),
+    /// The caller's shaping does not fit: always reported.
+    Shaping(Error),
+}
+
+impl Skip {
+    /// A failure of the codec's.
+    fn codec(e: crate::Error) -> Skip {
+        Skip::Error(Error::Codec(e))
+    }
 }
 
 /// The `_meta` marker of a converted block: `{"format":"toon"}`.

@@ -25,13 +25,13 @@ pub(crate) const LEGEND: &str =
 use crate::value::{Map, Value};
 
 /// Nested objects are summarised this many levels below a parameter.
-pub const NESTED_DEPTH: usize = 2;
+const NESTED_DEPTH: usize = 2;
 /// Nested objects with more fields than this are shown as `object`.
-pub const MAX_NESTED_FIELDS: usize = 8;
+const MAX_NESTED_FIELDS: usize = 8;
 /// Enums with more values than this show the first ones and `…`.
-pub const MAX_ENUM: usize = 8;
+const MAX_ENUM: usize = 8;
 /// Defaults whose JSON text is longer than this are not shown.
-pub const MAX_DEFAULT: usize = 16;
+const MAX_DEFAULT: usize = 16;
 /// `$ref`s are followed at most this deep (a cycle stops here).
 const MAX_REF_HOPS: usize = 8;
 

@@ -1,19 +1,36 @@
-//! Keyword search over a catalog: BM25 over each tool's name, title, description, server and
-//! parameter names and descriptions, with the name and parameter names weighted up.
+//! Keyword search: BM25 over documents made of weighted texts (for the catalog, each tool's
+//! name, title, description, server and parameter names and descriptions, with the name and
+//! parameter names weighted up: [`Catalog::search`](super::Catalog::search)). Knows nothing of
+//! catalogs: the catalog builds the index from its tools.
 
 use std::collections::HashMap;
-
-use super::catalog::{Catalog, Tool};
 
 /// BM25's term-frequency saturation and length normalisation (the usual values).
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
 
-/// How much a word counts in each field of a tool.
-const NAME_WEIGHT: f64 = 3.0;
-const TITLE_WEIGHT: f64 = 2.0;
-const PARAM_WEIGHT: f64 = 2.0;
-const TEXT_WEIGHT: f64 = 1.0;
+/// Where a text of a document comes from, which says how much its words count.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum TextKind {
+    /// A tool's name.
+    Name,
+    /// Its title.
+    Title,
+    /// A parameter's name.
+    Param,
+    /// Anything else: descriptions, the server's name.
+    Text,
+}
+
+impl TextKind {
+    fn weight(self) -> f64 {
+        match self {
+            TextKind::Name => 3.0,
+            TextKind::Title | TextKind::Param => 2.0,
+            TextKind::Text => 1.0,
+        }
+    }
+}
 /// A query word that is only a prefix of a document word (`dir` → `directory`) counts this much.
 const PREFIX_WEIGHT: f64 = 0.5;
 
@@ -22,18 +39,9 @@ const STOP_WORDS: &[&str] = &[
     "on", "or", "that", "the", "this", "to", "with", "you", "your",
 ];
 
-/// One search result.
-#[derive(Debug)]
-pub struct Hit<'c> {
-    /// The tool found.
-    pub tool: &'c Tool,
-    /// Its BM25 score (higher is better; only comparable within one search).
-    pub score: f64,
-}
-
 /// The inverted index: per document its weighted term frequencies and length.
 #[derive(Debug, Default)]
-pub(crate) struct Index {
+pub(crate) struct SearchIndex {
     docs: Vec<Doc>,
     /// Term → number of documents containing it.
     df: HashMap<String, usize>,
@@ -84,38 +92,24 @@ fn stem(mut w: String) -> String {
     w
 }
 
-impl Index {
-    pub(crate) fn build(catalog: &Catalog) -> Index {
-        let mut index = Index::default();
-        for tool in catalog.tools() {
+impl SearchIndex {
+    /// The index of `docs`: each a name and its texts, in the order results tie in.
+    pub(crate) fn build<'t>(
+        docs: impl IntoIterator<Item = (String, Vec<(&'t str, TextKind)>)>,
+    ) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        for (name, texts) in docs {
             let mut terms: HashMap<String, f64> = HashMap::new();
-            let mut add = |text: &str, weight: f64| {
+            for (text, field) in texts {
                 for w in words(text) {
-                    *terms.entry(w).or_default() += weight;
-                }
-            };
-            add(tool.original_name(), NAME_WEIGHT);
-            add(tool.server(), TEXT_WEIGHT);
-            add(tool.title().unwrap_or_default(), TITLE_WEIGHT);
-            add(tool.description(), TEXT_WEIGHT);
-            if let Ok(schema) = tool.input_schema() {
-                let (names, descriptions) = super::schema::search_words(schema);
-                for name in names {
-                    add(name, PARAM_WEIGHT);
-                }
-                for d in descriptions {
-                    add(d, TEXT_WEIGHT);
+                    *terms.entry(w).or_default() += field.weight();
                 }
             }
             for term in terms.keys() {
                 *index.df.entry(term.clone()).or_default() += 1;
             }
             let len = terms.values().sum();
-            index.docs.push(Doc {
-                name: tool.name().to_owned(),
-                terms,
-                len,
-            });
+            index.docs.push(Doc { name, terms, len });
         }
         let n = index.docs.len().max(1) as f64;
         index.avg_len = index.docs.iter().map(|d| d.len).sum::<f64>() / n;
@@ -128,8 +122,8 @@ impl Index {
         ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
     }
 
-    /// (tool name, score) of every document matching `query`, best first.
-    fn rank(&self, query: &str) -> Vec<(&str, f64)> {
+    /// (name, score) of every document matching `query`, best first.
+    pub(crate) fn rank(&self, query: &str) -> Vec<(&str, f64)> {
         let mut query_words = words(query);
         query_words.sort();
         query_words.dedup();
@@ -161,31 +155,6 @@ impl Index {
         // Best first; ties in catalog order (the sort is stable).
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         scored
-    }
-}
-
-impl Catalog {
-    /// The tools that match `query` best, at most `limit`, best first. Words are matched
-    /// case-insensitively after splitting names at `_`, `-` and camelCase; a query word of
-    /// three or more letters also matches words it begins (`dir` finds `directory`).
-    ///
-    /// ```
-    /// let mut catalog = toon::mcp::Catalog::new();
-    /// catalog.add_server("fs", r#"{"tools": [
-    ///     {"name": "read_file", "description": "Read a file"},
-    ///     {"name": "list_directory", "description": "List a directory's entries"}]}"#)?;
-    /// let hits = catalog.search("dir listing", 5);
-    /// assert_eq!(hits[0].tool.name(), "list_directory");
-    /// # Ok::<(), toon::Error>(())
-    /// ```
-    #[must_use]
-    pub fn search(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
-        self.search_index()
-            .rank(query)
-            .into_iter()
-            .take(limit)
-            .filter_map(|(name, score)| self.get(name).map(|tool| Hit { tool, score }))
-            .collect()
     }
 }
 

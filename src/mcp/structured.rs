@@ -33,8 +33,8 @@ pub(super) fn carries(text: &str, data: &str) -> bool {
         return false;
     }
     match (
-        serde_json::from_str::<Json>(text),
-        serde_json::from_str::<Json>(data),
+        crate::json::from_str::<Json>(text),
+        crate::json::from_str::<Json>(data),
     ) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,

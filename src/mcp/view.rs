@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::catalog::{Catalog, Server, Status, Tool};
-use crate::error::Result;
+use super::error::{Error, Result};
 use crate::options::{DecodeOptions, Delimiter, EncodeOptions};
 use crate::value::{Map, Value};
 
@@ -72,7 +72,7 @@ pub const TABLE_INDENT: usize = 1;
 /// let full: toon::Value = toon::from_str_with(&catalog.full()?, &table_decode_options())?;
 /// assert_eq!(full, toon::toon!({"fs": [{"name": "read_file", "description": "Read a file",
 ///     "params": "path"}]}));
-/// # Ok::<(), toon::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[must_use]
 pub fn table_decode_options() -> DecodeOptions {
@@ -80,7 +80,7 @@ pub fn table_decode_options() -> DecodeOptions {
 }
 
 /// `value` as one of the catalog's tables: TOON indented [`TABLE_INDENT`] spaces a level.
-pub(crate) fn table(value: &Value, delimiter: Delimiter) -> Result<String> {
+pub(crate) fn table(value: &Value, delimiter: Delimiter) -> crate::Result<String> {
     crate::to_string_with(
         value,
         &EncodeOptions::new()
@@ -180,12 +180,10 @@ impl Catalog {
     /// As [`full`](Self::full); also when there is no such category.
     pub fn full_in(&self, category: &str, grouping: Grouping) -> Result<String> {
         let Some(members) = self.members(category, grouping) else {
-            let groups = self.grouped(grouping);
-            let known: Vec<&str> = groups.iter().map(|(c, _)| c.as_str()).collect();
-            return Err(crate::Error::data(format!(
-                "no category {category:?}; categories are: {}",
-                known.join(", ")
-            )));
+            return Err(Error::UnknownCategory {
+                name: category.to_owned(),
+                known: self.grouped(grouping).into_iter().map(|(c, _)| c).collect(),
+            });
         };
         let member = |t: &Tool| members.iter().any(|m| std::ptr::eq(*m, t));
         match grouping {
@@ -255,7 +253,7 @@ impl Catalog {
             .collect();
         let mut root = Map::new();
         root.insert("categories".into(), Value::Array(rows));
-        table(&Value::Object(root), Delimiter::Comma)
+        Ok(table(&Value::Object(root), Delimiter::Comma)?)
     }
 
     /// The categories in one line, `name (tools)` each, unavailable servers marked: the
@@ -315,7 +313,7 @@ impl Catalog {
     /// When the definition cannot be parsed or encoded.
     pub fn describe_toon(&self, name: &str) -> Result<Option<String>> {
         match self.get(name) {
-            Some(tool) => crate::to_string(tool.definition()?).map(Some),
+            Some(tool) => Ok(Some(crate::to_string(tool.definition()?)?)),
             None => Ok(None),
         }
     }

@@ -13,21 +13,23 @@ use crate::error::Result;
 use crate::value::Value;
 
 mod pretokenize;
+mod vocab;
 mod weights;
 
-use pretokenize::{Kind, Letters, Piece, Pieces};
+use pretokenize::{Kind, Letters, Piece, Pieces, Script};
 
-/// Estimates the number of o200k_base tokens (GPT-4o, GPT-5) in `text`, without a vocabulary.
+/// Estimates the number of o200k_base tokens (GPT-4o, GPT-5) in `text`, without the vocabulary
+/// (only a 128 KiB filter of its ASCII words).
 ///
 /// The text is cut exactly as o200k's pre-tokenizer cuts it (BPE never merges across those
-/// cuts), and each piece is weighted by what pieces of its kind cost on average: a word by its
-/// length, script and case, plus what the character it took before it adds (`" name"` is
-/// usually one token, `",name"` often two; a word whose letters are a common text by
-/// themselves, `"face"` in `",face"`, by that text's weight and what the prefix adds to common
-/// words); digits, punctuation, newlines and indentation by their text when it is a common one
-/// (`"\":\""`, `"},{\""`), by their length otherwise. The
-/// weights are fitted on real-world JSON and TOON (`examples/token_fit.rs`); accuracy and the
-/// held-out figures are in the README. Linear time, no allocation.
+/// cuts), and each piece is weighted by what pieces of its kind cost on average: a word whose
+/// letters are an o200k token by themselves or after a space (`face`, `" Name"`: the filter
+/// says) by what such words cost after the character it took before it (`" face"` is one
+/// token, `",face"` usually two); another word by its length, script and case, plus what that
+/// character adds (it often merges into the letters' tokens); digits, punctuation, newlines and
+/// indentation by their text when it is a common one (`"\":\""`, `"},{\""`), by their length
+/// otherwise. The weights are fitted on real-world JSON and TOON (`examples/token_fit.rs`);
+/// accuracy and the held-out figures are in the README. Linear time, no allocation.
 ///
 /// ```
 /// assert_eq!(toon::tokens::estimate(""), 0);
@@ -44,8 +46,8 @@ pub fn estimate(text: &str) -> usize {
 #[inline]
 fn weight(piece: &Piece<'_>) -> i64 {
     use weights::{
-        DIGITS, NEWLINE_BY_CHARS, PREFIX, PREFIX_COMMON, PUNCT_BY_CHARS, PUNCT_WIDE_CHAR,
-        SPACE_BY_CHARS, WORD,
+        DIGITS, NEWLINE_BY_CHARS, PREFIX, PUNCT_BY_CHARS, PUNCT_WIDE_CHAR, SPACE_BY_CHARS,
+        VOCAB_WORD, WORD,
     };
     if let Some(key) = text_key(piece.text)
         && let Some(weight) = common_text(key)
@@ -54,12 +56,18 @@ fn weight(piece: &Piece<'_>) -> i64 {
     }
     match piece.kind {
         Kind::Word { prefix, letters } => {
-            if let Some(p) = prefix
-                && let Some((weight, len)) = common_letters(piece.text)
-            {
-                // A word whose letters are a common text (`",face"`): their weight, and what
-                // the prefix adds to common words of their length.
-                return i64::from(weight) + i64::from(PREFIX_COMMON[p.index()][len - 1]);
+            if letters.script == Script::Ascii {
+                // The letters: the piece after its prefix's character.
+                let first =
+                    prefix.map_or(0, |_| piece.text.chars().next().map_or(0, char::len_utf8));
+                let class = vocab::class_of_letters(&piece.text.as_bytes()[first..]);
+                if class != 0 {
+                    // A word that is a token (`face`, `" face"`): what such words weigh after
+                    // this prefix.
+                    let slot = prefix.map_or(0, |p| p.index() + 1);
+                    let group = vocab::group(class, letters.case, letters.chars);
+                    return i64::from(VOCAB_WORD[slot][group]);
+                }
             }
             let g = letters.group();
             let word = beyond(WORD[g], letters.chars, Letters::MAX_CHARS);
@@ -102,16 +110,6 @@ fn beyond(weight: i32, chars: usize, max: usize) -> i64 {
     } else {
         weight * chars as i64 / max as i64
     }
-}
-
-/// The weight and length in bytes of a prefixed word's letters (`text` without its first
-/// character) when they are a common text by themselves.
-#[inline]
-fn common_letters(text: &str) -> Option<(i32, usize)> {
-    let first = text.chars().next().map_or(0, char::len_utf8);
-    let letters = &text[first..];
-    let weight = text_key(letters).and_then(common_text)?;
-    Some((weight, letters.len()))
 }
 
 /// The key of a short piece in `weights::TEXTS`: its bytes and length in one integer, for
@@ -174,6 +172,17 @@ fn common_text(key: u64) -> Option<i32> {
 #[doc(hidden)]
 pub mod __private {
     pub use super::pretokenize::{Case, Kind, Letters, Piece, Pieces, Prefix, Script};
+
+    /// The vocabulary filter (`vocab`), for `examples/token_vocab.rs`.
+    pub mod vocab {
+        pub use super::super::vocab::{Form, GROUPS, MAX_CHARS, class, group, holdable, insert};
+
+        /// See `vocab::class_in`.
+        #[must_use]
+        pub fn class_in(filter: &[u64], word: &[u8]) -> u8 {
+            super::super::vocab::class_in(filter, word)
+        }
+    }
 
     /// See `text_key`.
     #[must_use]
@@ -676,9 +685,17 @@ fn escape_token(key: &str) -> String {
     key.replace('~', "~0").replace('/', "~1")
 }
 
-/// The array with the most encoded bytes (its compact JSON size, as a proxy), and its length.
-#[cfg(feature = "mcp")]
-pub(crate) fn largest_array(value: &Value) -> Option<(String, usize)> {
+/// The array of two or more elements with the most encoded bytes (its compact JSON size, as a
+/// proxy), as a JSON Pointer (RFC 6901; `""` is `value` itself) with its length: the array
+/// [`fit`] cuts first, and the one `toon::mcp` pages. `None` when there is no such array.
+///
+/// ```
+/// let v = toon::toon!({"tags": ["a", "b"], "page": {"rows": [{"id": 1}, {"id": 2}, {"id": 3}]}});
+/// assert_eq!(toon::tokens::largest_array(&v), Some(("/page/rows".to_owned(), 3)));
+/// assert_eq!(toon::tokens::largest_array(&toon::toon!([1])), None);
+/// ```
+#[must_use]
+pub fn largest_array(value: &Value) -> Option<(String, usize)> {
     let mut found = Vec::new();
     sizes(value, &mut String::new(), &mut found);
     let mut best: Option<(String, usize, usize)> = None;
@@ -743,8 +760,20 @@ mod tests {
         ] {
             assert_eq!(estimate(text), exact, "{text:?}");
         }
-        // Words are weighed by length: common ones come out a little high.
-        assert_eq!(estimate("hello world"), 3);
+        // Words the vocabulary has (the filter in `vocab`) cost what such words cost after
+        // their prefix: `face` and `" tears"` are tokens, `tears` is not, and a comma before a
+        // word that is a token stays a token of its own.
+        for (text, exact) in [
+            ("hello world", 2),
+            ("face with big eyes", 4),
+            ("face", 1),
+            (",face", 2),
+            ("tears", 2),
+            (",tears", 3),
+        ] {
+            assert_eq!(estimate(text), exact, "{text:?}");
+        }
+        // Other words by length, script and case: `日本語` is 2 tokens.
         assert_eq!(estimate("日本語"), 3);
     }
 

@@ -19,7 +19,7 @@ use std::cell::Cell;
 
 use serde::de::Error as _;
 
-use crate::json_text;
+use crate::json_text::{self, Kept};
 use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
@@ -81,9 +81,12 @@ impl Numbers for &Floats {
 }
 
 /// Whether every number that `tape`, the first parse of `text` ([`Floats`]), recorded as an
-/// `f64` keeps its value ([`json_text::exact_in_f64`]): the scan for texts with floats,
-/// without reading their strings. `false` when one does not, and when the walk finds a byte it
-/// did not expect (it never should): then [`prepare`] decides.
+/// `f64` keeps its value ([`json_text::exact_in_f64`]), each then made its token's nearest
+/// `f64` where serde_json read it otherwise (without `float_roundtrip`, which this crate does
+/// not turn on, serde_json reads a float of more than 15 digits or with an exponent to within
+/// one unit in the last place; [`json_text::Kept`]): the scan for texts with floats, without
+/// reading their strings. `false` when one does not keep its value, and when the walk finds a
+/// byte it did not expect (it never should): then [`prepare`] decides.
 ///
 /// The walk follows the recording: serde_json read all of `text` into exactly these events,
 /// in text order, so each event's token starts at the first byte after the previous token that
@@ -93,9 +96,9 @@ impl Numbers for &Floats {
 /// digits, [`Floats`]), and a string without escapes its text's length and two quotes (an
 /// escape makes the token longer than its text, so when the quote is not there, or is escaped,
 /// [`json_text::string_end`] finds it). Only a float's token is read.
-pub(super) fn floats_exact(text: &[u8], tape: &Tape) -> bool {
+pub(super) fn floats_exact(text: &[u8], tape: &mut Tape) -> bool {
     let mut at = 0;
-    for ev in &tape.ev {
+    for ev in &mut tape.ev {
         while let Some(b' ' | b'\n' | b'\r' | b'\t' | b',' | b':' | b']' | b'}') = text.get(at) {
             at += 1;
         }
@@ -116,9 +119,13 @@ pub(super) fn floats_exact(text: &[u8], tape: &Tape) -> bool {
                     json_text::string_end(text, at + 1)
                 }
             }
-            (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_exact(text, at) {
-                (end, true) => end,
-                (_, false) => return false,
+            (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_kept(text, at) {
+                (end, Kept::Plain) => end,
+                (end, Kept::Nearest(nearest)) => {
+                    *ev = Ev::F64(nearest);
+                    end
+                }
+                (_, Kept::Lost) => return false,
             },
             _ => return false,
         };
@@ -138,10 +145,19 @@ fn digits(v: u64) -> usize {
     }
 }
 
-/// The exact texts due, by number event.
+/// What is recorded in place of a number event: its token's §2 canonical text (a token that
+/// loses digits as an `f64`), or its nearest `f64` (a float serde_json may read one unit in the
+/// last place off, [`json_text::read_exactly`]).
+#[derive(Debug, PartialEq)]
+enum Due {
+    Text(String),
+    Float(f64),
+}
+
+/// The numbers due, by number event.
 pub(super) struct Exact {
-    /// (index of the number event, its §2 canonical text), in text order.
-    due: Vec<(usize, String)>,
+    /// (index of the number event, what to record), in text order.
+    due: Vec<(usize, Due)>,
     /// Number events seen so far, and the next entry of `due`.
     seen: Cell<usize>,
     next: Cell<usize>,
@@ -156,17 +172,33 @@ impl Numbers for &Exact {
         let n = self.seen.get();
         self.seen.set(n + 1);
         match self.due.get(self.next.get()) {
-            Some((at, text)) if *at == n => {
+            Some((at, due)) if *at == n => {
                 self.next.set(self.next.get() + 1);
-                tape.push_number(text)
+                match due {
+                    Due::Text(text) => tape.push_number(text),
+                    Due::Float(v) => {
+                        tape.ev.push(Ev::F64(*v));
+                        Ok(())
+                    }
+                }
             }
             _ => record(tape),
         }
     }
 }
 
-/// The text serde_json is to parse, and the exact numbers to record in place of its
-/// placeholders; `None` when every number keeps its value as serde_json reads it.
+impl Exact {
+    /// Whether a token loses digits (is recorded as text), not only read off.
+    #[cfg(test)]
+    pub(super) fn loses_digits(&self) -> bool {
+        self.due.iter().any(|(_, due)| matches!(due, Due::Text(_)))
+    }
+}
+
+/// The text serde_json is to parse, and the numbers to record in place of its placeholders
+/// (`0` and spaces, the token's length): every token that loses digits as an `f64`, as its
+/// canonical text, and every float that keeps its value but that serde_json may read off, as
+/// its nearest `f64`. `None` when no token is either.
 ///
 /// # Errors
 ///
@@ -176,19 +208,30 @@ pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, 
     let mut copy: Option<Vec<u8>> = None;
     for (n, range) in json_text::numbers(text).enumerate() {
         let token = &text[range.clone()];
-        if json_text::exact_in_f64(token) {
-            continue;
-        }
-        // Not a JSON number at all (`01`, `1.`): left for serde_json to report.
-        let Some(exact) = json_text::canonical(token) else {
-            if json_text::is_number(token) {
-                let shown = String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned();
-                return Err(serde_json::Error::custom(format_args!(
-                    "number {shown} has an exponent beyond ±2^40 at byte {}",
-                    range.start
-                )));
+        let exact = if json_text::exact_in_f64(token) {
+            if json_text::read_exactly(token) || json_text::reads_as_integer(token) {
+                continue;
             }
-            continue;
+            match json_text::nearest(token) {
+                Some(v) => Due::Float(v),
+                None => continue,
+            }
+        } else {
+            // Not a JSON number at all (`01`, `1.`): left for serde_json to report.
+            match json_text::canonical(token) {
+                Some(exact) => Due::Text(exact),
+                None => {
+                    if json_text::is_number(token) {
+                        let shown =
+                            String::from_utf8_lossy(&token[..token.len().min(40)]).into_owned();
+                        return Err(serde_json::Error::custom(format_args!(
+                            "number {shown} has an exponent beyond ±2^40 at byte {}",
+                            range.start
+                        )));
+                    }
+                    continue;
+                }
+            }
         };
         let copy = copy.get_or_insert_with(|| text.to_vec());
         copy[range.start] = b'0';
@@ -222,7 +265,10 @@ mod tests {
         assert_eq!(&*text, br#"[1, 0                   , "1e400", 0    , 01]"#);
         assert_eq!(
             exact.due,
-            [(1, "18446744073709551616".into()), (2, "1e+400".into())]
+            [
+                (1, Due::Text("18446744073709551616".into())),
+                (2, Due::Text("1e+400".into()))
+            ]
         );
         assert!(prepare(b"[1e99999999999999999999]").is_err());
     }

@@ -338,8 +338,8 @@ impl fmt::Display for Value {
 /// Parses TOON text (strict, default options), as [`crate::from_str`] does.
 ///
 /// The text is TOON, not JSON: most JSON is also valid TOON with another meaning, so
-/// `"{\"a\": 1}".parse::<Value>()` succeeds with one key, `{"a"`. Parse JSON as JSON (with
-/// serde_json) and convert it with `Value::from`.
+/// `"{\"a\": 1}".parse::<Value>()` succeeds with one key, `{"a"`. Parse JSON with
+/// [`crate::json::from_str`].
 ///
 /// ```
 /// let v: toon::Value = "a: 1\nb[2]: x,y".parse().unwrap();

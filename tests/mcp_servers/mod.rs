@@ -150,12 +150,15 @@ pub fn command(entry: &Json) -> Command {
 
 pub fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
     let servers = servers_dir()?;
-    let mut map = serde_json::Map::new();
-    for name in names {
-        map.insert((*name).to_owned(), entry(servers, scratch, name));
-    }
+    // Written by hand: serde_json's map (without `preserve_order`) would sort the servers, and
+    // the configuration lists them in the order given.
+    let entries: Vec<String> = names
+        .iter()
+        .map(|name| format!("{}:{}", json!(name), entry(servers, scratch, name)))
+        .collect();
     let path = scratch.join("mcp.json");
-    std::fs::write(&path, json!({ "mcpServers": map }).to_string()).unwrap();
+    let text = format!(r#"{{"mcpServers":{{{}}}}}"#, entries.join(","));
+    std::fs::write(&path, text).unwrap();
     Some(path)
 }
 

@@ -45,20 +45,18 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let result = graph_result(1 << 20);
     let sent = serde_json::to_string(&result).unwrap();
-    let policy_new = toon_new::mcp::Policy {
-        max_size_bytes: 4 << 20,
-        ..Default::default()
-    };
+    let mut policy_new = toon_new::mcp::Policy::default();
+    policy_new.max_size_bytes = 4 << 20;
     let policy_old = toon_old::mcp::Policy {
         max_size_bytes: 4 << 20,
         ..Default::default()
     };
     let new = toon_new::mcp::ResultEncoder::new(policy_new);
     let old = toon_old::mcp::ResultEncoder::new(policy_old);
-    let shape = toon_new::mcp::Shape::default();
+    let shaping = toon_new::mcp::Shaping::default();
     // Both write the same converted text.
     let a: serde_json::Value =
-        serde_json::from_str(&new.encode_text("read_graph", &sent, &shape).unwrap()).unwrap();
+        serde_json::from_str(&new.encode_text("read_graph", &sent, &shaping).unwrap()).unwrap();
     let b = old.encode("read_graph", result.clone()).unwrap();
     assert_eq!(a["content"][0]["text"], b["content"][0]["text"]);
     if args.get(1).map(String::as_str) == Some("loop") {
@@ -66,7 +64,7 @@ fn main() {
         for _ in 0..n {
             match args[2].as_str() {
                 "new" => drop(std::hint::black_box(
-                    new.encode_text("read_graph", &sent, &shape).unwrap(),
+                    new.encode_text("read_graph", &sent, &shaping).unwrap(),
                 )),
                 "old" => drop(std::hint::black_box(
                     old.encode("read_graph", result.clone()).unwrap(),
@@ -82,7 +80,7 @@ fn main() {
             old.encode("read_graph", result.clone()).unwrap()
         }),
         Contender::new("encode_text", || {
-            new.encode_text("read_graph", &sent, &shape).unwrap()
+            new.encode_text("read_graph", &sent, &shaping).unwrap()
         }),
     ];
     let ns = medians(&mut contenders, samples, Duration::from_millis(200));

@@ -176,18 +176,18 @@ fn parse_document(input: &Input) -> Result<Recording, Failure> {
         .map_err(|e| Failure::because(format_args!("{}: invalid JSON", input.label), e))
 }
 
-/// Parses the input as JSON into a `Value`, whose numbers are `u64`, `i64` or `f64`. A number
-/// beyond f64 becomes `null`, as in the reference CLI (`JSON.parse` gives ±Infinity, which
-/// encodes as `null`, §3); serde_json refuses such numbers, so only then is the text
-/// rewritten and parsed again.
+/// Parses the input as JSON into a `Value`, whose numbers are `u64`, `i64` or the nearest
+/// `f64`, as `JSON.parse` reads them (`toon::json::from_slice`). A number beyond f64 becomes
+/// `null`, as in the reference CLI (`JSON.parse` gives ±Infinity, which encodes as `null`, §3);
+/// serde_json refuses such numbers, so only then is the text rewritten and parsed again.
 fn parse_value(input: &Input) -> Result<Value, Failure> {
     let text = json_text(input)?;
     warn_inexact(&input.label, text);
     let invalid = |e| Failure::because(format_args!("{}: invalid JSON", input.label), e);
-    match serde_json::from_slice(text) {
+    match toon::json::from_slice(text) {
         Err(e) if e.to_string().starts_with("number out of range") => {
             match overflow::nulled(text) {
-                Some(rewritten) => serde_json::from_slice(&rewritten).map_err(invalid),
+                Some(rewritten) => toon::json::from_slice(&rewritten).map_err(invalid),
                 None => Err(invalid(e)),
             }
         }

@@ -3,7 +3,9 @@ use std::path::Path;
 
 use super::io::Input;
 use super::{McpCommand, PolicyArgs};
-use toon::mcp::{Catalog, Format, Grouping, Policy, ResultEncoder, Shape, SkipReason, Structured};
+use toon::mcp::{
+    Catalog, Format, Grouping, Policy, ResultEncoder, Shaping, SkipReason, Structured,
+};
 
 /// Reads a whole text input (for `toon mcp`).
 fn read_text(file: Option<&str>) -> Result<String, String> {
@@ -25,30 +27,30 @@ fn emit(text: &str) -> Result<(), String> {
 }
 
 fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
-    Ok(Policy {
-        min_size_bytes: args.min_size,
-        max_size_bytes: args.max_size,
-        include_tools: args.include_tools.into_iter().flatten().collect(),
-        exclude_tools: args.exclude_tools.into_iter().flatten().collect(),
-        convert_tools: args.convert_tools.into_iter().flatten().collect(),
-        skip_on_error: true,
-        format: choice(
-            "--format",
-            &args.format,
-            Format::parse,
-            "auto, toon or json",
-        )?,
-        structured: choice(
-            "--structured",
-            &args.structured,
-            |s| match s {
-                "keep" => Some(Structured::Keep),
-                "drop" => Some(Structured::Drop),
-                _ => None,
-            },
-            "keep or drop",
-        )?,
-    })
+    let mut policy = Policy::default();
+    policy.min_size_bytes = args.min_size;
+    policy.max_size_bytes = args.max_size;
+    policy.include_tools = args.include_tools.into_iter().flatten().collect();
+    policy.exclude_tools = args.exclude_tools.into_iter().flatten().collect();
+    policy.convert_tools = args.convert_tools.into_iter().flatten().collect();
+    policy.skip_on_error = true;
+    policy.format = choice(
+        "--format",
+        &args.format,
+        Format::parse,
+        "auto, toon or json",
+    )?;
+    policy.structured = choice(
+        "--structured",
+        &args.structured,
+        |s| match s {
+            "keep" => Some(Structured::Keep),
+            "drop" => Some(Structured::Drop),
+            _ => None,
+        },
+        "keep or drop",
+    )?;
+    Ok(policy)
 }
 
 fn catalog(file: Option<&str>) -> Result<Catalog, String> {
@@ -142,14 +144,12 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let source = file.as_deref().unwrap_or("<stdin>");
             // Read as text, never as a `Value`: numbers keep their digits and every byte the
             // encoder does not change is printed as it came.
-            let shape = Shape {
-                fields: fields.into_iter().flatten().collect(),
-                max_tokens: budget,
-                ..Shape::default()
-            };
+            let mut shaping = Shaping::default();
+            shaping.fields = fields.into_iter().flatten().collect();
+            shaping.max_tokens = budget;
             let encoder = ResultEncoder::new(policy);
             let out = encoder
-                .encode_text(&tool, &text, &shape)
+                .encode_text(&tool, &text, &shaping)
                 .map_err(|e| e.to_string())?;
             if encoder
                 .stats()
@@ -175,20 +175,17 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             request_timeout,
         } => {
             let mode = choice("--mode", &mode, proxy::Mode::parse, "passthrough or lean")?;
-            let options = proxy::Options {
-                startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
-                request_timeout: seconds("--request-timeout", request_timeout)?,
-                policy: policy_of(policy)?,
-            };
+            let mut options = proxy::Options::default();
+            options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
+            options.request_timeout = seconds("--request-timeout", request_timeout)?;
+            options.policy = policy_of(policy)?;
             proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
         }
         #[cfg(feature = "mcp-proxy")]
         McpCommand::Inspect { servers, policy } => {
-            let options = proxy::Options {
-                startup_timeout: seconds("--startup-timeout", servers.startup_timeout)?,
-                policy: policy_of(policy)?,
-                ..proxy::Options::default()
-            };
+            let mut options = proxy::Options::default();
+            options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
+            options.policy = policy_of(policy)?;
             let report = proxy::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }

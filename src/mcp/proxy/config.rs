@@ -15,10 +15,10 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value as Json;
-
 use super::locate::Path as KeyPath;
-use crate::error::{Error, Result};
+use crate::value::Value;
+
+type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
 /// The largest configuration file read (1 MiB; real ones are a few KiB).
 pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
@@ -26,8 +26,133 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// The environment variable naming the configuration file when no path is given.
 pub const CONFIG_ENV: &str = "TOON_MCP_CONFIG";
 
+/// Why an `mcpServers` configuration could not be read. Messages give the line, column and key
+/// path of what is wrong, never the text there (a configuration holds secrets).
+///
+/// ```
+/// use toon::mcp::proxy::{Config, ConfigError};
+/// let err = Config::from_str(r#"{"mcpServers": {"a": {"command": 5}}}"#).unwrap_err();
+/// assert!(matches!(err, ConfigError::Invalid { .. }));
+/// assert_eq!((err.line(), err.column()), (1, 34));
+/// assert_eq!(err.to_string(), "line 1, column 34: mcpServers.a.command: expected a string");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The text is not JSON: serde_json's description of what it met (a fixed phrase such as
+    /// `expected value`), at its line and column.
+    #[error("{}invalid JSON: {message}", crate::mcp::error::at(*.line, *.column))]
+    Syntax {
+        /// What serde_json met, without its position.
+        message: String,
+        /// 1-based line, 0 when unknown.
+        line: usize,
+        /// 1-based column, 0 when unknown.
+        column: usize,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// JSON, but not an `mcpServers` object at the top.
+    #[error(
+        "not an MCP configuration: expected {{\"mcpServers\": {{NAME: {{\"command\": ...}}}}}}"
+    )]
+    NotMcpConfig,
+    /// A value of the wrong type, or an entry without `command`, at a key path.
+    #[error("{}{path}: {message}", crate::mcp::error::at(*.line, *.column))]
+    Invalid {
+        /// The key path of the value (`mcpServers.github.env.GITHUB_TOKEN`).
+        path: String,
+        /// What is wrong with it.
+        message: String,
+        /// 1-based line of the value, 0 when unknown.
+        line: usize,
+        /// 1-based column of the value, 0 when unknown.
+        column: usize,
+    },
+    /// No path given, no `TOON_MCP_CONFIG`, and no home directory for the default location.
+    #[error("no configuration file: pass --config FILE or set TOON_MCP_CONFIG")]
+    NoFile,
+    /// The file could not be read.
+    #[error("cannot read MCP configuration {} ({chosen}): {source}", .path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// How the path was chosen: `given`, `from TOON_MCP_CONFIG`, `the default location`.
+        chosen: &'static str,
+        /// Why.
+        #[source]
+        source: ReadError,
+    },
+    /// The file was read, and its text is not a configuration.
+    #[error("{}: {source}", .path.display())]
+    InFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its text.
+        #[source]
+        source: Box<ConfigError>,
+    },
+}
+
+impl ConfigError {
+    /// 1-based line of what is wrong in the configuration text, or 0 when the error has no
+    /// position.
+    #[must_use]
+    pub fn line(&self) -> usize {
+        self.position().0
+    }
+
+    /// 1-based column (in characters) of what is wrong on [`line`](Self::line), or 0.
+    #[must_use]
+    pub fn column(&self) -> usize {
+        self.position().1
+    }
+
+    fn position(&self) -> (usize, usize) {
+        match self {
+            ConfigError::Syntax { line, column, .. }
+            | ConfigError::Invalid { line, column, .. } => (*line, *column),
+            ConfigError::InFile { source, .. } => source.position(),
+            _ => (0, 0),
+        }
+    }
+}
+
+/// Why a configuration file could not be read ([`ConfigError::Read`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// Opening or reading failed.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The file is larger than [`MAX_CONFIG_BYTES`]: its size, or, for a device or FIFO, that
+    /// more than the limit was read.
+    #[error("{}; the limit is {MAX_CONFIG_BYTES} bytes (1 MiB)", too_large(.size))]
+    TooLarge {
+        /// The file's size, when it has one.
+        size: Option<u64>,
+    },
+    /// The text is not UTF-8.
+    #[error("not UTF-8 text (invalid byte at offset {})", .source.utf8_error().valid_up_to())]
+    NotUtf8 {
+        /// The decoding error.
+        #[source]
+        source: std::string::FromUtf8Error,
+    },
+}
+
+/// What was too large: the file by its size, or what was read of it.
+fn too_large(size: &Option<u64>) -> String {
+    match size {
+        Some(size) => format!("the file is {size} bytes"),
+        None => format!("more than {MAX_CONFIG_BYTES} bytes were read"),
+    }
+}
+
 /// One server of an `mcpServers` configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerConfig {
     /// The key it has under `mcpServers`; tools shared with another server are exposed as
     /// `NAME__tool`.
@@ -59,6 +184,7 @@ pub enum Launch {
 
 /// A parsed `mcpServers` configuration, servers in file order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Config {
     /// Every configured server, disabled ones included.
     pub servers: Vec<ServerConfig>,
@@ -72,25 +198,24 @@ impl Config {
     /// let config = Config::from_str(r#"{"mcpServers": {"time": {"command": "uvx", "args": ["mcp-server-time"]}}}"#)?;
     /// assert_eq!(config.servers[0].name, "time");
     /// assert!(matches!(&config.servers[0].launch, Launch::Stdio { command, .. } if command == "uvx"));
-    /// # Ok::<(), toon::Error>(())
+    /// # Ok::<(), toon::mcp::proxy::ConfigError>(())
     /// ```
     ///
     /// # Errors
-    /// Invalid JSON, no `mcpServers` object, or an entry with neither `command` nor `url`, or
-    /// with fields of the wrong type: each with its line and column (and key path), never
-    /// the text there.
+    /// Invalid JSON ([`ConfigError::Syntax`]), no `mcpServers` object
+    /// ([`ConfigError::NotMcpConfig`], or [`ConfigError::Invalid`] when it is not an object), or
+    /// an entry with neither `command` nor `url`, or with fields of the wrong type
+    /// ([`ConfigError::Invalid`]): each with its line and column (and key path), never the text
+    /// there.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<Config> {
-        let root: Json = serde_json::from_str(text).map_err(|e| syntax_error(&e))?;
+        // A `toon::Value` keeps the servers in file order.
+        let root: Value = crate::json::from_str(text).map_err(syntax_error)?;
         let top = KeyPath::default().key("mcpServers");
         let servers = match root.get("mcpServers") {
-            Some(Json::Object(servers)) => servers,
+            Some(Value::Object(servers)) => servers,
             Some(_) => return Err(at(text, &top, "expected an object of servers")),
-            None => {
-                return Err(Error::data(
-                    "not an MCP configuration: expected {\"mcpServers\": {NAME: {\"command\": ...}}}",
-                ));
-            }
+            None => return Err(ConfigError::NotMcpConfig),
         };
         let servers = servers
             .iter()
@@ -103,32 +228,38 @@ impl Config {
     /// from [`default_path`]; returns it with the path it came from.
     ///
     /// # Errors
-    /// When the file cannot be read (the message names the path and how it was chosen), is
-    /// larger than [`MAX_CONFIG_BYTES`], is not UTF-8, or does not parse.
+    /// [`ConfigError::NoFile`] when there is no path to read; [`ConfigError::Read`] when the
+    /// file cannot be read (the message names the path and how it was chosen), is larger than
+    /// [`MAX_CONFIG_BYTES`] or is not UTF-8; [`ConfigError::InFile`] when its text does not
+    /// parse ([`from_str`](Self::from_str)'s error, after the path).
     pub fn load(path: Option<&Path>) -> Result<(Config, PathBuf)> {
         let (path, why) = match path {
             Some(p) => (p.to_path_buf(), "given"),
             None => match std::env::var_os(CONFIG_ENV).filter(|v| !v.is_empty()) {
                 Some(p) => (PathBuf::from(p), "from TOON_MCP_CONFIG"),
                 None => (
-                    default_path().ok_or_else(|| {
-                        Error::data(
-                            "no configuration file: pass --config FILE or set TOON_MCP_CONFIG",
-                        )
-                    })?,
+                    default_path().ok_or(ConfigError::NoFile)?,
                     "the default location",
                 ),
             },
         };
-        let text = read_bounded(&path).map_err(|e| {
-            Error::data(format!(
-                "cannot read MCP configuration {} ({why}): {e}",
-                path.display()
-            ))
-        })?;
-        let config =
-            Config::from_str(&text).map_err(|e| Error::data(format!("{}: {e}", path.display())))?;
-        Ok((config, path))
+        let text = match read_bounded(&path) {
+            Ok(text) => text,
+            Err(source) => {
+                return Err(ConfigError::Read {
+                    path,
+                    chosen: why,
+                    source,
+                });
+            }
+        };
+        match Config::from_str(&text) {
+            Ok(config) => Ok((config, path)),
+            Err(e) => Err(ConfigError::InFile {
+                path,
+                source: Box::new(e),
+            }),
+        }
     }
 
     /// The servers to start: all but the disabled ones.
@@ -139,34 +270,26 @@ impl Config {
 
 /// The file's text, read with a bounded reader: a file over [`MAX_CONFIG_BYTES`] (by its
 /// size, or by reading past the limit when it has none: devices, FIFOs) is refused.
-fn read_bounded(path: &Path) -> std::result::Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let too_big = |size: &str| format!("{size}; the limit is {MAX_CONFIG_BYTES} bytes (1 MiB)");
+fn read_bounded(path: &Path) -> Result<String, ReadError> {
+    let file = std::fs::File::open(path)?;
     if let Ok(meta) = file.metadata()
         && meta.is_file()
         && meta.len() > MAX_CONFIG_BYTES
     {
-        return Err(too_big(&format!("the file is {} bytes", meta.len())));
+        return Err(ReadError::TooLarge {
+            size: Some(meta.len()),
+        });
     }
     let mut bytes = Vec::new();
-    file.take(MAX_CONFIG_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
+    file.take(MAX_CONFIG_BYTES + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > MAX_CONFIG_BYTES {
-        return Err(too_big(&format!(
-            "more than {MAX_CONFIG_BYTES} bytes were read"
-        )));
+        return Err(ReadError::TooLarge { size: None });
     }
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    String::from_utf8(bytes).map_err(|source| ReadError::NotUtf8 { source })
 }
 
 /// A JSON syntax error with serde_json's position and description, never the text there.
-fn syntax_error(e: &serde_json::Error) -> Error {
+fn syntax_error(e: serde_json::Error) -> ConfigError {
     use serde_json::error::Category;
     // Syntax and end-of-input descriptions are fixed phrases ("expected value", "trailing
     // comma"); other kinds could carry input.
@@ -180,15 +303,22 @@ fn syntax_error(e: &serde_json::Error) -> Error {
         }
         Category::Data | Category::Io => "not valid JSON".to_owned(),
     };
-    Error::syntax(format!("invalid JSON: {what}")).at_position(e.line(), e.column())
+    ConfigError::Syntax {
+        message: what,
+        line: e.line(),
+        column: e.column(),
+        source: e,
+    }
 }
 
 /// `path: what`, at the position of the value at `path` in `text`.
-fn at(text: &str, path: &KeyPath, what: &str) -> Error {
-    let e = Error::data(format!("{path}: {what}"));
-    match path.position(text) {
-        Some((line, column)) => e.at_position(line, column),
-        None => e,
+fn at(text: &str, path: &KeyPath, what: &str) -> ConfigError {
+    let (line, column) = path.position(text).unwrap_or((0, 0));
+    ConfigError::Invalid {
+        path: path.to_string(),
+        message: what.to_owned(),
+        line,
+        column,
     }
 }
 
@@ -210,28 +340,28 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// One entry of `mcpServers`; `path` is its key path, for errors located in `text`.
-fn server(text: &str, path: &KeyPath, name: &str, entry: &Json) -> Result<ServerConfig> {
+fn server(text: &str, path: &KeyPath, name: &str, entry: &Value) -> Result<ServerConfig> {
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let entry = entry
         .as_object()
         .ok_or_else(|| bad(path, "expected an object"))?;
     let string = |key: &str| -> Result<Option<String>> {
         match entry.get(key) {
-            None | Some(Json::Null) => Ok(None),
-            Some(Json::String(s)) => Ok(Some(s.clone())),
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(_) => Err(bad(&path.key(key), "expected a string")),
         }
     };
     let disabled = match entry.get("disabled") {
-        None | Some(Json::Null) => false,
-        Some(Json::Bool(b)) => *b,
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
         Some(_) => return Err(bad(&path.key("disabled"), "expected true or false")),
     };
     let launch = match (string("command")?, string("url")?) {
         (Some(command), _) => {
             let args = match entry.get("args") {
-                None | Some(Json::Null) => Vec::new(),
-                Some(Json::Array(a)) => a
+                None | Some(Value::Null) => Vec::new(),
+                Some(Value::Array(a)) => a
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
@@ -245,12 +375,12 @@ fn server(text: &str, path: &KeyPath, name: &str, entry: &Json) -> Result<Server
                 }
             };
             let env = match entry.get("env") {
-                None | Some(Json::Null) => BTreeMap::new(),
-                Some(Json::Object(m)) => m
+                None | Some(Value::Null) => BTreeMap::new(),
+                Some(Value::Object(m)) => m
                     .iter()
                     .map(|(k, v)| {
                         v.as_str()
-                            .map(|v| (k.clone(), v.to_owned()))
+                            .map(|v| (k.to_owned(), v.to_owned()))
                             .ok_or_else(|| bad(&path.key("env").key(k), "expected a string"))
                     })
                     .collect::<Result<BTreeMap<_, _>>>()?,

@@ -134,12 +134,13 @@ impl Downstream {
             process,
             initialize: Json::Null,
         };
-        let params = json!({
+        // A `toon::Value` keeps this order whatever serde_json's map does.
+        let params = serde_json::to_string(&crate::toon!({
             "protocolVersion": PROTOCOL_VERSION,
             "capabilities": {},
             "clientInfo": {"name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")}
-        })
-        .to_string();
+        }))
+        .unwrap_or_default();
         match server
             .peer
             .request("initialize", Some(&params), startup)
@@ -149,7 +150,7 @@ impl Downstream {
                 // Read, not forwarded: what the proxy learns of the server.
                 server.initialize = reply
                     .result()
-                    .and_then(|r| serde_json::from_str(r).ok())
+                    .and_then(|r| crate::json::from_str(r).ok())
                     .unwrap_or(Json::Null);
                 server
                     .peer

@@ -1,17 +1,17 @@
 //! Why a call through the proxy failed.
 
-use std::fmt;
 use std::time::Duration;
 
-use serde_json::Value as Json;
-
 use super::wire::code;
+use crate::error::Quoted;
+use crate::mcp::error::did_you_mean;
 
 /// A failed request to a downstream server (or for a tool no server has).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {
     /// No answer within the request timeout.
+    #[error("server {server:?} did not answer {method} within {:.1} s", .after.as_secs_f64())]
     Timeout {
         /// The server asked.
         server: String,
@@ -21,6 +21,7 @@ pub enum CallError {
         after: Duration,
     },
     /// The server's connection closed (it exited, or never started) before it answered.
+    #[error("server {server:?} is gone: {reason}")]
     Closed {
         /// The server.
         server: String,
@@ -28,6 +29,7 @@ pub enum CallError {
         reason: String,
     },
     /// The server answered with a JSON-RPC error.
+    #[error("server {server:?} answered error {code}: {message}")]
     Remote {
         /// The server.
         server: String,
@@ -35,11 +37,12 @@ pub enum CallError {
         code: i64,
         /// Its message.
         message: String,
-        /// Its `data`, if any (boxed: errors stay small on the success path).
-        data: Option<Box<Json>>,
+        /// Its `data`, if any, as the JSON text it sent (passed on as it came).
+        data: Option<String>,
     },
     /// The server's reply could not be passed on (not JSON, or over the message size limit);
     /// the request fails at once instead of waiting out its timeout.
+    #[error("server {server:?} answered {method} with {why}; the proxy cannot pass it on")]
     BadReply {
         /// The server.
         server: String,
@@ -49,6 +52,7 @@ pub enum CallError {
         why: String,
     },
     /// The server is configured but not running (failed to start, or timed out starting).
+    #[error("server {server:?} is unavailable: {reason}")]
     Unavailable {
         /// The server.
         server: String,
@@ -56,6 +60,7 @@ pub enum CallError {
         reason: String,
     },
     /// No server has a tool of this name.
+    #[error("unknown tool {}{}", Quoted(.name), did_you_mean(.suggestions))]
     UnknownTool {
         /// The name asked for.
         name: String,
@@ -99,48 +104,3 @@ impl CallError {
         }
     }
 }
-
-impl fmt::Display for CallError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CallError::Timeout {
-                server,
-                method,
-                after,
-            } => write!(
-                f,
-                "server {server:?} did not answer {method} within {:.1} s",
-                after.as_secs_f64()
-            ),
-            CallError::Closed { server, reason } => {
-                write!(f, "server {server:?} is gone: {reason}")
-            }
-            CallError::Remote {
-                server,
-                code,
-                message,
-                ..
-            } => write!(f, "server {server:?} answered error {code}: {message}"),
-            CallError::BadReply {
-                server,
-                method,
-                why,
-            } => write!(
-                f,
-                "server {server:?} answered {method} with {why}; the proxy cannot pass it on"
-            ),
-            CallError::Unavailable { server, reason } => {
-                write!(f, "server {server:?} is unavailable: {reason}")
-            }
-            CallError::UnknownTool { name, suggestions } => {
-                write!(f, "unknown tool {}", crate::error::Quoted(name))?;
-                if !suggestions.is_empty() {
-                    write!(f, "; did you mean {}?", suggestions.join(", "))?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for CallError {}

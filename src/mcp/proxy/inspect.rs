@@ -8,6 +8,7 @@ use crate::tokens::cost;
 
 /// One server's line of an [`Inspection`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServerCost {
     /// The server's name.
     pub name: String,
@@ -39,6 +40,7 @@ pub struct ToolResults {
 /// Counts are exact o200k with the `tiktoken` feature, else estimates
 /// ([`tokens::cost`](crate::tokens::cost)).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Inspection {
     /// One line per server, in configuration order.
     pub servers: Vec<ServerCost>,
@@ -64,7 +66,7 @@ impl Inspection {
     ///
     /// # Errors
     /// When a view cannot be rendered (a definition that is not valid JSON).
-    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::Result<Inspection> {
+    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::mcp::Result<Inspection> {
         let structured = policy.structured;
         let mut servers = Vec::new();
         for server in catalog.servers() {
@@ -93,12 +95,12 @@ impl Inspection {
             .map(|t| super::serve::exposed_definition(t, structured == Structured::Drop))
             .collect();
         let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
-        let lean_mode = MetaTools::new(catalog).definitions()?;
+        let lean_mode = MetaTools::new(catalog).definition_values()?;
         Ok(Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
             passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&serde_json::json!({ "tools": lean_mode }).to_string()),
+            lean_mode: cost(&super::serve::lean_tools_list(lean_mode)),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),

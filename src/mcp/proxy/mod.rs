@@ -31,12 +31,15 @@ mod serve;
 mod toolbox;
 pub mod wire;
 
-pub use config::{CONFIG_ENV, Config, Launch, MAX_CONFIG_BYTES, ServerConfig, default_path};
+pub use config::{
+    CONFIG_ENV, Config, ConfigError, Launch, MAX_CONFIG_BYTES, ReadError, ServerConfig,
+    default_path,
+};
 pub use downstream::{Downstream, Event};
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};
 pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
-pub use serve::{Mode, serve};
+pub use serve::{MAX_IN_FLIGHT, Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 
 /// The protocol revision the proxy asks servers for and offers clients that ask for one it

@@ -7,7 +7,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{Value as Json, json};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
@@ -15,6 +14,7 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 use super::error::CallError;
 use super::log::log;
 use super::wire::{self, Bad, Kind, Lines, Message};
+use crate::mcp::raw;
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
 /// does not read).
@@ -26,7 +26,8 @@ const OUTGOING_QUEUE: usize = 256;
 /// proxy's memory without bound.
 pub(super) const INBOUND_QUEUE: usize = 1024;
 
-enum Out {
+/// What the writer task is given: a message to write, or the end of the connection.
+enum Outgoing {
     Message(String),
     Close,
 }
@@ -48,9 +49,9 @@ type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
 /// A JSON-RPC peer. Incoming requests and notifications go to the channel given to
 /// [`Peer::start`]; responses complete the matching [`Peer::request`].
 #[derive(Clone)]
-pub struct Peer {
+pub(super) struct Peer {
     name: Arc<str>,
-    out: mpsc::Sender<Out>,
+    outgoing: mpsc::Sender<Outgoing>,
     waiters: Waiters,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
@@ -74,7 +75,7 @@ impl Peer {
     /// not messages go to `bad_frames` (the client side answers them) or, when it is `None`,
     /// fail the request whose id they show (a server's reply the proxy cannot pass on is
     /// answered at once, not waited for) and are logged.
-    pub fn start<R, W>(
+    pub(super) fn start<R, W>(
         name: &str,
         reader: R,
         writer: W,
@@ -85,7 +86,7 @@ impl Peer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let (out, mut out_rx) = mpsc::channel::<Out>(OUTGOING_QUEUE);
+        let (outgoing, mut outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
         let (closed_tx, closed) = watch::channel(None);
         let waiters: Waiters = Arc::default();
         let name: Arc<str> = Arc::from(name);
@@ -94,14 +95,14 @@ impl Peer {
 
         let mut sink = FramedWrite::new(writer, Lines::default());
         tokio::spawn(async move {
-            while let Some(msg) = out_rx.recv().await {
+            while let Some(msg) = outgoing_rx.recv().await {
                 match msg {
-                    Out::Message(m) => {
+                    Outgoing::Message(m) => {
                         if sink.send(m.as_str()).await.is_err() {
                             break;
                         }
                     }
-                    Out::Close => break,
+                    Outgoing::Close => break,
                 }
             }
             // Dropping the sink closes the pipe: a stdio server reads EOF and exits.
@@ -177,7 +178,7 @@ impl Peer {
 
         Peer {
             name,
-            out,
+            outgoing,
             waiters,
             next_id: Arc::new(AtomicU64::new(1)),
             closed,
@@ -190,7 +191,7 @@ impl Peer {
     /// `_meta.progressToken` has it) to `sink` as they are read, until the returned guard is
     /// dropped. Read in order with responses, a request's last progress reaches its sink
     /// before the response reaches the caller.
-    pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
+    pub(super) fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
         let token = token_key(&token);
         // Two calls with one token (which a client should not do) share the route until the
         // last of them ends.
@@ -205,7 +206,7 @@ impl Peer {
     }
 
     /// The label given at start.
-    pub fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         &self.name
     }
 
@@ -216,12 +217,12 @@ impl Peer {
     }
 
     /// Why the connection closed, once it has.
-    pub fn closed(&self) -> Option<String> {
+    pub(super) fn closed(&self) -> Option<String> {
         self.closed.borrow().clone()
     }
 
     /// Waits until the connection closes; returns why.
-    pub async fn wait_closed(&self) -> String {
+    pub(super) async fn wait_closed(&self) -> String {
         let mut rx = self.closed.clone();
         loop {
             if let Some(reason) = rx.borrow_and_update().clone() {
@@ -234,18 +235,18 @@ impl Peer {
     }
 
     /// Sends a message (a response or a notification), as JSON text on one line.
-    pub async fn send(&self, message: String) {
-        let _ = self.out.send(Out::Message(message)).await;
+    pub(super) async fn send(&self, message: String) {
+        let _ = self.outgoing.send(Outgoing::Message(message)).await;
     }
 
     /// Sends a message if the outgoing queue has room; `false` when it was dropped.
-    pub fn try_send(&self, message: String) -> bool {
-        self.out.try_send(Out::Message(message)).is_ok()
+    pub(super) fn try_send(&self, message: String) -> bool {
+        self.outgoing.try_send(Outgoing::Message(message)).is_ok()
     }
 
     /// Closes the writing side (the peer reads end of input).
-    pub async fn close(&self) {
-        let _ = self.out.send(Out::Close).await;
+    pub(super) async fn close(&self) {
+        let _ = self.outgoing.send(Outgoing::Close).await;
     }
 
     /// Sends a request (`params` as JSON text, forwarded as it is) and waits at most
@@ -256,7 +257,7 @@ impl Peer {
     /// # Errors
     /// The peer's error response, a timeout, a reply the proxy cannot read or pass on, or the
     /// connection closing first.
-    pub async fn request(
+    pub(super) async fn request(
         &self,
         method: &str,
         params: Option<&str>,
@@ -272,7 +273,7 @@ impl Peer {
     ///
     /// # Errors
     /// As [`request`](Self::request).
-    pub async fn request_watched(
+    pub(super) async fn request_watched(
         &self,
         method: &str,
         params: Option<&str>,
@@ -296,7 +297,7 @@ impl Peer {
                 reason,
             });
         }
-        let mut guard = InFlight {
+        let mut guard = WaitGuard {
             peer: self,
             id,
             done: false,
@@ -403,20 +404,28 @@ fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
     }
 }
 
-/// Forgets a request whose caller stopped waiting, and tells the peer it may stop working.
-struct InFlight<'p> {
+/// A request being waited for: when dropped before its answer came (the caller stopped
+/// waiting), it forgets the request and tells the peer it may stop working.
+struct WaitGuard<'p> {
     peer: &'p Peer,
     id: u64,
     done: bool,
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
         if lock(&self.peer.waiters).remove(&self.id).is_some() && !self.done {
-            let _ = self.peer.out.try_send(Out::Message(wire::notification(
-                "notifications/cancelled",
-                Some(json!({"requestId": self.id, "reason": "the proxy stopped waiting"})),
-            )));
+            let params = format!(
+                r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
+                self.id
+            );
+            let _ = self
+                .peer
+                .outgoing
+                .try_send(Outgoing::Message(wire::notification(
+                    "notifications/cancelled",
+                    Some(&params),
+                )));
         }
     }
 }
@@ -425,22 +434,18 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
     if message.result().is_some() {
         return Ok(message);
     }
-    let error: Json = message
-        .error()
-        .and_then(|e| serde_json::from_str(e).ok())
-        .unwrap_or(Json::Null);
+    // Read as text: `data` is passed on as sent (without whitespace), key order and digits
+    // included.
+    let error = message.error().and_then(raw::entries).unwrap_or_default();
     Err(CallError::Remote {
         server: server.to_owned(),
-        code: error
-            .get("code")
-            .and_then(Json::as_i64)
+        code: raw::get(&error, "code")
+            .and_then(|c| serde_json::from_str::<i64>(c.get()).ok())
             .unwrap_or(wire::code::INTERNAL_ERROR),
-        message: error
-            .get("message")
-            .and_then(Json::as_str)
-            .unwrap_or("error without a message")
-            .to_owned(),
-        data: error.get("data").cloned().map(Box::new),
+        message: raw::get(&error, "message")
+            .and_then(raw::string)
+            .unwrap_or_else(|| "error without a message".to_owned()),
+        data: raw::get(&error, "data").map(|d| crate::json_text::minify(d.get())),
     })
 }
 

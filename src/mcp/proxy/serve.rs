@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde_json::{Value as Json, json};
+use serde_json::Value as Json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -19,11 +19,10 @@ use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::raw;
-use crate::mcp::{
-    Format, Grouping, LIST_CHANGED, MetaCall, MetaTools, PRIMER, Pages, Plan, Structured,
-    error_result,
-};
+use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
+use crate::value::Value;
 use serde_json::value::RawValue;
 
 /// Which tools the client sees.
@@ -204,7 +203,7 @@ impl Front {
 
     async fn answer(&self, id: &str, method: &str, message: &Message) -> String {
         let outcome = match method {
-            "initialize" => Ok(self.initialize(&message.params_json()).to_string()),
+            "initialize" => Ok(self.initialize(&message.params_json())),
             "ping" => Ok("{}".to_owned()),
             "tools/list" => self.tools_list().await,
             "tools/call" => self.tools_call(message.params().unwrap_or("{}")).await,
@@ -220,24 +219,22 @@ impl Front {
                 message,
                 data,
                 ..
-            }) => {
-                let data = data.map(|d| d.to_string());
-                wire::error(id, code, &message, data.as_deref())
-            }
+            }) => wire::error(id, code, &message, data.as_deref()),
             Err(e @ (CallError::UnknownTool { .. } | CallError::BadReply { .. })) => {
                 wire::error(id, e.code(), &e.to_string(), None)
             }
             // A server gone or slow is the tool failing, which the model should see.
-            Err(e) => wire::response(id, &error_result(&e.to_string()).to_string()),
+            Err(e) => wire::response(id, &result_text(&e.to_string(), true)),
         }
     }
 
-    fn initialize(&self, params: &Json) -> Json {
+    /// The `initialize` result (JSON text; a `toon::Value` keeps its keys in this order).
+    fn initialize(&self, params: &Json) -> String {
         let asked = params.get("protocolVersion").and_then(Json::as_str);
         let version = asked
             .filter(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(v))
             .unwrap_or(PROTOCOL_VERSION);
-        let mut result = json!({
+        let mut result = crate::toon!({
             "protocolVersion": version,
             "capabilities": {"tools": {"listChanged": true}},
             "serverInfo": {
@@ -246,10 +243,12 @@ impl Front {
                 "version": env!("CARGO_PKG_VERSION")
             }
         });
-        if self.toolbox.options().policy.format != Format::Json {
-            result["instructions"] = Json::String(PRIMER.to_owned());
+        if self.toolbox.options().policy.format != Format::CompactJson
+            && let Some(result) = result.as_object_mut()
+        {
+            result.insert("instructions".to_owned(), PRIMER.into());
         }
-        result
+        serde_json::to_string(&result).unwrap_or_default()
     }
 
     async fn tools_list(&self) -> Result<String, CallError> {
@@ -259,9 +258,9 @@ impl Front {
             Mode::Lean => {
                 let tools = MetaTools::new(&catalog)
                     .grouping(Grouping::Server)
-                    .definitions()
+                    .definition_values()
                     .map_err(|e| CallError::internal("proxy", e.to_string()))?;
-                Ok(json!({ "tools": tools }).to_string())
+                Ok(lean_tools_list(tools))
             }
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
@@ -291,49 +290,50 @@ impl Front {
         // Read to validate and plan; what reaches the server is the text the model sent.
         let arguments_text = raw::get(&entries, "arguments").map(RawValue::get);
         // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
-        // validation speaks of the value, not of a parse failure.
-        let arguments: Json = match arguments_text {
-            None => json!({}),
+        // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
+        // that problems are listed in the order the model sent the arguments.
+        let arguments: Value = match arguments_text {
+            None => Value::Object(crate::Map::new()),
             Some(text) => {
                 let readable = crate::json_text::readable(text);
-                match serde_json::from_str(readable.as_deref().unwrap_or(text)) {
+                match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
                     Ok(arguments) => arguments,
                     Err(e) => {
                         let why = format!("{name}: its arguments could not be read: {e}");
-                        return Ok(error_result(&why).to_string());
+                        return Ok(result_text(&why, true));
                     }
                 }
             }
         };
-        let call = MetaTools::new(&self.toolbox.catalog()).call(&name, &arguments);
+        let call = MetaTools::new(&self.toolbox.catalog()).outcome(&name, &arguments);
         match call {
-            MetaCall::Answer(result) => Ok(result.to_string()),
-            MetaCall::NotMeta => Err(CallError::UnknownTool {
+            Outcome::Answer { text, is_error } => Ok(result_text(&text, is_error)),
+            Outcome::NotMeta => Err(CallError::UnknownTool {
                 name,
                 suggestions: vec![
                     crate::mcp::DISCOVER_TOOLS.to_owned(),
                     crate::mcp::EXECUTE_TOOL.to_owned(),
                 ],
             }),
-            MetaCall::Execute(mut plan) => {
+            Outcome::Execute(mut plan) => {
                 // A later page comes from the result kept at the first: never a new run.
-                match plan.shape.cursor_key() {
+                match plan.shaping.cursor_key() {
                     Ok(Some(key)) => {
                         let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
                         return Ok(match kept {
                             Ok(result) => {
-                                plan.shape.kept_as = Some(key);
+                                plan.shaping.kept_as = Some(key);
                                 plan.finish_text(self.toolbox.encoder(), &result)
                             }
-                            Err(why) => error_result(&why).to_string(),
+                            Err(why) => result_text(&why, true),
                         });
                     }
-                    Ok(None) if plan.shape.cursor.is_some() => {
+                    Ok(None) if plan.shaping.cursor.is_some() => {
                         let why = "this cursor names no result the proxy kept: call without cursor";
-                        return Ok(error_result(why).to_string());
+                        return Ok(result_text(why, true));
                     }
                     Ok(None) => {}
-                    Err(e) => return Ok(error_result(&e.to_string()).to_string()),
+                    Err(e) => return Ok(result_text(&e.to_string(), true)),
                 }
                 let tool_arguments = arguments_text
                     .and_then(raw::entries)
@@ -358,7 +358,7 @@ impl Front {
                     )
                     .await?;
                 let result = reply.result().unwrap_or("{}");
-                if plan.shape.limit.is_some() {
+                if plan.shaping.limit.is_some() {
                     self.keep_for_pages(&mut plan, result);
                 }
                 Ok(plan.finish_text(self.toolbox.encoder(), result))
@@ -372,9 +372,9 @@ impl Front {
             .and_then(|e| raw::get(&e, "isError").map(|v| v.get() == "true"))
             .unwrap_or(false);
         if !failed {
-            plan.shape.kept_as = self
-                .pages
-                .keep(&plan.exposed, &plan.arguments, result.to_owned());
+            plan.shaping.kept_as =
+                self.pages
+                    .keep(&plan.exposed, &plan.arguments, result.to_owned());
         }
     }
 
@@ -415,6 +415,13 @@ impl Front {
             .values()
             .any(|call| call.progress_token.as_deref() == Some(token))
     }
+}
+
+/// Lean mode's `tools/list` result: the meta-tools' definitions, their keys in order.
+pub(super) fn lean_tools_list(definitions: Vec<Value>) -> String {
+    let mut result = crate::Map::new();
+    result.insert("tools".to_owned(), Value::Array(definitions));
+    serde_json::to_string(&result).unwrap_or_default()
 }
 
 /// A tool's definition as the server sent it (every byte kept but what changes), under the

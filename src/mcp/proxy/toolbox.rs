@@ -16,10 +16,17 @@ use super::log::log;
 use super::peer::{INBOUND_QUEUE, ProgressSink};
 use super::wire::Message;
 use crate::mcp::raw;
-use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shape};
+use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shaping};
 
-/// Timeouts and the result policy of a [`Toolbox`].
+/// Timeouts and the result policy of a [`Toolbox`]: the defaults with fields set (it may
+/// gain fields: `#[non_exhaustive]`).
+///
+/// ```
+/// let mut options = toon::mcp::proxy::Options::default();
+/// options.request_timeout = std::time::Duration::from_secs(120);
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Options {
     /// How long a server may take to start and list its tools (default 30 s; `npx` and
     /// `uvx` may download on first use).
@@ -246,9 +253,11 @@ impl Toolbox {
     /// Unknown tool, server unavailable or gone, timeout, or the server's own JSON-RPC error.
     /// A tool that fails *as a tool* is not an error: its result has `isError: true`.
     pub async fn call_tool(&self, name: &str, arguments: Json) -> Result<Json, CallError> {
-        let params = serde_json::json!({"name": name, "arguments": arguments}).to_string();
+        // Written in this order whatever serde_json's map keeps (the arguments are the
+        // caller's value, in its order).
+        let params = format!(r#"{{"name":{},"arguments":{arguments}}}"#, raw::quote(name));
         let result = self.call_text(&params).await?;
-        serde_json::from_str(&result).map_err(|e| {
+        crate::json::from_str(&result).map_err(|e| {
             CallError::internal("proxy", format!("the result of {name} is not JSON: {e}"))
         })
     }
@@ -301,7 +310,7 @@ impl Toolbox {
             return Ok(self.encoder.keep_text(result));
         }
         self.encoder
-            .encode_text(&exposed, result, &Shape::default())
+            .encode_text(&exposed, result, &Shaping::default())
             .map_err(|e| {
                 CallError::internal(
                     &server,

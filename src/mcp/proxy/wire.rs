@@ -16,8 +16,8 @@ use std::ops::Range;
 
 use bytes::{Buf, BytesMut};
 use serde::Deserialize;
+use serde_json::Value as Json;
 use serde_json::value::RawValue;
-use serde_json::{Value as Json, json};
 use tokio_util::codec::{Decoder, Encoder};
 
 /// Longest message accepted (16 MiB, as rmcp's stdio transport); a longer line is skipped
@@ -472,14 +472,16 @@ pub fn request(id: u64, method: &str, params: Option<&str>) -> String {
     }
 }
 
-/// A notification.
+/// A notification; `params` is JSON text, written as it is.
 #[must_use]
-pub fn notification(method: &str, params: Option<Json>) -> String {
-    let mut m = json!({"jsonrpc": "2.0", "method": method});
-    if let Some(p) = params {
-        m["params"] = p;
+pub fn notification(method: &str, params: Option<&str>) -> String {
+    match params {
+        Some(p) => format!(
+            r#"{{"jsonrpc":"2.0","method":{},"params":{p}}}"#,
+            quote(method)
+        ),
+        None => format!(r#"{{"jsonrpc":"2.0","method":{}}}"#, quote(method)),
     }
-    m.to_string()
 }
 
 /// A successful response; `id` and `result` are JSON text, written as they are.

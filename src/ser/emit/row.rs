@@ -478,32 +478,38 @@ mod tests {
         assert_eq!(agree(&structs, &swapped).as_deref(), Some("3,q"));
 
         let grouped = fields_of(&[
-            json!({"id": 1, "config": {"theme": "dark", "on": true}, "w": 0.5}),
-            json!({"id": 2, "config": {"theme": "light", "on": false}, "w": 1}),
+            crate::toon!({"id": 1, "config": {"theme": "dark", "on": true}, "w": 0.5}),
+            crate::toon!({"id": 2, "config": {"theme": "light", "on": false}, "w": 1}),
         ]);
         let cases = [
             (
-                json!({"id": 3, "config": {"theme": "x", "on": null}, "w": 2}),
+                crate::toon!({"id": 3, "config": {"theme": "x", "on": null}, "w": 2}),
                 Some("3,x,null,2"),
             ),
             // Keys out of order at the top and inside the group.
             (
-                json!({"w": 2, "id": 3, "config": {"on": true, "theme": "x"}}),
+                crate::toon!({"w": 2, "id": 3, "config": {"on": true, "theme": "x"}}),
                 Some("3,x,true,2"),
             ),
             // Missing, extra, nested where a cell belongs, a cell where a group belongs.
-            (json!({"id": 3, "config": {"theme": "x", "on": true}}), None),
             (
-                json!({"id": 3, "config": {"theme": "x", "on": true}, "w": 2, "z": 1}),
+                crate::toon!({"id": 3, "config": {"theme": "x", "on": true}}),
                 None,
             ),
             (
-                json!({"id": [1], "config": {"theme": "x", "on": true}, "w": 2}),
+                crate::toon!({"id": 3, "config": {"theme": "x", "on": true}, "w": 2, "z": 1}),
                 None,
             ),
-            (json!({"id": 3, "config": 5, "w": 2}), None),
-            (json!({"id": 3, "config": {"theme": "x"}, "w": 2}), None),
-            (json!([1, 2, 3]), None),
+            (
+                crate::toon!({"id": [1], "config": {"theme": "x", "on": true}, "w": 2}),
+                None,
+            ),
+            (crate::toon!({"id": 3, "config": 5, "w": 2}), None),
+            (
+                crate::toon!({"id": 3, "config": {"theme": "x"}, "w": 2}),
+                None,
+            ),
+            (crate::toon!([1, 2, 3]), None),
         ];
         for (row, expected) in cases {
             assert_eq!(agree(&grouped, &row).as_deref(), expected, "{row}");

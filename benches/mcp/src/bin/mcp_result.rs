@@ -12,7 +12,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use toon::mcp::{Policy, ResultEncoder, Shape};
+use toon::mcp::{Policy, ResultEncoder, Shaping};
 use toon_bench::timing::{medians, Contender};
 
 /// A memory-server `read_graph`-like result: entities with observations and relations, as
@@ -48,10 +48,9 @@ fn main() {
     let text = result["content"][0]["text"].as_str().unwrap().to_owned();
     // The result as its server sends it, for the raw-text API a proxy calls.
     let sent = serde_json::to_string(&result).unwrap();
-    let encoder = ResultEncoder::new(Policy {
-        max_size_bytes: 4 << 20,
-        ..Policy::default()
-    });
+    let mut policy = Policy::default();
+    policy.max_size_bytes = 4 << 20;
+    let encoder = ResultEncoder::new(policy);
     let out = encoder.encode("read_graph", result.clone()).unwrap();
     let format = out["content"][0]["_meta"]["rs.toon-codec/conversion"]["format"].clone();
     let mut contenders = [
@@ -60,7 +59,7 @@ fn main() {
         }),
         Contender::new("toon::mcp encode_text", || {
             encoder
-                .encode_text("read_graph", &sent, &Shape::default())
+                .encode_text("read_graph", &sent, &Shaping::default())
                 .unwrap()
         }),
         Contender::new("serde_json parse + compact", || {

@@ -1,14 +1,24 @@
 //! Per-call shaping of a tool result before it is rendered: keep some fields, page through the
 //! largest array, fit a token budget. Every cut is described so the model can be told.
 
-use crate::error::{Error, Result};
+use super::error::{Error, Result};
 use crate::render::Pipeline;
 use crate::value::Value;
 
 /// What a caller asked to be done to one result (the `fields`, `limit`, `cursor` and
-/// `max_tokens` of `execute_tool`, or the CLI's `--fields` and `--budget`).
+/// `max_tokens` of `execute_tool`, or the CLI's `--fields` and `--budget`): the default
+/// (nothing) with fields set, as it may gain fields (`#[non_exhaustive]`). Not the encoder's
+/// layout decision, which the glossary calls a shape.
+///
+/// ```
+/// let mut shaping = toon::mcp::Shaping::default();
+/// assert!(shaping.is_empty());
+/// shaping.limit = Some(20);
+/// assert!(!shaping.is_empty());
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Shape {
+#[non_exhaustive]
+pub struct Shaping {
     /// Field paths to keep (`id,user.name`, through arrays; see [`crate::project`]); empty
     /// keeps every field. An unknown path is an error naming the fields there.
     pub fields: Vec<String>,
@@ -32,7 +42,7 @@ pub(crate) struct Shaped {
     pub next_cursor: Option<String>,
 }
 
-impl Shape {
+impl Shaping {
     /// The key of the kept result the cursor pages, if it names one.
     ///
     /// # Errors
@@ -45,7 +55,7 @@ impl Shape {
         Ok((!key.is_empty()).then_some(key))
     }
 
-    /// Whether this shape changes nothing.
+    /// Whether this shaping changes nothing.
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.fields.is_empty()
@@ -54,7 +64,7 @@ impl Shape {
             && self.max_tokens.is_none()
     }
 
-    /// Applies the shape to `value` in place: fields, then the page, then the budget (fields
+    /// Applies the shaping to `value` in place: fields, then the page, then the budget (fields
     /// and budget by the library's [`Pipeline`]).
     pub(crate) fn apply(&self, value: &mut Value) -> Result<Shaped> {
         let mut shaped = Shaped::default();
@@ -92,10 +102,10 @@ impl Shape {
         };
         // An empty pointer is the value itself.
         let Some(Value::Array(items)) = value.pointer_mut(&path) else {
-            return Err(Error::data(format!(
-                "cursor {:?} does not fit this result (no array at {path:?})",
-                self.cursor.as_deref().unwrap_or_default()
-            )));
+            return Err(Error::CursorMismatch {
+                cursor: self.cursor.clone().unwrap_or_default(),
+                path,
+            });
         };
         let total = items.len();
         let start = offset.min(total);
@@ -132,7 +142,7 @@ fn encode_cursor(key: &str, path: &str, offset: usize) -> String {
 }
 
 fn decode_cursor(cursor: &str) -> Result<(String, String, usize)> {
-    let bad = || Error::data(format!("invalid cursor {}", crate::error::Quoted(cursor)));
+    let bad = || Error::InvalidCursor(cursor.to_owned());
     if !cursor.len().is_multiple_of(2) || cursor.len() > 8192 {
         return Err(bad());
     }
@@ -171,12 +181,12 @@ mod tests {
         let mut cursor = None;
         for _ in 0..10 {
             let mut v = users(5);
-            let shape = Shape {
+            let shaping = Shaping {
                 limit: Some(2),
                 cursor: cursor.clone(),
-                ..Shape::default()
+                ..Shaping::default()
             };
-            let shaped = shape.apply(&mut v).unwrap();
+            let shaped = shaping.apply(&mut v).unwrap();
             seen.extend(
                 v["users"]
                     .as_array()
@@ -205,12 +215,12 @@ mod tests {
     #[test]
     fn fields_then_budget() {
         let mut v = users(400);
-        let shape = Shape {
+        let shaping = Shaping {
             fields: vec!["users.id".into()],
             max_tokens: Some(60),
-            ..Shape::default()
+            ..Shaping::default()
         };
-        let shaped = shape.apply(&mut v).unwrap();
+        let shaped = shaping.apply(&mut v).unwrap();
         assert!(v.get("count").is_none());
         assert!(v["users"][0].get("secret").is_none());
         assert!(
@@ -218,9 +228,9 @@ mod tests {
             "{:?}",
             shaped.notes
         );
-        let unknown = Shape {
+        let unknown = Shaping {
             fields: vec!["nope".into()],
-            ..Shape::default()
+            ..Shaping::default()
         };
         assert!(
             unknown
@@ -233,15 +243,15 @@ mod tests {
 
     #[test]
     fn cursors_carry_the_kept_result() {
-        let shape = Shape {
+        let shaping = Shaping {
             limit: Some(2),
             kept_as: Some("00ab".into()),
-            ..Shape::default()
+            ..Shaping::default()
         };
-        let shaped = shape.apply(&mut users(5)).unwrap();
-        let next = Shape {
+        let shaped = shaping.apply(&mut users(5)).unwrap();
+        let next = Shaping {
             cursor: shaped.next_cursor,
-            ..Shape::default()
+            ..Shaping::default()
         };
         assert_eq!(next.cursor_key().unwrap().as_deref(), Some("00ab"));
         let mut v = users(5);
@@ -252,11 +262,11 @@ mod tests {
     #[test]
     fn bad_cursors_are_errors() {
         for c in ["zz", "abc", "3a", &encode_cursor("", "/missing", 1)] {
-            let shape = Shape {
+            let shaping = Shaping {
                 cursor: Some(c.to_owned()),
-                ..Shape::default()
+                ..Shaping::default()
             };
-            assert!(shape.apply(&mut users(3)).is_err(), "{c}");
+            assert!(shaping.apply(&mut users(3)).is_err(), "{c}");
         }
     }
 }
