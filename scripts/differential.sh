@@ -6,13 +6,7 @@
 # and takes a minute); run it after changing the encoder or decoder.
 #
 #   scripts/differential.sh [COUNT] [SEED]
-set -euo pipefail
-cd "$(dirname "$0")/.."
-dir=target/differential
-mkdir -p "$dir"
-if [ ! -d "$dir/node_modules/@toon-format/toon" ]; then
-    npm install --prefix "$dir" --no-save --no-audit --no-fund @toon-format/toon@4.4.0 >/dev/null
-fi
+source "$(dirname "$0")/differential/setup.sh"
 cp scripts/differential/cases.mjs "$dir/cases.mjs"
 node "$dir/cases.mjs" "${2:-1}" "${1:-12000}" "$dir/cases.jsonl"
 cargo run --quiet --release --features cli --example differential -- "$dir/cases.jsonl"

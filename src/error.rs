@@ -151,6 +151,20 @@ impl Error {
         self.at(number, column, raw)
     }
 
+    /// [`Error::resolve`] for a reader that holds one line at a time (`stream/`): `line` is
+    /// the raw line (no newline, no CR) that the address points into, and `number` its
+    /// 1-based number in the whole input. An error with a position keeps it.
+    pub(crate) fn resolve_in_line(self, line: &str, number: usize) -> Self {
+        if self.inner.line != 0 || self.inner.unresolved.is_none() {
+            return self;
+        }
+        let mut err = self.resolve(line);
+        if err.inner.line != 0 {
+            err.inner.line = number;
+        }
+        err
+    }
+
     pub(crate) fn has_position(&self) -> bool {
         self.inner.line > 0 || self.inner.unresolved.is_some()
     }

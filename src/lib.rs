@@ -43,6 +43,19 @@
 //! `preserve_order` feature is enabled somewhere in your build; decode into [`Value`] (or
 //! enable that feature) to keep the document's order.
 //!
+//! ## Events and validation
+//! [`stream`] reads TOON as the reference's events (`StartObject`, `Key`, `Primitive`, …):
+//! borrowing from a `&str`, from any reader a line at a time (memory bounded by the longest
+//! line), or pushed in pieces as a model writes it. [`validate`] reports every problem of a
+//! document at once, each with its line and column, for telling that model what to fix.
+//!
+//! ```
+//! let found = toon::validate("rows[2]{a,b}:\n  1,2,3\n  4");
+//! assert_eq!(found.len(), 2); // one per bad row
+//! let events = toon::stream::from_str("a: 1").count();
+//! assert_eq!(events, 4);
+//! ```
+//!
 //! ## Non-strict decoding
 //! [`DecodeOptions::strict`]`(false)` recovers from exactly the five conditions of v4.4 and
 //! errors on everything else. Tab policy: in non-strict mode each tab of indentation counts as
@@ -72,11 +85,13 @@ mod quote;
 pub mod render;
 pub mod ser;
 mod stack;
+pub mod stream;
 mod swar;
 pub mod table;
 #[cfg(test)]
 mod test_rng;
 pub mod tokens;
+mod validate;
 mod value;
 
 pub use de::{
@@ -88,6 +103,7 @@ pub use options::{DecodeOptions, Delimiter, EncodeOptions, MAX_DEPTH_CEILING};
 pub use ser::{
     Serializer, to_string, to_string_with, to_vec, to_vec_with, to_writer, to_writer_with,
 };
+pub use validate::{Diagnostic, Severity, validate, validate_with};
 pub use value::{Index, Map, Number, Recording, RecordingSample, Value, from_value, map, to_value};
 
 /// The README's examples, compiled and run as doctests so they cannot drift from the API.

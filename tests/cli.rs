@@ -841,3 +841,57 @@ fn every_json_the_cli_writes_prints_numbers_as_javascript_does() {
         r#"{"a":{"b":{"c":{"d":[1,{"e":[{"f":0},1e-7,2.5]}]}}}}"#
     );
 }
+
+/// `toon -d` reads its input a line at a time (`toon::stream::transcode`); an output file
+/// that is the input file itself is still read whole before it is overwritten.
+#[test]
+fn decoding_into_its_own_input_file_reads_it_first() {
+    let dir = scratch("own-input");
+    let file = dir.join("data.toon");
+    std::fs::write(&file, "a[2]: 1,2\nb: x\n").unwrap();
+    let path = file.to_str().unwrap();
+    let o = toon(&["-d", path, "-o", path], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": \"x\"\n}\n"
+    );
+}
+
+/// `toon --check`: one gcc-style line per problem, exit 1 on any error; nothing and exit 0
+/// for a valid document.
+#[test]
+fn check_prints_every_problem_gcc_style() {
+    let o = toon(&["--check"], "a: 1\nb[2]: x\nc: \"open\nd: 4\na: 5\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "<stdin>:2:7: error: expected 2 values, found 1\n\
+         <stdin>:3:4: error: unterminated string: missing closing quote\n\
+         <stdin>:5:1: error: duplicate key \"a\" (strict mode; non-strict keeps the last)\n"
+    );
+    assert_eq!(stderr(&o), "");
+    let o = toon(&["--check"], "users[2]{id,name}:\n  1,Ada\n  2,Bob\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let dir = scratch("check");
+    let file = dir.join("doc.toon");
+    std::fs::write(&file, "a: 1  \nb:\n\tc: 2\n").unwrap();
+    let path = file.to_str().unwrap();
+    let o = toon(&["--check", path], "");
+    assert_eq!(o.status.code(), Some(1));
+    let want = format!(
+        "{path}:1:5: warning: trailing spaces\n\
+         {path}:3:1: error: tabs are not allowed in indentation in strict mode\n"
+    );
+    assert_eq!(stdout(&o), want);
+    let o = toon(&["--check", "--no-strict", path], "");
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        format!("{path}:1:5: warning: trailing spaces\n")
+    );
+    let o = toon(&["--check", "-d"], "a: 1");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("'--check' cannot be used with '--decode'"));
+}

@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 
 use serde_json::Value as Json;
-use toon::{DecodeOptions, Delimiter, EncodeOptions, Value};
+use toon::{Delimiter, EncodeOptions, Value};
 
 /// v4.4 removed the non-strict "fall through to a literal key" recoveries: these inputs, which
 /// the v4.1.1 suite expects to decode, are errors in v4.4 (see the spec checkout's NOTES.md).
@@ -31,17 +31,6 @@ fn encode_options(opts: &Json) -> EncodeOptions {
     let mut o = EncodeOptions::new();
     if let Some(d) = opts.get("delimiter").and_then(Json::as_str) {
         o = o.delimiter(Delimiter::parse(d).expect("fixture delimiter"));
-    }
-    if let Some(n) = opts.get("indentSize").and_then(Json::as_u64) {
-        o = o.indent_size(n as usize);
-    }
-    o
-}
-
-fn decode_options(opts: &Json) -> DecodeOptions {
-    let mut o = DecodeOptions::new();
-    if let Some(s) = opts.get("strict").and_then(Json::as_bool) {
-        o = o.strict(s);
     }
     if let Some(n) = opts.get("indentSize").and_then(Json::as_u64) {
         o = o.indent_size(n as usize);
@@ -86,7 +75,7 @@ fn run_file(path: &Path, tally: &mut Tally) {
             }
         } else {
             let input = case["input"].as_str().unwrap();
-            match toon::from_str_with::<Value>(input, &decode_options(&opts)) {
+            match toon::from_str_with::<Value>(input, &common::decode_options(&opts)) {
                 Ok(v) if should_error => Err(format!("expected an error, got {v:?}")),
                 Ok(v) => {
                     let want = &ordered_case["expected"];

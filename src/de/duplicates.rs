@@ -10,7 +10,7 @@ use crate::error::{Error, Quoted};
 
 /// A key on the shared stack with its [`fingerprint`]: keys borrowed from the input only
 /// (a key with escapes moves its object to a set).
-pub(super) type Keyed<'de> = (u64, &'de str);
+pub(crate) type Keyed<'de> = (u64, &'de str);
 
 /// The key's length and its first, middle and last bytes in one word: unequal fingerprints
 /// are unequal keys, so most comparisons are one integer compare, and computing it costs a
@@ -41,7 +41,7 @@ struct Many<'de>(HashSet<Cow<'de, str>, RandomState>);
 /// live on the decoder's stack shared by all open objects ([`super::Deserializer`]'s `keys`),
 /// so an object allocates nothing; one with more than 16 keys, or a key with escapes (owned,
 /// not borrowed from the input), moves its keys to a set.
-pub(super) struct SeenKeys<'de> {
+pub(crate) struct SeenKeys<'de> {
     /// Where this object's keys start on the shared stack.
     base: usize,
     /// How many keys this object has pushed; nested objects push above them.
@@ -58,13 +58,13 @@ pub(super) struct SeenKeys<'de> {
 
 impl<'de> SeenKeys<'de> {
     /// The keys of an object opened now, whose size is not known in advance.
-    pub(super) fn open(stack: &[Keyed<'de>]) -> Self {
+    pub(crate) fn open(stack: &[Keyed<'de>]) -> Self {
         Self::sized(stack, 0)
     }
 
     /// The keys of a keyed table that declares `declared` entries (§9.5): a set, if it comes
     /// to one, is made that large at once, up to a cap (the count is the input's word).
-    pub(super) fn sized(stack: &[Keyed<'de>], declared: usize) -> Self {
+    pub(crate) fn sized(stack: &[Keyed<'de>], declared: usize) -> Self {
         SeenKeys {
             base: stack.len(),
             len: 0,
@@ -77,7 +77,7 @@ impl<'de> SeenKeys<'de> {
     /// False if `key` was seen before.
     #[inline]
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
-    pub(super) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
+    pub(crate) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
         // The common case, inline: a borrowed key whose bit is clear is new; it is pushed
         // above this object's keys when those are on top of the stack.
         if let Cow::Borrowed(borrowed) = key
@@ -134,12 +134,12 @@ impl<'de> SeenKeys<'de> {
     }
 
     /// Removes this object's keys from the shared stack.
-    pub(super) fn close(&self, stack: &mut Vec<Keyed<'de>>) {
+    pub(crate) fn close(&self, stack: &mut Vec<Keyed<'de>>) {
         stack.truncate(self.base);
     }
 }
 
-pub(super) fn duplicate(line: &Line<'_>, key: &str) -> Error {
+pub(crate) fn duplicate(line: &Line<'_>, key: &str) -> Error {
     line.error(format!(
         "duplicate key {} (strict mode; non-strict keeps the last)",
         Quoted(key)

@@ -16,7 +16,7 @@ pub(crate) const EXACT_NUMBERS: &str = "$toon::private::ExactNumbers";
 /// The §2 canonical text of `token` (trimmed) when it is a number (§4) that decoding reads
 /// as an `f64` with another decimal value; `None` for every other token. A token beyond the
 /// range of `f64` (`1e999`) is a string (as the reference decoder has it), not a number.
-pub(super) fn exact_text(token: &str) -> Option<String> {
+pub(crate) fn exact_text(token: &str) -> Option<String> {
     let bytes = token.as_bytes();
     if !matches!(bytes.first(), Some(b'0'..=b'9' | b'-')) || json_text::exact_in_f64(bytes) {
         return None;

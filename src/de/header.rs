@@ -34,6 +34,29 @@ pub(crate) struct FieldList<'de> {
     duplicate: Option<String>,
 }
 
+impl FieldList<'_> {
+    /// A copy that owns its names, for a reader that keeps a header past its line
+    /// (`stream/`).
+    pub(crate) fn to_owned_list(&self) -> FieldList<'static> {
+        FieldList {
+            fields: owned_fields(&self.fields),
+            leaves: self.leaves,
+            duplicate: self.duplicate.clone(),
+        }
+    }
+}
+
+fn owned_fields(fields: &[Field<'_>]) -> Vec<Field<'static>> {
+    fields
+        .iter()
+        .map(|f| Field {
+            name: Cow::Owned(f.name.clone().into_owned()),
+            children: f.children.as_deref().map(owned_fields),
+            overridden: f.overridden,
+        })
+        .collect()
+}
+
 /// The field lists parsed so far, by their text and delimiter: a document repeats the same
 /// nested table header once per parent row, and each is parsed once. A few entries, most
 /// recent first; a miss parses and evicts the oldest.

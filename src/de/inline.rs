@@ -9,6 +9,27 @@ use super::token::split_delimited;
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
+/// §9.1, strict: an inline array carries its declared count of values (non-strict: advisory,
+/// v4.4 recovery 1). `inline` is the text after the colon, on `line`.
+pub(crate) fn check_inline(
+    strict: bool,
+    values: usize,
+    declared: usize,
+    inline: &str,
+    line: &Line<'_>,
+) -> Result<()> {
+    if strict && values != declared {
+        return Err(line.error_in(
+            inline,
+            Error::syntax(format!(
+                "expected {}, found {values}",
+                counted(declared, ["value", "values"]),
+            )),
+        ));
+    }
+    Ok(())
+}
+
 /// §9.1 inline primitive array: the values after the header's colon.
 pub(crate) struct InlineSeq<'a, 'de> {
     de: &'a mut Deserializer<'de>,
@@ -27,16 +48,7 @@ impl<'a, 'de> InlineSeq<'a, 'de> {
         let mut cells = std::mem::take(&mut de.cells);
         cells.clear();
         split_delimited(inline, header.delim, &mut cells);
-        if de.strict && cells.len() != header.len {
-            return Err(line.error_in(
-                inline,
-                Error::syntax(format!(
-                    "expected {}, found {}",
-                    counted(header.len, ["value", "values"]),
-                    cells.len()
-                )),
-            ));
-        }
+        check_inline(de.strict, cells.len(), header.len, inline, &line)?;
         Ok(InlineSeq {
             de,
             cells,

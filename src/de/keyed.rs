@@ -14,6 +14,14 @@ use super::token::{find_unquoted, trim_spaces};
 use super::{Deserializer, ValueDe};
 use crate::error::{Error, Result};
 
+/// §9.5: every line at entry depth is an entry row; one without a colon is an error.
+pub(crate) fn entry_line(line: &Line<'_>) -> Result<()> {
+    match find_unquoted(line.content, b':', 0) {
+        Some(_) => Ok(()),
+        None => Err(line.error("expected an entry row `key: cells` inside a keyed table")),
+    }
+}
+
 /// §9.5 keyed tabular object: one entry row per key.
 pub(crate) struct KeyedAccess<'a, 'de> {
     de: &'a mut Deserializer<'de>,
@@ -68,14 +76,9 @@ impl<'de> MapAccess<'de> for KeyedAccess<'_, 'de> {
             None => {
                 // §9.5: every line at entry depth is an entry row; one without a colon is an
                 // error.
-                let next =
-                    self.span.next_line(self.de, false, |line| {
-                        match find_unquoted(line.content, b':', 0) {
-                            Some(_) => Ok(LineRole::Item),
-                            None => Err(line
-                                .error("expected an entry row `key: cells` inside a keyed table")),
-                        }
-                    })?;
+                let next = self.span.next_line(self.de, false, |line| {
+                    entry_line(line).map(|()| LineRole::Item)
+                })?;
                 let Some(line) = next else {
                     return Ok(None);
                 };

@@ -2,11 +2,18 @@
 
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess};
 
+use super::form::is_list_item;
 use super::object::First;
 use super::scanner::Line;
 use super::span::{LineRole, Span, stopped_early};
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
+
+/// Strict mode, after a list's declared count: a line at item depth that would be one more
+/// item (§9.4; a bare `-` is not counted as one).
+pub(crate) fn is_extra_item(content: &str) -> bool {
+    content.starts_with("- ")
+}
 
 /// §9.4 expanded list: one `- ` item per element.
 pub(crate) struct ListSeq<'a, 'de> {
@@ -31,7 +38,7 @@ impl<'a, 'de> ListSeq<'a, 'de> {
         }
         self.span.close(self.de, ["list item", "list items"])?;
         self.span
-            .refuse_extra(self.de, "list items", |next| next.content.starts_with("- "))
+            .refuse_extra(self.de, "list items", |next| is_extra_item(next.content))
     }
 }
 
@@ -57,7 +64,7 @@ impl<'de> SeqAccess<'de> for ListSeq<'_, 'de> {
                 .map(Some);
         }
         let next = self.span.next_line(self.de, true, |line| {
-            Ok(if line.content.starts_with("- ") || line.content == "-" {
+            Ok(if is_list_item(line.content) {
                 LineRole::Item
             } else {
                 LineRole::End

@@ -12,20 +12,21 @@
 //!
 //! `ARCHITECTURE.md` in the repository names the file behind each of these steps.
 
-mod duplicates;
+pub(crate) mod duplicates;
 pub(crate) mod exact;
 mod field_value;
-mod header;
-mod inline;
+pub(crate) mod form;
+pub(crate) mod header;
+pub(crate) mod inline;
 pub(crate) mod key;
 pub(crate) use key::KeyDe;
-mod keyed;
-mod list;
+pub(crate) mod keyed;
+pub(crate) mod list;
 mod object;
-mod row;
-mod scanner;
-mod span;
-mod tabular;
+pub(crate) mod row;
+pub(crate) mod scanner;
+pub(crate) mod span;
+pub(crate) mod tabular;
 pub(crate) mod token;
 mod variant;
 
@@ -35,7 +36,7 @@ use serde::de::{self, Deserialize, DeserializeOwned, IntoDeserializer, Visitor};
 
 use crate::error::{Category, Error, Result};
 use crate::options::DecodeOptions;
-use header::{Header, HeaderCache, Parsed};
+use header::{Header, HeaderCache};
 use inline::InlineSeq;
 use keyed::KeyedAccess;
 use list::ListSeq;
@@ -43,7 +44,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Integer, Primitive, TypedNumber, find_unquoted, parse_primitive, trim_spaces};
+use token::{Integer, Primitive, TypedNumber, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -153,10 +154,7 @@ impl<'de> Deserializer<'de> {
     pub fn end(&mut self) -> Result<()> {
         let err = match self.scan.peek() {
             Ok(None) => return Ok(()),
-            Ok(Some(line)) if self.root_is_closed_form => {
-                line.error("unexpected content after the document root")
-            }
-            Ok(Some(line)) => line.error("unexpected content after the document"),
+            Ok(Some(line)) => form::after_document(&line, self.root_is_closed_form),
             Err(err) => err,
         };
         Err(self.scan.resolve(err))
@@ -187,15 +185,20 @@ impl<'de> Deserializer<'de> {
         }
     }
 
+    /// Opens one container against the nesting limit. The error is placed at `line`'s
+    /// content, or, for a container that starts where its key or hyphen line ends (a block,
+    /// `[]`, `-`), on the last consumed line.
     fn enter(&mut self, line: Option<&Line<'de>>) -> Result<()> {
         if self.depth_left == 0 {
-            let err = Error::syntax(format!(
-                "nesting deeper than the limit of {}",
-                self.max_depth
-            ));
-            return Err(match line {
-                Some(l) => l.error_at(0, err),
-                None => err,
+            let err = form::too_deep(self.max_depth);
+            return Err(match (line, self.scan.last) {
+                (Some(l), _) => l.error_at(0, err),
+                (None, Some(last)) => last.error_on_line(err),
+                // The root object read at the cursor: its first line, not yet consumed.
+                (None, None) => match self.scan.peek() {
+                    Ok(Some(first)) => first.error_at(0, err),
+                    _ => err,
+                },
             });
         }
         self.depth_left -= 1;
@@ -206,20 +209,23 @@ impl<'de> Deserializer<'de> {
         self.depth_left += 1;
     }
 
-    fn header(&mut self, content: &'de str, line: &Line<'de>) -> Result<Option<Box<Header<'de>>>> {
-        match header::parse(content, self.strict, self.max_depth, &mut self.headers) {
-            Parsed::NotHeader => Ok(None),
-            Parsed::Header(h) => Ok(Some(match self.spare_header.take() {
-                Some(mut spare) => {
-                    *spare = h;
-                    spare
-                }
-                None => Box::new(h),
-            })),
-            Parsed::Invalid(err, at) => {
-                let offset = content.as_ptr() as usize - line.content.as_ptr() as usize + at;
-                Err(line.error_at(offset, err))
+    /// The grammar settings and field-list cache for [`form`]'s decisions.
+    fn rules(&mut self) -> form::Rules<'_, 'de> {
+        form::Rules {
+            strict: self.strict,
+            max_depth: self.max_depth,
+            headers: &mut self.headers,
+        }
+    }
+
+    /// A header in a box: the last header's box when there is one.
+    fn boxed(&mut self, header: Header<'de>) -> Box<Header<'de>> {
+        match self.spare_header.take() {
+            Some(mut spare) => {
+                *spare = header;
+                spare
             }
+            None => Box::new(header),
         }
     }
 
@@ -244,39 +250,29 @@ impl<'de> Deserializer<'de> {
         let Some(first) = self.scan.peek()? else {
             return Ok(Slot::EmptyObject);
         };
-        if first.depth != 0 {
-            return Err(first.error(format!(
-                "over-indented line: expected depth 0, found {}",
-                first.depth
-            )));
-        }
-        if first.content == "[]" {
-            self.scan.consume()?;
-            self.root_is_closed_form = true;
-            return Ok(Slot::EmptyArray);
-        }
-        if first.content.starts_with('[')
-            && find_unquoted(first.content, b':', 0).is_some()
-            && let Some(header) = self.header(first.content, &first)?
-        {
-            self.scan.consume()?;
-            self.root_is_closed_form = true;
-            return Ok(Slot::Header {
-                header,
-                base: 0,
-                line: first,
-            });
-        }
+        let root = form::root(&first, &mut self.rules())?;
         self.scan.consume()?;
-        let has_colon = find_unquoted(first.content, b':', 0).is_some();
-        match self.scan.peek()? {
-            None if !has_colon => Ok(Slot::Token {
-                text: first.content,
-            }),
-            Some(next) if !has_colon && next.depth == 0 => Err(first.error(
-                "a document with more than one line must start with a key-value or array header line",
-            )),
-            _ => Ok(Slot::Object {
+        match root {
+            form::Root::EmptyArray => {
+                self.root_is_closed_form = true;
+                Ok(Slot::EmptyArray)
+            }
+            form::Root::Header(header) => {
+                self.root_is_closed_form = true;
+                Ok(Slot::Header {
+                    header: self.boxed(header),
+                    base: 0,
+                    line: first,
+                })
+            }
+            form::Root::Undecided
+                if !form::root_without_colon(&first, self.scan.peek()?.as_ref())? =>
+            {
+                Ok(Slot::Token {
+                    text: first.content,
+                })
+            }
+            form::Root::Object | form::Root::Undecided => Ok(Slot::Object {
                 first: Some(First::Text(first.content, first)),
                 depth: 0,
             }),
@@ -290,83 +286,44 @@ impl<'de> Deserializer<'de> {
         line: Line<'de>,
         base: usize,
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
-        // Fast path (§5.2): an unquoted key whose colon comes before any '[' or '"' is a
-        // key-value line; deciding that needs only the key's bytes, not the whole line.
-        if let Some((key, rest)) = token::split_plain_key(content) {
-            return Ok((Cow::Borrowed(key), Slot::after_colon(rest, base)));
-        }
-        if let Some(mut header) = self.header(content, &line)? {
-            let Some(key) = header.key.take() else {
-                return Err(line.error(if header.keyed {
-                    "a keyless keyed header is only valid at the document root"
-                } else {
-                    "a keyless array header is only valid at the document root or as a list item"
-                }));
-            };
-            return Ok((key, Slot::Header { header, base, line }));
-        }
-        let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
-        Ok((key, Slot::after_colon(trim_spaces(rest), base)))
+        let (key, field) = form::field(content, &line, &mut self.rules())?;
+        let slot = match field {
+            form::Field::After(after) => Slot::after(after, base),
+            form::Field::Header(header) => Slot::Header {
+                header: self.boxed(header),
+                base,
+                line,
+            },
+        };
+        Ok((key, slot))
     }
 
     /// One list item (§9.4, §10) whose hyphen line has just been consumed.
     fn list_item(&mut self, line: Line<'de>, item_depth: usize) -> Result<Slot<'de, 'de>> {
-        if line.content == "-" {
-            return Ok(Slot::EmptyObject);
-        }
-        let after = line.content[2..].trim_start_matches(' ');
-        if after.is_empty() {
-            return Ok(Slot::EmptyObject);
-        }
-        if after == "[]" {
-            return Ok(Slot::EmptyArray);
-        }
-        let has_colon = find_unquoted(after, b':', 0).is_some();
-        if after.starts_with('[')
-            && has_colon
-            && let Some(header) = self.header(after, &line)?
-        {
-            if header.keyed || header.fields.is_some() {
-                return Err(line.error(
-                    "a keyless header with a field list is only valid at the document root",
-                ));
-            }
-            return Ok(Slot::Header {
-                header,
+        Ok(match form::list_item(&line, &mut self.rules())? {
+            form::Item::EmptyObject => Slot::EmptyObject,
+            form::Item::EmptyArray => Slot::EmptyArray,
+            form::Item::Header(header) => Slot::Header {
+                header: self.boxed(header),
                 base: item_depth,
                 line,
-            });
-        }
-        if has_colon {
-            return Ok(Slot::Object {
+            },
+            form::Item::Object(after) => Slot::Object {
                 first: Some(First::Text(after, line)),
                 depth: item_depth + 1,
-            });
-        }
-        Ok(Slot::Token { text: after })
+            },
+            form::Item::Token(after) => Slot::Token { text: after },
+        })
     }
 
-    /// §8 depth of the first line of a scope opened at `base`: one deeper; a deeper first line
-    /// is a strict error and, non-strict, sets the scope's depth (v4.4 recovery 5).
+    /// §8 depth of the first line of a scope opened at `base` ([`form::scope_depth`]).
     fn content_depth(&mut self, base: usize) -> Result<usize> {
         // The common scope, found at the cursor without peeking its first line, so that the
         // line, too, is read by the scope's fast path.
         if self.scan.starts_at_depth(base + 1) {
             return Ok(base + 1);
         }
-        match self.scan.peek()? {
-            Some(first) if first.depth > base + 1 => {
-                if self.strict {
-                    Err(first.error(format!(
-                        "indentation jumps from depth {base} to {}",
-                        first.depth
-                    )))
-                } else {
-                    Ok(first.depth)
-                }
-            }
-            _ => Ok(base + 1),
-        }
+        form::scope_depth(base, self.scan.peek()?.as_ref(), self.strict)
     }
 }
 
@@ -403,15 +360,19 @@ pub(crate) enum Slot<'a, 'de> {
 }
 
 impl<'de> Slot<'de, 'de> {
-    /// The value of a `key: rest` line (§8) whose key is at depth `base + 1`, `rest` trimmed:
-    /// nothing is a block (a nested object, or `{}`), `[]` an empty array, anything else a
-    /// primitive token.
+    /// The value of a `key: rest` line (§8) whose key is at depth `base + 1`, `rest` trimmed
+    /// ([`form::after_colon`]).
     #[inline]
     fn after_colon(rest: &'de str, base: usize) -> Self {
-        match rest {
-            "" => Slot::Block { parent: base },
-            "[]" => Slot::EmptyArray,
-            _ => Slot::Token { text: rest },
+        Self::after(form::after_colon(rest), base)
+    }
+
+    #[inline]
+    fn after(after: form::After<'de>, base: usize) -> Self {
+        match after {
+            form::After::Block => Slot::Block { parent: base },
+            form::After::EmptyArray => Slot::EmptyArray,
+            form::After::Token(text) => Slot::Token { text },
         }
     }
 }
@@ -457,7 +418,7 @@ fn token(text: &str) -> Result<Primitive<'_>> {
 }
 
 /// An error about a token, placed at its first byte.
-fn at_text(text: &str, err: Error) -> Error {
+pub(crate) fn at_text(text: &str, err: Error) -> Error {
     err.at_address(text.as_ptr() as usize, false)
 }
 
@@ -879,13 +840,19 @@ fn utf8(bytes: &[u8]) -> Result<&str> {
             .iter()
             .rposition(|&b| b == b'\n')
             .map_or(0, |p| p + 1);
-        let prefix = String::from_utf8_lossy(&bytes[line_start..offset]);
-        Error::syntax(format!("invalid UTF-8 at byte {offset}")).at(
-            line,
-            prefix.chars().count() + 1,
-            &prefix,
-        )
+        utf8_error(offset, line, &bytes[line_start..offset])
     })
+}
+
+/// Ill-formed UTF-8 (§4) at byte `offset` of the input, on line `line`, after the bytes
+/// `before` of that line (quoted, lossily).
+pub(crate) fn utf8_error(offset: usize, line: usize, before: &[u8]) -> Error {
+    let prefix = String::from_utf8_lossy(before);
+    Error::syntax(format!("invalid UTF-8 at byte {offset}")).at(
+        line,
+        prefix.chars().count() + 1,
+        &prefix,
+    )
 }
 
 /// Decodes a value from a reader of UTF-8 TOON text (read fully, then decoded).

@@ -10,9 +10,10 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess};
 
 use super::duplicates::{SeenKeys, duplicate};
 use super::field_value::FieldValue;
+use super::form;
 use super::key::{KeyDe, split_field_key};
 use super::scanner::Line;
-use super::span::{over_indented, stopped_early};
+use super::span::stopped_early;
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
@@ -74,7 +75,7 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         if de.scan.starts_at_depth(parent + 1) {
             return Ok(Some(Self::new(de, None, parent + 1, parent + 1)));
         }
-        if !matches!(de.scan.peek()?, Some(next) if next.depth > parent) {
+        if !form::opens_block(parent, de.scan.peek()?.as_ref()) {
             return Ok(None);
         }
         let depth = de.content_depth(parent)?;
@@ -216,11 +217,10 @@ impl<'de> MapAccess<'de> for ObjectAccess<'_, 'de> {
                     // A header line (`items[2]{…}:`) is taken at the cursor, not peeked.
                     let next = match self.de.scan.next_header_line(depth) {
                         Some(line) => Some(line),
-                        None => self.de.scan.next_if(|line| match line.depth {
-                            d if d < min_depth => Ok(false),
-                            d if d != depth => Err(over_indented(line, depth)),
-                            _ => Ok(true),
-                        })?,
+                        None => self
+                            .de
+                            .scan
+                            .next_if(|line| form::object_line(line, min_depth, depth))?,
                     };
                     let Some(line) = next else {
                         self.done = true;

@@ -121,6 +121,17 @@ impl<'de> MapAccess<'de> for RowMap<'_, 'de> {
     }
 }
 
+/// §9.3, §9.5: a row or entry must carry one cell per leaf field (in non-strict mode too).
+pub(crate) fn check_cells(cells: usize, leaves: usize, line: &Line<'_>) -> Result<()> {
+    if cells != leaves {
+        return Err(line.error(format!(
+            "expected {}, found {cells}",
+            counted(leaves, ["cell", "cells"]),
+        )));
+    }
+    Ok(())
+}
+
 /// The field list and the reusable cell buffer that a tabular array (§9.3) or keyed table
 /// (§9.5) reads its rows with: split a row into cells, check their count, hand the row over
 /// as an object.
@@ -168,14 +179,7 @@ impl<'de> RowCells<'de> {
 
     /// A row must carry one cell per leaf field.
     fn check(&self, line: &Line<'de>) -> Result<()> {
-        if self.cells.len() != self.fields.leaves {
-            return Err(line.error(format!(
-                "expected {}, found {}",
-                counted(self.fields.leaves, ["cell", "cells"]),
-                self.cells.len()
-            )));
-        }
-        Ok(())
+        check_cells(self.cells.len(), self.fields.leaves, line)
     }
 
     /// The row last split, as an object.

@@ -47,13 +47,51 @@ impl<'de> Line<'de> {
     }
 }
 
+/// What one raw line is (§5.1, §12): a comment, a blank line, or a significant line.
+pub(crate) enum RawLine<'de> {
+    Comment,
+    Blank,
+    Line(Line<'de>),
+}
+
+/// The indentation rules of one decode (§12, §14.2): the indent size and strictness, and the
+/// reading of one raw line (no newline, no CR) into a [`RawLine`]. The scanner reads every
+/// line with it, and so does the streaming reader (`stream/`), one line at a time.
+#[derive(Clone, Copy)]
+pub(crate) struct Indentation {
+    size: usize,
+    /// `size` as a power of two, for shifts instead of divisions.
+    shift: Option<u32>,
+    strict: bool,
+}
+
+impl Indentation {
+    pub(crate) fn new(indent_size: usize, strict: bool) -> Self {
+        let size = indent_size.max(1);
+        Indentation {
+            size,
+            shift: size.is_power_of_two().then(|| size.trailing_zeros()),
+            strict,
+        }
+    }
+
+    /// Reads one raw line: the common line in one pass ([`Self::common`]), anything else
+    /// by the full rules ([`Self::classify`]).
+    #[inline]
+    pub(crate) fn read<'de>(&self, raw: &'de str) -> Result<RawLine<'de>> {
+        match self.common(raw) {
+            Some(line) => Ok(RawLine::Line(line)),
+            None => self.classify(raw),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct Scanner<'de> {
     src: &'de str,
     pos: usize,
+    indent: Indentation,
     indent_size: usize,
-    /// `indent_size` as a power of two, for shifts instead of divisions.
-    indent_shift: Option<u32>,
     strict: bool,
     peeked: Option<Line<'de>>,
     /// The first blank line seen since the last consumed line.
@@ -69,14 +107,12 @@ impl<'de> Scanner<'de> {
     pub(crate) fn new(src: &'de str, indent_size: usize, strict: bool) -> Self {
         // A UTF-8 BOM before the first line is not content.
         let src = src.strip_prefix('\u{feff}').unwrap_or(src);
-        let indent_size = indent_size.max(1);
+        let indent = Indentation::new(indent_size, strict);
         Scanner {
             src,
             pos: 0,
-            indent_size,
-            indent_shift: indent_size
-                .is_power_of_two()
-                .then(|| indent_size.trailing_zeros()),
+            indent,
+            indent_size: indent.size,
             strict,
             peeked: None,
             blank_since_last: None,
@@ -432,10 +468,7 @@ impl<'de> Scanner<'de> {
             && self.strict
             && self.open_spans > 0
         {
-            return Err(Error::syntax(
-                "blank lines are not allowed inside an array or keyed table in strict mode",
-            )
-            .at_address(blank.as_ptr() as usize, true));
+            return Err(blank_in_span(blank));
         }
         self.blank_since_last = None;
         self.last = Some(line);
@@ -455,30 +488,43 @@ impl<'de> Scanner<'de> {
             };
             self.pos += advance;
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
-            if let Some(line) = self.common(raw) {
-                return Ok(Some(line));
-            }
-            if let Some(line) = self.classify(raw)? {
-                return Ok(Some(line));
+            match self.indent.read(raw)? {
+                RawLine::Line(line) => return Ok(Some(line)),
+                RawLine::Comment => {}
+                RawLine::Blank => {
+                    if self.blank_since_last.is_none() {
+                        self.blank_since_last = Some(raw);
+                    }
+                }
             }
         }
     }
+}
 
+/// §12, strict: the first blank line met since the last consumed line, when that line is
+/// consumed inside an array or keyed table (one whose first item was read and that has not
+/// ended). `blank` is the raw blank line; the error is about the whole of it.
+pub(crate) fn blank_in_span(blank: &str) -> Error {
+    Error::syntax("blank lines are not allowed inside an array or keyed table in strict mode")
+        .at_address(blank.as_ptr() as usize, true)
+}
+
+impl Indentation {
     /// The common line, decided in one pass over its indentation: spaces only, a whole number
     /// of levels, content that is neither a comment nor blank. `None` sends the line to
     /// [`Self::classify`], which handles everything else (and decides the same on these).
     #[inline]
-    fn common(&self, raw: &'de str) -> Option<Line<'de>> {
+    fn common<'de>(&self, raw: &'de str) -> Option<Line<'de>> {
         let bytes = raw.as_bytes();
         let indent = bytes.iter().take_while(|&&b| b == b' ').count();
         let first = *bytes.get(indent)?;
         if first == b'\t' || first == b'#' {
             return None;
         }
-        let depth = match self.indent_shift {
+        let depth = match self.shift {
             Some(shift) if indent & ((1 << shift) - 1) == 0 => indent >> shift,
             Some(_) => return None,
-            None if indent % self.indent_size == 0 => indent / self.indent_size,
+            None if indent % self.size == 0 => indent / self.size,
             None => return None,
         };
         let mut end = bytes.len();
@@ -491,7 +537,9 @@ impl<'de> Scanner<'de> {
         })
     }
 
-    fn classify(&mut self, raw: &'de str) -> Result<Option<Line<'de>>> {
+    /// Every line by the full rules: comments (§5.1), blank lines (§12), tabs and partial
+    /// levels (an error in strict mode, §14.2; non-strict, v4.4 recovery 3).
+    fn classify<'de>(&self, raw: &'de str) -> Result<RawLine<'de>> {
         let bytes = raw.as_bytes();
         let lead = bytes
             .iter()
@@ -507,13 +555,10 @@ impl<'de> Scanner<'de> {
         let content = raw[indent..].trim_end_matches(' ');
         // §5.1 comment line: only spaces may precede the '#'.
         if first_tab.is_none() && content.starts_with('#') {
-            return Ok(None);
+            return Ok(RawLine::Comment);
         }
         if content.is_empty() {
-            if self.blank_since_last.is_none() {
-                self.blank_since_last = Some(raw);
-            }
-            return Ok(None);
+            return Ok(RawLine::Blank);
         }
         if self.strict {
             let at = raw.as_ptr() as usize + indent;
@@ -523,10 +568,10 @@ impl<'de> Scanner<'de> {
                         .at_address(at, false),
                 );
             }
-            if indent % self.indent_size != 0 {
+            if indent % self.size != 0 {
                 return Err(Error::syntax(format!(
                     "indentation must be a multiple of {} spaces, found {indent}",
-                    self.indent_size
+                    self.size
                 ))
                 .at_address(at, false));
             }
@@ -537,8 +582,8 @@ impl<'de> Scanner<'de> {
         } else {
             bytes[..indent].iter().filter(|&&b| b == b'\t').count()
         };
-        let depth = (indent - tabs) / self.indent_size + tabs;
-        Ok(Some(Line { content, depth }))
+        let depth = (indent - tabs) / self.size + tabs;
+        Ok(RawLine::Line(Line { content, depth }))
     }
 }
 
@@ -631,10 +676,11 @@ mod tests {
                 for indent in INDENTS {
                     for content in CONTENTS {
                         let raw = format!("{indent}{content}");
-                        let scanner = Scanner::new("", indent_size, strict);
-                        if let Some(line) = scanner.common(&raw) {
-                            let general = scanner.clone().classify(&raw);
-                            let general = general.unwrap().unwrap();
+                        let indentation = Indentation::new(indent_size, strict);
+                        if let Some(line) = indentation.common(&raw) {
+                            let RawLine::Line(general) = indentation.classify(&raw).unwrap() else {
+                                panic!("{raw:?}: not a line");
+                            };
                             assert_eq!(
                                 (line.content, line.depth),
                                 (general.content, general.depth),

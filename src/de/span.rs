@@ -1,14 +1,54 @@
 //! The bookkeeping shared by the line-based array scopes (list items, tabular rows, keyed
 //! entries): declared count, item depth, the array span of §12, and their errors.
 
+use super::form::over_indented;
 use super::scanner::{Line, Scanner};
 use super::{Deserializer, eof};
 use crate::error::{Error, Result};
 
-pub(super) fn over_indented(line: &Line<'_>, expected: usize) -> Error {
-    line.error(format!(
-        "over-indented line: expected depth {expected}, found {}",
-        line.depth
+/// A line-based scope's next line at `line`'s depth (§9.3–§9.5, §12): `Ok(false)` at `base`
+/// or shallower (the scope ends before it), an error at another depth than the items'
+/// `depth`, `Ok(true)` for a line at item depth (which the scope then classifies).
+#[inline]
+pub(crate) fn item_line(line: &Line<'_>, base: usize, depth: usize) -> Result<bool> {
+    match line.depth {
+        d if d <= base => Ok(false),
+        d if d != depth => Err(over_indented(line, depth)),
+        _ => Ok(true),
+    }
+}
+
+/// The declared count's check when a scope closes (strict only: in non-strict mode `[N]` is
+/// advisory, v4.4 recovery 1). `ended` tells whether the input ended there, asked only on a
+/// shortfall (an end-of-input error then). `Some` is the error, unplaced: it belongs on the
+/// scope's last item line (or its header, without items).
+pub(crate) fn count_error(
+    strict: bool,
+    declared: usize,
+    count: usize,
+    what: [&str; 2],
+    header_line: usize,
+    ended: impl FnOnce() -> Result<bool>,
+) -> Result<Option<Error>> {
+    if !strict || count == declared {
+        return Ok(None);
+    }
+    let message = format!(
+        "expected {}, found {count} (declared by the header on line {header_line})",
+        counted(declared, what),
+    );
+    Ok(Some(if count < declared && ended()? {
+        eof(message)
+    } else {
+        Error::syntax(message)
+    }))
+}
+
+/// Strict mode: one more item, row or entry after the declared count (unplaced: it belongs
+/// on that line).
+pub(crate) fn extra_error(items: &str, declared: usize, header_line: usize) -> Error {
+    Error::syntax(format!(
+        "more {items} than the {declared} declared by the header on line {header_line}"
     ))
 }
 
@@ -76,10 +116,8 @@ impl<'de> Span<'de> {
             return Ok(None);
         }
         let (base, depth) = (self.base, self.depth);
-        let next = de.scan.next_if(|line| match line.depth {
-            d if d <= base => Ok(false),
-            d if d != depth => Err(over_indented(line, depth)),
-            _ => Ok(matches!(role(line)?, LineRole::Item)),
+        let next = de.scan.next_if(|line| {
+            Ok(item_line(line, base, depth)? && matches!(role(line)?, LineRole::Item))
         })?;
         let Some(line) = next else {
             self.done = true;
@@ -129,22 +167,19 @@ impl<'de> Span<'de> {
             de.scan.open_spans -= 1;
             self.started = false;
         }
-        if de.strict && self.count != self.declared {
-            let message = format!(
-                "expected {}, found {} (declared by the header on line {})",
-                counted(self.declared, what),
-                self.count,
-                de.scan.line_number(&self.header)
-            );
-            let ended = self.count < self.declared && de.scan.peek()?.is_none();
-            let err = if ended {
-                eof(message)
-            } else {
-                Error::syntax(message)
-            };
-            return Err(self.last.error_at(0, err));
+        let header_line = de.scan.line_number(&self.header);
+        let mismatch = count_error(
+            de.strict,
+            self.declared,
+            self.count,
+            what,
+            header_line,
+            || Ok(de.scan.peek()?.is_none()),
+        )?;
+        match mismatch {
+            Some(err) => Err(self.last.error_at(0, err)),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Strict mode, after a scope that stopped at its declared count: the next line, if it is
@@ -163,17 +198,14 @@ impl<'de> Span<'de> {
             && next.depth == self.depth
             && extra(&next)
         {
-            return Err(next.error(format!(
-                "more {items} than the {} declared by the header on line {}",
-                self.declared,
-                de.scan.line_number(&self.header)
-            )));
+            let header_line = de.scan.line_number(&self.header);
+            return Err(next.error_at(0, extra_error(items, self.declared, header_line)));
         }
         Ok(())
     }
 }
 
 /// `1 row`, `3 rows`: a count with its noun, singular or plural.
-pub(super) fn counted(n: usize, [one, many]: [&str; 2]) -> String {
+pub(crate) fn counted(n: usize, [one, many]: [&str; 2]) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -13,7 +13,7 @@ use crate::swar::find_any;
 
 /// §9.3 row/key-value disambiguation at row depth: a row unless an unquoted colon comes
 /// before the first unquoted delimiter. Only the bytes up to the first of the two are read.
-pub(super) fn is_data_row(content: &str, delim: u8) -> bool {
+pub(crate) fn is_data_row(content: &str, delim: u8) -> bool {
     let bytes = content.as_bytes();
     let mut at = 0;
     while let Some(found) = find_any(bytes, at, [b':', delim, b'"']) {
@@ -27,6 +27,12 @@ pub(super) fn is_data_row(content: &str, delim: u8) -> bool {
         }
     }
     true
+}
+
+/// Strict mode, after a table's declared count: a line at row depth that would be one more
+/// row (§9.3).
+pub(crate) fn is_extra_row(content: &str, delim: u8) -> bool {
+    !content.starts_with("- ") && is_data_row(content, delim)
 }
 
 /// §9.3 tabular array: one row per line.
@@ -54,9 +60,8 @@ impl<'a, 'de> TabularSeq<'a, 'de> {
         }
         self.span.close(self.de, ["row", "rows"])?;
         let delim = self.rows.delim;
-        self.span.refuse_extra(self.de, "rows", |next| {
-            !next.content.starts_with("- ") && is_data_row(next.content, delim)
-        })?;
+        self.span
+            .refuse_extra(self.de, "rows", |next| is_extra_row(next.content, delim))?;
         self.rows.give_back(self.de);
         Ok(())
     }

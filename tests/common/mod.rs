@@ -72,3 +72,75 @@ pub fn same(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+/// A fixture's decode options (`strict`, `indentSize`).
+pub fn decode_options(opts: &serde_json::Value) -> toon::DecodeOptions {
+    let mut o = toon::DecodeOptions::new();
+    if let Some(s) = opts.get("strict").and_then(serde_json::Value::as_bool) {
+        o = o.strict(s);
+    }
+    if let Some(n) = opts.get("indentSize").and_then(serde_json::Value::as_u64) {
+        o = o.indent_size(n as usize);
+    }
+    o
+}
+
+/// The decode cases of a fixture folder (`decode/*.json`): name, input and options.
+pub fn decode_cases(dir: &std::path::Path) -> Vec<(String, String, toon::DecodeOptions)> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("decode"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut cases = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let suite: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        for case in suite["tests"].as_array().unwrap() {
+            let opts = case.get("options").cloned().unwrap_or_default();
+            cases.push((
+                format!("{name}: {}", case["name"].as_str().unwrap()),
+                case["input"].as_str().unwrap().to_owned(),
+                decode_options(&opts),
+            ));
+        }
+    }
+    cases
+}
+
+/// The decode cases of the official suite (unless skipped) and of `spec-fixtures/`.
+pub fn all_decode_cases() -> Vec<(String, String, toon::DecodeOptions)> {
+    let mut cases = Vec::new();
+    if let Some(dir) = spec_fixtures() {
+        cases.extend(decode_cases(&dir));
+    }
+    cases.extend(decode_cases(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("spec-fixtures"),
+    ));
+    cases
+}
+
+/// A small deterministic generator (xorshift): each call gives a number below its argument.
+pub fn rng(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed | 1;
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    }
+}
+
+/// The eight data sets' TOON texts, with their names.
+pub fn dataset_texts() -> Vec<(&'static str, String)> {
+    let dir = datasets_dir();
+    DATASETS
+        .iter()
+        .map(|name| {
+            let path = dir.join(format!("{name}.toon"));
+            (*name, std::fs::read_to_string(path).unwrap())
+        })
+        .collect()
+}

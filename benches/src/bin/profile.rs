@@ -3,7 +3,8 @@
 //! `valgrind --tool=callgrind target/release/profile decode-typed nested 3`
 //!
 //! Operations: `encode`, `encode-writer` (`to_writer` into a reused `Vec`), `decode-typed`,
-//! `decode-value` (toon::Value), `decode-json` (serde_json::Value), and the same with a
+//! `decode-value` (toon::Value), `decode-json` (serde_json::Value), `events` and
+//! `events-reader` (`toon::stream::from_str` and `Events`, every event taken), and the same with a
 //! `json-` prefix for serde_json's own parse or print of the compact JSON (the baseline). Inputs: the data set names, `deep`, and `NAME×10`.
 
 use std::hint::black_box;
@@ -34,6 +35,16 @@ impl Visit for Run {
                 }
                 "decode-typed" => drop(black_box(toon::from_str::<T>(text).unwrap())),
                 "decode-value" => drop(black_box(toon::from_str::<toon::Value>(text).unwrap())),
+                "events" => {
+                    for event in toon::stream::from_str(text) {
+                        drop(black_box(event.unwrap()));
+                    }
+                }
+                "events-reader" => {
+                    for event in toon::stream::Events::new(text.as_bytes()) {
+                        drop(black_box(event.unwrap()));
+                    }
+                }
                 "decode-json" => drop(black_box(
                     toon::from_str::<serde_json::Value>(text).unwrap(),
                 )),

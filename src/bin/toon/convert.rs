@@ -1,9 +1,10 @@
 //! `toon [INPUT]`: JSON → TOON and TOON → JSON.
 //!
-//! Plain conversions stream, so memory stays near the input's size: JSON is recorded into a
-//! compact [`toon::Recording`] (TOON's layout looks at every array twice), every number with
-//! its exact digits, and written out in chunks; TOON is transcoded straight into JSON text,
-//! numbers with all their digits too. Options that reshape the data
+//! Plain conversions stream: JSON is recorded into a compact [`toon::Recording`] (TOON's
+//! layout looks at every array twice), every number with its exact digits, and written out in
+//! chunks, so memory stays near the input's size; TOON is read a line at a time and written
+//! as JSON text as it is read ([`toon::stream::transcode`]), numbers with all their digits
+//! too, so memory stays near the longest line's size whatever the input's. Options that reshape the data
 //! (`--fields`, `--tabularize`, `--budget`, `--auto`, decoding `--stats` or `--no-strict`)
 //! work on a [`toon::Value`] instead.
 
@@ -15,7 +16,7 @@ use toon::render::{Output, Pipeline};
 use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, EncodeOptions, Recording, Value};
 
-use crate::io::{Input, Sink};
+use crate::io::{Input, Sink, Stream};
 use crate::overflow;
 use crate::{Failure, parse_paths};
 
@@ -52,6 +53,13 @@ pub(crate) struct Convert {
         "output", "encode", "decode", "stats", "fields", "exclude", "tabularize", "auto", "budget",
     ])]
     tokens: bool,
+    /// Validate TOON: print every problem as FILE:LINE:COL: error: MESSAGE (gcc style) and
+    /// exit 1 on any error; print nothing for a valid document.
+    #[arg(long, conflicts_with_all = [
+        "output", "encode", "decode", "stats", "tokens", "fields", "exclude", "tabularize", "auto",
+        "budget",
+    ])]
+    check: bool,
     /// With --tokens: the exact o200k count (needs the `tiktoken` feature).
     #[arg(long, requires = "tokens")]
     exact: bool,
@@ -112,6 +120,15 @@ impl Mode {
 }
 
 pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
+    if args.check {
+        return check(args);
+    }
+    let mode = Mode::of(args);
+    let pipeline = pipeline(args, mode);
+    let reshaped = pipeline.transforms() || args.auto || args.stats || args.no_strict;
+    if mode == Mode::Decode && !reshaped && !args.tokens {
+        return decode(args);
+    }
     let input = Input::read(args.input.as_deref())?;
     if args.tokens {
         let text =
@@ -119,8 +136,6 @@ pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
         println!("{}", count_tokens(text, args.exact)?);
         return Ok(());
     }
-    let mode = Mode::of(args);
-    let pipeline = pipeline(args, mode);
     match mode {
         Mode::Encode if args.indent == 0 => {
             Err("--indent 0 applies to decoding (compact JSON); TOON needs 1 or more".into())
@@ -130,14 +145,13 @@ pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
             reshape(args, mode, &pipeline, &input, value)
         }
         Mode::Encode => encode(args, input),
-        Mode::Decode if pipeline.transforms() || args.auto || args.stats || args.no_strict => {
+        Mode::Decode => {
             // Non-strict decoding resolves duplicate keys last-write-wins (§14.3), which
             // needs the whole object: it goes through a `Value` too.
             let value = toon::from_slice_with(&input.bytes, &decode_options(args))
                 .map_err(|e| Failure::because(&input.label, e))?;
             reshape(args, mode, &pipeline, &input, value)
         }
-        Mode::Decode => decode(args, &input),
     }
 }
 
@@ -248,17 +262,79 @@ fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
     Ok(())
 }
 
-/// TOON → JSON, transcoded: no tree, the JSON written as the TOON is read.
-fn decode(args: &Convert, input: &Input) -> Result<(), Failure> {
+/// TOON → JSON, transcoded a line at a time: no tree and no whole input, the JSON written
+/// as the TOON is read.
+fn decode(args: &Convert) -> Result<(), Failure> {
+    let input = if writes_over_input(args) {
+        // Creating the output would empty the input before it is read: read it first.
+        let whole = Input::read(args.input.as_deref())?;
+        Stream {
+            reader: Box::new(std::io::Cursor::new(whole.bytes)),
+            label: whole.label,
+        }
+    } else {
+        Stream::open(args.input.as_deref())?
+    };
     let label = &input.label;
-    let mut de = toon::Deserializer::from_slice_with(&input.bytes, &decode_options(args))
-        .map_err(|e| Failure::because(label, e))?;
     let mut sink = Sink::open(args.output.as_deref())?;
-    let written = toon::json::transcode(&mut de, &mut sink, args.indent)
-        .map_err(|e| Failure::because(label, e));
+    let written =
+        toon::stream::transcode(input.reader, &mut sink, args.indent, &decode_options(args))
+            .map_err(|e| Failure::because(label, e));
     sink.finish(written)?;
     announce(args, Mode::Decode, label);
     Ok(())
+}
+
+/// `--check`: every diagnostic of the input (`toon::validate`), one line each as compilers
+/// print them; exit 1 if one is an error.
+fn check(args: &Convert) -> Result<(), Failure> {
+    let input = Input::read(args.input.as_deref())?;
+    let label = &input.label;
+    let options = decode_options(args);
+    let found = match std::str::from_utf8(&input.bytes) {
+        Ok(text) => toon::validate_with(text, &options),
+        Err(_) => {
+            // Ill-formed UTF-8: the decoder's error, placed at the first bad byte.
+            if let Err(err) = toon::Deserializer::from_slice_with(&input.bytes, &options) {
+                println!(
+                    "{label}:{}:{}: error: {}",
+                    err.line(),
+                    err.column(),
+                    err.message()
+                );
+            }
+            return Err(Failure::reported());
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    for d in &found {
+        let written = match d.line() {
+            0 => writeln!(out, "{label}: {}: {}", d.severity(), d.message()),
+            line => writeln!(
+                out,
+                "{label}:{line}:{}: {}: {}",
+                d.column(),
+                d.severity(),
+                d.message()
+            ),
+        };
+        written.map_err(|e| Failure::because("cannot write output", e))?;
+    }
+    if found.iter().any(|d| d.severity() == toon::Severity::Error) {
+        return Err(Failure::reported());
+    }
+    Ok(())
+}
+
+/// Whether `-o` names the input file itself.
+fn writes_over_input(args: &Convert) -> bool {
+    let (Some(input), Some(output)) = (&args.input, &args.output) else {
+        return false;
+    };
+    match (std::fs::canonicalize(input), std::fs::canonicalize(output)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// The `Value` route: projection, tabularize, budget, `--auto`, then the output.

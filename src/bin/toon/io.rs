@@ -2,7 +2,7 @@
 //! (`toon … | head`) ends the program quietly, as other Unix tools do.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use crate::Failure;
@@ -37,6 +37,33 @@ impl Input {
                 let bytes = std::fs::read(path)
                     .map_err(|e| Failure::because(format_args!("cannot read {label}"), e))?;
                 Ok(Input { bytes, label })
+            }
+            None => unreachable!("no path is standard input"),
+        }
+    }
+}
+
+/// The input as a buffered reader, read as it is consumed, and how to name it in messages.
+pub(crate) struct Stream {
+    pub(crate) reader: Box<dyn BufRead>,
+    pub(crate) label: String,
+}
+
+impl Stream {
+    pub(crate) fn open(path: Option<&Path>) -> Result<Stream, Failure> {
+        match path {
+            p if is_stdin(p) => Ok(Stream {
+                reader: Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
+                label: "<stdin>".into(),
+            }),
+            Some(path) => {
+                let label = path.display().to_string();
+                let file = File::open(path)
+                    .map_err(|e| Failure::because(format_args!("cannot read {label}"), e))?;
+                Ok(Stream {
+                    reader: Box::new(BufReader::with_capacity(1 << 16, file)),
+                    label,
+                })
             }
             None => unreachable!("no path is standard input"),
         }

@@ -185,7 +185,18 @@ impl Failure {
         }
     }
 
+    /// A failure already reported (`--check` printed its diagnostics): exit 1, say nothing.
+    pub(crate) fn reported() -> Self {
+        Failure {
+            message: String::new(),
+            cause: None,
+        }
+    }
+
     fn report(&self, verbose: bool) {
+        if self.message.is_empty() {
+            return;
+        }
         eprintln!("toon: error: {}", self.message);
         let Some(cause) = self.cause.as_deref().filter(|_| verbose) else {
             return;
