@@ -15,9 +15,17 @@ fn toon(args: &[&str], stdin: &str) -> Output {
         .spawn()
         .unwrap();
     // The child may exit without reading stdin (a missing file, a bad flag): a broken pipe
-    // here is expected then, and the exit status tells the rest.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
+    // here is expected then, and the exit status tells the rest. Written from a thread of its
+    // own: a child that writes as it reads (`toon -d` of a large input) would otherwise fill
+    // its output pipe while this side still writes.
+    let mut input = child.stdin.take().unwrap();
+    let text = stdin.to_owned();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
 }
 
 fn stdout(o: &Output) -> String {
@@ -894,4 +902,29 @@ fn check_prints_every_problem_gcc_style() {
     let o = toon(&["--check", "-d"], "a: 1");
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("'--check' cannot be used with '--decode'"));
+}
+
+/// An input over 16 MiB is decoded a line at a time (`toon::stream::transcode`), from a file
+/// and from standard input alike: the same bytes as the whole-input route writes.
+#[test]
+fn large_inputs_decode_a_line_at_a_time_to_the_same_bytes() {
+    let rows = 700_000;
+    let mut text = format!("rows[{rows}]{{id,name,score}}:\n");
+    for i in 0..rows {
+        text.push_str(&format!("  {i},user-{i},{}.5\n", i % 1000));
+    }
+    assert!(text.len() > 16 << 20, "{}", text.len());
+    let mut de = toon::Deserializer::from_str(&text);
+    let mut want = Vec::new();
+    toon::json::transcode(&mut de, &mut want, 0).unwrap();
+    want.push(b'\n');
+    let dir = scratch("large");
+    let file = dir.join("large.toon");
+    std::fs::write(&file, &text).unwrap();
+    let o = toon(&["-d", "--indent", "0", file.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout == want, "file route");
+    let o = toon(&["-d", "--indent", "0"], &text);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(o.stdout == want, "standard input route");
 }

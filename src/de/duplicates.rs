@@ -8,9 +8,50 @@ use foldhash::fast::RandomState;
 use super::scanner::Line;
 use crate::error::{Error, Quoted};
 
-/// A key on the shared stack with its [`fingerprint`]: keys borrowed from the input only
-/// (a key with escapes moves its object to a set).
+/// A key on the shared stack with its [`fingerprint`]: the decoder's keys are borrowed from
+/// the input only (a key with escapes moves its object to a set).
 pub(crate) type Keyed<'de> = (u64, &'de str);
+
+/// How a stack keeps its keys: the decoder's borrows them from the input (`&str`: a key with
+/// escapes moves its object to a set); the event reader's (`stream/`) keeps any key (`Cow`),
+/// since its keys may be copies out of a line buffer.
+pub(crate) trait Stored<'de>: Sized {
+    /// The key as this stack keeps it, if it can.
+    fn keep(key: &Cow<'de, str>) -> Option<Self>;
+    fn text(&self) -> &str;
+    fn into_cow(self) -> Cow<'de, str>;
+}
+
+impl<'de> Stored<'de> for &'de str {
+    #[inline]
+    fn keep(key: &Cow<'de, str>) -> Option<Self> {
+        match key {
+            Cow::Borrowed(borrowed) => Some(borrowed),
+            Cow::Owned(_) => None,
+        }
+    }
+    #[inline]
+    fn text(&self) -> &str {
+        self
+    }
+    fn into_cow(self) -> Cow<'de, str> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<'de> Stored<'de> for Cow<'de, str> {
+    #[inline]
+    fn keep(key: &Cow<'de, str>) -> Option<Self> {
+        Some(key.clone())
+    }
+    #[inline]
+    fn text(&self) -> &str {
+        self
+    }
+    fn into_cow(self) -> Cow<'de, str> {
+        self
+    }
+}
 
 /// The key's length and its first, middle and last bytes in one word: unequal fingerprints
 /// are unequal keys, so most comparisons are one integer compare, and computing it costs a
@@ -58,13 +99,13 @@ pub(crate) struct SeenKeys<'de> {
 
 impl<'de> SeenKeys<'de> {
     /// The keys of an object opened now, whose size is not known in advance.
-    pub(crate) fn open(stack: &[Keyed<'de>]) -> Self {
+    pub(crate) fn open<T>(stack: &[(u64, T)]) -> Self {
         Self::sized(stack, 0)
     }
 
     /// The keys of a keyed table that declares `declared` entries (§9.5): a set, if it comes
     /// to one, is made that large at once, up to a cap (the count is the input's word).
-    pub(crate) fn sized(stack: &[Keyed<'de>], declared: usize) -> Self {
+    pub(crate) fn sized<T>(stack: &[(u64, T)], declared: usize) -> Self {
         SeenKeys {
             base: stack.len(),
             len: 0,
@@ -77,19 +118,23 @@ impl<'de> SeenKeys<'de> {
     /// False if `key` was seen before.
     #[inline]
     #[allow(clippy::ptr_arg)] // the key is cloned as a `Cow` to stay borrowed when it can
-    pub(crate) fn insert(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
-        // The common case, inline: a borrowed key whose bit is clear is new; it is pushed
-        // above this object's keys when those are on top of the stack.
-        if let Cow::Borrowed(borrowed) = key
-            && self.many.is_none()
+    pub(crate) fn insert<T: Stored<'de>>(
+        &mut self,
+        stack: &mut Vec<(u64, T)>,
+        key: &Cow<'de, str>,
+    ) -> bool {
+        // The common case, inline: a key the stack keeps whose bit is clear is new; it is
+        // pushed above this object's keys when those are on top of the stack.
+        if self.many.is_none()
             && self.len < 16
             && stack.len() == self.base + self.len
+            && let Some(kept) = T::keep(key)
         {
-            let mark = fingerprint(borrowed);
+            let mark = fingerprint(kept.text());
             let bit = bit_of(mark);
             if self.bits & bit == 0 {
                 self.bits |= bit;
-                stack.push((mark, borrowed));
+                stack.push((mark, kept));
                 self.len += 1;
                 return true;
             }
@@ -100,7 +145,11 @@ impl<'de> SeenKeys<'de> {
     /// [`Self::insert`] for every other case: a set bit, an owned key, a wide object.
     #[cold]
     #[allow(clippy::ptr_arg)]
-    fn insert_searching(&mut self, stack: &mut Vec<Keyed<'de>>, key: &Cow<'de, str>) -> bool {
+    fn insert_searching<T: Stored<'de>>(
+        &mut self,
+        stack: &mut Vec<(u64, T)>,
+        key: &Cow<'de, str>,
+    ) -> bool {
         if let Some(Many(set)) = self.many.as_deref_mut() {
             return set.insert(key.clone());
         }
@@ -111,13 +160,17 @@ impl<'de> SeenKeys<'de> {
         let mark = fingerprint(key);
         let bit = bit_of(mark);
         let mine = &stack[self.base..];
-        if self.bits & bit != 0 && mine.iter().any(|&(m, k)| m == mark && k == key.as_ref()) {
+        if self.bits & bit != 0
+            && mine
+                .iter()
+                .any(|(m, k)| *m == mark && k.text() == key.as_ref())
+        {
             return false;
         }
         self.bits |= bit;
-        match key {
-            Cow::Borrowed(borrowed) if mine.len() < 16 => {
-                stack.push((mark, borrowed));
+        match T::keep(key) {
+            Some(kept) if mine.len() < 16 => {
+                stack.push((mark, kept));
                 self.len += 1;
             }
             _ => {
@@ -125,7 +178,7 @@ impl<'de> SeenKeys<'de> {
                     self.expected.max(2 * mine.len() + 2),
                     RandomState::default(),
                 );
-                set.extend(stack.drain(self.base..).map(|(_, k)| Cow::Borrowed(k)));
+                set.extend(stack.drain(self.base..).map(|(_, k)| k.into_cow()));
                 set.insert(key.clone());
                 self.many = Some(Box::new(Many(set)));
             }
@@ -134,7 +187,7 @@ impl<'de> SeenKeys<'de> {
     }
 
     /// Removes this object's keys from the shared stack.
-    pub(crate) fn close(&self, stack: &mut Vec<Keyed<'de>>) {
+    pub(crate) fn close<T>(&self, stack: &mut Vec<(u64, T)>) {
         stack.truncate(self.base);
     }
 }

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use std::rc::Rc;
 
 use super::{Event, Primitive};
-use crate::de::duplicates::{Keyed, SeenKeys, duplicate};
+use crate::de::duplicates::{SeenKeys, duplicate};
 use crate::de::form::{self, Rules};
 use crate::de::header::{Field, FieldList, Header, HeaderCache};
 use crate::de::keyed::entry_line;
@@ -97,6 +97,22 @@ pub(crate) trait Sink<'a> {
     const EXACT: bool = false;
     fn push(&mut self, event: Event<'a>);
     fn exact(&mut self, _text: String) {}
+    /// A key of the current line, kept by `keep` into an event (a sink that writes it at
+    /// once, the JSON writer, takes it as it is).
+    #[inline]
+    fn key<'l>(&mut self, key: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
+        self.push(Event::Key(keep(key)));
+    }
+    /// A string of the current line, as [`Sink::key`].
+    #[inline]
+    fn string<'l>(&mut self, text: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
+        self.push(Event::Primitive(Primitive::String(keep(text))));
+    }
+    /// A tabular field name as a row's key.
+    #[inline]
+    fn field(&mut self, name: &Cow<'a, str>) {
+        self.push(Event::Key(name.clone()));
+    }
     fn checkpoint(&self) -> usize;
     fn rollback(&mut self, at: usize);
 }
@@ -249,8 +265,8 @@ pub(crate) struct Machine<'a> {
     spans: usize,
     /// The first blank line since the last consumed line.
     blank: Option<Mark<'a>>,
-    /// The keys of the open objects (strict duplicates, §14.3).
-    keys: Vec<Keyed<'a>>,
+    /// The keys of the open objects (strict duplicates, §14.3), owned where they are copies.
+    keys: Vec<(u64, Cow<'a, str>)>,
     headers: HeaderCache<'a>,
     /// A reusable cell buffer (kept empty between lines).
     cells: Vec<&'static str>,
@@ -813,7 +829,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         {
             return Err(duplicate(line, &key));
         }
-        self.sink.push(Event::Key(K::text(key)));
+        self.sink.key(key, K::text);
         Ok(())
     }
 
@@ -942,7 +958,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         self.m.enter_at(line)?;
         self.sink.push(Event::StartObject);
         for field in fields {
-            self.sink.push(Event::Key(field.name.clone()));
+            self.sink.field(&field.name);
             match &field.children {
                 Some(children) => self.row_object(children, cells, next, line)?,
                 None => {
@@ -973,7 +989,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             Some(Frame::Keyed { delim, .. }) => *delim,
             _ => b',',
         };
-        self.sink.push(Event::Key(K::text(key)));
+        self.sink.key(key, K::text);
         self.row(trim_spaces(rest), line, delim)
     }
 
@@ -986,8 +1002,10 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             self.sink.exact(exact);
             return Ok(());
         }
-        let parsed = token::parse_primitive(text).map_err(|e| at_text(text, e))?;
-        self.sink.push(Event::Primitive(primitive(parsed, K::text)));
+        match token::parse_primitive(text).map_err(|e| at_text(text, e))? {
+            token::Primitive::Str(s) => self.sink.string(s, K::text),
+            parsed => self.sink.push(Event::Primitive(primitive(parsed, K::text))),
+        }
         Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! TOON read a line at a time, written as JSON text as it is read: the bytes
 //! [`json::transcode`](crate::json::transcode) writes, in memory bounded by the longest line.
 
+use std::borrow::Cow;
 use std::io::{self, BufRead, Write};
 
 use serde::Serialize;
@@ -96,6 +97,21 @@ impl<W: Write> Json<'_, W> {
         self.write(written);
     }
 
+    /// An object key with the separators around it.
+    fn write_key(&mut self, key: &str) {
+        let first = match self.open.last_mut() {
+            Some((_, first)) => std::mem::replace(first, false),
+            None => true,
+        };
+        let written = self
+            .format
+            .begin_object_key(self.out, first)
+            .and_then(|()| serde_json::to_writer(&mut *self.out, key).map_err(io::Error::from))
+            .and_then(|()| self.format.end_object_key(self.out))
+            .and_then(|()| self.format.begin_object_value(self.out));
+        self.write(written);
+    }
+
     /// A scalar, whose text does not depend on the layout: written by a compact formatter.
     fn scalar<T: ?Sized + Serialize>(&mut self, value: &T) {
         self.before_value();
@@ -134,21 +150,7 @@ impl<W: Write> Sink<'static> for Json<'_, W> {
                 self.write(written);
                 self.after_value();
             }
-            Event::Key(key) => {
-                let first = match self.open.last_mut() {
-                    Some((_, first)) => std::mem::replace(first, false),
-                    None => true,
-                };
-                let written = self
-                    .format
-                    .begin_object_key(self.out, first)
-                    .and_then(|()| {
-                        serde_json::to_writer(&mut *self.out, &*key).map_err(io::Error::from)
-                    })
-                    .and_then(|()| self.format.end_object_key(self.out))
-                    .and_then(|()| self.format.begin_object_value(self.out));
-                self.write(written);
-            }
+            Event::Key(key) => self.write_key(&key),
             Event::Primitive(Primitive::Null) => self.scalar(&()),
             Event::Primitive(Primitive::Bool(b)) => self.scalar(&b),
             Event::Primitive(Primitive::Number(n)) => match (n.as_u64(), n.as_i64()) {
@@ -157,6 +159,29 @@ impl<W: Write> Sink<'static> for Json<'_, W> {
                 _ => self.scalar(&n.as_f64().unwrap_or_default()),
             },
             Event::Primitive(Primitive::String(s)) => self.scalar(&*s),
+        }
+    }
+
+    // Keys and strings are written from the line as they are, never copied.
+    fn key<'l>(&mut self, key: Cow<'l, str>, _: impl FnOnce(Cow<'l, str>) -> Cow<'static, str>) {
+        if self.failed.is_none() {
+            self.write_key(&key);
+        }
+    }
+
+    fn string<'l>(
+        &mut self,
+        text: Cow<'l, str>,
+        _: impl FnOnce(Cow<'l, str>) -> Cow<'static, str>,
+    ) {
+        if self.failed.is_none() {
+            self.scalar(&*text);
+        }
+    }
+
+    fn field(&mut self, name: &Cow<'static, str>) {
+        if self.failed.is_none() {
+            self.write_key(name);
         }
     }
 

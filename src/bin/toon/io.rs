@@ -47,6 +47,8 @@ impl Input {
 pub(crate) struct Stream {
     pub(crate) reader: Box<dyn BufRead>,
     pub(crate) label: String,
+    /// A file's size (standard input has none until it is read).
+    pub(crate) size: Option<u64>,
 }
 
 impl Stream {
@@ -55,14 +57,17 @@ impl Stream {
             p if is_stdin(p) => Ok(Stream {
                 reader: Box::new(BufReader::with_capacity(1 << 16, io::stdin())),
                 label: "<stdin>".into(),
+                size: None,
             }),
             Some(path) => {
                 let label = path.display().to_string();
                 let file = File::open(path)
                     .map_err(|e| Failure::because(format_args!("cannot read {label}"), e))?;
+                let size = file.metadata().ok().map(|m| m.len());
                 Ok(Stream {
                     reader: Box::new(BufReader::with_capacity(1 << 16, file)),
                     label,
+                    size,
                 })
             }
             None => unreachable!("no path is standard input"),
