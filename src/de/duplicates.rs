@@ -17,6 +17,8 @@ pub(crate) type Keyed<'de> = (u64, &'de str);
 /// since its keys may be copies out of a line buffer.
 pub(crate) trait Stored<'de>: Sized {
     /// The key as this stack keeps it, if it can.
+    // A `&Cow`, not a `&str`: whether the key is borrowed from the input is what decides.
+    #[allow(clippy::ptr_arg)]
     fn keep(key: &Cow<'de, str>) -> Option<Self>;
     fn text(&self) -> &str;
     fn into_cow(self) -> Cow<'de, str>;
