@@ -109,6 +109,8 @@ pub(crate) trait Sink<'a> {
         self.push(Event::Primitive(Primitive::String(keep(text))));
     }
     /// A tabular field name as a row's key.
+    // A `&Cow`, not a `&str`: a name borrowed from the input stays borrowed in the event.
+    #[allow(clippy::ptr_arg)]
     #[inline]
     fn field(&mut self, name: &Cow<'a, str>) {
         self.push(Event::Key(name.clone()));
