@@ -167,6 +167,11 @@ impl<'de> Span<'de> {
             de.scan.open_spans -= 1;
             self.started = false;
         }
+        // The header's line number is counted from the start of the input: only for an error,
+        // never on the common path (it would make closing every scope linear in the input).
+        if !de.strict || self.count == self.declared {
+            return Ok(());
+        }
         let header_line = de.scan.line_number(&self.header);
         let mismatch = count_error(
             de.strict,
