@@ -60,21 +60,15 @@ fn capability(method: &str) -> &'static str {
 /// The running servers whose `initialize` result declares `capability`, in configuration
 /// order.
 pub(super) fn offering(toolbox: &Toolbox, capability: &str) -> Vec<String> {
-    let names: Vec<String> = toolbox
-        .catalog()
-        .servers()
-        .iter()
-        .map(|s| s.name().to_owned())
-        .collect();
-    names
+    toolbox
+        .running_in_order()
         .into_iter()
-        .filter(|name| {
-            toolbox.server(name).is_some_and(|s| {
-                s.initialize_result()["capabilities"]
-                    .get(capability)
-                    .is_some_and(serde_json::Value::is_object)
-            })
+        .filter(|(_, server)| {
+            server.initialize_result()["capabilities"]
+                .get(capability)
+                .is_some_and(serde_json::Value::is_object)
         })
+        .map(|(name, _)| name)
         .collect()
 }
 

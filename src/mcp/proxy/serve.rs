@@ -209,14 +209,7 @@ impl Front {
             Kind::Notification {
                 method: "notifications/roots/list_changed",
             } => {
-                let names: Vec<String> = self
-                    .toolbox
-                    .catalog()
-                    .servers()
-                    .iter()
-                    .map(|s| s.name().to_owned())
-                    .collect();
-                for server in names.iter().filter_map(|name| self.toolbox.server(name)) {
+                for (_, server) in self.toolbox.running_in_order() {
                     server.notify(message.text().to_owned()).await;
                 }
             }
@@ -352,17 +345,10 @@ impl Front {
 
     /// Each running server's `instructions`, in configuration order.
     fn servers_instructions(&self) -> Vec<(String, String)> {
-        let names: Vec<String> = self
-            .toolbox
-            .catalog()
-            .servers()
-            .iter()
-            .map(|s| s.name().to_owned())
-            .collect();
-        names
+        self.toolbox
+            .running_in_order()
             .into_iter()
-            .filter_map(|name| {
-                let server = self.toolbox.server(&name)?;
+            .filter_map(|(name, server)| {
                 let text = server.initialize_result()["instructions"]
                     .as_str()?
                     .trim()

@@ -291,6 +291,23 @@ impl Toolbox {
         &self.options
     }
 
+    /// The running servers with their names, in configuration order (the catalog's).
+    pub(crate) fn running_in_order(&self) -> Vec<(String, Arc<Downstream>)> {
+        let names: Vec<String> = self
+            .catalog()
+            .servers()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let server = self.server(&name)?;
+                Some((name, server))
+            })
+            .collect()
+    }
+
     /// A running server.
     #[must_use]
     pub fn server(&self, name: &str) -> Option<Arc<Downstream>> {
