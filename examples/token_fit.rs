@@ -15,7 +15,8 @@
 //!    to `WORD[group]` and what their prefix adds to `PREFIX[prefix][group]`; digits to
 //!    `DIGITS[len]`; punctuation, newlines and spaces to their kind's table by length, and what
 //!    a non-ASCII character (emoji) adds to punctuation, by its width in bytes, to
-//!    `PUNCT_WIDE_CHAR`.
+//!    `PUNCT_WIDE_CHAR` (beyond the ASCII runs between such characters, each weighed as the
+//!    piece it would be on its own: `"\"["` is a common text).
 //!
 //! A cell's weight is the mean over its pieces, where one document counts for at most
 //! `PER_DOCUMENT` pieces of a cell (a 3 MB word list must not decide what a comma before a word
@@ -76,6 +77,17 @@ impl Cell {
     }
 }
 
+/// One punctuation piece with non-ASCII characters of one width in bytes.
+#[derive(Clone)]
+struct WidePunct {
+    /// The ASCII runs between them: length, and key in `texts` when the run is a common text.
+    runs: Vec<(usize, Option<u64>)>,
+    width: usize,
+    /// How many non-ASCII characters.
+    wide: usize,
+    tokens: i64,
+}
+
 /// Every cell of the model.
 #[derive(Clone)]
 struct Cells {
@@ -90,9 +102,8 @@ struct Cells {
     newline: [Cell; BY_CHARS],
     space: [Cell; BY_CHARS],
     /// Punctuation with non-ASCII characters, for what each adds beyond the ASCII runs
-    /// between them (by the table, once known): (lengths of the ASCII runs, the one width of
-    /// its non-ASCII characters in bytes, how many, tokens) per piece.
-    wide_punct: Vec<(Vec<usize>, usize, usize, i64)>,
+    /// between them (by the tables, once known).
+    wide_punct: Vec<WidePunct>,
 }
 
 impl Cells {
@@ -214,9 +225,17 @@ impl Fit {
                         .text
                         .split(|c: char| !c.is_ascii())
                         .filter(|run| !run.is_empty())
-                        .map(str::len)
+                        .map(|run| {
+                            let key = text_key(run).filter(|key| self.common.contains(key));
+                            (run.len(), key)
+                        })
                         .collect();
-                    doc.wide_punct.push((runs, width, wide, tokens));
+                    doc.wide_punct.push(WidePunct {
+                        runs,
+                        width,
+                        wide,
+                        tokens,
+                    });
                 }
                 kind => {
                     let chars = piece.text.chars().count();
@@ -328,11 +347,22 @@ fn render(fit: &Fit) -> String {
     let punct = by_chars(&cells.punct);
     // What a non-ASCII character adds to punctuation beyond its ASCII runs, by width.
     let mut extra = [(0.0, 0.0); 3];
-    for (runs, width, wide, tokens) in &cells.wide_punct {
+    for WidePunct {
+        runs,
+        width,
+        wide,
+        tokens,
+    } in &cells.wide_punct
+    {
+        // Each run as the estimate weighs it: its common text's mean, or by length.
         let narrow: f64 = runs
             .iter()
-            .map(|&n| {
-                f64::from(punct[n.min(BY_CHARS) - 1]) / UNIT * (n.max(BY_CHARS) / BY_CHARS) as f64
+            .map(|&(n, key)| match key.and_then(|k| cells.texts.get(&k)) {
+                Some(c) => c.tokens / c.seen.max(1.0),
+                None => {
+                    f64::from(punct[n.min(BY_CHARS) - 1]) / UNIT
+                        * (n.max(BY_CHARS) as f64 / BY_CHARS as f64)
+                }
             })
             .sum();
         let at = width.clamp(&2, &4) - 2;
