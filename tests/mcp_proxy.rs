@@ -1719,3 +1719,145 @@ fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
     assert!(cancelled["params"]["reason"].is_string(), "{cancelled}");
     client.close();
 }
+
+/// `tools/list` until `tool` is listed (server-everything registers some tools right after
+/// `initialize`); returns its definition.
+fn listed(client: &mut mcp_servers::Client, tool: &str) -> Json {
+    let deadline = Instant::now() + WAIT;
+    loop {
+        if let Some(found) = client.tools().into_iter().find(|t| t["name"] == tool) {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{tool} not listed");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn tasks_run_through_the_proxy_under_ids_that_name_their_server() {
+    let scratch = Scratch::new("tasks");
+    let Some(config) = config(&scratch.0, &["everything", "time"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    let init = client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25",
+               "capabilities": {"tasks": {"list": {}, "cancel": {}}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    // The union of what the servers declare (only server-everything offers tasks).
+    let tasks = &init["result"]["capabilities"]["tasks"];
+    assert!(tasks["requests"]["tools"]["call"].is_object(), "{init}");
+    assert!(
+        tasks["list"].is_object() && tasks["cancel"].is_object(),
+        "{init}"
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let tool = listed(&mut client, "simulate-research-query");
+    assert_eq!(tool["execution"]["taskSupport"], "required", "{tool}");
+
+    // A task-augmented call creates a task, named for the client.
+    let created = client.request(
+        "tools/call",
+        json!({"name": "simulate-research-query", "arguments": {"topic": "token budgets"},
+               "task": {"ttl": 60000}}),
+    );
+    let task = &created["result"]["task"];
+    let id = task["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"));
+    assert!(id.starts_with("everything__"), "{created}");
+    assert!(
+        task["status"].is_string() && task["ttl"].is_number(),
+        "{created}"
+    );
+    let got = client.request("tasks/get", json!({"taskId": id}));
+    assert_eq!(got["result"]["taskId"], id, "{got}");
+    let all = client.request("tasks/list", json!({}));
+    let ids: Vec<&str> = all["result"]["tasks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{all}"))
+        .iter()
+        .filter_map(|t| t["taskId"].as_str())
+        .collect();
+    assert!(ids.contains(&id), "{all}");
+    // Its result (tasks/result waits for the end) is the call's, tied to the task by its id.
+    let result = client.request("tasks/result", json!({"taskId": id}));
+    let body = &result["result"];
+    assert!(text(body).contains("token budgets"), "{result}");
+    assert_eq!(
+        body["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id,
+        "{result}"
+    );
+    let done = client.request("tasks/get", json!({"taskId": id}));
+    assert_eq!(done["result"]["status"], "completed", "{done}");
+
+    // Cancelled: the server's answer, under the client's id.
+    let second = client.request(
+        "tools/call",
+        json!({"name": "simulate-research-query", "arguments": {"topic": "x"}, "task": {}}),
+    );
+    let second = second["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cancelled = client.request("tasks/cancel", json!({"taskId": second}));
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert_eq!(
+        cancelled["result"]["taskId"],
+        second.as_str(),
+        "{cancelled}"
+    );
+
+    // An id no server behind the proxy minted, and a server's own id without its name.
+    for unknown in ["nobody__1", id.trim_start_matches("everything__")] {
+        let r = client.request("tasks/get", json!({"taskId": unknown}));
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+    }
+    // A call without a task still works as before.
+    let echoed = client.call("echo", json!({"message": "plain"}));
+    assert!(text(&echoed).contains("plain"), "{echoed}");
+    client.close();
+
+    // Lean mode: the client holds no task, the proxy runs the tool to its end.
+    let mut client = Client::start(&config, &["--mode", "lean"]);
+    client.initialize("2025-11-25");
+    let deadline = Instant::now() + WAIT;
+    let result = loop {
+        let r = client.call(
+            "execute_tool",
+            json!({"name": "simulate-research-query", "arguments": {"topic": "lean tasks"}}),
+        );
+        if r["isError"] != true || Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(result["isError"] != true, "{result}");
+    assert!(text(&result).contains("lean tasks"), "{result}");
+    client.close();
+}
+
+#[test]
+fn a_client_on_the_typescript_sdk_s_tasks_api_runs_a_task_with_a_question_in_it() {
+    let scratch = Scratch::new("sdk-tasks");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let sdk = mcp_servers::sdk_dir(servers_dir().unwrap());
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/sdk_tasks.mjs");
+    let out = Command::new("node")
+        .arg(&agent)
+        .arg(&sdk)
+        .arg(env!("CARGO_BIN_EXE_toon"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

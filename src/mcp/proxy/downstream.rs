@@ -332,7 +332,7 @@ impl Downstream {
 }
 
 /// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,
-/// roots) on as [`Event::Request`], refuses any other request, and passes its notifications
+/// roots, and `tasks/*` about tasks the client runs for it) on as [`Event::Request`], refuses any other request, and passes its notifications
 /// on (log messages also to stderr). Ends with [`Event::Exited`] when the connection closes.
 ///
 /// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
@@ -349,7 +349,16 @@ async fn handle_inbound(
         match message.kind() {
             Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
             Kind::Request {
-                method: "sampling/createMessage" | "elicitation/create" | "roots/list",
+                method:
+                    "sampling/createMessage"
+                    | "elicitation/create"
+                    | "roots/list"
+                    // About tasks the client runs for the server (its task-augmented
+                    // sampling or elicitation).
+                    | "tasks/get"
+                    | "tasks/result"
+                    | "tasks/list"
+                    | "tasks/cancel",
                 ..
             } => {
                 let event = Event::Request {

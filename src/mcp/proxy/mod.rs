@@ -29,6 +29,7 @@ mod peer;
 mod process;
 mod routes;
 mod serve;
+mod tasks;
 mod toolbox;
 pub mod wire;
 

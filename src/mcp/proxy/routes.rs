@@ -378,7 +378,7 @@ async fn set_level(
 
 /// Each server's items of a listing (as [`all_items`]), the servers asked at once and
 /// answered in their order.
-async fn gather(
+pub(super) async fn gather(
     toolbox: &Toolbox,
     servers: &[String],
     method: &str,

@@ -20,6 +20,7 @@ use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
+use super::tasks::{self, Tasks};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
@@ -79,6 +80,7 @@ where
         in_flight: Mutex::default(),
         pages: Pages::new(),
         routes: Routes::default(),
+        tasks: Tasks::default(),
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
@@ -121,6 +123,8 @@ struct Front {
     limit: Arc<tokio::sync::Semaphore>,
     /// Where resources, templates and prompts were listed.
     routes: Routes,
+    /// Which tool each task the client created runs.
+    tasks: Tasks,
     /// Servers' requests being put to the client, by server and the server's id (as
     /// [`token_key`]), so that a server's `notifications/cancelled` can withdraw them.
     asking: Mutex<HashMap<(String, String), AbortHandle>>,
@@ -249,9 +253,14 @@ impl Front {
             "ping" => Ok("{}".to_owned()),
             "tools/list" => self.tools_list().await,
             "tools/call" => self.tools_call(message.params().unwrap_or("{}")).await,
-            _ if routes::serves(method) => {
+            _ if routes::serves(method) || tasks::serves(method) => {
                 let params = message.params().unwrap_or("{}");
-                return match self.routes.answer(&self.toolbox, method, params).await {
+                let answer = if tasks::serves(method) {
+                    self.tasks.answer(&self.toolbox, method, params).await
+                } else {
+                    self.routes.answer(&self.toolbox, method, params).await
+                };
+                return match answer {
                     Ok(result) => wire::response(id, &result),
                     Err(CallError::Remote {
                         code,
@@ -340,6 +349,9 @@ impl Front {
                 capabilities.push(format!("{}:{{}}", raw::quote(capability)));
             }
         }
+        if let Some(tasks) = tasks::capability(&self.toolbox) {
+            capabilities.push(format!(r#""tasks":{tasks}"#));
+        }
         format!("{{{}}}", capabilities.join(","))
     }
 
@@ -383,6 +395,11 @@ impl Front {
 
     /// The result of a `tools/call` (JSON text).
     async fn tools_call(&self, params: &str) -> Result<String, CallError> {
+        if self.mode == Mode::Passthrough
+            && raw::entries(params).is_some_and(|e| raw::get(&e, "task").is_some())
+        {
+            return self.tasks.call(&self.toolbox, params).await;
+        }
         if self.mode == Mode::Passthrough {
             return self
                 .toolbox
@@ -455,16 +472,27 @@ impl Front {
                     forwarded.push_str(meta.get());
                 }
                 forwarded.push('}');
-                let reply = self
+                let runs_as_task = self
                     .toolbox
-                    .request_with(
-                        &plan.server,
-                        "tools/call",
-                        Some(&forwarded),
-                        Some(self.progress_to_client()),
-                    )
-                    .await?;
-                let result = reply.result().unwrap_or("{}");
+                    .catalog()
+                    .get(&plan.exposed)
+                    .is_some_and(|tool| tasks::required(tool.raw_json()));
+                let reply;
+                let result = if runs_as_task {
+                    // Lean mode's client cannot hold a task: the proxy does, to its end.
+                    &tasks::run_to_end(&self.toolbox, &plan.server, &forwarded).await?
+                } else {
+                    reply = self
+                        .toolbox
+                        .request_with(
+                            &plan.server,
+                            "tools/call",
+                            Some(&forwarded),
+                            Some(self.progress_to_client()),
+                        )
+                        .await?;
+                    reply.result().unwrap_or("{}")
+                };
                 if plan.shaping.limit.is_some() {
                     self.keep_for_pages(&mut plan, result);
                 }
@@ -540,6 +568,13 @@ impl Front {
                         self.client.send(message.text().to_owned()).await;
                         return;
                     }
+                    Some("notifications/tasks/status") => {
+                        // Advisory (the client polls): dropped when the client reads slowly.
+                        let _ = self
+                            .client
+                            .try_send(tasks::status_for_client(&server, message.text()));
+                        return;
+                    }
                     _ => {}
                 }
                 // Progress only for a call the client is waiting on, under the token it gave:
@@ -568,7 +603,15 @@ impl Front {
             .options()
             .request_timeout
             .saturating_mul(super::peer::MAX_EXTENSIONS);
-        let reply = match self.client.request(method, request.params(), timeout).await {
+        // A request that is part of one of the server's tasks names it as the client knows it.
+        let params = request
+            .params()
+            .map(|params| tasks::request_for_client(server, params));
+        let reply = match self
+            .client
+            .request(method, params.as_deref(), timeout)
+            .await
+        {
             Ok(reply) => wire::response(id, reply.result().unwrap_or("{}")),
             Err(CallError::Remote {
                 code,

@@ -233,12 +233,12 @@ impl Toolbox {
     }
 
     /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
-    /// text) that servers are initialised with: its `roots`, `sampling` and `elicitation`
-    /// (nothing else the proxy could not pass on). With [`Options::await_client`], servers
+    /// text) that servers are initialised with: its `roots`, `sampling`, `elicitation` and
+    /// `tasks` (nothing else the proxy could not pass on). With [`Options::await_client`], servers
     /// start now. Only the first call counts.
     pub fn client_connected(&self, capabilities: &str) {
         let entries = raw::entries(capabilities).unwrap_or_default();
-        let kept: Vec<String> = ["roots", "sampling", "elicitation"]
+        let kept: Vec<String> = ["roots", "sampling", "elicitation", "tasks"]
             .iter()
             .filter_map(|key| {
                 raw::get(&entries, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
@@ -403,7 +403,7 @@ impl Toolbox {
     }
 
     /// The server and the server's own name for an exposed tool name.
-    fn route(&self, exposed: &str) -> Result<(String, String), CallError> {
+    pub(super) fn route(&self, exposed: &str) -> Result<(String, String), CallError> {
         let catalog = self.catalog();
         let former = self
             .former
