@@ -384,6 +384,39 @@ fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
     client.close();
 }
 
+#[test]
+fn cancelling_a_retry_cancels_the_server_s_call() {
+    let scratch = Scratch::new("era-cancel");
+    let config = one(&scratch.0, "asker", "servers/asking_server.py", &[]);
+    let mut client = proxy(&config, &[]);
+    let caps = json!({"elicitation": {}});
+    let call = json!({"name": "ask_then_hang", "arguments": {}});
+    let r = modern(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, _) = question(&r);
+    let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    // The retry waits for a result that does not come; the client gives up on it.
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "retry", "method": "tools/call",
+                        "params": enveloped(retry(&call, answer, &state(&r)), caps.clone())}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": "retry"}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "cancelled", "arguments": {}}),
+        caps,
+    );
+    let seen: Json =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    client.close();
+}
+
 /// The next notification, reading responses to requests meanwhile.
 fn next_notification(client: &mut mcp_servers::Client) -> Json {
     let deadline = std::time::Instant::now() + WAIT;

@@ -470,6 +470,46 @@ mod tests {
         assert_eq!(a.len(), "toon1.".len() + 32);
     }
 
+    #[tokio::test]
+    async fn at_most_max_waiting_exchanges_wait_and_the_oldest_goes_first() {
+        let config = super::super::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(&config, super::super::Options::default());
+        let rounds = Rounds::default();
+        let patience = Duration::from_secs(60);
+        let mut states = Vec::new();
+        for n in 0..=MAX_WAITING {
+            let params = format!(r#"{{"name":"t","arguments":{{"n":{n}}}}}"#);
+            let exchange = rounds.start("tools/call", &params, None, "{}");
+            let state = token().unwrap();
+            rounds.park(&toolbox, &state, exchange, patience);
+            states.push((state, params));
+        }
+        assert_eq!(lock(&rounds.waiting).len(), MAX_WAITING);
+        let (oldest, params) = &states[0];
+        let gone = rounds
+            .resume(&toolbox, oldest, "tools/call", params, "{}")
+            .await;
+        assert!(gone.is_err());
+        // The evicted exchange no longer claims anything.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(lock(&rounds.running).len(), MAX_WAITING);
+        let (newest, params) = &states[MAX_WAITING];
+        let wrong = rounds
+            .resume(&toolbox, newest, "prompts/get", params, "{}")
+            .await;
+        assert!(wrong.is_err());
+        let resumed = rounds
+            .resume(&toolbox, newest, "tools/call", params, "{}")
+            .await;
+        assert!(resumed.is_ok());
+        assert!(
+            rounds
+                .resume(&toolbox, newest, "tools/call", params, "{}")
+                .await
+                .is_err()
+        );
+    }
+
     #[test]
     fn url_elicitation_loses_its_id() {
         let params = r#"{"mode":"url","elicitationId":"e1","url":"https://x","message":"m"}"#;
