@@ -449,10 +449,11 @@ fn a_listen_gets_what_it_asked_for_and_nothing_else_comes_unasked() {
         first["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
         "l1"
     );
-    // Only what the proxy honours: the documents server does not know `nowhere://x`.
+    // Only what the proxy honours: the documents server does not know `nowhere://x`, and
+    // does not say it sends prompt list changes.
     assert_eq!(
         first["params"]["notifications"],
-        json!({"promptsListChanged": true, "resourceSubscriptions": ["doc://docs/own"]})
+        json!({"resourceSubscriptions": ["doc://docs/own"]})
     );
     // The server was subscribed (it says so with an update at once), tagged with the listen.
     let update = next_notification(&mut client);

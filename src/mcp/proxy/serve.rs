@@ -8,8 +8,8 @@
 //! proxy's ids and the answers go back under the server's.
 //!
 //! A request of revision 2026-07-28 (its `_meta` says so) is answered by `modern.rs`:
-//! translated for the servers, which speak 2025-11-25 or older, and back (see
-//! [`era`](super::era)).
+//! translated for the servers, which speak 2025-11-25 or older, and back (the module `era`
+//! says how).
 
 mod modern;
 

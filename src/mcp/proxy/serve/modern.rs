@@ -1,7 +1,7 @@
-//! The front's answers to 2026-07-28 requests (see [`era`](super::super::era)): each request
-//! translated for the legacy servers, served by the same code as a 2025-11-25 client's, and
-//! its reply completed for the modern client; `server/discover`, `subscriptions/listen` and
-//! the multi round-trip requests ([`mrtr`](super::super::mrtr)) on top.
+//! The front's answers to 2026-07-28 requests (see the module `era`): each request translated
+//! for the legacy servers, served by the same code as a 2025-11-25 client's, and its reply
+//! completed for the modern client; `server/discover`, `subscriptions/listen` and the multi
+//! round-trip requests (the module `mrtr`) on top.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -165,10 +165,12 @@ impl Front {
     async fn listen(self: &Arc<Self>, id: &str, params: &str) -> String {
         self.toolbox.ready().await;
         let asked = Filter::of_request(params);
+        // Tool list changes come from the proxy's own catalog; the others only from a server
+        // that says it sends them.
         let mut honoured = Filter {
             tools: asked.tools,
-            prompts: asked.prompts && !offering(&self.toolbox, "prompts").is_empty(),
-            resources: asked.resources && !offering(&self.toolbox, "resources").is_empty(),
+            prompts: asked.prompts && self.any_declares("prompts", "listChanged"),
+            resources: asked.resources && self.any_declares("resources", "listChanged"),
             uris: Vec::new(),
         };
         let mut subscribe = Vec::new();
@@ -199,6 +201,13 @@ impl Front {
         }
         // Its end is the client's `notifications/cancelled`, which drops this future.
         std::future::pending().await
+    }
+
+    /// Whether a running server's capabilities set `capability.flag` to `true`.
+    fn any_declares(&self, capability: &str, flag: &str) -> bool {
+        self.toolbox.running_in_order().iter().any(|(_, s)| {
+            s.initialize_result()["capabilities"][capability][flag] == serde_json::Value::Bool(true)
+        })
     }
 
     /// Whether a server that offers subscriptions serves `uri`.
