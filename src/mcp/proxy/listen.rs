@@ -65,34 +65,47 @@ impl Filter {
 /// The open listens of one client connection.
 #[derive(Debug, Default)]
 pub(super) struct Listens {
-    /// Each listen's id (JSON text) and what is honoured of its filter.
-    open: Mutex<Vec<(String, Filter)>>,
+    /// Each listen's id (JSON text), what is honoured of its filter, and whether its
+    /// acknowledgement has been sent (nothing goes to it before).
+    open: Mutex<Vec<(String, Filter, bool)>>,
 }
 
 impl Listens {
-    /// Opens a listen: the acknowledgement to send first.
+    /// Opens a listen: the acknowledgement to send first, then to confirm with
+    /// [`acknowledged`](Self::acknowledged); until then it is sent nothing, so that the
+    /// acknowledgement is the first message with its id.
     pub(super) fn open(&self, id: &str, honoured: Filter) -> String {
         let ack = format!(
             r#"{{"_meta":{},"notifications":{}}}"#,
             meta(id),
             honoured.json()
         );
-        lock(&self.open).push((id.to_owned(), honoured));
+        lock(&self.open).push((id.to_owned(), honoured, false));
         wire::notification("notifications/subscriptions/acknowledged", Some(&ack))
+    }
+
+    /// The listen's acknowledgement has been sent: notifications may follow.
+    pub(super) fn acknowledged(&self, id: &str) {
+        let key = token_key(id);
+        for (i, _, acked) in lock(&self.open).iter_mut() {
+            if token_key(i) == key {
+                *acked = true;
+            }
+        }
     }
 
     /// Closes a listen: the resource URIs no other open listen still wants.
     pub(super) fn close(&self, id: &str) -> Vec<String> {
         let mut open = lock(&self.open);
         let key = token_key(id);
-        let Some(at) = open.iter().position(|(i, _)| token_key(i) == key) else {
+        let Some(at) = open.iter().position(|(i, _, _)| token_key(i) == key) else {
             return Vec::new();
         };
-        let (_, filter) = open.remove(at);
+        let (_, filter, _) = open.remove(at);
         filter
             .uris
             .into_iter()
-            .filter(|uri| !open.iter().any(|(_, f)| f.uris.contains(uri)))
+            .filter(|uri| !open.iter().any(|(_, f, _)| f.uris.contains(uri)))
             .collect()
     }
 
@@ -100,7 +113,7 @@ impl Listens {
     pub(super) fn watches(&self, uri: &str) -> bool {
         lock(&self.open)
             .iter()
-            .any(|(_, f)| f.uris.iter().any(|u| u == uri))
+            .any(|(_, f, _)| f.uris.iter().any(|u| u == uri))
     }
 
     /// The notification `method` (params as JSON text, or none) for every open listen that
@@ -111,7 +124,8 @@ impl Listens {
             .and_then(|e| raw::get(&e, "uri").and_then(raw::string));
         lock(&self.open)
             .iter()
-            .filter(|(_, f)| match method {
+            .filter(|(_, _, acked)| *acked)
+            .filter(|(_, f, _)| match method {
                 "notifications/tools/list_changed" => f.tools,
                 "notifications/prompts/list_changed" => f.prompts,
                 "notifications/resources/list_changed" => f.resources,
@@ -120,7 +134,7 @@ impl Listens {
                 }
                 _ => false,
             })
-            .map(|(id, _)| wire::notification(method, Some(&tagged(params, id))))
+            .map(|(id, _, _)| wire::notification(method, Some(&tagged(params, id))))
             .collect()
     }
 }
@@ -162,6 +176,12 @@ mod tests {
             ack,
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://1"]}}}"#
         );
+        assert!(
+            listens
+                .fan_out("notifications/tools/list_changed", None)
+                .is_empty()
+        );
+        listens.acknowledged("\"l1\"");
         listens.open("7", Filter::default());
         assert_eq!(
             listens.fan_out("notifications/tools/list_changed", None),

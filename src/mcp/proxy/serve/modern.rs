@@ -189,6 +189,7 @@ impl Front {
             id: id.to_owned(),
         };
         self.client.send(ack).await;
+        self.listens.acknowledged(id);
         for uri in subscribe {
             let params = format!(r#"{{"uri":{}}}"#, raw::quote(&uri));
             let subscribed = self
