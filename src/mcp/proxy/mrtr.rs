@@ -289,6 +289,16 @@ impl Rounds {
                 Some(Step::Asked(asked)) => lock(&exchange.pending).push(asked),
                 Some(Step::Done(reply)) => {
                     guard.exchange = None;
+                    // Questions of a request that has ended (claimed by mistake, or asked
+                    // late) are not left open on their server.
+                    let open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+                    for asked in open {
+                        if let Some(server) = toolbox.server(&asked.server) {
+                            let why = "the request this was asked for has ended";
+                            let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
+                            server.notify(reply).await;
+                        }
+                    }
                     return era::complete_reply(&reply, id, &exchange.method);
                 }
                 None if lock(&exchange.pending).is_empty() => {

@@ -47,8 +47,11 @@ impl Front {
                 wire::response(id, &self.discover())
             }
             "subscriptions/listen" => self.listen(id, params).await,
-            // `// 2026-07-28 basic/patterns/mrtr`: the methods that may need the client's input.
-            "tools/call" | "prompts/get" | "resources/read" => {
+            // `// 2026-07-28 basic/patterns/mrtr`: the methods that may need the client's
+            // input (lean mode's own meta-tools but `execute_tool` ask no server).
+            "tools/call" | "prompts/get" | "resources/read"
+                if self.reaches_a_server(method, params) =>
+            {
                 self.round_trip(id, method, params, modern).await
             }
             _ => {
@@ -129,6 +132,16 @@ impl Front {
         self.rounds
             .wait(&self.toolbox, &exchange, id, patience)
             .await
+    }
+
+    /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
+    /// `get_tool_spec`, which the proxy answers itself).
+    fn reaches_a_server(&self, method: &str, params: &str) -> bool {
+        if method != "tools/call" || self.mode != Mode::Lean {
+            return true;
+        }
+        let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
+        name.as_deref() == Some(EXECUTE_TOOL)
     }
 
     /// The server a request goes to, when the proxy can tell without asking any.
