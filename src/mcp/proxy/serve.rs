@@ -189,6 +189,11 @@ impl Front {
                 // its `_meta`); a client that asks for their tools (or anything else of
                 // theirs) without either gets servers told of no capability. A probe such as
                 // a 2025 `server/discover` or `ping` first starts nothing.
+                if modern.is_some() {
+                    // Before any server starts: none of their requests may reach this client
+                    // as a request (`// 2026-07-28 basic/transports/stdio`).
+                    self.modern.store(true, Ordering::Relaxed);
+                }
                 if !self.toolbox.has_client() {
                     if let Some(modern) = &modern {
                         self.toolbox.client_connected(&modern.capabilities);

@@ -4,7 +4,6 @@
 //! round-trip requests (the module `mrtr`) on top.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::super::era::{self, Modern, SERVER_INFO_KEY};
@@ -30,7 +29,6 @@ impl Front {
         message: &Message,
         modern: &Modern,
     ) -> String {
-        self.modern.store(true, Ordering::Relaxed);
         let params = message.params().unwrap_or("{}");
         // `// 2026-07-28 changelog`: removed methods are unknown methods now.
         if era::legacy_only(method) {
