@@ -78,12 +78,24 @@ pub(super) struct Exchange {
     pending: Mutex<Vec<Asked>>,
     work: Mutex<Option<AbortHandle>>,
     keys: AtomicU64,
+    /// The progress token of the latest round (JSON text): the server's call keeps the first
+    /// round's, and its progress reaches the client under this one.
+    progress: ProgressAs,
 }
+
+/// Where a call's progress notifications are to be re-addressed: the token (JSON text) the
+/// client waits on now.
+pub(super) type ProgressAs = Arc<Mutex<Option<String>>>;
 
 impl Exchange {
     /// Records the task doing the server call.
     pub(super) fn set_work(&self, work: AbortHandle) {
         *lock(&self.work) = Some(work);
+    }
+
+    /// The token its server call's progress is to reach the client under.
+    pub(super) fn progress_as(&self) -> ProgressAs {
+        self.progress.clone()
     }
 
     /// The server call's reply (a whole response line): the end of the exchange.
@@ -129,6 +141,7 @@ impl Rounds {
             pending: Mutex::default(),
             work: Mutex::default(),
             keys: AtomicU64::new(1),
+            progress: Arc::new(Mutex::new(wire::request_progress_token(params))),
         });
         lock(&self.running).push(exchange.clone());
         exchange
@@ -238,6 +251,7 @@ impl Rounds {
             exchange
         };
         *lock(&exchange.capabilities) = capabilities.to_owned();
+        *lock(&exchange.progress) = wire::request_progress_token(params);
         let responses = raw::entries(params)
             .and_then(|e| raw::get(&e, "inputResponses").map(|r| r.get().to_owned()))
             .unwrap_or_default();
@@ -439,6 +453,27 @@ impl Drop for Abandon<'_> {
     }
 }
 
+/// A progress notification (a whole line) under `token` (JSON text) instead of its own; as it
+/// is when it has none or `token` is `None`.
+pub(super) fn retoken(text: &str, token: Option<&str>) -> String {
+    let Some(token) = token else {
+        return text.to_owned();
+    };
+    let Ok(message) = Message::parse(text.to_owned()) else {
+        return text.to_owned();
+    };
+    let Some(params) = message.params() else {
+        return text.to_owned();
+    };
+    let entries = raw::entries(params).unwrap_or_default();
+    let Some(old) = raw::get(&entries, "progressToken") else {
+        return text.to_owned();
+    };
+    let mut splice = raw::Splice::new(message.text());
+    splice.replace(old.get(), token.to_owned());
+    splice.finish()
+}
+
 /// A new `requestState`: `toon1.` and 128 random bits in hex.
 fn token() -> Option<String> {
     let mut bytes = [0u8; 16];
@@ -518,6 +553,16 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[test]
+    fn progress_goes_under_the_latest_round_s_token() {
+        let text = r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":4},"jsonrpc":"2.0"}"#;
+        assert_eq!(
+            retoken(text, Some("\"r5\"")),
+            r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":"r5"},"jsonrpc":"2.0"}"#
+        );
+        assert_eq!(retoken(text, None), text);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use super::era::{self, Envelope};
 use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::listen::Listens;
-use super::mrtr::Rounds;
+use super::mrtr::{self, ProgressAs, Rounds};
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::toolbox::{Change, Toolbox};
@@ -154,6 +154,12 @@ struct Front {
     log_level: Mutex<Option<String>>,
     /// Until when servers' log messages still reach a 2026-07-28 client.
     logs_until: Mutex<Option<Instant>>,
+}
+
+tokio::task_local! {
+    /// Set while a 2026-07-28 request's server call runs across its rounds: each retry
+    /// carries a new progress token, the server's call keeps the first.
+    static PROGRESS_AS: ProgressAs;
 }
 
 /// Client requests in progress at once; more are refused with an error until one ends.
@@ -698,10 +704,16 @@ impl Front {
     /// Progress of a call, straight to the client as the server's reader reads it: ahead of
     /// the call's result, which takes the slower path through the call's task. Advisory: a
     /// client that reads slowly misses progress, not results.
+    /// Within a 2026-07-28 request's rounds ([`PROGRESS_AS`]), under the latest round's token.
     fn progress_to_client(&self) -> ProgressSink {
         let client = self.client.clone();
+        let current = PROGRESS_AS.try_with(Arc::clone).ok();
         Arc::new(move |text: &str| {
-            let _ = client.try_send(text.to_owned());
+            let text = match &current {
+                Some(current) => mrtr::retoken(text, lock(current).as_deref()),
+                None => text.to_owned(),
+            };
+            let _ = client.try_send(text);
         })
     }
 

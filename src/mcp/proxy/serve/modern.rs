@@ -112,11 +112,12 @@ impl Front {
                     .start(method, params, target, &modern.capabilities);
                 let forwarded = legacy_request("0", method, params);
                 let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
-                let work = tokio::spawn(async move {
+                let progress_as = exchange.progress_as();
+                let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
                     let reply = this.answer("0", &method, &forwarded).await;
                     this.rounds.finished(&running);
                     running.done(reply).await;
-                });
+                }));
                 exchange.set_work(work.abort_handle());
                 exchange
             }
