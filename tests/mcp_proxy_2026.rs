@@ -337,12 +337,26 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
         "{r}"
     );
 
-    // A capability the request did not declare: the server's question is refused, and the
-    // client is not asked.
-    let r = modern(&mut client, "tools/call", call("ask"), json!({}));
-    assert_eq!(r["result"]["resultType"], "complete", "{r}");
-    let text = r["result"]["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("-32601"), "{r}");
+    // A capability the request did not declare: the client is not asked, its request fails
+    // with -32021 naming it, and the server's question and call end.
+    let r = modern(
+        &mut client,
+        "tools/call",
+        call("ask"),
+        json!({"sampling": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {}}}),
+        "{r}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let r = modern(&mut client, "tools/call", call("cancelled"), json!({}));
+    let seen: Json =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["refused"].as_array().unwrap().len(), 1, "{seen}");
     client.close();
 }
 

@@ -41,6 +41,9 @@ use crate::mcp::raw;
 /// Exchanges waiting for their client's retry at once; a new one past this ends the oldest.
 pub const MAX_WAITING: usize = 64;
 
+/// How long after a server's question its next one still joins the same round.
+const TOGETHER: Duration = Duration::from_millis(50);
+
 /// Questions one exchange may have queued before its server is made to wait.
 const QUEUED_STEPS: usize = 32;
 
@@ -153,17 +156,11 @@ impl Rounds {
     }
 
     /// Puts a server's question (`sampling/createMessage`, `elicitation/create`,
-    /// `roots/list`) into the oldest running exchange that went to `server`. A question the
-    /// exchange's round did not declare the capability for is refused to the server at once.
+    /// `roots/list`) into the oldest running exchange that went to `server`.
     ///
     /// # Errors
     /// The question back when no exchange claims it.
-    pub(super) async fn claim(
-        &self,
-        toolbox: &Toolbox,
-        server: &str,
-        message: Message,
-    ) -> Result<(), Message> {
+    pub(super) async fn claim(&self, server: &str, message: Message) -> Result<(), Message> {
         let (Some(id), Some(method)) = (message.id(), message.method()) else {
             return Ok(());
         };
@@ -175,22 +172,6 @@ impl Rounds {
         let Some(exchange) = exchange else {
             return Err(message);
         };
-        let capability = match method {
-            "sampling/createMessage" => "sampling",
-            "elicitation/create" => "elicitation",
-            _ => "roots",
-        };
-        if !era::declares(&lock(&exchange.capabilities), capability) {
-            let why = format!(
-                "the client's request (revision 2026-07-28) did not declare the {capability} \
-                 capability: it cannot be asked {method}"
-            );
-            if let Some(s) = toolbox.server(server) {
-                s.notify(wire::error(id, code::METHOD_NOT_FOUND, &why, None))
-                    .await;
-            }
-            return Ok(());
-        }
         let key = format!(
             "{}-{}",
             method.split('/').next().unwrap_or("input"),
@@ -293,14 +274,40 @@ impl Rounds {
         };
         let mut steps = exchange.steps.lock().await;
         loop {
-            // What came while nobody waited, then (when no question is open) the next step.
+            // What came while nobody waited; then (when no question is open) the next step;
+            // with a question open, a moment for the server's next one, so that questions
+            // asked together go in one round.
             let step = match steps.try_recv() {
                 Ok(step) => Some(step),
                 Err(_) if lock(&exchange.pending).is_empty() => steps.recv().await,
-                Err(_) => None,
+                Err(_) => tokio::time::timeout(TOGETHER, steps.recv())
+                    .await
+                    .ok()
+                    .flatten(),
             };
             match step {
-                Some(Step::Asked(asked)) => lock(&exchange.pending).push(asked),
+                Some(Step::Asked(asked)) => {
+                    // `// 2026-07-28 basic/index` "Request metadata": a capability the request
+                    // did not declare is never relied on; the request fails with -32021.
+                    let capability = capability_of(&asked.method);
+                    let declared = era::declares(&lock(&exchange.capabilities), capability);
+                    lock(&exchange.pending).push(asked);
+                    if !declared {
+                        guard.exchange = None;
+                        let why = format!(
+                            "the request needs the client's {capability} capability, which \
+                             its clientCapabilities do not declare"
+                        );
+                        end(toolbox, &self.running, exchange, &why).await;
+                        let data = format!(r#"{{"requiredCapabilities":{{"{capability}":{{}}}}}}"#);
+                        return wire::error(
+                            id,
+                            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                            &why,
+                            Some(&data),
+                        );
+                    }
+                }
                 Some(Step::Done(reply)) => {
                     guard.exchange = None;
                     // Questions of a request that has ended (claimed by mistake, or asked
@@ -472,6 +479,15 @@ pub(super) fn retoken(text: &str, token: Option<&str>) -> String {
     let mut splice = raw::Splice::new(message.text());
     splice.replace(old.get(), token.to_owned());
     splice.finish()
+}
+
+/// The client capability a server's question needs.
+fn capability_of(method: &str) -> &'static str {
+    match method {
+        "sampling/createMessage" => "sampling",
+        "elicitation/create" => "elicitation",
+        _ => "roots",
+    }
 }
 
 /// A new `requestState`: `toon1.` and 128 random bits in hex.

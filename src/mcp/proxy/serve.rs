@@ -556,7 +556,7 @@ impl Front {
             Change::Request { server, message } => {
                 // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
                 let message = if self.modern.load(Ordering::Relaxed) {
-                    match self.rounds.claim(&self.toolbox, &server, message).await {
+                    match self.rounds.claim(&server, message).await {
                         Ok(()) => return,
                         Err(message) if !self.initialized.load(Ordering::Relaxed) => {
                             return self.refuse_unclaimed(&server, &message).await;
