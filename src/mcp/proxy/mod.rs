@@ -21,10 +21,13 @@
 
 mod config;
 mod downstream;
+mod era;
 mod error;
 mod inspect;
+mod listen;
 mod locate;
 pub mod log;
+mod mrtr;
 mod peer;
 mod process;
 mod routes;
@@ -38,8 +41,10 @@ pub use config::{
     default_path,
 };
 pub use downstream::{Downstream, Event};
+pub use era::MODERN_VERSIONS;
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};
+pub use mrtr::MAX_WAITING;
 pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 pub use serve::{MAX_IN_FLIGHT, Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
@@ -48,6 +53,7 @@ pub use toolbox::{Change, Options, Toolbox};
 /// does not know.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// Revisions a client may ask for; the proxy answers with the one asked.
+/// Revisions a client may ask for at `initialize`; the proxy answers with the one asked.
+/// Revision 2026-07-28, which has no `initialize`, is served too ([`MODERN_VERSIONS`]).
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];

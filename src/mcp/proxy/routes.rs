@@ -277,7 +277,7 @@ impl Routes {
 
     /// The server of a resource URI: the one that listed it, else the first whose template
     /// matches it (listing again once when neither is known).
-    async fn resource_server(
+    pub(super) async fn resource_server(
         &self,
         toolbox: &Toolbox,
         servers: &[String],
@@ -291,7 +291,8 @@ impl Routes {
         self.known_resource(uri)
     }
 
-    fn known_resource(&self, uri: &str) -> Option<String> {
+    /// The server of a resource URI, when what was listed tells (no listing).
+    pub(super) fn known_resource(&self, uri: &str) -> Option<String> {
         if let Some(server) = lock(&self.resources).get(uri) {
             return Some(server.clone());
         }
@@ -299,6 +300,13 @@ impl Routes {
             .iter()
             .find(|(template, _)| template_matches(template, uri) || template == uri)
             .map(|(_, server)| server.clone())
+    }
+
+    /// The server of the prompt exposed as `name`, when what was listed tells (no listing).
+    pub(super) fn known_prompt(&self, name: &str) -> Option<String> {
+        lock(&self.prompts)
+            .get(name)
+            .map(|(server, _)| server.clone())
     }
 
     /// Forgets what was listed (a server said its list changed).

@@ -6,18 +6,28 @@
 //! and is passed on. Resources, prompts, completion and logging go through `routes.rs`; a
 //! server's requests to the client (sampling, elicitation, roots) reach the client under the
 //! proxy's ids and the answers go back under the server's.
+//!
+//! A request of revision 2026-07-28 (its `_meta` says so) is answered by `modern.rs`:
+//! translated for the servers, which speak 2025-11-25 or older, and back (the module `era`
+//! says how).
+
+mod modern;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use serde_json::Value as Json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
+use super::era::{self, Envelope};
 use super::error::CallError;
 use super::inspect::tools_list_json;
+use super::listen::Listens;
+use super::mrtr::{self, ProgressAs, Rounds};
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
@@ -84,6 +94,11 @@ where
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        modern: AtomicBool::new(false),
+        rounds: Rounds::default(),
+        listens: Listens::default(),
+        log_level: Mutex::default(),
+        logs_until: Mutex::default(),
     });
     // Its own task: a re-listing in progress is never cut short by a client message.
     let changes = {
@@ -107,6 +122,7 @@ where
     for (_, call) in lock(&front.in_flight).drain() {
         call.task.abort();
     }
+    front.rounds.clear();
     Ok(())
 }
 
@@ -131,6 +147,23 @@ struct Front {
     /// Whether the client has been answered `initialize`: servers' log messages before that
     /// go to stderr only.
     initialized: AtomicBool,
+    /// Whether a 2026-07-28 request came: without `initialize` too, servers' requests and
+    /// notifications then reach the client only as that revision allows.
+    modern: AtomicBool,
+    /// 2026-07-28 requests whose server calls run across the client's rounds.
+    rounds: Rounds,
+    /// Open `subscriptions/listen` streams.
+    listens: Listens,
+    /// The log level last set on the servers for a 2026-07-28 request.
+    log_level: Mutex<Option<String>>,
+    /// Until when servers' log messages still reach a 2026-07-28 client.
+    logs_until: Mutex<Option<Instant>>,
+}
+
+tokio::task_local! {
+    /// Set while a 2026-07-28 request's server call runs across its rounds: each retry
+    /// carries a new progress token, the server's call keeps the first.
+    static PROGRESS_AS: ProgressAs;
 }
 
 /// Client requests in progress at once; more are refused with an error until one ends.
@@ -141,18 +174,40 @@ struct InFlight {
     task: AbortHandle,
     /// The `progressToken` the client gave it (as JSON text), if any.
     progress_token: Option<String>,
+    /// Whether it is a 2026-07-28 request that opted in to log messages.
+    logs: bool,
 }
 
 impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
-                // Servers start with what the client declared at `initialize`; a client that
-                // asks for their tools (or anything else of theirs) without one gets servers
-                // told of no capability. A probe such as `server/discover` or `ping` first
-                // starts nothing.
+                // `// 2026-07-28 basic/versioning`: each request says its revision.
+                let modern = match era::envelope(method, message.params()) {
+                    Envelope::Legacy => None,
+                    Envelope::Modern(modern) => Some(modern),
+                    Envelope::Unsupported(version) => {
+                        return self.client.send(era::unsupported(id, &version)).await;
+                    }
+                    Envelope::Malformed(why) => {
+                        let reply = wire::error(id, code::INVALID_PARAMS, &why, None);
+                        return self.client.send(reply).await;
+                    }
+                };
+                // Servers start with what the client declared at `initialize`, or in the
+                // first 2026-07-28 request (which has no `initialize`: the capabilities of
+                // its `_meta`); a client that asks for their tools (or anything else of
+                // theirs) without either gets servers told of no capability. A probe such as
+                // a 2025 `server/discover` or `ping` first starts nothing.
+                if modern.is_some() {
+                    // Before any server starts: none of their requests may reach this client
+                    // as a request (`// 2026-07-28 basic/transports/stdio`).
+                    self.modern.store(true, Ordering::Relaxed);
+                }
                 if !self.toolbox.has_client() {
-                    if method == "initialize" {
+                    if let Some(modern) = &modern {
+                        self.toolbox.client_connected(&modern.capabilities);
+                    } else if method == "initialize" {
                         let capabilities = message.params_json()["capabilities"].to_string();
                         self.toolbox.client_connected(&capabilities);
                     } else if needs_servers(method) {
@@ -184,9 +239,16 @@ impl Front {
                 // Held until the task is recorded, so that it cannot end before it is.
                 let mut in_flight = lock(&self.in_flight);
                 let task_key = key.clone();
+                let logs = modern.as_ref().is_some_and(|m| m.log_level.is_some());
                 let task = tokio::spawn(async move {
-                    let reply = this.answer(&id, &method, &message).await;
+                    let reply = match &modern {
+                        Some(modern) => this.answer_modern(&id, &method, &message, modern).await,
+                        None => this.answer(&id, &method, &message).await,
+                    };
                     lock(&this.in_flight).remove(&task_key);
+                    if logs {
+                        *lock(&this.logs_until) = Some(Instant::now() + modern::LOG_GRACE);
+                    }
                     drop(permit);
                     this.client.send(reply).await;
                 });
@@ -195,6 +257,7 @@ impl Front {
                     InFlight {
                         task: task.abort_handle(),
                         progress_token,
+                        logs,
                     },
                 );
             }
@@ -299,16 +362,11 @@ impl Front {
         let version = asked
             .filter(|v| SUPPORTED_PROTOCOL_VERSIONS.contains(v))
             .unwrap_or(PROTOCOL_VERSION);
-        let server_info = serde_json::to_string(&crate::toon!({
-            "name": "toon-mcp-proxy",
-            "title": "TOON proxy",
-            "version": env!("CARGO_PKG_VERSION")
-        }))
-        .unwrap_or_default();
+        let server_info = server_info();
         let mut result = format!(
             r#"{{"protocolVersion":{},"capabilities":{},"serverInfo":{server_info}"#,
             raw::quote(version),
-            self.capabilities()
+            self.capabilities(true)
         );
         let primer = self.toolbox.options().policy.format != Format::CompactJson;
         if let Some(instructions) =
@@ -321,8 +379,9 @@ impl Front {
         result
     }
 
-    /// The union of what the servers offer besides tools (each only if one of them does).
-    fn capabilities(&self) -> String {
+    /// The union of what the servers offer besides tools (each only if one of them does);
+    /// `tasks` too when `with_tasks` (revision 2026-07-28 has them only as an extension).
+    fn capabilities(&self, with_tasks: bool) -> String {
         let declared = |capability: &str, flag: &str| {
             offering(&self.toolbox, capability).iter().any(|name| {
                 self.toolbox.server(name).is_some_and(|s| {
@@ -349,7 +408,7 @@ impl Front {
                 capabilities.push(format!("{}:{{}}", raw::quote(capability)));
             }
         }
-        if let Some(tasks) = tasks::capability(&self.toolbox) {
+        if let Some(tasks) = tasks::capability(&self.toolbox).filter(|_| with_tasks) {
             capabilities.push(format!(r#""tasks":{tasks}"#));
         }
         format!("{{{}}}", capabilities.join(","))
@@ -516,11 +575,26 @@ impl Front {
     async fn on_change(self: &Arc<Self>, change: Change) {
         match change {
             Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
-                self.client
-                    .send(wire::notification(LIST_CHANGED, None))
-                    .await;
+                self.to_listens(LIST_CHANGED, None).await;
+                if self.unsolicited() {
+                    self.client
+                        .send(wire::notification(LIST_CHANGED, None))
+                        .await;
+                }
             }
             Change::Request { server, message } => {
+                // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
+                let message = if self.modern.load(Ordering::Relaxed) {
+                    match self.rounds.claim(&server, message).await {
+                        Ok(()) => return,
+                        Err(message) if !self.initialized.load(Ordering::Relaxed) => {
+                            return self.refuse_unclaimed(&server, &message).await;
+                        }
+                        Err(message) => message,
+                    }
+                } else {
+                    message
+                };
                 let Some(id) = message.id() else { return };
                 let key = (server.clone(), token_key(id));
                 // Its own task: a person answering an elicitation holds up nothing else.
@@ -537,7 +611,7 @@ impl Front {
             Change::Notification { server, message } => {
                 match message.method() {
                     Some("notifications/message") => {
-                        if self.initialized.load(Ordering::Relaxed) {
+                        if self.initialized.load(Ordering::Relaxed) || self.wants_logs() {
                             // Advisory, like progress: dropped when the client reads slowly.
                             let _ = self.client.try_send(tagged_log(&server, &message));
                         }
@@ -548,7 +622,10 @@ impl Front {
                         | "notifications/prompts/list_changed"),
                     ) => {
                         self.routes.forget(method);
-                        self.client.send(message.text().to_owned()).await;
+                        self.to_listens(method, message.params()).await;
+                        if self.unsolicited() {
+                            self.client.send(message.text().to_owned()).await;
+                        }
                         return;
                     }
                     Some("notifications/cancelled") => {
@@ -558,6 +635,9 @@ impl Front {
                             .params()
                             .and_then(raw::entries)
                             .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
+                        if let Some(id) = &request {
+                            self.rounds.withdraw(&server, id);
+                        }
                         let asked = request.and_then(|id| lock(&self.asking).remove(&(server, id)));
                         if let Some(task) = asked {
                             task.abort();
@@ -565,16 +645,27 @@ impl Front {
                         return;
                     }
                     Some("notifications/resources/updated") => {
-                        self.client.send(message.text().to_owned()).await;
+                        self.to_listens("notifications/resources/updated", message.params())
+                            .await;
+                        if self.unsolicited() {
+                            self.client.send(message.text().to_owned()).await;
+                        }
                         return;
                     }
                     Some("notifications/tasks/status") => {
+                        // Tasks are not in revision 2026-07-28's core: its clients hold none.
+                        if !self.unsolicited() {
+                            return;
+                        }
                         // Advisory (the client polls): dropped when the client reads slowly.
                         let _ = self
                             .client
                             .try_send(tasks::status_for_client(&server, message.text()));
                         return;
                     }
+                    // Revision 2026-07-28 has no such notification (the client learns the
+                    // outcome by retrying): a 2026-07-28 client is not told.
+                    Some("notifications/elicitation/complete") if !self.unsolicited() => return,
                     _ => {}
                 }
                 // Progress only for a call the client is waiting on, under the token it gave:
@@ -588,6 +679,38 @@ impl Front {
                     let _ = self.client.try_send(message.text().to_owned());
                 }
             }
+        }
+    }
+
+    /// Whether notifications the client did not ask for may be sent: not to a 2026-07-28
+    /// client (`// 2026-07-28 basic/patterns/subscriptions`: list changes and resource
+    /// updates only on a `subscriptions/listen` that asked), unless it also initialized.
+    fn unsolicited(&self) -> bool {
+        !self.modern.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
+    }
+
+    /// A notification to every open listen that asked for it, tagged with its id.
+    async fn to_listens(&self, method: &str, params: Option<&str>) {
+        for notification in self.listens.fan_out(method, params) {
+            self.client.send(notification).await;
+        }
+    }
+
+    /// Refuses a server's request no 2026-07-28 request of the client claims: that client
+    /// cannot be asked outside its requests. (server-everything asks for roots right after
+    /// `initialize`; refused, it asks again within the call that needs them.)
+    async fn refuse_unclaimed(&self, server: &str, message: &Message) {
+        let (Some(id), Some(method)) = (message.id(), message.method()) else {
+            return;
+        };
+        let why = format!(
+            "the client (revision 2026-07-28) can be asked {method} only while one of its \
+             requests to this server runs"
+        );
+        if let Some(server) = self.toolbox.server(server) {
+            server
+                .notify(wire::error(id, code::METHOD_NOT_FOUND, &why, None))
+                .await;
         }
     }
 
@@ -629,10 +752,16 @@ impl Front {
     /// Progress of a call, straight to the client as the server's reader reads it: ahead of
     /// the call's result, which takes the slower path through the call's task. Advisory: a
     /// client that reads slowly misses progress, not results.
+    /// Within a 2026-07-28 request's rounds ([`PROGRESS_AS`]), under the latest round's token.
     fn progress_to_client(&self) -> ProgressSink {
         let client = self.client.clone();
+        let current = PROGRESS_AS.try_with(Arc::clone).ok();
         Arc::new(move |text: &str| {
-            let _ = client.try_send(text.to_owned());
+            let text = match &current {
+                Some(current) => mrtr::retoken(text, lock(current).as_deref()),
+                None => text.to_owned(),
+            };
+            let _ = client.try_send(text);
         })
     }
 
@@ -641,6 +770,16 @@ impl Front {
             .values()
             .any(|call| call.progress_token.as_deref() == Some(token))
     }
+}
+
+/// The proxy's `serverInfo` (JSON text).
+fn server_info() -> String {
+    serde_json::to_string(&crate::toon!({
+        "name": "toon-mcp-proxy",
+        "title": "TOON proxy",
+        "version": env!("CARGO_PKG_VERSION")
+    }))
+    .unwrap_or_default()
 }
 
 /// Lean mode's `tools/list` result: the meta-tools' definitions, their keys in order.

@@ -39,6 +39,15 @@ pub mod code {
     pub const INVALID_PARAMS: i64 = -32602;
     /// The proxy failed (a server is gone, timed out, sent nonsense).
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A legacy server's "resource not found" (2025-11-25); revision 2026-07-28 says
+    /// [`INVALID_PARAMS`] instead.
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
+    /// Revision 2026-07-28: serving the request needs a client capability its
+    /// `clientCapabilities` do not declare (`data.requiredCapabilities`).
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// Revision 2026-07-28: the request's `protocolVersion` is not served (`data` lists the
+    /// supported ones).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 }
 
 /// One line that is not a message, with what could be read of it.

@@ -1,0 +1,593 @@
+//! Multi round-trip requests for 2026-07-28 clients (`// 2026-07-28 basic/patterns/mrtr`): a
+//! legacy server's `sampling/createMessage`, `elicitation/create` or `roots/list`, sent while
+//! it works on a modern client's `tools/call`, `prompts/get` or `resources/read`, becomes that
+//! request's `input_required` result; the client's retry (a new id, the same params,
+//! `inputResponses` and the `requestState` echoed) answers the server's request, and waits
+//! for the next question or the final result.
+//!
+//! The server's call goes on in its own task between rounds (an [`Exchange`]). Which
+//! exchange a server's question belongs to is not on the wire (stdio has no related-request
+//! id): it goes to the oldest running exchange whose request went to that server (or whose
+//! server the proxy could not tell in advance). A question no exchange claims is refused to
+//! the server: a modern client can only be asked within one of its requests.
+//!
+//! `requestState` is `toon1.` and 128 random bits (hex) from the operating system, new every
+//! round and good for one retry: a key into state the proxy keeps, so nothing in it is
+//! trusted, and a forged or replayed one names nothing. The exchange remembers the request's
+//! method and params (less `_meta` and the round-trip fields); a retry that differs is
+//! refused (`// 2026-07-28 basic/patterns/mrtr` "Security considerations").
+//!
+//! Bounds: an exchange waits for its retry as long as a person may take to answer (the
+//! request timeout times [`MAX_EXTENSIONS`](super::peer::MAX_EXTENSIONS)); then, or when
+//! [`MAX_WAITING`] others are waiting and it is the oldest, or when the client cancels the
+//! retry it was waiting under, the server's questions are answered with an error and its call
+//! is cancelled (`notifications/cancelled`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value as Json;
+use tokio::sync::mpsc;
+use tokio::task::AbortHandle;
+
+use super::era;
+use super::peer::lock;
+use super::toolbox::Toolbox;
+use super::wire::{self, Message, code};
+use crate::mcp::raw;
+
+/// Exchanges waiting for their client's retry at once; a new one past this ends the oldest.
+pub const MAX_WAITING: usize = 64;
+
+/// How long after a server's question its next one still joins the same round.
+const TOGETHER: Duration = Duration::from_millis(50);
+
+/// Questions one exchange may have queued before its server is made to wait.
+const QUEUED_STEPS: usize = 32;
+
+/// A server's question put to the client.
+#[derive(Debug)]
+struct Asked {
+    /// Its key in `inputRequests`.
+    key: String,
+    server: String,
+    /// The server's id for it (JSON text).
+    id: String,
+    method: String,
+    params: Option<String>,
+}
+
+/// What an exchange's server did next.
+enum Step {
+    Asked(Asked),
+    /// The reply to the request (a whole response line, any id).
+    Done(String),
+}
+
+/// One modern request whose server call runs across the client's rounds.
+pub(super) struct Exchange {
+    serial: u64,
+    method: String,
+    fingerprint: Json,
+    /// The server the request went to, when known in advance.
+    target: Option<String>,
+    /// The capabilities of the latest round (JSON text): what the client may be asked.
+    capabilities: Mutex<String>,
+    steps_tx: mpsc::Sender<Step>,
+    steps: tokio::sync::Mutex<mpsc::Receiver<Step>>,
+    /// Questions put to the client and not answered yet.
+    pending: Mutex<Vec<Asked>>,
+    work: Mutex<Option<AbortHandle>>,
+    keys: AtomicU64,
+    /// The progress token of the latest round (JSON text): the server's call keeps the first
+    /// round's, and its progress reaches the client under this one.
+    progress: ProgressAs,
+}
+
+/// Where a call's progress notifications are to be re-addressed: the token (JSON text) the
+/// client waits on now.
+pub(super) type ProgressAs = Arc<Mutex<Option<String>>>;
+
+impl Exchange {
+    /// Records the task doing the server call.
+    pub(super) fn set_work(&self, work: AbortHandle) {
+        *lock(&self.work) = Some(work);
+    }
+
+    /// The token its server call's progress is to reach the client under.
+    pub(super) fn progress_as(&self) -> ProgressAs {
+        self.progress.clone()
+    }
+
+    /// The server call's reply (a whole response line): the end of the exchange.
+    pub(super) async fn done(&self, reply: String) {
+        let _ = self.steps_tx.send(Step::Done(reply)).await;
+    }
+}
+
+/// Exchanges waiting for a retry, by `requestState`, with the timers that end them.
+type Waiting = Arc<Mutex<HashMap<String, (Arc<Exchange>, AbortHandle)>>>;
+
+/// Exchanges whose server call runs.
+type Running = Arc<Mutex<Vec<Arc<Exchange>>>>;
+
+/// The exchanges of one client connection.
+#[derive(Default)]
+pub(super) struct Rounds {
+    running: Running,
+    /// By `requestState`: exchanges waiting for a retry, with their timers.
+    waiting: Waiting,
+    serial: AtomicU64,
+}
+
+impl Rounds {
+    /// A new exchange for a modern request (its method, params as sent, the server it goes
+    /// to if known, its capabilities), running until [`finished`](Self::finished).
+    pub(super) fn start(
+        &self,
+        method: &str,
+        params: &str,
+        target: Option<String>,
+        capabilities: &str,
+    ) -> Arc<Exchange> {
+        let (steps_tx, steps) = mpsc::channel(QUEUED_STEPS);
+        let exchange = Arc::new(Exchange {
+            serial: self.serial.fetch_add(1, Ordering::Relaxed),
+            method: method.to_owned(),
+            fingerprint: era::fingerprint(params),
+            target,
+            capabilities: Mutex::new(capabilities.to_owned()),
+            steps_tx,
+            steps: tokio::sync::Mutex::new(steps),
+            pending: Mutex::default(),
+            work: Mutex::default(),
+            keys: AtomicU64::new(1),
+            progress: Arc::new(Mutex::new(wire::request_progress_token(params))),
+        });
+        lock(&self.running).push(exchange.clone());
+        exchange
+    }
+
+    /// The exchange's server call has ended: its server's questions are no longer its.
+    pub(super) fn finished(&self, exchange: &Arc<Exchange>) {
+        lock(&self.running).retain(|e| !Arc::ptr_eq(e, exchange));
+    }
+
+    /// Puts a server's question (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`) into the oldest running exchange that went to `server`.
+    ///
+    /// # Errors
+    /// The question back when no exchange claims it.
+    pub(super) async fn claim(&self, server: &str, message: Message) -> Result<(), Message> {
+        let (Some(id), Some(method)) = (message.id(), message.method()) else {
+            return Ok(());
+        };
+        let exchange = lock(&self.running)
+            .iter()
+            .filter(|e| e.target.as_deref().is_none_or(|t| t == server))
+            .min_by_key(|e| e.serial)
+            .cloned();
+        let Some(exchange) = exchange else {
+            return Err(message);
+        };
+        let key = format!(
+            "{}-{}",
+            method.split('/').next().unwrap_or("input"),
+            exchange.keys.fetch_add(1, Ordering::Relaxed)
+        );
+        let asked = Asked {
+            key,
+            server: server.to_owned(),
+            id: id.to_owned(),
+            method: method.to_owned(),
+            params: message.params().map(str::to_owned),
+        };
+        let _ = exchange.steps_tx.send(Step::Asked(asked)).await;
+        Ok(())
+    }
+
+    /// A server withdrew its question (`notifications/cancelled`): it is not asked again.
+    pub(super) fn withdraw(&self, server: &str, id: &str) {
+        let exchanges: Vec<Arc<Exchange>> = lock(&self.running).clone();
+        for exchange in exchanges {
+            lock(&exchange.pending).retain(|a| {
+                !(a.server == server && super::peer::token_key(&a.id) == super::peer::token_key(id))
+            });
+        }
+    }
+
+    /// The exchange a retry's `requestState` names, its questions answered from the retry's
+    /// `inputResponses`. The retry's own capabilities replace the earlier round's.
+    ///
+    /// # Errors
+    /// Why the state names no exchange, or not this request's.
+    pub(super) async fn resume(
+        &self,
+        toolbox: &Toolbox,
+        state: &str,
+        method: &str,
+        params: &str,
+        capabilities: &str,
+    ) -> Result<Arc<Exchange>, String> {
+        let exchange = {
+            let mut waiting = lock(&self.waiting);
+            let Some((exchange, _)) = waiting.get(state) else {
+                return Err(
+                    "requestState names no request the proxy is holding (expired, already \
+                     used, or not the proxy's): send the request again without it"
+                        .to_owned(),
+                );
+            };
+            if exchange.method != method || exchange.fingerprint != era::fingerprint(params) {
+                return Err(
+                    "requestState belongs to another request: a retry repeats the request's \
+                     method and params"
+                        .to_owned(),
+                );
+            }
+            let (exchange, timer) = waiting.remove(state).expect("just found");
+            timer.abort();
+            exchange
+        };
+        *lock(&exchange.capabilities) = capabilities.to_owned();
+        *lock(&exchange.progress) = wire::request_progress_token(params);
+        let responses = raw::entries(params)
+            .and_then(|e| raw::get(&e, "inputResponses").map(|r| r.get().to_owned()))
+            .unwrap_or_default();
+        let responses = raw::entries(&responses).unwrap_or_default();
+        let answered: Vec<Asked> = {
+            let mut pending = lock(&exchange.pending);
+            let (answered, open) = pending
+                .drain(..)
+                .partition(|a| raw::get(&responses, &a.key).is_some());
+            *pending = open;
+            answered
+        };
+        for asked in answered {
+            let Some(result) = raw::get(&responses, &asked.key) else {
+                continue;
+            };
+            if let Some(server) = toolbox.server(&asked.server) {
+                server.notify(wire::response(&asked.id, result.get())).await;
+            }
+        }
+        Ok(exchange)
+    }
+
+    /// Waits for the exchange's next step and answers the client's request `id` with it:
+    /// the final result, or `input_required` with every open question and a new
+    /// `requestState` (the exchange then waits for the retry, at most `patience`). When this
+    /// future is dropped first (the client cancelled), the exchange ends.
+    pub(super) async fn wait(
+        &self,
+        toolbox: &Arc<Toolbox>,
+        exchange: &Arc<Exchange>,
+        id: &str,
+        patience: Duration,
+    ) -> String {
+        let mut guard = Abandon {
+            rounds: self,
+            toolbox: toolbox.clone(),
+            exchange: Some(exchange.clone()),
+        };
+        let mut steps = exchange.steps.lock().await;
+        loop {
+            // What came while nobody waited; then (when no question is open) the next step;
+            // with a question open, a moment for the server's next one, so that questions
+            // asked together go in one round.
+            let step = match steps.try_recv() {
+                Ok(step) => Some(step),
+                Err(_) if lock(&exchange.pending).is_empty() => steps.recv().await,
+                Err(_) => tokio::time::timeout(TOGETHER, steps.recv())
+                    .await
+                    .ok()
+                    .flatten(),
+            };
+            match step {
+                Some(Step::Asked(asked)) => {
+                    // `// 2026-07-28 basic/index` "Request metadata": a capability the request
+                    // did not declare is never relied on; the request fails with -32021.
+                    let capability = capability_of(&asked.method);
+                    let declared = era::declares(&lock(&exchange.capabilities), capability);
+                    lock(&exchange.pending).push(asked);
+                    if !declared {
+                        guard.exchange = None;
+                        let why = format!(
+                            "the request needs the client's {capability} capability, which \
+                             its clientCapabilities do not declare"
+                        );
+                        end(toolbox, &self.running, exchange, &why).await;
+                        let data = format!(r#"{{"requiredCapabilities":{{"{capability}":{{}}}}}}"#);
+                        return wire::error(
+                            id,
+                            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                            &why,
+                            Some(&data),
+                        );
+                    }
+                }
+                Some(Step::Done(reply)) => {
+                    guard.exchange = None;
+                    // Questions of a request that has ended (claimed by mistake, or asked
+                    // late) are not left open on their server.
+                    let open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+                    for asked in open {
+                        if let Some(server) = toolbox.server(&asked.server) {
+                            let why = "the request this was asked for has ended";
+                            let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
+                            server.notify(reply).await;
+                        }
+                    }
+                    return era::complete_reply(&reply, id, &exchange.method);
+                }
+                None if lock(&exchange.pending).is_empty() => {
+                    guard.exchange = None;
+                    let why = "the proxy lost the server's call";
+                    return wire::error(id, code::INTERNAL_ERROR, why, None);
+                }
+                None => break,
+            }
+        }
+        drop(steps);
+        let Some(state) = token() else {
+            let why = "the proxy could not draw a random requestState";
+            return wire::error(id, code::INTERNAL_ERROR, why, None);
+        };
+        let requests: Vec<String> = lock(&exchange.pending)
+            .iter()
+            .map(|a| {
+                format!(
+                    r#"{}:{{"method":{},"params":{}}}"#,
+                    raw::quote(&a.key),
+                    raw::quote(&a.method),
+                    client_params(&a.method, a.params.as_deref())
+                )
+            })
+            .collect();
+        self.park(toolbox, &state, exchange.clone(), patience);
+        guard.exchange = None;
+        let result = format!(
+            r#"{{"resultType":"input_required","inputRequests":{{{}}},"requestState":{}}}"#,
+            requests.join(","),
+            raw::quote(&state)
+        );
+        wire::response(id, &result)
+    }
+
+    /// Keeps `exchange` for the retry carrying `state`, for at most `patience`; the oldest
+    /// waiting exchange ends when [`MAX_WAITING`] are.
+    fn park(
+        &self,
+        toolbox: &Arc<Toolbox>,
+        state: &str,
+        exchange: Arc<Exchange>,
+        patience: Duration,
+    ) {
+        let evicted = {
+            let mut waiting = lock(&self.waiting);
+            let oldest = (waiting.len() >= MAX_WAITING)
+                .then(|| {
+                    waiting
+                        .iter()
+                        .min_by_key(|(_, (e, _))| e.serial)
+                        .map(|(k, _)| k.clone())
+                })
+                .flatten();
+            let evicted = oldest.and_then(|k| waiting.remove(&k));
+            let timer = {
+                let waiting = self.waiting.clone();
+                let running = self.running.clone();
+                let toolbox = toolbox.clone();
+                let state = state.to_owned();
+                tokio::spawn(async move {
+                    tokio::time::sleep(patience).await;
+                    let expired = lock(&waiting).remove(&state);
+                    if let Some((exchange, _)) = expired {
+                        let why = "the client did not come back with an answer";
+                        end(&toolbox, &running, &exchange, why).await;
+                    }
+                })
+            };
+            waiting.insert(state.to_owned(), (exchange, timer.abort_handle()));
+            evicted
+        };
+        if let Some((exchange, timer)) = evicted {
+            timer.abort();
+            let (toolbox, running) = (toolbox.clone(), self.running.clone());
+            tokio::spawn(async move {
+                let why = "too many requests of the client were waiting for its answers";
+                end(&toolbox, &running, &exchange, why).await;
+            });
+        }
+    }
+
+    /// Ends every exchange (the client is gone).
+    pub(super) fn clear(&self) {
+        for (_, (exchange, timer)) in lock(&self.waiting).drain() {
+            timer.abort();
+            if let Some(work) = lock(&exchange.work).take() {
+                work.abort();
+            }
+        }
+        for exchange in lock(&self.running).drain(..) {
+            if let Some(work) = lock(&exchange.work).take() {
+                work.abort();
+            }
+        }
+    }
+}
+
+/// Ends an exchange nobody will continue: its server's open questions are answered with an
+/// error, and its call is cancelled (dropping the call's future tells the server).
+async fn end(toolbox: &Toolbox, running: &Running, exchange: &Arc<Exchange>, why: &str) {
+    lock(running).retain(|e| !Arc::ptr_eq(e, exchange));
+    let pending: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+    for asked in pending {
+        if let Some(server) = toolbox.server(&asked.server) {
+            let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
+            server.notify(reply).await;
+        }
+    }
+    if let Some(work) = lock(&exchange.work).take() {
+        work.abort();
+    }
+}
+
+/// Ends the exchange when a wait is dropped before it answered (the client cancelled).
+struct Abandon<'r> {
+    rounds: &'r Rounds,
+    toolbox: Arc<Toolbox>,
+    exchange: Option<Arc<Exchange>>,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        let Some(exchange) = self.exchange.take() else {
+            return;
+        };
+        let (toolbox, running) = (self.toolbox.clone(), self.rounds.running.clone());
+        tokio::spawn(async move {
+            end(
+                &toolbox,
+                &running,
+                &exchange,
+                "the client cancelled its request",
+            )
+            .await;
+        });
+    }
+}
+
+/// A progress notification (a whole line) under `token` (JSON text) instead of its own; as it
+/// is when it has none or `token` is `None`.
+pub(super) fn retoken(text: &str, token: Option<&str>) -> String {
+    let Some(token) = token else {
+        return text.to_owned();
+    };
+    let Ok(message) = Message::parse(text.to_owned()) else {
+        return text.to_owned();
+    };
+    let Some(params) = message.params() else {
+        return text.to_owned();
+    };
+    let entries = raw::entries(params).unwrap_or_default();
+    let Some(old) = raw::get(&entries, "progressToken") else {
+        return text.to_owned();
+    };
+    let mut splice = raw::Splice::new(message.text());
+    splice.replace(old.get(), token.to_owned());
+    splice.finish()
+}
+
+/// The client capability a server's question needs.
+fn capability_of(method: &str) -> &'static str {
+    match method {
+        "sampling/createMessage" => "sampling",
+        "elicitation/create" => "elicitation",
+        _ => "roots",
+    }
+}
+
+/// A new `requestState`: `toon1.` and 128 random bits in hex.
+fn token() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    let mut out = String::from("toon1.");
+    for b in bytes {
+        out.push_str(&format!("{b:02x}"));
+    }
+    Some(out)
+}
+
+/// A server's question's params as a 2026-07-28 client takes them: an `elicitation/create`
+/// without `elicitationId` (URL elicitation has none in 2026-07-28: the client learns the
+/// outcome by retrying); the rest as sent.
+fn client_params(method: &str, params: Option<&str>) -> String {
+    let params = params.unwrap_or("{}");
+    if method != "elicitation/create" {
+        return params.to_owned();
+    }
+    let Some(entries) = raw::entries(params) else {
+        return params.to_owned();
+    };
+    if raw::get(&entries, "elicitationId").is_none() {
+        return params.to_owned();
+    }
+    let mut splice = raw::Splice::new(params);
+    splice.remove(params, &entries, "elicitationId");
+    splice.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_are_fresh_and_long() {
+        let (a, b) = (token().unwrap(), token().unwrap());
+        assert_ne!(a, b);
+        assert_eq!(a.len(), "toon1.".len() + 32);
+    }
+
+    #[tokio::test]
+    async fn at_most_max_waiting_exchanges_wait_and_the_oldest_goes_first() {
+        let config = super::super::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(&config, super::super::Options::default());
+        let rounds = Rounds::default();
+        let patience = Duration::from_secs(60);
+        let mut states = Vec::new();
+        for n in 0..=MAX_WAITING {
+            let params = format!(r#"{{"name":"t","arguments":{{"n":{n}}}}}"#);
+            let exchange = rounds.start("tools/call", &params, None, "{}");
+            let state = token().unwrap();
+            rounds.park(&toolbox, &state, exchange, patience);
+            states.push((state, params));
+        }
+        assert_eq!(lock(&rounds.waiting).len(), MAX_WAITING);
+        let (oldest, params) = &states[0];
+        let gone = rounds
+            .resume(&toolbox, oldest, "tools/call", params, "{}")
+            .await;
+        assert!(gone.is_err());
+        // The evicted exchange no longer claims anything.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert_eq!(lock(&rounds.running).len(), MAX_WAITING);
+        let (newest, params) = &states[MAX_WAITING];
+        let wrong = rounds
+            .resume(&toolbox, newest, "prompts/get", params, "{}")
+            .await;
+        assert!(wrong.is_err());
+        let resumed = rounds
+            .resume(&toolbox, newest, "tools/call", params, "{}")
+            .await;
+        assert!(resumed.is_ok());
+        assert!(
+            rounds
+                .resume(&toolbox, newest, "tools/call", params, "{}")
+                .await
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn progress_goes_under_the_latest_round_s_token() {
+        let text = r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":4},"jsonrpc":"2.0"}"#;
+        assert_eq!(
+            retoken(text, Some("\"r5\"")),
+            r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":"r5"},"jsonrpc":"2.0"}"#
+        );
+        assert_eq!(retoken(text, None), text);
+    }
+
+    #[test]
+    fn url_elicitation_loses_its_id() {
+        let params = r#"{"mode":"url","elicitationId":"e1","url":"https://x","message":"m"}"#;
+        assert_eq!(
+            client_params("elicitation/create", Some(params)),
+            r#"{"mode":"url","url":"https://x","message":"m"}"#
+        );
+        assert_eq!(client_params("roots/list", None), "{}");
+    }
+}

@@ -1,0 +1,497 @@
+//! End-to-end tests of `toon mcp serve` with clients of protocol revision 2026-07-28 (no
+//! `initialize`; each request's `_meta` says its revision) in front of servers that speak
+//! 2025-11-25: the official Python SDK 2.3 pinned to the revision and in its default `auto`
+//! mode (`tests/fixtures/mcp/clients/py_modern_agent.py`) against server-everything and the
+//! repo's documents server, and raw JSON-RPC for what the SDK does not show (version errors,
+//! removed methods, `requestState` checks, rounds, abandoned rounds, listens).
+//!
+//! The servers come from `scripts/install-mcp-servers.sh`, as for `tests/mcp_proxy.rs`
+//! (`TOON_MCP_SERVERS` names an installed set; `TOON_MCP_SKIP_REAL_SERVERS=1` skips).
+#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+
+mod mcp_servers;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use mcp_servers::{Scratch, WAIT, entry, servers_dir};
+use serde_json::{Value as Json, json};
+
+const VERSION: &str = "2026-07-28";
+
+fn proxy(config: &Path, args: &[&str]) -> mcp_servers::Client {
+    mcp_servers::Client::proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, args)
+}
+
+fn fixture(name: &str) -> PathBuf {
+    mcp_servers::root().join("tests/fixtures/mcp").join(name)
+}
+
+/// A config of server-everything and the documents server `docs`, in that order; `None` when
+/// the real servers are skipped.
+fn everything_and_docs(scratch: &Path) -> Option<PathBuf> {
+    let servers = servers_dir()?;
+    let docs = json!({"command": "python3",
+                      "args": [fixture("servers/documents_server.py"), "docs"]});
+    let text = format!(
+        r#"{{"mcpServers":{{"everything":{},"docs":{docs}}}}}"#,
+        entry(servers, scratch, "everything")
+    );
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, text).unwrap();
+    Some(path)
+}
+
+/// A config of one fixture server (Python, standard library only).
+fn one(scratch: &Path, name: &str, script: &str, args: &[&str]) -> PathBuf {
+    let mut argv = vec![fixture(script).to_str().unwrap().to_owned()];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let path = scratch.join("mcp.json");
+    let servers = json!({ name: {"command": "python3", "args": argv} });
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// `params` with the 2026-07-28 envelope in `_meta` declaring `capabilities`.
+fn enveloped(mut params: Json, capabilities: Json) -> Json {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    });
+    params
+}
+
+/// A 2026-07-28 request declaring `capabilities`; its response.
+fn modern(
+    client: &mut mcp_servers::Client,
+    method: &str,
+    params: Json,
+    capabilities: Json,
+) -> Json {
+    client.request(method, enveloped(params, capabilities))
+}
+
+fn run_agent(config: &Path, mode: &str, sdk_mode: &str) {
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let out = Command::new(&python)
+        .args(["-W", "ignore::DeprecationWarning"])
+        .arg(fixture("clients/py_modern_agent.py"))
+        .arg(env!("CARGO_BIN_EXE_toon"))
+        .arg(config)
+        .arg(mode)
+        .arg(sdk_mode)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{mode} {sdk_mode}:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_agent_on_the_python_sdk_pinned_to_2026_07_28_uses_every_feature_in_both_modes() {
+    let scratch = Scratch::new("py-2026");
+    let Some(config) = everything_and_docs(&scratch.0) else {
+        return;
+    };
+    for mode in ["passthrough", "lean"] {
+        run_agent(&config, mode, VERSION);
+    }
+}
+
+#[test]
+fn the_python_sdk_in_auto_mode_ends_up_on_2026_07_28() {
+    let scratch = Scratch::new("py-auto");
+    let Some(config) = everything_and_docs(&scratch.0) else {
+        return;
+    };
+    run_agent(&config, "passthrough", "auto");
+}
+
+#[test]
+fn versions_removed_methods_and_result_fields() {
+    let scratch = Scratch::new("era-wire");
+    let config = one(&scratch.0, "docs", "servers/documents_server.py", &["docs"]);
+    let mut client = proxy(&config, &[]);
+
+    // A revision the proxy does not serve: -32022 naming those it does, never a success.
+    let mut params = enveloped(json!({}), json!({}));
+    params["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("1900-01-01");
+    let r = client.request("tools/list", params);
+    assert_eq!(r["error"]["code"], -32022, "{r}");
+    assert_eq!(r["error"]["data"]["requested"], "1900-01-01", "{r}");
+    let supported = r["error"]["data"]["supported"].as_array().unwrap();
+    assert!(supported.contains(&json!(VERSION)) && supported.contains(&json!("2025-11-25")));
+    // The envelope's required capabilities missing: -32602.
+    let mut params = enveloped(json!({}), json!({}));
+    params["_meta"]
+        .as_object_mut()
+        .unwrap()
+        .remove("io.modelcontextprotocol/clientCapabilities");
+    let r = client.request("tools/list", params);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r.get("result").is_none());
+
+    let r = modern(&mut client, "server/discover", json!({}), json!({}));
+    let discover = &r["result"];
+    assert_eq!(discover["resultType"], "complete", "{r}");
+    assert_eq!(discover["supportedVersions"], json!([VERSION]), "{r}");
+    assert_eq!(discover["ttlMs"], 0, "{r}");
+    assert_eq!(discover["cacheScope"], "private", "{r}");
+    assert_eq!(
+        discover["capabilities"]["resources"]["subscribe"], true,
+        "{r}"
+    );
+    assert!(
+        discover["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Documents of docs."),
+        "{r}"
+    );
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "toon-mcp-proxy"
+    );
+
+    // Removed in 2026-07-28: unknown methods.
+    for method in [
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ] {
+        let r = modern(
+            &mut client,
+            method,
+            json!({"uri": "doc://shared"}),
+            json!({}),
+        );
+        assert_eq!(r["error"]["code"], -32601, "{method}: {r}");
+    }
+    // Cacheable results carry the cache fields; others only resultType.
+    for method in ["tools/list", "resources/list", "prompts/list"] {
+        let r = modern(&mut client, method, json!({}), json!({}));
+        assert_eq!(r["result"]["resultType"], "complete", "{method}: {r}");
+        assert_eq!(r["result"]["ttlMs"], 0, "{method}: {r}");
+        assert_eq!(r["result"]["cacheScope"], "private", "{method}: {r}");
+    }
+    let r = modern(
+        &mut client,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "greet"},
+               "argument": {"name": "who", "value": ""}}),
+        json!({}),
+    );
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(r["result"].get("ttlMs").is_none(), "{r}");
+    // A legacy server's -32002 (resource not found) is -32602 now; the rest as sent.
+    let r = modern(
+        &mut client,
+        "resources/read",
+        json!({"uri": "doc://nowhere"}),
+        json!({}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"], json!({"server": "docs"}), "{r}");
+    // What reached the server: no modern `_meta` key.
+    let r = modern(
+        &mut client,
+        "prompts/get",
+        json!({"name": "greet", "arguments": {"who": "Ada"}}),
+        json!({}),
+    );
+    assert_eq!(
+        r["result"]["messages"][0]["content"]["text"], "docs greets Ada",
+        "{r}"
+    );
+    // A 2025 client's probe is refused as before (no envelope: legacy).
+    let r = client.request("server/discover", json!({}));
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    client.close();
+}
+
+/// The single key of an `input_required` result's `inputRequests`, and its request.
+fn question(r: &Json) -> (String, Json) {
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let requests = r["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{r}");
+    let (key, request) = requests.iter().next().unwrap();
+    (key.clone(), request.clone())
+}
+
+fn state(r: &Json) -> String {
+    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(state.starts_with("toon1.") && state.len() == 38, "{state}");
+    state
+}
+
+/// A retry of `params` with `responses` and `state`.
+fn retry(params: &Json, responses: Json, state: &str) -> Json {
+    let mut params = params.clone();
+    params["inputResponses"] = responses;
+    params["requestState"] = json!(state);
+    params
+}
+
+#[test]
+fn a_server_s_questions_become_rounds_of_the_client_s_request() {
+    let scratch = Scratch::new("era-rounds");
+    let config = one(&scratch.0, "asker", "servers/asking_server.py", &[]);
+    let mut client = proxy(&config, &[]);
+    let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    let call = |name: &str| json!({"name": name, "arguments": {}});
+
+    // One question: input_required, then the retry's answer reaches the server.
+    let r = modern(&mut client, "tools/call", call("ask"), caps.clone());
+    let (key, request) = question(&r);
+    assert_eq!(request["method"], "elicitation/create", "{r}");
+    assert_eq!(request["params"]["message"], "Name?", "{r}");
+    assert!(request.get("id").is_none() && request.get("jsonrpc").is_none());
+    let s = state(&r);
+    // A forged state names nothing; a state with other params is refused; neither uses it.
+    let forged = retry(
+        &call("ask"),
+        json!({}),
+        "toon1.00000000000000000000000000000000",
+    );
+    let r = modern(&mut client, "tools/call", forged, caps.clone());
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let other = retry(&call("ask_twice"), json!({}), &s);
+    let r = modern(&mut client, "tools/call", other, caps.clone());
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    let params = retry(&call("ask"), answer.clone(), &s);
+    let r = modern(&mut client, "tools/call", params.clone(), caps.clone());
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Ada"), "{r}");
+    // Good for one retry only.
+    let r = modern(&mut client, "tools/call", params, caps.clone());
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+
+    // Two questions one after the other: two rounds, a new state each.
+    let r = modern(&mut client, "tools/call", call("ask_twice"), caps.clone());
+    let (key, _) = question(&r);
+    let first = state(&r);
+    let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call("ask_twice"), answer, &first),
+        caps.clone(),
+    );
+    let (key, request) = question(&r);
+    assert_eq!(request["method"], "sampling/createMessage", "{r}");
+    let second = state(&r);
+    assert_ne!(first, second);
+    let answer = json!({ key: {"role": "assistant", "model": "m",
+                               "content": {"type": "text", "text": "sampled"}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call("ask_twice"), answer, &second),
+        caps.clone(),
+    );
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("Ada") && text.contains("sampled"), "{r}");
+
+    // Two questions at once; a retry that answers one is asked the other again.
+    let r = modern(&mut client, "tools/call", call("ask_both"), caps.clone());
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let requests = r["result"]["inputRequests"].as_object().unwrap().clone();
+    assert_eq!(requests.len(), 2, "{r}");
+    let roots = requests
+        .iter()
+        .find(|(_, q)| q["method"] == "roots/list")
+        .map(|(k, _)| k.clone())
+        .unwrap();
+    let elicit = requests
+        .iter()
+        .find(|(_, q)| q["method"] == "elicitation/create")
+        .map(|(k, _)| k.clone())
+        .unwrap();
+    let answer = json!({ roots.clone(): {"roots": [{"uri": "file:///w"}]} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call("ask_both"), answer, &state(&r)),
+        caps.clone(),
+    );
+    let (key, _) = question(&r);
+    assert_eq!(key, elicit);
+    let answer = json!({ key: {"action": "decline"} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call("ask_both"), answer, &state(&r)),
+        caps.clone(),
+    );
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("file:///w") && text.contains("decline"),
+        "{r}"
+    );
+
+    // A capability the request did not declare: the client is not asked, its request fails
+    // with -32021 naming it, and the server's question and call end.
+    let r = modern(
+        &mut client,
+        "tools/call",
+        call("ask"),
+        json!({"sampling": {}}),
+    );
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {}}}),
+        "{r}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let r = modern(&mut client, "tools/call", call("cancelled"), json!({}));
+    let seen: Json =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["refused"].as_array().unwrap().len(), 1, "{seen}");
+    client.close();
+}
+
+#[test]
+fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
+    let scratch = Scratch::new("era-abandoned");
+    let config = one(&scratch.0, "asker", "servers/asking_server.py", &[]);
+    // A person has ten times the request timeout to answer.
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    let caps = json!({"elicitation": {}});
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "ask", "arguments": {}}),
+        caps.clone(),
+    );
+    let (key, _) = question(&r);
+    let s = state(&r);
+    std::thread::sleep(Duration::from_secs(11));
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "cancelled", "arguments": {}}),
+        caps.clone(),
+    );
+    let seen: Json =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    // The call was cancelled, and its question answered with an error, not left open.
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["refused"], json!(["q1"]), "{seen}");
+    // The state is gone with it.
+    let params = retry(
+        &json!({"name": "ask", "arguments": {}}),
+        json!({ key: {"action": "cancel"} }),
+        &s,
+    );
+    let r = modern(&mut client, "tools/call", params, caps);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    client.close();
+}
+
+#[test]
+fn cancelling_a_retry_cancels_the_server_s_call() {
+    let scratch = Scratch::new("era-cancel");
+    let config = one(&scratch.0, "asker", "servers/asking_server.py", &[]);
+    let mut client = proxy(&config, &[]);
+    let caps = json!({"elicitation": {}});
+    let call = json!({"name": "ask_then_hang", "arguments": {}});
+    let r = modern(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, _) = question(&r);
+    let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
+    // The retry waits for a result that does not come; the client gives up on it.
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "retry", "method": "tools/call",
+                        "params": enveloped(retry(&call, answer, &state(&r)), caps.clone())}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": "retry"}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "cancelled", "arguments": {}}),
+        caps,
+    );
+    let seen: Json =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    client.close();
+}
+
+/// The next notification, reading responses to requests meanwhile.
+fn next_notification(client: &mut mcp_servers::Client) -> Json {
+    let deadline = std::time::Instant::now() + WAIT;
+    while client.notifications.is_empty() && std::time::Instant::now() < deadline {
+        let r = modern(client, "tools/list", json!({}), json!({}));
+        assert_eq!(r["result"]["resultType"], "complete", "{r}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    client.notifications.remove(0)
+}
+
+#[test]
+fn a_listen_gets_what_it_asked_for_and_nothing_else_comes_unasked() {
+    let scratch = Scratch::new("era-listen");
+    let config = one(&scratch.0, "docs", "servers/documents_server.py", &["docs"]);
+    let mut client = proxy(&config, &[]);
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
+        "params": enveloped(json!({"notifications": {
+            "promptsListChanged": true,
+            "resourceSubscriptions": ["doc://docs/own", "nowhere://x"]}}), json!({}))}),
+    );
+    // Nothing answers a listen: requests after it show what came.
+    let first = next_notification(&mut client);
+    assert_eq!(
+        first["method"], "notifications/subscriptions/acknowledged",
+        "{first}"
+    );
+    assert_eq!(
+        first["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "l1"
+    );
+    // Only what the proxy honours: the documents server does not know `nowhere://x`, and
+    // does not say it sends prompt list changes.
+    assert_eq!(
+        first["params"]["notifications"],
+        json!({"resourceSubscriptions": ["doc://docs/own"]})
+    );
+    // The server was subscribed (it says so with an update at once), tagged with the listen.
+    let update = next_notification(&mut client);
+    assert_eq!(
+        update["method"], "notifications/resources/updated",
+        "{update}"
+    );
+    assert_eq!(update["params"]["uri"], "doc://docs/own");
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "l1"
+    );
+    // Cancelled: the server is unsubscribed (it answers with one more update), which no
+    // listen wants and so never reaches the client.
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": "l1"}}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    modern(&mut client, "tools/list", json!({}), json!({}));
+    assert!(
+        client.notifications.is_empty(),
+        "{:?}",
+        client.notifications
+    );
+    client.close();
+}
