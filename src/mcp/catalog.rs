@@ -609,51 +609,25 @@ impl Catalog {
         self.reindex();
     }
 
-    /// Recomputes exposed names and the name index, and drops the search index.
-    ///
-    /// A name one server has is exposed as is. A name several servers share becomes
-    /// `SERVER__NAME` for each; if that is taken too (by another tool's own name, or another
-    /// qualified name), `_2`, `_3`, … is appended until it is free. Own names are placed
-    /// first and qualified ones in (server, name) order, so every exposed name is unique and
-    /// depends only on which servers have which tools, not on the order they were added or
-    /// listed in.
+    /// Recomputes exposed names ([`exposed_names`]) and the name index, and drops the search
+    /// index.
     fn reindex(&mut self) {
-        let mut owners: HashMap<&str, usize> = HashMap::new();
-        for server in &self.servers {
-            for tool in &server.tools {
-                *owners.entry(tool.original_name.as_str()).or_default() += 1;
-            }
-        }
-        let mut names: HashMap<(usize, usize), String> = HashMap::new();
-        let mut taken: HashSet<String> = HashSet::new();
-        let mut shared: Vec<(&str, &str, (usize, usize))> = Vec::new();
-        for (si, server) in self.servers.iter().enumerate() {
-            for (ti, tool) in server.tools.iter().enumerate() {
-                let name = tool.original_name.as_str();
-                if owners[name] == 1 {
-                    taken.insert(name.to_owned());
-                    names.insert((si, ti), name.to_owned());
-                } else {
-                    shared.push((server.name.as_str(), name, (si, ti)));
-                }
-            }
-        }
-        shared.sort_unstable();
-        for (server, name, at) in shared {
-            let qualified = format!("{server}{COLLISION_SEPARATOR}{name}");
-            let mut exposed = qualified.clone();
-            let mut n = 1;
-            while taken.contains(&exposed) {
-                n += 1;
-                exposed = format!("{qualified}_{n}");
-            }
-            taken.insert(exposed.clone());
-            names.insert(at, exposed);
-        }
+        let pairs: Vec<(&str, &str)> = self
+            .servers
+            .iter()
+            .flat_map(|server| {
+                let name = server.name.as_str();
+                server
+                    .tools
+                    .iter()
+                    .map(move |tool| (name, tool.original_name.as_str()))
+            })
+            .collect();
+        let mut names = exposed_names(&pairs).into_iter();
         self.index.clear();
         for (si, server) in self.servers.iter_mut().enumerate() {
             for (ti, tool) in server.tools.iter_mut().enumerate() {
-                tool.name = names.remove(&(si, ti)).unwrap_or_default();
+                tool.name = names.next().unwrap_or_default();
                 self.index.insert(tool.name.clone(), (si, ti));
             }
         }
@@ -783,8 +757,59 @@ fn shape_error() -> Error {
     }
 }
 
+/// The names under which things several servers offer (tools, prompts) are exposed, for
+/// `(server, own name)` pairs, in their order.
+///
+/// A name one server has is exposed as is. A name several servers share becomes
+/// `SERVER__NAME` for each; if that is taken too (by another's own name, or another qualified
+/// name), `_2`, `_3`, … is appended until it is free. Own names are placed first and qualified
+/// ones in (server, name) order, so every exposed name is unique and depends only on which
+/// servers have which names, not on the order they were added or listed in.
+pub(crate) fn exposed_names(pairs: &[(&str, &str)]) -> Vec<String> {
+    let mut owners: HashMap<&str, usize> = HashMap::new();
+    for (_, name) in pairs {
+        *owners.entry(name).or_default() += 1;
+    }
+    let mut names: Vec<String> = vec![String::new(); pairs.len()];
+    let mut taken: HashSet<String> = HashSet::new();
+    let mut shared: Vec<(&str, &str, usize)> = Vec::new();
+    for (at, &(server, name)) in pairs.iter().enumerate() {
+        if owners[name] == 1 {
+            taken.insert(name.to_owned());
+            names[at] = name.to_owned();
+        } else {
+            shared.push((server, name, at));
+        }
+    }
+    shared.sort_unstable();
+    for (server, name, at) in shared {
+        let qualified = format!("{server}{COLLISION_SEPARATOR}{name}");
+        let mut exposed = qualified.clone();
+        let mut n = 1;
+        while taken.contains(&exposed) {
+            n += 1;
+            exposed = format!("{qualified}_{n}");
+        }
+        taken.insert(exposed.clone());
+        names[at] = exposed;
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
+    use super::exposed_names;
+
+    #[test]
+    fn shared_names_are_qualified_and_a_taken_qualified_name_numbered() {
+        // `b` has its own `a__p`, which is also what `a`'s shared `p` would become.
+        let pairs = [("a", "p"), ("b", "p"), ("b", "a__p"), ("c", "q")];
+        assert_eq!(exposed_names(&pairs), ["a__p_2", "b__p", "a__p", "q"]);
+        // The order things are listed in changes nothing.
+        let reversed = [("c", "q"), ("b", "a__p"), ("b", "p"), ("a", "p")];
+        assert_eq!(exposed_names(&reversed), ["q", "a__p", "b__p", "a__p_2"]);
+    }
+
     use super::*;
 
     const FS: &str = r#"{"tools":[{"name":"read","description":"Read it.","inputSchema":{"type":"object"}},

@@ -225,22 +225,24 @@ impl Routes {
                 all.push((server.clone(), member(&item, "name"), item));
             }
         }
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        for (_, name, _) in &all {
-            *count.entry(name.as_str()).or_default() += 1;
-        }
+        // A server that lists a name twice: the first kept.
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|(server, name, _)| {
+            let first = seen.insert((server.clone(), name.clone()));
+            if !first {
+                log(server, &format!("prompt {name} is listed twice: once kept"));
+            }
+            first
+        });
+        // Named as tools are: shared names as `SERVER__NAME`, with `_2`… when that is taken.
+        let pairs: Vec<(&str, &str)> = all
+            .iter()
+            .map(|(s, n, _)| (s.as_str(), n.as_str()))
+            .collect();
+        let exposed_names = crate::mcp::catalog::exposed_names(&pairs);
         let mut routes = HashMap::new();
         let mut listed = Vec::new();
-        for (server, name, item) in &all {
-            let exposed = if count[name.as_str()] > 1 {
-                format!("{server}{}{name}", crate::mcp::COLLISION_SEPARATOR)
-            } else {
-                name.clone()
-            };
-            if routes.contains_key(&exposed) {
-                log(server, &format!("prompt {name} is listed twice: once kept"));
-                continue;
-            }
+        for ((server, name, item), exposed) in all.iter().zip(exposed_names) {
             if exposed == *name {
                 listed.push(item.clone());
             } else {
