@@ -104,8 +104,15 @@ fn write_config(scratch: &Path, servers: &Json) -> PathBuf {
 }
 
 fn proxy(config: &Path, env: &[(&str, &str)]) -> mcp_servers::Client {
+    proxy_with(config, env, &[])
+}
+
+fn proxy_with(config: &Path, env: &[(&str, &str)], args: &[&str]) -> mcp_servers::Client {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toon"));
-    command.args(["mcp", "serve", "--config"]).arg(config);
+    command
+        .args(["mcp", "serve", "--config"])
+        .arg(config)
+        .args(args);
     for (k, v) in env {
         command.env(k, v);
     }
@@ -409,7 +416,11 @@ fn headers_expand_the_environment_and_an_expired_session_is_renewed() {
         &json!({"web": {"type": "http", "url": server.url(),
                         "headers": {"Authorization": "Bearer ${TOON_E2E_TOKEN}", "X-Team": "${TOON_E2E_TEAM:-core}"}}}),
     );
-    let mut client = proxy(&config, &[("TOON_E2E_TOKEN", "s3cret")]);
+    let mut client = proxy_with(
+        &config,
+        &[("TOON_E2E_TOKEN", "s3cret")],
+        &["--request-timeout", "2"],
+    );
     client.initialize("2025-06-18");
     let r = call(&mut client, 10, "headers", json!({}));
     let seen: Json = serde_json::from_str(&text(&r["result"]))
@@ -442,6 +453,33 @@ fn headers_expand_the_environment_and_an_expired_session_is_renewed() {
     let error = failure(&r);
     assert!(error.contains("over the proxy's limit"), "{error}");
 
+    // A call the client cancels, and one that times out: the server is told, and the
+    // stream's wait ends (the proxy answers the next call at once).
+    let cancelled = |log: &str| log.matches("POST notifications/cancelled").count();
+    client.send(&json!({"jsonrpc": "2.0", "id": 30, "method": "tools/call",
+                        "params": {"name": "slow", "arguments": {"seconds": 30}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 30, "reason": "changed my mind"}}),
+    );
+    let deadline = Instant::now() + WAIT;
+    while cancelled(&server.log()) < 1 {
+        assert!(Instant::now() < deadline, "{}", server.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let started = Instant::now();
+    let r = call(&mut client, 31, "slow", json!({"seconds": 30}));
+    assert!(
+        failure(&r).contains("did not answer tools/call within 2.0 s"),
+        "{r}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+    while cancelled(&server.log()) < 2 {
+        assert!(Instant::now() < deadline, "{}", server.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
     // The server ends the session: the next request gets 404, the session is renewed.
     let r = call(&mut client, 13, "expire", json!({}));
     assert_eq!(text(&r["result"]), "expired", "{r}");
@@ -465,4 +503,106 @@ fn headers_expand_the_environment_and_an_expired_session_is_renewed() {
     client.close();
     let log = server.log();
     assert!(log.contains("DELETE - "), "{log}");
+}
+
+/// A keep-alive HTTP/1.1 client of the fixture, on std's `TcpStream`: the direct path the
+/// proxy is measured against.
+struct Direct {
+    stream: std::io::BufReader<TcpStream>,
+    port: u16,
+    session: Option<String>,
+}
+
+impl Direct {
+    fn new(port: u16) -> Direct {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream.set_nodelay(true).unwrap();
+        Direct {
+            stream: std::io::BufReader::new(stream),
+            port,
+            session: None,
+        }
+    }
+
+    /// POSTs `body`; the response's body (empty for 202).
+    fn post(&mut self, body: &Json) -> String {
+        use std::io::{BufRead, Read, Write};
+        let body = body.to_string();
+        let session = self
+            .session
+            .as_ref()
+            .map(|s| format!("Mcp-Session-Id: {s}\r\nMCP-Protocol-Version: 2025-11-25\r\n"))
+            .unwrap_or_default();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\n{session}Content-Length: {}\r\n\r\n{body}",
+            self.port,
+            body.len()
+        );
+        self.stream.get_mut().write_all(request.as_bytes()).unwrap();
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            self.stream.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').unwrap_or((line, ""));
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = value.trim().parse().unwrap(),
+                "mcp-session-id" => self.session = Some(value.trim().to_owned()),
+                _ => {}
+            }
+        }
+        let mut out = vec![0; length];
+        self.stream.read_exact(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// The proxy adds at most a millisecond to a call (median, interleaved with direct calls to
+/// the same server over a kept-alive connection).
+#[test]
+fn a_call_through_the_proxy_costs_at_most_a_millisecond_more_than_a_direct_one() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("http-overhead");
+    let server = HttpServer::fixture(&scratch.0);
+    let mut direct = Direct::new(server.port);
+    direct.post(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "direct", "version": "1"}}}));
+    direct.post(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let config = write_config(&scratch.0, &json!({"fixture": {"url": server.url()}}));
+    let mut proxied = proxy(&config, &[]);
+    proxied.initialize("2025-11-25");
+    let arguments = json!({"message": "hello"});
+    let (mut d, mut p) = (Vec::new(), Vec::new());
+    for i in 0..300 {
+        let started = Instant::now();
+        let r = direct.post(
+            &json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call",
+                                    "params": {"name": "echo", "arguments": arguments}}),
+        );
+        d.push(started.elapsed());
+        assert!(r.contains("hello"), "{r}");
+        let started = Instant::now();
+        let r = proxied.call("echo", arguments.clone());
+        p.push(started.elapsed());
+        assert!(text(&r).contains("hello"), "{r}");
+    }
+    let (dm, pm) = (median(&mut d), median(&mut p));
+    let overhead = pm.saturating_sub(dm);
+    eprintln!("median per call: direct {dm:?}, through the proxy {pm:?}, overhead {overhead:?}");
+    assert!(
+        overhead <= Duration::from_millis(1),
+        "direct {dm:?}, proxied {pm:?}"
+    );
+    proxied.close();
 }

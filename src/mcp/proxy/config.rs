@@ -695,7 +695,7 @@ mod tests {
         };
         assert!(!why.contains("s3cr3t"), "{why}");
         for (url, header) in [
-            (format!("ftp://x.example/{SECRET}"), "\"a\""),
+            (format!("ftp://x.example/{SECRET}"), "\"a\"".to_owned()),
             (
                 "https://x.example/mcp".to_owned(),
                 format!("\"{SECRET}\\n\""),
@@ -763,7 +763,7 @@ mod tests {
             ),
             (
                 r#"{"mcpServers": {"a": {"url": "http://x/mcp", "headers": {"Bad Name": "v"}}}}"#,
-                "mcpServers.a.headers.Bad Name: not a valid HTTP header name",
+                "mcpServers.a.headers[\"Bad Name\"]: not a valid HTTP header name",
             ),
             (
                 r#"{"mcpServers": {"a": {"url": "http://x/mcp", "headers": []}}}"#,

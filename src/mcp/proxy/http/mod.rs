@@ -303,7 +303,11 @@ impl Shared {
             .body(Full::new(Bytes::from(body.unwrap_or_default())))
             .map_err(|e| Failed::Other(format!("cannot build the request: {e}")))?;
         self.client.request(request).await.map_err(|e| {
-            let why = describe(&e);
+            // hyper-util's own text ("client error (Connect)") says less than its causes.
+            let why = match std::error::Error::source(&e) {
+                Some(cause) => describe(cause),
+                None => e.to_string(),
+            };
             if e.is_connect() {
                 Failed::Unreachable(why)
             } else {
@@ -800,6 +804,164 @@ mod tests {
         assert!(check_header("Authorization", "Bearer x").is_ok());
         assert!(check_header("Bad Name", "x").is_err());
         assert!(check_header("X", "a\nb").is_err());
+    }
+
+    use super::super::peer::{INBOUND_QUEUE, Peer};
+    use crate::mcp::proxy::error::CallError;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A scripted server: each connection's request (head and body) goes to `answer`, whose
+    /// text is written back before the connection closes. Returns the URL and the requests
+    /// seen.
+    async fn scripted(
+        answer: impl Fn(&str, &str) -> String + Send + Sync + 'static,
+    ) -> (String, Arc<Mutex<Vec<String>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let answer = Arc::new(answer);
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let (answer, log) = (answer.clone(), log.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    let (head, body) = loop {
+                        let n = socket.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        let text = String::from_utf8_lossy(&buf).into_owned();
+                        if let Some(end) = text.find("\r\n\r\n") {
+                            let head = text[..end].to_ascii_lowercase();
+                            let length = head
+                                .lines()
+                                .find_map(|l| l.strip_prefix("content-length:"))
+                                .map_or(0, |v| v.trim().parse::<usize>().unwrap());
+                            if buf.len() >= end + 4 + length {
+                                break (head, text[end + 4..end + 4 + length].to_owned());
+                            }
+                        }
+                    };
+                    lock(&log).push(format!("{head}\n\n{body}"));
+                    let reply = answer(&head, &body);
+                    let _ = socket.write_all(reply.as_bytes()).await;
+                    let _ = socket.shutdown().await;
+                });
+            }
+        });
+        (url, seen)
+    }
+
+    fn response(status: &str, headers: &str, body: &str) -> String {
+        format!("HTTP/1.1 {status}\r\nconnection: close\r\n{headers}\r\n{body}")
+    }
+
+    fn peer(url: &str) -> (Peer, Connection) {
+        let (frames, outgoing, connection) = open("s", url, &[]).unwrap();
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let sink = tokio_util::sync::PollSender::new(outgoing);
+        (Peer::start_with("s", frames, sink, tx, None), connection)
+    }
+
+    const INIT: &str = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}"#;
+
+    fn init_reply(body: &str) -> Option<String> {
+        body.contains("\"initialize\"").then(|| {
+            let id = Message::parse(body.to_owned()).unwrap().id().unwrap().to_owned();
+            let result = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"protocolVersion":"2025-06-18","capabilities":{{}}}}}}"#
+            );
+            response(
+                "200 OK",
+                &format!("content-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\n", result.len()),
+                &result,
+            )
+        })
+    }
+
+    #[tokio::test]
+    async fn a_broken_answer_stream_is_resumed_after_its_last_event() {
+        let (url, seen) = scripted(|head, body| {
+            if let Some(reply) = init_reply(body) {
+                return reply;
+            }
+            let sse = "content-type: text/event-stream\r\n";
+            if head.starts_with("post") {
+                // A priming event, then the connection drops: no answer.
+                return response("200 OK", sse, ": hi\r\nid: e1\r\ndata:\r\n\r\n");
+            }
+            if head.starts_with("get") && head.contains("last-event-id: e1") {
+                return response(
+                    "200 OK",
+                    sse,
+                    "id: e2\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":2,\"result\":{\"ok\":1}}\n\n",
+                );
+            }
+            response("405 Method Not Allowed", "content-length: 0\r\n", "")
+        })
+        .await;
+        let (peer, _connection) = peer(&url);
+        let wait = Duration::from_secs(20);
+        peer.request("initialize", Some(INIT), wait).await.unwrap();
+        let reply = peer.request("tools/call", Some("{}"), wait).await.unwrap();
+        assert_eq!(reply.result(), Some(r#"{"ok":1}"#));
+        let seen = lock(&seen).clone();
+        let resumed = seen.iter().find(|r| r.starts_with("get")).unwrap();
+        assert!(resumed.contains("mcp-session-id: s1"), "{resumed}");
+        assert!(
+            resumed.contains("mcp-protocol-version: 2025-06-18"),
+            "{resumed}"
+        );
+        assert!(resumed.contains("accept: text/event-stream"), "{resumed}");
+    }
+
+    #[tokio::test]
+    async fn refusals_fail_their_request_and_a_lost_session_ends_the_connection() {
+        let (url, _) = scripted(|_, body| {
+            if let Some(reply) = init_reply(body) {
+                return reply;
+            }
+            let error =
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"no such thing"}}"#;
+            if body.contains("bad") {
+                let headers = format!(
+                    "content-type: application/json\r\ncontent-length: {}\r\n",
+                    error.len()
+                );
+                return response("400 Bad Request", &headers, error);
+            }
+            if body.contains("html") {
+                return response("502 Bad Gateway", "content-length: 9\r\n", "<h1>x</h1>");
+            }
+            response("404 Not Found", "content-length: 0\r\n", "")
+        })
+        .await;
+        let (peer, _connection) = peer(&url);
+        let wait = Duration::from_secs(20);
+        peer.request("initialize", Some(INIT), wait).await.unwrap();
+        let e = peer.request("bad", None, wait).await.unwrap_err();
+        assert!(
+            matches!(&e, CallError::Remote { code: -32600, message, .. } if message == "no such thing"),
+            "{e}"
+        );
+        let e = peer.request("html", None, wait).await.unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the server refused html: HTTP 502 Bad Gateway: <h1>x</h1"),
+            "{e}"
+        );
+        let e = peer.request("tools/list", None, wait).await.unwrap_err();
+        assert_eq!(
+            e,
+            CallError::Closed {
+                server: "s".into(),
+                reason: "the server ended the session (HTTP 404)".into()
+            }
+        );
+        assert!(peer.closed().is_some());
     }
 
     #[test]
