@@ -81,13 +81,15 @@ impl std::fmt::Debug for Downstream {
 }
 
 impl Downstream {
-    /// Spawns the server and runs the `initialize` handshake, all within `startup`.
-    /// Notifications and its exit go to `events`; its stderr lines to ours as `[NAME] line`.
+    /// Spawns the server (or, for a `url` server, connects to it) and runs the `initialize`
+    /// handshake, all within `startup`. Notifications and its exit (for a `url` server: the
+    /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
     ///
     /// # Errors
-    /// Why it did not start: not a stdio server, its working directory missing, the program
-    /// failed to spawn, it exited, or it did not complete `initialize` in time. The child is
-    /// being stopped (with its process group) when this returns an error.
+    /// Why it did not start: a transport the proxy does not speak, its working directory
+    /// missing, the program failed to spawn, it exited, the URL could not be reached or
+    /// refused `initialize`, or it did not complete `initialize` in time. The child is being
+    /// stopped (with its process group) when this returns an error.
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,

@@ -411,13 +411,18 @@ impl Shared {
                 self.fail(id, code::INTERNAL_ERROR, &message).await;
             }
         } else {
+            let declared = response
+                .headers()
+                .get(header::CONTENT_LENGTH)
+                .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
             match read_body(response.into_body(), MAX_MESSAGE_BYTES).await {
                 Ok(body) => {
                     self.answer(text_frame(&body, Some(id)), answer).await;
                 }
                 Err(BodyError::TooLong { size }) => {
+                    // Its whole size when the server said it; what was read otherwise.
                     let bad = Bad::TooLong {
-                        size,
+                        size: declared.unwrap_or(size).max(size),
                         id: Some(id.to_owned()),
                     };
                     self.deliver(Err(bad)).await;
