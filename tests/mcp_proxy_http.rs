@@ -25,10 +25,15 @@ struct HttpServer {
 impl HttpServer {
     /// server-everything in `streamableHttp` mode, on `port` (0: a free one).
     fn everything(servers: &Path, scratch: &Path, port: u16) -> HttpServer {
+        HttpServer::everything_in(servers, scratch, port, "streamableHttp")
+    }
+
+    /// server-everything in `mode` (`streamableHttp`, or `sse`: the legacy transport).
+    fn everything_in(servers: &Path, scratch: &Path, port: u16, mode: &str) -> HttpServer {
         let script =
             servers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         let mut command = Command::new("node");
-        command.arg(script).arg("streamableHttp");
+        command.arg(script).arg(mode);
         HttpServer::start(command, scratch, "everything", port)
     }
 
@@ -321,7 +326,7 @@ fn a_streamable_http_server_works_as_a_stdio_one_does() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("[legacy] unavailable: a legacy HTTP+SSE server"),
+        stderr.contains("[legacy] unavailable: cannot reach the server"),
         "{stderr}"
     );
     client.close();
@@ -331,6 +336,52 @@ fn a_streamable_http_server_works_as_a_stdio_one_does() {
         .log()
         .contains("Received session termination request")
     {
+        assert!(Instant::now() < deadline, "{}", everything.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_legacy_sse_server_is_spoken_too() {
+    let Some(servers) = servers_dir() else {
+        return;
+    };
+    let scratch = Scratch::new("http-sse");
+    let everything = HttpServer::everything_in(servers, &scratch.0, 0, "sse");
+    let url = format!("http://127.0.0.1:{}/sse", everything.port);
+    let config = write_config(&scratch.0, &json!({"old": {"type": "sse", "url": url}}));
+    let mut client = proxy(&config, &[]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let r = call(&mut client, 10, "echo", json!({"message": "by sse"}));
+    assert_eq!(text(&r["result"]), "Echo: by sse", "{r}");
+    // Its request comes on the event stream, the client's answer is POSTed back.
+    let mut asked = Vec::new();
+    let deadline = Instant::now() + WAIT;
+    let mut id = 11;
+    loop {
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "trigger-sampling-request", "arguments": {"prompt": "hi", "maxTokens": 5}}}));
+        let r = answer_until(&mut client, id, &mut asked);
+        if r.to_string().contains("sampled by e2e") {
+            break;
+        }
+        // Registered just after `initialize`: not listed yet.
+        assert!(Instant::now() < deadline, "{r}");
+        std::thread::sleep(Duration::from_millis(200));
+        id += 1;
+    }
+    assert!(
+        asked.iter().any(|m| m == "sampling/createMessage"),
+        "{asked:?}"
+    );
+    client.close();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !everything.log().contains("Client Disconnected") {
         assert!(Instant::now() < deadline, "{}", everything.log());
         std::thread::sleep(Duration::from_millis(50));
     }

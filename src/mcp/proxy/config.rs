@@ -16,8 +16,8 @@
 //!                            "headers": {"Authorization": "Bearer ${EXAMPLE_TOKEN}"}}}}
 //! ```
 //!
-//! Legacy HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport) are not spoken: they are
-//! reported unavailable, saying so.
+//! Legacy HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
+//! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
 //!
 //! A configuration holds secrets (`"env": {"GITHUB_TOKEN": ...}`) and its errors reach log
 //! files, so they give the line, column and key path of what is wrong and never quote the
@@ -198,8 +198,16 @@ pub enum Launch {
         /// replaced, in file order.
         headers: Vec<(String, String)>,
     },
-    /// A transport the proxy does not speak (legacy HTTP+SSE, `"type": "sse"`); the server is
-    /// reported unavailable with this reason.
+    /// A server on the legacy HTTP+SSE transport (MCP 2024-11-05, `"type": "sse"`): `url` is
+    /// its event stream, which names where to POST messages.
+    Sse {
+        /// `http://` or `https://` URL of its event stream (often `/sse`), `${VAR}`s replaced.
+        url: String,
+        /// Header names and values sent with every request, `${VAR}`s replaced.
+        headers: Vec<(String, String)>,
+    },
+    /// A transport the proxy does not speak; the server is reported unavailable with this
+    /// reason.
     Unsupported(String),
 }
 
@@ -220,8 +228,12 @@ impl std::fmt::Debug for Launch {
                 .field("env", &env.keys().collect::<Vec<_>>())
                 .field("cwd", cwd)
                 .finish(),
-            Launch::Http { headers, .. } => f
-                .debug_struct("Http")
+            Launch::Http { headers, .. } | Launch::Sse { headers, .. } => f
+                .debug_struct(if matches!(self, Launch::Sse { .. }) {
+                    "Sse"
+                } else {
+                    "Http"
+                })
                 .field(
                     "headers",
                     &headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
@@ -446,13 +458,10 @@ fn server(
         }
     }
     let launch = match (string("command")?, url) {
-        (None, Some(_)) if kind.as_deref() == Some("sse") => Launch::Unsupported(
-            "a legacy HTTP+SSE server (\"type\": \"sse\", MCP 2024-11-05): the proxy speaks \
-             Streamable HTTP; point \"url\" at the server's Streamable HTTP endpoint \
-             (often /mcp) and drop \"type\""
-                .to_owned(),
-        ),
-        (None, Some(url)) => http(text, path, entry, &url, env)?,
+        (None, Some(url)) => {
+            let legacy = kind.as_deref() == Some("sse");
+            http(text, path, entry, &url, env, legacy)?
+        }
         (Some(command), _) => {
             let args = match entry.get("args") {
                 None | Some(Value::Null) => Vec::new(),
@@ -512,6 +521,7 @@ fn http(
     entry: &crate::value::Map,
     url: &str,
     env: &dyn Fn(&str) -> Option<String>,
+    legacy: bool,
 ) -> Result<Launch> {
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let url_path = path.key("url");
@@ -533,7 +543,11 @@ fn http(
             .collect::<Result<Vec<_>>>()?,
         Some(_) => return Err(bad(&path.key("headers"), "expected an object of strings")),
     };
-    Ok(Launch::Http { url, headers })
+    Ok(if legacy {
+        Launch::Sse { url, headers }
+    } else {
+        Launch::Http { url, headers }
+    })
 }
 
 /// `text` with each `${NAME}` replaced by the variable's value, and each `${NAME:-default}` by
@@ -690,10 +704,11 @@ mod tests {
         let sse = format!(
             r#"{{"mcpServers": {{"web": {{"type": "sse", "url": "https://x.example/sse?key={SECRET}"}}}}}}"#
         );
-        let Launch::Unsupported(why) = &Config::from_str(&sse).unwrap().servers[0].launch else {
-            panic!("an sse server is unsupported");
-        };
-        assert!(!why.contains("s3cr3t"), "{why}");
+        let debug = format!("{:?}", Config::from_str(&sse).unwrap());
+        assert!(
+            debug.contains("Sse") && !debug.contains("s3cr3t"),
+            "{debug}"
+        );
         for (url, header) in [
             (format!("ftp://x.example/{SECRET}"), "\"a\"".to_owned()),
             (
@@ -745,8 +760,12 @@ mod tests {
         assert!(
             matches!(&c.servers[1].launch, Launch::Http { url, .. } if url == "https://example.com/mcp")
         );
-        assert!(
-            matches!(&c.servers[2].launch, Launch::Unsupported(why) if why.contains("legacy HTTP+SSE"))
+        assert_eq!(
+            c.servers[2].launch,
+            Launch::Sse {
+                url: "https://example.com/sse".into(),
+                headers: Vec::new(),
+            }
         );
         let errors = [
             (

@@ -68,7 +68,7 @@ pub struct Downstream {
 enum Link {
     /// A child process's stdin and stdout.
     Process(Process),
-    /// Streamable HTTP (dropped, it stops its tasks).
+    /// Streamable HTTP, or the legacy HTTP+SSE transport (dropped, it stops its tasks).
     Http(super::http::Connection),
 }
 
@@ -122,8 +122,13 @@ impl Downstream {
                 let (peer, process) = spawn(&name, command, args, env, cwd.as_deref(), inbound_tx)?;
                 (peer, Link::Process(process))
             }
-            Launch::Http { url, headers } => {
-                let (frames, outgoing, connection) = super::http::open(&name, url, headers)?;
+            Launch::Http { url, headers } | Launch::Sse { url, headers } => {
+                let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
+                {
+                    super::http::open_legacy(&name, url, headers)?
+                } else {
+                    super::http::open(&name, url, headers)?
+                };
                 let sink = tokio_util::sync::PollSender::new(outgoing);
                 let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);
                 (peer, Link::Http(connection))

@@ -199,7 +199,7 @@ impl Toolbox {
     async fn start_one(&self, config: ServerConfig) {
         if let Err(why) = self.connect(&config).await {
             self.unavailable(&config.name, &why);
-            if matches!(config.launch, Launch::Http { .. }) {
+            if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
                 self.reconnect_later(&config.name);
             }
         }

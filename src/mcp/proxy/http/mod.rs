@@ -25,11 +25,15 @@
 //!   "No valid session ID provided"; a `400` whose body speaks of the session counts too;
 //! - on shutdown, `DELETE` with the session id ends the session.
 //!
+//! Servers on the legacy HTTP+SSE transport (2024-11-05) are spoken by [`legacy`] with the
+//! same pieces.
+//!
 //! The connection ends (and the peer reads its end, failing what waits) when the server cannot
 //! be reached, or its session is gone; the toolbox reconnects. Bodies and events are bounded by
 //! [`MAX_MESSAGE_BYTES`]: a longer one is not buffered, and the request it answers fails saying
 //! so. Requests go out on pooled keep-alive connections (`TCP_NODELAY`).
 
+mod legacy;
 pub(crate) mod sse;
 
 use std::collections::HashMap;
@@ -133,6 +137,39 @@ pub(super) fn open(
     url: &str,
     headers: &[(String, String)],
 ) -> Result<(Frames, mpsc::Sender<String>, Connection), String> {
+    let (shared, out_rx, out_tx, frames_rx) = shared(name, url, headers)?;
+    let dispatcher = tokio::spawn(dispatch(shared.clone(), out_rx));
+    lock(&shared.tasks).insert(String::new(), dispatcher.abort_handle());
+    Ok((frames(&shared, frames_rx), out_tx, Connection { shared }))
+}
+
+/// As [`open`], for a server on the legacy HTTP+SSE transport (2024-11-05) at `url`, its
+/// event stream (see [`legacy`]).
+///
+/// # Errors
+/// As [`open`].
+pub(super) fn open_legacy(
+    name: &str,
+    url: &str,
+    headers: &[(String, String)],
+) -> Result<(Frames, mpsc::Sender<String>, Connection), String> {
+    let (shared, out_rx, out_tx, frames_rx) = shared(name, url, headers)?;
+    let dispatcher = tokio::spawn(legacy::run(shared.clone(), out_rx));
+    lock(&shared.tasks).insert(String::new(), dispatcher.abort_handle());
+    Ok((frames(&shared, frames_rx), out_tx, Connection { shared }))
+}
+
+/// A connection's shared state, the channel the peer's writer feeds (both ends), and the
+/// receiving end of the frames.
+type Parts = (
+    Arc<Shared>,
+    mpsc::Receiver<String>,
+    mpsc::Sender<String>,
+    mpsc::Receiver<Frame>,
+);
+
+/// The state a connection's tasks share, and the channels between them and the peer.
+fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, String> {
     let uri: Uri = url.parse().map_err(|_| "the URL is not valid".to_owned())?;
     let mut map = HeaderMap::new();
     map.insert(
@@ -160,8 +197,11 @@ pub(super) fn open(
         tasks: Mutex::default(),
         listening: Mutex::new(None),
     });
-    let dispatcher = tokio::spawn(dispatch(shared.clone(), out_rx));
-    lock(&shared.tasks).insert(String::new(), dispatcher.abort_handle());
+    Ok((shared, out_rx, out_tx, frames_rx))
+}
+
+/// The frames the peer reads: what the tasks deliver, then the end's reason.
+fn frames(shared: &Shared, frames_rx: mpsc::Receiver<Frame>) -> Frames {
     let end = shared.end.subscribe();
     let frames: Frames = Box::pin(futures_util::stream::unfold(
         (frames_rx, end, false),
@@ -184,7 +224,7 @@ pub(super) fn open(
             Some((item, (rx, end, done)))
         },
     ));
-    Ok((frames, out_tx, Connection { shared }))
+    frames
 }
 
 /// Until the connection has ended.
@@ -279,7 +319,20 @@ impl Shared {
         accept: &'static str,
         last_event_id: Option<&str>,
     ) -> Result<Response<Incoming>, Failed> {
-        let mut request = Request::builder().method(method).uri(self.uri.clone());
+        self.send_to(&self.uri, method, body, accept, last_event_id)
+            .await
+    }
+
+    /// As [`send`](Self::send), to `to` (the legacy transport's message endpoint).
+    async fn send_to(
+        &self,
+        to: &Uri,
+        method: Method,
+        body: Option<String>,
+        accept: &'static str,
+        last_event_id: Option<&str>,
+    ) -> Result<Response<Incoming>, Failed> {
+        let mut request = Request::builder().method(method).uri(to.clone());
         if let Some(headers) = request.headers_mut() {
             headers.clone_from(&self.headers);
             headers.insert(header::ACCEPT, HeaderValue::from_static(accept));
@@ -540,6 +593,7 @@ impl Shared {
                         size,
                         id: wire::head_id(&head).or_else(|| fallback.map(str::to_owned)),
                     }),
+                    sse::Event::Named { .. } => continue,
                 };
                 if self.answer(frame, answer).await {
                     read.answered = true;
@@ -603,9 +657,14 @@ impl Shared {
     /// POSTs a notification or a response: `202 Accepted` expected. A refusal is logged; a
     /// lost session or an unreachable server ends the connection.
     async fn post_message(&self, what: &str, text: String) {
+        self.post_message_to(&self.uri, what, text).await;
+    }
+
+    /// As [`post_message`](Self::post_message), to `to`.
+    async fn post_message_to(&self, to: &Uri, what: &str, text: String) {
         let sent = tokio::time::timeout(
             SHORT_WAIT,
-            self.send(Method::POST, Some(text), ACCEPT_BOTH, None),
+            self.send_to(to, Method::POST, Some(text), ACCEPT_BOTH, None),
         )
         .await;
         match sent {

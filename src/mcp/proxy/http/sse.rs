@@ -5,6 +5,8 @@
 //! with `:` are comments (keep-alives); an event is dispatched at an empty line, and one with
 //! empty data (a priming event) is not.
 //!
+//! Events of other types are handed on by name (the legacy transport's `endpoint`).
+//!
 //! Bounded: an event whose data grows past the limit is not buffered further; what is kept is
 //! its first bytes (to find its JSON-RPC `id`) and its size, and it is dispatched as too long.
 
@@ -15,6 +17,14 @@ use super::super::wire::HEAD_BYTES;
 pub(crate) enum Event {
     /// A `message` event (or one without `event:`): its data.
     Message(String),
+    /// An event of another type (`event: endpoint` of the legacy HTTP+SSE transport): its
+    /// type and data. One longer than the limit is dropped.
+    Named {
+        /// Its `event:` field.
+        name: String,
+        /// Its data.
+        data: String,
+    },
     /// A `message` event whose data was longer than the limit: its size and its first bytes.
     TooLong {
         /// Bytes of data seen.
@@ -178,6 +188,12 @@ impl Parser {
             return;
         }
         if !(event_type.is_empty() || event_type == b"message") {
+            if cut == 0 {
+                out.push(Event::Named {
+                    name: String::from_utf8_lossy(&event_type).into_owned(),
+                    data: String::from_utf8_lossy(&data).into_owned(),
+                });
+            }
             return;
         }
         if cut > 0 {
@@ -233,7 +249,11 @@ mod tests {
         let (out, p) = parse(&[text], 1 << 20);
         let bytes: Vec<&[u8]> = text.chunks(1).collect();
         let (out1, _) = parse(&bytes, 1 << 20);
-        assert_eq!(out, [msg("{\"a\":\n1}"), msg("y"), msg("z")]);
+        let other = Event::Named {
+            name: "other".into(),
+            data: "x".into(),
+        };
+        assert_eq!(out, [msg("{\"a\":\n1}"), other, msg("y"), msg("z")]);
         assert_eq!(out1, out);
         assert_eq!(p.retry(), Some(2500));
         assert_eq!(p.last_id(), None);
