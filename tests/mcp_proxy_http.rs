@@ -404,8 +404,21 @@ fn an_http_server_that_goes_away_is_reconnected_when_it_is_back() {
     let r = call(&mut client, 100, "echo", json!({"message": "one"}));
     assert_eq!(text(&r["result"]), "Echo: one", "{r}");
 
-    // Killed: noticed (its GET stream drops, it cannot be reached), the client told.
+    // Killed while a call is in flight: the call fails at once saying why, the loss is
+    // noticed (its GET stream drops, it cannot be reached) and the client told.
+    client.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
+        "params": {"name": "trigger-long-running-operation", "arguments": {"duration": 60, "steps": 2}}}));
+    std::thread::sleep(Duration::from_millis(300));
+    let killed = Instant::now();
     everything.kill();
+    let r = client.next_response(WAIT);
+    assert_eq!(r["id"], 99, "{r}");
+    assert!(
+        failure(&r).contains("cannot reach the server"),
+        "{r}\n{}",
+        client.stderr()
+    );
+    assert!(killed.elapsed() < Duration::from_secs(15), "{:?}", killed.elapsed());
     client.notifications.clear();
     wait_for_notification(&mut client, |n| {
         n["method"] == "notifications/tools/list_changed"

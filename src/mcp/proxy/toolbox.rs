@@ -91,7 +91,9 @@ pub enum Change {
 /// parallel; [`ready`](Toolbox::ready) waits for all of them (each within
 /// [`Options::startup_timeout`]), so start-up takes as long as the slowest server, not the
 /// sum. A server that fails to start, times out or dies is in the catalog as unavailable, and
-/// the others carry on.
+/// the others carry on. A server reached over HTTP that cannot be reached (at start or later)
+/// or whose session ends is tried again with growing delays (about a minute and a half in
+/// all); once back, its tools are listed again and [`Change::ToolsChanged`] says so.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
