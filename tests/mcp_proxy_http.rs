@@ -34,17 +34,33 @@ impl HttpServer {
             servers.join("npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         let mut command = Command::new("node");
         command.arg(script).arg(mode);
-        HttpServer::start(command, scratch, "everything", port)
+        HttpServer::start(command, scratch, "everything", port, &[])
     }
 
     /// The Python fixture.
     fn fixture(scratch: &Path) -> HttpServer {
         let mut command = Command::new("python3");
         command.arg(root().join("tests/fixtures/mcp/servers/http_server.py"));
-        HttpServer::start(command, scratch, "fixture", 0)
+        HttpServer::start(command, scratch, "fixture", 0, &[])
     }
 
-    fn start(mut command: Command, scratch: &Path, name: &str, port: u16) -> HttpServer {
+    /// The Python fixture over HTTPS, with the certificate of `tests/fixtures/mcp/tls`.
+    fn fixture_tls(scratch: &Path) -> HttpServer {
+        let mut command = Command::new("python3");
+        command.arg(root().join("tests/fixtures/mcp/servers/http_server.py"));
+        let tls = root().join("tests/fixtures/mcp/tls");
+        let (cert, key) = (tls.join("server.pem"), tls.join("server.key"));
+        let extra = [cert.to_str().unwrap(), key.to_str().unwrap()];
+        HttpServer::start(command, scratch, "fixture-tls", 0, &extra)
+    }
+
+    fn start(
+        mut command: Command,
+        scratch: &Path,
+        name: &str,
+        port: u16,
+        extra: &[&str],
+    ) -> HttpServer {
         let port = if port == 0 { free_port() } else { port };
         let log = scratch.join(format!("{name}-{port}.log"));
         let file = std::fs::OpenOptions::new()
@@ -54,6 +70,7 @@ impl HttpServer {
             .unwrap();
         let child = command
             .arg(port.to_string())
+            .args(extra)
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
@@ -117,7 +134,8 @@ fn proxy_with(config: &Path, env: &[(&str, &str)], args: &[&str]) -> mcp_servers
     command
         .args(["mcp", "serve", "--config"])
         .arg(config)
-        .args(args);
+        .args(args)
+        .env_remove("SSL_CERT_FILE");
     for (k, v) in env {
         command.env(k, v);
     }
@@ -418,7 +436,11 @@ fn an_http_server_that_goes_away_is_reconnected_when_it_is_back() {
         "{r}\n{}",
         client.stderr()
     );
-    assert!(killed.elapsed() < Duration::from_secs(15), "{:?}", killed.elapsed());
+    assert!(
+        killed.elapsed() < Duration::from_secs(15),
+        "{:?}",
+        killed.elapsed()
+    );
     client.notifications.clear();
     wait_for_notification(&mut client, |n| {
         n["method"] == "notifications/tools/list_changed"
@@ -567,6 +589,35 @@ fn headers_expand_the_environment_and_an_expired_session_is_renewed() {
     client.close();
     let log = server.log();
     assert!(log.contains("DELETE - "), "{log}");
+}
+
+#[test]
+fn https_servers_are_verified_against_the_mozilla_roots_and_ssl_cert_file() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("http-tls");
+    let server = HttpServer::fixture_tls(&scratch.0);
+    let url = format!("https://127.0.0.1:{}/mcp", server.port);
+    let config = write_config(&scratch.0, &json!({"tls": {"url": url}}));
+    // Signed by a CA nobody trusts: unavailable, saying why.
+    let mut client = proxy(&config, &[]);
+    client.initialize("2025-11-25");
+    let stderr = client.stderr();
+    assert!(
+        stderr.contains(
+            "[tls] unavailable: cannot reach the server: invalid peer certificate: UnknownIssuer"
+        ),
+        "{stderr}"
+    );
+    client.close();
+    // Trusted through SSL_CERT_FILE.
+    let ca = root().join("tests/fixtures/mcp/tls/ca.pem");
+    let mut client = proxy(&config, &[("SSL_CERT_FILE", ca.to_str().unwrap())]);
+    client.initialize("2025-11-25");
+    let r = call(&mut client, 2, "echo", json!({"over": "tls"}));
+    assert!(text(&r["result"]).contains("tls"), "{r}");
+    client.close();
 }
 
 /// A keep-alive HTTP/1.1 client of the fixture, on std's `TcpStream`: the direct path the

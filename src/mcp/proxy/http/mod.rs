@@ -232,20 +232,55 @@ async fn ended(end: &mut watch::Receiver<Option<String>>) {
     let _ = end.wait_for(Option::is_some).await;
 }
 
-/// The HTTPS-or-HTTP client: keep-alive pool, `TCP_NODELAY`, rustls on ring with the Mozilla
-/// roots.
+/// The HTTPS-or-HTTP client: keep-alive pool, `TCP_NODELAY`, rustls on ring trusting the
+/// Mozilla roots and the certificates of the PEM file `SSL_CERT_FILE` names (a company's own
+/// CA, a test CA).
 fn client() -> Result<HttpClient, String> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_connect_timeout(Some(CONNECT_TIMEOUT));
+    let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| format!("TLS set-up failed: {e}"))?
+    .with_root_certificates(roots()?)
+    .with_no_client_auth();
     let https = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-        .map_err(|e| format!("TLS set-up failed: {e}"))?
+        .with_tls_config(tls)
         .https_or_http()
         .enable_http1()
         .wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new()).build(https))
+}
+
+/// The environment variable naming a PEM file of certificates to trust besides the Mozilla
+/// roots (as OpenSSL, Python and curl read it).
+pub(super) const CERT_FILE_ENV: &str = "SSL_CERT_FILE";
+
+/// The root certificates: Mozilla's, and those of `SSL_CERT_FILE`.
+fn roots() -> Result<rustls::RootCertStore, String> {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+    let Some(path) = std::env::var_os(CERT_FILE_ENV).filter(|p| !p.is_empty()) else {
+        return Ok(roots);
+    };
+    let path = std::path::PathBuf::from(path);
+    let bad =
+        |e: &dyn std::fmt::Display| format!("cannot use {CERT_FILE_ENV} ({}): {e}", path.display());
+    let certs = CertificateDer::pem_file_iter(&path).map_err(|e| bad(&e))?;
+    let mut added = 0;
+    for cert in certs {
+        roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
+        added += 1;
+    }
+    if added == 0 {
+        return Err(bad(&"no certificate in it"));
+    }
+    Ok(roots)
 }
 
 /// What the connection's tasks share.
