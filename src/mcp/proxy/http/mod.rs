@@ -429,6 +429,17 @@ impl Shared {
             .then(|| "the server no longer knows the session (HTTP 400)".to_owned())
     }
 
+    /// Whether a refusal says the session is gone ([`session_lost`](Self::session_lost),
+    /// its body read for a `400`).
+    async fn lost_by(&self, response: Response<Incoming>) -> Option<String> {
+        let status = response.status();
+        let body = read_body(response.into_body(), ERROR_BODY)
+            .await
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        self.session_lost(status, &body)
+    }
+
     /// POSTs request `id` and hands its answer (and whatever the server sends with it) to
     /// the peer; fails it with a JSON-RPC error when the exchange gives none.
     async fn post_request(&self, id: &str, method: &str, text: String) {
@@ -481,7 +492,7 @@ impl Shared {
                         read = self.read_events(r.into_body(), &mut parser, answer).await;
                     }
                     Ok(r) => {
-                        if let Some(lost) = self.session_lost(r.status(), "") {
+                        if let Some(lost) = self.lost_by(r).await {
                             return self.end(lost);
                         }
                     }
@@ -663,7 +674,8 @@ impl Shared {
                     }
                 }
                 Ok(r) => {
-                    if let Some(lost) = self.session_lost(r.status(), "") {
+                    let status = r.status();
+                    if let Some(lost) = self.lost_by(r).await {
                         return self.end(lost);
                     }
                     failures += 1;
@@ -671,8 +683,7 @@ impl Shared {
                         log(
                             &self.name,
                             &format!(
-                                "the server's stream (GET) was refused {failures} times, last with HTTP {}; its notifications come only with answers now",
-                                r.status()
+                                "the server's stream (GET) was refused {failures} times, last with HTTP {status}; its notifications come only with answers now"
                             ),
                         );
                         return;
@@ -1061,6 +1072,32 @@ mod tests {
             }
         );
         assert!(peer.closed().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_stream_refused_for_an_unknown_session_ends_the_connection() {
+        // server-everything's answer to a session it does not know (after a restart).
+        let (url, _) = scripted(|head, body| {
+            if let Some(reply) = init_reply(body) {
+                return reply;
+            }
+            if head.starts_with("get") {
+                let error = r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}"#;
+                let headers = format!("content-length: {}\r\n", error.len());
+                return response("400 Bad Request", &headers, error);
+            }
+            response("202 Accepted", "content-length: 0\r\n", "")
+        })
+        .await;
+        let (peer, _connection) = peer(&url);
+        let wait = Duration::from_secs(20);
+        peer.request("initialize", Some(INIT), wait).await.unwrap();
+        peer.send(wire::notification("notifications/initialized", None))
+            .await;
+        let reason = tokio::time::timeout(wait, peer.wait_closed())
+            .await
+            .unwrap();
+        assert_eq!(reason, "the server no longer knows the session (HTTP 400)");
     }
 
     #[test]
