@@ -44,6 +44,14 @@ impl HttpServer {
         HttpServer::start(command, scratch, "fixture", 0, &[])
     }
 
+    /// The official Python SDK's server (`python_http_server.py`) with `modes` (`json`,
+    /// `stateless`).
+    fn python_sdk(servers: &Path, scratch: &Path, modes: &[&str]) -> HttpServer {
+        let mut command = Command::new(servers.join("venv/bin/python"));
+        command.arg(root().join("tests/fixtures/mcp/servers/python_http_server.py"));
+        HttpServer::start(command, scratch, "python-sdk", 0, modes)
+    }
+
     /// The Python fixture over HTTPS, with the certificate of `tests/fixtures/mcp/tls`.
     fn fixture_tls(scratch: &Path) -> HttpServer {
         let mut command = Command::new("python3");
@@ -360,6 +368,74 @@ fn a_streamable_http_server_works_as_a_stdio_one_does() {
 }
 
 #[test]
+fn servers_on_the_python_sdk_answering_with_sse_or_json_with_or_without_sessions() {
+    let Some(servers) = servers_dir() else {
+        return;
+    };
+    let scratch = Scratch::new("http-python");
+    let sse = HttpServer::python_sdk(servers, &scratch.0, &[]);
+    let json_stateless = HttpServer::python_sdk(servers, &scratch.0, &["json", "stateless"]);
+    let config = write_config(
+        &scratch.0,
+        &json!({"sse": {"url": sse.url(), "headers": {"X-Tenant": "${TOON_E2E_TENANT}"}},
+                "plain": {"url": json_stateless.url()}}),
+    );
+    let mut client = proxy(&config, &[("TOON_E2E_TENANT", "acme")]);
+    let init = client.initialize("2025-11-25");
+    let instructions = init["result"]["instructions"].as_str().unwrap();
+    assert!(
+        instructions.contains("A Python SDK server over HTTP."),
+        "{init}"
+    );
+    for (i, server) in ["sse", "plain"].into_iter().enumerate() {
+        let id = 10 * (i as u64 + 1);
+        let r = call(
+            &mut client,
+            id,
+            &format!("{server}__add"),
+            json!({"a": 2, "b": 40}),
+        );
+        assert_eq!(text(&r["result"]), "42", "{r}");
+        let r = call(
+            &mut client,
+            id + 1,
+            &format!("{server}__headers"),
+            json!({}),
+        );
+        let seen = text(&r["result"]);
+        assert!(seen.contains("toon-mcp-proxy/"), "{seen}");
+        if server == "sse" {
+            assert!(
+                seen.contains("acme") && seen.contains("mcp-session-id"),
+                "{seen}"
+            );
+        } else {
+            assert!(!seen.contains("mcp-session-id"), "{seen}");
+        }
+        // Progress, each notification before the result (on the answer's SSE stream: a server
+        // answering with JSON bodies, without a GET stream, has no way to send any).
+        client.notifications.clear();
+        client.send(
+            &json!({"jsonrpc": "2.0", "id": id + 2, "method": "tools/call",
+            "params": {"name": format!("{server}__count"), "arguments": {"to": 3},
+                       "_meta": {"progressToken": id}}}),
+        );
+        let r = answer_until(&mut client, id + 2, &mut Vec::new());
+        assert_eq!(text(&r["result"]), "counted to 3", "{r}");
+        let progress = client
+            .notifications
+            .iter()
+            .filter(|n| {
+                n["method"] == "notifications/progress" && n["params"]["progressToken"] == id
+            })
+            .count();
+        let expected = if server == "sse" { 3 } else { 0 };
+        assert_eq!(progress, expected, "{server}: {:?}", client.notifications);
+    }
+    client.close();
+}
+
+#[test]
 fn a_legacy_sse_server_is_spoken_too() {
     let Some(servers) = servers_dir() else {
         return;
@@ -424,6 +500,7 @@ fn an_http_server_that_goes_away_is_reconnected_when_it_is_back() {
 
     // Killed while a call is in flight: the call fails at once saying why, the loss is
     // noticed (its GET stream drops, it cannot be reached) and the client told.
+    client.notifications.clear();
     client.send(&json!({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
         "params": {"name": "trigger-long-running-operation", "arguments": {"duration": 60, "steps": 2}}}));
     std::thread::sleep(Duration::from_millis(300));
@@ -441,7 +518,6 @@ fn an_http_server_that_goes_away_is_reconnected_when_it_is_back() {
         "{:?}",
         killed.elapsed()
     );
-    client.notifications.clear();
     wait_for_notification(&mut client, |n| {
         n["method"] == "notifications/tools/list_changed"
     });
