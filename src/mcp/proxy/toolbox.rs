@@ -262,10 +262,12 @@ impl Toolbox {
     /// back, its tools are listed again and a change is reported as for a server whose tools
     /// changed.
     fn reconnect_later(&self, name: &str) {
-        let (Some(toolbox), Some(config)) = (self.me.upgrade(), self.configs.get(name).cloned())
-        else {
+        let Some(config) = self.configs.get(name).cloned() else {
             return;
         };
+        // Weak: a toolbox dropped without `shutdown` is not kept alive by its reconnections
+        // (its `stopping` sender goes with it, which ends them).
+        let weak = self.me.clone();
         let mut stopping = self.stopping.subscribe();
         tokio::spawn(async move {
             let attempts = RECONNECT_DELAYS.len();
@@ -277,6 +279,9 @@ impl Toolbox {
                     return;
                 }
                 let name = &config.name;
+                let Some(toolbox) = weak.upgrade() else {
+                    return;
+                };
                 match toolbox.connect(&config).await {
                     Ok(()) => {
                         log(
