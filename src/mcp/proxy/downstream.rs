@@ -2,8 +2,9 @@
 //! is a child process (shut down by closing its stdin, waiting, `SIGTERM`, then kill — the
 //! stdio shutdown the MCP specification describes); on Unix the child leads its own process
 //! group, so servers run through `npx` or `uvx` go with all their descendants (see
-//! [`process`](super::process)). A `url` server is spoken to over Streamable HTTP (see
-//! [`http`](super::http)), through the same [`Peer`]: everything below works alike for both.
+//! [`process`](super::process)). A `url` server is spoken to over Streamable HTTP or legacy
+//! HTTP+SSE (see [`http`](super::http)), through the same [`Peer`]: everything below works
+//! alike for both.
 
 use std::time::Duration;
 
