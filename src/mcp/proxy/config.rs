@@ -6,6 +6,19 @@
 //!                            "env": {"MEMORY_FILE_PATH": "/tmp/memory.json"}, "cwd": "/tmp", "disabled": false}}}
 //! ```
 //!
+//! A server reached over Streamable HTTP is an entry with a `url`, as Claude Code, Cursor and VS
+//! Code write it (`"type"` is optional: `"http"` or `"streamable-http"`); `${VAR}` (or
+//! `${VAR:-default}`) in the URL and the header values is replaced by the environment variable,
+//! and a variable that is not set is an error naming it, never a literal `${VAR}` sent:
+//!
+//! ```json
+//! {"mcpServers": {"remote": {"type": "http", "url": "https://mcp.example.com/mcp",
+//!                            "headers": {"Authorization": "Bearer ${EXAMPLE_TOKEN}"}}}}
+//! ```
+//!
+//! Legacy HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
+//! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
+//!
 //! A configuration holds secrets (`"env": {"GITHUB_TOKEN": ...}`) and its errors reach log
 //! files, so they give the line, column and key path of what is wrong and never quote the
 //! text. The file is read up to [`MAX_CONFIG_BYTES`], so `/dev/zero` or an endless FIFO
@@ -164,7 +177,7 @@ pub struct ServerConfig {
 }
 
 /// How a configured server is reached.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Launch {
     /// A child process speaking MCP over its stdin and stdout.
     Stdio {
@@ -177,9 +190,58 @@ pub enum Launch {
         /// Its working directory (default: the proxy's).
         cwd: Option<PathBuf>,
     },
-    /// A transport the proxy does not speak (a `url` entry: HTTP or SSE); the server is
-    /// reported unavailable with this reason.
+    /// A server at a URL, spoken to over Streamable HTTP (MCP 2025-11-25, `basic/transports`).
+    Http {
+        /// `http://` or `https://` URL of its MCP endpoint, `${VAR}`s replaced.
+        url: String,
+        /// Header names and values sent with every request (`Authorization`, ...), `${VAR}`s
+        /// replaced, in file order.
+        headers: Vec<(String, String)>,
+    },
+    /// A server on the legacy HTTP+SSE transport (MCP 2024-11-05, `"type": "sse"`): `url` is
+    /// its event stream, which names where to POST messages.
+    Sse {
+        /// `http://` or `https://` URL of its event stream (often `/sse`), `${VAR}`s replaced.
+        url: String,
+        /// Header names and values sent with every request, `${VAR}`s replaced.
+        headers: Vec<(String, String)>,
+    },
+    /// A transport the proxy does not speak; the server is reported unavailable with this
+    /// reason.
     Unsupported(String),
+}
+
+impl std::fmt::Debug for Launch {
+    /// Environment values and header values are not shown (they hold secrets), nor the URL
+    /// (it may carry a token).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => f
+                .debug_struct("Stdio")
+                .field("command", command)
+                .field("args", args)
+                .field("env", &env.keys().collect::<Vec<_>>())
+                .field("cwd", cwd)
+                .finish(),
+            Launch::Http { headers, .. } | Launch::Sse { headers, .. } => f
+                .debug_struct(if matches!(self, Launch::Sse { .. }) {
+                    "Sse"
+                } else {
+                    "Http"
+                })
+                .field(
+                    "headers",
+                    &headers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+                )
+                .finish_non_exhaustive(),
+            Launch::Unsupported(why) => f.debug_tuple("Unsupported").field(why).finish(),
+        }
+    }
 }
 
 /// A parsed `mcpServers` configuration, servers in file order.
@@ -209,6 +271,27 @@ impl Config {
     /// there.
     #[allow(clippy::should_implement_trait)]
     pub fn from_str(text: &str) -> Result<Config> {
+        Config::from_str_with(text, &|name| std::env::var(name).ok())
+    }
+
+    /// As [`from_str`](Self::from_str), `${VAR}`s looked up with `env` instead of in the
+    /// process environment.
+    ///
+    /// ```
+    /// use toon::mcp::proxy::{Config, Launch};
+    /// let text = r#"{"mcpServers": {"web": {"url": "https://x.example/mcp",
+    ///                                        "headers": {"Authorization": "Bearer ${TOKEN}"}}}}"#;
+    /// let config = Config::from_str_with(text, &|name| (name == "TOKEN").then(|| "t0k".to_owned()))?;
+    /// let Launch::Http { headers, .. } = &config.servers[0].launch else { unreachable!() };
+    /// assert_eq!(headers[0], ("Authorization".to_owned(), "Bearer t0k".to_owned()));
+    /// let err = Config::from_str_with(text, &|_| None).unwrap_err();
+    /// assert!(err.to_string().ends_with("mcpServers.web.headers.Authorization: the environment variable TOKEN is not set"));
+    /// # Ok::<(), toon::mcp::proxy::ConfigError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`from_str`](Self::from_str).
+    pub fn from_str_with(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config> {
         // A `toon::Value` keeps the servers in file order.
         let root: Value = crate::json::from_str(text).map_err(syntax_error)?;
         let top = KeyPath::default().key("mcpServers");
@@ -219,7 +302,7 @@ impl Config {
         };
         let servers = servers
             .iter()
-            .map(|(name, entry)| server(text, &top.key(name), name, entry))
+            .map(|(name, entry)| server(text, &top.key(name), name, entry, env))
             .collect::<Result<Vec<_>>>()?;
         Ok(Config { servers })
     }
@@ -340,7 +423,13 @@ pub fn default_path() -> Option<PathBuf> {
 }
 
 /// One entry of `mcpServers`; `path` is its key path, for errors located in `text`.
-fn server(text: &str, path: &KeyPath, name: &str, entry: &Value) -> Result<ServerConfig> {
+fn server(
+    text: &str,
+    path: &KeyPath,
+    name: &str,
+    entry: &Value,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig> {
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let entry = entry
         .as_object()
@@ -357,7 +446,22 @@ fn server(text: &str, path: &KeyPath, name: &str, entry: &Value) -> Result<Serve
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(bad(&path.key("disabled"), "expected true or false")),
     };
-    let launch = match (string("command")?, string("url")?) {
+    let kind = string("type")?;
+    let url = string("url")?;
+    match kind.as_deref() {
+        None | Some("stdio" | "http" | "streamable-http" | "streamableHttp" | "sse") => {}
+        Some(_) => {
+            return Err(bad(
+                &path.key("type"),
+                "expected \"stdio\", \"http\", \"streamable-http\" or \"sse\"",
+            ));
+        }
+    }
+    let launch = match (string("command")?, url) {
+        (None, Some(url)) => {
+            let legacy = kind.as_deref() == Some("sse");
+            http(text, path, entry, &url, env, legacy)?
+        }
         (Some(command), _) => {
             let args = match entry.get("args") {
                 None | Some(Value::Null) => Vec::new(),
@@ -395,18 +499,93 @@ fn server(text: &str, path: &KeyPath, name: &str, entry: &Value) -> Result<Serve
                 cwd: string("cwd")?.map(PathBuf::from),
             }
         }
-        // The URL itself is not repeated: it may carry a token.
-        (None, Some(_)) => Launch::Unsupported(
-            "a \"url\" server (HTTP or SSE): only stdio servers (\"command\") are supported"
-                .to_owned(),
-        ),
-        (None, None) => return Err(bad(path, "needs \"command\" (a stdio server)")),
+        (None, None) => {
+            return Err(bad(
+                path,
+                "needs \"command\" (a stdio server) or \"url\" (a Streamable HTTP server)",
+            ));
+        }
     };
     Ok(ServerConfig {
         name: name.to_owned(),
         launch,
         disabled,
     })
+}
+
+/// A `url` entry: its URL and `headers`, `${VAR}`s replaced, each checked. Errors name the key
+/// path (and a missing variable), never the URL or a value: they may carry tokens.
+fn http(
+    text: &str,
+    path: &KeyPath,
+    entry: &crate::value::Map,
+    url: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    legacy: bool,
+) -> Result<Launch> {
+    let bad = |path: &KeyPath, what: &str| at(text, path, what);
+    let url_path = path.key("url");
+    let url = expand(url, env).map_err(|e| bad(&url_path, &e))?;
+    if let Err(why) = super::http::check_url(&url) {
+        return Err(bad(&url_path, why));
+    }
+    let headers = match entry.get("headers") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| {
+                let at = path.key("headers").key(k);
+                let v = v.as_str().ok_or_else(|| bad(&at, "expected a string"))?;
+                let v = expand(v, env).map_err(|e| bad(&at, &e))?;
+                super::http::check_header(k, &v).map_err(|why| bad(&at, why))?;
+                Ok((k.to_owned(), v))
+            })
+            .collect::<Result<Vec<_>>>()?,
+        Some(_) => return Err(bad(&path.key("headers"), "expected an object of strings")),
+    };
+    Ok(if legacy {
+        Launch::Sse { url, headers }
+    } else {
+        Launch::Http { url, headers }
+    })
+}
+
+/// `text` with each `${NAME}` replaced by the variable's value, and each `${NAME:-default}` by
+/// the value or, when it is unset or empty, the default (as Claude Code reads them). `$` not
+/// followed by `{` is kept.
+///
+/// # Errors
+/// The variable that is not set (and has no default), or a `${` never closed.
+fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "a \"${\" without its \"}\"".to_owned())?;
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err("\"${...}\" holds no variable name (letters, digits, _)".to_owned());
+        }
+        match (
+            env(name).filter(|v| !v.is_empty() || default.is_none()),
+            default,
+        ) {
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => return Err(format!("the environment variable {name} is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -435,8 +614,12 @@ mod tests {
             }
         );
         assert!(c.servers[1].disabled);
-        assert!(
-            matches!(&c.servers[2].launch, Launch::Unsupported(why) if why.contains("only stdio"))
+        assert_eq!(
+            c.servers[2].launch,
+            Launch::Http {
+                url: "https://example.com/mcp".into(),
+                headers: Vec::new(),
+            }
         );
         assert_eq!(c.enabled().count(), 2);
     }
@@ -454,7 +637,7 @@ mod tests {
         let e = Config::from_str(r#"{"mcpServers": {"a": {"args": []}}}"#).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "line 1, column 22: mcpServers.a: needs \"command\" (a stdio server)"
+            "line 1, column 22: mcpServers.a: needs \"command\" (a stdio server) or \"url\" (a Streamable HTTP server)"
         );
         let e = Config::from_str(
             "{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"args\": [\"-v\", 1]}}}",
@@ -513,12 +696,107 @@ mod tests {
             assert!(e.line() > 0, "{message}");
         }
         let web = format!(
-            r#"{{"mcpServers": {{"web": {{"url": "https://x.example/mcp?key={SECRET}"}}}}}}"#
+            r#"{{"mcpServers": {{"web": {{"url": "https://x.example/mcp?key={SECRET}", "headers": {{"X-Key": "{SECRET}"}}}}}}}}"#
         );
-        let Launch::Unsupported(why) = &Config::from_str(&web).unwrap().servers[0].launch else {
-            panic!("a url server is unsupported");
+        let config = Config::from_str(&web).unwrap();
+        let debug = format!("{config:?}");
+        assert!(!debug.contains("s3cr3t"), "{debug}");
+        let sse = format!(
+            r#"{{"mcpServers": {{"web": {{"type": "sse", "url": "https://x.example/sse?key={SECRET}"}}}}}}"#
+        );
+        let debug = format!("{:?}", Config::from_str(&sse).unwrap());
+        assert!(
+            debug.contains("Sse") && !debug.contains("s3cr3t"),
+            "{debug}"
+        );
+        for (url, header) in [
+            (format!("ftp://x.example/{SECRET}"), "\"a\"".to_owned()),
+            (
+                "https://x.example/mcp".to_owned(),
+                format!("\"{SECRET}\\n\""),
+            ),
+            (
+                "https://x.example/mcp".to_owned(),
+                format!("\"${{{SECRET}\""),
+            ),
+        ] {
+            let text = format!(
+                r#"{{"mcpServers": {{"web": {{"url": "{url}", "headers": {{"X-Key": {header}}}}}}}}}"#
+            );
+            let e = Config::from_str(&text).unwrap_err();
+            let message = format!("{e} {e:?}");
+            assert!(!message.contains("s3cr3t"), "{message}");
+            assert!(message.contains("mcpServers.web."), "{message}");
+        }
+    }
+
+    #[test]
+    fn http_entries_as_clients_write_them() {
+        let env = |name: &str| match name {
+            "TOKEN" => Some("t0k".to_owned()),
+            "EMPTY" => Some(String::new()),
+            _ => None,
         };
-        assert!(!why.contains("s3cr3t"), "{why}");
+        let c = Config::from_str_with(
+            r#"{"mcpServers": {
+                "a": {"type": "http", "url": "http://127.0.0.1:1/mcp",
+                      "headers": {"Authorization": "Bearer ${TOKEN}", "X-Two": "${TOKEN}-${EMPTY:-d}-$x"}},
+                "b": {"type": "streamable-http", "url": "https://${HOST:-example.com}/mcp"},
+                "c": {"type": "sse", "url": "https://example.com/sse"}
+            }}"#,
+            &env,
+        )
+        .unwrap();
+        assert_eq!(
+            c.servers[0].launch,
+            Launch::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: vec![
+                    ("Authorization".into(), "Bearer t0k".into()),
+                    ("X-Two".into(), "t0k-d-$x".into()),
+                ],
+            }
+        );
+        assert!(
+            matches!(&c.servers[1].launch, Launch::Http { url, .. } if url == "https://example.com/mcp")
+        );
+        assert_eq!(
+            c.servers[2].launch,
+            Launch::Sse {
+                url: "https://example.com/sse".into(),
+                headers: Vec::new(),
+            }
+        );
+        let errors = [
+            (
+                r#"{"mcpServers": {"a": {"url": "https://x/${NOPE}"}}}"#,
+                "line 1, column 30: mcpServers.a.url: the environment variable NOPE is not set",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://x/mcp", "headers": {"X": "${NOPE"}}}}"#,
+                "mcpServers.a.headers.X: a \"${\" without its \"}\"",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "/mcp"}}}"#,
+                "mcpServers.a.url: expected an http:// or https:// URL with a host",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://x/mcp", "headers": {"Bad Name": "v"}}}}"#,
+                "mcpServers.a.headers[\"Bad Name\"]: not a valid HTTP header name",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"url": "http://x/mcp", "headers": []}}}"#,
+                "mcpServers.a.headers: expected an object of strings",
+            ),
+            (
+                r#"{"mcpServers": {"a": {"type": "websocket", "url": "ws://x"}}}"#,
+                "mcpServers.a.type: expected \"stdio\", \"http\", \"streamable-http\" or \"sse\"",
+            ),
+        ];
+        for (text, expected) in errors {
+            let e = Config::from_str_with(text, &env).unwrap_err().to_string();
+            assert!(e.ends_with(expected), "{e}");
+        }
     }
 
     #[test]

@@ -1,7 +1,10 @@
-//! One configured server as a child process: started, initialized, listed, called, and shut
-//! down (close its stdin, wait, `SIGTERM`, then kill — the stdio shutdown the MCP
-//! specification describes). On Unix the child leads its own process group, so servers run
-//! through `npx` or `uvx` go with all their descendants (see [`process`](super::process)).
+//! One configured server: started, initialized, listed, called, and shut down. A stdio server
+//! is a child process (shut down by closing its stdin, waiting, `SIGTERM`, then kill — the
+//! stdio shutdown the MCP specification describes); on Unix the child leads its own process
+//! group, so servers run through `npx` or `uvx` go with all their descendants (see
+//! [`process`](super::process)). A `url` server is spoken to over Streamable HTTP or legacy
+//! HTTP+SSE (see [`http`](super::http)), through the same [`Peer`]: everything below works
+//! alike for both.
 
 use std::time::Duration;
 
@@ -58,8 +61,16 @@ pub enum Event {
 pub struct Downstream {
     name: String,
     peer: Peer,
-    process: Process,
+    link: Link,
     initialize: Json,
+}
+
+/// What carries a server's messages.
+enum Link {
+    /// A child process's stdin and stdout.
+    Process(Process),
+    /// Streamable HTTP, or the legacy HTTP+SSE transport (dropped, it stops its tasks).
+    Http(super::http::Connection),
 }
 
 impl std::fmt::Debug for Downstream {
@@ -71,13 +82,15 @@ impl std::fmt::Debug for Downstream {
 }
 
 impl Downstream {
-    /// Spawns the server and runs the `initialize` handshake, all within `startup`.
-    /// Notifications and its exit go to `events`; its stderr lines to ours as `[NAME] line`.
+    /// Spawns the server (or, for a `url` server, connects to it) and runs the `initialize`
+    /// handshake, all within `startup`. Notifications and its exit (for a `url` server: the
+    /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
     ///
     /// # Errors
-    /// Why it did not start: not a stdio server, its working directory missing, the program
-    /// failed to spawn, it exited, or it did not complete `initialize` in time. The child is
-    /// being stopped (with its process group) when this returns an error.
+    /// Why it did not start: a transport the proxy does not speak, its working directory
+    /// missing, the program failed to spawn, it exited, the URL could not be reached or
+    /// refused `initialize`, or it did not complete `initialize` in time. The child is being
+    /// stopped (with its process group) when this returns an error.
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,
@@ -99,62 +112,40 @@ impl Downstream {
         capabilities: &str,
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
-        let Launch::Stdio {
-            command,
-            args,
-            env,
-            cwd,
-        } = &config.launch
-        else {
-            let Launch::Unsupported(why) = &config.launch else {
-                unreachable!()
-            };
-            return Err(why.clone());
-        };
-        // Checked first: spawn's own error would name the command, not the directory.
-        if let Some(cwd) = cwd.as_ref().filter(|d| !d.is_dir()) {
-            let what = if cwd.exists() {
-                "is not a directory"
-            } else {
-                "does not exist"
-            };
-            return Err(format!("working directory {} {what}", cwd.display()));
-        }
-        let mut cmd = tokio::process::Command::new(command);
-        cmd.args(args)
-            .envs(env)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        if let Some(cwd) = cwd {
-            cmd.current_dir(cwd);
-        }
-        let mut wrap = CommandWrap::from(cmd);
-        #[cfg(unix)]
-        wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
-        wrap.wrap(KillOnDrop);
-        let mut child = wrap
-            .spawn()
-            .map_err(|e| format!("cannot run {command:?}: {e}"))?;
-        let pipes = (child.stdin().take(), child.stdout().take());
-        let stderr = child.stderr().take();
-        let process = Process::watch(child);
-        let (Some(stdin), Some(stdout)) = pipes else {
-            return Err("no stdio pipes".to_owned());
-        };
-        if let Some(stderr) = stderr {
-            tokio::spawn(pump_stderr(name.clone(), stderr));
-        }
-
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
-        let peer = Peer::start(&name, stdout, stdin, inbound_tx, None);
-        let exited = process.exit_watch();
+        let (peer, link) = match &config.launch {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let (peer, process) = spawn(&name, command, args, env, cwd.as_deref(), inbound_tx)?;
+                (peer, Link::Process(process))
+            }
+            Launch::Http { url, headers } | Launch::Sse { url, headers } => {
+                let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
+                {
+                    super::http::open_legacy(&name, url, headers)?
+                } else {
+                    super::http::open(&name, url, headers)?
+                };
+                let sink = tokio_util::sync::PollSender::new(outgoing);
+                let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);
+                (peer, Link::Http(connection))
+            }
+            Launch::Unsupported(why) => return Err(why.clone()),
+        };
+        let exited = match &link {
+            Link::Process(process) => Some(process.exit_watch()),
+            Link::Http(_) => None,
+        };
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
         let mut server = Downstream {
             name,
             peer,
-            process,
+            link,
             initialize: Json::Null,
         };
         let client_info = serde_json::to_string(&crate::toon!({
@@ -190,15 +181,19 @@ impl Downstream {
                             after.as_secs_f64()
                         )
                     }
-                    CallError::Closed { .. } => {
-                        match server.process.exit_within(EXIT_STATUS_WAIT).await {
+                    CallError::Closed { reason, .. } => match &server.link {
+                        Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await
+                        {
                             Some(exit) => format!("{exit} while starting"),
                             None => "closed its stdout while starting".to_owned(),
-                        }
-                    }
+                        },
+                        Link::Http(_) => reason,
+                    },
                     other => format!("initialize failed: {other}"),
                 };
-                server.process.stop();
+                if let Link::Process(process) = &server.link {
+                    process.stop();
+                }
                 Err(reason)
             }
         }
@@ -216,10 +211,20 @@ impl Downstream {
         &self.initialize
     }
 
-    /// The child's process id (the process group's, on Unix).
+    /// The child's process id (the process group's, on Unix); `None` for a server reached
+    /// over HTTP.
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
-        self.process.pid()
+        match &self.link {
+            Link::Process(process) => process.pid(),
+            Link::Http(_) => None,
+        }
+    }
+
+    /// Whether the server is reached over HTTP (the toolbox reconnects it when it goes).
+    #[must_use]
+    pub fn is_remote(&self) -> bool {
+        matches!(self.link, Link::Http(_))
     }
 
     /// Why the connection closed, once it has.
@@ -286,8 +291,11 @@ impl Downstream {
             .await
         {
             Err(CallError::Closed { server, reason }) => {
+                let Link::Process(process) = &self.link else {
+                    return Err(CallError::Closed { server, reason });
+                };
                 // The exit status may trail the closed pipe by a moment.
-                let _ = self.process.exit_within(EXIT_STATUS_WAIT).await;
+                let _ = process.exit_within(EXIT_STATUS_WAIT).await;
                 Err(CallError::Closed {
                     server,
                     reason: format!("{reason} ({})", self.exit_status()),
@@ -313,21 +321,29 @@ impl Downstream {
     /// another kills it. The grace is 2 s each. On Unix, whatever is left of its process group
     /// once it has exited gets the same `SIGTERM` and `SIGKILL`; this returns when the group is
     /// gone.
+    ///
+    /// A server reached over HTTP is sent `DELETE` for its session (at most the grace).
     pub async fn shutdown(&self) {
         self.peer.close().await;
-        if self.process.exit_within(EXIT_GRACE).await.is_none() {
-            self.process.stop();
+        let process = match &self.link {
+            Link::Process(process) => process,
+            Link::Http(connection) => return connection.ended_within(EXIT_GRACE).await,
+        };
+        if process.exit_within(EXIT_GRACE).await.is_none() {
+            process.stop();
         }
         // Bounded by the watcher's own escalation; the margin covers a process that takes a
         // while to die after `SIGKILL`.
-        let _ = tokio::time::timeout(EXIT_GRACE * 4, self.process.cleared()).await;
+        let _ = tokio::time::timeout(EXIT_GRACE * 4, process.cleared()).await;
     }
 
-    /// `exited with status 7`, `killed by signal 9`, or `still running`.
+    /// `exited with status 7`, `killed by signal 9`, or `still running`; for a server over
+    /// HTTP, `disconnected`.
     pub(super) fn exit_status(&self) -> String {
-        self.process
-            .exit()
-            .unwrap_or_else(|| "still running".to_owned())
+        match &self.link {
+            Link::Process(process) => process.exit().unwrap_or_else(|| "still running".to_owned()),
+            Link::Http(_) => "disconnected".to_owned(),
+        }
     }
 }
 
@@ -341,7 +357,7 @@ async fn handle_inbound(
     peer: Peer,
     mut inbound: mpsc::Receiver<Message>,
     events: mpsc::Sender<Event>,
-    exited: ExitWatch,
+    exited: Option<ExitWatch>,
 ) {
     let server = peer.name().to_owned();
     let mut dropped = 0u64;
@@ -416,8 +432,57 @@ async fn handle_inbound(
     }
     let reason = peer.wait_closed().await;
     // So that whoever hears of the exit can say how it ended.
-    exited.wait(EXIT_STATUS_WAIT).await;
+    if let Some(exited) = exited {
+        exited.wait(EXIT_STATUS_WAIT).await;
+    }
     let _ = events.send(Event::Exited { server, reason }).await;
+}
+
+/// Spawns a stdio server (in its own process group on Unix) and starts its peer; its stderr
+/// lines go to ours.
+fn spawn(
+    name: &str,
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&std::path::Path>,
+    inbound: mpsc::Sender<Message>,
+) -> Result<(Peer, Process), String> {
+    // Checked first: spawn's own error would name the command, not the directory.
+    if let Some(cwd) = cwd.filter(|d| !d.is_dir()) {
+        let what = if cwd.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(format!("working directory {} {what}", cwd.display()));
+    }
+    let mut cmd = tokio::process::Command::new(command);
+    cmd.args(args)
+        .envs(env)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut wrap = CommandWrap::from(cmd);
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    wrap.wrap(KillOnDrop);
+    let mut child = wrap
+        .spawn()
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    let pipes = (child.stdin().take(), child.stdout().take());
+    let stderr = child.stderr().take();
+    let process = Process::watch(child);
+    let (Some(stdin), Some(stdout)) = pipes else {
+        return Err("no stdio pipes".to_owned());
+    };
+    if let Some(stderr) = stderr {
+        tokio::spawn(pump_stderr(name.to_owned(), stderr));
+    }
+    Ok((Peer::start(name, stdout, stdin, inbound, None), process))
 }
 
 /// `level: data` of a `notifications/message`.

@@ -2,14 +2,16 @@
 //! (feature `mcp-proxy`; the CLI's `toon mcp serve` and `toon mcp inspect`).
 //!
 //! - [`Config`]: the `{"mcpServers": {...}}` file most MCP clients use.
-//! - [`Toolbox`]: every configured server started in parallel as a child process, each within
-//!   a start-up timeout; tools listed (through `nextCursor`) into one [`Catalog`](crate::mcp::Catalog);
-//!   calls routed, each with a timeout, results through the [`ResultEncoder`](crate::mcp::ResultEncoder).
-//!   A server that fails to start, times out or dies is reported and marked unavailable; the
-//!   others keep working. Children are shut down cleanly, and stopped if the toolbox is
-//!   dropped first; whenever a server exits, whatever is left of its process group is
-//!   terminated too. Their stderr reaches ours as `[NAME] line`, through [`log`], which never
-//!   blocks.
+//! - [`Toolbox`]: every configured server started in parallel (a child process over stdio, or
+//!   a `url` reached over Streamable HTTP or legacy HTTP+SSE: see [`Config`]), each within a
+//!   start-up timeout; tools listed (through `nextCursor`) into one
+//!   [`Catalog`](crate::mcp::Catalog); calls routed, each with a timeout, results through the
+//!   [`ResultEncoder`](crate::mcp::ResultEncoder). A server that fails to start, times out or
+//!   dies is reported and marked unavailable; the others keep working; one reached over HTTP
+//!   is reconnected when it is back. Children are shut down cleanly, and stopped if the
+//!   toolbox is dropped first; whenever a server exits, whatever is left of its process group
+//!   is terminated too. Their stderr reaches ours as `[NAME] line`, through [`log`], which
+//!   never blocks.
 //! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
 //!   [`Mode::Lean`] (the three meta-tools).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
@@ -23,6 +25,7 @@ mod config;
 mod downstream;
 mod era;
 mod error;
+mod http;
 mod inspect;
 mod listen;
 mod locate;

@@ -86,6 +86,26 @@ impl Peer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
+        let frames = FramedRead::new(reader, Lines::default())
+            .map(|read| read.map_err(|e| format!("read failed: {e}")));
+        let sink = FramedWrite::new(writer, Lines::default());
+        Peer::start_with(name, frames, sink, inbound, bad_frames)
+    }
+
+    /// As [`start`](Self::start), on any transport: `frames` are what the peer sent (ending
+    /// with `Err(why)` when the transport ends with a reason), `sink` takes each message to
+    /// send, and is closed at [`close`](Self::close).
+    pub(super) fn start_with<F, K>(
+        name: &str,
+        frames: F,
+        sink: K,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
+    ) -> Peer
+    where
+        F: futures_util::Stream<Item = Result<wire::Frame, String>> + Send + Unpin + 'static,
+        K: futures_util::Sink<String> + Send + Unpin + 'static,
+    {
         let (outgoing, mut outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
         let (closed_tx, closed) = watch::channel(None);
         let waiters: Waiters = Arc::default();
@@ -93,12 +113,12 @@ impl Peer {
         let dropped = Arc::new(AtomicU64::new(0));
         let routes: Routes = Arc::default();
 
-        let mut sink = FramedWrite::new(writer, Lines::default());
+        let mut sink = sink;
         tokio::spawn(async move {
             while let Some(msg) = outgoing_rx.recv().await {
                 match msg {
                     Outgoing::Message(m) => {
-                        if sink.send(m.as_str()).await.is_err() {
+                        if sink.send(m).await.is_err() {
                             break;
                         }
                     }
@@ -114,11 +134,11 @@ impl Peer {
         let reader_dropped = dropped.clone();
         let reader_routes = routes.clone();
         tokio::spawn(async move {
-            let mut frames = FramedRead::new(reader, Lines::default());
+            let mut frames = frames;
             let reason = loop {
                 match frames.next().await {
                     None => break "closed its output".to_owned(),
-                    Some(Err(e)) => break format!("read failed: {e}"),
+                    Some(Err(why)) => break why,
                     Some(Ok(Err(bad))) => match &bad_frames {
                         // Waits for room: a peer sending garbage is slowed, not buffered.
                         Some(tx) => {

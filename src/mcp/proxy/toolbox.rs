@@ -3,13 +3,13 @@
 //! through part 1's [`ResultEncoder`].
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock, RwLockReadGuard};
+use std::sync::{Arc, RwLock, RwLockReadGuard, Weak};
 use std::time::Duration;
 
 use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
-use super::config::{Config, Launch};
+use super::config::{Config, Launch, ServerConfig};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
 use super::log::log;
@@ -91,7 +91,9 @@ pub enum Change {
 /// parallel; [`ready`](Toolbox::ready) waits for all of them (each within
 /// [`Options::startup_timeout`]), so start-up takes as long as the slowest server, not the
 /// sum. A server that fails to start, times out or dies is in the catalog as unavailable, and
-/// the others carry on.
+/// the others carry on. A server reached over HTTP that cannot be reached (at start or later)
+/// or whose session ends is tried again with growing delays (about a minute and a half in
+/// all); once back, its tools are listed again and [`Change::ToolsChanged`] says so.
 ///
 /// ```no_run
 /// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -117,7 +119,29 @@ pub struct Toolbox {
     events_tx: mpsc::Sender<Event>,
     /// The capabilities servers are initialised with (JSON text), once known.
     client: watch::Sender<Option<String>>,
+    /// Itself, for the tasks that reconnect servers.
+    me: Weak<Toolbox>,
+    /// The enabled servers' configurations, to reconnect them.
+    configs: HashMap<String, ServerConfig>,
+    /// Set by [`shutdown`](Toolbox::shutdown): nothing reconnects after.
+    stopping: watch::Sender<bool>,
 }
+
+/// Delays before each attempt to reconnect a server reached over HTTP that went away (or
+/// could not be reached at start): about a minute and a half in all, then it stays
+/// unavailable.
+const RECONNECT_DELAYS: [Duration; 10] = [
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+    Duration::from_secs(8),
+    Duration::from_secs(16),
+    Duration::from_secs(20),
+    Duration::from_secs(20),
+    Duration::from_secs(20),
+];
 
 impl std::fmt::Debug for Toolbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -139,7 +163,11 @@ impl Toolbox {
             // In the catalog from the start, in file order; replaced once listed.
             catalog.add_unavailable(&server.name, "starting");
         }
-        let toolbox = Arc::new(Toolbox {
+        let configs = config
+            .enabled()
+            .map(|s| (s.name.clone(), s.clone()))
+            .collect();
+        let toolbox = Arc::new_cyclic(|me| Toolbox {
             servers: RwLock::default(),
             catalog: RwLock::new(catalog),
             encoder: ResultEncoder::new(options.policy.clone()),
@@ -149,6 +177,9 @@ impl Toolbox {
             events: AsyncMutex::new(events),
             events_tx,
             client: watch::channel(None).0,
+            me: me.clone(),
+            configs,
+            stopping: watch::channel(false).0,
         });
         let starts: Vec<_> = config
             .enabled()
@@ -167,24 +198,34 @@ impl Toolbox {
         toolbox
     }
 
-    async fn start_one(&self, config: super::config::ServerConfig) {
+    async fn start_one(&self, config: ServerConfig) {
+        if let Err(why) = self.connect(&config).await {
+            self.unavailable(&config.name, &why);
+            if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
+                self.reconnect_later(&config.name);
+            }
+        }
+    }
+
+    /// Starts a server and lists its tools into the catalog.
+    async fn connect(&self, config: &ServerConfig) -> Result<(), String> {
         let name = config.name.clone();
         if let Launch::Unsupported(why) = &config.launch {
-            return self.unavailable(&name, why);
+            return Err(why.clone());
         }
         let capabilities = if self.options.await_client {
             let mut client = self.client.subscribe();
             match client.wait_for(Option::is_some).await {
                 Ok(capabilities) => capabilities.clone().unwrap_or_default(),
-                Err(_) => return self.unavailable(&name, "stopped before a client came"),
+                Err(_) => return Err("stopped before a client came".to_owned()),
             }
         } else {
             "{}".to_owned()
         };
         let timeout = self.options.startup_timeout;
-        let started = tokio::time::timeout(timeout, async {
+        let (server, pages) = tokio::time::timeout(timeout, async {
             let server =
-                Downstream::start_for(&config, timeout, self.events_tx.clone(), &capabilities)
+                Downstream::start_for(config, timeout, self.events_tx.clone(), &capabilities)
                     .await?;
             let pages = server
                 .list_tools(self.options.request_timeout)
@@ -198,24 +239,83 @@ impl Toolbox {
                 "did not finish starting within {:.1} s",
                 timeout.as_secs_f64()
             ))
-        });
-        match started {
-            Ok((server, pages)) => {
-                let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
-                let listed = write(&self.catalog).add_server_pages(&name, &refs);
-                match listed {
-                    Ok(_) => {
-                        self.log_warnings(&name);
-                        write(&self.servers).insert(name, Arc::new(server));
+        })?;
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let listed = write(&self.catalog).add_server_pages(&name, &refs);
+        if let Err(e) = listed {
+            server.shutdown().await;
+            return Err(format!("bad tools/list: {e}"));
+        }
+        self.log_warnings(&name);
+        let server = Arc::new(server);
+        write(&self.servers).insert(name.clone(), server.clone());
+        write(&self.former).retain(|_, s| *s != name);
+        if *self.stopping.borrow() {
+            // Shut down while it started: not left running.
+            write(&self.servers).remove(&name);
+            server.shutdown().await;
+        }
+        Ok(())
+    }
+
+    /// Tries again, with growing delays, to connect a server reached over HTTP; once it is
+    /// back, its tools are listed again and a change is reported as for a server whose tools
+    /// changed.
+    fn reconnect_later(&self, name: &str) {
+        let Some(config) = self.configs.get(name).cloned() else {
+            return;
+        };
+        // Weak: a toolbox dropped without `shutdown` is not kept alive by its reconnections
+        // (its `stopping` sender goes with it, which ends them).
+        let weak = self.me.clone();
+        let mut stopping = self.stopping.subscribe();
+        tokio::spawn(async move {
+            let attempts = RECONNECT_DELAYS.len();
+            for (attempt, delay) in RECONNECT_DELAYS.into_iter().enumerate() {
+                let stopped = tokio::time::timeout(delay, stopping.wait_for(|s| *s))
+                    .await
+                    .is_ok();
+                if stopped || *stopping.borrow() {
+                    return;
+                }
+                let name = &config.name;
+                let Some(toolbox) = weak.upgrade() else {
+                    return;
+                };
+                match toolbox.connect(&config).await {
+                    Ok(()) => {
+                        log(
+                            name,
+                            &format!("reconnected (attempt {} of {attempts})", attempt + 1),
+                        );
+                        let changed = super::wire::notification(LIST_CHANGED, None);
+                        if let Ok(message) = Message::parse(changed) {
+                            let event = Event::Notification {
+                                server: name.clone(),
+                                message,
+                            };
+                            let _ = toolbox.events_tx.send(event).await;
+                        }
+                        return;
                     }
-                    Err(e) => {
-                        server.shutdown().await;
-                        self.unavailable(&name, &format!("bad tools/list: {e}"));
+                    Err(why) => {
+                        let next = if attempt + 1 < attempts {
+                            "will try again"
+                        } else {
+                            "giving up"
+                        };
+                        log(
+                            name,
+                            &format!(
+                                "reconnecting failed (attempt {} of {attempts}): {why}; {next}",
+                                attempt + 1
+                            ),
+                        );
+                        write(&toolbox.catalog).add_unavailable(name, &why);
                     }
                 }
             }
-            Err(why) => self.unavailable(&name, &why),
-        }
+        });
     }
 
     /// What the catalog skipped or ignored in `server`'s listing, one stderr line each.
@@ -539,7 +639,12 @@ impl Toolbox {
                     let Some(gone) = write(&self.servers).remove(&server) else {
                         continue;
                     };
-                    let reason = format!("{reason} ({})", gone.exit_status());
+                    let reason = if gone.is_remote() {
+                        self.reconnect_later(&server);
+                        format!("{reason}; reconnecting")
+                    } else {
+                        format!("{reason} ({})", gone.exit_status())
+                    };
                     let names: Vec<String> = self
                         .catalog()
                         .tools()
@@ -573,6 +678,7 @@ impl Toolbox {
 
     /// Shuts every server down in parallel (close stdin, wait, terminate).
     pub async fn shutdown(&self) {
+        self.stopping.send_replace(true);
         let servers: Vec<Arc<Downstream>> = write(&self.servers).drain().map(|(_, s)| s).collect();
         let stops: Vec<_> = servers
             .into_iter()

@@ -25,7 +25,7 @@ use tokio_util::codec::{Decoder, Encoder};
 pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 
 /// How much of an over-long or malformed line is kept to find its `id`.
-const HEAD_BYTES: usize = 4096;
+pub(super) const HEAD_BYTES: usize = 4096;
 
 /// JSON-RPC error codes used by the proxy.
 pub mod code {
@@ -301,7 +301,7 @@ pub enum Kind<'a> {
 
 /// The `"id"` of a line that could not be parsed whole, read from its first bytes: the value
 /// of the first top-level key `id`, when it is a number or a string without escapes.
-fn head_id(line: &[u8]) -> Option<String> {
+pub(super) fn head_id(line: &[u8]) -> Option<String> {
     let head = &line[..line.len().min(HEAD_BYTES)];
     let mut depth = 0usize;
     let mut at = 0;
@@ -445,7 +445,7 @@ impl Decoder for Lines {
     }
 }
 
-fn frame(line: &[u8]) -> Frame {
+pub(super) fn frame(line: &[u8]) -> Frame {
     match std::str::from_utf8(line) {
         Ok(text) => Message::parse(text.to_owned()),
         Err(e) => Err(Bad::NotJson {
@@ -463,6 +463,14 @@ impl Encoder<&str> for Lines {
         buf.extend_from_slice(line.as_bytes());
         buf.extend_from_slice(b"\n");
         Ok(())
+    }
+}
+
+impl Encoder<String> for Lines {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, line: String, buf: &mut BytesMut) -> std::io::Result<()> {
+        self.encode(line.as_str(), buf)
     }
 }
 
