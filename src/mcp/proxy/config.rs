@@ -19,6 +19,11 @@
 //! Legacy HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
 //! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
 //!
+//! VS Code's `mcp.json` keeps its servers under `servers` instead, each with a `"type"`
+//! (`"stdio"`, `"http"`, `"sse"`): read the same way. (Its own `${input:…}` and
+//! `${workspaceFolder}` variables are VS Code's: in a URL or header they are read as
+//! environment variables, and refused when unset.)
+//!
 //! A configuration holds secrets (`"env": {"GITHUB_TOKEN": ...}`) and its errors reach log
 //! files, so they give the line, column and key path of what is wrong and never quote the
 //! text. The file is read up to [`MAX_CONFIG_BYTES`], so `/dev/zero` or an endless FIFO
@@ -68,7 +73,7 @@ pub enum ConfigError {
     },
     /// JSON, but not an `mcpServers` object at the top.
     #[error(
-        "not an MCP configuration: expected {{\"mcpServers\": {{NAME: {{\"command\": ...}}}}}}"
+        "not an MCP configuration: expected {{\"mcpServers\": {{NAME: {{\"command\": ...}}}}}} (or VS Code's {{\"servers\": ...}})"
     )]
     NotMcpConfig,
     /// A value of the wrong type, or an entry without `command`, at a key path.
@@ -294,11 +299,14 @@ impl Config {
     pub fn from_str_with(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Config> {
         // A `toon::Value` keeps the servers in file order.
         let root: Value = crate::json::from_str(text).map_err(syntax_error)?;
-        let top = KeyPath::default().key("mcpServers");
-        let servers = match root.get("mcpServers") {
-            Some(Value::Object(servers)) => servers,
-            Some(_) => return Err(at(text, &top, "expected an object of servers")),
-            None => return Err(ConfigError::NotMcpConfig),
+        // `mcpServers` (Claude, Cursor) or, as VS Code's `mcp.json` writes it, `servers`.
+        let key = ["mcpServers", "servers"]
+            .into_iter()
+            .find(|key| root.get(key).is_some())
+            .ok_or(ConfigError::NotMcpConfig)?;
+        let top = KeyPath::default().key(key);
+        let Some(Value::Object(servers)) = root.get(key) else {
+            return Err(at(text, &top, "expected an object of servers"));
         };
         let servers = servers
             .iter()
@@ -337,7 +345,10 @@ impl Config {
             }
         };
         match Config::from_str(&text) {
-            Ok(config) => Ok((config, path)),
+            Ok(mut config) => {
+                config.refuse_serving_itself(&path);
+                Ok((config, path))
+            }
             Err(e) => Err(ConfigError::InFile {
                 path,
                 source: Box::new(e),
@@ -345,10 +356,72 @@ impl Config {
         }
     }
 
+    /// Makes every entry that runs `toon mcp serve` on the file `path` (this configuration)
+    /// [`Launch::Unsupported`], saying why: such an entry is the proxy itself, which would
+    /// start itself again without end (as when `--config` names a client's own file that lists
+    /// toon). Its configuration is the one its `--config` names, else its own or the inherited
+    /// `TOON_MCP_CONFIG`, else [`default_path`], as `toon mcp serve` would choose it.
+    fn refuse_serving_itself(&mut self, path: &Path) {
+        let Some(this) = canonical(path, None) else {
+            return;
+        };
+        for server in &mut self.servers {
+            let Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } = &server.launch
+            else {
+                continue;
+            };
+            if !is_toon(command) || !args.windows(2).any(|w| w[0] == "mcp" && w[1] == "serve") {
+                continue;
+            }
+            let given = args
+                .iter()
+                .position(|a| a == "--config")
+                .and_then(|at| args.get(at + 1).cloned())
+                .or_else(|| {
+                    args.iter()
+                        .find_map(|a| a.strip_prefix("--config=").map(str::to_owned))
+                })
+                .or_else(|| env.get(CONFIG_ENV).cloned())
+                .or_else(|| std::env::var(CONFIG_ENV).ok().filter(|v| !v.is_empty()))
+                .map(PathBuf::from)
+                .or_else(default_path);
+            if given.and_then(|p| canonical(&p, cwd.as_deref())).as_ref() == Some(&this) {
+                server.launch = Launch::Unsupported(
+                    "it is `toon mcp serve` on this same configuration: this proxy, which would \
+                     start itself again without end"
+                        .to_owned(),
+                );
+            }
+        }
+    }
+
     /// The servers to start: all but the disabled ones.
     pub fn enabled(&self) -> impl Iterator<Item = &ServerConfig> + '_ {
         self.servers.iter().filter(|s| !s.disabled)
     }
+}
+
+/// Whether `command` names the toon executable (by its file name, or as this very program).
+fn is_toon(command: &str) -> bool {
+    let stem = |p: &Path| p.file_stem().map(std::ffi::OsStr::to_os_string);
+    let named = stem(Path::new(command));
+    named.as_deref() == Some(std::ffi::OsStr::new("toon"))
+        || std::env::current_exe().ok().and_then(|exe| stem(&exe)) == named
+}
+
+/// `path` made absolute (against `cwd`, else the current directory) and resolved, if it
+/// exists.
+fn canonical(path: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
+    let path = match cwd {
+        Some(cwd) if path.is_relative() => cwd.join(path),
+        _ => path.to_path_buf(),
+    };
+    path.canonicalize().ok()
 }
 
 /// The file's text, read with a bounded reader: a file over [`MAX_CONFIG_BYTES`] (by its
@@ -632,7 +705,7 @@ mod tests {
             e.to_string(),
             "line 2, column 20: invalid JSON: expected value"
         );
-        let e = Config::from_str(r#"{"servers": {}}"#).unwrap_err();
+        let e = Config::from_str(r#"{"tools": {}}"#).unwrap_err();
         assert!(e.to_string().contains("mcpServers"), "{e}");
         let e = Config::from_str(r#"{"mcpServers": {"a": {"args": []}}}"#).unwrap_err();
         assert_eq!(
@@ -830,5 +903,54 @@ mod tests {
             e.to_string().contains("/nonexistent/mcp.json (given)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn vs_code_s_servers_key_is_read_too() {
+        let c = Config::from_str(
+            r#"{"inputs": [], "servers": {"a": {"type": "stdio", "command": "uvx", "args": ["x"]},
+                                          "b": {"type": "http", "url": "http://127.0.0.1:1/mcp"}}}"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = c.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let e = Config::from_str(r#"{"servers": {"a": {"command": 5}}}"#).unwrap_err();
+        assert!(
+            e.to_string()
+                .ends_with("servers.a.command: expected a string"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_entry_that_serves_this_same_file_is_refused() {
+        let dir = std::env::temp_dir().join(format!("toon-self-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("mcp.json");
+        let other = dir.join("other.json");
+        std::fs::write(&other, "{}").unwrap();
+        let text = serde_json::json!({"mcpServers": {
+            "me": {"command": "/usr/local/bin/toon", "args": ["mcp", "serve", "--config", path]},
+            "me-relative": {"command": "toon", "args": ["mcp", "serve", "--mode", "lean",
+                                                        "--config=mcp.json"], "cwd": dir},
+            "me-by-env": {"command": "toon", "args": ["mcp", "serve"],
+                          "env": {"TOON_MCP_CONFIG": path}},
+            "nested": {"command": "toon", "args": ["mcp", "serve", "--config", other]},
+            "inspect": {"command": "toon", "args": ["mcp", "inspect", "--config", path]},
+            "time": {"command": "uvx", "args": ["mcp-server-time"]}
+        }});
+        std::fs::write(&path, text.to_string()).unwrap();
+        let (config, _) = Config::load(Some(&path)).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        let refused: Vec<&str> = config
+            .servers
+            .iter()
+            .filter(
+                |s| matches!(&s.launch, Launch::Unsupported(why) if why.contains("start itself")),
+            )
+            .map(|s| s.name.as_str())
+            .collect();
+        // (`json!` wrote the keys sorted.)
+        assert_eq!(refused, ["me", "me-by-env", "me-relative"]);
     }
 }
