@@ -599,7 +599,7 @@ fn http(
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let url_path = path.key("url");
     let url = expand(url, env).map_err(|e| bad(&url_path, &e))?;
-    if let Err(why) = super::http::check_url(&url) {
+    if let Err(why) = super::http::client::check_url(&url) {
         return Err(bad(&url_path, why));
     }
     let headers = match entry.get("headers") {
@@ -610,7 +610,7 @@ fn http(
                 let at = path.key("headers").key(k);
                 let v = v.as_str().ok_or_else(|| bad(&at, "expected a string"))?;
                 let v = expand(v, env).map_err(|e| bad(&at, &e))?;
-                super::http::check_header(k, &v).map_err(|why| bad(&at, why))?;
+                super::http::client::check_header(k, &v).map_err(|why| bad(&at, why))?;
                 Ok((k.to_owned(), v))
             })
             .collect::<Result<Vec<_>>>()?,

@@ -70,7 +70,7 @@ enum Link {
     /// A child process's stdin and stdout.
     Process(Process),
     /// Streamable HTTP, or the legacy HTTP+SSE transport (dropped, it stops its tasks).
-    Http(super::http::Connection),
+    Http(super::http::client::Connection),
 }
 
 impl std::fmt::Debug for Downstream {
@@ -126,9 +126,9 @@ impl Downstream {
             Launch::Http { url, headers } | Launch::Sse { url, headers } => {
                 let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
                 {
-                    super::http::open_legacy(&name, url, headers)?
+                    super::http::client::open_legacy(&name, url, headers)?
                 } else {
-                    super::http::open(&name, url, headers)?
+                    super::http::client::open(&name, url, headers)?
                 };
                 let sink = tokio_util::sync::PollSender::new(outgoing);
                 let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);

@@ -10,7 +10,7 @@
 //! Bounded: an event whose data grows past the limit is not buffered further; what is kept is
 //! its first bytes (to find its JSON-RPC `id`) and its size, and it is dispatched as too long.
 
-use super::super::wire::HEAD_BYTES;
+use crate::mcp::proxy::wire::HEAD_BYTES;
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -15,11 +15,11 @@ use hyper::body::Incoming;
 use hyper::{Method, Uri};
 use tokio::sync::{mpsc, oneshot};
 
-use super::super::peer::lock;
-use super::super::wire::{Bad, Kind, MAX_MESSAGE_BYTES, Message, head_id};
 use super::{
     ACCEPT_BOTH, EVENT_STREAM, Failed, Shared, describe, is_event_stream, sse, text_frame,
 };
+use crate::mcp::proxy::peer::lock;
+use crate::mcp::proxy::wire::{Bad, Kind, MAX_MESSAGE_BYTES, Message, head_id};
 
 /// How long the server may take to name its endpoint (the start-up timeout bounds it too).
 const ENDPOINT_WAIT: Duration = Duration::from_secs(30);
