@@ -22,6 +22,7 @@
 mod config;
 mod downstream;
 mod error;
+pub mod http;
 mod inspect;
 mod locate;
 pub mod log;
