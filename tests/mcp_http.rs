@@ -110,7 +110,7 @@ impl Reply {
                 .body
                 .lines()
                 .filter_map(|l| l.strip_prefix("data: "))
-                .last()
+                .next_back()
                 .unwrap_or("null");
             return serde_json::from_str(data).unwrap();
         }

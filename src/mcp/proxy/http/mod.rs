@@ -659,7 +659,7 @@ fn host_of(value: &str) -> &str {
     if value.starts_with('[') {
         return value
             .split_once(']')
-            .map_or(value, |(h, _)| &h[..])
+            .map_or(value, |(h, _)| h)
             .trim_start_matches('[');
     }
     value.split(':').next().unwrap_or(value)
