@@ -27,6 +27,11 @@
 //! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
 //! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413.
 //!
+//! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
+//! (`ServerHandler`) and re-serialises every message through its model, which drops fields it
+//! does not know and loses digits; here a body is bytes handed to [`wire`](super::wire) and an
+//! SSE event is the line the front wrote.
+//!
 //! **2026-07-28.** That revision's stateless requests (`MCP-Protocol-Version: 2026-07-28`,
 //! no session) are answered 400 with JSON-RPC `-32022` listing the revisions served, which
 //! makes a dual-era client (the Python SDK's default) fall back to `initialize`.
