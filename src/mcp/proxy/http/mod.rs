@@ -29,7 +29,7 @@
 //!
 //! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
 //! (`ServerHandler`) and re-serialises every message through its model, which drops fields it
-//! does not know and loses digits; here a body is bytes handed to [`wire`](super::wire) and an
+//! does not know and loses digits; here a body is bytes handed to [`wire`] and an
 //! SSE event is the line the front wrote.
 //!
 //! **2026-07-28.** That revision's stateless requests (`MCP-Protocol-Version: 2026-07-28`,
