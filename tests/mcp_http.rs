@@ -544,3 +544,142 @@ fn a_non_loopback_address_needs_its_flag() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--http-allow-remote"), "{stderr}");
 }
+
+/// An open SSE response: its `data:` messages, one at a time.
+struct Events(BufReader<TcpStream>);
+
+impl Events {
+    /// Sends a request and reads its status line and headers; the body is read as events.
+    fn open(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, Events) {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        (status, Events(reader))
+    }
+
+    /// The next message (hyper writes each event as one chunk, so `data:` lines are whole).
+    fn next(&mut self) -> Option<Json> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            // The end of the connection, or of the chunked body (the last chunk, size 0).
+            if self.0.read_line(&mut line).ok()? == 0 || line.trim_end() == "0" {
+                return None;
+            }
+            if let Some(data) = line.trim_end().strip_prefix("data: ") {
+                return Some(serde_json::from_str(data).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream() {
+    let scratch = Scratch::new("http-sampling");
+    let Some(config) = everything_config(&scratch.0) else {
+        return;
+    };
+    let proxy = Proxy::start(&config, &[]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+                   "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = proxy.http("POST", &POST, &init.to_string());
+    assert_eq!(r.status, 200, "{r:?}");
+    let session = r.header("mcp-session-id").unwrap().to_owned();
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let notified = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(proxy.http("POST", &headers, notified).status, 202);
+    // server-everything registers its sampling tool once initialized.
+    wait_until("the sampling tool", Duration::from_secs(20), || {
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        proxy
+            .http("POST", &headers, list)
+            .body
+            .contains("trigger-sampling-request")
+    });
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "trigger-sampling-request",
+                          "arguments": {"prompt": "hi", "maxTokens": 5}}})
+        .to_string()
+    };
+    let answer = |asked: &Json, text: &str| {
+        json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"role": "assistant",
+               "model": "raw", "content": {"type": "text", "text": text}}})
+        .to_string()
+    };
+
+    // No GET stream: the question comes on the call's own stream, the answer goes by POST,
+    // and the call's result ends that stream.
+    let (status, mut events) = Events::open(&proxy.addr, "POST", &headers, &call(10));
+    assert_eq!(status, 200);
+    let asked = loop {
+        let m = events.next().expect("the stream ended before the question");
+        if m["method"] == "sampling/createMessage" {
+            break m;
+        }
+    };
+    let r = proxy.http("POST", &headers, &answer(&asked, "on the call's stream"));
+    assert_eq!(r.status, 202, "{r:?}");
+    let result = loop {
+        let m = events.next().expect("the stream ended before the result");
+        if m["id"] == 10 {
+            break m;
+        }
+    };
+    assert!(
+        result.to_string().contains("on the call's stream"),
+        "{result}"
+    );
+    assert!(events.next().is_none(), "the response ends the stream");
+
+    // With a GET stream open, the question comes there; the call's answer is plain JSON.
+    let mut get = vec![
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    get.push(("MCP-Protocol-Version", "2025-11-25"));
+    let (status, mut stream) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let addr = proxy.addr.clone();
+    let posting = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect::<Vec<_>>();
+    let body = call(11);
+    let caller = std::thread::spawn(move || {
+        let headers: Vec<(&str, &str)> = posting.iter().map(|(n, v)| (&**n, &**v)).collect();
+        http(&addr, "POST", "/mcp", &headers, &body)
+    });
+    let asked = loop {
+        let m = stream.next().expect("the GET stream ended");
+        if m["method"] == "sampling/createMessage" {
+            break m;
+        }
+    };
+    let r = proxy.http("POST", &headers, &answer(&asked, "on the GET stream"));
+    assert_eq!(r.status, 202, "{r:?}");
+    let r = caller.join().unwrap();
+    assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
+    assert!(r.body.contains("on the GET stream"), "{r:?}");
+}
