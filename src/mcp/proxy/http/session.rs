@@ -128,10 +128,9 @@ impl Session {
     /// Whether nothing has used the session for `idle`: no request, no response in
     /// progress, no GET stream open.
     pub(super) fn idle_for(&self, idle: std::time::Duration) -> bool {
-        let streaming = lock(&self.standalone)
-            .as_ref()
-            .is_some_and(|s| !s.is_closed());
-        !streaming && lock(&self.pending).is_empty() && lock(&self.last_used).elapsed() >= idle
+        !self.streaming()
+            && lock(&self.pending).is_empty()
+            && lock(&self.last_used).elapsed() >= idle
     }
 
     /// Hands one message (a JSON object, any newlines in it already whitespace) to the
@@ -154,19 +153,19 @@ impl Session {
     /// with that id is already waiting (JSON-RPC ids are unique per session).
     pub(super) fn expect(&self, id: &str, progress: Option<&str>) -> Option<mpsc::Receiver<Out>> {
         let key = token_key(id);
+        // Locks: `backlog` first, then `standalone` or `pending`, never those two at once;
+        // holding `backlog` while a stream is registered means `route` either sees the new
+        // stream or has put its message in the backlog this drains.
+        let mut backlog = lock(&self.backlog);
+        let streaming = self.streaming();
         let mut pending = lock(&self.pending);
         if pending.contains_key(&key) {
             return None;
         }
         let (to, from) = mpsc::channel(STREAM_QUEUE);
         // With no GET stream to carry them, what waits for the client goes on this request's.
-        if !self.streaming() {
-            let mut backlog = lock(&self.backlog);
-            while let Some(text) = backlog.pop_front() {
-                if to.try_send(Out { text, last: false }).is_err() {
-                    break;
-                }
-            }
+        if !streaming {
+            drain(&mut backlog, &to);
         }
         pending.insert(
             key,
@@ -192,17 +191,13 @@ impl Session {
 
     /// Opens the GET stream; `None` when one is open already (the caller answers 409).
     pub(super) fn listen(&self) -> Option<mpsc::Receiver<Out>> {
+        let mut backlog = lock(&self.backlog);
         let mut standalone = lock(&self.standalone);
         if standalone.as_ref().is_some_and(|s| !s.is_closed()) {
             return None;
         }
         let (to, from) = mpsc::channel(STREAM_QUEUE);
-        let mut backlog = lock(&self.backlog);
-        while let Some(text) = backlog.pop_front() {
-            if to.try_send(Out { text, last: false }).is_err() {
-                break;
-            }
-        }
+        drain(&mut backlog, &to);
         *standalone = Some(to);
         self.touch();
         Some(from)
@@ -243,29 +238,28 @@ impl Session {
             }
             _ => {}
         }
-        let to = lock(&self.standalone)
-            .as_ref()
-            .filter(|s| !s.is_closed())
-            .cloned()
-            .or_else(|| {
+        let to = {
+            let mut backlog = lock(&self.backlog);
+            let standalone = lock(&self.standalone)
+                .as_ref()
+                .filter(|s| !s.is_closed())
+                .cloned();
+            let to = standalone.or_else(|| {
                 lock(&self.pending)
                     .values()
                     .filter(|p| !p.to.is_closed())
                     .max_by_key(|p| p.since)
                     .map(|p| p.to.clone())
             });
-        let text = match to {
-            Some(to) => match to.send(Out { text, last: false }).await {
-                Ok(()) => return,
-                Err(mpsc::error::SendError(out)) => out.text,
-            },
-            None => text,
+            match to {
+                Some(to) => to,
+                None => return keep(&mut backlog, text),
+            }
         };
-        let mut backlog = lock(&self.backlog);
-        if backlog.len() >= BACKLOG {
-            backlog.pop_front();
+        // The stream may have closed since: then the message waits for the next one.
+        if let Err(mpsc::error::SendError(out)) = to.send(Out { text, last: false }).await {
+            keep(&mut lock(&self.backlog), out.text);
         }
-        backlog.push_back(text);
     }
 
     /// Ends the session: the front's input closes, open responses end, the servers are shut
@@ -282,6 +276,26 @@ impl Session {
         self.toolbox.shutdown().await;
         for task in lock(&self.tasks).drain(..) {
             task.abort();
+        }
+    }
+}
+
+/// Keeps a message for the next stream, the oldest dropped past [`BACKLOG`].
+fn keep(backlog: &mut VecDeque<String>, text: String) {
+    if backlog.len() >= BACKLOG {
+        backlog.pop_front();
+    }
+    backlog.push_back(text);
+}
+
+/// Moves what waits in the backlog onto a new stream, as far as its queue takes.
+fn drain(backlog: &mut VecDeque<String>, to: &mpsc::Sender<Out>) {
+    while let Some(text) = backlog.pop_front() {
+        if let Err(mpsc::error::TrySendError::Full(out) | mpsc::error::TrySendError::Closed(out)) =
+            to.try_send(Out { text, last: false })
+        {
+            backlog.push_front(out.text);
+            break;
         }
     }
 }
