@@ -454,6 +454,10 @@ impl Front {
                 Ok(session) => (session, true),
                 Err(refused) => return *refused,
             },
+            (None, Kind::Request { .. }) if modern(&message) => {
+                let requested = "2026-07-28 (a request's _meta envelope)";
+                return refused_version(requested);
+            }
             (None, _) => {
                 return rpc_status(
                     StatusCode::BAD_REQUEST,
@@ -635,6 +639,21 @@ fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
     if SUPPORTED_PROTOCOL_VERSIONS.contains(&version) {
         return None;
     }
+    Some(refused_version(version))
+}
+
+/// Whether a request carries 2026-07-28's per-request envelope
+/// (`params._meta["io.modelcontextprotocol/protocolVersion"]`), the mark of a stateless request.
+fn modern(message: &Message) -> bool {
+    use crate::mcp::raw;
+    message
+        .params()
+        .and_then(raw::entries)
+        .and_then(|params| raw::get(&params, "_meta").and_then(|m| raw::entries(m.get())))
+        .is_some_and(|meta| raw::get(&meta, "io.modelcontextprotocol/protocolVersion").is_some())
+}
+
+fn refused_version(version: &str) -> Response<Body> {
     let data = serde_json::json!({"supported": SUPPORTED_PROTOCOL_VERSIONS, "requested": version});
     let text = wire::error(
         "null",
@@ -643,7 +662,7 @@ fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
          (2025-11-25 and earlier), not 2026-07-28's stateless requests",
         Some(&data.to_string()),
     );
-    Some(sse::json(StatusCode::BAD_REQUEST, text))
+    sse::json(StatusCode::BAD_REQUEST, text)
 }
 
 /// Whether `Accept` lists `media` (or a wildcard that covers it).
@@ -710,4 +729,93 @@ fn status(status: StatusCode, text: &str) -> Response<Body> {
 /// A JSON-RPC error without id, as an HTTP answer.
 fn rpc_status(status: StatusCode, code: i64, text: &str) -> Response<Body> {
     sse::json(status, wire::error("null", code, text, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn front(addr: &str, allowed: &[&str]) -> Front {
+        let mut options = HttpOptions::default();
+        options.allowed_origins = allowed.iter().map(|o| (*o).to_owned()).collect();
+        Front {
+            local: addr.parse().unwrap(),
+            toolboxes: Arc::new(|| unreachable!()),
+            mode: Mode::Passthrough,
+            options,
+            slots: Arc::new(Semaphore::new(1)),
+            sessions: Mutex::default(),
+        }
+    }
+
+    #[test]
+    fn origins_are_the_bound_address_s_own_or_listed() {
+        let f = front("127.0.0.1:8808", &["http://localhost:5173"]);
+        for ok in [
+            "http://127.0.0.1:8808",
+            "http://localhost:8808",
+            "https://LOCALHOST:8808",
+            "http://[::1]:8808",
+            "http://localhost:5173",
+        ] {
+            assert!(f.origin_allowed(ok), "{ok}");
+        }
+        for refused in [
+            "null",
+            "http://localhost",
+            "http://localhost:8809",
+            "http://evil.example:8808",
+            "http://127.0.0.1.evil.example:8808",
+            "file://",
+            "http://[::1]",
+        ] {
+            assert!(!f.origin_allowed(refused), "{refused}");
+        }
+        let f = front("[::1]:9000", &[]);
+        assert!(f.origin_allowed("http://[::1]:9000"));
+        assert!(f.origin_allowed("http://localhost:9000"));
+        let f = front("192.168.1.5:9000", &[]);
+        assert!(f.origin_allowed("http://192.168.1.5:9000"));
+        assert!(!f.origin_allowed("http://localhost:9000"));
+    }
+
+    #[test]
+    fn hosts_accept_types_and_secrets() {
+        assert_eq!(host_of("localhost:8808"), "localhost");
+        assert_eq!(host_of("[::1]:8808"), "::1");
+        assert!(is_loopback_name("[::1]") && is_loopback_name("127.0.0.2"));
+        assert!(!is_loopback_name("localhost.evil.example"));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json;q=0.9, text/event-stream"),
+        );
+        assert!(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream"));
+        assert!(!accepts(&HeaderMap::new(), "application/json"));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("text/*"));
+        assert!(accepts(&headers, "text/event-stream") && !accepts(&headers, "application/json"));
+        assert!(same(b"token", b"token"));
+        for other in [&b"toke"[..], b"tokens", b"tokem", b""] {
+            assert!(!same(other, b"token"));
+        }
+        let id = session_id().unwrap();
+        assert_eq!(id.len(), 32);
+        assert_ne!(id, session_id().unwrap());
+    }
+
+    #[test]
+    fn a_stateless_2026_request_is_told_so() {
+        let message = Message::parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
+                .to_owned(),
+        )
+        .unwrap();
+        assert!(modern(&message));
+        let legacy = Message::parse(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":1}}}"#
+                .to_owned(),
+        )
+        .unwrap();
+        assert!(!modern(&legacy));
+    }
 }
