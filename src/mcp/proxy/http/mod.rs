@@ -736,8 +736,10 @@ mod tests {
     use super::*;
 
     fn front(addr: &str, allowed: &[&str]) -> Front {
-        let mut options = HttpOptions::default();
-        options.allowed_origins = allowed.iter().map(|o| (*o).to_owned()).collect();
+        let options = HttpOptions {
+            allowed_origins: allowed.iter().map(|o| (*o).to_owned()).collect(),
+            ..HttpOptions::default()
+        };
         Front {
             local: addr.parse().unwrap(),
             toolboxes: Arc::new(|| unreachable!()),
