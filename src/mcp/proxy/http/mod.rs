@@ -552,7 +552,15 @@ impl Front {
             ))
         })?;
         let session = Session::start(id.clone(), (self.toolboxes)(), self.mode, slot);
-        lock(&self.sessions).insert(id, session.clone());
+        let open = {
+            let mut sessions = lock(&self.sessions);
+            sessions.insert(id, session.clone());
+            sessions.len()
+        };
+        note(&format!(
+            "toon: http: session {} opened ({open} open)",
+            short(&session.id)
+        ));
         Ok(session)
     }
 
@@ -561,6 +569,7 @@ impl Front {
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.close().await;
+            note(&format!("toon: http: session {} closed", short(id)));
         }
     }
 
