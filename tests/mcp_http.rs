@@ -482,7 +482,14 @@ fn sessions_are_bounded_idle_ones_closed_and_all_stopped_on_sigint() {
     let config = wild_config(&scratch.0);
     let mut proxy = Proxy::start(
         &config,
-        &["--http-max-sessions", "1", "--http-idle-timeout", "1"],
+        &[
+            "--http-max-sessions",
+            "1",
+            "--http-session-wait",
+            "1.5",
+            "--http-idle-timeout",
+            "3",
+        ],
     );
     let pid = proxy.child.id();
     let first = initialize(&proxy, &[]);
@@ -493,14 +500,20 @@ fn sessions_are_bounded_idle_ones_closed_and_all_stopped_on_sigint() {
         let r = http(&addr, "POST", "/mcp", &POST, &initialize_body());
         (r, started.elapsed())
     });
-    std::thread::sleep(Duration::from_millis(500));
+    std::thread::sleep(Duration::from_millis(400));
     assert!(!second.is_finished());
     let r = proxy.http("DELETE", &[("Mcp-Session-Id", &first)], "");
     assert_eq!(r.status, 200, "{r:?}");
     let (r, waited) = second.join().unwrap();
     assert_eq!(r.status, 200, "{r:?}");
-    assert!(waited >= Duration::from_millis(400), "{waited:?}");
+    assert!(waited >= Duration::from_millis(300), "{waited:?}");
     let second = r.header("mcp-session-id").unwrap().to_owned();
+    // One more waits --http-session-wait, then is told to come back.
+    let started = Instant::now();
+    let r = proxy.http("POST", &POST, &initialize_body());
+    assert_eq!(r.status, 503, "{r:?}");
+    assert!(r.header("retry-after").is_some(), "{r:?}");
+    assert!(started.elapsed() >= Duration::from_millis(1400), "{r:?}");
     // Unused for the idle timeout: closed, its server stopped, its client told 404.
     wait_until(
         "the idle session's server stopped",

@@ -134,9 +134,13 @@ struct HttpArgs {
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     http_allow_origin: Vec<String>,
     /// Sessions open at once (each runs its own servers); an initialize beyond waits for
-    /// one to end, up to 30 s, then gets 503.
+    /// one to end (--http-session-wait), then gets 503.
     #[arg(long, value_name = "N", default_value_t = 32, requires = "http")]
     http_max_sessions: usize,
+    /// Seconds an initialize beyond --http-max-sessions waits for a session to end before
+    /// it is answered 503.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "http")]
+    http_session_wait: f64,
     /// Seconds a session may stay unused before it is closed and its servers stopped.
     #[arg(long, value_name = "SECS", default_value_t = 1800.0, requires = "http")]
     http_idle_timeout: f64,
