@@ -99,6 +99,8 @@ enum McpCommand {
         /// Seconds any request to a server may take.
         #[arg(long, value_name = "SECS", default_value_t = 60.0)]
         request_timeout: f64,
+        #[command(flatten)]
+        http: HttpArgs,
     },
     /// Start the servers of an mcpServers config and print what their tool lists cost, per
     /// server and with each mode, what was wrong with them, and which tools' results are
@@ -109,6 +111,39 @@ enum McpCommand {
         #[command(flatten)]
         policy: PolicyArgs,
     },
+}
+
+/// `toon mcp serve --http`: Streamable HTTP instead of stdio.
+#[derive(Args)]
+struct HttpArgs {
+    /// Serve MCP Streamable HTTP on ADDR (e.g. 127.0.0.1:8808) instead of stdio; each
+    /// session gets its own servers. Loopback only, unless --http-allow-remote.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
+    /// The endpoint's path.
+    #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "http")]
+    http_path: String,
+    /// Require `Authorization: Bearer TOKEN` (default: $TOON_MCP_HTTP_TOKEN, if set).
+    #[arg(long, value_name = "TOKEN", requires = "http")]
+    http_token: Option<String>,
+    /// Allow binding a non-loopback address (anyone who can reach it can use your
+    /// servers: set a token).
+    #[arg(long, requires = "http")]
+    http_allow_remote: bool,
+    /// Also accept requests with this Origin (repeatable), besides the bound address's own.
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    http_allow_origin: Vec<String>,
+    /// Sessions open at once (each runs its own servers); an initialize beyond waits for
+    /// one to end (--http-session-wait), then gets 503.
+    #[arg(long, value_name = "N", default_value_t = 32, requires = "http")]
+    http_max_sessions: usize,
+    /// Seconds an initialize beyond --http-max-sessions waits for a session to end before
+    /// it is answered 503.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0, requires = "http")]
+    http_session_wait: f64,
+    /// Seconds a session may stay unused before it is closed and its servers stopped.
+    #[arg(long, value_name = "SECS", default_value_t = 1800.0, requires = "http")]
+    http_idle_timeout: f64,
 }
 
 /// Where the servers come from.

@@ -1,6 +1,8 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+#[cfg(feature = "mcp-proxy")]
+use super::HttpArgs;
 use super::io::Input;
 use super::{McpCommand, PolicyArgs};
 use toon::mcp::{
@@ -173,13 +175,18 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             mode,
             policy,
             request_timeout,
+            http,
         } => {
             let mode = choice("--mode", &mode, proxy::Mode::parse, "passthrough or lean")?;
             let mut options = proxy::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
             options.policy = policy_of(policy)?;
-            proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
+            if http.http.is_some() {
+                proxy::serve_http(servers.config.as_deref(), mode, options, http)?;
+            } else {
+                proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
+            }
         }
         #[cfg(feature = "mcp-proxy")]
         McpCommand::Inspect { servers, policy } => {
@@ -216,7 +223,12 @@ mod proxy {
 
     use std::time::Duration;
 
+    use super::HttpArgs;
+    use toon::mcp::proxy::http::{self, HttpOptions};
     use toon::mcp::proxy::{Config, Inspection, Toolbox, log, serve};
+
+    /// Where `--http-token` comes from when the flag is not given.
+    const HTTP_TOKEN_ENV: &str = "TOON_MCP_HTTP_TOKEN";
     pub(super) use toon::mcp::proxy::{Mode, Options};
 
     /// How long the last lines may take to reach stderr at exit (a client that does not read
@@ -271,6 +283,69 @@ mod proxy {
         rt.shutdown_background();
         log::flush(FLUSH);
         Ok(())
+    }
+
+    /// `toon mcp serve --http ADDR`: one toolbox per session (see `toon::mcp::proxy::http`).
+    pub(super) fn serve_http(
+        config: Option<&str>,
+        mode: Mode,
+        options: Options,
+        args: HttpArgs,
+    ) -> Result<(), String> {
+        let addr_text = args.http.unwrap_or_default();
+        let addr: std::net::SocketAddr = match addr_text.parse() {
+            Ok(addr) => addr,
+            Err(_) => std::net::ToSocketAddrs::to_socket_addrs(&addr_text)
+                .ok()
+                .and_then(|mut addrs| addrs.next())
+                .ok_or_else(|| format!("invalid --http {addr_text:?}: use HOST:PORT"))?,
+        };
+        if !addr.ip().is_loopback() {
+            if !args.http_allow_remote {
+                return Err(format!(
+                    "--http {addr} is not a loopback address: anyone who can reach it could \
+                     run your servers' tools; add --http-allow-remote (and a token) to mean it"
+                ));
+            }
+            log::note(&format!(
+                "toon: warning: serving MCP on {addr}, reachable from other machines"
+            ));
+        }
+        let token = args
+            .http_token
+            .or_else(|| std::env::var(HTTP_TOKEN_ENV).ok())
+            .filter(|t| !t.is_empty());
+        if token.is_none() && !addr.ip().is_loopback() {
+            log::note("toon: warning: no --http-token: requests are not authenticated");
+        }
+        let mut http = HttpOptions::default();
+        http.path = args.http_path;
+        http.token = token;
+        http.allowed_origins = args.http_allow_origin;
+        http.max_sessions = args.http_max_sessions;
+        http.idle_timeout = super::seconds("--http-idle-timeout", args.http_idle_timeout)?;
+        http.session_wait = super::seconds("--http-session-wait", args.http_session_wait)?;
+        let config = std::sync::Arc::new(load(config)?);
+        let rt = runtime()?;
+        let mut options = options;
+        options.await_client = true;
+        let served = rt.block_on(async {
+            let listener = http::bind(addr).await.map_err(|e| e.to_string())?;
+            let local = listener.local_addr().map_err(|e| e.to_string())?;
+            // The address with the port the system chose for :0, for whoever started us.
+            log::note(&format!(
+                "toon: MCP Streamable HTTP on http://{local}{}",
+                http.path
+            ));
+            let factory: http::ToolboxFactory =
+                std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
+            http::serve_http(listener, factory, mode, http, stop_signal())
+                .await
+                .map_err(|e| e.to_string())
+        });
+        rt.shutdown_background();
+        log::flush(FLUSH);
+        served
     }
 
     pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {

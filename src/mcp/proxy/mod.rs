@@ -14,6 +14,8 @@
 //!   never blocks.
 //! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
 //!   [`Mode::Lean`] (the three meta-tools).
+//! - [`http`]: the same server over MCP Streamable HTTP, a session (own toolbox, own servers)
+//!   per client (`toon mcp serve --http`).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
 //!
 //! Messages are forwarded as the text they came as ([`wire::Message`]): the proxy reads what it
@@ -25,7 +27,7 @@ mod config;
 mod downstream;
 mod era;
 mod error;
-mod http;
+pub mod http;
 mod inspect;
 mod listen;
 mod locate;

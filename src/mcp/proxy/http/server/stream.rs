@@ -1,0 +1,97 @@
+//! Response bodies: one JSON message, or a `text/event-stream` of them (Server-Sent Events,
+//! each message one `event: message` whose `data` is the message's single line).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
+use hyper::header::{self, HeaderValue};
+use hyper::{Response, StatusCode};
+use tokio::sync::mpsc;
+
+use super::session::Out;
+use super::{Body, Forget};
+
+/// A comment line sent on a quiet stream, so that proxies keep it open and a client that went
+/// away is noticed (its write fails and the stream is dropped).
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// One message as `application/json`.
+pub(super) fn json(status: StatusCode, text: String) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text)).boxed_unsync());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn event(text: &str) -> Bytes {
+    let mut frame = String::with_capacity(text.len() + 24);
+    frame.push_str("event: message\ndata: ");
+    frame.push_str(text);
+    frame.push_str("\n\n");
+    Bytes::from(frame)
+}
+
+struct State {
+    first: Option<Out>,
+    messages: mpsc::Receiver<Out>,
+    /// A request's stream: disarmed once its response is written.
+    forget: Option<Forget>,
+    done: bool,
+}
+
+/// An SSE stream of `first` and then what `messages` brings, until a message marked last
+/// (a request's response, § "After the JSON-RPC response has been sent, the server SHOULD
+/// close the SSE stream") or until the sender is dropped (the session ended).
+pub(super) fn stream(
+    first: Option<Out>,
+    messages: mpsc::Receiver<Out>,
+    forget: Option<Forget>,
+) -> Response<Body> {
+    let state = State {
+        first,
+        messages,
+        forget,
+        done: false,
+    };
+    let frames = futures_util::stream::unfold(state, |mut state| async move {
+        if state.done {
+            return None;
+        }
+        let out = match state.first.take() {
+            Some(out) => out,
+            None => match tokio::time::timeout(KEEP_ALIVE, state.messages.recv()).await {
+                Ok(Some(out)) => out,
+                Ok(None) => return None,
+                Err(_) => {
+                    let ping = Bytes::from_static(b": keep-alive\n\n");
+                    return Some((Ok::<_, Infallible>(Frame::data(ping)), state));
+                }
+            },
+        };
+        if out.last {
+            state.done = true;
+            if let Some(forget) = state.forget.take() {
+                forget.disarm();
+            }
+        }
+        Some((Ok(Frame::data(event(&out.text))), state))
+    });
+    let mut response = Response::new(StreamBody::new(frames).boxed_unsync());
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}

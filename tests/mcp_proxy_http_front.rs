@@ -1,0 +1,698 @@
+//! End-to-end tests of `toon mcp serve --http` (MCP Streamable HTTP, 2025-11-25): the official
+//! Python (`mcp` 2.3.0) and TypeScript (`@modelcontextprotocol/sdk` 1.32.2) client SDKs in front
+//! of the proxy over HTTP, with server-everything and a repo fixture server behind it; and the
+//! transport's rules checked on the wire with a plain HTTP/1.1 client (status codes, token,
+//! Origin, sessions, limits, shutdown).
+//!
+//! The SDKs and servers come from `scripts/install-mcp-servers.sh`, as for tests/mcp_proxy.rs
+//! (`TOON_MCP_SERVERS`, `TOON_MCP_SKIP_REAL_SERVERS=1`). The wire tests need only Python 3.
+#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+
+mod mcp_servers;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use mcp_servers::{Scratch, servers_dir};
+use serde_json::{Value as Json, json};
+
+/// `toon mcp serve --http 127.0.0.1:0 ARGS`, and the address it printed.
+struct Proxy {
+    child: Child,
+    addr: String,
+}
+
+impl Proxy {
+    fn start(config: &Path, args: &[&str]) -> Proxy {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+            .args(["mcp", "serve", "--config"])
+            .arg(config)
+            .args(["--http", "127.0.0.1:0"])
+            .args(args)
+            .env_remove("TOON_MCP_HTTP_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        let addr = loop {
+            line.clear();
+            assert!(stderr.read_line(&mut line).unwrap() > 0, "the proxy exited");
+            if let Some(url) = line
+                .trim()
+                .strip_prefix("toon: MCP Streamable HTTP on http://")
+            {
+                break url.trim_end_matches("/mcp").to_owned();
+            }
+        };
+        // Drained, so that the servers' stderr never blocks the proxy.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        Proxy { child, addr }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// One HTTP/1.1 exchange: (status, headers in lower case, body).
+    fn http(&self, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+        http(&self.addr, method, "/mcp", headers, body)
+    }
+
+    fn interrupt(&mut self) {
+        let ok = Command::new("kill")
+            .args(["-INT", &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let started = Instant::now();
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "no exit on SIGINT"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+struct Reply {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC message of a JSON body, or the last `data:` of an event stream.
+    fn message(&self) -> Json {
+        if self.header("content-type") == Some("text/event-stream") {
+            let data = self
+                .body
+                .lines()
+                .filter_map(|l| l.strip_prefix("data: "))
+                .next_back()
+                .unwrap_or("null");
+            return serde_json::from_str(data).unwrap();
+        }
+        serde_json::from_str(&self.body).unwrap_or(Json::Null)
+    }
+}
+
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    // A body refused for its declared size may be cut short by the answer (413).
+    let _ = stream.write_all(request.as_bytes());
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let body = if headers
+        .iter()
+        .any(|(n, v)| n == "transfer-encoding" && v == "chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = rest[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+const POST: [(&str, &str); 2] = [
+    ("Accept", "application/json, text/event-stream"),
+    ("Content-Type", "application/json"),
+];
+
+fn initialize(proxy: &Proxy, extra: &[(&str, &str)]) -> String {
+    let mut headers = POST.to_vec();
+    headers.extend_from_slice(extra);
+    let r = proxy.http("POST", &headers, &initialize_body());
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(
+        r.message()["result"]["protocolVersion"],
+        "2025-11-25",
+        "{r:?}"
+    );
+    let id = r.header("mcp-session-id").unwrap().to_owned();
+    let mut headers = POST.to_vec();
+    headers.extend_from_slice(extra);
+    headers.push(("Mcp-Session-Id", &id));
+    let r = proxy.http(
+        "POST",
+        &headers,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    id
+}
+
+fn initialize_body() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+           "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                      "clientInfo": {"name": "raw", "version": "1"}}})
+    .to_string()
+}
+
+/// A configuration with the repo's wild fixture server only (Python 3, no install needed).
+fn wild_config(scratch: &Path) -> PathBuf {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
+    let path = scratch.join("mcp.json");
+    let config = json!({"mcpServers": {"wild": {"command": "python3", "args": [script]}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// server-everything and the wild fixture.
+fn everything_config(scratch: &Path) -> Option<PathBuf> {
+    let servers = servers_dir()?;
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
+    let path = scratch.join("mcp.json");
+    let text = format!(
+        r#"{{"mcpServers":{{"everything":{},"wild":{}}}}}"#,
+        mcp_servers::entry(servers, scratch, "everything"),
+        json!({"command": "python3", "args": [script]})
+    );
+    std::fs::write(&path, text).unwrap();
+    Some(path)
+}
+
+/// Process ids of `pid`'s descendants (Linux /proc).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            let rest = &stat[stat.rfind(')').unwrap() + 2..];
+            if rest.starts_with('Z') {
+                continue;
+            }
+            let ppid: u32 = rest.split(' ').nth(1).unwrap().parse().unwrap();
+            parents.push((p, ppid));
+        }
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !done() {
+        assert!(started.elapsed() < within, "{what}: not within {within:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn python_sdk_clients_two_sessions_at_once_with_sampling_elicitation_roots_and_progress() {
+    let scratch = Scratch::new("http-py");
+    let Some(config) = everything_config(&scratch.0) else {
+        return;
+    };
+    let proxy = Proxy::start(&config, &["--http-token", "s3cret"]);
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_http_agent.py");
+    let out = Command::new(&python)
+        .args(["-W", "ignore::DeprecationWarning"])
+        .arg(&agent)
+        .arg(proxy.url())
+        .arg("s3cret")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The SDK ends its sessions with DELETE: their servers are gone.
+    let pid = proxy.child.id();
+    wait_until("servers stopped", Duration::from_secs(10), || {
+        descendants(pid).is_empty()
+    });
+}
+
+#[test]
+fn typescript_sdk_client_with_sampling_progress_concurrent_calls_and_delete() {
+    let scratch = Scratch::new("http-ts");
+    let Some(config) = everything_config(&scratch.0) else {
+        return;
+    };
+    let proxy = Proxy::start(&config, &[]);
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/sdk_http_agent.mjs");
+    let sdk = mcp_servers::sdk_dir(servers_dir().unwrap());
+    let out = Command::new("node")
+        .arg(&agent)
+        .arg(&sdk)
+        .arg(proxy.url())
+        .arg("")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pid = proxy.child.id();
+    wait_until("servers stopped", Duration::from_secs(10), || {
+        descendants(pid).is_empty()
+    });
+}
+
+#[test]
+fn status_codes_token_origin_and_sessions_on_the_wire() {
+    let scratch = Scratch::new("http-wire");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token", "tok"]);
+    let auth = ("Authorization", "Bearer tok");
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut h = POST.to_vec();
+        h.push(auth);
+        h.extend_from_slice(extra);
+        h
+    };
+
+    // 401 without the token, or with another; it says how to authenticate.
+    for headers in [POST.to_vec(), {
+        let mut h = POST.to_vec();
+        h.push(("Authorization", "Bearer tok2"));
+        h
+    }] {
+        let r = proxy.http("POST", &headers, &initialize_body());
+        assert_eq!(r.status, 401, "{r:?}");
+        assert_eq!(r.header("www-authenticate"), Some("Bearer"), "{r:?}");
+    }
+    // 403 for a foreign Origin (DNS rebinding, a web page), and for a foreign Host.
+    let r = proxy.http(
+        "POST",
+        &with(&[("Origin", "http://evil.example")]),
+        &initialize_body(),
+    );
+    assert_eq!(r.status, 403, "{r:?}");
+    let r = proxy.http(
+        "POST",
+        &with(&[("Host", "evil.example")]),
+        &initialize_body(),
+    );
+    assert_eq!(r.status, 403, "{r:?}");
+    // The proxy's own origin is fine.
+    let own = format!(
+        "http://localhost:{}",
+        proxy.addr.rsplit(':').next().unwrap()
+    );
+    let mut headers = with(&[]);
+    headers.push(("Origin", &own));
+    let session = initialize(&proxy, &headers[2..]);
+    assert_eq!(session.len(), 32, "{session}");
+    assert!(session.bytes().all(|b| b.is_ascii_hexdigit()), "{session}");
+
+    let sid = ("Mcp-Session-Id", session.as_str());
+    let mut in_session = with(&[]);
+    in_session.push(sid);
+    // A request: its answer, as JSON, every byte as the server sent it.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "exact", "arguments": {}}})
+    .to_string();
+    let r = proxy.http("POST", &in_session, &call);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.message()["id"], 7, "{r:?}");
+    // A notification, a response: 202.
+    let r = proxy.http(
+        "POST",
+        &in_session,
+        r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#,
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    // 400: no session id; a batch; not JSON.
+    let r = proxy.http("POST", &with(&[]), &call);
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = proxy.http("POST", &in_session, &format!("[{call}]"));
+    assert_eq!(r.status, 400, "{r:?}");
+    let r = proxy.http("POST", &in_session, "{not json");
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.message()["error"]["code"], -32700, "{r:?}");
+    // 404: an unknown session.
+    let mut unknown = with(&[]);
+    unknown.push(("Mcp-Session-Id", "0123456789abcdef0123456789abcdef"));
+    let r = proxy.http("POST", &unknown, &call);
+    assert_eq!(r.status, 404, "{r:?}");
+    // 406, 415, 405, 413.
+    let r = proxy.http(
+        "POST",
+        &[auth, sid, ("Accept", "application/json"), POST[1]],
+        &call,
+    );
+    assert_eq!(r.status, 406, "{r:?}");
+    let r = proxy.http(
+        "POST",
+        &[auth, sid, POST[0], ("Content-Type", "text/plain")],
+        &call,
+    );
+    assert_eq!(r.status, 415, "{r:?}");
+    let r = proxy.http("PUT", &in_session, &call);
+    assert_eq!(r.status, 405, "{r:?}");
+    assert!(
+        r.header("allow").is_some_and(|a| a.contains("POST")),
+        "{r:?}"
+    );
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"echo_request","arguments":{{"x":"{}"}}}}}}"#,
+        "a".repeat(17 << 20)
+    );
+    let r = proxy.http("POST", &in_session, &big);
+    assert_eq!(r.status, 413, "{r:?}");
+    // An unsupported MCP-Protocol-Version, such as 2026-07-28's stateless requests: 400 and
+    // -32022 naming what is served.
+    let mut modern = with(&[("MCP-Protocol-Version", "2026-07-28")]);
+    modern.push(sid);
+    let r = proxy.http("POST", &modern, &call);
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.message()["error"]["code"], -32022, "{r:?}");
+    // A second GET stream on the session: 409 while the first is open.
+    let mut get_headers = vec![auth, sid, ("Accept", "text/event-stream")];
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    write!(
+        stream,
+        "GET /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer tok\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n"
+    )
+    .unwrap();
+    let mut first = BufReader::new(stream.try_clone().unwrap());
+    let mut status_line = String::new();
+    first.read_line(&mut status_line).unwrap();
+    assert!(status_line.contains(" 200 "), "{status_line}");
+    let r = proxy.http("GET", &get_headers, "");
+    assert_eq!(r.status, 409, "{r:?}");
+    drop((first, stream));
+    get_headers[2] = ("Accept", "application/json");
+    assert_eq!(proxy.http("GET", &get_headers, "").status, 406);
+    // DELETE ends the session: its server stops, its id is unknown from then on.
+    let pid = proxy.child.id();
+    assert!(!descendants(pid).is_empty());
+    let r = proxy.http("DELETE", &[auth, sid], "");
+    assert_eq!(r.status, 200, "{r:?}");
+    wait_until(
+        "the session's server stopped",
+        Duration::from_secs(10),
+        || descendants(pid).is_empty(),
+    );
+    let r = proxy.http("POST", &in_session, &call);
+    assert_eq!(r.status, 404, "{r:?}");
+    // Another path: 404.
+    let r = http(&proxy.addr, "POST", "/other", &with(&[]), &call);
+    assert_eq!(r.status, 404, "{r:?}");
+}
+
+#[test]
+fn sessions_are_bounded_idle_ones_closed_and_all_stopped_on_sigint() {
+    let scratch = Scratch::new("http-limits");
+    let config = wild_config(&scratch.0);
+    let mut proxy = Proxy::start(
+        &config,
+        &[
+            "--http-max-sessions",
+            "1",
+            "--http-session-wait",
+            "1.5",
+            "--http-idle-timeout",
+            "3",
+        ],
+    );
+    let pid = proxy.child.id();
+    let first = initialize(&proxy, &[]);
+    // A second initialize waits for the first session to end.
+    let addr = proxy.addr.clone();
+    let second = std::thread::spawn(move || {
+        let started = Instant::now();
+        let r = http(&addr, "POST", "/mcp", &POST, &initialize_body());
+        (r, started.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!second.is_finished());
+    let r = proxy.http("DELETE", &[("Mcp-Session-Id", &first)], "");
+    assert_eq!(r.status, 200, "{r:?}");
+    let (r, waited) = second.join().unwrap();
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(waited >= Duration::from_millis(300), "{waited:?}");
+    let second = r.header("mcp-session-id").unwrap().to_owned();
+    // One more waits --http-session-wait, then is told to come back.
+    let started = Instant::now();
+    let r = proxy.http("POST", &POST, &initialize_body());
+    assert_eq!(r.status, 503, "{r:?}");
+    assert!(r.header("retry-after").is_some(), "{r:?}");
+    assert!(started.elapsed() >= Duration::from_millis(1400), "{r:?}");
+    // Unused for the idle timeout: closed, its server stopped, its client told 404.
+    wait_until(
+        "the idle session's server stopped",
+        Duration::from_secs(10),
+        || descendants(pid).is_empty(),
+    );
+    let r = proxy.http(
+        "POST",
+        &[POST[0], POST[1], ("Mcp-Session-Id", &second)],
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    );
+    assert_eq!(r.status, 404, "{r:?}");
+    // SIGINT: the sessions' servers are shut down and the proxy exits.
+    let _third = initialize(&proxy, &[]);
+    wait_until("a server started", Duration::from_secs(10), || {
+        !descendants(pid).is_empty()
+    });
+    let children = descendants(pid);
+    proxy.interrupt();
+    for child in children {
+        wait_until("no server left behind", Duration::from_secs(10), || {
+            !std::path::Path::new(&format!("/proc/{child}")).exists()
+                || std::fs::read_to_string(format!("/proc/{child}/stat"))
+                    .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+        });
+    }
+}
+
+#[test]
+fn a_non_loopback_address_needs_its_flag() {
+    let scratch = Scratch::new("http-remote");
+    let config = wild_config(&scratch.0);
+    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "serve", "--config"])
+        .arg(&config)
+        .args(["--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--http-allow-remote"), "{stderr}");
+}
+
+/// An open SSE response: its `data:` messages, one at a time.
+struct Events(BufReader<TcpStream>);
+
+impl Events {
+    /// Sends a request and reads its status line and headers; the body is read as events.
+    fn open(addr: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, Events) {
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let status = line.split(' ').nth(1).unwrap().parse().unwrap();
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        (status, Events(reader))
+    }
+
+    /// The next message (hyper writes each event as one chunk, so `data:` lines are whole).
+    fn next(&mut self) -> Option<Json> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            // The end of the connection, or of the chunked body (the last chunk, size 0).
+            if self.0.read_line(&mut line).ok()? == 0 || line.trim_end() == "0" {
+                return None;
+            }
+            if let Some(data) = line.trim_end().strip_prefix("data: ") {
+                return Some(serde_json::from_str(data).unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream() {
+    let scratch = Scratch::new("http-sampling");
+    let Some(config) = everything_config(&scratch.0) else {
+        return;
+    };
+    let proxy = Proxy::start(&config, &[]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {"sampling": {}},
+                   "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = proxy.http("POST", &POST, &init.to_string());
+    assert_eq!(r.status, 200, "{r:?}");
+    let session = r.header("mcp-session-id").unwrap().to_owned();
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let notified = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(proxy.http("POST", &headers, notified).status, 202);
+    // server-everything registers its sampling tool once initialized.
+    wait_until("the sampling tool", Duration::from_secs(20), || {
+        let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+        proxy
+            .http("POST", &headers, list)
+            .body
+            .contains("trigger-sampling-request")
+    });
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "trigger-sampling-request",
+                          "arguments": {"prompt": "hi", "maxTokens": 5}}})
+        .to_string()
+    };
+    let answer = |asked: &Json, text: &str| {
+        json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"role": "assistant",
+               "model": "raw", "content": {"type": "text", "text": text}}})
+        .to_string()
+    };
+
+    // No GET stream: the question comes on the call's own stream, the answer goes by POST,
+    // and the call's result ends that stream.
+    let (status, mut events) = Events::open(&proxy.addr, "POST", &headers, &call(10));
+    assert_eq!(status, 200);
+    let asked = loop {
+        let m = events.next().expect("the stream ended before the question");
+        if m["method"] == "sampling/createMessage" {
+            break m;
+        }
+    };
+    let r = proxy.http("POST", &headers, &answer(&asked, "on the call's stream"));
+    assert_eq!(r.status, 202, "{r:?}");
+    let result = loop {
+        let m = events.next().expect("the stream ended before the result");
+        if m["id"] == 10 {
+            break m;
+        }
+    };
+    assert!(
+        result.to_string().contains("on the call's stream"),
+        "{result}"
+    );
+    assert!(events.next().is_none(), "the response ends the stream");
+
+    // With a GET stream open, the question comes there; the call's answer is plain JSON.
+    let mut get = vec![
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    get.push(("MCP-Protocol-Version", "2025-11-25"));
+    let (status, mut stream) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let addr = proxy.addr.clone();
+    let posting = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect::<Vec<_>>();
+    let body = call(11);
+    let caller = std::thread::spawn(move || {
+        let headers: Vec<(&str, &str)> = posting.iter().map(|(n, v)| (&**n, &**v)).collect();
+        http(&addr, "POST", "/mcp", &headers, &body)
+    });
+    let asked = loop {
+        let m = stream.next().expect("the GET stream ended");
+        if m["method"] == "sampling/createMessage" {
+            break m;
+        }
+    };
+    let r = proxy.http("POST", &headers, &answer(&asked, "on the GET stream"));
+    assert_eq!(r.status, 202, "{r:?}");
+    let r = caller.join().unwrap();
+    assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
+    assert!(r.body.contains("on the GET stream"), "{r:?}");
+}
