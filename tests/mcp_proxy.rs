@@ -1739,7 +1739,9 @@ fn tasks_run_through_the_proxy_under_ids_that_name_their_server() {
     let Some(config) = config(&scratch.0, &["everything", "time"]) else {
         return;
     };
-    let mut client = Client::start(&config, &[]);
+    // The research task takes about 4 s: `tasks/result` waits for its end, not one request
+    // timeout.
+    let mut client = Client::start(&config, &["--request-timeout", "1"]);
     let init = client.request(
         "initialize",
         json!({"protocolVersion": "2025-11-25",
@@ -1820,9 +1822,11 @@ fn tasks_run_through_the_proxy_under_ids_that_name_their_server() {
     assert!(text(&echoed).contains("plain"), "{echoed}");
     client.close();
 
-    // Lean mode: the client holds no task, the proxy runs the tool to its end.
-    let mut client = Client::start(&config, &["--mode", "lean"]);
-    client.initialize("2025-11-25");
+    // Lean mode: the client holds no task, the proxy runs the tool to its end (longer than a
+    // request timeout), and declares no tasks of its own (its meta-tools take none).
+    let mut client = Client::start(&config, &["--mode", "lean", "--request-timeout", "1"]);
+    let init = client.initialize("2025-11-25");
+    assert!(init["result"]["capabilities"]["tasks"].is_null(), "{init}");
     let deadline = Instant::now() + WAIT;
     let result = loop {
         let r = client.call(

@@ -72,6 +72,20 @@ pub(super) fn offering(toolbox: &Toolbox, capability: &str) -> Vec<String> {
         .collect()
 }
 
+/// Whether the running server `name` declares the capability at `path` in its `initialize`
+/// result (`["tasks", "list"]`: `capabilities.tasks.list` is an object, as the spec writes
+/// flags that take no value).
+pub(super) fn server_declares(toolbox: &Toolbox, name: &str, path: &[&str]) -> bool {
+    toolbox.server(name).is_some_and(|server| {
+        let result = server.initialize_result();
+        let mut at = &result["capabilities"];
+        for key in path {
+            at = &at[*key];
+        }
+        at.is_object()
+    })
+}
+
 /// A string member of a JSON object (text), or `""`.
 fn member(params: &str, key: &str) -> String {
     raw::entries(params)
@@ -323,7 +337,8 @@ impl Routes {
 }
 
 /// A proxy-made error (not a server's).
-fn refusal(code: i64, message: String) -> CallError {
+/// An error of the proxy's own, as a server's would come (`code`, `message`).
+pub(super) fn refusal(code: i64, message: String) -> CallError {
     CallError::Remote {
         server: "proxy".to_owned(),
         code,

@@ -366,7 +366,8 @@ impl Front {
         let mut result = format!(
             r#"{{"protocolVersion":{},"capabilities":{},"serverInfo":{server_info}"#,
             raw::quote(version),
-            self.capabilities(true)
+            // Lean mode's meta-tools cannot be task-augmented.
+            self.capabilities(self.mode == Mode::Passthrough)
         );
         let primer = self.toolbox.options().policy.format != Format::CompactJson;
         if let Some(instructions) =
@@ -457,7 +458,8 @@ impl Front {
         if self.mode == Mode::Passthrough
             && raw::entries(params).is_some_and(|e| raw::get(&e, "task").is_some())
         {
-            return self.tasks.call(&self.toolbox, params).await;
+            let token = wire::request_progress_token(params).map(|t| token_key(&t));
+            return self.tasks.call(&self.toolbox, params, token).await;
         }
         if self.mode == Mode::Passthrough {
             return self
@@ -535,7 +537,7 @@ impl Front {
                     .toolbox
                     .catalog()
                     .get(&plan.exposed)
-                    .is_some_and(|tool| tasks::required(tool.raw_json()));
+                    .is_some_and(|tool| tasks::runs_only_as_task(tool.raw_json()));
                 let reply;
                 let result = if runs_as_task {
                     // Lean mode's client cannot hold a task: the proxy does, to its end.
@@ -660,7 +662,7 @@ impl Front {
                         // Advisory (the client polls): dropped when the client reads slowly.
                         let _ = self
                             .client
-                            .try_send(tasks::status_for_client(&server, message.text()));
+                            .try_send(self.tasks.status_for_client(&server, message.text()));
                         return;
                     }
                     // Revision 2026-07-28 has no such notification (the client learns the
@@ -676,7 +678,10 @@ impl Front {
                         .is_some_and(|token| self.expects_progress(&token_key(&token)))
                 {
                     // Advisory: when the client reads slowly, progress is dropped, not queued.
-                    let _ = self.client.try_send(message.text().to_owned());
+                    // A task's progress names the task as the client knows it.
+                    let _ = self
+                        .client
+                        .try_send(tasks::notification_for_client(&server, message.text()));
                 }
             }
         }
@@ -735,7 +740,11 @@ impl Front {
             .request(method, params.as_deref(), timeout)
             .await
         {
-            Ok(reply) => wire::response(id, reply.result().unwrap_or("{}")),
+            // The task the answer names (if any) in the server's own words again.
+            Ok(reply) => wire::response(
+                id,
+                &tasks::result_for_server(server, reply.result().unwrap_or("{}")),
+            ),
             Err(CallError::Remote {
                 code,
                 message,
@@ -769,6 +778,7 @@ impl Front {
         lock(&self.in_flight)
             .values()
             .any(|call| call.progress_token.as_deref() == Some(token))
+            || self.tasks.expects_progress(token)
     }
 }
 

@@ -11,24 +11,29 @@
 //!
 //! A task's result (`tasks/result`) is what the call would have returned, so it is converted
 //! as the tool's results are, when the proxy saw the call that created it (the last
-//! [`REMEMBERED`] of them).
+//! [`REMEMBERED`] of them). `tasks/result` blocks until the task ends, so it waits as long as
+//! a person answering may take (ten times the request timeout), not one request timeout. The
+//! `progressToken` of the creating call stays good for the task's life: its progress still
+//! reaches the client after the call has answered.
 //!
 //! Tasks the client runs for a server (a server's task-augmented `sampling/createMessage` or
 //! `elicitation/create`, then its `tasks/*` requests) are the client's to number: the proxy
 //! forwards those requests as it forwards the server's other requests, ids untouched.
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
 
+use super::downstream::Downstream;
 use super::error::CallError;
-use super::peer::lock;
-use super::routes::{gather, offering};
-use super::toolbox::Toolbox;
+use super::peer::{MAX_EXTENSIONS, lock};
+use super::routes::{gather, offering, refusal, server_declares};
+use super::toolbox::{RoutedCall, Toolbox};
 use super::wire::code;
+use crate::mcp::COLLISION_SEPARATOR;
 use crate::mcp::raw;
-use crate::mcp::{COLLISION_SEPARATOR, Shaping};
 
 /// The `_meta` key that ties a message to a task.
 pub(super) const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -44,11 +49,23 @@ pub(super) fn serves(method: &str) -> bool {
     )
 }
 
-/// The tasks the client created through the proxy: which tool each runs.
+/// The tasks the client created through the proxy: which tool each runs, and the progress
+/// token of the call that created it.
 #[derive(Debug, Default)]
 pub(super) struct Tasks {
-    /// Task id as the client knows it → the tool's exposed name, oldest first.
-    tools: Mutex<VecDeque<(String, String)>>,
+    /// Oldest first, at most [`REMEMBERED`].
+    created: Mutex<VecDeque<Created>>,
+}
+
+#[derive(Debug)]
+struct Created {
+    /// The task id as the client knows it.
+    id: String,
+    /// The routed call that created it.
+    call: RoutedCall,
+    /// The creating call's `progressToken` (as [`token_key`](super::peer::token_key)), until
+    /// the task has ended.
+    progress_token: Option<String>,
 }
 
 impl Tasks {
@@ -59,34 +76,40 @@ impl Tasks {
     /// # Errors
     /// As [`Toolbox::call_text`]: an unknown tool, the server's error as sent, the server
     /// unavailable, gone or slow.
-    pub(super) async fn call(&self, toolbox: &Toolbox, params: &str) -> Result<String, CallError> {
-        let entries = raw::entries(params).unwrap_or_default();
-        let exposed = raw::get(&entries, "name")
-            .and_then(raw::string)
-            .unwrap_or_default();
-        toolbox.ready().await;
-        let (server, original) = toolbox.route(&exposed)?;
-        let forwarded = if original == exposed {
-            params.to_owned()
-        } else {
-            let mut splice = raw::Splice::new(params);
-            splice.set(params, &entries, "name", raw::quote(&original));
-            splice.finish()
-        };
+    pub(super) async fn call(
+        &self,
+        toolbox: &Toolbox,
+        params: &str,
+        progress_token: Option<String>,
+    ) -> Result<String, CallError> {
+        let call = toolbox.route_call(params).await?;
         let reply = toolbox
-            .request(&server, "tools/call", Some(&forwarded))
+            .request(&call.server, "tools/call", Some(&call.params))
             .await?;
         let result = reply.result().unwrap_or("{}");
+        let server = call.server.clone();
         match rewrite(result, &["task", "taskId"], |id| {
             Some(exposed_id(&server, id))
         }) {
             Some((created, id)) => {
-                self.remember(id, exposed);
+                self.remember(Created {
+                    id,
+                    call,
+                    progress_token,
+                });
                 Ok(created)
             }
             // Run at once (the server does not do this tool as a task): a plain result.
-            None => converted(toolbox, &exposed, &server, result),
+            None => toolbox.convert_result(&call, result),
         }
+    }
+
+    /// Whether `token` (as [`token_key`](super::peer::token_key)) is the progress token of a
+    /// task that has not ended: its progress is the client's.
+    pub(super) fn expects_progress(&self, token: &str) -> bool {
+        lock(&self.created)
+            .iter()
+            .any(|task| task.progress_token.as_deref() == Some(token))
     }
 
     /// Answers a `tasks/*` request of the client ([`serves`]): its result as JSON text.
@@ -124,51 +147,97 @@ impl Tasks {
         };
         let mut splice = raw::Splice::new(params);
         splice.set(params, &entries, "taskId", raw::quote(&original));
-        let reply = toolbox
-            .request(&server, method, Some(&splice.finish()))
-            .await?;
+        let params = splice.finish();
+        let reply = if method == "tasks/result" {
+            // It blocks until the task ends (2025-11-25 tasks: "tasks/result").
+            let running = toolbox
+                .server(&server)
+                .ok_or_else(|| refusal(code::INTERNAL_ERROR, format!("{server} is not running")))?;
+            running
+                .request(method, Some(&params), task_wait(toolbox))
+                .await?
+        } else {
+            toolbox.request(&server, method, Some(&params)).await?
+        };
         let result = reply.result().unwrap_or("{}");
         let named = |own: &str| Some(exposed_id(&server, own));
         if method == "tasks/result" {
+            self.ended(&id);
             // What the call would have returned, tied to the task by its `_meta`.
             let result = rewrite(result, &["_meta", RELATED_TASK, "taskId"], named)
                 .map_or_else(|| result.to_owned(), |(text, _)| text);
-            return match self.tool(&id) {
-                Some(tool) => converted(toolbox, &tool, &server, &result),
+            return match self.call_of(&id) {
+                Some(call) => toolbox.convert_result(&call, &result),
                 None => Ok(toolbox.encoder().keep_text(&result)),
             };
+        }
+        if member_at(result, &["status"])
+            .and_then(raw::string)
+            .is_some_and(|status| TERMINAL.contains(&status.as_str()))
+        {
+            self.ended(&id);
         }
         Ok(rewrite(result, &["taskId"], named).map_or_else(|| result.to_owned(), |(text, _)| text))
     }
 
-    fn remember(&self, id: String, tool: String) {
-        let mut tools = lock(&self.tools);
-        if tools.len() == REMEMBERED {
-            tools.pop_front();
+    /// A server's `notifications/tasks/status` (a task in its `params`), named for the
+    /// client; a task it says has ended no longer takes progress.
+    pub(super) fn status_for_client(&self, server: &str, message: &str) -> String {
+        let renamed = rewrite(message, &["params", "taskId"], |id| {
+            Some(exposed_id(server, id))
+        });
+        let Some((text, id)) = renamed else {
+            return message.to_owned();
+        };
+        if member_at(&text, &["params", "status"])
+            .and_then(raw::string)
+            .is_some_and(|status| TERMINAL.contains(&status.as_str()))
+        {
+            self.ended(&id);
         }
-        tools.push_back((id, tool));
+        text
     }
 
-    fn tool(&self, id: &str) -> Option<String> {
-        lock(&self.tools)
+    fn remember(&self, task: Created) {
+        let mut created = lock(&self.created);
+        if created.len() == REMEMBERED {
+            created.pop_front();
+        }
+        created.push_back(task);
+    }
+
+    fn call_of(&self, id: &str) -> Option<RoutedCall> {
+        lock(&self.created)
             .iter()
             .rev()
-            .find(|(known, _)| known == id)
-            .map(|(_, tool)| tool.clone())
+            .find(|task| task.id == id)
+            .map(|task| task.call.clone())
     }
+
+    /// The task has ended: its progress token is done with.
+    fn ended(&self, id: &str) {
+        for task in lock(&self.created).iter_mut().filter(|task| task.id == id) {
+            task.progress_token = None;
+        }
+    }
+}
+
+/// The statuses after which a task changes no more.
+const TERMINAL: [&str; 3] = ["completed", "failed", "cancelled"];
+
+/// How long the proxy waits for a task to end: as long as a person answering may take.
+fn task_wait(toolbox: &Toolbox) -> Duration {
+    toolbox
+        .options()
+        .request_timeout
+        .saturating_mul(MAX_EXTENSIONS)
 }
 
 /// `tasks/list`: every server's tasks (all pages), named for the client, as one page.
 async fn list(toolbox: &Toolbox, servers: &[String]) -> String {
     let listing: Vec<String> = servers
         .iter()
-        .filter(|name| {
-            toolbox.server(name).is_some_and(|s| {
-                s.initialize_result()["capabilities"]["tasks"]
-                    .get("list")
-                    .is_some_and(serde_json::Value::is_object)
-            })
-        })
+        .filter(|name| server_declares(toolbox, name, &["tasks", "list"]))
         .cloned()
         .collect();
     let mut tasks = Vec::new();
@@ -189,15 +258,10 @@ pub(super) fn capability(toolbox: &Toolbox) -> Option<String> {
         return None;
     }
     let declares = |path: &[&str]| {
-        servers.iter().any(|name| {
-            toolbox.server(name).is_some_and(|s| {
-                let mut at = &s.initialize_result()["capabilities"]["tasks"];
-                for key in path {
-                    at = &at[*key];
-                }
-                at.is_object()
-            })
-        })
+        let path: Vec<&str> = ["tasks"].iter().chain(path).copied().collect();
+        servers
+            .iter()
+            .any(|name| server_declares(toolbox, name, &path))
     };
     let mut parts = Vec::new();
     for flag in ["list", "cancel"] {
@@ -211,14 +275,6 @@ pub(super) fn capability(toolbox: &Toolbox) -> Option<String> {
     Some(format!("{{{}}}", parts.join(",")))
 }
 
-/// A server's `notifications/tasks/status` (a task in its `params`), named for the client.
-pub(super) fn status_for_client(server: &str, message: &str) -> String {
-    rewrite(message, &["params", "taskId"], |id| {
-        Some(exposed_id(server, id))
-    })
-    .map_or_else(|| message.to_owned(), |(text, _)| text)
-}
-
 /// The params of a server's request to the client, with the task it is part of (its
 /// `related-task`, if any) named for the client.
 pub(super) fn request_for_client(server: &str, params: &str) -> String {
@@ -228,9 +284,31 @@ pub(super) fn request_for_client(server: &str, params: &str) -> String {
     .map_or_else(|| params.to_owned(), |(text, _)| text)
 }
 
+/// A server's notification (progress, a log message) with the task it is about (its
+/// `related-task`, if any) named for the client.
+pub(super) fn notification_for_client(server: &str, message: &str) -> String {
+    rewrite(
+        message,
+        &["params", "_meta", RELATED_TASK, "taskId"],
+        |id| Some(exposed_id(server, id)),
+    )
+    .map_or_else(|| message.to_owned(), |(text, _)| text)
+}
+
+/// The client's answer (a result) to a request of `server`, with the task it names (its
+/// `related-task`) in the server's own words again.
+pub(super) fn result_for_server(server: &str, result: &str) -> String {
+    rewrite(result, &["_meta", RELATED_TASK, "taskId"], |id| {
+        id.strip_prefix(server)?
+            .strip_prefix(COLLISION_SEPARATOR)
+            .map(str::to_owned)
+    })
+    .map_or_else(|| result.to_owned(), |(text, _)| text)
+}
+
 /// Whether a tool's definition (JSON text) says it runs only as a task
 /// (`execution.taskSupport: "required"`).
-pub(super) fn required(definition: &str) -> bool {
+pub(super) fn runs_only_as_task(definition: &str) -> bool {
     member_at(definition, &["execution", "taskSupport"])
         .and_then(raw::string)
         .is_some_and(|support| support == "required")
@@ -259,33 +337,47 @@ pub(super) async fn run_to_end(
         // Run at once after all.
         return Ok(created.to_owned());
     };
-    let result = toolbox
-        .request(
-            server,
-            "tasks/result",
-            Some(&format!(r#"{{"taskId":{}}}"#, raw::quote(&id))),
-        )
+    let running = toolbox
+        .server(server)
+        .ok_or_else(|| refusal(code::INTERNAL_ERROR, format!("{server} is not running")))?;
+    let params = format!(r#"{{"taskId":{}}}"#, raw::quote(&id));
+    // Cancelled on the server if this ends first: the call was cancelled, or timed out.
+    let mut guard = CancelOnDrop {
+        server: Some(running.clone()),
+        params: params.clone(),
+    };
+    let result = running
+        .request("tasks/result", Some(&params), task_wait(toolbox))
         .await?;
+    guard.server = None;
     Ok(result.result().unwrap_or("{}").to_owned())
 }
 
-/// `result` converted as the tool `exposed`'s results are.
-fn converted(
-    toolbox: &Toolbox,
-    exposed: &str,
-    server: &str,
-    result: &str,
-) -> Result<String, CallError> {
-    if !toolbox.converts(exposed).converts() {
-        return Ok(toolbox.encoder().keep_text(result));
-    }
-    toolbox
-        .encoder()
-        .encode_text(exposed, result, &Shaping::default())
-        .map_err(|e| {
-            CallError::internal(server, format!("cannot encode a result of {exposed}: {e}"))
-        })
+/// Sends `tasks/cancel` for a task nobody waits for any more, unless disarmed (`server`
+/// taken).
+struct CancelOnDrop {
+    server: Option<Arc<Downstream>>,
+    params: String,
 }
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(server) = self.server.take() else {
+            return;
+        };
+        let params = std::mem::take(&mut self.params);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let _ = server
+                    .request("tasks/cancel", Some(&params), CANCEL_WAIT)
+                    .await;
+            });
+        }
+    }
+}
+
+/// How long a `tasks/cancel` sent on the proxy's own account may take.
+const CANCEL_WAIT: Duration = Duration::from_secs(10);
 
 /// A task id as the client knows it.
 fn exposed_id(server: &str, id: &str) -> String {
@@ -331,15 +423,6 @@ fn rewrite(
     Some((splice.finish(), renamed))
 }
 
-fn refusal(code: i64, message: String) -> CallError {
-    CallError::Remote {
-        server: "proxy".to_owned(),
-        code,
-        message,
-        data: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,7 +455,16 @@ mod tests {
             r#"{"task": {"taskId":"s__t1","status":"working","ttl":60000}, "n": 1.50}"#
         );
         let status = r#"{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"t\u0031","status":"completed"}}"#;
-        assert!(status_for_client("s", status).contains(r#""taskId":"s__t1""#));
+        assert!(
+            Tasks::default()
+                .status_for_client("s", status)
+                .contains(r#""taskId":"s__t1""#)
+        );
+        let answer = r#"{"action":"accept","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"s__t1"}}}"#;
+        assert_eq!(
+            result_for_server("s", answer),
+            r#"{"action":"accept","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}}"#
+        );
         let asked =
             r#"{"message":"?","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"t1"}}}"#;
         assert_eq!(
@@ -394,12 +486,12 @@ mod tests {
 
     #[test]
     fn a_tool_that_runs_only_as_a_task_says_so() {
-        assert!(required(
+        assert!(runs_only_as_task(
             r#"{"name":"r","execution":{"taskSupport":"required"}}"#
         ));
-        assert!(!required(
+        assert!(!runs_only_as_task(
             r#"{"name":"r","execution":{"taskSupport":"optional"}}"#
         ));
-        assert!(!required(r#"{"name":"r"}"#));
+        assert!(!runs_only_as_task(r#"{"name":"r"}"#));
     }
 }

@@ -151,6 +151,16 @@ impl std::fmt::Debug for Toolbox {
     }
 }
 
+/// A `tools/call` on its way: the tool's exposed name and its server's own, the server, and
+/// the params as that server takes them.
+#[derive(Clone, Debug)]
+pub(super) struct RoutedCall {
+    pub(super) exposed: String,
+    pub(super) original: String,
+    pub(super) server: String,
+    pub(super) params: String,
+}
+
 impl Toolbox {
     /// Starts every enabled server of `config` in parallel and returns at once. Must be
     /// called within a tokio runtime.
@@ -458,6 +468,16 @@ impl Toolbox {
         params: &str,
         progress: Option<ProgressSink>,
     ) -> Result<String, CallError> {
+        let call = self.route_call(params).await?;
+        let reply = self
+            .request_with(&call.server, "tools/call", Some(&call.params), progress)
+            .await?;
+        self.convert_result(&call, reply.result().unwrap_or("{}"))
+    }
+
+    /// Where a `tools/call` (its `params` as sent) goes: the tool's server, and the params
+    /// as that server takes them (the tool under its own name, all else as sent).
+    pub(super) async fn route_call(&self, params: &str) -> Result<RoutedCall, CallError> {
         let entries = raw::entries(params).unwrap_or_default();
         let exposed = raw::get(&entries, "name")
             .and_then(raw::string)
@@ -467,26 +487,36 @@ impl Toolbox {
             self.ready().await;
         }
         let (server, original) = self.route(&exposed)?;
-        let forwarded = if original == exposed {
+        let params = if original == exposed {
             params.to_owned()
         } else {
             let mut splice = raw::Splice::new(params);
             splice.set(params, &entries, "name", raw::quote(&original));
             splice.finish()
         };
-        let reply = self
-            .request_with(&server, "tools/call", Some(&forwarded), progress)
-            .await?;
-        let result = reply.result().unwrap_or("{}");
-        if !self.converts(&exposed).converts() {
+        Ok(RoutedCall {
+            exposed,
+            original,
+            server,
+            params,
+        })
+    }
+
+    /// A result of the routed call, converted as its tool's results are ([`converts`](Self::converts)).
+    pub(super) fn convert_result(
+        &self,
+        call: &RoutedCall,
+        result: &str,
+    ) -> Result<String, CallError> {
+        if !self.converts(&call.exposed).converts() {
             return Ok(self.encoder.keep_text(result));
         }
         self.encoder
-            .encode_text(&exposed, result, &Shaping::default())
+            .encode_text(&call.exposed, result, &Shaping::default())
             .map_err(|e| {
                 CallError::internal(
-                    &server,
-                    format!("cannot encode the result of {original}: {e}"),
+                    &call.server,
+                    format!("cannot encode the result of {}: {e}", call.original),
                 )
             })
     }
