@@ -16,7 +16,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcp_servers::{Scratch, WAIT, config, entry, servers_dir};
+use mcp_servers::{
+    Scratch, WAIT, alive, answer_until, config, descendants, entry, servers_dir,
+    wait_for_notification,
+};
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve` as a client runs it.
@@ -42,41 +45,6 @@ fn decoded(result: &Json) -> Json {
         Some("toon") => toon::decode::<Json>(text(result)).unwrap(),
         _ => serde_json::from_str(text(result)).unwrap(),
     }
-}
-
-/// Process ids of `pid`'s descendants (Linux /proc).
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-            // pid (comm) state ppid ...; comm may hold spaces, so split after the last ')'.
-            let rest = &stat[stat.rfind(')').unwrap() + 2..];
-            let ppid: u32 = rest.split(' ').nth(1).unwrap().parse().unwrap();
-            parents.push((p, ppid));
-        }
-    }
-    let mut found = vec![pid];
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        found.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
-        );
-        i += 1;
-    }
-    found.remove(0);
-    found
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
 }
 
 fn cmdline(pid: u32) -> String {
@@ -1256,26 +1224,6 @@ fn an_agent_on_the_official_typescript_sdk_reads_edits_and_follows_progress() {
     }
 }
 
-/// Sends pings until a notification that `matches` has arrived (within `WAIT`); returns it.
-fn wait_for_notification(
-    client: &mut mcp_servers::Client,
-    matches: impl Fn(&Json) -> bool,
-) -> Json {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if let Some(found) = client.notifications.iter().find(|n| matches(n)) {
-            return found.clone();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no such notification: {:?}",
-            client.notifications
-        );
-        std::thread::sleep(Duration::from_millis(100));
-        client.request("ping", json!({}));
-    }
-}
-
 #[test]
 fn resources_prompts_completion_and_logging_pass_through_in_both_modes() {
     let scratch = Scratch::new("protocol-all");
@@ -1505,27 +1453,6 @@ fn colliding_resources_and_prompts_are_routed_by_a_stated_rule() {
 
 fn roots_asked(asked: &[String]) -> usize {
     asked.iter().filter(|m| *m == "roots/list").count()
-}
-
-/// Answers the proxy's requests (the server's, under the proxy's ids) until the response to
-/// `id` comes; returns it, noting the methods asked.
-fn answer_until(client: &mut mcp_servers::Client, id: u64, asked: &mut Vec<String>) -> Json {
-    loop {
-        let m = client.next_response(WAIT);
-        let Some(method) = m["method"].as_str() else {
-            assert_eq!(m["id"], id, "{m}");
-            return m;
-        };
-        asked.push(method.to_owned());
-        let result = match method {
-            "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
-            "sampling/createMessage" => json!({"role": "assistant", "model": "e2e-model",
-                "content": {"type": "text", "text": "sampled by e2e"}}),
-            "elicitation/create" => json!({"action": "decline"}),
-            other => panic!("unexpected request {other}"),
-        };
-        client.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}));
-    }
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_servers::{Scratch, WAIT, root, servers_dir};
+use mcp_servers::{Scratch, WAIT, answer_until, root, servers_dir, wait_for_notification};
 use serde_json::{Value as Json, json};
 
 /// A server listening on a local port, killed when dropped; its stderr and stdout go to a file.
@@ -157,26 +157,6 @@ fn text(result: &Json) -> String {
         .to_owned()
 }
 
-/// Answers the proxy's requests (the server's) until the response to `id` comes.
-fn answer_until(client: &mut mcp_servers::Client, id: u64, asked: &mut Vec<String>) -> Json {
-    loop {
-        let m = client.next_response(WAIT);
-        let Some(method) = m["method"].as_str() else {
-            assert_eq!(m["id"], id, "{m}");
-            return m;
-        };
-        asked.push(method.to_owned());
-        let result = match method {
-            "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
-            "sampling/createMessage" => json!({"role": "assistant", "model": "e2e-model",
-                "content": {"type": "text", "text": "sampled by e2e"}}),
-            "elicitation/create" => json!({"action": "decline"}),
-            other => panic!("unexpected request {other}"),
-        };
-        client.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}));
-    }
-}
-
 /// Why a call failed: its JSON-RPC error or its error result (as the proxy answers a call whose
 /// server is unavailable).
 fn failure(r: &Json) -> String {
@@ -191,30 +171,6 @@ fn call(client: &mut mcp_servers::Client, id: u64, tool: &str, arguments: Json) 
     client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                         "params": {"name": tool, "arguments": arguments}}));
     answer_until(client, id, &mut Vec::new())
-}
-
-/// Waits for a notification that `matches` (among those already read, or to come).
-fn wait_for_notification(
-    client: &mut mcp_servers::Client,
-    matches: impl Fn(&Json) -> bool,
-) -> Json {
-    let deadline = Instant::now() + WAIT;
-    let mut id = 9000;
-    loop {
-        if let Some(i) = client.notifications.iter().position(&matches) {
-            return client.notifications.remove(i);
-        }
-        assert!(
-            Instant::now() < deadline,
-            "not seen: {:?}\n{}",
-            client.notifications,
-            client.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(100));
-        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
-        answer_until(client, id, &mut Vec::new());
-        id += 1;
-    }
 }
 
 #[test]

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_servers::{Scratch, servers_dir};
+use mcp_servers::{Scratch, descendants, servers_dir};
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve --http 127.0.0.1:0 ARGS`, and the address it printed.
@@ -233,38 +233,6 @@ fn everything_config(scratch: &Path) -> Option<PathBuf> {
     );
     std::fs::write(&path, text).unwrap();
     Some(path)
-}
-
-/// Process ids of `pid`'s descendants (Linux /proc).
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-            let rest = &stat[stat.rfind(')').unwrap() + 2..];
-            if rest.starts_with('Z') {
-                continue;
-            }
-            let ppid: u32 = rest.split(' ').nth(1).unwrap().parse().unwrap();
-            parents.push((p, ppid));
-        }
-    }
-    let mut found = vec![pid];
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        found.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
-        );
-        i += 1;
-    }
-    found.remove(0);
-    found
 }
 
 fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {

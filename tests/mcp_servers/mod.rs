@@ -353,3 +353,82 @@ impl Drop for Client {
         let _ = self.child.wait();
     }
 }
+
+/// Process ids of `pid`'s living descendants (Linux /proc).
+pub fn descendants(pid: u32) -> Vec<u32> {
+    let mut parents: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
+            let rest = &stat[stat.rfind(')').unwrap() + 2..];
+            if rest.starts_with('Z') {
+                continue;
+            }
+            let ppid: u32 = rest.split(' ').nth(1).unwrap().parse().unwrap();
+            parents.push((p, ppid));
+        }
+    }
+    let mut found = vec![pid];
+    let mut i = 0;
+    while i < found.len() {
+        let parent = found[i];
+        found.extend(
+            parents
+                .iter()
+                .filter(|(_, pp)| *pp == parent)
+                .map(|(p, _)| *p),
+        );
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// Whether `pid` runs (is not a zombie).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+}
+
+/// Answers the proxy's requests (the server's) until the response to `id` comes.
+pub fn answer_until(client: &mut Client, id: u64, asked: &mut Vec<String>) -> Json {
+    loop {
+        let m = client.next_response(WAIT);
+        let Some(method) = m["method"].as_str() else {
+            assert_eq!(m["id"], id, "{m}");
+            return m;
+        };
+        asked.push(method.to_owned());
+        let result = match method {
+            "roots/list" => json!({"roots": [{"uri": "file:///work", "name": "work"}]}),
+            "sampling/createMessage" => json!({"role": "assistant", "model": "e2e-model",
+                "content": {"type": "text", "text": "sampled by e2e"}}),
+            "elicitation/create" => json!({"action": "decline"}),
+            other => panic!("unexpected request {other}"),
+        };
+        client.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}));
+    }
+}
+
+/// Waits for a notification that `matches` (among those already read, or to come).
+pub fn wait_for_notification(client: &mut Client, matches: impl Fn(&Json) -> bool) -> Json {
+    let deadline = Instant::now() + WAIT;
+    let mut id = 9000;
+    loop {
+        if let Some(i) = client.notifications.iter().position(&matches) {
+            return client.notifications.remove(i);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "not seen: {:?}\n{}",
+            client.notifications,
+            client.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        answer_until(client, id, &mut Vec::new());
+        id += 1;
+    }
+}
