@@ -954,3 +954,56 @@ fn two_stateless_clients_with_the_same_ids_get_their_own_answers() {
     assert!(m.to_string().contains("the second client"), "{m}");
     assert!(!m.to_string().contains("worked"), "{m}");
 }
+
+/// A listen is a POST whose SSE response stays open: acknowledged, then the resource update
+/// under the client's id; closing the response cancels it (§ Cancellation), so the server is
+/// unsubscribed and the next listen subscribes it anew (the documents server says so with an
+/// update each time).
+#[test]
+fn a_stateless_listen_stays_open_and_closing_it_cancels_it() {
+    let scratch = Scratch::new("http-2026-listen");
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"docs": {"command": "python3", "args": [script, "docs"]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let listen = |id: &str| {
+        let body = modern_body(
+            json!(id),
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": ["doc://docs/own"]}}),
+        );
+        let (status, mut events) = Events::open(
+            &proxy.addr,
+            "POST",
+            &modern_headers("subscriptions/listen", None),
+            &body,
+        );
+        assert_eq!(status, 200);
+        let ack = events.next().expect("the acknowledgement");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(
+            ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+            "{ack}"
+        );
+        let update = events.next().expect("the update");
+        assert_eq!(
+            update["method"], "notifications/resources/updated",
+            "{update}"
+        );
+        assert_eq!(
+            update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+            "{update}"
+        );
+        events
+    };
+    let first = listen("a");
+    drop(first);
+    // Both clients may use the same id; the second listen gets its own update only if the
+    // first one was cancelled (else the server stays subscribed and says nothing new).
+    std::thread::sleep(Duration::from_millis(500));
+    let _second = listen("a");
+}
