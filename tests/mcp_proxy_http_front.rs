@@ -1,4 +1,5 @@
-//! End-to-end tests of `toon mcp serve --http` (MCP Streamable HTTP, 2025-11-25): the official
+//! End-to-end tests of `toon mcp serve --http` (MCP Streamable HTTP: 2025-11-25 sessions and
+//! 2026-07-28 stateless requests): the official
 //! Python (`mcp` 2.3.0) and TypeScript (`@modelcontextprotocol/sdk` 1.32.2) client SDKs in front
 //! of the proxy over HTTP, with server-everything and a repo fixture server behind it; and the
 //! transport's rules checked on the wire with a plain HTTP/1.1 client (status codes, token,
@@ -402,8 +403,8 @@ fn status_codes_token_origin_and_sessions_on_the_wire() {
     );
     let r = proxy.http("POST", &in_session, &big);
     assert_eq!(r.status, 413, "{r:?}");
-    // An unsupported MCP-Protocol-Version, such as 2026-07-28's stateless requests: 400 and
-    // -32022 naming what is served.
+    // An MCP-Protocol-Version the session was not initialized with, such as 2026-07-28's:
+    // 400 and -32022 naming what is served.
     let mut modern = with(&[("MCP-Protocol-Version", "2026-07-28")]);
     modern.push(sid);
     let r = proxy.http("POST", &modern, &call);

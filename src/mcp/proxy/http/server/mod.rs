@@ -1,5 +1,6 @@
 //! The proxy's Streamable HTTP front (`toon mcp serve --http ADDR`): MCP 2025-11-25
-//! "Streamable HTTP" (`basic/transports`, § Streamable HTTP) at one path, `/mcp` by default.
+//! "Streamable HTTP" (`basic/transports`, § Streamable HTTP) at one path, `/mcp` by default,
+//! and revision 2026-07-28's stateless requests at the same path (`stateless.rs`).
 //!
 //! **Sessions.** An `initialize` POST without `Mcp-Session-Id` opens a session and its
 //! response carries the new id (128 random bits, hex). Each session has its own
@@ -32,9 +33,12 @@
 //! does not know and loses digits; here a body is bytes handed to [`wire`] and an
 //! SSE event is the line the front wrote.
 //!
-//! **2026-07-28.** That revision's stateless requests (`MCP-Protocol-Version: 2026-07-28`,
-//! no session) are answered 400 with JSON-RPC `-32022` listing the revisions served, which
-//! makes a dual-era client (the Python SDK's default) fall back to `initialize`.
+//! **2026-07-28.** A POST without a session whose `MCP-Protocol-Version` is 2026-07-28 or
+//! whose body carries that revision's `_meta` envelope is served statelessly by one front
+//! all such clients share (`stateless.rs`): `// 2026-07-28 basic/transports/streamable-http`,
+//! "Removal of protocol-level sessions". GET and DELETE with that revision's header and no
+//! session: 405. A session's own requests stay of the revision its `initialize` chose (a
+//! 2026-07-28 header there is refused with `-32022`, as before).
 
 mod session;
 mod stateless;

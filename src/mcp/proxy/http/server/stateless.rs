@@ -363,8 +363,11 @@ fn status_of(text: &str) -> StatusCode {
 
 /// Whether a POST is a 2026-07-28 one: its `MCP-Protocol-Version` is a modern revision, or
 /// its body a request with the modern envelope (`// 2026-07-28 basic/versioning`: the
-/// envelope is what marks the era).
+/// envelope is what marks the era); never an `initialize`, which opens a session.
 pub(super) fn is_modern(headers: &HeaderMap, message: &Message) -> bool {
+    if message.method() == Some("initialize") {
+        return false;
+    }
     let header = headers
         .get(PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
@@ -612,6 +615,9 @@ mod tests {
         assert!(!is_modern(&HeaderMap::new(), &legacy));
         assert!(is_modern(&headers(&good[..1]), &legacy));
         assert!(check(&headers(&good[..1]), &legacy).is_err());
+        let initialize =
+            Message::parse(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.into()).unwrap();
+        assert!(!is_modern(&headers(&good[..1]), &initialize));
     }
 
     #[test]
