@@ -1008,3 +1008,72 @@ fn a_stateless_listen_stays_open_and_closing_it_cancels_it() {
     std::thread::sleep(Duration::from_millis(500));
     let _second = listen("a");
 }
+
+/// A server (Python, inline) with one tool whose parameter `region` is annotated
+/// `x-mcp-header: Region`; its calls answer their arguments.
+const ANNOTATED_SERVER: &str = r#"
+import json, sys
+TOOL = {"name": "where", "inputSchema": {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"}}}}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, result = msg["method"], {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "annotated", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    elif method == "tools/call":
+        text = json.dumps(msg["params"].get("arguments"))
+        result = {"content": [{"type": "text", "text": text}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// § Custom Headers from Tool Parameters: a parameter annotated `x-mcp-header` needs its
+/// `Mcp-Param-{Name}` header, equal to the argument (Base64-encoded or not), else 400 and
+/// -32020; without a value, no header is expected.
+#[test]
+fn stateless_tool_calls_check_their_mcp_param_headers() {
+    let scratch = Scratch::new("http-2026-param");
+    let script = scratch.0.join("annotated.py");
+    std::fs::write(&script, ANNOTATED_SERVER).unwrap();
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"annotated": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    let call = |arguments: Json| {
+        modern_body(
+            json!(2),
+            "tools/call",
+            json!({"name": "where", "arguments": arguments}),
+        )
+    };
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut headers = modern_headers("tools/call", Some("where"));
+        headers.extend_from_slice(extra);
+        headers
+    };
+    let ok = |r: &Reply| r.status == 200 && r.message()["result"]["resultType"] == "complete";
+    let eu = call(json!({"region": "eu-west", "query": "q"}));
+    let r = proxy.http("POST", &with(&[("Mcp-Param-Region", "eu-west")]), &eu);
+    assert!(ok(&r), "{r:?}");
+    let r = proxy.http(
+        "POST",
+        &with(&[("mcp-param-region", "=?base64?ZXUtd2VzdA==?=")]),
+        &eu,
+    );
+    assert!(ok(&r), "{r:?}");
+    let r = proxy.http("POST", &with(&[]), &call(json!({"query": "q"})));
+    assert!(ok(&r), "{r:?}");
+    for headers in [with(&[]), with(&[("Mcp-Param-Region", "us-east")])] {
+        let r = proxy.http("POST", &headers, &eu);
+        assert_eq!(r.status, 400, "{r:?}");
+        assert_eq!(r.message()["error"]["code"], -32020, "{r:?}");
+    }
+}

@@ -590,6 +590,9 @@ impl Front {
                 }
             }
         };
+        if let Some(refused) = front.params_refused(headers, message) {
+            return *refused;
+        }
         front.exchange(message, checked.logs).await
     }
 

@@ -24,8 +24,10 @@
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
 //! and `Mcp-Name` headers against the body (`-32020`), then the revision (`-32022`), each
-//! with 400; an unknown method is 404 with `-32601`. `Mcp-Param-{Name}` headers (tool
-//! parameters a server annotated with `x-mcp-header`) are not checked.
+//! with 400; an unknown method is 404 with `-32601`. A `tools/call` of a tool whose
+//! `inputSchema` annotates parameters with `x-mcp-header` must carry each given one as
+//! `Mcp-Param-{Name}` (§ Custom Headers from Tool Parameters), else 400 with `-32020`; checked
+//! against the tool list the proxy holds (a tool it has not listed yet is not checked).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -74,6 +76,7 @@ struct Pending {
 /// The front every 2026-07-28 client without a session shares.
 pub(super) struct Stateless {
     toolbox: Arc<Toolbox>,
+    mode: Mode,
     /// The front's input; `None` once closed.
     input: AsyncMutex<Option<WriteHalf<DuplexStream>>>,
     /// By internal id (as [`token_key`]).
@@ -93,6 +96,7 @@ impl Stateless {
         let (our_read, our_write) = tokio::io::split(ours);
         let this = Arc::new(Stateless {
             toolbox: toolbox.clone(),
+            mode,
             input: AsyncMutex::new(Some(our_write)),
             pending: Mutex::default(),
             next: AtomicU64::new(1),
@@ -141,6 +145,31 @@ impl Stateless {
     /// Whether no request has come for `idle` and none is in progress.
     pub(super) fn idle_for(&self, idle: Duration) -> bool {
         lock(&self.pending).is_empty() && lock(&self.last_used).elapsed() >= idle
+    }
+
+    /// A `tools/call` whose `Mcp-Param-{Name}` headers are not what the tool's
+    /// `x-mcp-header` annotations and the call's arguments make them: the refusal.
+    pub(super) fn params_refused(
+        &self,
+        headers: &HeaderMap,
+        message: &Message,
+    ) -> Option<Box<Response<Body>>> {
+        // Lean mode's tools are the proxy's own, with no annotation.
+        if message.method() != Some("tools/call") || self.mode != Mode::Passthrough {
+            return None;
+        }
+        let params = message.params_json();
+        let name = params["name"].as_str()?;
+        let schema = {
+            let catalog = self.toolbox.catalog();
+            let tool = catalog.get(name)?;
+            let definition: serde_json::Value = serde_json::from_str(tool.raw_json()).ok()?;
+            definition["inputSchema"].clone()
+        };
+        let why = param_mismatch(headers, &schema, &params["arguments"])?;
+        let id = message.id().unwrap_or("null");
+        let text = wire::error(id, HEADER_MISMATCH, &why, None);
+        Some(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
     }
 
     async fn send(&self, line: &str) -> bool {
@@ -510,6 +539,76 @@ pub(super) fn check(
     }
 }
 
+/// The `x-mcp-header` annotations of a tool's `inputSchema`: each one's chain of
+/// `properties` keys and header name (only statically reachable ones count: § Schema
+/// Extension).
+fn annotations(schema: &serde_json::Value) -> Vec<(Vec<String>, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![(Vec::new(), schema)];
+    while let Some((path, schema)) = stack.pop() {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        for (key, property) in properties {
+            let mut at = path.clone();
+            at.push(key.clone());
+            if let Some(header) = property["x-mcp-header"].as_str() {
+                found.push((at.clone(), header.to_owned()));
+            }
+            // The depth of a real schema; a hostile one stops here.
+            if at.len() < 32 {
+                stack.push((at, property));
+            }
+        }
+    }
+    found
+}
+
+/// Why the `Mcp-Param-{Name}` headers do not match the arguments (§ Server Behavior for Custom
+/// Headers: each annotated parameter with a value needs its header, decoded equal to the
+/// value as a string, an integer compared as a number), or `None` when they do.
+fn param_mismatch(
+    headers: &HeaderMap,
+    schema: &serde_json::Value,
+    arguments: &serde_json::Value,
+) -> Option<String> {
+    for (path, name) in annotations(schema) {
+        let value = path.iter().try_fold(arguments, |v, key| v.get(key));
+        let Some(value) = value.filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let header = format!("mcp-param-{}", name.to_ascii_lowercase());
+        let Ok(header) = hyper::header::HeaderName::from_bytes(header.as_bytes()) else {
+            // Not a field name: the annotation is invalid (clients drop such tools).
+            continue;
+        };
+        let mut given = headers.get_all(&header).iter();
+        let (Some(first), None) = (given.next(), given.next()) else {
+            return Some(format!(
+                "Header mismatch: {header} is required once for the tool's parameter {}",
+                path.join(".")
+            ));
+        };
+        let Some(given) = first.to_str().ok().and_then(decode) else {
+            return Some(format!("Header mismatch: {header} has invalid characters"));
+        };
+        let same = match value {
+            serde_json::Value::String(s) => *s == given,
+            serde_json::Value::Bool(b) => given == b.to_string(),
+            serde_json::Value::Number(n) => {
+                given.parse::<f64>().ok() == n.as_f64() && n.as_f64().is_some()
+            }
+            _ => false,
+        };
+        if !same {
+            return Some(format!(
+                "Header mismatch: {header} header value '{given}' does not match body value                  '{value}'"
+            ));
+        }
+    }
+    None
+}
+
 fn body_version(message: &Message) -> Option<String> {
     let params = raw::entries(message.params()?)?;
     let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
@@ -618,6 +717,42 @@ mod tests {
         let initialize =
             Message::parse(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.into()).unwrap();
         assert!(!is_modern(&headers(&good[..1]), &initialize));
+    }
+
+    #[test]
+    fn annotated_parameters_need_their_headers() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "deep": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}},
+            "list": {"type": "array", "items": {"properties": {"x": {"x-mcp-header": "X"}}}}}});
+        let args = serde_json::json!({"region": "Hello, 世界", "n": 42, "deep": {"on": true},
+                                      "list": [{"x": "ignored"}]});
+        let good = headers(&[
+            ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+            ("mcp-param-n", "42.0"),
+            ("mcp-param-on", "true"),
+        ]);
+        assert_eq!(param_mismatch(&good, &schema, &args), None);
+        assert!(param_mismatch(&good, &schema, &serde_json::json!({})).is_none());
+        for bad in [
+            &[("mcp-param-n", "42"), ("mcp-param-on", "true")][..],
+            &[
+                ("mcp-param-region", "Hello"),
+                ("mcp-param-n", "42"),
+                ("mcp-param-on", "true"),
+            ][..],
+            &[
+                ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+                ("mcp-param-n", "43"),
+                ("mcp-param-on", "true"),
+            ][..],
+        ] {
+            assert!(
+                param_mismatch(&headers(bad), &schema, &args).is_some(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
