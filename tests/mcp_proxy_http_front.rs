@@ -1077,3 +1077,36 @@ fn stateless_tool_calls_check_their_mcp_param_headers() {
         assert_eq!(r.message()["error"]["code"], -32020, "{r:?}");
     }
 }
+
+/// The shared front for 2026-07-28 requests starts its servers at the first request, closes
+/// them when idle (`--http-idle-timeout`), starts anew for the next request, and stops them
+/// on SIGINT.
+#[test]
+fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
+    let scratch = Scratch::new("http-2026-idle");
+    let config = wild_config(&scratch.0);
+    let mut proxy = Proxy::start(&config, &["--http-idle-timeout", "2"]);
+    let pid = proxy.child.id();
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(!descendants(pid).is_empty());
+    wait_until(
+        "the idle front's server stopped",
+        Duration::from_secs(10),
+        || descendants(pid).is_empty(),
+    );
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.body.contains("slow_progress"), "{r:?}");
+    let children = descendants(pid);
+    assert!(!children.is_empty());
+    proxy.interrupt();
+    for child in children {
+        wait_until("no server left behind", Duration::from_secs(10), || {
+            !std::path::Path::new(&format!("/proc/{child}")).exists()
+                || std::fs::read_to_string(format!("/proc/{child}/stat"))
+                    .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+        });
+    }
+}
