@@ -1,4 +1,5 @@
-//! End-to-end tests of `toon mcp serve --http` (MCP Streamable HTTP, 2025-11-25): the official
+//! End-to-end tests of `toon mcp serve --http` (MCP Streamable HTTP: 2025-11-25 sessions and
+//! 2026-07-28 stateless requests): the official
 //! Python (`mcp` 2.3.0) and TypeScript (`@modelcontextprotocol/sdk` 1.32.2) client SDKs in front
 //! of the proxy over HTTP, with server-everything and a repo fixture server behind it; and the
 //! transport's rules checked on the wire with a plain HTTP/1.1 client (status codes, token,
@@ -402,8 +403,8 @@ fn status_codes_token_origin_and_sessions_on_the_wire() {
     );
     let r = proxy.http("POST", &in_session, &big);
     assert_eq!(r.status, 413, "{r:?}");
-    // An unsupported MCP-Protocol-Version, such as 2026-07-28's stateless requests: 400 and
-    // -32022 naming what is served.
+    // An MCP-Protocol-Version the session was not initialized with, such as 2026-07-28's:
+    // 400 and -32022 naming what is served.
     let mut modern = with(&[("MCP-Protocol-Version", "2026-07-28")]);
     modern.push(sid);
     let r = proxy.http("POST", &modern, &call);
@@ -663,4 +664,449 @@ fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream(
     let r = caller.join().unwrap();
     assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
     assert!(r.body.contains("on the GET stream"), "{r:?}");
+}
+
+/// server-everything and the repo's documents server `docs` (which sends a resource update
+/// when subscribed).
+fn everything_and_docs_config(scratch: &Path) -> Option<PathBuf> {
+    let servers = servers_dir()?;
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let path = scratch.join("mcp.json");
+    let text = format!(
+        r#"{{"mcpServers":{{"everything":{},"docs":{}}}}}"#,
+        mcp_servers::entry(servers, scratch, "everything"),
+        json!({"command": "python3", "args": [script, "docs"]})
+    );
+    std::fs::write(&path, text).unwrap();
+    Some(path)
+}
+
+/// The Python SDK 2.3.0, pinned to 2026-07-28 and then in its default `auto` mode (each
+/// against a proxy of its own), over stateless Streamable HTTP: two clients at once with the
+/// same request ids, discover, tools, sampling/elicitation/roots as `input_required`
+/// rounds, progress, resources, prompts and a listen that receives a resource update.
+#[test]
+fn python_sdk_2026_clients_are_served_statelessly_pinned_and_in_auto_mode() {
+    let scratch = Scratch::new("http-2026-py");
+    let Some(config) = everything_and_docs_config(&scratch.0) else {
+        return;
+    };
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_http_modern_agent.py");
+    for sdk_mode in ["2026-07-28", "auto"] {
+        let proxy = Proxy::start(&config, &["--http-token", "s3cret"]);
+        let out = Command::new(&python)
+            .args(["-W", "ignore::DeprecationWarning"])
+            .arg(&agent)
+            .arg(proxy.url())
+            .arg("s3cret")
+            .arg(sdk_mode)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{sdk_mode}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The headers a 2026-07-28 request carries (§ Request Metadata), besides Accept and
+/// Content-Type.
+fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut headers = POST.to_vec();
+    headers.push(("MCP-Protocol-Version", "2026-07-28"));
+    headers.push(("Mcp-Method", method));
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name));
+    }
+    headers
+}
+
+/// A 2026-07-28 request body (`params` gets the `_meta` envelope).
+fn modern_body(id: Json, method: &str, mut params: Json) -> String {
+    let meta = params
+        .as_object_mut()
+        .unwrap()
+        .entry("_meta")
+        .or_insert(json!({}));
+    meta["io.modelcontextprotocol/protocolVersion"] = json!("2026-07-28");
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+#[test]
+fn stateless_2026_requests_status_codes_and_headers_on_the_wire() {
+    let scratch = Scratch::new("http-2026-wire");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token", "tok"]);
+    let auth = ("Authorization", "Bearer tok");
+    let with = |mut headers: Vec<(&'static str, &'static str)>| {
+        headers.push(auth);
+        headers
+    };
+    let discover = modern_body(json!(1), "server/discover", json!({}));
+
+    // The token, Origin and Host checks come first, as for sessions.
+    let r = proxy.http("POST", &modern_headers("server/discover", None), &discover);
+    assert_eq!(r.status, 401, "{r:?}");
+    let mut foreign = with(modern_headers("server/discover", None));
+    foreign.push(("Origin", "http://evil.example"));
+    assert_eq!(proxy.http("POST", &foreign, &discover).status, 403);
+
+    // Served: no session minted, the answer under the client's id.
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("server/discover", None)),
+        &discover,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.header("mcp-session-id").is_none(), "{r:?}");
+    let m = r.message();
+    assert_eq!(m["id"], 1, "{m}");
+    assert_eq!(
+        m["result"]["supportedVersions"],
+        json!(["2026-07-28"]),
+        "{m}"
+    );
+    assert_eq!(m["result"]["resultType"], "complete", "{m}");
+    let list = modern_body(json!("l"), "tools/list", json!({}));
+    let r = proxy.http("POST", &with(modern_headers("tools/list", None)), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.message()["id"], "l", "{r:?}");
+    assert_eq!(r.message()["result"]["ttlMs"], 0, "{r:?}");
+    // An `Mcp-Session-Id` on a 2026-07-28 request is ignored (§ Backward Compatibility).
+    let mut stale = with(modern_headers("tools/list", None));
+    stale.push(("Mcp-Session-Id", "0123456789abcdef0123456789abcdef"));
+    let r = proxy.http("POST", &stale, &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.header("mcp-session-id").is_none(), "{r:?}");
+
+    // Mcp-Name, plain or Base64 (§ Value Encoding), must match the body.
+    let call = modern_body(
+        json!(2),
+        "tools/call",
+        json!({"name": "exact", "arguments": {}}),
+    );
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("tools/call", Some("exact"))),
+        &call,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.message()["result"]["resultType"], "complete", "{r:?}");
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("tools/call", Some("=?base64?ZXhhY3Q=?="))),
+        &call,
+    );
+    assert_eq!(r.status, 200, "{r:?}");
+    // 400 and -32020: a header missing or not the body's.
+    for headers in [
+        modern_headers("tools/call", None),
+        modern_headers("tools/call", Some("other")),
+        modern_headers("tools/list", Some("exact")),
+        POST.iter()
+            .copied()
+            .chain([("Mcp-Method", "tools/call"), ("Mcp-Name", "exact")])
+            .collect(),
+    ] {
+        let r = proxy.http("POST", &with(headers), &call);
+        assert_eq!(r.status, 400, "{r:?}");
+        assert_eq!(r.message()["error"]["code"], -32020, "{r:?}");
+        assert_eq!(r.message()["id"], 2, "{r:?}");
+    }
+    // 400 and -32602: the header says 2026-07-28, the body has no envelope.
+    let bare = r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{}}"#;
+    let r = proxy.http("POST", &with(modern_headers("tools/list", None)), bare);
+    assert_eq!(r.status, 400, "{r:?}");
+    assert_eq!(r.message()["error"]["code"], -32602, "{r:?}");
+    // 400 and -32022 naming both eras: a revision not served.
+    let old = discover.replace("2026-07-28", "1900-01-01");
+    let mut headers = with(modern_headers("server/discover", None));
+    headers[2] = ("MCP-Protocol-Version", "1900-01-01");
+    let r = proxy.http("POST", &headers, &old);
+    assert_eq!(r.status, 400, "{r:?}");
+    let m = r.message();
+    assert_eq!(m["error"]["code"], -32022, "{m}");
+    assert_eq!(m["error"]["data"]["supported"][0], "2026-07-28", "{m}");
+    assert!(
+        m["error"]["data"]["supported"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2025-11-25")),
+        "{m}"
+    );
+    // 404 and -32601: a method 2026-07-28 does not have (§ Protocol Version Header).
+    let ping = modern_body(json!(4), "ping", json!({}));
+    let r = proxy.http("POST", &with(modern_headers("ping", None)), &ping);
+    assert_eq!(r.status, 404, "{r:?}");
+    assert_eq!(r.message()["error"]["code"], -32601, "{r:?}");
+    assert_eq!(r.message()["id"], 4, "{r:?}");
+    // A notification: 202; a response: 400 (a client MUST NOT send one).
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}"#;
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("notifications/cancelled", None)),
+        note,
+    );
+    assert_eq!(r.status, 202, "{r:?}");
+    let answer = r#"{"jsonrpc":"2.0","id":9,"result":{}}"#;
+    assert_eq!(
+        proxy
+            .http("POST", &with(modern_headers("", None)), answer)
+            .status,
+        400
+    );
+    // No GET stream, no DELETE (§ Backward Compatibility): 405, Allow: POST.
+    for method in ["GET", "DELETE"] {
+        let r = proxy.http(
+            method,
+            &[
+                auth,
+                ("Accept", "text/event-stream"),
+                ("MCP-Protocol-Version", "2026-07-28"),
+            ],
+            "",
+        );
+        assert_eq!(r.status, 405, "{method}: {r:?}");
+        assert_eq!(r.header("allow"), Some("POST"), "{r:?}");
+    }
+    // 413 for a body too large, as for sessions.
+    let big = modern_body(
+        json!(5),
+        "tools/call",
+        json!({"name": "echo_request", "arguments": {"x": "a".repeat(17 << 20)}}),
+    );
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("tools/call", Some("echo_request"))),
+        &big,
+    );
+    assert_eq!(r.status, 413, "{r:?}");
+    // A 2025-11-25 session beside them is served as before.
+    let session = initialize(&proxy, &[auth]);
+    let mut in_session = with(POST.to_vec());
+    in_session.push(("Mcp-Session-Id", &session));
+    let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let r = proxy.http("POST", &in_session, legacy);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.message()["result"].get("resultType").is_none(), "{r:?}");
+}
+
+/// Two 2026-07-28 clients, at once, both with request id 1 and progress token 1: each gets
+/// its own progress and its own answer.
+#[test]
+fn two_stateless_clients_with_the_same_ids_get_their_own_answers() {
+    let scratch = Scratch::new("http-2026-ids");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let slow = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "slow_progress", "arguments": {}, "_meta": {"progressToken": 1}}),
+    );
+    let (status, mut events) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("tools/call", Some("slow_progress")),
+        &slow,
+    );
+    assert_eq!(status, 200);
+    // The first progress: the slow call is under way (the wild server does one thing at a
+    // time, so the second call waits behind it, both in flight with id 1).
+    let first = events.next().expect("progress");
+    assert_eq!(first["method"], "notifications/progress", "{first}");
+    assert_eq!(first["params"]["progressToken"], 1, "{first}");
+    let addr = proxy.addr.clone();
+    let other = std::thread::spawn(move || {
+        let echo = modern_body(
+            json!(1),
+            "tools/call",
+            json!({"name": "echo_request", "arguments": {"from": "the second client"},
+                   "_meta": {"progressToken": 1}}),
+        );
+        http(
+            &addr,
+            "POST",
+            "/mcp",
+            &modern_headers("tools/call", Some("echo_request")),
+            &echo,
+        )
+    });
+    let mut progress = 1;
+    let result = loop {
+        let m = events.next().expect("the slow call's stream ended early");
+        if m["method"] == "notifications/progress" {
+            assert_eq!(m["params"]["progressToken"], 1, "{m}");
+            progress += 1;
+            continue;
+        }
+        break m;
+    };
+    assert_eq!(result["id"], 1, "{result}");
+    assert!(result.to_string().contains("worked"), "{result}");
+    assert_eq!(progress, 6, "{result}");
+    let r = other.join().unwrap();
+    assert_eq!(r.status, 200, "{r:?}");
+    let m = r.message();
+    assert_eq!(m["id"], 1, "{m}");
+    assert!(m.to_string().contains("the second client"), "{m}");
+    assert!(!m.to_string().contains("worked"), "{m}");
+}
+
+/// A listen is a POST whose SSE response stays open: acknowledged, then the resource update
+/// under the client's id; closing the response cancels it (§ Cancellation), so the server is
+/// unsubscribed and the next listen subscribes it anew (the documents server says so with an
+/// update each time).
+#[test]
+fn a_stateless_listen_stays_open_and_closing_it_cancels_it() {
+    let scratch = Scratch::new("http-2026-listen");
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"docs": {"command": "python3", "args": [script, "docs"]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let listen = |id: &str| {
+        let body = modern_body(
+            json!(id),
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": ["doc://docs/own"]}}),
+        );
+        let (status, mut events) = Events::open(
+            &proxy.addr,
+            "POST",
+            &modern_headers("subscriptions/listen", None),
+            &body,
+        );
+        assert_eq!(status, 200);
+        let ack = events.next().expect("the acknowledgement");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        assert_eq!(
+            ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+            "{ack}"
+        );
+        let update = events.next().expect("the update");
+        assert_eq!(
+            update["method"], "notifications/resources/updated",
+            "{update}"
+        );
+        assert_eq!(
+            update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], id,
+            "{update}"
+        );
+        events
+    };
+    let first = listen("a");
+    drop(first);
+    // Both clients may use the same id; the second listen gets its own update only if the
+    // first one was cancelled (else the server stays subscribed and says nothing new).
+    std::thread::sleep(Duration::from_millis(500));
+    let _second = listen("a");
+}
+
+/// A server (Python, inline) with one tool whose parameter `region` is annotated
+/// `x-mcp-header: Region`; its calls answer their arguments.
+const ANNOTATED_SERVER: &str = r#"
+import json, sys
+TOOL = {"name": "where", "inputSchema": {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"}}}}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, result = msg["method"], {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "annotated", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [TOOL]}
+    elif method == "tools/call":
+        text = json.dumps(msg["params"].get("arguments"))
+        result = {"content": [{"type": "text", "text": text}]}
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+/// § Custom Headers from Tool Parameters: a parameter annotated `x-mcp-header` needs its
+/// `Mcp-Param-{Name}` header, equal to the argument (Base64-encoded or not), else 400 and
+/// -32020; without a value, no header is expected.
+#[test]
+fn stateless_tool_calls_check_their_mcp_param_headers() {
+    let scratch = Scratch::new("http-2026-param");
+    let script = scratch.0.join("annotated.py");
+    std::fs::write(&script, ANNOTATED_SERVER).unwrap();
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"annotated": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    let call = |arguments: Json| {
+        modern_body(
+            json!(2),
+            "tools/call",
+            json!({"name": "where", "arguments": arguments}),
+        )
+    };
+    let with = |extra: &[(&'static str, &'static str)]| {
+        let mut headers = modern_headers("tools/call", Some("where"));
+        headers.extend_from_slice(extra);
+        headers
+    };
+    let ok = |r: &Reply| r.status == 200 && r.message()["result"]["resultType"] == "complete";
+    let eu = call(json!({"region": "eu-west", "query": "q"}));
+    let r = proxy.http("POST", &with(&[("Mcp-Param-Region", "eu-west")]), &eu);
+    assert!(ok(&r), "{r:?}");
+    let r = proxy.http(
+        "POST",
+        &with(&[("mcp-param-region", "=?base64?ZXUtd2VzdA==?=")]),
+        &eu,
+    );
+    assert!(ok(&r), "{r:?}");
+    let r = proxy.http("POST", &with(&[]), &call(json!({"query": "q"})));
+    assert!(ok(&r), "{r:?}");
+    for headers in [with(&[]), with(&[("Mcp-Param-Region", "us-east")])] {
+        let r = proxy.http("POST", &headers, &eu);
+        assert_eq!(r.status, 400, "{r:?}");
+        assert_eq!(r.message()["error"]["code"], -32020, "{r:?}");
+    }
+}
+
+/// The shared front for 2026-07-28 requests starts its servers at the first request, closes
+/// them when idle (`--http-idle-timeout`), starts anew for the next request, and stops them
+/// on SIGINT.
+#[test]
+fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
+    let scratch = Scratch::new("http-2026-idle");
+    let config = wild_config(&scratch.0);
+    let mut proxy = Proxy::start(&config, &["--http-idle-timeout", "2"]);
+    let pid = proxy.child.id();
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(!descendants(pid).is_empty());
+    wait_until(
+        "the idle front's server stopped",
+        Duration::from_secs(10),
+        || descendants(pid).is_empty(),
+    );
+    let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+    assert_eq!(r.status, 200, "{r:?}");
+    assert!(r.body.contains("slow_progress"), "{r:?}");
+    let children = descendants(pid);
+    assert!(!children.is_empty());
+    proxy.interrupt();
+    for child in children {
+        wait_until("no server left behind", Duration::from_secs(10), || {
+            !std::path::Path::new(&format!("/proc/{child}")).exists()
+                || std::fs::read_to_string(format!("/proc/{child}/stat"))
+                    .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+        });
+    }
 }

@@ -1,5 +1,6 @@
 //! The proxy's Streamable HTTP front (`toon mcp serve --http ADDR`): MCP 2025-11-25
-//! "Streamable HTTP" (`basic/transports`, § Streamable HTTP) at one path, `/mcp` by default.
+//! "Streamable HTTP" (`basic/transports`, § Streamable HTTP) at one path, `/mcp` by default,
+//! and revision 2026-07-28's stateless requests at the same path (`stateless.rs`).
 //!
 //! **Sessions.** An `initialize` POST without `Mcp-Session-Id` opens a session and its
 //! response carries the new id (128 random bits, hex). Each session has its own
@@ -32,11 +33,15 @@
 //! does not know and loses digits; here a body is bytes handed to [`wire`] and an
 //! SSE event is the line the front wrote.
 //!
-//! **2026-07-28.** That revision's stateless requests (`MCP-Protocol-Version: 2026-07-28`,
-//! no session) are answered 400 with JSON-RPC `-32022` listing the revisions served, which
-//! makes a dual-era client (the Python SDK's default) fall back to `initialize`.
+//! **2026-07-28.** A POST without a session whose `MCP-Protocol-Version` is 2026-07-28 or
+//! whose body carries that revision's `_meta` envelope is served statelessly by one front
+//! all such clients share (`stateless.rs`): `// 2026-07-28 basic/transports/streamable-http`,
+//! "Removal of protocol-level sessions". GET and DELETE with that revision's header and no
+//! session: 405. A session's own requests stay of the revision its `initialize` chose (a
+//! 2026-07-28 header there is refused with `-32022`, as before).
 
 mod session;
+mod stateless;
 mod stream;
 
 use std::collections::HashMap;
@@ -56,13 +61,14 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::mcp::proxy::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::lock;
 use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
+use crate::mcp::proxy::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 use session::Session;
+use stateless::Stateless;
 
 /// The session header (2025-11-25 transports, § Session Management).
 const SESSION_ID: &str = "mcp-session-id";
@@ -176,6 +182,7 @@ pub async fn serve_http(
         slots: Arc::new(Semaphore::new(options.max_sessions)),
         options,
         sessions: Mutex::default(),
+        stateless: Mutex::default(),
     });
     let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
     let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
@@ -215,6 +222,10 @@ pub async fn serve_http(
     reaper.abort();
     let sessions: Vec<_> = lock(&front.sessions).drain().map(|(_, s)| s).collect();
     futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
+    let stateless = lock(&front.stateless).take();
+    if let Some(stateless) = stateless {
+        stateless.close().await;
+    }
     Ok(())
 }
 
@@ -244,6 +255,17 @@ async fn reap(front: std::sync::Weak<Front>) {
             ));
             tokio::spawn(async move { session.close().await });
         }
+        let idle = {
+            let mut stateless = lock(&front.stateless);
+            let idle = stateless
+                .as_ref()
+                .is_some_and(|s| s.idle_for(front.options.idle_timeout));
+            if idle { stateless.take() } else { None }
+        };
+        if let Some(stateless) = idle {
+            note("toon: http: the front for 2026-07-28 requests idle, closed");
+            tokio::spawn(async move { stateless.close().await });
+        }
     }
 }
 
@@ -261,6 +283,8 @@ struct Front {
     options: HttpOptions,
     slots: Arc<Semaphore>,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The front 2026-07-28 requests without a session share, once one came.
+    stateless: Mutex<Option<Arc<Stateless>>>,
 }
 
 impl Front {
@@ -273,6 +297,19 @@ impl Front {
         }
         match *request.method() {
             Method::POST => self.post(request).await,
+            // `// 2026-07-28 basic/transports/streamable-http` § Backward Compatibility:
+            // "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed"
+            // (a 2026-07-28 client, without a session).
+            Method::GET | Method::DELETE if stateless_only(request.headers()) => {
+                let mut response = status(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "revision 2026-07-28 has no GET stream and no sessions: POST each request",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("POST"));
+                response
+            }
             Method::GET => self.get(&request),
             Method::DELETE => self.delete(&request).await,
             _ => {
@@ -440,8 +477,17 @@ impl Front {
         };
         let session = match self.session(&headers) {
             Ok(session) => session,
+            // § Backward Compatibility: a 2026-07-28 request's `Mcp-Session-Id` is ignored.
+            Err(_) if stateless::is_modern(&headers, &message) => None,
             Err(refused) => return *refused,
         };
+        if session.is_none() && stateless::is_modern(&headers, &message) {
+            return self.stateless(&headers, &message).await;
+        }
+        // A session's requests are of the revision its `initialize` chose.
+        if session.is_some() && modern_header(&headers) {
+            return refused_version(headers_version(&headers));
+        }
         let (session, created) = match (session, message.kind()) {
             (Some(session), _) => (session, false),
             (
@@ -454,10 +500,6 @@ impl Front {
                 Ok(session) => (session, true),
                 Err(refused) => return *refused,
             },
-            (None, Kind::Request { .. }) if modern(&message) => {
-                let requested = "2026-07-28 (a request's _meta envelope)";
-                return refused_version(requested);
-            }
             (None, _) => {
                 return rpc_status(
                     StatusCode::BAD_REQUEST,
@@ -505,10 +547,9 @@ impl Front {
         // The POST's client may go away before the answer: the request is not cancelled
         // (§ "disconnection SHOULD NOT be interpreted as the client cancelling its
         // request"), its answer is dropped when it comes.
-        let forget = Forget {
-            session: session.clone(),
-            id: id.clone(),
-            armed: true,
+        let forget = {
+            let (session, id) = (session.clone(), id.clone());
+            Forget::new(move || session.forget(&id))
         };
         if let Err(e) = session.send(message.text()).await {
             return rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string());
@@ -522,6 +563,37 @@ impl Front {
         }
         // Something came before the response: the rest goes as a stream the response ends.
         stream::stream(Some(first), answers, Some(forget))
+    }
+
+    /// A 2026-07-28 request without a session: checked, then served by the shared front.
+    async fn stateless(&self, headers: &HeaderMap, message: &Message) -> Response<Body> {
+        if let Kind::Notification { .. } = message.kind() {
+            // § Sending Messages: "202 Accepted"; the revision defines no client notification
+            // over HTTP (closing a response stream cancels its request), so none has an effect.
+            return status(StatusCode::ACCEPTED, "");
+        }
+        let checked = match stateless::check(headers, message) {
+            Ok(checked) => checked,
+            Err(refused) => return *refused,
+        };
+        let front = {
+            let mut shared = lock(&self.stateless);
+            match shared.as_ref().filter(|s| !s.is_closed()) {
+                Some(front) => front.clone(),
+                None => {
+                    let front = Stateless::start((self.toolboxes)(), self.mode);
+                    if let Some(old) = shared.replace(front.clone()) {
+                        tokio::spawn(async move { old.close().await });
+                    }
+                    note("toon: http: the front for 2026-07-28 requests started");
+                    front
+                }
+            }
+        };
+        if let Some(refused) = front.params_refused(headers, message) {
+            return *refused;
+        }
+        front.exchange(message, checked.logs).await
     }
 
     /// A new session, when a slot is free within [`HttpOptions::session_wait`].
@@ -620,23 +692,24 @@ impl Front {
     }
 }
 
-/// Forgets a request's POST if the response to it was never written.
-struct Forget {
-    session: Arc<Session>,
-    id: String,
-    armed: bool,
-}
+/// What is done if a request's response is never written (its POST's client went away):
+/// a session forgets the POST, the stateless front cancels the request.
+pub(super) struct Forget(Option<Box<dyn FnOnce() + Send>>);
 
 impl Forget {
-    fn disarm(mut self) {
-        self.armed = false;
+    pub(super) fn new(undo: impl FnOnce() + Send + 'static) -> Forget {
+        Forget(Some(Box::new(undo)))
+    }
+
+    pub(super) fn disarm(mut self) {
+        self.0 = None;
     }
 }
 
 impl Drop for Forget {
     fn drop(&mut self) {
-        if self.armed {
-            self.session.forget(&self.id);
+        if let Some(undo) = self.0.take() {
+            undo();
         }
     }
 }
@@ -644,31 +717,47 @@ impl Drop for Forget {
 /// A 400 for a `MCP-Protocol-Version` the proxy does not serve (§ Protocol Version Header:
 /// "the server MUST respond with 400 Bad Request"); `-32022` names the revisions it serves.
 fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
-    let version = headers.get(PROTOCOL_VERSION)?.to_str().unwrap_or("?");
-    if SUPPORTED_PROTOCOL_VERSIONS.contains(&version) {
+    let version = headers_version(headers);
+    if headers.get(PROTOCOL_VERSION).is_none()
+        || SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+        || MODERN_VERSIONS.contains(&version)
+    {
         return None;
     }
     Some(refused_version(version))
 }
 
-/// Whether a request carries 2026-07-28's per-request envelope
-/// (`params._meta["io.modelcontextprotocol/protocolVersion"]`), the mark of a stateless request.
-fn modern(message: &Message) -> bool {
-    use crate::mcp::raw;
-    message
-        .params()
-        .and_then(raw::entries)
-        .and_then(|params| raw::get(&params, "_meta").and_then(|m| raw::entries(m.get())))
-        .is_some_and(|meta| raw::get(&meta, "io.modelcontextprotocol/protocolVersion").is_some())
+/// The `MCP-Protocol-Version` header's value (`?` when unreadable, empty when absent).
+fn headers_version(headers: &HeaderMap) -> &str {
+    headers
+        .get(PROTOCOL_VERSION)
+        .map_or("", |v| v.to_str().unwrap_or("?"))
 }
 
+/// Whether `MCP-Protocol-Version` names a revision of the stateless era (2026-07-28).
+fn modern_header(headers: &HeaderMap) -> bool {
+    MODERN_VERSIONS.contains(&headers_version(headers))
+}
+
+/// Whether a GET or DELETE comes from a 2026-07-28 client: a modern `MCP-Protocol-Version`
+/// and no session.
+fn stateless_only(headers: &HeaderMap) -> bool {
+    modern_header(headers) && headers.get(SESSION_ID).is_none()
+}
+
+/// The `-32022` answer naming every revision served: 2026-07-28 statelessly, the others
+/// with an `initialize` session.
 fn refused_version(version: &str) -> Response<Body> {
-    let data = serde_json::json!({"supported": SUPPORTED_PROTOCOL_VERSIONS, "requested": version});
+    let supported: Vec<&str> = MODERN_VERSIONS
+        .iter()
+        .chain(SUPPORTED_PROTOCOL_VERSIONS)
+        .copied()
+        .collect();
+    let data = serde_json::json!({"supported": supported, "requested": version});
     let text = wire::error(
         "null",
         -32022,
-        "Unsupported protocol version: this HTTP front serves the initialize handshake \
-         (2025-11-25 and earlier), not 2026-07-28's stateless requests",
+        "Unsupported protocol version",
         Some(&data.to_string()),
     );
     stream::json(StatusCode::BAD_REQUEST, text)
@@ -756,6 +845,7 @@ mod tests {
             options,
             slots: Arc::new(Semaphore::new(1)),
             sessions: Mutex::default(),
+            stateless: Mutex::default(),
         }
     }
 
@@ -812,21 +902,5 @@ mod tests {
         let id = session_id().unwrap();
         assert_eq!(id.len(), 32);
         assert_ne!(id, session_id().unwrap());
-    }
-
-    #[test]
-    fn a_stateless_2026_request_is_told_so() {
-        let message = Message::parse(
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#
-                .to_owned(),
-        )
-        .unwrap();
-        assert!(modern(&message));
-        let legacy = Message::parse(
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"progressToken":1}}}"#
-                .to_owned(),
-        )
-        .unwrap();
-        assert!(!modern(&legacy));
     }
 }
