@@ -337,25 +337,22 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
         "{r}"
     );
 
-    // A capability the request did not declare: the client is not asked, its request fails
-    // with -32021 naming it, and the server's question and call end.
+    // A capability the request did not declare: the client is not asked, and the server's
+    // question is refused (stdio does not say which request it belongs to, so no request is
+    // failed for it); the server decides what its call does then.
     let r = modern(
         &mut client,
         "tools/call",
         call("ask"),
         json!({"sampling": {}}),
     );
-    assert_eq!(r["error"]["code"], -32021, "{r}");
-    assert_eq!(
-        r["error"]["data"],
-        json!({"requiredCapabilities": {"elicitation": {}}}),
-        "{r}"
-    );
-    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, r#"[{"error": -32601}]"#, "{r}");
     let r = modern(&mut client, "tools/call", call("cancelled"), json!({}));
     let seen: Json =
         serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 0, "{seen}");
     assert_eq!(seen["refused"].as_array().unwrap().len(), 1, "{seen}");
     client.close();
 }
@@ -493,5 +490,283 @@ fn a_listen_gets_what_it_asked_for_and_nothing_else_comes_unasked() {
         "{:?}",
         client.notifications
     );
+    client.close();
+}
+
+/// A config of the questioning server (`servers/questioning_server.py`) under each of `names`
+/// (its tools then named `NAME__TOOL` when there are several).
+fn questioners(scratch: &Path, names: &[&str]) -> PathBuf {
+    let script = fixture("servers/questioning_server.py");
+    let servers: serde_json::Map<String, Json> = names
+        .iter()
+        .map(|n| {
+            (
+                (*n).to_owned(),
+                json!({"command": "python3", "args": [script]}),
+            )
+        })
+        .collect();
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// Sends a 2026-07-28 request under `id`, not waiting for its response.
+fn send_modern(
+    client: &mut mcp_servers::Client,
+    id: &str,
+    method: &str,
+    params: Json,
+    caps: &Json,
+) {
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": method,
+                        "params": enveloped(params, caps.clone())}));
+}
+
+/// The responses to requests `ids` (in any order), by id.
+fn responses(
+    client: &mut mcp_servers::Client,
+    ids: &[&str],
+    within: Duration,
+) -> std::collections::HashMap<String, Json> {
+    let mut got = std::collections::HashMap::new();
+    while got.len() < ids.len() {
+        let r = client.next_response(within);
+        let id = r["id"].as_str().unwrap_or_default().to_owned();
+        assert!(ids.contains(&id.as_str()), "{r}");
+        got.insert(id, r);
+    }
+    got
+}
+
+/// What the questioning server `tool` (`seen`, or `NAME__seen`) says it saw.
+fn seen(client: &mut mcp_servers::Client, tool: &str) -> Json {
+    let r = modern(
+        client,
+        "tools/call",
+        json!({"name": tool, "arguments": {}}),
+        json!({}),
+    );
+    let text = result_text(&r);
+    serde_json::from_str(text.strip_prefix("seen ").unwrap()).unwrap_or_else(|e| panic!("{e}: {r}"))
+}
+
+/// The text of a tool result.
+fn result_text(r: &Json) -> String {
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_owned()
+}
+
+#[test]
+fn a_server_asking_more_than_a_round_holds_blocks_no_other_server() {
+    let scratch = Scratch::new("era-flood");
+    let config = questioners(&scratch.0, &["x", "y"]);
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    client.wait = Duration::from_secs(8);
+    let caps = json!({"elicitation": {}});
+    let r = modern(&mut client, "tools/list", json!({}), json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 14, "{r}");
+    // One question, then forty more the round cannot take at once.
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "x__flood", "arguments": {}}),
+        caps.clone(),
+    );
+    question(&r);
+    std::thread::sleep(Duration::from_secs(1));
+    // Another server's question still reaches its request.
+    let call = json!({"name": "y__ask", "arguments": {}});
+    let r = modern(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, _) = question(&r);
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps.clone(),
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    // What the round could not queue was refused at once.
+    let refused = seen(&mut client, "x__seen")["refused"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(refused >= 8, "{refused}");
+    // When the round ends (nobody came back within ten timeouts), so does every question it
+    // held or queued: none is left open on the server.
+    std::thread::sleep(Duration::from_secs(11));
+    let x = seen(&mut client, "x__seen");
+    assert_eq!(x["refused"].as_array().unwrap().len(), 41, "{x}");
+    assert_eq!(x["cancelled"].as_array().unwrap().len(), 1, "{x}");
+    client.close();
+}
+
+#[test]
+fn a_question_goes_to_a_request_that_declared_what_it_needs() {
+    let scratch = Scratch::new("era-owner");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    client.wait = Duration::from_secs(10);
+    let r = modern(&mut client, "tools/list", json!({}), json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 7, "{r}");
+    // The older request declares nothing; the newer one elicitation, and its server asks.
+    let slow = json!({"name": "slow", "arguments": {}});
+    send_modern(&mut client, "slow", "tools/call", slow, &json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    let ask = json!({"name": "ask", "arguments": {}});
+    let caps = json!({"elicitation": {}});
+    send_modern(&mut client, "ask", "tools/call", ask.clone(), &caps);
+    let got = responses(&mut client, &["slow", "ask"], Duration::from_secs(10));
+    assert_eq!(result_text(&got["slow"]), "slow done", "{}", got["slow"]);
+    let (key, _) = question(&got["ask"]);
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&got["ask"])),
+        caps,
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    client.close();
+}
+
+#[test]
+fn a_person_has_ten_request_timeouts_to_answer() {
+    let scratch = Scratch::new("era-patience");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    // Revision 2026-07-28: the retry comes three timeouts later.
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    let ask = json!({"name": "ask", "arguments": {}});
+    let r = modern(&mut client, "tools/call", ask.clone(), caps.clone());
+    let (key, _) = question(&r);
+    std::thread::sleep(Duration::from_secs(3));
+    let answer = json!({ key: {"action": "accept", "content": {"n": 3}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&r)),
+        caps,
+    );
+    assert!(result_text(&r).contains(r#""n": 3"#), "{r}");
+    client.close();
+    // Revision 2025-11-25: the client answers the elicitation three timeouts later.
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client.tools();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+                        "params": {"name": "ask", "arguments": {}}}),
+    );
+    let asked = client.next_response(Duration::from_secs(10));
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    std::thread::sleep(Duration::from_secs(3));
+    client.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+                        "result": {"action": "accept", "content": {"n": 3}}}));
+    let r = client.next_response(Duration::from_secs(10));
+    assert_eq!(r["id"], "call", "{r}");
+    assert!(result_text(&r).contains(r#""n": 3"#), "{r}");
+    client.close();
+}
+
+#[test]
+fn a_server_s_tasks_requests_are_no_input_requests() {
+    let scratch = Scratch::new("era-tasks-asked");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    // A 2026-07-28 client runs no tasks: the server is told so, the client is not asked.
+    let mut client = proxy(&config, &[]);
+    let r = modern(
+        &mut client,
+        "tools/call",
+        json!({"name": "tasks", "arguments": {}}),
+        caps,
+    );
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
+    assert_eq!(answer["error"]["code"], -32601, "{r}");
+    client.close();
+    // A 2025-11-25 client is asked, as before.
+    let mut client = proxy(&config, &[]);
+    client.initialize("2025-11-25");
+    client.tools();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+                        "params": {"name": "tasks", "arguments": {}}}),
+    );
+    let asked = client.next_response(Duration::from_secs(10));
+    assert_eq!(asked["method"], "tasks/get", "{asked}");
+    client.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"taskId": "t1"}}));
+    let r = client.next_response(Duration::from_secs(10));
+    assert!(result_text(&r).contains("t1"), "{r}");
+    client.close();
+}
+
+#[test]
+fn progress_goes_only_under_the_latest_round_s_token() {
+    let scratch = Scratch::new("era-progress");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    let mut client = proxy(&config, &[]);
+    let call = json!({"name": "ask_with_progress", "arguments": {}});
+    let mut first = call.clone();
+    first["_meta"] = json!({"progressToken": "p1"});
+    let r = modern(&mut client, "tools/call", first, caps.clone());
+    let (key, _) = question(&r);
+    client.notifications.clear();
+    // Between rounds and in a round without a token, the client waits on no token.
+    std::thread::sleep(Duration::from_millis(500));
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps,
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    let progress: Vec<&Json> = client
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(progress.is_empty(), "{progress:?}");
+    client.close();
+}
+
+#[test]
+fn input_responses_that_are_not_results_answer_nothing() {
+    let scratch = Scratch::new("era-hostile");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    let mut client = proxy(&config, &[]);
+    let ask = json!({"name": "ask", "arguments": {}});
+    let r = modern(&mut client, "tools/call", ask.clone(), caps.clone());
+    let (key, _) = question(&r);
+    // Not an object: the question is asked again, the server is not answered.
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&ask, json!({ key.clone(): 5 }), &state(&r)),
+        caps.clone(),
+    );
+    let (again, _) = question(&r);
+    assert_eq!(again, key);
+    let answer = json!({ key: {"action": "decline"} });
+    let r = modern(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&r)),
+        caps,
+    );
+    let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
+    assert_eq!(answer["result"], json!({"action": "decline"}), "{r}");
     client.close();
 }

@@ -27,7 +27,7 @@ use super::era::{self, Envelope};
 use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::listen::Listens;
-use super::mrtr::{self, ProgressAs, Rounds};
+use super::mrtr::{self, Claim, ProgressAs, Rounds};
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
@@ -584,13 +584,18 @@ impl Front {
             }
             Change::Request { server, message } => {
                 // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
+                // Never waits on a round: this task carries every server's events.
                 let message = if self.modern.load(Ordering::Relaxed) {
-                    match self.rounds.claim(&server, message).await {
-                        Ok(()) => return,
-                        Err(message) if !self.initialized.load(Ordering::Relaxed) => {
+                    match self.rounds.claim(&server, message) {
+                        Claim::Taken => return,
+                        Claim::Refused(message, why) => {
+                            let code = code::INTERNAL_ERROR;
+                            return self.refuse_question(&server, &message, code, &why).await;
+                        }
+                        Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
                             return self.refuse_unclaimed(&server, &message).await;
                         }
-                        Err(message) => message,
+                        Claim::Unclaimed(message) => message,
                     }
                 } else {
                     message
@@ -700,17 +705,28 @@ impl Front {
     /// cannot be asked outside its requests. (server-everything asks for roots right after
     /// `initialize`; refused, it asks again within the call that needs them.)
     async fn refuse_unclaimed(&self, server: &str, message: &Message) {
-        let (Some(id), Some(method)) = (message.id(), message.method()) else {
+        let Some(method) = message.method() else {
             return;
         };
-        let why = format!(
-            "the client (revision 2026-07-28) can be asked {method} only while one of its \
-             requests to this server runs"
-        );
+        let why = match mrtr::capability_of(method) {
+            Some(capability) => format!(
+                "the client (revision 2026-07-28) can be asked {method} only while one of its \
+                 requests to this server that declares the {capability} capability runs"
+            ),
+            // `tasks/*` about tasks the client runs: a 2026-07-28 client runs none.
+            None => format!("the client (revision 2026-07-28) does not offer {method}"),
+        };
+        self.refuse_question(server, message, code::METHOD_NOT_FOUND, &why)
+            .await;
+    }
+
+    /// Answers a server's request to the client with an error.
+    async fn refuse_question(&self, server: &str, message: &Message, code: i64, why: &str) {
+        let Some(id) = message.id() else {
+            return;
+        };
         if let Some(server) = self.toolbox.server(server) {
-            server
-                .notify(wire::error(id, code::METHOD_NOT_FOUND, &why, None))
-                .await;
+            server.notify(wire::error(id, code, why, None)).await;
         }
     }
 
@@ -758,7 +774,10 @@ impl Front {
         let current = PROGRESS_AS.try_with(Arc::clone).ok();
         Arc::new(move |text: &str| {
             let text = match &current {
-                Some(current) => mrtr::retoken(text, lock(current).as_deref()),
+                Some(current) => match mrtr::retoken(text, lock(current).as_deref()) {
+                    Some(text) => text,
+                    None => return,
+                },
                 None => text.to_owned(),
             };
             let _ = client.try_send(text);

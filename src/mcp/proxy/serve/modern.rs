@@ -107,16 +107,16 @@ impl Front {
             }
             None => {
                 let target = self.target(method, params);
-                let exchange = self
-                    .rounds
-                    .start(method, params, target, &modern.capabilities);
+                let (exchange, worker) =
+                    self.rounds
+                        .start(method, params, target, &modern.capabilities);
                 let forwarded = legacy_request("0", method, params);
                 let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
                 let progress_as = exchange.progress_as();
                 let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
                     let reply = this.answer("0", &method, &forwarded).await;
                     this.rounds.finished(&running);
-                    running.done(reply).await;
+                    worker.done(reply).await;
                 }));
                 exchange.set_work(work.abort_handle());
                 exchange
