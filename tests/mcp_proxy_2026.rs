@@ -717,9 +717,9 @@ fn progress_goes_only_under_the_latest_round_s_token() {
     let caps = json!({"elicitation": {}});
     let mut client = proxy(&config, &[]);
     let call = json!({"name": "ask_with_progress", "arguments": {}});
-    let mut first = call.clone();
-    first["_meta"] = json!({"progressToken": "p1"});
-    let r = modern(&mut client, "tools/call", first, caps.clone());
+    let mut first = enveloped(call.clone(), caps.clone());
+    first["_meta"]["progressToken"] = json!("p1");
+    let r = client.request("tools/call", first);
     let (key, _) = question(&r);
     client.notifications.clear();
     // Between rounds and in a round without a token, the client waits on no token.
