@@ -372,16 +372,28 @@ fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
     );
     let (key, _) = question(&r);
     let s = state(&r);
-    std::thread::sleep(Duration::from_secs(11));
-    let r = modern(
-        &mut client,
-        "tools/call",
-        json!({"name": "cancelled", "arguments": {}}),
-        caps.clone(),
+    let seen = |client: &mut mcp_servers::Client| -> Json {
+        let r = modern(
+            client,
+            "tools/call",
+            json!({"name": "cancelled", "arguments": {}}),
+            json!({}),
+        );
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+    };
+    // Well past the request timeout, within the patience: the round still waits, and so does
+    // the server's call.
+    std::thread::sleep(Duration::from_secs(5));
+    let waiting = seen(&mut client);
+    assert_eq!(
+        waiting,
+        json!({"cancelled": [], "refused": []}),
+        "{waiting}"
     );
-    let seen: Json =
-        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    // The call was cancelled, and its question answered with an error, not left open.
+    std::thread::sleep(Duration::from_secs(6));
+    let seen = seen(&mut client);
+    // The round ended: the call was cancelled, and its question answered with an error, not
+    // left open.
     assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
     assert_eq!(seen["refused"], json!(["q1"]), "{seen}");
     // The state is gone with it.
