@@ -782,3 +782,22 @@ fn input_responses_that_are_not_results_answer_nothing() {
     assert_eq!(answer["result"], json!({"action": "decline"}), "{r}");
     client.close();
 }
+
+#[test]
+fn a_listen_lists_the_servers_at_most_once_however_many_uris_nobody_serves() {
+    let scratch = Scratch::new("era-listen-unknown");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    let before = seen(&mut client, "seen")["listings"].as_u64().unwrap();
+    let uris: Vec<String> = (0..20).map(|n| format!("nowhere://{n}")).collect();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
+        "params": enveloped(json!({"notifications": {"resourceSubscriptions": uris}}),
+                            json!({}))}),
+    );
+    let ack = next_notification(&mut client);
+    assert_eq!(ack["params"]["notifications"], json!({}), "{ack}");
+    let after = seen(&mut client, "seen")["listings"].as_u64().unwrap();
+    assert_eq!(after - before, 1);
+    client.close();
+}

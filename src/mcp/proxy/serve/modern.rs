@@ -186,10 +186,13 @@ impl Front {
             uris: Vec::new(),
         };
         let mut subscribe = Vec::new();
+        // The servers are listed again at most once for the whole listen, however many URIs
+        // nobody listed.
+        let mut listed = false;
         for uri in asked.uris {
             if self.listens.watches(&uri) {
                 honoured.uris.push(uri);
-            } else if self.subscribable(&uri).await {
+            } else if self.subscribable(&uri, &mut listed).await {
                 subscribe.push(uri.clone());
                 honoured.uris.push(uri);
             }
@@ -223,14 +226,21 @@ impl Front {
         })
     }
 
-    /// Whether a server that offers subscriptions serves `uri`.
-    async fn subscribable(&self, uri: &str) -> bool {
-        let servers = offering(&self.toolbox, "resources");
-        let Some(server) = self
-            .routes
-            .resource_server(&self.toolbox, &servers, uri)
-            .await
-        else {
+    /// Whether a server that offers subscriptions serves `uri`: by what was listed, or (when
+    /// `listed` is still `false`, which it then becomes) by listing the servers again.
+    async fn subscribable(&self, uri: &str, listed: &mut bool) -> bool {
+        let server = match self.routes.known_resource(uri) {
+            Some(server) => Some(server),
+            None if !*listed => {
+                *listed = true;
+                let servers = offering(&self.toolbox, "resources");
+                self.routes
+                    .resource_server(&self.toolbox, &servers, uri)
+                    .await
+            }
+            None => None,
+        };
+        let Some(server) = server else {
             return false;
         };
         self.toolbox.server(&server).is_some_and(|s| {
