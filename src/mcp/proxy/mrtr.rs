@@ -105,6 +105,15 @@ impl Worker {
     }
 }
 
+/// What became of a question offered to the running exchanges.
+enum Offer {
+    Taken,
+    /// Those that can take it have too many queued.
+    Full(Asked),
+    /// None can take it.
+    Nobody(Asked),
+}
+
 /// What became of a server's request put to the rounds ([`Rounds::claim`]).
 pub(super) enum Claim {
     /// An exchange took it: the client is asked in its next round.
@@ -205,19 +214,21 @@ impl Rounds {
             params: message.params().map(str::to_owned),
         };
         match self.offer(asked) {
-            Ok(()) => Claim::Taken,
-            Err((_, Some(why))) => Claim::Refused(message, why),
-            Err((_, None)) => Claim::Unclaimed(message),
+            Offer::Taken => Claim::Taken,
+            Offer::Full(_) => {
+                let why = format!(
+                    "{QUEUED_STEPS} questions of this server already wait for the client's next \
+                     round"
+                );
+                Claim::Refused(message, why)
+            }
+            Offer::Nobody(_) => Claim::Unclaimed(message),
         }
     }
 
     /// Queues `asked` in the oldest running exchange that can take it, under a key of that
     /// exchange.
-    ///
-    /// # Errors
-    /// The question back, with why it is refused when an exchange would have taken it but
-    /// has too many queued; `None` when no exchange can take it.
-    fn offer(&self, mut asked: Asked) -> Result<(), (Asked, Option<String>)> {
+    fn offer(&self, mut asked: Asked) -> Offer {
         let mut candidates: Vec<Arc<Exchange>> = lock(&self.running)
             .iter()
             .filter(|e| e.target.as_deref().is_none_or(|t| t == asked.server))
@@ -236,7 +247,7 @@ impl Rounds {
                 exchange.keys.fetch_add(1, Ordering::Relaxed)
             );
             let refused = match steps.try_send(Step::Asked(asked)) {
-                Ok(()) => return Ok(()),
+                Ok(()) => return Offer::Taken,
                 Err(TrySendError::Full(step)) => {
                     full = true;
                     step
@@ -244,17 +255,15 @@ impl Rounds {
                 Err(TrySendError::Closed(step)) => step,
             };
             let Step::Asked(back) = refused else {
-                return Ok(());
+                return Offer::Taken;
             };
             asked = back;
         }
-        let why = full.then(|| {
-            format!(
-                "{QUEUED_STEPS} questions of this server already wait for the client's next \
-                 round"
-            )
-        });
-        Err((asked, why))
+        if full {
+            Offer::Full(asked)
+        } else {
+            Offer::Nobody(asked)
+        }
     }
 
     /// A server withdrew its question (`notifications/cancelled`): it is not asked again.
@@ -430,7 +439,7 @@ impl Rounds {
     /// answered with an error (`why`).
     async fn rehome(&self, toolbox: &Toolbox, open: Vec<Asked>, why: &str) {
         for asked in open {
-            if let Err((asked, _)) = self.offer(asked) {
+            if let Offer::Full(asked) | Offer::Nobody(asked) = self.offer(asked) {
                 refuse(toolbox, &asked, why).await;
             }
         }
@@ -666,6 +675,67 @@ mod tests {
                 .await
                 .is_err()
         );
+    }
+
+    #[tokio::test]
+    async fn questions_go_where_declared_and_move_on_when_their_call_ends() {
+        let config = super::super::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(&config, super::super::Options::default());
+        let rounds = Rounds::default();
+        let elicits = r#"{"elicitation":{}}"#;
+        let (none, _w0) = rounds.start("tools/call", "{}", Some("s".into()), "{}");
+        let (first, worker) = rounds.start("tools/call", "{}", Some("s".into()), elicits);
+        let (other, w2) = rounds.start("tools/call", "{}", None, elicits);
+        let (elsewhere, _w3) = rounds.start("tools/call", "{}", Some("t".into()), elicits);
+        let ask = |id: u32, method: &str| {
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+            Message::parse(text).unwrap()
+        };
+        // Not an input request; a capability nobody declared.
+        assert!(matches!(
+            rounds.claim("s", ask(1, "tasks/get")),
+            Claim::Unclaimed(_)
+        ));
+        assert!(matches!(
+            rounds.claim("s", ask(2, "roots/list")),
+            Claim::Unclaimed(_)
+        ));
+        // The oldest request to the server that declared elicitation, not the older one that
+        // did not.
+        assert!(matches!(
+            rounds.claim("s", ask(3, "elicitation/create")),
+            Claim::Taken
+        ));
+        let queued = |e: &Arc<Exchange>| e.steps.try_lock().unwrap().len();
+        assert_eq!(
+            (
+                queued(&none),
+                queued(&first),
+                queued(&other),
+                queued(&elsewhere)
+            ),
+            (0, 1, 0, 0)
+        );
+        // Its call ends with the question open: the question goes to the other request.
+        rounds.finished(&first);
+        worker.done(wire::response("0", "{}")).await;
+        let reply = rounds
+            .wait(&toolbox, &first, "9", Duration::from_secs(60))
+            .await;
+        assert!(reply.contains(r#""resultType":"complete""#), "{reply}");
+        let Ok(Step::Asked(moved)) = other.steps.try_lock().unwrap().try_recv() else {
+            panic!("the question did not move");
+        };
+        assert_eq!(
+            (moved.id.as_str(), moved.key.as_str()),
+            ("3", "elicitation-1")
+        );
+        // A call that is gone: its round says so instead of waiting forever.
+        drop(w2);
+        let reply = rounds
+            .wait(&toolbox, &other, "10", Duration::from_secs(60))
+            .await;
+        assert!(reply.contains("lost the server's call"), "{reply}");
     }
 
     #[test]
