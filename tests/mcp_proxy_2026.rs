@@ -801,3 +801,39 @@ fn a_listen_lists_the_servers_at_most_once_however_many_uris_nobody_serves() {
     assert_eq!(after - before, 1);
     client.close();
 }
+
+#[test]
+fn a_legacy_url_elicitation_required_error_becomes_a_round() {
+    let scratch = Scratch::new("era-url-required");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    let call = json!({"name": "url_required", "arguments": {}});
+    let caps = json!({"elicitation": {"url": {}}});
+    let r = modern(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, request) = question(&r);
+    assert_eq!(
+        request,
+        json!({"method": "elicitation/create", "params": {"mode": "url",
+               "url": "https://example.com/connect", "message": "Connect your account."}}),
+        "{r}"
+    );
+    // The retry sends the request to the server again (which still wants the URL visited).
+    let answer = json!({ key: {"action": "accept"} });
+    let again = modern(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps,
+    );
+    question(&again);
+    assert_ne!(state(&again), state(&r));
+    // Without the capability: -32021, never -32042 (which revision 2026-07-28 does not have).
+    let r = modern(&mut client, "tools/call", call, json!({}));
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}}),
+        "{r}"
+    );
+    client.close();
+}

@@ -16,6 +16,11 @@
 //! or are refused. Only `sampling/createMessage`, `elicitation/create` and `roots/list` are
 //! claimed: nothing else can be an input request (`// 2026-07-28 basic/patterns/mrtr`).
 //!
+//! A legacy server's `-32042` (URL elicitation required, 2025-11-25 only) ends its call asking
+//! the user to visit URLs: its `error.data.elicitations` become a round, and the retry makes
+//! the call again, as a 2025-11-25 client does once the user has been there
+//! (`// 2026-07-28 client/elicitation` "URL Mode Flow").
+//!
 //! `requestState` is `toon1.` and 128 random bits (hex) from the operating system, new every
 //! round and good for one retry: a key into state the proxy keeps, so nothing in it is
 //! trusted, and a forged or replayed one names nothing. The exchange remembers the request's
@@ -58,8 +63,9 @@ struct Asked {
     /// Its key in `inputRequests`.
     key: String,
     server: String,
-    /// The server's id for it (JSON text).
-    id: String,
+    /// The server's id for it (JSON text); `None` for a URL elicitation of the proxy's own
+    /// (from a `-32042`), which no server waits on.
+    id: Option<String>,
     method: String,
     params: Option<String>,
 }
@@ -82,7 +88,10 @@ pub(super) struct Exchange {
     capabilities: Mutex<String>,
     /// Where questions are queued: only the [`Worker`] holds the channel open, so it closes
     /// when the server call ends or is aborted.
-    steps_tx: mpsc::WeakSender<Step>,
+    steps_tx: Mutex<mpsc::WeakSender<Step>>,
+    /// Whether the retry makes the server call again: it ended with a `-32042` (URL
+    /// elicitation required), put to the client as rounds.
+    again: std::sync::atomic::AtomicBool,
     steps: tokio::sync::Mutex<mpsc::Receiver<Step>>,
     /// Questions put to the client and not answered yet.
     pending: Mutex<Vec<Asked>>,
@@ -179,7 +188,8 @@ impl Rounds {
             fingerprint: era::fingerprint(params),
             target,
             capabilities: Mutex::new(capabilities.to_owned()),
-            steps_tx: steps_tx.downgrade(),
+            steps_tx: Mutex::new(steps_tx.downgrade()),
+            again: std::sync::atomic::AtomicBool::new(false),
             steps: tokio::sync::Mutex::new(steps),
             pending: Mutex::default(),
             work: Mutex::default(),
@@ -209,7 +219,7 @@ impl Rounds {
         let asked = Asked {
             key: String::new(),
             server: server.to_owned(),
-            id: id.to_owned(),
+            id: Some(id.to_owned()),
             method: method.to_owned(),
             params: message.params().map(str::to_owned),
         };
@@ -238,7 +248,8 @@ impl Rounds {
         candidates.sort_by_key(|e| e.serial);
         let mut full = false;
         for exchange in candidates {
-            let Some(steps) = exchange.steps_tx.upgrade() else {
+            let steps = lock(&exchange.steps_tx).upgrade();
+            let Some(steps) = steps else {
                 continue;
             };
             asked.key = format!(
@@ -271,7 +282,9 @@ impl Rounds {
         let exchanges: Vec<Arc<Exchange>> = lock(&self.running).clone();
         for exchange in exchanges {
             lock(&exchange.pending).retain(|a| {
-                !(a.server == server && super::peer::token_key(&a.id) == super::peer::token_key(id))
+                !(a.server == server
+                    && a.id.as_deref().map(super::peer::token_key)
+                        == Some(super::peer::token_key(id)))
             });
         }
     }
@@ -326,11 +339,11 @@ impl Rounds {
             answered
         };
         for asked in answered {
-            let Some(result) = answers(&asked.key) else {
+            let (Some(result), Some(id)) = (answers(&asked.key), &asked.id) else {
                 continue;
             };
             if let Some(server) = toolbox.server(&asked.server) {
-                server.notify(wire::response(&asked.id, result.get())).await;
+                server.notify(wire::response(id, result.get())).await;
             }
         }
         Ok(exchange)
@@ -395,6 +408,36 @@ impl Rounds {
                     }
                     self.rehome(toolbox, open, "the request this was asked for has ended")
                         .await;
+                    // `// 2026-07-28 client/elicitation` "URL Mode Flow": a legacy server's
+                    // -32042 (2025-11-25 only) becomes a round of URL elicitations, and the
+                    // retry sends the request again, as a 2025-11-25 client does once the
+                    // user has been to the URL.
+                    if let Some(elicitations) = url_elicitations(&reply) {
+                        if !exchange.can_take("elicitation/create") {
+                            let why = "the server requires a URL elicitation, and the request \
+                                       does not declare the client's elicitation capability";
+                            let data = r#"{"requiredCapabilities":{"elicitation":{"url":{}}}}"#;
+                            return wire::error(
+                                id,
+                                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                                why,
+                                Some(data),
+                            );
+                        }
+                        let mut pending = lock(&exchange.pending);
+                        for params in elicitations {
+                            let n = exchange.keys.fetch_add(1, Ordering::Relaxed);
+                            pending.push(Asked {
+                                key: format!("elicitation-{n}"),
+                                server: String::new(),
+                                id: None,
+                                method: "elicitation/create".to_owned(),
+                                params: Some(params),
+                            });
+                        }
+                        exchange.again.store(true, Ordering::Relaxed);
+                        break;
+                    }
                     return era::complete_reply(&reply, id, &exchange.method);
                 }
                 None => {
@@ -433,6 +476,22 @@ impl Rounds {
             raw::quote(&state)
         );
         wire::response(id, &result)
+    }
+
+    /// When the exchange's server call is to be made again ([`Exchange`]'s `again`): a new
+    /// [`Worker`] for it, the exchange running again and its questions forgotten (the server
+    /// asks again what it still needs).
+    pub(super) fn again(&self, exchange: &Arc<Exchange>) -> Option<Worker> {
+        if !exchange.again.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        let (steps_tx, steps) = mpsc::channel(QUEUED_STEPS);
+        // Nobody waits on an exchange that was just resumed.
+        *exchange.steps.try_lock().ok()? = steps;
+        *lock(&exchange.steps_tx) = steps_tx.downgrade();
+        lock(&exchange.pending).clear();
+        lock(&self.running).push(exchange.clone());
+        Some(Worker(steps_tx))
     }
 
     /// Questions no longer their exchange's: each to another exchange that can take it, or
@@ -533,8 +592,11 @@ async fn end(toolbox: &Toolbox, running: &Running, exchange: &Arc<Exchange>, why
 
 /// Answers a server's question with an error.
 async fn refuse(toolbox: &Toolbox, asked: &Asked, why: &str) {
+    let Some(id) = &asked.id else {
+        return;
+    };
     if let Some(server) = toolbox.server(&asked.server) {
-        let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
+        let reply = wire::error(id, code::INTERNAL_ERROR, why, None);
         server.notify(reply).await;
     }
 }
@@ -594,6 +656,23 @@ pub(super) fn capability_of(method: &str) -> Option<&'static str> {
         "roots/list" => Some("roots"),
         _ => None,
     }
+}
+
+/// The URL elicitations (params as a 2026-07-28 client takes them) of a legacy server's
+/// `-32042` reply (a whole response line): its `error.data.elicitations`.
+fn url_elicitations(reply: &str) -> Option<Vec<String>> {
+    let message = Message::parse(reply.to_owned()).ok()?;
+    let error = raw::entries(message.error()?)?;
+    if raw::get(&error, "code")?.get() != code::URL_ELICITATION_REQUIRED.to_string() {
+        return None;
+    }
+    let data = raw::entries(raw::get(&error, "data")?.get())?;
+    let elicitations: Vec<String> = raw::items(raw::get(&data, "elicitations")?.get())?
+        .into_iter()
+        .filter(|e| e.get().trim_start().starts_with('{'))
+        .map(|e| client_params("elicitation/create", Some(e.get())))
+        .collect();
+    (!elicitations.is_empty()).then_some(elicitations)
 }
 
 /// A new `requestState`: `toon1.` and 128 random bits in hex.
@@ -727,8 +806,8 @@ mod tests {
             panic!("the question did not move");
         };
         assert_eq!(
-            (moved.id.as_str(), moved.key.as_str()),
-            ("3", "elicitation-1")
+            (moved.id.as_deref(), moved.key.as_str()),
+            (Some("3"), "elicitation-1")
         );
         // A call that is gone: its round says so instead of waiting forever.
         drop(w2);

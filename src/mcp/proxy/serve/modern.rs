@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::super::era::{self, Modern, SERVER_INFO_KEY};
 use super::super::listen::Filter;
+use super::super::mrtr::{Exchange, Worker};
 use super::super::peer::{MAX_EXTENSIONS, lock};
 use super::super::routes::offering;
 use super::super::wire::{self, Message, code};
@@ -101,7 +102,13 @@ impl Front {
                     .resume(&self.toolbox, &state, method, params, &modern.capabilities)
                     .await;
                 match resumed {
-                    Ok(exchange) => exchange,
+                    Ok(exchange) => {
+                        // The server's call ended asking for URL elicitations: made again.
+                        if let Some(worker) = self.rounds.again(&exchange) {
+                            self.run(&exchange, worker, method, params);
+                        }
+                        exchange
+                    }
                     Err(why) => return wire::error(id, code::INVALID_PARAMS, &why, None),
                 }
             }
@@ -110,15 +117,7 @@ impl Front {
                 let (exchange, worker) =
                     self.rounds
                         .start(method, params, target, &modern.capabilities);
-                let forwarded = legacy_request("0", method, params);
-                let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
-                let progress_as = exchange.progress_as();
-                let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
-                    let reply = this.answer("0", &method, &forwarded).await;
-                    this.rounds.finished(&running);
-                    worker.done(reply).await;
-                }));
-                exchange.set_work(work.abort_handle());
+                self.run(&exchange, worker, method, params);
                 exchange
             }
         };
@@ -131,6 +130,19 @@ impl Front {
         self.rounds
             .wait(&self.toolbox, &exchange, id, patience)
             .await
+    }
+
+    /// Starts an exchange's server call in its own task.
+    fn run(self: &Arc<Self>, exchange: &Arc<Exchange>, worker: Worker, method: &str, params: &str) {
+        let forwarded = legacy_request("0", method, params);
+        let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
+        let progress_as = exchange.progress_as();
+        let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
+            let reply = this.answer("0", &method, &forwarded).await;
+            this.rounds.finished(&running);
+            worker.done(reply).await;
+        }));
+        exchange.set_work(work.abort_handle());
     }
 
     /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
