@@ -40,7 +40,7 @@ pub(super) enum Envelope {
     /// No modern envelope: served as the proxy always has (2025-11-25 and older).
     Legacy,
     /// A modern request of a revision the proxy serves.
-    Modern(Modern),
+    Modern(Declared),
     /// A modern request of a revision the proxy does not serve: its version as sent.
     Unsupported(String),
     /// A modern request the spec calls malformed (`-32602`): why.
@@ -49,7 +49,7 @@ pub(super) enum Envelope {
 
 /// What a modern request declares about itself.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Modern {
+pub(super) struct Declared {
     /// Its `clientCapabilities` (JSON text, as sent).
     pub capabilities: String,
     /// The log level it opts in to, if any.
@@ -95,7 +95,7 @@ pub(super) fn envelope(method: &str, params: Option<&str>) -> Envelope {
              {{}} declares none)"
         ));
     };
-    Envelope::Modern(Modern {
+    Envelope::Modern(Declared {
         capabilities,
         log_level: raw::get(&entries, LOG_LEVEL_KEY).and_then(raw::string),
     })

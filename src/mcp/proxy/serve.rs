@@ -94,7 +94,7 @@ where
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
-        modern: AtomicBool::new(false),
+        serves_2026: AtomicBool::new(false),
         rounds: Rounds::default(),
         listens: Listens::default(),
         log_level: Mutex::default(),
@@ -149,7 +149,7 @@ struct Front {
     initialized: AtomicBool,
     /// Whether a 2026-07-28 request came: without `initialize` too, servers' requests and
     /// notifications then reach the client only as that revision allows.
-    modern: AtomicBool,
+    serves_2026: AtomicBool,
     /// 2026-07-28 requests whose server calls run across the client's rounds.
     rounds: Rounds,
     /// Open `subscriptions/listen` streams.
@@ -183,9 +183,9 @@ impl Front {
         match message.kind() {
             Kind::Request { id, method } => {
                 // `// 2026-07-28 basic/versioning`: each request says its revision.
-                let modern = match era::envelope(method, message.params()) {
+                let declared = match era::envelope(method, message.params()) {
                     Envelope::Legacy => None,
-                    Envelope::Modern(modern) => Some(modern),
+                    Envelope::Modern(declared) => Some(declared),
                     Envelope::Unsupported(version) => {
                         return self.client.send(era::unsupported(id, &version)).await;
                     }
@@ -199,14 +199,14 @@ impl Front {
                 // its `_meta`); a client that asks for their tools (or anything else of
                 // theirs) without either gets servers told of no capability. A probe such as
                 // a 2025 `server/discover` or `ping` first starts nothing.
-                if modern.is_some() {
+                if declared.is_some() {
                     // Before any server starts: none of their requests may reach this client
                     // as a request (`// 2026-07-28 basic/transports/stdio`).
-                    self.modern.store(true, Ordering::Relaxed);
+                    self.serves_2026.store(true, Ordering::Relaxed);
                 }
                 if !self.toolbox.has_client() {
-                    if let Some(modern) = &modern {
-                        self.toolbox.client_connected(&modern.capabilities);
+                    if let Some(declared) = &declared {
+                        self.toolbox.client_connected(&declared.capabilities);
                     } else if method == "initialize" {
                         let capabilities = message.params_json()["capabilities"].to_string();
                         self.toolbox.client_connected(&capabilities);
@@ -239,10 +239,12 @@ impl Front {
                 // Held until the task is recorded, so that it cannot end before it is.
                 let mut in_flight = lock(&self.in_flight);
                 let task_key = key.clone();
-                let logs = modern.as_ref().is_some_and(|m| m.log_level.is_some());
+                let logs = declared.as_ref().is_some_and(|d| d.log_level.is_some());
                 let task = tokio::spawn(async move {
-                    let reply = match &modern {
-                        Some(modern) => this.answer_modern(&id, &method, &message, modern).await,
+                    let reply = match &declared {
+                        Some(declared) => {
+                            this.answer_modern(&id, &method, &message, declared).await
+                        }
                         None => this.answer(&id, &method, &message).await,
                     };
                     lock(&this.in_flight).remove(&task_key);
@@ -585,7 +587,7 @@ impl Front {
             Change::Request { server, message } => {
                 // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
                 // Never waits on a round: this task carries every server's events.
-                let message = if self.modern.load(Ordering::Relaxed) {
+                let message = if self.serves_2026.load(Ordering::Relaxed) {
                     match self.rounds.claim(&server, message) {
                         Claim::Taken => return,
                         Claim::Refused(message, why) => {
@@ -691,7 +693,7 @@ impl Front {
     /// client (`// 2026-07-28 basic/patterns/subscriptions`: list changes and resource
     /// updates only on a `subscriptions/listen` that asked), unless it also initialized.
     fn unsolicited(&self) -> bool {
-        !self.modern.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
+        !self.serves_2026.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
     }
 
     /// A notification to every open listen that asked for it, tagged with its id.

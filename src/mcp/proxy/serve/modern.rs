@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::super::era::{self, Modern, SERVER_INFO_KEY};
+use super::super::era::{self, Declared, SERVER_INFO_KEY};
 use super::super::listen::Filter;
 use super::super::mrtr::{Exchange, Worker};
 use super::super::peer::{MAX_EXTENSIONS, lock};
@@ -28,7 +28,7 @@ impl Front {
         id: &str,
         method: &str,
         message: &Message,
-        modern: &Modern,
+        declared: &Declared,
     ) -> String {
         let params = message.params().unwrap_or("{}");
         // `// 2026-07-28 changelog`: removed methods are unknown methods now.
@@ -37,7 +37,7 @@ impl Front {
             return wire::error(id, code::METHOD_NOT_FOUND, &text, None);
         }
         // `// 2026-07-28 server/utilities/logging`: a request opts in to log messages.
-        if let Some(level) = &modern.log_level {
+        if let Some(level) = &declared.log_level {
             self.set_log_level(level).await;
         }
         match method {
@@ -51,7 +51,7 @@ impl Front {
             "tools/call" | "prompts/get" | "resources/read"
                 if self.reaches_a_server(method, params) =>
             {
-                self.round_trip(id, method, params, modern).await
+                self.round_trip(id, method, params, declared).await
             }
             _ => {
                 let forwarded = legacy_request(id, method, params);
@@ -91,7 +91,7 @@ impl Front {
         id: &str,
         method: &str,
         params: &str,
-        modern: &Modern,
+        declared: &Declared,
     ) -> String {
         let state =
             raw::entries(params).and_then(|e| raw::get(&e, "requestState").and_then(raw::string));
@@ -99,7 +99,13 @@ impl Front {
             Some(state) => {
                 let resumed = self
                     .rounds
-                    .resume(&self.toolbox, &state, method, params, &modern.capabilities)
+                    .resume(
+                        &self.toolbox,
+                        &state,
+                        method,
+                        params,
+                        &declared.capabilities,
+                    )
                     .await;
                 match resumed {
                     Ok(exchange) => {
@@ -116,7 +122,7 @@ impl Front {
                 let target = self.target(method, params);
                 let (exchange, worker) =
                     self.rounds
-                        .start(method, params, target, &modern.capabilities);
+                        .start(method, params, target, &declared.capabilities);
                 self.run(&exchange, worker, method, params);
                 exchange
             }
