@@ -83,8 +83,8 @@ impl Asking {
         }
     }
 
-    /// `message` (a line the proxy sends, or the peer's `notifications/cancelled`) answers or
-    /// withdraws an open question.
+    /// The question `id` (JSON text) is answered (by a response the proxy sends) or withdrawn
+    /// (by the peer's `notifications/cancelled`).
     fn settled(&self, id: &str) {
         if lock(&self.open).remove(&token_key(id)) {
             self.answered.notify_waiters();
