@@ -64,7 +64,7 @@ fn enveloped(mut params: Json, capabilities: Json) -> Json {
 }
 
 /// A 2026-07-28 request declaring `capabilities`; its response.
-fn modern(
+fn request_2026(
     client: &mut mcp_servers::Client,
     method: &str,
     params: Json,
@@ -136,7 +136,7 @@ fn versions_removed_methods_and_result_fields() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r.get("result").is_none());
 
-    let r = modern(&mut client, "server/discover", json!({}), json!({}));
+    let r = request_2026(&mut client, "server/discover", json!({}), json!({}));
     let discover = &r["result"];
     assert_eq!(discover["resultType"], "complete", "{r}");
     assert_eq!(discover["supportedVersions"], json!([VERSION]), "{r}");
@@ -165,7 +165,7 @@ fn versions_removed_methods_and_result_fields() {
         "resources/subscribe",
         "resources/unsubscribe",
     ] {
-        let r = modern(
+        let r = request_2026(
             &mut client,
             method,
             json!({"uri": "doc://shared"}),
@@ -175,12 +175,12 @@ fn versions_removed_methods_and_result_fields() {
     }
     // Cacheable results carry the cache fields; others only resultType.
     for method in ["tools/list", "resources/list", "prompts/list"] {
-        let r = modern(&mut client, method, json!({}), json!({}));
+        let r = request_2026(&mut client, method, json!({}), json!({}));
         assert_eq!(r["result"]["resultType"], "complete", "{method}: {r}");
         assert_eq!(r["result"]["ttlMs"], 0, "{method}: {r}");
         assert_eq!(r["result"]["cacheScope"], "private", "{method}: {r}");
     }
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "completion/complete",
         json!({"ref": {"type": "ref/prompt", "name": "greet"},
@@ -190,7 +190,7 @@ fn versions_removed_methods_and_result_fields() {
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
     assert!(r["result"].get("ttlMs").is_none(), "{r}");
     // A legacy server's -32002 (resource not found) is -32602 now; the rest as sent.
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "resources/read",
         json!({"uri": "doc://nowhere"}),
@@ -199,7 +199,7 @@ fn versions_removed_methods_and_result_fields() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert_eq!(r["error"]["data"], json!({"server": "docs"}), "{r}");
     // What reached the server: no modern `_meta` key.
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "prompts/get",
         json!({"name": "greet", "arguments": {"who": "Ada"}}),
@@ -247,7 +247,7 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
     let call = |name: &str| json!({"name": name, "arguments": {}});
 
     // One question: input_required, then the retry's answer reaches the server.
-    let r = modern(&mut client, "tools/call", call("ask"), caps.clone());
+    let r = request_2026(&mut client, "tools/call", call("ask"), caps.clone());
     let (key, request) = question(&r);
     assert_eq!(request["method"], "elicitation/create", "{r}");
     assert_eq!(request["params"]["message"], "Name?", "{r}");
@@ -259,27 +259,27 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
         json!({}),
         "toon1.00000000000000000000000000000000",
     );
-    let r = modern(&mut client, "tools/call", forged, caps.clone());
+    let r = request_2026(&mut client, "tools/call", forged, caps.clone());
     assert_eq!(r["error"]["code"], -32602, "{r}");
     let other = retry(&call("ask_twice"), json!({}), &s);
-    let r = modern(&mut client, "tools/call", other, caps.clone());
+    let r = request_2026(&mut client, "tools/call", other, caps.clone());
     assert_eq!(r["error"]["code"], -32602, "{r}");
     let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
     let params = retry(&call("ask"), answer.clone(), &s);
-    let r = modern(&mut client, "tools/call", params.clone(), caps.clone());
+    let r = request_2026(&mut client, "tools/call", params.clone(), caps.clone());
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
     let text = r["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("Ada"), "{r}");
     // Good for one retry only.
-    let r = modern(&mut client, "tools/call", params, caps.clone());
+    let r = request_2026(&mut client, "tools/call", params, caps.clone());
     assert_eq!(r["error"]["code"], -32602, "{r}");
 
     // Two questions one after the other: two rounds, a new state each.
-    let r = modern(&mut client, "tools/call", call("ask_twice"), caps.clone());
+    let r = request_2026(&mut client, "tools/call", call("ask_twice"), caps.clone());
     let (key, _) = question(&r);
     let first = state(&r);
     let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         retry(&call("ask_twice"), answer, &first),
@@ -291,7 +291,7 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
     assert_ne!(first, second);
     let answer = json!({ key: {"role": "assistant", "model": "m",
                                "content": {"type": "text", "text": "sampled"}} });
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         retry(&call("ask_twice"), answer, &second),
@@ -301,7 +301,7 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
     assert!(text.contains("Ada") && text.contains("sampled"), "{r}");
 
     // Two questions at once; a retry that answers one is asked the other again.
-    let r = modern(&mut client, "tools/call", call("ask_both"), caps.clone());
+    let r = request_2026(&mut client, "tools/call", call("ask_both"), caps.clone());
     assert_eq!(r["result"]["resultType"], "input_required", "{r}");
     let requests = r["result"]["inputRequests"].as_object().unwrap().clone();
     assert_eq!(requests.len(), 2, "{r}");
@@ -316,7 +316,7 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
         .map(|(k, _)| k.clone())
         .unwrap();
     let answer = json!({ roots.clone(): {"roots": [{"uri": "file:///w"}]} });
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         retry(&call("ask_both"), answer, &state(&r)),
@@ -325,7 +325,7 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
     let (key, _) = question(&r);
     assert_eq!(key, elicit);
     let answer = json!({ key: {"action": "decline"} });
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         retry(&call("ask_both"), answer, &state(&r)),
@@ -337,25 +337,22 @@ fn a_server_s_questions_become_rounds_of_the_client_s_request() {
         "{r}"
     );
 
-    // A capability the request did not declare: the client is not asked, its request fails
-    // with -32021 naming it, and the server's question and call end.
-    let r = modern(
+    // A capability the request did not declare: the client is not asked, and the server's
+    // question is refused (stdio does not say which request it belongs to, so no request is
+    // failed for it); the server decides what its call does then.
+    let r = request_2026(
         &mut client,
         "tools/call",
         call("ask"),
         json!({"sampling": {}}),
     );
-    assert_eq!(r["error"]["code"], -32021, "{r}");
-    assert_eq!(
-        r["error"]["data"],
-        json!({"requiredCapabilities": {"elicitation": {}}}),
-        "{r}"
-    );
-    std::thread::sleep(Duration::from_millis(300));
-    let r = modern(&mut client, "tools/call", call("cancelled"), json!({}));
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(text, r#"[{"error": -32601}]"#, "{r}");
+    let r = request_2026(&mut client, "tools/call", call("cancelled"), json!({}));
     let seen: Json =
         serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
+    assert_eq!(seen["cancelled"].as_array().unwrap().len(), 0, "{seen}");
     assert_eq!(seen["refused"].as_array().unwrap().len(), 1, "{seen}");
     client.close();
 }
@@ -367,7 +364,7 @@ fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
     // A person has ten times the request timeout to answer.
     let mut client = proxy(&config, &["--request-timeout", "1"]);
     let caps = json!({"elicitation": {}});
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         json!({"name": "ask", "arguments": {}}),
@@ -375,16 +372,28 @@ fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
     );
     let (key, _) = question(&r);
     let s = state(&r);
-    std::thread::sleep(Duration::from_secs(11));
-    let r = modern(
-        &mut client,
-        "tools/call",
-        json!({"name": "cancelled", "arguments": {}}),
-        caps.clone(),
+    let seen = |client: &mut mcp_servers::Client| -> Json {
+        let r = request_2026(
+            client,
+            "tools/call",
+            json!({"name": "cancelled", "arguments": {}}),
+            json!({}),
+        );
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap()
+    };
+    // Well past the request timeout, within the patience: the round still waits, and so does
+    // the server's call.
+    std::thread::sleep(Duration::from_secs(5));
+    let waiting = seen(&mut client);
+    assert_eq!(
+        waiting,
+        json!({"cancelled": [], "refused": []}),
+        "{waiting}"
     );
-    let seen: Json =
-        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-    // The call was cancelled, and its question answered with an error, not left open.
+    std::thread::sleep(Duration::from_secs(6));
+    let seen = seen(&mut client);
+    // The round ended: the call was cancelled, and its question answered with an error, not
+    // left open.
     assert_eq!(seen["cancelled"].as_array().unwrap().len(), 1, "{seen}");
     assert_eq!(seen["refused"], json!(["q1"]), "{seen}");
     // The state is gone with it.
@@ -393,7 +402,7 @@ fn a_round_nobody_continues_ends_and_the_server_s_call_is_cancelled() {
         json!({ key: {"action": "cancel"} }),
         &s,
     );
-    let r = modern(&mut client, "tools/call", params, caps);
+    let r = request_2026(&mut client, "tools/call", params, caps);
     assert_eq!(r["error"]["code"], -32602, "{r}");
     client.close();
 }
@@ -405,7 +414,7 @@ fn cancelling_a_retry_cancels_the_server_s_call() {
     let mut client = proxy(&config, &[]);
     let caps = json!({"elicitation": {}});
     let call = json!({"name": "ask_then_hang", "arguments": {}});
-    let r = modern(&mut client, "tools/call", call.clone(), caps.clone());
+    let r = request_2026(&mut client, "tools/call", call.clone(), caps.clone());
     let (key, _) = question(&r);
     let answer = json!({ key: {"action": "accept", "content": {"name": "Ada"}} });
     // The retry waits for a result that does not come; the client gives up on it.
@@ -419,7 +428,7 @@ fn cancelling_a_retry_cancels_the_server_s_call() {
                         "params": {"requestId": "retry"}}),
     );
     std::thread::sleep(Duration::from_millis(300));
-    let r = modern(
+    let r = request_2026(
         &mut client,
         "tools/call",
         json!({"name": "cancelled", "arguments": {}}),
@@ -435,7 +444,7 @@ fn cancelling_a_retry_cancels_the_server_s_call() {
 fn next_notification(client: &mut mcp_servers::Client) -> Json {
     let deadline = std::time::Instant::now() + WAIT;
     while client.notifications.is_empty() && std::time::Instant::now() < deadline {
-        let r = modern(client, "tools/list", json!({}), json!({}));
+        let r = request_2026(client, "tools/list", json!({}), json!({}));
         assert_eq!(r["result"]["resultType"], "complete", "{r}");
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -487,11 +496,344 @@ fn a_listen_gets_what_it_asked_for_and_nothing_else_comes_unasked() {
                         "params": {"requestId": "l1"}}),
     );
     std::thread::sleep(Duration::from_millis(500));
-    modern(&mut client, "tools/list", json!({}), json!({}));
+    request_2026(&mut client, "tools/list", json!({}), json!({}));
     assert!(
         client.notifications.is_empty(),
         "{:?}",
         client.notifications
+    );
+    client.close();
+}
+
+/// A config of the questioning server (`servers/questioning_server.py`) under each of `names`
+/// (its tools then named `NAME__TOOL` when there are several).
+fn questioners(scratch: &Path, names: &[&str]) -> PathBuf {
+    let script = fixture("servers/questioning_server.py");
+    let servers: serde_json::Map<String, Json> = names
+        .iter()
+        .map(|n| {
+            (
+                (*n).to_owned(),
+                json!({"command": "python3", "args": [script]}),
+            )
+        })
+        .collect();
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// Sends a 2026-07-28 request under `id`, not waiting for its response.
+fn send_modern(
+    client: &mut mcp_servers::Client,
+    id: &str,
+    method: &str,
+    params: Json,
+    caps: &Json,
+) {
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": method,
+                        "params": enveloped(params, caps.clone())}));
+}
+
+/// The responses to requests `ids` (in any order), by id.
+fn responses(
+    client: &mut mcp_servers::Client,
+    ids: &[&str],
+    within: Duration,
+) -> std::collections::HashMap<String, Json> {
+    let mut got = std::collections::HashMap::new();
+    while got.len() < ids.len() {
+        let r = client.next_response(within);
+        let id = r["id"].as_str().unwrap_or_default().to_owned();
+        assert!(ids.contains(&id.as_str()), "{r}");
+        got.insert(id, r);
+    }
+    got
+}
+
+/// What the questioning server `tool` (`seen`, or `NAME__seen`) says it saw.
+fn seen(client: &mut mcp_servers::Client, tool: &str) -> Json {
+    let r = request_2026(
+        client,
+        "tools/call",
+        json!({"name": tool, "arguments": {}}),
+        json!({}),
+    );
+    let text = result_text(&r);
+    serde_json::from_str(text.strip_prefix("seen ").unwrap()).unwrap_or_else(|e| panic!("{e}: {r}"))
+}
+
+/// The text of a tool result.
+fn result_text(r: &Json) -> String {
+    r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{r}"))
+        .to_owned()
+}
+
+#[test]
+fn a_server_asking_more_than_a_round_holds_blocks_no_other_server() {
+    let scratch = Scratch::new("era-flood");
+    let config = questioners(&scratch.0, &["x", "y"]);
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    client.wait = Duration::from_secs(8);
+    let caps = json!({"elicitation": {}});
+    let r = request_2026(&mut client, "tools/list", json!({}), json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 14, "{r}");
+    // One question, then forty more the round cannot take at once.
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        json!({"name": "x__flood", "arguments": {}}),
+        caps.clone(),
+    );
+    question(&r);
+    std::thread::sleep(Duration::from_secs(1));
+    // Another server's question still reaches its request.
+    let call = json!({"name": "y__ask", "arguments": {}});
+    let r = request_2026(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, _) = question(&r);
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps.clone(),
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    // What the round could not queue was refused at once.
+    let refused = seen(&mut client, "x__seen")["refused"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(refused >= 8, "{refused}");
+    // When the round ends (nobody came back within ten timeouts), so does every question it
+    // held or queued: none is left open on the server.
+    std::thread::sleep(Duration::from_secs(11));
+    let x = seen(&mut client, "x__seen");
+    assert_eq!(x["refused"].as_array().unwrap().len(), 41, "{x}");
+    assert_eq!(x["cancelled"].as_array().unwrap().len(), 1, "{x}");
+    client.close();
+}
+
+#[test]
+fn a_question_goes_to_a_request_that_declared_what_it_needs() {
+    let scratch = Scratch::new("era-owner");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    client.wait = Duration::from_secs(10);
+    let r = request_2026(&mut client, "tools/list", json!({}), json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 7, "{r}");
+    // The older request declares nothing; the newer one elicitation, and its server asks.
+    let slow = json!({"name": "slow", "arguments": {}});
+    send_modern(&mut client, "slow", "tools/call", slow, &json!({}));
+    std::thread::sleep(Duration::from_millis(200));
+    let ask = json!({"name": "ask", "arguments": {}});
+    let caps = json!({"elicitation": {}});
+    send_modern(&mut client, "ask", "tools/call", ask.clone(), &caps);
+    let got = responses(&mut client, &["slow", "ask"], Duration::from_secs(10));
+    assert_eq!(result_text(&got["slow"]), "slow done", "{}", got["slow"]);
+    let (key, _) = question(&got["ask"]);
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&got["ask"])),
+        caps,
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    client.close();
+}
+
+#[test]
+fn a_person_has_ten_request_timeouts_to_answer() {
+    let scratch = Scratch::new("era-patience");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    // Revision 2026-07-28: the retry comes three timeouts later.
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    let ask = json!({"name": "ask", "arguments": {}});
+    let r = request_2026(&mut client, "tools/call", ask.clone(), caps.clone());
+    let (key, _) = question(&r);
+    std::thread::sleep(Duration::from_secs(3));
+    let answer = json!({ key: {"action": "accept", "content": {"n": 3}} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&r)),
+        caps,
+    );
+    assert!(result_text(&r).contains(r#""n": 3"#), "{r}");
+    client.close();
+    // Revision 2025-11-25: the client answers the elicitation three timeouts later.
+    let mut client = proxy(&config, &["--request-timeout", "1"]);
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client.tools();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+                        "params": {"name": "ask", "arguments": {}}}),
+    );
+    let asked = client.next_response(Duration::from_secs(10));
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    std::thread::sleep(Duration::from_secs(3));
+    client.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+                        "result": {"action": "accept", "content": {"n": 3}}}));
+    let r = client.next_response(Duration::from_secs(10));
+    assert_eq!(r["id"], "call", "{r}");
+    assert!(result_text(&r).contains(r#""n": 3"#), "{r}");
+    client.close();
+}
+
+#[test]
+fn a_server_s_tasks_requests_are_no_input_requests() {
+    let scratch = Scratch::new("era-tasks-asked");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}, "sampling": {}, "roots": {}});
+    // A 2026-07-28 client runs no tasks: the server is told so, the client is not asked.
+    let mut client = proxy(&config, &[]);
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        json!({"name": "tasks", "arguments": {}}),
+        caps,
+    );
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
+    assert_eq!(answer["error"]["code"], -32601, "{r}");
+    client.close();
+    // A 2025-11-25 client is asked, as before.
+    let mut client = proxy(&config, &[]);
+    client.initialize("2025-11-25");
+    client.tools();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+                        "params": {"name": "tasks", "arguments": {}}}),
+    );
+    let asked = client.next_response(Duration::from_secs(10));
+    assert_eq!(asked["method"], "tasks/get", "{asked}");
+    client.send(&json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"taskId": "t1"}}));
+    let r = client.next_response(Duration::from_secs(10));
+    assert!(result_text(&r).contains("t1"), "{r}");
+    client.close();
+}
+
+#[test]
+fn progress_goes_only_under_the_latest_round_s_token() {
+    let scratch = Scratch::new("era-progress");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    let mut client = proxy(&config, &[]);
+    let call = json!({"name": "ask_with_progress", "arguments": {}});
+    let mut first = enveloped(call.clone(), caps.clone());
+    first["_meta"]["progressToken"] = json!("p1");
+    let r = client.request("tools/call", first);
+    let (key, _) = question(&r);
+    client.notifications.clear();
+    // Between rounds and in a round without a token, the client waits on no token.
+    std::thread::sleep(Duration::from_millis(500));
+    let answer = json!({ key: {"action": "accept", "content": {}} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps,
+    );
+    assert!(result_text(&r).contains("accept"), "{r}");
+    let progress: Vec<&Json> = client
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/progress")
+        .collect();
+    assert!(progress.is_empty(), "{progress:?}");
+    client.close();
+}
+
+#[test]
+fn input_responses_that_are_not_results_answer_nothing() {
+    let scratch = Scratch::new("era-hostile");
+    let config = questioners(&scratch.0, &["q"]);
+    let caps = json!({"elicitation": {}});
+    let mut client = proxy(&config, &[]);
+    let ask = json!({"name": "ask", "arguments": {}});
+    let r = request_2026(&mut client, "tools/call", ask.clone(), caps.clone());
+    let (key, _) = question(&r);
+    // Not an object: the question is asked again, the server is not answered.
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&ask, json!({ key.clone(): 5 }), &state(&r)),
+        caps.clone(),
+    );
+    let (again, _) = question(&r);
+    assert_eq!(again, key);
+    let answer = json!({ key: {"action": "decline"} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&ask, answer, &state(&r)),
+        caps,
+    );
+    let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
+    assert_eq!(answer["result"], json!({"action": "decline"}), "{r}");
+    client.close();
+}
+
+#[test]
+fn a_listen_lists_the_servers_at_most_once_however_many_uris_nobody_serves() {
+    let scratch = Scratch::new("era-listen-unknown");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    let before = seen(&mut client, "seen")["listings"].as_u64().unwrap();
+    let uris: Vec<String> = (0..20).map(|n| format!("nowhere://{n}")).collect();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
+        "params": enveloped(json!({"notifications": {"resourceSubscriptions": uris}}),
+                            json!({}))}),
+    );
+    let ack = next_notification(&mut client);
+    assert_eq!(ack["params"]["notifications"], json!({}), "{ack}");
+    let after = seen(&mut client, "seen")["listings"].as_u64().unwrap();
+    assert_eq!(after - before, 1);
+    client.close();
+}
+
+#[test]
+fn a_legacy_url_elicitation_required_error_becomes_a_round() {
+    let scratch = Scratch::new("era-url-required");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    let call = json!({"name": "url_required", "arguments": {}});
+    let caps = json!({"elicitation": {"url": {}}});
+    let r = request_2026(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, request) = question(&r);
+    assert_eq!(
+        request,
+        json!({"method": "elicitation/create", "params": {"mode": "url",
+               "url": "https://example.com/connect", "message": "Connect your account."}}),
+        "{r}"
+    );
+    // The retry sends the request to the server again (which still wants the URL visited).
+    let answer = json!({ key: {"action": "accept"} });
+    let again = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps,
+    );
+    question(&again);
+    assert_ne!(state(&again), state(&r));
+    // Without the capability: -32021, never -32042 (which revision 2026-07-28 does not have).
+    let r = request_2026(&mut client, "tools/call", call, json!({}));
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"url": {}}}),
+        "{r}"
     );
     client.close();
 }

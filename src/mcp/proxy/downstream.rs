@@ -140,6 +140,8 @@ impl Downstream {
             Link::Process(process) => Some(process.exit_watch()),
             Link::Http(_) => None,
         };
+        // A call whose server waits for the client's answer waits with it.
+        peer.hold_while_asking();
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
         let mut server = Downstream {

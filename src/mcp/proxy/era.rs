@@ -40,7 +40,7 @@ pub(super) enum Envelope {
     /// No modern envelope: served as the proxy always has (2025-11-25 and older).
     Legacy,
     /// A modern request of a revision the proxy serves.
-    Modern(Modern),
+    Modern(Declared),
     /// A modern request of a revision the proxy does not serve: its version as sent.
     Unsupported(String),
     /// A modern request the spec calls malformed (`-32602`): why.
@@ -49,7 +49,7 @@ pub(super) enum Envelope {
 
 /// What a modern request declares about itself.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Modern {
+pub(super) struct Declared {
     /// Its `clientCapabilities` (JSON text, as sent).
     pub capabilities: String,
     /// The log level it opts in to, if any.
@@ -95,7 +95,7 @@ pub(super) fn envelope(method: &str, params: Option<&str>) -> Envelope {
              {{}} declares none)"
         ));
     };
-    Envelope::Modern(Modern {
+    Envelope::Modern(Declared {
         capabilities,
         log_level: raw::get(&entries, LOG_LEVEL_KEY).and_then(raw::string),
     })
@@ -215,7 +215,11 @@ pub(super) fn fingerprint(params: &str) -> serde_json::Value {
 /// `result` (a JSON object as text) with `resultType: "complete"` first, and for a
 /// cacheable method `ttlMs: 0` and `cacheScope: "private"`, unless it has them already.
 pub(super) fn complete(result: &str, cacheable: bool) -> String {
-    let entries = raw::entries(result).unwrap_or_default();
+    // A result that is not an object (which a server should not send) is passed on as sent:
+    // nothing is put into an array's first element.
+    let Some(entries) = raw::entries(result) else {
+        return result.to_owned();
+    };
     let has = |k: &str| raw::get(&entries, k).is_some();
     let mut added = Vec::new();
     if !has("resultType") {
@@ -338,6 +342,8 @@ mod tests {
             ),
             r#"{"resultType":"complete","ttlMs":5,"cacheScope":"public"}"#
         );
+        assert_eq!(complete(r#"[{"a":1}]"#, true), r#"[{"a":1}]"#);
+        assert_eq!(complete("5", false), "5");
         let reply = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32002,"message":"no"}}"#;
         assert_eq!(
             complete_reply(reply, "9", "resources/read"),

@@ -8,8 +8,18 @@
 //! The server's call goes on in its own task between rounds (an [`Exchange`]). Which
 //! exchange a server's question belongs to is not on the wire (stdio has no related-request
 //! id): it goes to the oldest running exchange whose request went to that server (or whose
-//! server the proxy could not tell in advance). A question no exchange claims is refused to
-//! the server: a modern client can only be asked within one of its requests.
+//! server the proxy could not tell in advance) and whose latest round declared the capability
+//! the question needs. A question no exchange claims is refused to the server (a modern client
+//! can only be asked within one of its requests), and so is one past [`QUEUED_STEPS`] waiting
+//! in its exchange: no client request that may not own a question is failed for it. The
+//! questions still open when the server's call ends go to another exchange that can take them,
+//! or are refused. Only `sampling/createMessage`, `elicitation/create` and `roots/list` are
+//! claimed: nothing else can be an input request (`// 2026-07-28 basic/patterns/mrtr`).
+//!
+//! A legacy server's `-32042` (URL elicitation required, 2025-11-25 only) ends its call asking
+//! the user to visit URLs: its `error.data.elicitations` become a round, and the retry makes
+//! the call again, as a 2025-11-25 client does once the user has been there
+//! (`// 2026-07-28 client/elicitation` "URL Mode Flow").
 //!
 //! `requestState` is `toon1.` and 128 random bits (hex) from the operating system, new every
 //! round and good for one retry: a key into state the proxy keeps, so nothing in it is
@@ -29,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value as Json;
-use tokio::sync::mpsc;
+use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
 use tokio::task::AbortHandle;
 
 use super::era;
@@ -44,7 +54,7 @@ pub const MAX_WAITING: usize = 64;
 /// How long after a server's question its next one still joins the same round.
 const TOGETHER: Duration = Duration::from_millis(50);
 
-/// Questions one exchange may have queued before its server is made to wait.
+/// Questions one exchange may have queued (not yet read by a round); more are refused.
 const QUEUED_STEPS: usize = 32;
 
 /// A server's question put to the client.
@@ -53,8 +63,9 @@ struct Asked {
     /// Its key in `inputRequests`.
     key: String,
     server: String,
-    /// The server's id for it (JSON text).
-    id: String,
+    /// The server's id for it (JSON text); `None` for a URL elicitation of the proxy's own
+    /// (from a `-32042`), which no server waits on.
+    id: Option<String>,
     method: String,
     params: Option<String>,
 }
@@ -75,15 +86,52 @@ pub(super) struct Exchange {
     target: Option<String>,
     /// The capabilities of the latest round (JSON text): what the client may be asked.
     capabilities: Mutex<String>,
-    steps_tx: mpsc::Sender<Step>,
+    /// Where questions are queued: only the [`Worker`] holds the channel open, so it closes
+    /// when the server call ends or is aborted.
+    steps_tx: Mutex<mpsc::WeakSender<Step>>,
+    /// Whether the retry makes the server call again: it ended with a `-32042` (URL
+    /// elicitation required), put to the client as rounds.
+    again: std::sync::atomic::AtomicBool,
     steps: tokio::sync::Mutex<mpsc::Receiver<Step>>,
     /// Questions put to the client and not answered yet.
     pending: Mutex<Vec<Asked>>,
     work: Mutex<Option<AbortHandle>>,
     keys: AtomicU64,
     /// The progress token of the latest round (JSON text): the server's call keeps the first
-    /// round's, and its progress reaches the client under this one.
+    /// round's, and its progress reaches the client under this one; none while the exchange
+    /// waits for a retry, or when the latest round gave none.
     progress: ProgressAs,
+}
+
+/// The server call's end of an exchange: the task doing the call holds it (the only sender of
+/// the exchange's steps), and hands over the reply.
+pub(super) struct Worker(mpsc::Sender<Step>);
+
+impl Worker {
+    /// The server call's reply (a whole response line): the end of the exchange.
+    pub(super) async fn done(self, reply: String) {
+        let _ = self.0.send(Step::Done(reply)).await;
+    }
+}
+
+/// What became of a question offered to the running exchanges.
+enum Offer {
+    Taken,
+    /// Those that can take it have too many queued.
+    Full(Asked),
+    /// None can take it.
+    Nobody(Asked),
+}
+
+/// What became of a server's request put to the rounds ([`Rounds::claim`]).
+pub(super) enum Claim {
+    /// An exchange took it: the client is asked in its next round.
+    Taken,
+    /// An exchange would take it but has too many questions queued: the server is to be
+    /// answered with this error message.
+    Refused(Message, String),
+    /// No exchange can take it.
+    Unclaimed(Message),
 }
 
 /// Where a call's progress notifications are to be re-addressed: the token (JSON text) the
@@ -101,9 +149,9 @@ impl Exchange {
         self.progress.clone()
     }
 
-    /// The server call's reply (a whole response line): the end of the exchange.
-    pub(super) async fn done(&self, reply: String) {
-        let _ = self.steps_tx.send(Step::Done(reply)).await;
+    /// Whether the latest round declared what `method` needs.
+    fn can_take(&self, method: &str) -> bool {
+        capability_of(method).is_some_and(|c| era::declares(&lock(&self.capabilities), c))
     }
 }
 
@@ -124,14 +172,15 @@ pub(super) struct Rounds {
 
 impl Rounds {
     /// A new exchange for a modern request (its method, params as sent, the server it goes
-    /// to if known, its capabilities), running until [`finished`](Self::finished).
+    /// to if known, its capabilities), running until [`finished`](Self::finished); and the
+    /// [`Worker`] for the task doing its server call.
     pub(super) fn start(
         &self,
         method: &str,
         params: &str,
         target: Option<String>,
         capabilities: &str,
-    ) -> Arc<Exchange> {
+    ) -> (Arc<Exchange>, Worker) {
         let (steps_tx, steps) = mpsc::channel(QUEUED_STEPS);
         let exchange = Arc::new(Exchange {
             serial: self.serial.fetch_add(1, Ordering::Relaxed),
@@ -139,7 +188,8 @@ impl Rounds {
             fingerprint: era::fingerprint(params),
             target,
             capabilities: Mutex::new(capabilities.to_owned()),
-            steps_tx,
+            steps_tx: Mutex::new(steps_tx.downgrade()),
+            again: std::sync::atomic::AtomicBool::new(false),
             steps: tokio::sync::Mutex::new(steps),
             pending: Mutex::default(),
             work: Mutex::default(),
@@ -147,7 +197,7 @@ impl Rounds {
             progress: Arc::new(Mutex::new(wire::request_progress_token(params))),
         });
         lock(&self.running).push(exchange.clone());
-        exchange
+        (exchange, Worker(steps_tx))
     }
 
     /// The exchange's server call has ended: its server's questions are no longer its.
@@ -156,36 +206,75 @@ impl Rounds {
     }
 
     /// Puts a server's question (`sampling/createMessage`, `elicitation/create`,
-    /// `roots/list`) into the oldest running exchange that went to `server`.
-    ///
-    /// # Errors
-    /// The question back when no exchange claims it.
-    pub(super) async fn claim(&self, server: &str, message: Message) -> Result<(), Message> {
+    /// `roots/list`) into the oldest running exchange that went to `server` and whose latest
+    /// round declared the capability it needs. Never waits: what an exchange cannot queue is
+    /// refused.
+    pub(super) fn claim(&self, server: &str, message: Message) -> Claim {
         let (Some(id), Some(method)) = (message.id(), message.method()) else {
-            return Ok(());
+            return Claim::Unclaimed(message);
         };
-        let exchange = lock(&self.running)
-            .iter()
-            .filter(|e| e.target.as_deref().is_none_or(|t| t == server))
-            .min_by_key(|e| e.serial)
-            .cloned();
-        let Some(exchange) = exchange else {
-            return Err(message);
-        };
-        let key = format!(
-            "{}-{}",
-            method.split('/').next().unwrap_or("input"),
-            exchange.keys.fetch_add(1, Ordering::Relaxed)
-        );
+        if capability_of(method).is_none() {
+            return Claim::Unclaimed(message);
+        }
         let asked = Asked {
-            key,
+            key: String::new(),
             server: server.to_owned(),
-            id: id.to_owned(),
+            id: Some(id.to_owned()),
             method: method.to_owned(),
             params: message.params().map(str::to_owned),
         };
-        let _ = exchange.steps_tx.send(Step::Asked(asked)).await;
-        Ok(())
+        match self.offer(asked) {
+            Offer::Taken => Claim::Taken,
+            Offer::Full(_) => {
+                let why = format!(
+                    "{QUEUED_STEPS} questions of this server already wait for the client's next \
+                     round"
+                );
+                Claim::Refused(message, why)
+            }
+            Offer::Nobody(_) => Claim::Unclaimed(message),
+        }
+    }
+
+    /// Queues `asked` in the oldest running exchange that can take it, under a key of that
+    /// exchange.
+    fn offer(&self, mut asked: Asked) -> Offer {
+        let mut candidates: Vec<Arc<Exchange>> = lock(&self.running)
+            .iter()
+            .filter(|e| e.target.as_deref().is_none_or(|t| t == asked.server))
+            .filter(|e| e.can_take(&asked.method))
+            .cloned()
+            .collect();
+        candidates.sort_by_key(|e| e.serial);
+        let mut full = false;
+        for exchange in candidates {
+            let steps = lock(&exchange.steps_tx).upgrade();
+            let Some(steps) = steps else {
+                continue;
+            };
+            asked.key = format!(
+                "{}-{}",
+                asked.method.split('/').next().unwrap_or("input"),
+                exchange.keys.fetch_add(1, Ordering::Relaxed)
+            );
+            let refused = match steps.try_send(Step::Asked(asked)) {
+                Ok(()) => return Offer::Taken,
+                Err(TrySendError::Full(step)) => {
+                    full = true;
+                    step
+                }
+                Err(TrySendError::Closed(step)) => step,
+            };
+            let Step::Asked(back) = refused else {
+                return Offer::Taken;
+            };
+            asked = back;
+        }
+        if full {
+            Offer::Full(asked)
+        } else {
+            Offer::Nobody(asked)
+        }
     }
 
     /// A server withdrew its question (`notifications/cancelled`): it is not asked again.
@@ -193,7 +282,9 @@ impl Rounds {
         let exchanges: Vec<Arc<Exchange>> = lock(&self.running).clone();
         for exchange in exchanges {
             lock(&exchange.pending).retain(|a| {
-                !(a.server == server && super::peer::token_key(&a.id) == super::peer::token_key(id))
+                !(a.server == server
+                    && a.id.as_deref().map(super::peer::token_key)
+                        == Some(super::peer::token_key(id)))
             });
         }
     }
@@ -237,20 +328,22 @@ impl Rounds {
             .and_then(|e| raw::get(&e, "inputResponses").map(|r| r.get().to_owned()))
             .unwrap_or_default();
         let responses = raw::entries(&responses).unwrap_or_default();
+        // `// 2026-07-28 basic/patterns/mrtr`: an `InputResponse` is a result, an object; any
+        // other value answers nothing, and the question is asked again.
+        let answers =
+            |key: &str| raw::get(&responses, key).filter(|r| r.get().trim_start().starts_with('{'));
         let answered: Vec<Asked> = {
             let mut pending = lock(&exchange.pending);
-            let (answered, open) = pending
-                .drain(..)
-                .partition(|a| raw::get(&responses, &a.key).is_some());
+            let (answered, open) = pending.drain(..).partition(|a| answers(&a.key).is_some());
             *pending = open;
             answered
         };
         for asked in answered {
-            let Some(result) = raw::get(&responses, &asked.key) else {
+            let (Some(result), Some(id)) = (answers(&asked.key), &asked.id) else {
                 continue;
             };
             if let Some(server) = toolbox.server(&asked.server) {
-                server.notify(wire::response(&asked.id, result.get())).await;
+                server.notify(wire::response(id, result.get())).await;
             }
         }
         Ok(exchange)
@@ -277,57 +370,84 @@ impl Rounds {
             // What came while nobody waited; then (when no question is open) the next step;
             // with a question open, a moment for the server's next one, so that questions
             // asked together go in one round.
-            let step = match steps.try_recv() {
+            let next = match steps.try_recv() {
                 Ok(step) => Some(step),
-                Err(_) if lock(&exchange.pending).is_empty() => steps.recv().await,
-                Err(_) => tokio::time::timeout(TOGETHER, steps.recv())
-                    .await
-                    .ok()
-                    .flatten(),
-            };
-            match step {
-                Some(Step::Asked(asked)) => {
-                    // `// 2026-07-28 basic/index` "Request metadata": a capability the request
-                    // did not declare is never relied on; the request fails with -32021.
-                    let capability = capability_of(&asked.method);
-                    let declared = era::declares(&lock(&exchange.capabilities), capability);
-                    lock(&exchange.pending).push(asked);
-                    if !declared {
-                        guard.exchange = None;
-                        let why = format!(
-                            "the request needs the client's {capability} capability, which \
-                             its clientCapabilities do not declare"
-                        );
-                        end(toolbox, &self.running, exchange, &why).await;
-                        let data = format!(r#"{{"requiredCapabilities":{{"{capability}":{{}}}}}}"#);
-                        return wire::error(
-                            id,
-                            code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                            &why,
-                            Some(&data),
-                        );
+                Err(TryRecvError::Disconnected) => None,
+                Err(TryRecvError::Empty) if lock(&exchange.pending).is_empty() => {
+                    steps.recv().await
+                }
+                Err(TryRecvError::Empty) => {
+                    match tokio::time::timeout(TOGETHER, steps.recv()).await {
+                        Ok(step) => step,
+                        Err(_) => break,
                     }
+                }
+            };
+            match next {
+                Some(Step::Asked(asked)) if exchange.can_take(&asked.method) => {
+                    lock(&exchange.pending).push(asked);
+                }
+                Some(Step::Asked(asked)) => {
+                    // The retry declared less than the round that took it: another exchange
+                    // may take it, else the server is told (`// 2026-07-28 basic/index`
+                    // "Request metadata": an undeclared capability is never relied on).
+                    let why = "the client's request no longer declares the capability this needs";
+                    self.rehome(toolbox, vec![asked], why).await;
                 }
                 Some(Step::Done(reply)) => {
                     guard.exchange = None;
-                    // Questions of a request that has ended (claimed by mistake, or asked
-                    // late) are not left open on their server.
-                    let open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
-                    for asked in open {
-                        if let Some(server) = toolbox.server(&asked.server) {
-                            let why = "the request this was asked for has ended";
-                            let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
-                            server.notify(reply).await;
+                    // Questions of a request that has ended (claimed by another request's
+                    // call, or asked late) go to another request that can take them, or are
+                    // answered: never left open on their server.
+                    steps.close();
+                    let mut open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+                    while let Ok(step) = steps.try_recv() {
+                        if let Step::Asked(asked) = step {
+                            open.push(asked);
                         }
+                    }
+                    self.rehome(toolbox, open, "the request this was asked for has ended")
+                        .await;
+                    // `// 2026-07-28 client/elicitation` "URL Mode Flow": a legacy server's
+                    // -32042 (2025-11-25 only) becomes a round of URL elicitations, and the
+                    // retry sends the request again, as a 2025-11-25 client does once the
+                    // user has been to the URL.
+                    if let Some(elicitations) = url_elicitations(&reply) {
+                        if !exchange.can_take("elicitation/create") {
+                            let why = "the server requires a URL elicitation, and the request \
+                                       does not declare the client's elicitation capability";
+                            let data = r#"{"requiredCapabilities":{"elicitation":{"url":{}}}}"#;
+                            return wire::error(
+                                id,
+                                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                                why,
+                                Some(data),
+                            );
+                        }
+                        let mut pending = lock(&exchange.pending);
+                        for params in elicitations {
+                            let n = exchange.keys.fetch_add(1, Ordering::Relaxed);
+                            pending.push(Asked {
+                                key: format!("elicitation-{n}"),
+                                server: String::new(),
+                                id: None,
+                                method: "elicitation/create".to_owned(),
+                                params: Some(params),
+                            });
+                        }
+                        exchange.again.store(true, Ordering::Relaxed);
+                        break;
                     }
                     return era::complete_reply(&reply, id, &exchange.method);
                 }
-                None if lock(&exchange.pending).is_empty() => {
+                None => {
+                    // The task doing the server call is gone without a reply.
                     guard.exchange = None;
+                    drop(steps);
                     let why = "the proxy lost the server's call";
+                    end(toolbox, &self.running, exchange, why).await;
                     return wire::error(id, code::INTERNAL_ERROR, why, None);
                 }
-                None => break,
             }
         }
         drop(steps);
@@ -346,6 +466,8 @@ impl Rounds {
                 )
             })
             .collect();
+        // No progress reaches the client between rounds: it waits on no token now.
+        *lock(&exchange.progress) = None;
         self.park(toolbox, &state, exchange.clone(), patience);
         guard.exchange = None;
         let result = format!(
@@ -354,6 +476,32 @@ impl Rounds {
             raw::quote(&state)
         );
         wire::response(id, &result)
+    }
+
+    /// When the exchange's server call is to be made again ([`Exchange`]'s `again`): a new
+    /// [`Worker`] for it, the exchange running again and its questions forgotten (the server
+    /// asks again what it still needs).
+    pub(super) fn again(&self, exchange: &Arc<Exchange>) -> Option<Worker> {
+        if !exchange.again.swap(false, Ordering::Relaxed) {
+            return None;
+        }
+        let (steps_tx, steps) = mpsc::channel(QUEUED_STEPS);
+        // Nobody waits on an exchange that was just resumed.
+        *exchange.steps.try_lock().ok()? = steps;
+        *lock(&exchange.steps_tx) = steps_tx.downgrade();
+        lock(&exchange.pending).clear();
+        lock(&self.running).push(exchange.clone());
+        Some(Worker(steps_tx))
+    }
+
+    /// Questions no longer their exchange's: each to another exchange that can take it, or
+    /// answered with an error (`why`).
+    async fn rehome(&self, toolbox: &Toolbox, open: Vec<Asked>, why: &str) {
+        for asked in open {
+            if let Offer::Full(asked) | Offer::Nobody(asked) = self.offer(asked) {
+                refuse(toolbox, &asked, why).await;
+            }
+        }
     }
 
     /// Keeps `exchange` for the retry carrying `state`, for at most `patience`; the oldest
@@ -419,19 +567,37 @@ impl Rounds {
     }
 }
 
-/// Ends an exchange nobody will continue: its server's open questions are answered with an
-/// error, and its call is cancelled (dropping the call's future tells the server).
+/// Ends an exchange nobody will continue: its server's open questions (put to the client, or
+/// still queued) are answered with an error, and its call is cancelled (dropping the call's
+/// future tells the server, and closes the exchange's queue).
 async fn end(toolbox: &Toolbox, running: &Running, exchange: &Arc<Exchange>, why: &str) {
     lock(running).retain(|e| !Arc::ptr_eq(e, exchange));
-    let pending: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
-    for asked in pending {
-        if let Some(server) = toolbox.server(&asked.server) {
-            let reply = wire::error(&asked.id, code::INTERNAL_ERROR, why, None);
-            server.notify(reply).await;
-        }
-    }
     if let Some(work) = lock(&exchange.work).take() {
         work.abort();
+    }
+    let mut open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+    // Nobody waits on an exchange that ends, so its queue is free.
+    if let Ok(mut steps) = exchange.steps.try_lock() {
+        steps.close();
+        while let Ok(step) = steps.try_recv() {
+            if let Step::Asked(asked) = step {
+                open.push(asked);
+            }
+        }
+    }
+    for asked in open {
+        refuse(toolbox, &asked, why).await;
+    }
+}
+
+/// Answers a server's question with an error.
+async fn refuse(toolbox: &Toolbox, asked: &Asked, why: &str) {
+    let Some(id) = &asked.id else {
+        return;
+    };
+    if let Some(server) = toolbox.server(&asked.server) {
+        let reply = wire::error(id, code::INTERNAL_ERROR, why, None);
+        server.notify(reply).await;
     }
 }
 
@@ -461,33 +627,52 @@ impl Drop for Abandon<'_> {
 }
 
 /// A progress notification (a whole line) under `token` (JSON text) instead of its own; as it
-/// is when it has none or `token` is `None`.
-pub(super) fn retoken(text: &str, token: Option<&str>) -> String {
-    let Some(token) = token else {
-        return text.to_owned();
-    };
+/// is when it has none; `None` (not sent) when `token` is `None`: the client waits on no token
+/// (`// 2026-07-28 basic/patterns/progress`: progress only under a token the request gave).
+pub(super) fn retoken(text: &str, token: Option<&str>) -> Option<String> {
+    let token = token?;
     let Ok(message) = Message::parse(text.to_owned()) else {
-        return text.to_owned();
+        return Some(text.to_owned());
     };
     let Some(params) = message.params() else {
-        return text.to_owned();
+        return Some(text.to_owned());
     };
     let entries = raw::entries(params).unwrap_or_default();
     let Some(old) = raw::get(&entries, "progressToken") else {
-        return text.to_owned();
+        return Some(text.to_owned());
     };
     let mut splice = raw::Splice::new(message.text());
     splice.replace(old.get(), token.to_owned());
-    splice.finish()
+    Some(splice.finish())
 }
 
-/// The client capability a server's question needs.
-fn capability_of(method: &str) -> &'static str {
+/// The client capability a server's question needs; `None` for a request that cannot be an
+/// input request (`// 2026-07-28 basic/patterns/mrtr`: `InputRequest` is sampling, roots or
+/// elicitation).
+pub(super) fn capability_of(method: &str) -> Option<&'static str> {
     match method {
-        "sampling/createMessage" => "sampling",
-        "elicitation/create" => "elicitation",
-        _ => "roots",
+        "sampling/createMessage" => Some("sampling"),
+        "elicitation/create" => Some("elicitation"),
+        "roots/list" => Some("roots"),
+        _ => None,
     }
+}
+
+/// The URL elicitations (params as a 2026-07-28 client takes them) of a legacy server's
+/// `-32042` reply (a whole response line): its `error.data.elicitations`.
+fn url_elicitations(reply: &str) -> Option<Vec<String>> {
+    let message = Message::parse(reply.to_owned()).ok()?;
+    let error = raw::entries(message.error()?)?;
+    if raw::get(&error, "code")?.get() != code::URL_ELICITATION_REQUIRED.to_string() {
+        return None;
+    }
+    let data = raw::entries(raw::get(&error, "data")?.get())?;
+    let elicitations: Vec<String> = raw::items(raw::get(&data, "elicitations")?.get())?
+        .into_iter()
+        .filter(|e| e.get().trim_start().starts_with('{'))
+        .map(|e| client_params("elicitation/create", Some(e.get())))
+        .collect();
+    (!elicitations.is_empty()).then_some(elicitations)
 }
 
 /// A new `requestState`: `toon1.` and 128 random bits in hex.
@@ -540,7 +725,7 @@ mod tests {
         let mut states = Vec::new();
         for n in 0..=MAX_WAITING {
             let params = format!(r#"{{"name":"t","arguments":{{"n":{n}}}}}"#);
-            let exchange = rounds.start("tools/call", &params, None, "{}");
+            let (exchange, _worker) = rounds.start("tools/call", &params, None, "{}");
             let state = token().unwrap();
             rounds.park(&toolbox, &state, exchange, patience);
             states.push((state, params));
@@ -571,14 +756,76 @@ mod tests {
         );
     }
 
+    #[tokio::test]
+    async fn questions_go_where_declared_and_move_on_when_their_call_ends() {
+        let config = super::super::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(&config, super::super::Options::default());
+        let rounds = Rounds::default();
+        let elicits = r#"{"elicitation":{}}"#;
+        let (none, _w0) = rounds.start("tools/call", "{}", Some("s".into()), "{}");
+        let (first, worker) = rounds.start("tools/call", "{}", Some("s".into()), elicits);
+        let (other, w2) = rounds.start("tools/call", "{}", None, elicits);
+        let (elsewhere, _w3) = rounds.start("tools/call", "{}", Some("t".into()), elicits);
+        let ask = |id: u32, method: &str| {
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
+            Message::parse(text).unwrap()
+        };
+        // Not an input request; a capability nobody declared.
+        assert!(matches!(
+            rounds.claim("s", ask(1, "tasks/get")),
+            Claim::Unclaimed(_)
+        ));
+        assert!(matches!(
+            rounds.claim("s", ask(2, "roots/list")),
+            Claim::Unclaimed(_)
+        ));
+        // The oldest request to the server that declared elicitation, not the older one that
+        // did not.
+        assert!(matches!(
+            rounds.claim("s", ask(3, "elicitation/create")),
+            Claim::Taken
+        ));
+        let queued = |e: &Arc<Exchange>| e.steps.try_lock().unwrap().len();
+        assert_eq!(
+            (
+                queued(&none),
+                queued(&first),
+                queued(&other),
+                queued(&elsewhere)
+            ),
+            (0, 1, 0, 0)
+        );
+        // Its call ends with the question open: the question goes to the other request.
+        rounds.finished(&first);
+        worker.done(wire::response("0", "{}")).await;
+        let reply = rounds
+            .wait(&toolbox, &first, "9", Duration::from_secs(60))
+            .await;
+        assert!(reply.contains(r#""resultType":"complete""#), "{reply}");
+        let Ok(Step::Asked(moved)) = other.steps.try_lock().unwrap().try_recv() else {
+            panic!("the question did not move");
+        };
+        assert_eq!(
+            (moved.id.as_deref(), moved.key.as_str()),
+            (Some("3"), "elicitation-1")
+        );
+        // A call that is gone: its round says so instead of waiting forever.
+        drop(w2);
+        let reply = rounds
+            .wait(&toolbox, &other, "10", Duration::from_secs(60))
+            .await;
+        assert!(reply.contains("lost the server's call"), "{reply}");
+    }
+
     #[test]
     fn progress_goes_under_the_latest_round_s_token() {
         let text = r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":4},"jsonrpc":"2.0"}"#;
         assert_eq!(
-            retoken(text, Some("\"r5\"")),
+            retoken(text, Some("\"r5\"")).unwrap(),
             r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":"r5"},"jsonrpc":"2.0"}"#
         );
-        assert_eq!(retoken(text, None), text);
+        // A round without a token (or between rounds): nothing goes out.
+        assert_eq!(retoken(text, None), None);
     }
 
     #[test]

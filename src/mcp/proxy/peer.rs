@@ -1,8 +1,8 @@
 //! One JSON-RPC connection (a server's stdio, or the client's): a writer task, a reader task,
 //! and requests matched to their responses by id, each with a timeout.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -60,6 +60,40 @@ pub(super) struct Peer {
     /// tests read it).
     #[cfg_attr(not(test), allow(dead_code))]
     dropped: Arc<AtomicU64>,
+    /// The peer's own requests not answered yet (see [`Peer::hold_while_asking`]).
+    asking: Arc<Asking>,
+}
+
+/// The requests a peer sent that the proxy has not answered yet (by [`token_key`] of their
+/// ids): while a server waits for its question to be answered (a person may be answering an
+/// elicitation, a 2026-07-28 client coming back with its retry), its calls are not timed out.
+#[derive(Default)]
+struct Asking {
+    /// Whether calls wait for the peer's questions ([`Peer::hold_while_asking`]).
+    holds: AtomicBool,
+    open: Mutex<HashSet<String>>,
+    /// Signalled when one is answered: the calls' timeout starts again.
+    answered: Notify,
+}
+
+impl Asking {
+    fn asked(&self, id: &str) {
+        if self.holds.load(Ordering::Relaxed) {
+            lock(&self.open).insert(token_key(id));
+        }
+    }
+
+    /// The question `id` (JSON text) is answered (by a response the proxy sends) or withdrawn
+    /// (by the peer's `notifications/cancelled`).
+    fn settled(&self, id: &str) {
+        if lock(&self.open).remove(&token_key(id)) {
+            self.answered.notify_waiters();
+        }
+    }
+
+    fn is_waiting(&self) -> bool {
+        !lock(&self.open).is_empty()
+    }
 }
 
 impl std::fmt::Debug for Peer {
@@ -112,6 +146,7 @@ impl Peer {
         let name: Arc<str> = Arc::from(name);
         let dropped = Arc::new(AtomicU64::new(0));
         let routes: Routes = Arc::default();
+        let asking: Arc<Asking> = Arc::default();
 
         let mut sink = sink;
         tokio::spawn(async move {
@@ -133,6 +168,7 @@ impl Peer {
         let reader_name = name.clone();
         let reader_dropped = dropped.clone();
         let reader_routes = routes.clone();
+        let reader_asking = asking.clone();
         tokio::spawn(async move {
             let mut frames = frames;
             let reason = loop {
@@ -164,22 +200,40 @@ impl Peer {
                         Kind::Notification {
                             method: "notifications/progress",
                         } if routed(&reader_routes, &message) => {}
-                        Kind::Notification { .. } => match inbound.try_send(message) {
-                            Ok(()) => {}
-                            Err(mpsc::error::TrySendError::Full(_)) => {
-                                let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                                if n.is_power_of_two() {
-                                    log(
-                                        &reader_name,
-                                        &format!("{n} notifications dropped: not read fast enough"),
-                                    );
+                        Kind::Notification { method } => {
+                            if method == "notifications/cancelled" {
+                                // The peer withdrew a question: it no longer waits for it.
+                                let entries = message.params().and_then(raw::entries);
+                                let id = entries
+                                    .as_deref()
+                                    .and_then(|e| raw::get(e, "requestId"))
+                                    .map(|id| id.get().to_owned());
+                                if let Some(id) = id {
+                                    reader_asking.settled(&id);
                                 }
                             }
-                            Err(mpsc::error::TrySendError::Closed(_)) => {
-                                break "stopped".to_owned();
+                            match inbound.try_send(message) {
+                                Ok(()) => {}
+                                Err(mpsc::error::TrySendError::Full(_)) => {
+                                    let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                                    if n.is_power_of_two() {
+                                        log(
+                                            &reader_name,
+                                            &format!(
+                                                "{n} notifications dropped: not read fast enough"
+                                            ),
+                                        );
+                                    }
+                                }
+                                Err(mpsc::error::TrySendError::Closed(_)) => {
+                                    break "stopped".to_owned();
+                                }
                             }
-                        },
+                        }
                         _ => {
+                            if let Kind::Request { id, .. } = message.kind() {
+                                reader_asking.asked(id);
+                            }
                             if inbound.send(message).await.is_err() {
                                 break "stopped".to_owned();
                             }
@@ -204,7 +258,17 @@ impl Peer {
             closed,
             routes,
             dropped,
+            asking,
         }
+    }
+
+    /// From now on, while the peer (a server) waits for an answer to one of its own requests
+    /// (sampling, elicitation, roots: put to the client, who may take a person's time), the
+    /// proxy's requests to it do not time out, up to [`MAX_EXTENSIONS`] times the timeout in
+    /// all; each answer starts the timeout again. Stdio says nothing of which call a question
+    /// belongs to, so every call to the peer waits.
+    pub(super) fn hold_while_asking(&self) {
+        self.asking.holds.store(true, Ordering::Relaxed);
     }
 
     /// Sends the progress notifications of `token` (its JSON text, as the request's
@@ -256,12 +320,26 @@ impl Peer {
 
     /// Sends a message (a response or a notification), as JSON text on one line.
     pub(super) async fn send(&self, message: String) {
+        self.answering(&message);
         let _ = self.outgoing.send(Outgoing::Message(message)).await;
     }
 
     /// Sends a message if the outgoing queue has room; `false` when it was dropped.
     pub(super) fn try_send(&self, message: String) -> bool {
+        self.answering(&message);
         self.outgoing.try_send(Outgoing::Message(message)).is_ok()
+    }
+
+    /// Notes the answer `message` may be to one of the peer's open questions.
+    fn answering(&self, message: &str) {
+        if !self.asking.is_waiting() {
+            return;
+        }
+        if let Ok(message) = Message::parse(message.to_owned())
+            && let Kind::Response { id } = message.kind()
+        {
+            self.asking.settled(id);
+        }
     }
 
     /// Closes the writing side (the peer reads end of input).
@@ -329,8 +407,18 @@ impl Peer {
         let answer = loop {
             tokio::select! {
                 answer = &mut rx => break Some(answer),
-                () = tokio::time::sleep_until(deadline) => break None,
+                () = tokio::time::sleep_until(deadline) => {
+                    // The peer waits for an answer of ours: so does its call.
+                    let now = tokio::time::Instant::now();
+                    if !self.asking.is_waiting() || now >= last {
+                        break None;
+                    }
+                    deadline = (now + timeout).min(last);
+                }
                 () = signalled(activity) => {
+                    deadline = (tokio::time::Instant::now() + timeout).min(last);
+                }
+                () = self.asking.answered.notified() => {
                     deadline = (tokio::time::Instant::now() + timeout).min(last);
                 }
             }
@@ -556,6 +644,68 @@ mod tests {
         let e = call.await.unwrap().unwrap_err();
         assert!(matches!(e, CallError::Closed { .. }), "{e}");
         assert!(peer.closed().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_call_waits_while_its_peer_waits_for_an_answer_of_ours() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (mut sr, mut sw) = tokio::io::split(server);
+        // The far side asks a question at each call, and answers the call once answered.
+        tokio::spawn(async move {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+            let mut lines = BufReader::new(&mut sr).lines();
+            let mut call = None;
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message = Message::parse(line).unwrap();
+                let reply = match message.kind() {
+                    Kind::Request { id, .. } => {
+                        call = Some(id.to_owned());
+                        r#"{"jsonrpc":"2.0","id":"q1","method":"elicitation/create"}"#.to_owned()
+                    }
+                    Kind::Response { .. } => wire::response(call.as_deref().unwrap(), "{}"),
+                    _ => continue,
+                };
+                sw.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+            }
+        });
+        let answering = peer.clone();
+        tokio::spawn(async move {
+            while let Some(question) = rx.recv().await {
+                // A person takes four timeouts to answer.
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                let id = question.id().unwrap().to_owned();
+                answering.send(wire::response(&id, "{}")).await;
+            }
+        });
+        let r = peer
+            .request("tools/call", None, Duration::from_millis(100))
+            .await;
+        assert!(r.is_ok(), "{r:?}");
+        assert!(!peer.asking.is_waiting());
+        // Never longer than MAX_EXTENSIONS timeouts.
+        let started = std::time::Instant::now();
+        let (tx, _unanswered) = mpsc::channel(INBOUND_QUEUE);
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (_sr, mut sw) = tokio::io::split(server);
+        use tokio::io::AsyncWriteExt;
+        let question = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n";
+        sw.write_all(question.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let e = peer
+            .request("tools/call", None, Duration::from_millis(50))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CallError::Timeout { .. }), "{e}");
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(450), "{took:?}");
+        assert!(took < Duration::from_secs(3), "{took:?}");
     }
 
     #[test]

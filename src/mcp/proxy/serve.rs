@@ -27,7 +27,7 @@ use super::era::{self, Envelope};
 use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::listen::Listens;
-use super::mrtr::{self, ProgressAs, Rounds};
+use super::mrtr::{self, Claim, ProgressAs, Rounds};
 use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
@@ -94,7 +94,7 @@ where
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
-        modern: AtomicBool::new(false),
+        serves_2026: AtomicBool::new(false),
         rounds: Rounds::default(),
         listens: Listens::default(),
         log_level: Mutex::default(),
@@ -149,7 +149,7 @@ struct Front {
     initialized: AtomicBool,
     /// Whether a 2026-07-28 request came: without `initialize` too, servers' requests and
     /// notifications then reach the client only as that revision allows.
-    modern: AtomicBool,
+    serves_2026: AtomicBool,
     /// 2026-07-28 requests whose server calls run across the client's rounds.
     rounds: Rounds,
     /// Open `subscriptions/listen` streams.
@@ -183,9 +183,9 @@ impl Front {
         match message.kind() {
             Kind::Request { id, method } => {
                 // `// 2026-07-28 basic/versioning`: each request says its revision.
-                let modern = match era::envelope(method, message.params()) {
+                let declared = match era::envelope(method, message.params()) {
                     Envelope::Legacy => None,
-                    Envelope::Modern(modern) => Some(modern),
+                    Envelope::Modern(declared) => Some(declared),
                     Envelope::Unsupported(version) => {
                         return self.client.send(era::unsupported(id, &version)).await;
                     }
@@ -199,14 +199,14 @@ impl Front {
                 // its `_meta`); a client that asks for their tools (or anything else of
                 // theirs) without either gets servers told of no capability. A probe such as
                 // a 2025 `server/discover` or `ping` first starts nothing.
-                if modern.is_some() {
+                if declared.is_some() {
                     // Before any server starts: none of their requests may reach this client
                     // as a request (`// 2026-07-28 basic/transports/stdio`).
-                    self.modern.store(true, Ordering::Relaxed);
+                    self.serves_2026.store(true, Ordering::Relaxed);
                 }
                 if !self.toolbox.has_client() {
-                    if let Some(modern) = &modern {
-                        self.toolbox.client_connected(&modern.capabilities);
+                    if let Some(declared) = &declared {
+                        self.toolbox.client_connected(&declared.capabilities);
                     } else if method == "initialize" {
                         let capabilities = message.params_json()["capabilities"].to_string();
                         self.toolbox.client_connected(&capabilities);
@@ -239,10 +239,12 @@ impl Front {
                 // Held until the task is recorded, so that it cannot end before it is.
                 let mut in_flight = lock(&self.in_flight);
                 let task_key = key.clone();
-                let logs = modern.as_ref().is_some_and(|m| m.log_level.is_some());
+                let logs = declared.as_ref().is_some_and(|d| d.log_level.is_some());
                 let task = tokio::spawn(async move {
-                    let reply = match &modern {
-                        Some(modern) => this.answer_modern(&id, &method, &message, modern).await,
+                    let reply = match &declared {
+                        Some(declared) => {
+                            this.answer_modern(&id, &method, &message, declared).await
+                        }
                         None => this.answer(&id, &method, &message).await,
                     };
                     lock(&this.in_flight).remove(&task_key);
@@ -586,13 +588,18 @@ impl Front {
             }
             Change::Request { server, message } => {
                 // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
-                let message = if self.modern.load(Ordering::Relaxed) {
-                    match self.rounds.claim(&server, message).await {
-                        Ok(()) => return,
-                        Err(message) if !self.initialized.load(Ordering::Relaxed) => {
+                // Never waits on a round: this task carries every server's events.
+                let message = if self.serves_2026.load(Ordering::Relaxed) {
+                    match self.rounds.claim(&server, message) {
+                        Claim::Taken => return,
+                        Claim::Refused(message, why) => {
+                            let code = code::INTERNAL_ERROR;
+                            return self.refuse_question(&server, &message, code, &why).await;
+                        }
+                        Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
                             return self.refuse_unclaimed(&server, &message).await;
                         }
-                        Err(message) => message,
+                        Claim::Unclaimed(message) => message,
                     }
                 } else {
                     message
@@ -691,7 +698,7 @@ impl Front {
     /// client (`// 2026-07-28 basic/patterns/subscriptions`: list changes and resource
     /// updates only on a `subscriptions/listen` that asked), unless it also initialized.
     fn unsolicited(&self) -> bool {
-        !self.modern.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
+        !self.serves_2026.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
     }
 
     /// A notification to every open listen that asked for it, tagged with its id.
@@ -705,17 +712,28 @@ impl Front {
     /// cannot be asked outside its requests. (server-everything asks for roots right after
     /// `initialize`; refused, it asks again within the call that needs them.)
     async fn refuse_unclaimed(&self, server: &str, message: &Message) {
-        let (Some(id), Some(method)) = (message.id(), message.method()) else {
+        let Some(method) = message.method() else {
             return;
         };
-        let why = format!(
-            "the client (revision 2026-07-28) can be asked {method} only while one of its \
-             requests to this server runs"
-        );
+        let why = match mrtr::capability_of(method) {
+            Some(capability) => format!(
+                "the client (revision 2026-07-28) can be asked {method} only while one of its \
+                 requests to this server that declares the {capability} capability runs"
+            ),
+            // `tasks/*` about tasks the client runs: a 2026-07-28 client runs none.
+            None => format!("the client (revision 2026-07-28) does not offer {method}"),
+        };
+        self.refuse_question(server, message, code::METHOD_NOT_FOUND, &why)
+            .await;
+    }
+
+    /// Answers a server's request to the client with an error.
+    async fn refuse_question(&self, server: &str, message: &Message, code: i64, why: &str) {
+        let Some(id) = message.id() else {
+            return;
+        };
         if let Some(server) = self.toolbox.server(server) {
-            server
-                .notify(wire::error(id, code::METHOD_NOT_FOUND, &why, None))
-                .await;
+            server.notify(wire::error(id, code, why, None)).await;
         }
     }
 
@@ -767,7 +785,10 @@ impl Front {
         let current = PROGRESS_AS.try_with(Arc::clone).ok();
         Arc::new(move |text: &str| {
             let text = match &current {
-                Some(current) => mrtr::retoken(text, lock(current).as_deref()),
+                Some(current) => match mrtr::retoken(text, lock(current).as_deref()) {
+                    Some(text) => text,
+                    None => return,
+                },
                 None => text.to_owned(),
             };
             let _ = client.try_send(text);

@@ -45,6 +45,8 @@ pub mod code {
     /// Revision 2026-07-28: serving the request needs a client capability its
     /// `clientCapabilities` do not declare (`data.requiredCapabilities`).
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// URL elicitation required (2025-11-25 only; revision 2026-07-28 asks in rounds).
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
     /// Revision 2026-07-28: the request's `protocolVersion` is not served (`data` lists the
     /// supported ones).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;

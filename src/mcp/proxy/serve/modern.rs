@@ -6,8 +6,9 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::super::era::{self, Modern, SERVER_INFO_KEY};
+use super::super::era::{self, Declared, SERVER_INFO_KEY};
 use super::super::listen::Filter;
+use super::super::mrtr::{Exchange, Worker};
 use super::super::peer::{MAX_EXTENSIONS, lock};
 use super::super::routes::offering;
 use super::super::wire::{self, Message, code};
@@ -27,7 +28,7 @@ impl Front {
         id: &str,
         method: &str,
         message: &Message,
-        modern: &Modern,
+        declared: &Declared,
     ) -> String {
         let params = message.params().unwrap_or("{}");
         // `// 2026-07-28 changelog`: removed methods are unknown methods now.
@@ -36,7 +37,7 @@ impl Front {
             return wire::error(id, code::METHOD_NOT_FOUND, &text, None);
         }
         // `// 2026-07-28 server/utilities/logging`: a request opts in to log messages.
-        if let Some(level) = &modern.log_level {
+        if let Some(level) = &declared.log_level {
             self.set_log_level(level).await;
         }
         match method {
@@ -50,7 +51,7 @@ impl Front {
             "tools/call" | "prompts/get" | "resources/read"
                 if self.reaches_a_server(method, params) =>
             {
-                self.round_trip(id, method, params, modern).await
+                self.round_trip(id, method, params, declared).await
             }
             _ => {
                 let forwarded = legacy_request(id, method, params);
@@ -90,7 +91,7 @@ impl Front {
         id: &str,
         method: &str,
         params: &str,
-        modern: &Modern,
+        declared: &Declared,
     ) -> String {
         let state =
             raw::entries(params).and_then(|e| raw::get(&e, "requestState").and_then(raw::string));
@@ -98,27 +99,31 @@ impl Front {
             Some(state) => {
                 let resumed = self
                     .rounds
-                    .resume(&self.toolbox, &state, method, params, &modern.capabilities)
+                    .resume(
+                        &self.toolbox,
+                        &state,
+                        method,
+                        params,
+                        &declared.capabilities,
+                    )
                     .await;
                 match resumed {
-                    Ok(exchange) => exchange,
+                    Ok(exchange) => {
+                        // The server's call ended asking for URL elicitations: made again.
+                        if let Some(worker) = self.rounds.again(&exchange) {
+                            self.run(&exchange, worker, method, params);
+                        }
+                        exchange
+                    }
                     Err(why) => return wire::error(id, code::INVALID_PARAMS, &why, None),
                 }
             }
             None => {
                 let target = self.target(method, params);
-                let exchange = self
-                    .rounds
-                    .start(method, params, target, &modern.capabilities);
-                let forwarded = legacy_request("0", method, params);
-                let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
-                let progress_as = exchange.progress_as();
-                let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
-                    let reply = this.answer("0", &method, &forwarded).await;
-                    this.rounds.finished(&running);
-                    running.done(reply).await;
-                }));
-                exchange.set_work(work.abort_handle());
+                let (exchange, worker) =
+                    self.rounds
+                        .start(method, params, target, &declared.capabilities);
+                self.run(&exchange, worker, method, params);
                 exchange
             }
         };
@@ -131,6 +136,19 @@ impl Front {
         self.rounds
             .wait(&self.toolbox, &exchange, id, patience)
             .await
+    }
+
+    /// Starts an exchange's server call in its own task.
+    fn run(self: &Arc<Self>, exchange: &Arc<Exchange>, worker: Worker, method: &str, params: &str) {
+        let forwarded = legacy_request("0", method, params);
+        let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
+        let progress_as = exchange.progress_as();
+        let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
+            let reply = this.answer("0", &method, &forwarded).await;
+            this.rounds.finished(&running);
+            worker.done(reply).await;
+        }));
+        exchange.set_work(work.abort_handle());
     }
 
     /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
@@ -186,10 +204,13 @@ impl Front {
             uris: Vec::new(),
         };
         let mut subscribe = Vec::new();
+        // The servers are listed again at most once for the whole listen, however many URIs
+        // nobody listed.
+        let mut listed = false;
         for uri in asked.uris {
             if self.listens.watches(&uri) {
                 honoured.uris.push(uri);
-            } else if self.subscribable(&uri).await {
+            } else if self.subscribable(&uri, &mut listed).await {
                 subscribe.push(uri.clone());
                 honoured.uris.push(uri);
             }
@@ -223,14 +244,21 @@ impl Front {
         })
     }
 
-    /// Whether a server that offers subscriptions serves `uri`.
-    async fn subscribable(&self, uri: &str) -> bool {
-        let servers = offering(&self.toolbox, "resources");
-        let Some(server) = self
-            .routes
-            .resource_server(&self.toolbox, &servers, uri)
-            .await
-        else {
+    /// Whether a server that offers subscriptions serves `uri`: by what was listed, or (when
+    /// `listed` is still `false`, which it then becomes) by listing the servers again.
+    async fn subscribable(&self, uri: &str, listed: &mut bool) -> bool {
+        let server = match self.routes.known_resource(uri) {
+            Some(server) => Some(server),
+            None if !*listed => {
+                *listed = true;
+                let servers = offering(&self.toolbox, "resources");
+                self.routes
+                    .resource_server(&self.toolbox, &servers, uri)
+                    .await
+            }
+            None => None,
+        };
+        let Some(server) = server else {
             return false;
         };
         self.toolbox.server(&server).is_some_and(|s| {
