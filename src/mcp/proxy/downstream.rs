@@ -207,6 +207,12 @@ impl Downstream {
         &self.name
     }
 
+    /// Sends the server's `notifications/message` to `sink` as they are read (in order with
+    /// its responses), besides [`Event::Notification`].
+    pub(super) fn route_logs(&self, sink: super::peer::LogSink) {
+        self.peer.route_logs(sink);
+    }
+
     /// The server's `initialize` result (its `serverInfo`, `capabilities`, `instructions`).
     #[must_use]
     pub fn initialize_result(&self) -> &Json {

@@ -39,6 +39,11 @@ pub const MAX_EXTENSIONS: u32 = 10;
 /// order the peer sent them, before any later response is handed over.
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
+/// Where a peer's `notifications/message` go as they are read (its name, the message's text),
+/// besides its inbound queue: in order with its responses, so that a request's log messages
+/// reach the client before its answer.
+pub(super) type LogSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+
 /// Routes by [`token_key`], each with how many calls hold it.
 type Routes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
@@ -62,6 +67,8 @@ pub(super) struct Peer {
     dropped: Arc<AtomicU64>,
     /// The peer's own requests not answered yet (see [`Peer::hold_while_asking`]).
     asking: Arc<Asking>,
+    /// See [`route_logs`](Self::route_logs).
+    logs: Arc<Mutex<Option<LogSink>>>,
 }
 
 /// The requests a peer sent that the proxy has not answered yet (by [`token_key`] of their
@@ -147,6 +154,7 @@ impl Peer {
         let dropped = Arc::new(AtomicU64::new(0));
         let routes: Routes = Arc::default();
         let asking: Arc<Asking> = Arc::default();
+        let logs: Arc<Mutex<Option<LogSink>>> = Arc::default();
 
         let mut sink = sink;
         tokio::spawn(async move {
@@ -169,6 +177,7 @@ impl Peer {
         let reader_dropped = dropped.clone();
         let reader_routes = routes.clone();
         let reader_asking = asking.clone();
+        let reader_logs = logs.clone();
         tokio::spawn(async move {
             let mut frames = frames;
             let reason = loop {
@@ -201,6 +210,11 @@ impl Peer {
                             method: "notifications/progress",
                         } if routed(&reader_routes, &message) => {}
                         Kind::Notification { method } => {
+                            if method == "notifications/message"
+                                && let Some(to) = lock(&reader_logs).clone()
+                            {
+                                to(&reader_name, message.text());
+                            }
                             if method == "notifications/cancelled" {
                                 // The peer withdrew a question: it no longer waits for it.
                                 let entries = message.params().and_then(raw::entries);
@@ -259,7 +273,14 @@ impl Peer {
             routes,
             dropped,
             asking,
+            logs,
         }
+    }
+
+    /// Sends the peer's `notifications/message` to `sink` as they are read, besides the
+    /// inbound queue, from now on.
+    pub(super) fn route_logs(&self, sink: LogSink) {
+        *lock(&self.logs) = Some(sink);
     }
 
     /// From now on, while the peer (a server) waits for an answer to one of its own requests

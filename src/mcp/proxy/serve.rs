@@ -100,6 +100,16 @@ where
         log_level: Mutex::default(),
         logs_until: Mutex::default(),
     });
+    // Servers' log messages reach the client as their readers read them: a request's log
+    // messages before its answer (on HTTP, its response stream closes with the answer).
+    let weak = Arc::downgrade(&front);
+    front
+        .toolbox
+        .route_logs(Arc::new(move |server: &str, text: &str| {
+            if let Some(front) = weak.upgrade() {
+                front.forward_log(server, text);
+            }
+        }));
     // Its own task: a re-listing in progress is never cut short by a client message.
     let changes = {
         let front = front.clone();
@@ -619,13 +629,8 @@ impl Front {
             }
             Change::Notification { server, message } => {
                 match message.method() {
-                    Some("notifications/message") => {
-                        if self.initialized.load(Ordering::Relaxed) || self.wants_logs() {
-                            // Advisory, like progress: dropped when the client reads slowly.
-                            let _ = self.client.try_send(tagged_log(&server, &message));
-                        }
-                        return;
-                    }
+                    // Forwarded as the server's reader read it (`forward_log`).
+                    Some("notifications/message") => return,
                     Some(
                         method @ ("notifications/resources/list_changed"
                         | "notifications/prompts/list_changed"),
@@ -734,6 +739,19 @@ impl Front {
         };
         if let Some(server) = self.toolbox.server(server) {
             server.notify(wire::error(id, code, why, None)).await;
+        }
+    }
+
+    /// A server's log message to the client, tagged with the server, when the client may
+    /// hear it: once initialized, or while a 2026-07-28 request that asked for log messages
+    /// runs.
+    fn forward_log(&self, server: &str, text: &str) {
+        if !(self.initialized.load(Ordering::Relaxed) || self.wants_logs()) {
+            return;
+        }
+        if let Ok(message) = Message::parse(text.to_owned()) {
+            // Advisory, like progress: dropped when the client reads slowly.
+            let _ = self.client.try_send(tagged_log(server, &message));
         }
     }
 

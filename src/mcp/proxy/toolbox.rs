@@ -3,7 +3,7 @@
 //! through part 1's [`ResultEncoder`].
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock, RwLockReadGuard, Weak};
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
 use std::time::Duration;
 
 use serde_json::Value as Json;
@@ -13,7 +13,7 @@ use super::config::{Config, Launch, ServerConfig};
 use super::downstream::{Downstream, Event};
 use super::error::CallError;
 use super::log::log;
-use super::peer::{INBOUND_QUEUE, ProgressSink};
+use super::peer::{INBOUND_QUEUE, LogSink, ProgressSink, lock};
 use super::wire::Message;
 use crate::mcp::raw;
 use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shaping};
@@ -125,6 +125,8 @@ pub struct Toolbox {
     configs: HashMap<String, ServerConfig>,
     /// Set by [`shutdown`](Toolbox::shutdown): nothing reconnects after.
     stopping: watch::Sender<bool>,
+    /// Where servers' log messages go as they are read ([`route_logs`](Toolbox::route_logs)).
+    logs: Mutex<Option<LogSink>>,
 }
 
 /// Delays before each attempt to reconnect a server reached over HTTP that went away (or
@@ -190,6 +192,7 @@ impl Toolbox {
             me: me.clone(),
             configs,
             stopping: watch::channel(false).0,
+            logs: Mutex::default(),
         });
         let starts: Vec<_> = config
             .enabled()
@@ -237,6 +240,9 @@ impl Toolbox {
             let server =
                 Downstream::start_for(config, timeout, self.events_tx.clone(), &capabilities)
                     .await?;
+            if let Some(sink) = lock(&self.logs).clone() {
+                server.route_logs(sink);
+            }
             let pages = server
                 .list_tools(self.options.request_timeout)
                 .await
@@ -362,6 +368,17 @@ impl Toolbox {
             *client = Some(declared);
             true
         });
+    }
+
+    /// Sends every server's `notifications/message` (server name, message text) to `sink` as
+    /// its reader reads them, in order with its responses (they still come as
+    /// [`Change::Notification`] too): a front forwards a request's log messages ahead of its
+    /// answer. Servers started later get it too.
+    pub(super) fn route_logs(&self, sink: LogSink) {
+        *lock(&self.logs) = Some(sink.clone());
+        for (_, server) in self.running_in_order() {
+            server.route_logs(sink.clone());
+        }
     }
 
     /// Whether [`client_connected`](Self::client_connected) has been called.
