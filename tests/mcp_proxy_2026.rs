@@ -837,3 +837,46 @@ fn a_legacy_url_elicitation_required_error_becomes_a_round() {
     );
     client.close();
 }
+
+#[test]
+fn a_2026_client_sees_no_task_only_tool_and_creates_no_task() {
+    let scratch = Scratch::new("2026-tasks");
+    let Some(config) = everything_and_docs(&scratch.0) else {
+        return;
+    };
+    let mut client = proxy(&config, &[]);
+    // server-everything registers some tools after `initialize`: list until `echo` and the
+    // later ones are there, then look for the one that runs only as a task.
+    let deadline = std::time::Instant::now() + WAIT;
+    let names = loop {
+        let listed = request_2026(&mut client, "tools/list", json!({}), json!({}));
+        let names: Vec<String> = listed["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{listed}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        if names.iter().any(|n| n == "trigger-long-running-operation")
+            || std::time::Instant::now() > deadline
+        {
+            break names;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(names.iter().any(|n| n == "echo"), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n == "simulate-research-query"),
+        "{names:?}"
+    );
+    // A stray `task` does not make a task nobody could reach: the call is just run.
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"message": "no task"}, "task": {"ttl": 1000}}),
+        json!({}),
+    );
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(r["result"]["task"].is_null(), "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "Echo: no task", "{r}");
+    client.close();
+}

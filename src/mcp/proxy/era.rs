@@ -187,7 +187,9 @@ pub(super) fn downstream_params(params: &str) -> String {
                 .any(|e| !modern(&e.key))
                 .then(|| rebuild(&inner, |k| !modern(k), &[]))
         });
-    let round_trip = |k: &str| matches!(k, "inputResponses" | "requestState");
+    // The retry's fields, and `task`: revision 2026-07-28 has tasks only as an extension the
+    // proxy does not offer, so a stray `task` must not create one nobody can reach.
+    let round_trip = |k: &str| matches!(k, "inputResponses" | "requestState" | "task");
     match meta {
         None if !entries.iter().any(|e| round_trip(&e.key)) => params.to_owned(),
         None => rebuild(&entries, |k| !round_trip(k), &[]),

@@ -455,8 +455,11 @@ impl Front {
             }
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
+                // A 2026-07-28 client has no tasks: a tool that runs only as one is not for it.
+                let no_tasks = self.serves_2026.load(Ordering::Relaxed);
                 let tools: Vec<String> = catalog
                     .tools()
+                    .filter(|tool| !(no_tasks && tasks::runs_only_as_task(tool.raw_json())))
                     .map(|tool| exposed_definition(tool, drop))
                     .collect();
                 let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
