@@ -1110,3 +1110,46 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
         });
     }
 }
+
+/// Runs `command` to success, showing its output otherwise.
+fn succeeds(command: &mut Command) {
+    let out = command.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_tasks() {
+    // The same official-SDK agents the stdio tests run, pointed at `--http` instead: each of
+    // the features over HTTP as over stdio.
+    let scratch = Scratch::new("http-agents");
+    let Some(config) = mcp_servers::config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let clients = mcp_servers::root().join("tests/fixtures/mcp/clients");
+    for mode in ["passthrough", "lean"] {
+        let proxy = Proxy::start(&config, &["--mode", mode]);
+        succeeds(
+            Command::new(&python)
+                .args(["-W", "ignore::DeprecationWarning"])
+                .arg(clients.join("py_agent.py"))
+                .arg(proxy.url())
+                .arg("-")
+                .arg(mode),
+        );
+    }
+    // Tasks, with a question inside one, on the TypeScript SDK's tasks API.
+    let proxy = Proxy::start(&config, &[]);
+    succeeds(
+        Command::new("node")
+            .arg(clients.join("sdk_tasks.mjs"))
+            .arg(mcp_servers::sdk_dir(servers_dir().unwrap()))
+            .arg(proxy.url())
+            .arg("-"),
+    );
+}
