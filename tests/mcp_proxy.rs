@@ -1475,7 +1475,7 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
             "initialize",
             json!({"protocolVersion": "2025-11-25",
                "capabilities": {"roots": {"listChanged": true}, "sampling": {},
-                                "elicitation": {"form": {}}},
+                                "elicitation": {"form": {}, "url": {}}},
                "clientInfo": {"name": "e2e", "version": "1"}}),
         );
         assert!(init["result"]["capabilities"].is_object(), "{init}");
@@ -1501,7 +1501,9 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
                     .iter()
                     .map(|t| t["name"].as_str().unwrap())
                     .collect();
-                names.contains(&"trigger-sampling-request") && names.contains(&"get-roots-list")
+                names.contains(&"trigger-sampling-request")
+                    && names.contains(&"get-roots-list")
+                    && names.contains(&"trigger-url-elicitation")
             };
             if listed {
                 break;
@@ -1527,6 +1529,25 @@ fn server_requests_reach_the_client_and_its_answers_go_back() {
         let r = answer_until(&mut client, 503, &mut asked);
         assert!(asked.iter().any(|m| m == "elicitation/create"), "{asked:?}");
         assert!(r.to_string().contains("decline"), "{r}");
+        // URL mode: the request path (the client's answer reaches the tool) ...
+        client.send(&json!({"jsonrpc": "2.0", "id": 504, "method": "tools/call",
+            "params": call("trigger-url-elicitation",
+                           json!({"url": "https://example.com/connect", "elicitationId": "e2e-1"}))}));
+        let r = answer_until(&mut client, 504, &mut asked);
+        assert!(
+            r.to_string()
+                .contains("declined to open the URL (Elicitation ID: e2e-1)"),
+            "{r}"
+        );
+        // ... and the error path (-32042 with the elicitation to complete, as the server sent it).
+        if mode == "passthrough" {
+            client.send(&json!({"jsonrpc": "2.0", "id": 505, "method": "tools/call",
+                "params": call("trigger-url-elicitation",
+                               json!({"url": "https://example.com/x", "errorPath": true}))}));
+            let r = answer_until(&mut client, 505, &mut asked);
+            assert_eq!(r["error"]["code"], -32042, "{r}");
+            assert_eq!(r["error"]["data"]["elicitations"][0]["mode"], "url", "{r}");
+        }
         // The client's roots changed: every server hears it, and this one asks again.
         let before = roots_asked(&asked);
         assert!(before >= 1, "{asked:?}");
