@@ -381,13 +381,7 @@ impl Front {
             // Lean mode's meta-tools cannot be task-augmented.
             self.capabilities(self.mode == Mode::Passthrough)
         );
-        let primer = self.toolbox.options().policy.format != Format::CompactJson;
-        if let Some(instructions) =
-            merged_instructions(primer.then_some(PRIMER), &self.servers_instructions())
-        {
-            result.push_str(r#","instructions":"#);
-            result.push_str(&raw::quote(&instructions));
-        }
+        self.push_instructions(&mut result);
         result.push('}');
         result
     }
@@ -395,13 +389,7 @@ impl Front {
     /// The union of what the servers offer besides tools (each only if one of them does);
     /// `tasks` too when `with_tasks` (revision 2026-07-28 has them only as an extension).
     fn capabilities(&self, with_tasks: bool) -> String {
-        let declared = |capability: &str, flag: &str| {
-            offering(&self.toolbox, capability).iter().any(|name| {
-                self.toolbox.server(name).is_some_and(|s| {
-                    s.initialize_result()["capabilities"][capability][flag] == Json::Bool(true)
-                })
-            })
-        };
+        let declared = |capability: &str, flag: &str| self.any_declares(capability, flag);
         let mut capabilities = vec![r#""tools":{"listChanged":true}"#.to_owned()];
         if !offering(&self.toolbox, "resources").is_empty() {
             capabilities.push(format!(
@@ -425,6 +413,27 @@ impl Front {
             capabilities.push(format!(r#""tasks":{tasks}"#));
         }
         format!("{{{}}}", capabilities.join(","))
+    }
+
+    /// `,"instructions":…` for a result being written: the primer (unless results are
+    /// always JSON) and each server's own instructions under its name; nothing when there are
+    /// none.
+    fn push_instructions(&self, result: &mut String) {
+        let primer = self.toolbox.options().policy.format != Format::CompactJson;
+        if let Some(instructions) =
+            merged_instructions(primer.then_some(PRIMER), &self.servers_instructions())
+        {
+            result.push_str(r#","instructions":"#);
+            result.push_str(&raw::quote(&instructions));
+        }
+    }
+
+    /// Whether a running server sets the boolean `flag` of `capability` in its `initialize`
+    /// result (`resources.subscribe`, `prompts.listChanged`).
+    fn any_declares(&self, capability: &str, flag: &str) -> bool {
+        self.toolbox.running_in_order().iter().any(|(_, server)| {
+            server.initialize_result()["capabilities"][capability][flag] == Json::Bool(true)
+        })
     }
 
     /// Each running server's `instructions`, in configuration order.

@@ -12,9 +12,9 @@ use super::super::mrtr::{Exchange, Worker};
 use super::super::peer::{MAX_EXTENSIONS, lock};
 use super::super::routes::offering;
 use super::super::wire::{self, Message, code};
-use super::{Front, Mode, merged_instructions};
+use super::{Front, Mode};
+use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::raw;
-use crate::mcp::{EXECUTE_TOOL, Format, PRIMER};
 
 /// How long after an opted-in request ends a server's log messages still reach a 2026-07-28
 /// client (a message the server wrote during the request may be read just after its reply).
@@ -70,13 +70,7 @@ impl Front {
             versions.join(","),
             self.capabilities(false)
         );
-        let primer = self.toolbox.options().policy.format != Format::CompactJson;
-        if let Some(instructions) =
-            merged_instructions(primer.then_some(PRIMER), &self.servers_instructions())
-        {
-            result.push_str(r#","instructions":"#);
-            result.push_str(&raw::quote(&instructions));
-        }
+        self.push_instructions(&mut result);
         result.push_str(&format!(
             r#","ttlMs":0,"cacheScope":"private","_meta":{{{}:{}}}}}"#,
             raw::quote(SERVER_INFO_KEY),
@@ -235,13 +229,6 @@ impl Front {
         }
         // Its end is the client's `notifications/cancelled`, which drops this future.
         std::future::pending().await
-    }
-
-    /// Whether a running server's capabilities set `capability.flag` to `true`.
-    fn any_declares(&self, capability: &str, flag: &str) -> bool {
-        self.toolbox.running_in_order().iter().any(|(_, s)| {
-            s.initialize_result()["capabilities"][capability][flag] == serde_json::Value::Bool(true)
-        })
     }
 
     /// Whether a server that offers subscriptions serves `uri`: by what was listed, or (when
