@@ -185,7 +185,7 @@ fn passthrough_serves_every_server_and_converts_results() {
             .contains("no_such_tool")
     );
 
-    let stderr = client.stderr();
+    let stderr = client.stderr_with(&["[filesystem] "]);
     assert!(
         stderr.contains("[filesystem] "),
         "server stderr is labelled: {stderr}"
@@ -849,13 +849,14 @@ fn every_tool_is_listed_once_under_its_own_name_and_reaches_its_own_server() {
     // The mistyped fields cost those fields only, and say so.
     let p0 = tools.iter().find(|t| t["name"] == "p0").unwrap();
     assert_eq!(p0["title"], 123, "the definition passes through as sent");
-    let stderr = client.stderr();
-    for warning in [
+    let warnings = [
         r#"[big] tools/list: tool "p0": "readOnlyHint" is "true", not a boolean; ignored"#,
         r#"[big] tools/list: tool "p0": "title" is 123, not a string; ignored"#,
         "[big] tools/list: skipped a tool without a usable name",
         "[big] tools/list: stopped listing after 100 pages: the proxy's limit",
-    ] {
+    ];
+    let stderr = client.stderr_with(&warnings);
+    for warning in warnings {
         assert!(stderr.contains(warning), "{warning} missing:\n{stderr}");
     }
     client.close();

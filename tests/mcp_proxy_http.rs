@@ -301,7 +301,10 @@ fn a_streamable_http_server_works_as_a_stdio_one_does() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
 
     // The unreachable server and the legacy one are unavailable, saying why.
-    let stderr = client.stderr();
+    let stderr = client.stderr_with(&[
+        "[down] unavailable: cannot reach the server",
+        "[legacy] unavailable: cannot reach the server",
+    ]);
     assert!(
         stderr.contains("[down] unavailable: cannot reach the server")
             && stderr.contains("refused"),
@@ -498,7 +501,7 @@ fn an_http_server_that_goes_away_is_reconnected_when_it_is_back() {
         std::thread::sleep(Duration::from_millis(200));
         id += 1;
     }
-    let stderr = client.stderr();
+    let stderr = client.stderr_with(&["[everything] reconnected"]);
     assert!(stderr.contains("[everything] reconnected"), "{stderr}");
     client.close();
 }
@@ -635,13 +638,10 @@ fn https_servers_are_verified_against_the_mozilla_roots_and_ssl_cert_file() {
     // Signed by a CA nobody trusts: unavailable, saying why.
     let mut client = proxy(&config, &[]);
     client.initialize("2025-11-25");
-    let stderr = client.stderr();
-    assert!(
-        stderr.contains(
-            "[tls] unavailable: cannot reach the server: invalid peer certificate: UnknownIssuer"
-        ),
-        "{stderr}"
-    );
+    let unavailable =
+        "[tls] unavailable: cannot reach the server: invalid peer certificate: UnknownIssuer";
+    let stderr = client.stderr_with(&[unavailable]);
+    assert!(stderr.contains(unavailable), "{stderr}");
     client.close();
     // Trusted through SSL_CERT_FILE.
     let ca = root().join("tests/fixtures/mcp/tls/ca.pem");

@@ -329,6 +329,20 @@ impl Client {
         self.stderr.lock().unwrap().clone()
     }
 
+    /// The proxy's stderr once it contains every one of `lines` (they are written by a thread
+    /// of their own, so they may come after the response that follows them), or as it is
+    /// after `WAIT`.
+    pub fn stderr_with(&self, lines: &[&str]) -> String {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let stderr = self.stderr();
+            if lines.iter().all(|line| stderr.contains(line)) || Instant::now() > deadline {
+                return stderr;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Closes stdin and waits for the proxy to exit; returns how long it took.
     pub fn close(mut self) -> Duration {
         let started = Instant::now();
