@@ -16,7 +16,7 @@ mod mcp_servers;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -97,7 +97,7 @@ fn main() {
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 let total: u64 = std::iter::once(pid)
-                    .chain(descendants(pid))
+                    .chain(mcp_servers::descendants(pid))
                     .map(rss_kib)
                     .sum();
                 peak.fetch_max(total, Ordering::Relaxed);
@@ -163,28 +163,9 @@ struct Proxy {
 
 impl Proxy {
     fn start(toon: &Path, config: &Path, max_sessions: usize) -> Proxy {
-        let mut child = Command::new(toon)
-            .args(["mcp", "serve", "--config"])
-            .arg(config)
-            .args(["--http", "127.0.0.1:0", "--http-max-sessions"])
-            .arg(max_sessions.to_string())
-            .stdin(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        let addr = loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "the proxy exited");
-            if let Some(url) = line
-                .trim()
-                .strip_prefix("toon: MCP Streamable HTTP on http://")
-            {
-                break url.trim_end_matches("/mcp").to_owned();
-            }
-        };
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let max_sessions = max_sessions.to_string();
+        let (child, addr) =
+            mcp_servers::http_proxy(toon, config, &["--http-max-sessions", &max_sessions]);
         Proxy { child, addr }
     }
 }
@@ -360,34 +341,4 @@ fn rss_kib(pid: u32) -> u64 {
         .next()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0)
-}
-
-/// Process ids of `pid`'s descendants (Linux /proc).
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut parents: Vec<(u32, u32)> = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) {
-            let rest = &stat[stat.rfind(')').unwrap() + 2..];
-            if let Some(ppid) = rest.split(' ').nth(1).and_then(|s| s.parse().ok()) {
-                parents.push((p, ppid));
-            }
-        }
-    }
-    let mut found = vec![pid];
-    let mut i = 0;
-    while i < found.len() {
-        let parent = found[i];
-        found.extend(
-            parents
-                .iter()
-                .filter(|(_, pp)| *pp == parent)
-                .map(|(p, _)| *p),
-        );
-        i += 1;
-    }
-    found.remove(0);
-    found
 }

@@ -28,31 +28,8 @@ struct Proxy {
 
 impl Proxy {
     fn start(config: &Path, args: &[&str]) -> Proxy {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
-            .args(["mcp", "serve", "--config"])
-            .arg(config)
-            .args(["--http", "127.0.0.1:0"])
-            .args(args)
-            .env_remove("TOON_MCP_HTTP_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        let addr = loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).unwrap() > 0, "the proxy exited");
-            if let Some(url) = line
-                .trim()
-                .strip_prefix("toon: MCP Streamable HTTP on http://")
-            {
-                break url.trim_end_matches("/mcp").to_owned();
-            }
-        };
-        // Drained, so that the servers' stderr never blocks the proxy.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let (child, addr) =
+            mcp_servers::http_proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, args);
         Proxy { child, addr }
     }
 

@@ -446,3 +446,34 @@ pub fn wait_for_notification(client: &mut Client, matches: impl Fn(&Json) -> boo
         id += 1;
     }
 }
+
+/// `TOON mcp serve --config CONFIG --http 127.0.0.1:0 ARGS` (without a token from the
+/// environment), and the address it printed; its stderr is drained after, so that the servers'
+/// stderr never blocks it.
+pub fn http_proxy(toon: &Path, config: &Path, args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(toon)
+        .args(["mcp", "serve", "--config"])
+        .arg(config)
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .env_remove("TOON_MCP_HTTP_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let addr = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "the proxy exited");
+        if let Some(url) = line
+            .trim()
+            .strip_prefix("toon: MCP Streamable HTTP on http://")
+        {
+            break url.trim_end_matches("/mcp").to_owned();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, addr)
+}
