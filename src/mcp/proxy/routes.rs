@@ -86,6 +86,25 @@ pub(super) fn server_declares(toolbox: &Toolbox, name: &str, path: &[&str]) -> b
     })
 }
 
+/// The running servers that offer `capability`, once the servers have started, for a request
+/// of `method`; none is `-32601` ("no server behind the proxy offers `what`").
+pub(super) async fn servers_for(
+    toolbox: &Toolbox,
+    method: &str,
+    capability: &str,
+    what: &str,
+) -> Result<Vec<String>, CallError> {
+    toolbox.ready().await;
+    let servers = offering(toolbox, capability);
+    if servers.is_empty() {
+        return Err(refusal(
+            code::METHOD_NOT_FOUND,
+            format!("method not found: {method} (no server behind the proxy offers {what})"),
+        ));
+    }
+    Ok(servers)
+}
+
 /// A string member of a JSON object (text), or `""`.
 fn member(params: &str, key: &str) -> String {
     raw::entries(params)
@@ -105,14 +124,7 @@ impl Routes {
         method: &str,
         params: &str,
     ) -> Result<String, CallError> {
-        toolbox.ready().await;
-        let servers = offering(toolbox, capability(method));
-        if servers.is_empty() {
-            return Err(refusal(
-                code::METHOD_NOT_FOUND,
-                format!("method not found: {method} (no server behind the proxy offers it)"),
-            ));
-        }
+        let servers = servers_for(toolbox, method, capability(method), "it").await?;
         match method {
             "resources/list" => Ok(self.list_resources(toolbox, &servers).await),
             "resources/templates/list" => Ok(self.list_templates(toolbox, &servers).await),

@@ -337,13 +337,7 @@ impl Front {
                 };
                 return match answer {
                     Ok(result) => wire::response(id, &result),
-                    Err(CallError::Remote {
-                        code,
-                        message,
-                        data,
-                        ..
-                    }) => wire::error(id, code, &message, data.as_deref()),
-                    Err(e) => wire::error(id, e.code(), &e.to_string(), None),
+                    Err(e) => error_reply(id, &e),
                 };
             }
             _ => {
@@ -353,15 +347,11 @@ impl Front {
         };
         match outcome {
             Ok(result) => wire::response(id, &result),
-            Err(CallError::Remote {
-                code,
-                message,
-                data,
-                ..
-            }) => wire::error(id, code, &message, data.as_deref()),
-            Err(e @ (CallError::UnknownTool { .. } | CallError::BadReply { .. })) => {
-                wire::error(id, e.code(), &e.to_string(), None)
-            }
+            Err(
+                e @ (CallError::Remote { .. }
+                | CallError::UnknownTool { .. }
+                | CallError::BadReply { .. }),
+            ) => error_reply(id, &e),
             // A server gone or slow is the tool failing, which the model should see.
             Err(e) => wire::response(id, &result_text(&e.to_string(), true)),
         }
@@ -900,6 +890,20 @@ fn tagged_log(server: &str, message: &Message) -> String {
     let mut splice = raw::Splice::new(params);
     splice.set(params, &entries, "logger", raw::quote(&logger));
     wire::notification("notifications/message", Some(&splice.finish()))
+}
+
+/// A JSON-RPC error reply to request `id` for `e`: a server's error as it sent it, the
+/// proxy's own with its code and message.
+fn error_reply(id: &str, e: &CallError) -> String {
+    match e {
+        CallError::Remote {
+            code,
+            message,
+            data,
+            ..
+        } => wire::error(id, *code, message, data.as_deref()),
+        e => wire::error(id, e.code(), &e.to_string(), None),
+    }
 }
 
 /// Whether a request is served by the servers (so they must be started to answer it).

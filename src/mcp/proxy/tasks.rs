@@ -29,7 +29,7 @@ use serde_json::value::RawValue;
 use super::downstream::Downstream;
 use super::error::CallError;
 use super::peer::{MAX_EXTENSIONS, lock};
-use super::routes::{gather, offering, refusal, server_declares};
+use super::routes::{gather, offering, refusal, server_declares, servers_for};
 use super::toolbox::{RoutedCall, Toolbox};
 use super::wire::code;
 use crate::mcp::COLLISION_SEPARATOR;
@@ -124,14 +124,7 @@ impl Tasks {
         method: &str,
         params: &str,
     ) -> Result<String, CallError> {
-        toolbox.ready().await;
-        let servers = offering(toolbox, "tasks");
-        if servers.is_empty() {
-            return Err(refusal(
-                code::METHOD_NOT_FOUND,
-                format!("method not found: {method} (no server behind the proxy offers tasks)"),
-            ));
-        }
+        let servers = servers_for(toolbox, method, "tasks", "tasks").await?;
         if method == "tasks/list" {
             return Ok(list(toolbox, &servers).await);
         }
