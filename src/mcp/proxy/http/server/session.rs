@@ -7,17 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
-use tokio::sync::{Mutex as AsyncMutex, OwnedSemaphorePermit, mpsc};
-use tokio::task::JoinHandle;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
+
+use super::pipe::FrontPipe;
 
 use crate::mcp::proxy::peer::{lock, token_key};
-use crate::mcp::proxy::serve::{Mode, serve};
+use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{Kind, Message};
-
-/// Bytes buffered in each direction of the pipe between a session and its front.
-const PIPE_BYTES: usize = 256 << 10;
 
 /// Messages kept for a client that has no stream open for them yet (a server's request or
 /// notification that came while no request and no GET stream was open); beyond it the oldest
@@ -47,15 +44,14 @@ struct Pending {
 pub(super) struct Session {
     pub(super) id: String,
     toolbox: Arc<Toolbox>,
-    /// The front's input; `None` once the session is closed.
-    input: AsyncMutex<Option<WriteHalf<DuplexStream>>>,
+    /// Its front.
+    pipe: FrontPipe,
     pending: Mutex<HashMap<String, Pending>>,
     /// The GET stream (§ "Listening for Messages from the Server"), when one is open.
     standalone: Mutex<Option<mpsc::Sender<Out>>>,
     backlog: Mutex<VecDeque<String>>,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
     /// The session's place among `--http-max-sessions`, given back when it is dropped.
     _slot: OwnedSemaphorePermit,
 }
@@ -77,46 +73,26 @@ impl Session {
         mode: Mode,
         slot: OwnedSemaphorePermit,
     ) -> Arc<Session> {
-        let (ours, front) = tokio::io::duplex(PIPE_BYTES);
-        let (front_read, front_write) = tokio::io::split(front);
-        let (our_read, our_write) = tokio::io::split(ours);
+        let (pipe, ends) = FrontPipe::new();
         let session = Arc::new(Session {
             id,
             toolbox: toolbox.clone(),
-            input: AsyncMutex::new(Some(our_write)),
+            pipe,
             pending: Mutex::default(),
             standalone: Mutex::default(),
             backlog: Mutex::default(),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
-            tasks: Mutex::default(),
             _slot: slot,
         });
-        let front = tokio::spawn(async move {
-            let _ = serve(toolbox, mode, front_read, front_write).await;
-        });
-        let router = {
-            let session = Arc::downgrade(&session);
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(our_read);
-                let mut line = Vec::new();
-                loop {
-                    line.clear();
-                    match lines.read_until(b'\n', &mut line).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {}
-                    }
-                    let Some(session) = session.upgrade() else {
-                        break;
-                    };
-                    let text = String::from_utf8_lossy(&line).trim_end().to_owned();
-                    if !text.is_empty() {
-                        session.route(text).await;
-                    }
-                }
-            })
-        };
-        lock(&session.tasks).extend([front, router]);
+        session.pipe.run(
+            ends,
+            toolbox,
+            mode,
+            Arc::downgrade(&session),
+            |session: Arc<Session>, text| async move { session.route(text).await },
+            |_| {},
+        );
         session
     }
 
@@ -137,15 +113,11 @@ impl Session {
     /// front.
     pub(super) async fn send(&self, line: &str) -> Result<(), Closed> {
         self.touch();
-        let mut input = self.input.lock().await;
-        let Some(input) = input.as_mut() else {
-            return Err(Closed::Ended);
-        };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        input.write_all(&bytes).await.map_err(|_| Closed::Ended)?;
-        input.flush().await.map_err(|_| Closed::Ended)
+        if self.pipe.send(line).await {
+            Ok(())
+        } else {
+            Err(Closed::Ended)
+        }
     }
 
     /// Registers a request's POST, before the request goes to the front: its response, and
@@ -268,15 +240,11 @@ impl Session {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        if let Some(mut input) = self.input.lock().await.take() {
-            let _ = input.shutdown().await;
-        }
+        self.pipe.close_input().await;
         lock(&self.pending).clear();
         lock(&self.standalone).take();
         self.toolbox.shutdown().await;
-        for task in lock(&self.tasks).drain(..) {
-            task.abort();
-        }
+        self.pipe.abort();
     }
 }
 

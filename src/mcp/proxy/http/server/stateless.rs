@@ -36,15 +36,14 @@ use std::time::{Duration, Instant};
 
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
-use tokio::sync::{Mutex as AsyncMutex, mpsc};
-use tokio::task::JoinHandle;
+use tokio::sync::mpsc;
 
+use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::peer::{lock, token_key};
-use crate::mcp::proxy::serve::{Mode, serve};
+use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
@@ -56,8 +55,6 @@ const MCP_METHOD: &str = "mcp-method";
 /// The name header: `params.name` or `params.uri` (§ Standard Request Headers).
 const MCP_NAME: &str = "mcp-name";
 
-/// Bytes buffered in each direction of the pipe between the HTTP side and the front.
-const PIPE_BYTES: usize = 256 << 10;
 /// Messages queued for one open response before the router waits for its client.
 const STREAM_QUEUE: usize = 256;
 
@@ -77,63 +74,38 @@ struct Pending {
 pub(super) struct Stateless {
     toolbox: Arc<Toolbox>,
     mode: Mode,
-    /// The front's input; `None` once closed.
-    input: AsyncMutex<Option<WriteHalf<DuplexStream>>>,
+    /// The front.
+    pipe: FrontPipe,
     /// By internal id (as [`token_key`]).
     pending: Mutex<HashMap<String, Pending>>,
     next: AtomicU64,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
 }
 
 impl Stateless {
     /// Starts the shared front; its servers start at the first request that needs them, with
     /// that request's `clientCapabilities`.
     pub(super) fn start(toolbox: Arc<Toolbox>, mode: Mode) -> Arc<Stateless> {
-        let (ours, front) = tokio::io::duplex(PIPE_BYTES);
-        let (front_read, front_write) = tokio::io::split(front);
-        let (our_read, our_write) = tokio::io::split(ours);
+        let (pipe, ends) = FrontPipe::new();
         let this = Arc::new(Stateless {
             toolbox: toolbox.clone(),
             mode,
-            input: AsyncMutex::new(Some(our_write)),
+            pipe,
             pending: Mutex::default(),
             next: AtomicU64::new(1),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
-            tasks: Mutex::default(),
         });
-        let front = {
-            let this = Arc::downgrade(&this);
-            tokio::spawn(async move {
-                let _ = serve(toolbox, mode, front_read, front_write).await;
-                // The front ended by itself: the next request starts another.
-                if let Some(this) = this.upgrade() {
-                    this.closed.store(true, Ordering::SeqCst);
-                }
-            })
-        };
-        let router = {
-            let this = Arc::downgrade(&this);
-            tokio::spawn(async move {
-                let mut lines = BufReader::new(our_read);
-                let mut line = Vec::new();
-                loop {
-                    line.clear();
-                    match lines.read_until(b'\n', &mut line).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {}
-                    }
-                    let Some(this) = this.upgrade() else { break };
-                    let text = String::from_utf8_lossy(&line).trim_end().to_owned();
-                    if !text.is_empty() {
-                        this.route(text).await;
-                    }
-                }
-            })
-        };
-        lock(&this.tasks).extend([front, router]);
+        this.pipe.run(
+            ends,
+            toolbox,
+            mode,
+            Arc::downgrade(&this),
+            |this: Arc<Stateless>, text| async move { this.route(text).await },
+            // The front ended by itself: the next request starts another.
+            |this| this.closed.store(true, Ordering::SeqCst),
+        );
         this
     }
 
@@ -174,14 +146,7 @@ impl Stateless {
 
     async fn send(&self, line: &str) -> bool {
         *lock(&self.last_used) = Instant::now();
-        let mut input = self.input.lock().await;
-        let Some(input) = input.as_mut() else {
-            return false;
-        };
-        let mut bytes = Vec::with_capacity(line.len() + 1);
-        bytes.extend_from_slice(line.as_bytes());
-        bytes.push(b'\n');
-        input.write_all(&bytes).await.is_ok() && input.flush().await.is_ok()
+        self.pipe.send(line).await
     }
 
     /// Serves one checked request (its newlines already whitespace) and answers its POST.
@@ -313,20 +278,14 @@ impl Stateless {
 
     /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
     pub(super) async fn close(&self) {
-        if self.closed.swap(true, Ordering::SeqCst) {
-            // It may have ended by itself: its servers still go.
-            if self.input.lock().await.is_none() {
-                return;
-            }
-        }
-        if let Some(mut input) = self.input.lock().await.take() {
-            let _ = input.shutdown().await;
+        let was_closed = self.closed.swap(true, Ordering::SeqCst);
+        // It may have ended by itself (closed, input still open): its servers still go.
+        if !self.pipe.close_input().await && was_closed {
+            return;
         }
         lock(&self.pending).clear();
         self.toolbox.shutdown().await;
-        for task in lock(&self.tasks).drain(..) {
-            task.abort();
-        }
+        self.pipe.abort();
     }
 }
 
