@@ -435,6 +435,18 @@ pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> 
     entries.iter().rev().find(|e| e.key == key).map(|e| e.value)
 }
 
+/// The value at `path` (object keys, outermost first) in the JSON text `text`, as sent;
+/// `None` when a step is missing or not an object.
+pub(crate) fn get_path<'t>(text: &'t str, path: &[&str]) -> Option<&'t RawValue> {
+    let (last, parents) = path.split_last()?;
+    let mut object = text;
+    for key in parents {
+        let entries = entries(object)?;
+        object = get(&entries, key)?.get();
+    }
+    get(&entries(object)?, last)
+}
+
 /// The string a raw value holds, unescaped; `None` when it is not a string (or holds a lone
 /// surrogate, which Rust strings cannot).
 pub(crate) fn string(value: &RawValue) -> Option<String> {
@@ -867,6 +879,19 @@ impl<'t> Splice<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_found_by_path_as_sent() {
+        let text = r#"{"_meta": {"progressToken": 1.50, "a": 1, "a": {"b": "x"}}, "n": 2}"#;
+        let at = |path: &[&str]| get_path(text, path).map(RawValue::get);
+        assert_eq!(at(&["_meta", "progressToken"]), Some("1.50"));
+        // The last of duplicate keys, as JSON parsers resolve them.
+        assert_eq!(at(&["_meta", "a", "b"]), Some(r#""x""#));
+        assert_eq!(at(&["n"]), Some("2"));
+        assert_eq!(at(&["n", "b"]), None);
+        assert_eq!(at(&["missing", "b"]), None);
+        assert_eq!(at(&[]), None);
+    }
 
     const TEXT: &str = r#"{"id": 123456789012345678901234567890, "a": {"n": 1e400, "s": "\ud83d"}, "b": [1E2, 0.1000000000000000055511151231257827]}"#;
 

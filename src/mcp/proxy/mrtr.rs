@@ -666,8 +666,8 @@ fn url_elicitations(reply: &str) -> Option<Vec<String>> {
     if raw::get(&error, "code")?.get() != code::URL_ELICITATION_REQUIRED.to_string() {
         return None;
     }
-    let data = raw::entries(raw::get(&error, "data")?.get())?;
-    let elicitations: Vec<String> = raw::items(raw::get(&data, "elicitations")?.get())?
+    let elicitations = raw::get_path(message.error()?, &["data", "elicitations"])?;
+    let elicitations: Vec<String> = raw::items(elicitations.get())?
         .into_iter()
         .filter(|e| e.get().trim_start().starts_with('{'))
         .map(|e| client_params("elicitation/create", Some(e.get())))

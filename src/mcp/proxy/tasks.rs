@@ -24,8 +24,6 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::value::RawValue;
-
 use super::downstream::Downstream;
 use super::error::CallError;
 use super::peer::{MAX_EXTENSIONS, lock};
@@ -164,7 +162,7 @@ impl Tasks {
                 None => Ok(toolbox.encoder().keep_text(&result)),
             };
         }
-        if member_at(result, &["status"])
+        if raw::get_path(result, &["status"])
             .and_then(raw::string)
             .is_some_and(|status| TERMINAL.contains(&status.as_str()))
         {
@@ -182,7 +180,7 @@ impl Tasks {
         let Some((text, id)) = renamed else {
             return message.to_owned();
         };
-        if member_at(&text, &["params", "status"])
+        if raw::get_path(&text, &["params", "status"])
             .and_then(raw::string)
             .is_some_and(|status| TERMINAL.contains(&status.as_str()))
         {
@@ -302,7 +300,7 @@ pub(super) fn result_for_server(server: &str, result: &str) -> String {
 /// Whether a tool's definition (JSON text) says it runs only as a task
 /// (`execution.taskSupport: "required"`).
 pub(super) fn runs_only_as_task(definition: &str) -> bool {
-    member_at(definition, &["execution", "taskSupport"])
+    raw::get_path(definition, &["execution", "taskSupport"])
         .and_then(raw::string)
         .is_some_and(|support| support == "required")
 }
@@ -326,7 +324,7 @@ pub(super) async fn run_to_end(
         .request(server, "tools/call", Some(&splice.finish()))
         .await?;
     let created = reply.result().unwrap_or("{}");
-    let Some(id) = member_at(created, &["task", "taskId"]).and_then(raw::string) else {
+    let Some(id) = raw::get_path(created, &["task", "taskId"]).and_then(raw::string) else {
         // Run at once after all.
         return Ok(created.to_owned());
     };
@@ -390,18 +388,6 @@ fn route(servers: &[String], id: &str) -> Option<(String, String)> {
         .max_by_key(|(server, _)| server.len())
 }
 
-/// The value at `path` (object keys) in `text`, as sent.
-fn member_at<'t>(text: &'t str, path: &[&str]) -> Option<&'t RawValue> {
-    let (last, parents) = path.split_last()?;
-    let mut object = text;
-    for key in parents {
-        let entries = raw::entries(object)?;
-        object = raw::get(&entries, key)?.get();
-    }
-    let entries = raw::entries(object)?;
-    raw::get(&entries, last)
-}
-
 /// `text` with the string at `path` replaced by what `rename` makes of it, and the new string;
 /// `None` when there is no string there (or `rename` declines).
 fn rewrite(
@@ -409,7 +395,7 @@ fn rewrite(
     path: &[&str],
     rename: impl FnOnce(&str) -> Option<String>,
 ) -> Option<(String, String)> {
-    let at = member_at(text, path)?;
+    let at = raw::get_path(text, path)?;
     let renamed = rename(&raw::string(at)?)?;
     let mut splice = raw::Splice::new(text);
     splice.replace(at.get(), raw::quote(&renamed));

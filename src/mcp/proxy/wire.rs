@@ -245,8 +245,8 @@ impl Message {
     pub fn progress_token(&self) -> Option<String> {
         let params = self.params()?;
         if self.method() == Some("notifications/progress") && self.id.is_none() {
-            let params = crate::mcp::raw::entries(params)?;
-            return crate::mcp::raw::get(&params, "progressToken").map(|t| t.get().to_owned());
+            return crate::mcp::raw::get_path(params, &["progressToken"])
+                .map(|t| t.get().to_owned());
         }
         request_progress_token(params)
     }
@@ -272,9 +272,7 @@ impl Message {
 /// The `_meta.progressToken` of request params (JSON text), as JSON text.
 #[must_use]
 pub fn request_progress_token(params: &str) -> Option<String> {
-    let params = crate::mcp::raw::entries(params)?;
-    let meta = crate::mcp::raw::entries(crate::mcp::raw::get(&params, "_meta")?.get())?;
-    crate::mcp::raw::get(&meta, "progressToken").map(|t| t.get().to_owned())
+    crate::mcp::raw::get_path(params, &["_meta", "progressToken"]).map(|t| t.get().to_owned())
 }
 
 /// What a message is, as JSON-RPC.

@@ -299,9 +299,8 @@ fn inward(message: &Message, internal: &str) -> String {
     }
     let token = message
         .params()
-        .and_then(raw::entries)
-        .and_then(|e| raw::get(&e, "_meta").and_then(|m| raw::entries(m.get())))
-        .and_then(|m| raw::get(&m, "progressToken").map(|t| t.get()));
+        .and_then(|params| raw::get_path(params, &["_meta", "progressToken"]))
+        .map(|t| t.get());
     if let Some(token) = token {
         splice.replace(token, internal.to_owned());
     }
@@ -318,9 +317,7 @@ fn replaced(message: &Message, part: &str, with: &str) -> String {
 /// A notification's `params._meta["io.modelcontextprotocol/subscriptionId"]` (a slice of its
 /// text).
 fn subscription_id(message: &Message) -> Option<&str> {
-    let params = raw::entries(message.params()?)?;
-    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
-    raw::get(&meta, SUBSCRIPTION_ID_KEY).map(|v| v.get())
+    raw::get_path(message.params()?, &["_meta", SUBSCRIPTION_ID_KEY]).map(|v| v.get())
 }
 
 /// The HTTP status of a JSON answer: 404 for an unknown method (§ Protocol Version Header:
@@ -569,9 +566,7 @@ fn param_mismatch(
 }
 
 fn body_version(message: &Message) -> Option<String> {
-    let params = raw::entries(message.params()?)?;
-    let meta = raw::entries(raw::get(&params, "_meta")?.get())?;
-    raw::get(&meta, era::VERSION_KEY).and_then(raw::string)
+    raw::get_path(message.params()?, &["_meta", era::VERSION_KEY]).and_then(raw::string)
 }
 
 /// A header value as meant: `=?base64?…?=` decoded (§ Value Encoding), else as given;
