@@ -264,7 +264,15 @@ impl Toolbox {
         }
         self.log_warnings(&name);
         let server = Arc::new(server);
-        write(&self.servers).insert(name.clone(), server.clone());
+        {
+            // Under `logs`, as `route_logs` runs: a sink given while this server started
+            // reaches it either here or there.
+            let logs = lock(&self.logs);
+            if let Some(sink) = logs.clone() {
+                server.route_logs(sink);
+            }
+            write(&self.servers).insert(name.clone(), server.clone());
+        }
         write(&self.former).retain(|_, s| *s != name);
         if *self.stopping.borrow() {
             // Shut down while it started: not left running.
@@ -375,7 +383,8 @@ impl Toolbox {
     /// [`Change::Notification`] too): a front forwards a request's log messages ahead of its
     /// answer. Servers started later get it too.
     pub(super) fn route_logs(&self, sink: LogSink) {
-        *lock(&self.logs) = Some(sink.clone());
+        let mut logs = lock(&self.logs);
+        *logs = Some(sink.clone());
         for (_, server) in self.running_in_order() {
             server.route_logs(sink.clone());
         }
