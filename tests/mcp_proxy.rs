@@ -1825,7 +1825,8 @@ fn stray_environment(scratch: &Scratch, entry: Json) -> (Json, u32) {
         .env("TOON_MCP_CONFIG", &path);
     let mut client = mcp_servers::Client::spawn(command);
     client.initialize("2025-11-25");
-    let seen: Json = serde_json::from_str(text(&client.call("environment", json!({})))).unwrap();
+    // (Converted to TOON when long: read back either way.)
+    let seen = decoded(&client.call("environment", json!({})));
     let pid = client.child.id();
     client.close();
     (seen, pid)
