@@ -123,8 +123,8 @@ struct HttpArgs {
     /// The endpoint's path.
     #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "http")]
     http_path: String,
-    /// Require `Authorization: Bearer TOKEN`, read from FILE (its first line; it must not be
-    /// readable by other users). Default: $TOON_MCP_HTTP_TOKEN, if set.
+    /// Require `Authorization: Bearer TOKEN`, TOKEN read from FILE (one line; other users
+    /// must not be able to read it: chmod 600). Default: $TOON_MCP_HTTP_TOKEN, if set.
     #[arg(
         long,
         value_name = "FILE",
