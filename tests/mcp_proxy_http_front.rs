@@ -1178,7 +1178,12 @@ fn serve_until_exit(config: &Path, args: &[&str]) -> (std::process::ExitStatus, 
         std::thread::sleep(Duration::from_millis(20));
     };
     let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
     (status, stderr)
 }
 
@@ -1333,9 +1338,11 @@ fn a_session_s_daemons_go_when_it_ends_and_not_another_s() {
     let b_untagged = daemon_in(&proxy, &b, &scratch.0.join("c.pid"), true);
     let r = proxy.http("DELETE", &[("Mcp-Session-Id", &a)], "");
     assert_eq!(r.status, 200, "{r:?}");
-    wait_until("session A's daemon stopped", Duration::from_secs(15), || {
-        gone(a_daemon)
-    });
+    wait_until(
+        "session A's daemon stopped",
+        Duration::from_secs(15),
+        || gone(a_daemon),
+    );
     // Session A's servers are all stopped by now (the daemon went after them): B's run on.
     std::thread::sleep(Duration::from_millis(300));
     assert!(!gone(b_daemon) && !gone(b_untagged));
@@ -1343,6 +1350,8 @@ fn a_session_s_daemons_go_when_it_ends_and_not_another_s() {
     assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
     proxy.interrupt();
     for pid in [b_daemon, b_untagged] {
-        wait_until("no daemon left behind", Duration::from_secs(10), || gone(pid));
+        wait_until("no daemon left behind", Duration::from_secs(10), || {
+            gone(pid)
+        });
     }
 }
