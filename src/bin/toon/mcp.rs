@@ -314,7 +314,10 @@ mod proxy {
         }
         let token = token(args.http_token_file.as_deref(), args.http_token)?;
         if token.is_none() && !addr.ip().is_loopback() {
-            log::note("toon: warning: no --http-token: requests are not authenticated");
+            log::note(
+                "toon: warning: no token (--http-token-file or $TOON_MCP_HTTP_TOKEN): \
+                 requests are not authenticated",
+            );
         }
         let mut http = HttpOptions::default();
         http.path = args.http_path;

@@ -152,7 +152,7 @@ async fn reap(
     mut stop: watch::Receiver<bool>,
     state: watch::Sender<State>,
 ) {
-    // (Not known once waited for.)
+    // Taken now: tokio forgets the id once it has waited for the leader.
     let pid = child.0.id();
     let status = tokio::select! {
         status = wait_leader(&mut child) => status,
