@@ -1348,6 +1348,15 @@ fn a_session_s_daemons_go_when_it_ends_and_not_another_s() {
     assert!(!gone(b_daemon) && !gone(b_untagged));
     let r = call_in(&proxy, &b, &[], "environment", json!({}));
     assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    // One that exits on its own while its server runs is reaped, not left a zombie.
+    let short = daemon_in(&proxy, &b, &scratch.0.join("d.pid"), false);
+    Command::new("kill")
+        .arg(short.to_string())
+        .status()
+        .unwrap();
+    wait_until("the exited daemon reaped", Duration::from_secs(10), || {
+        !Path::new(&format!("/proc/{short}")).exists()
+    });
     proxy.interrupt();
     for pid in [b_daemon, b_untagged] {
         wait_until("no daemon left behind", Duration::from_secs(10), || {
