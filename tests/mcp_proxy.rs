@@ -1806,3 +1806,105 @@ fn a_client_on_the_typescript_sdk_s_tasks_api_runs_a_task_with_a_question_in_it(
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// An `mcpServers` entry running `tests/fixtures/mcp/servers/stray_server.py`.
+fn stray() -> Json {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/stray_server.py");
+    json!({"command": "python3", "args": [script]})
+}
+
+/// The TOON_* variables the stray server says it was given, behind a proxy that has
+/// `TOON_MCP_HTTP_TOKEN` and `TOON_MCP_CONFIG` set.
+fn stray_environment(scratch: &Scratch, entry: Json) -> (Json, u32) {
+    let path = write_config(&scratch.0, json!({ "stray": entry }));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toon"));
+    command
+        .args(["mcp", "serve", "--config"])
+        .arg(&path)
+        .env("TOON_MCP_HTTP_TOKEN", "the-proxy-s-secret")
+        .env("TOON_MCP_CONFIG", &path);
+    let mut client = mcp_servers::Client::spawn(command);
+    client.initialize("2025-11-25");
+    // (Converted to TOON when long: read back either way.)
+    let seen = decoded(&client.call("environment", json!({})));
+    let pid = client.child.id();
+    client.close();
+    (seen, pid)
+}
+
+#[test]
+fn servers_do_not_inherit_the_proxy_s_token_or_own_variables_unless_their_entry_names_them() {
+    let scratch = Scratch::new("own-env");
+    let (seen, proxy) = stray_environment(&scratch, stray());
+    assert!(seen.get("TOON_MCP_HTTP_TOKEN").is_none(), "{seen}");
+    assert!(seen.get("TOON_MCP_CONFIG").is_none(), "{seen}");
+    // The tag that names the server for the proxy (its orphans are found by it).
+    let tag = seen["TOON_MCP_SERVER_TAG"].as_str().unwrap_or_default();
+    assert!(tag.starts_with(&format!("{proxy}-")), "{seen}");
+    // An entry that names one gets its own value.
+    let mut entry = stray();
+    entry["env"] = json!({"TOON_MCP_HTTP_TOKEN": "this-server-s-own"});
+    let (seen, _) = stray_environment(&scratch, entry);
+    assert_eq!(seen["TOON_MCP_HTTP_TOKEN"], "this-server-s-own", "{seen}");
+    assert!(seen.get("TOON_MCP_CONFIG").is_none(), "{seen}");
+}
+
+/// Has the stray server start a daemon (setsid and a double fork); its pid, alive.
+fn start_daemon(client: &mut mcp_servers::Client, pidfile: &Path, clean_env: bool) -> u32 {
+    let r = client.call(
+        "daemon",
+        json!({"pidfile": pidfile, "clean_env": clean_env}),
+    );
+    assert_eq!(text(&r), "started", "{r}");
+    let pid: u32 = std::fs::read_to_string(pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let started = Instant::now();
+    // Until it has exec'd sleep (its own session, out of the server's group).
+    while !cmdline(pid).starts_with("sleep") {
+        assert!(started.elapsed() < WAIT, "{}", cmdline(pid));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    pid
+}
+
+#[test]
+fn daemons_a_server_starts_outside_its_group_go_with_it_and_with_the_proxy() {
+    let scratch = Scratch::new("daemons");
+    let path = write_config(&scratch.0, json!({ "stray": stray() }));
+    // The server exits on its own (closed stdin), and the proxy with it.
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let tagged = start_daemon(&mut client, &scratch.0.join("a.pid"), false);
+    let untagged = start_daemon(&mut client, &scratch.0.join("b.pid"), true);
+    let took = client.close();
+    assert!(took < Duration::from_secs(15), "{took:?}");
+    for pid in [tagged, untagged] {
+        assert!(
+            !still_alive_after(pid, Duration::from_secs(10)),
+            "a daemon outlived the proxy: {}",
+            cmdline(pid)
+        );
+    }
+    // The server dies while the proxy runs on: what it left with its tag goes at once.
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let tagged = start_daemon(&mut client, &scratch.0.join("c.pid"), false);
+    let server: Vec<u32> = descendants(client.child.id())
+        .into_iter()
+        .filter(|p| cmdline(*p).contains("stray_server.py"))
+        .collect();
+    assert_eq!(server.len(), 1, "one stray server process");
+    Command::new("kill")
+        .args(["-9", &server[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(
+        !still_alive_after(tagged, Duration::from_secs(10)),
+        "a daemon outlived its server: {}",
+        cmdline(tagged)
+    );
+    client.close();
+}

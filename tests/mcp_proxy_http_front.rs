@@ -1130,3 +1130,237 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
             .arg("-"),
     );
 }
+
+/// A configuration with the repo's stray fixture server only (Python 3).
+fn stray_config(scratch: &Path) -> PathBuf {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/stray_server.py");
+    let path = scratch.join("mcp.json");
+    let config = json!({"mcpServers": {"stray": {"command": "python3", "args": [script]}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// A `tools/call` in `session` (with `extra` headers): its response message.
+fn call_in(proxy: &Proxy, session: &str, extra: &[(&str, &str)], name: &str, args: Json) -> Json {
+    let mut headers = POST.to_vec();
+    headers.extend_from_slice(extra);
+    headers.push(("Mcp-Session-Id", session));
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": name, "arguments": args}});
+    let r = proxy.http("POST", &headers, &body.to_string());
+    assert_eq!(r.status, 200, "{r:?}");
+    r.message()
+}
+
+/// `toon mcp serve --http` with `args`, run until it exits (at most 20 s): its status and
+/// stderr.
+fn serve_until_exit(config: &Path, args: &[&str]) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "serve", "--config"])
+        .arg(config)
+        .args(["--http", "127.0.0.1:0"])
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still serving with {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (status, stderr)
+}
+
+#[test]
+fn the_token_comes_from_a_private_file_and_never_reaches_a_server() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = Scratch::new("http-token-file");
+    let config = stray_config(&scratch.0);
+    let file = scratch.0.join("token");
+    std::fs::write(&file, "s3cret-token\n").unwrap();
+    let path = file.to_str().unwrap();
+    // Readable by others: refused, saying how to fix it.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (status, stderr) = serve_until_exit(&config, &["--http-token-file", path]);
+    assert!(!status.success(), "{stderr}");
+    assert!(stderr.contains("chmod 600"), "{stderr}");
+    // Private: its line (without the newline) is the token.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let proxy = Proxy::start(&config, &["--http-token-file", path]);
+    let r = proxy.http("POST", &POST, &initialize_body());
+    assert_eq!(r.status, 401, "{r:?}");
+    let auth = [("Authorization", "Bearer s3cret-token")];
+    let session = initialize(&proxy, &auth);
+    let r = call_in(&proxy, &session, &auth, "environment", json!({}));
+    let seen = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!seen.contains("s3cret-token"), "{seen}");
+    assert!(!seen.contains("TOON_MCP_HTTP_TOKEN"), "{seen}");
+}
+
+#[test]
+fn a_token_on_the_command_line_is_warned_about() {
+    let scratch = Scratch::new("http-token-flag");
+    let config = stray_config(&scratch.0);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "serve", "--config"])
+        .arg(&config)
+        .args(["--http", "127.0.0.1:0", "--http-token", "tok"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if stderr.read_line(&mut line).unwrap() == 0 || line.contains("Streamable HTTP on") {
+            break;
+        }
+        seen.push_str(&line);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.contains("--http-token is deprecated") && seen.contains("/proc/PID/cmdline"),
+        "{seen}"
+    );
+}
+
+/// The events of an SSE body as the WHATWG parser reads them: lines end at CRLF, LF or CR;
+/// the `data` lines of an event are joined with LF.
+fn sse_events(body: &str) -> Vec<String> {
+    let body = body.replace("\r\n", "\n").replace('\r', "\n");
+    let mut events = Vec::new();
+    let mut data: Option<String> = None;
+    for line in body.split('\n') {
+        if line.is_empty() {
+            events.extend(data.take());
+            continue;
+        }
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        if field == "data" {
+            match &mut data {
+                Some(d) => {
+                    d.push('\n');
+                    d.push_str(value);
+                }
+                None => data = Some(value.to_owned()),
+            }
+        }
+    }
+    events
+}
+
+#[test]
+fn a_bare_cr_in_a_server_s_messages_does_not_split_their_sse_events() {
+    let scratch = Scratch::new("http-cr");
+    let config = stray_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    // A progress notification first: the answer is an event stream.
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "carriage_return", "arguments": {},
+                                 "_meta": {"progressToken": "p1"}}});
+    let r = proxy.http("POST", &headers, &body.to_string());
+    assert_eq!(r.status, 200, "{r:?}");
+    assert_eq!(r.header("content-type"), Some("text/event-stream"), "{r:?}");
+    let messages: Vec<Json> = sse_events(&r.body)
+        .iter()
+        .map(|data| serde_json::from_str(data).unwrap_or_else(|e| panic!("{e}: {data:?}")))
+        .collect();
+    let [progress, response] = &messages[..] else {
+        panic!("{messages:?}")
+    };
+    assert_eq!(progress["params"]["message"], "a\rb", "{progress}");
+    assert_eq!(response["id"], 2, "{response}");
+    assert_eq!(
+        response["result"]["content"][0]["text"], "one\rtwo",
+        "{response}"
+    );
+}
+
+/// Has the stray server of `session` start a daemon (setsid and a double fork); its pid.
+fn daemon_in(proxy: &Proxy, session: &str, pidfile: &Path, clean_env: bool) -> u32 {
+    let r = call_in(
+        proxy,
+        session,
+        &[],
+        "daemon",
+        json!({"pidfile": pidfile, "clean_env": clean_env}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "started", "{r}");
+    let pid: u32 = std::fs::read_to_string(pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Until it has exec'd sleep: out of the server's group, in a session of its own.
+    wait_until("the daemon runs", Duration::from_secs(30), || {
+        std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c.starts_with(b"sleep"))
+    });
+    pid
+}
+
+fn gone(pid: u32) -> bool {
+    !mcp_servers::alive(pid)
+}
+
+#[test]
+fn a_session_s_daemons_go_when_it_ends_and_not_another_s() {
+    let scratch = Scratch::new("http-daemons");
+    let config = stray_config(&scratch.0);
+    let mut proxy = Proxy::start(&config, &[]);
+    let a = initialize(&proxy, &[]);
+    let b = initialize(&proxy, &[]);
+    let a_daemon = daemon_in(&proxy, &a, &scratch.0.join("a.pid"), false);
+    let b_daemon = daemon_in(&proxy, &b, &scratch.0.join("b.pid"), false);
+    // One that empties its environment carries no tag: it goes with the proxy.
+    let b_untagged = daemon_in(&proxy, &b, &scratch.0.join("c.pid"), true);
+    let r = proxy.http("DELETE", &[("Mcp-Session-Id", &a)], "");
+    assert_eq!(r.status, 200, "{r:?}");
+    wait_until(
+        "session A's daemon stopped",
+        Duration::from_secs(15),
+        || gone(a_daemon),
+    );
+    // Session A's servers are all stopped by now (the daemon went after them): B's run on.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!gone(b_daemon) && !gone(b_untagged));
+    let r = call_in(&proxy, &b, &[], "environment", json!({}));
+    assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    // One that exits on its own while its server runs is reaped, not left a zombie.
+    let short = daemon_in(&proxy, &b, &scratch.0.join("d.pid"), false);
+    Command::new("kill")
+        .arg(short.to_string())
+        .status()
+        .unwrap();
+    wait_until("the exited daemon reaped", Duration::from_secs(10), || {
+        !Path::new(&format!("/proc/{short}")).exists()
+    });
+    proxy.interrupt();
+    for pid in [b_daemon, b_untagged] {
+        wait_until("no daemon left behind", Duration::from_secs(10), || {
+            gone(pid)
+        });
+    }
+}

@@ -123,7 +123,17 @@ struct HttpArgs {
     /// The endpoint's path.
     #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "http")]
     http_path: String,
-    /// Require `Authorization: Bearer TOKEN` (default: $TOON_MCP_HTTP_TOKEN, if set).
+    /// Require `Authorization: Bearer TOKEN`, TOKEN read from FILE (one line; other users
+    /// must not be able to read it: chmod 600). Default: $TOON_MCP_HTTP_TOKEN, if set.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "http",
+        conflicts_with = "http_token"
+    )]
+    http_token_file: Option<String>,
+    /// Deprecated: every local user can read a command line (/proc/PID/cmdline); use
+    /// --http-token-file or $TOON_MCP_HTTP_TOKEN.
     #[arg(long, value_name = "TOKEN", requires = "http")]
     http_token: Option<String>,
     /// Allow binding a non-loopback address (anyone who can reach it can use your

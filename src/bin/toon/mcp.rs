@@ -225,10 +225,9 @@ mod proxy {
 
     use super::HttpArgs;
     use toon::mcp::proxy::http::{self, HttpOptions};
-    use toon::mcp::proxy::{Config, Inspection, Toolbox, log, serve};
-
-    /// Where `--http-token` comes from when the flag is not given.
-    const HTTP_TOKEN_ENV: &str = "TOON_MCP_HTTP_TOKEN";
+    use toon::mcp::proxy::{
+        Config, HTTP_TOKEN_ENV, Inspection, Toolbox, adopt_orphans, log, serve, stop_orphans,
+    };
     pub(super) use toon::mcp::proxy::{Mode, Options};
 
     /// How long the last lines may take to reach stderr at exit (a client that does not read
@@ -265,6 +264,7 @@ mod proxy {
         // elicitation), so they start when it has said what they are.
         options.await_client = true;
         rt.block_on(async {
+            adopt();
             let toolbox = Toolbox::start(&config, options);
             let served = serve(
                 toolbox.clone(),
@@ -277,6 +277,7 @@ mod proxy {
                 () = stop_signal() => {}
             }
             toolbox.shutdown().await;
+            stop_orphans().await;
             log::note(&format!("toon: {}", toolbox.encoder().stats().summary()));
         });
         // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
@@ -311,12 +312,12 @@ mod proxy {
                 "toon: warning: serving MCP on {addr}, reachable from other machines"
             ));
         }
-        let token = args
-            .http_token
-            .or_else(|| std::env::var(HTTP_TOKEN_ENV).ok())
-            .filter(|t| !t.is_empty());
+        let token = token(args.http_token_file.as_deref(), args.http_token)?;
         if token.is_none() && !addr.ip().is_loopback() {
-            log::note("toon: warning: no --http-token: requests are not authenticated");
+            log::note(
+                "toon: warning: no token (--http-token-file or $TOON_MCP_HTTP_TOKEN): \
+                 requests are not authenticated",
+            );
         }
         let mut http = HttpOptions::default();
         http.path = args.http_path;
@@ -330,6 +331,7 @@ mod proxy {
         let mut options = options;
         options.await_client = true;
         let served = rt.block_on(async {
+            adopt();
             let listener = http::bind(addr).await.map_err(|e| e.to_string())?;
             let local = listener.local_addr().map_err(|e| e.to_string())?;
             // The address with the port the system chose for :0, for whoever started us.
@@ -339,9 +341,9 @@ mod proxy {
             ));
             let factory: http::ToolboxFactory =
                 std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
-            http::serve_http(listener, factory, mode, http, stop_signal())
-                .await
-                .map_err(|e| e.to_string())
+            let served = http::serve_http(listener, factory, mode, http, stop_signal()).await;
+            stop_orphans().await;
+            served.map_err(|e| e.to_string())
         });
         rt.shutdown_background();
         log::flush(FLUSH);
@@ -352,14 +354,74 @@ mod proxy {
         let config = load(config)?;
         let policy = options.policy.clone();
         let report = runtime()?.block_on(async {
+            adopt();
             let toolbox = Toolbox::start(&config, options);
             toolbox.ready().await;
             let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
+            stop_orphans().await;
             report.map(|r| r.to_string()).map_err(|e| e.to_string())
         });
         log::flush(FLUSH);
         report
+    }
+
+    /// On Linux, what the servers start outside their process groups (`setsid` daemons)
+    /// becomes the proxy's, to be stopped with them: this process spawns nothing else.
+    fn adopt() {
+        if let Err(e) = adopt_orphans() {
+            log::note(&format!(
+                "toon: warning: cannot adopt the servers' orphans ({e}): daemons they start \
+                 may outlive them"
+            ));
+        }
+    }
+
+    /// The HTTP token: from --http-token-file, --http-token (with a warning), or the
+    /// environment; none if empty.
+    fn token(file: Option<&str>, flag: Option<String>) -> Result<Option<String>, String> {
+        let token = if let Some(path) = file {
+            Some(read_token_file(Path::new(path))?)
+        } else if let Some(token) = flag {
+            log::note(
+                "toon: warning: --http-token is deprecated: every local user can read it in the \
+                 process list (/proc/PID/cmdline); use --http-token-file FILE or \
+                 $TOON_MCP_HTTP_TOKEN",
+            );
+            Some(token)
+        } else {
+            std::env::var(HTTP_TOKEN_ENV).ok()
+        };
+        Ok(token.filter(|t| !t.is_empty()))
+    }
+
+    /// A token file's first line (a trailing newline is not the token's). Refused if other
+    /// users could read or change it, as ssh refuses a private key.
+    fn read_token_file(path: &Path) -> Result<String, String> {
+        let what = |e: std::io::Error| format!("--http-token-file {}: {e}", path.display());
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path).map_err(what)?.permissions().mode();
+            if mode & 0o077 != 0 {
+                return Err(format!(
+                    "--http-token-file {}: other users can access it (mode {:o}); \
+                     chmod 600 it",
+                    path.display(),
+                    mode & 0o777
+                ));
+            }
+        }
+        let text = std::fs::read_to_string(path).map_err(what)?;
+        let token = text.strip_suffix('\n').unwrap_or(&text);
+        let token = token.strip_suffix('\r').unwrap_or(token);
+        if token.is_empty() || token.contains(['\r', '\n']) {
+            return Err(format!(
+                "--http-token-file {}: expected one line, the token",
+                path.display()
+            ));
+        }
+        Ok(token.to_owned())
     }
 
     /// SIGINT, or SIGTERM on Unix.

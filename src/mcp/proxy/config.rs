@@ -44,6 +44,13 @@ pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 /// The environment variable naming the configuration file when no path is given.
 pub const CONFIG_ENV: &str = "TOON_MCP_CONFIG";
 
+/// The environment variable holding the HTTP front's bearer token (`toon mcp serve --http`).
+pub const HTTP_TOKEN_ENV: &str = "TOON_MCP_HTTP_TOKEN";
+
+/// The proxy's own variables: a stdio server does not inherit them, unless its entry's `env`
+/// names them (the token would let any server drive the proxy).
+pub const PROXY_ENV: &[&str] = &[CONFIG_ENV, HTTP_TOKEN_ENV];
+
 /// Why an `mcpServers` configuration could not be read. Messages give the line, column and key
 /// path of what is wrong, never the text there (a configuration holds secrets).
 ///
@@ -359,8 +366,9 @@ impl Config {
     /// Makes every entry that runs `toon mcp serve` on the file `path` (this configuration)
     /// [`Launch::Unsupported`], saying why: such an entry is the proxy itself, which would
     /// start itself again without end (as when `--config` names a client's own file that lists
-    /// toon). Its configuration is the one its `--config` names, else its own or the inherited
-    /// `TOON_MCP_CONFIG`, else [`default_path`], as `toon mcp serve` would choose it.
+    /// toon). Its configuration is the one its `--config` names, else its entry's
+    /// `TOON_MCP_CONFIG` (the proxy's own is not passed on), else [`default_path`], as
+    /// `toon mcp serve` would choose it.
     fn refuse_serving_itself(&mut self, path: &Path) {
         let Some(this) = canonical(path, None) else {
             return;
@@ -386,8 +394,8 @@ impl Config {
                     args.iter()
                         .find_map(|a| a.strip_prefix("--config=").map(str::to_owned))
                 })
+                // Not the inherited one: servers do not inherit it (`PROXY_ENV`).
                 .or_else(|| env.get(CONFIG_ENV).cloned())
-                .or_else(|| std::env::var(CONFIG_ENV).ok().filter(|v| !v.is_empty()))
                 .map(PathBuf::from)
                 .or_else(default_path);
             if given.and_then(|p| canonical(&p, cwd.as_deref())).as_ref() == Some(&this) {

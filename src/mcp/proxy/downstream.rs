@@ -14,9 +14,10 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 use super::PROTOCOL_VERSION;
-use super::config::{Launch, ServerConfig};
+use super::config::{Launch, PROXY_ENV, ServerConfig};
 use super::error::CallError;
 use super::log::log;
+use super::orphans;
 use super::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
 use super::process::{EXIT_GRACE, ExitWatch, Process};
 use super::wire::{self, Kind, Message, code};
@@ -340,9 +341,9 @@ impl Downstream {
         if process.exit_within(EXIT_GRACE).await.is_none() {
             process.stop();
         }
-        // Bounded by the watcher's own escalation; the margin covers a process that takes a
-        // while to die after `SIGKILL`.
-        let _ = tokio::time::timeout(EXIT_GRACE * 4, process.cleared()).await;
+        // Bounded by the watcher's own escalation (the server, its group, its orphans); the
+        // margin covers a process that takes a while to die after `SIGKILL`.
+        let _ = tokio::time::timeout(EXIT_GRACE * 6, process.cleared()).await;
     }
 
     /// `exited with status 7`, `killed by signal 9`, or `still running`; for a server over
@@ -446,8 +447,9 @@ async fn handle_inbound(
     let _ = events.send(Event::Exited { server, reason }).await;
 }
 
-/// Spawns a stdio server (in its own process group on Unix) and starts its peer; its stderr
-/// lines go to ours.
+/// Spawns a stdio server (in its own process group on Unix; with the proxy's environment
+/// but for [`PROXY_ENV`], its entry's `env`, and its [`orphans::TAG_ENV`]) and starts its peer;
+/// its stderr lines go to ours.
 fn spawn(
     name: &str,
     command: &str,
@@ -466,8 +468,15 @@ fn spawn(
         return Err(format!("working directory {} {what}", cwd.display()));
     }
     let mut cmd = tokio::process::Command::new(command);
+    // The proxy's own variables (its HTTP token) are not the server's business, unless its
+    // entry gives them.
+    for own in PROXY_ENV.iter().filter(|v| !env.contains_key(**v)) {
+        cmd.env_remove(own);
+    }
+    let tag = orphans::new_tag();
     cmd.args(args)
         .envs(env)
+        .env(orphans::TAG_ENV, &tag)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -478,12 +487,11 @@ fn spawn(
     #[cfg(unix)]
     wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
     wrap.wrap(KillOnDrop);
-    let mut child = wrap
-        .spawn()
+    let mut child = orphans::spawned(|| wrap.spawn(), |child| child.id())
         .map_err(|e| format!("cannot run {command:?}: {e}"))?;
     let pipes = (child.stdin().take(), child.stdout().take());
     let stderr = child.stderr().take();
-    let process = Process::watch(child);
+    let process = Process::watch(child, Some(tag));
     let (Some(stdin), Some(stdout)) = pipes else {
         return Err("no stdio pipes".to_owned());
     };

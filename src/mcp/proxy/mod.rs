@@ -10,7 +10,9 @@
 //!   dies is reported and marked unavailable; the others keep working; one reached over HTTP
 //!   is reconnected when it is back. Children are shut down cleanly, and stopped if the
 //!   toolbox is dropped first; whenever a server exits, whatever is left of its process group
-//!   is terminated too. Their stderr reaches ours as `[NAME] line`, through [`log`], which
+//!   is terminated too, and on Linux, once [`adopt_orphans`] was called, what it started
+//!   outside its group (a `setsid` daemon). A stdio server does not inherit the proxy's own
+//!   variables ([`PROXY_ENV`]) unless its entry's `env` names them. Their stderr reaches ours as `[NAME] line`, through [`log`], which
 //!   never blocks.
 //! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
 //!   [`Mode::Lean`] (the three meta-tools).
@@ -33,6 +35,7 @@ mod listen;
 mod locate;
 pub mod log;
 mod mrtr;
+mod orphans;
 mod peer;
 mod process;
 mod routes;
@@ -42,14 +45,15 @@ mod toolbox;
 pub mod wire;
 
 pub use config::{
-    CONFIG_ENV, Config, ConfigError, Launch, MAX_CONFIG_BYTES, ReadError, ServerConfig,
-    default_path,
+    CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
+    ReadError, ServerConfig, default_path,
 };
 pub use downstream::{Downstream, Event};
 pub use era::MODERN_VERSIONS;
 pub use error::CallError;
 pub use inspect::{Inspection, ServerCost, ToolResults};
 pub use mrtr::MAX_WAITING;
+pub use orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 pub use serve::{MAX_IN_FLIGHT, Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};

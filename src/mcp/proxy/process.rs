@@ -5,10 +5,13 @@
 //! its exit status is published and whatever is left of its group is cleared (`SIGTERM`, then
 //! `SIGKILL` after the grace). A server that exits on stdin EOF without waiting for its own
 //! children (`npx`, `uvx`, shell wrappers) therefore leaves nothing behind, whichever way the
-//! proxy ends.
+//! proxy ends. What it started outside its group (a `setsid` daemon) is found and stopped next,
+//! on Linux, by [`orphans`](super::orphans).
 
 use std::process::ExitStatus;
 use std::time::Duration;
+
+use super::orphans;
 
 use process_wrap::tokio::ChildWrapper;
 use tokio::sync::watch;
@@ -64,13 +67,13 @@ pub(super) struct Process {
 }
 
 impl Process {
-    /// Starts watching `child` (its pipes already taken). Must be called within a tokio
-    /// runtime.
-    pub(super) fn watch(child: Box<dyn ChildWrapper>) -> Process {
+    /// Starts watching `child` (its pipes already taken), started with `tag` as its
+    /// [`orphans::TAG_ENV`]. Must be called within a tokio runtime.
+    pub(super) fn watch(child: Box<dyn ChildWrapper>, tag: Option<String>) -> Process {
         let pid = child.id();
         let (state_tx, state) = watch::channel(State::default());
         let (stop, stop_rx) = watch::channel(false);
-        tokio::spawn(reap(Group(child, false), stop_rx, state_tx));
+        tokio::spawn(reap(Group(child, false), tag, stop_rx, state_tx));
         Process { pid, state, stop }
     }
 
@@ -100,8 +103,8 @@ impl Process {
         self.stop.send_replace(true);
     }
 
-    /// Waits until it has ended and its group is cleared (at most about twice the grace
-    /// after [`stop`](Self::stop)).
+    /// Waits until it has ended, its group is cleared and the orphans it left are stopped (at
+    /// most about four times the grace after [`stop`](Self::stop)).
     pub(super) async fn cleared(&self) {
         let mut state = self.state.clone();
         let _ = state.wait_for(|s| s.cleared).await;
@@ -142,12 +145,22 @@ impl Drop for Group {
 }
 
 /// The watching task: waits for the server to exit (terminating it when told to stop), says
-/// how it ended, then clears its group.
-async fn reap(mut child: Group, mut stop: watch::Receiver<bool>, state: watch::Sender<State>) {
+/// how it ended, then clears its group and stops the orphans it left.
+async fn reap(
+    mut child: Group,
+    tag: Option<String>,
+    mut stop: watch::Receiver<bool>,
+    state: watch::Sender<State>,
+) {
+    // Taken now: tokio forgets the id once it has waited for the leader.
+    let pid = child.0.id();
     let status = tokio::select! {
-        status = child.0.wait() => status,
+        status = wait_leader(&mut child) => status,
         () = stopped(&mut stop) => terminate(&mut child).await,
     };
+    if let Some(pid) = pid {
+        orphans::waited(pid);
+    }
     let exit = match status {
         Ok(status) => describe(status),
         Err(e) => format!("exit status unknown: {e}"),
@@ -156,7 +169,31 @@ async fn reap(mut child: Group, mut stop: watch::Receiver<bool>, state: watch::S
     clear_group(&child).await;
     // Cleared: a later kill could only hit a group id since reused.
     child.1 = true;
+    if let Some(tag) = tag {
+        orphans::stop(&tag).await;
+    }
     state.send_modify(|s| s.cleared = true);
+}
+
+/// The leader's own exit. Not process-wrap's wait for the group: the members a subreaper
+/// adopted are its children too, and that wait would block until they all exit, while they
+/// are stopped only after it ([`clear_group`]).
+async fn wait_leader(child: &mut Group) -> std::io::Result<ExitStatus> {
+    match leader(child.0.as_mut()) {
+        Some(leader) => leader.wait().await,
+        None => child.0.wait().await,
+    }
+}
+
+/// The tokio child under the wrappers (each wrapper's `inner_mut` is the child it wraps).
+fn leader(mut child: &mut dyn ChildWrapper) -> Option<&mut tokio::process::Child> {
+    for _ in 0..8 {
+        if (&*child as &dyn std::any::Any).is::<tokio::process::Child>() {
+            return (child as &mut dyn std::any::Any).downcast_mut();
+        }
+        child = child.inner_mut();
+    }
+    None
 }
 
 /// Until told to stop (a dropped sender is a stop too).
@@ -172,12 +209,12 @@ async fn terminate(child: &mut Group) -> std::io::Result<ExitStatus> {
         if let Some(cont) = signal::CONT {
             let _ = child.0.signal(cont);
         }
-        if let Ok(status) = tokio::time::timeout(EXIT_GRACE, child.0.wait()).await {
+        if let Ok(status) = tokio::time::timeout(EXIT_GRACE, wait_leader(child)).await {
             return status;
         }
     }
     let _ = child.0.start_kill();
-    child.0.wait().await
+    wait_leader(child).await
 }
 
 /// After the server's exit: `SIGTERM` to whatever is left of its group, then `SIGKILL` if
@@ -196,6 +233,8 @@ async fn clear_group(child: &Group) {
         };
         let deadline = tokio::time::Instant::now() + EXIT_GRACE;
         while tokio::time::Instant::now() < deadline {
+            // Members a subreaper adopted stay in the group until it reaps them.
+            orphans::reap_exited();
             if child.0.signal(cont).is_err() {
                 return;
             }
@@ -232,7 +271,7 @@ mod tests {
         cmd.args(["-c", script]).stdin(std::process::Stdio::null());
         let mut wrap = CommandWrap::from(cmd);
         wrap.wrap(ProcessGroup::leader());
-        Process::watch(wrap.spawn().unwrap())
+        Process::watch(wrap.spawn().unwrap(), None)
     }
 
     fn alive(pid: u32) -> bool {

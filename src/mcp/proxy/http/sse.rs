@@ -9,8 +9,52 @@
 //!
 //! Bounded: an event whose data grows past the limit is not buffered further; what is kept is
 //! its first bytes (to find its JSON-RPC `id`) and its size, and it is dispatched as too long.
+//!
+//! A `data:` line cannot hold a CR or LF (either ends the line: a bare CR in a message split
+//! its event), so a message is written as [`one_line`] makes it, with the same JSON value.
+
+use std::borrow::Cow;
 
 use crate::mcp::proxy::wire::HEAD_BYTES;
+
+/// `text` (a JSON message) without CR or LF, with the same JSON value: outside strings they
+/// are whitespace and become spaces; inside a string (where JSON wants them escaped, and a
+/// lenient reader would take them as they are) they become `\r` and `\n`. Messages the
+/// proxy forwards are valid JSON, so only the first happens; borrowed when there is neither.
+pub(crate) fn one_line(text: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memchr2(b'\n', b'\r', text).is_none() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = Vec::with_capacity(text.len() + 8);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        match b {
+            b'\r' | b'\n' if in_string => {
+                // Right after a backslash the escape's letter alone completes it.
+                if !escaped {
+                    out.push(b'\\');
+                }
+                out.push(if b == b'\r' { b'r' } else { b'n' });
+                escaped = false;
+                continue;
+            }
+            b'\r' | b'\n' => out.push(b' '),
+            _ => out.push(b),
+        }
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,6 +301,26 @@ mod tests {
         assert_eq!(out1, out);
         assert_eq!(p.retry(), Some(2500));
         assert_eq!(p.last_id(), None);
+    }
+
+    #[test]
+    fn one_line_keeps_the_json_value() {
+        let cases: [(&[u8], &[u8]); 4] = [
+            (b"{\"a\":1}", b"{\"a\":1}"),
+            (b"{\r\"a\":\r\n[1,\r2]}\r", b"{ \"a\":  [1, 2]} "),
+            // Raw in a string (not JSON): the escape a lenient reader's value has.
+            (b"{\"s\":\"x\ry\\\"\n\"}", b"{\"s\":\"x\\ry\\\"\\n\"}"),
+            (b"{\"s\":\"\\\\\"\r}", b"{\"s\":\"\\\\\" }"),
+        ];
+        for (text, want) in cases {
+            let got = one_line(text);
+            assert_eq!(String::from_utf8_lossy(&got), String::from_utf8_lossy(want));
+            assert!(matches!(got, Cow::Borrowed(_)) == !text.contains(&b'\r'));
+        }
+        let pretty = b"{\"id\":1,\r\"result\":{\"t\":\"a\\rb\"}}";
+        let read: serde_json::Value = serde_json::from_slice(&one_line(pretty)).unwrap();
+        let want: serde_json::Value = serde_json::from_slice(pretty).unwrap();
+        assert_eq!(read, want);
     }
 
     #[test]

@@ -837,19 +837,11 @@ fn is_event_stream(response: &Response<Incoming>) -> bool {
         })
 }
 
-/// A message's text as a frame: line breaks (whitespace in JSON) become spaces, so that it
-/// stays one line on stdio. Text that does not read, with no id of its own, is charged to
+/// A message's text as a frame: line breaks become spaces (whitespace in JSON) or, inside a
+/// string, their escapes ([`sse::one_line`]), so that it stays one line on stdio. Text that does not read, with no id of its own, is charged to
 /// `fallback` (the request whose answer it was).
 fn text_frame(text: &[u8], fallback: Option<&str>) -> Frame {
-    let frame = if memchr::memchr2(b'\n', b'\r', text).is_some() {
-        let flat: Vec<u8> = text
-            .iter()
-            .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
-            .collect();
-        wire::frame(&flat)
-    } else {
-        wire::frame(text)
-    };
+    let frame = wire::frame(&sse::one_line(text));
     frame.map_err(|bad| match (bad, fallback) {
         (Bad::NotJson { why, id: None }, Some(id)) => Bad::NotJson {
             why,

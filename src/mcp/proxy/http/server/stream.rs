@@ -1,5 +1,6 @@
 //! Response bodies: one JSON message, or a `text/event-stream` of them (Server-Sent Events,
-//! each message one `event: message` whose `data` is the message's single line).
+//! each message one `event: message` whose `data` is the message on one line: a CR or LF in
+//! it, JSON whitespace, is written as a space, [`sse::one_line`]).
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use tokio::sync::mpsc;
 
 use super::session::Out;
 use super::{Body, Forget};
+use crate::mcp::proxy::http::sse;
 
 /// A comment line sent on a quiet stream, so that proxies keep it open and a client that went
 /// away is noticed (its write fails and the stream is dropped).
@@ -30,10 +32,12 @@ pub(super) fn json(status: StatusCode, text: String) -> Response<Body> {
 }
 
 fn event(text: &str) -> Bytes {
-    let mut frame = String::with_capacity(text.len() + 24);
-    frame.push_str("event: message\ndata: ");
-    frame.push_str(text);
-    frame.push_str("\n\n");
+    // A CR or LF would end the `data:` line, and a reader would split the message there.
+    let data = sse::one_line(text.as_bytes());
+    let mut frame = Vec::with_capacity(data.len() + 24);
+    frame.extend_from_slice(b"event: message\ndata: ");
+    frame.extend_from_slice(&data);
+    frame.extend_from_slice(b"\n\n");
     Bytes::from(frame)
 }
 
@@ -94,4 +98,24 @@ pub(super) fn stream(
     );
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_message_with_line_breaks_is_one_event_a_reader_reads_back() {
+        // Valid JSON: CR and LF only as whitespace, escaped in strings.
+        let text = "{\"jsonrpc\":\"2.0\",\r\"id\":7,\r\n\"result\":{\"t\":\"a\\r\\nb\"}\n}";
+        let mut parser = sse::Parser::new(1 << 20);
+        let mut out = Vec::new();
+        parser.feed(&event(text), &mut out);
+        let [sse::Event::Message(data)] = &out[..] else {
+            panic!("{out:?}")
+        };
+        let read: serde_json::Value = serde_json::from_str(data).unwrap();
+        let sent: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(read, sent);
+    }
 }
