@@ -97,10 +97,20 @@ impl Reply {
 }
 
 fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    http_within(addr, method, path, headers, body, Duration::from_secs(60))
+}
+
+/// [`http`], the answer read for at most `within` (status 0 and what came when it ran out).
+fn http_within(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    within: Duration,
+) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
+    stream.set_read_timeout(Some(within)).unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));
@@ -1086,6 +1096,41 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
                     .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
         });
     }
+}
+
+/// A stateless POST at the size limit (16 MiB), its id at the end and shorter than the
+/// internal one it gets: served, and answered with its own id.
+#[test]
+fn a_stateless_post_at_the_size_limit_is_answered_with_its_id() {
+    let scratch = Scratch::new("http-2026-limit");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    // Ten requests first: internal ids have two digits from now on.
+    for _ in 0..10 {
+        let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    let head = r#"{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"pad":""#;
+    let tail = r#""},"id":7}"#;
+    let limit = 16 << 20;
+    let body = format!(
+        "{head}{}{tail}",
+        "x".repeat(limit - head.len() - tail.len())
+    );
+    assert_eq!(body.len(), limit);
+    let r = http_within(
+        &proxy.addr,
+        "POST",
+        "/mcp",
+        &modern_headers("tools/list", None),
+        &body,
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(500)]);
+    let m = r.message();
+    assert_eq!(m["id"], 7, "{m}");
+    assert!(m["result"]["tools"].is_array(), "{m}");
 }
 
 /// Runs `command` to success, showing its output otherwise.

@@ -32,7 +32,7 @@ use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use super::toolbox::{Change, Toolbox};
-use super::wire::{self, Bad, Kind, Message, code};
+use super::wire::{self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::raw;
@@ -80,9 +80,26 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    serve_lines(toolbox, mode, reader, writer, MAX_MESSAGE_BYTES).await
+}
+
+/// As [`serve`], reading client lines of up to `max_line` bytes (the HTTP front's pipe, whose
+/// lines its own size check has bounded, may carry a few bytes more than a client sent).
+pub(super) async fn serve_lines<R, W>(
+    toolbox: Arc<Toolbox>,
+    mode: Mode,
+    reader: R,
+    writer: W,
+    max_line: usize,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
     let (inbound_tx, mut inbound) = mpsc::channel(INBOUND_QUEUE);
     let (bad_tx, mut bad) = mpsc::channel(INBOUND_QUEUE);
-    let client = Peer::start("client", reader, writer, inbound_tx, Some(bad_tx));
+    let lines = Lines::with_limit(max_line);
+    let client = Peer::start_lines("client", reader, writer, lines, inbound_tx, Some(bad_tx));
     let front = Arc::new(Front {
         toolbox,
         mode,

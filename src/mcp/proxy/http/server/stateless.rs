@@ -44,7 +44,7 @@ use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::peer::{lock, token_key};
 use crate::mcp::proxy::serve::Mode;
-use crate::mcp::proxy::toolbox::Toolbox;
+use crate::mcp::proxy::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
 
@@ -81,6 +81,8 @@ pub(super) struct Stateless {
     next: AtomicU64,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
+    /// How long a POST waits for the first thing of its request (see [`answer_within`]).
+    answer_within: Duration,
 }
 
 impl Stateless {
@@ -96,6 +98,7 @@ impl Stateless {
             next: AtomicU64::new(1),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
+            answer_within: answer_within(toolbox.options()),
         });
         this.pipe.run(
             ends,
@@ -197,13 +200,29 @@ impl Stateless {
                 "the proxy's front for 2026-07-28 requests has ended: retry",
             );
         }
-        let Some(first) = answers.recv().await else {
-            cancel.disarm();
-            return super::rpc_status(
-                StatusCode::SERVICE_UNAVAILABLE,
-                code::INTERNAL_ERROR,
-                "the proxy's front for 2026-07-28 requests has ended: retry",
-            );
+        let first = match tokio::time::timeout(self.answer_within, answers.recv()).await {
+            Ok(Some(first)) => first,
+            Ok(None) => {
+                cancel.disarm();
+                return super::rpc_status(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::INTERNAL_ERROR,
+                    "the proxy's front for 2026-07-28 requests has ended: retry",
+                );
+            }
+            Err(_) => {
+                // Dropped, `cancel` tells the front and forgets the POST.
+                drop(cancel);
+                let why = format!(
+                    "the proxy did not answer within {} s (its servers' start-up timeout and \
+                     ten times their request timeout): the request was cancelled",
+                    self.answer_within.as_secs()
+                );
+                return stream::json(
+                    StatusCode::OK,
+                    wire::error(id, code::INTERNAL_ERROR, &why, None),
+                );
+            }
         };
         if first.last {
             cancel.disarm();
@@ -305,6 +324,17 @@ fn inward(message: &Message, internal: &str) -> String {
         splice.replace(token, internal.to_owned());
     }
     splice.finish()
+}
+
+/// How long a POST waits for the first thing of its request before it is answered with an
+/// error and the request cancelled: longer than the front takes to answer anything (a server's
+/// start-up, then a call, which progress may stretch to ten times the request timeout), so
+/// that only a request the front lost meets it; every accepted request is answered.
+fn answer_within(options: &Options) -> Duration {
+    options
+        .request_timeout
+        .saturating_mul(11)
+        .saturating_add(options.startup_timeout)
 }
 
 /// The message with `part` (a slice of its text: an id, a token) replaced by `with`.
