@@ -1098,6 +1098,66 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
     }
 }
 
+/// Open listens have their own bound: with `MAX_LISTENS` (256) of them open, another client's
+/// call is served, and one listen more is refused, saying why.
+#[test]
+fn open_listens_do_not_lock_out_calls() {
+    let scratch = Scratch::new("http-2026-listens");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let listen = |id: usize| {
+        let body = modern_body(
+            json!(format!("l{id}")),
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
+        Events::open(
+            &proxy.addr,
+            "POST",
+            &modern_headers("subscriptions/listen", None),
+            &body,
+        )
+    };
+    let mut open = Vec::new();
+    for id in 0..256 {
+        let (status, mut events) = listen(id);
+        assert_eq!(status, 200, "listen {id}");
+        let ack = events.next().expect("the acknowledgement");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        open.push(events);
+    }
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo_request", "arguments": {}}),
+    );
+    let r = proxy.http(
+        "POST",
+        &modern_headers("tools/call", Some("echo_request")),
+        &call,
+    );
+    assert_eq!(r.status, 200, "open listens locked out a call: {r:?}");
+    assert!(r.message()["result"].is_object(), "{r:?}");
+    let body = modern_body(
+        json!("l256"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let r = proxy.http("POST", &modern_headers("subscriptions/listen", None), &body);
+    assert_eq!(r.status, 400, "{r:?}");
+    let refusal = r.message();
+    assert_eq!(refusal["id"], "l256", "{refusal}");
+    assert!(
+        refusal
+            .to_string()
+            .contains("256 subscriptions/listen streams are open"),
+        "{refusal}"
+    );
+}
+
 /// A stateless POST at the size limit (16 MiB), its id at the end and shorter than the
 /// internal one it gets: served, and answered with its own id.
 #[test]

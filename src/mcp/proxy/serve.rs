@@ -111,6 +111,7 @@ where
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        listens_limit: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
         serves_2026: AtomicBool::new(false),
         rounds: Rounds::default(),
         listens: Listens::default(),
@@ -162,8 +163,10 @@ struct Front {
     in_flight: Mutex<HashMap<String, InFlight>>,
     /// Lean mode's results kept for `execute_tool`'s later pages.
     pages: Pages,
-    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]).
+    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]), listens aside.
     limit: Arc<tokio::sync::Semaphore>,
+    /// Permits for open `subscriptions/listen` streams ([`MAX_LISTENS`]).
+    listens_limit: Arc<tokio::sync::Semaphore>,
     /// Where resources, templates and prompts were listed.
     routes: Routes,
     /// Which tool each task the client created runs.
@@ -193,8 +196,13 @@ tokio::task_local! {
     static PROGRESS_AS: ProgressAs;
 }
 
-/// Client requests in progress at once; more are refused with an error until one ends.
+/// Client requests in progress at once, open listens aside; more are refused with an error
+/// until one ends.
 pub const MAX_IN_FLIGHT: usize = 256;
+
+/// `subscriptions/listen` streams (revision 2026-07-28) open at once, apart from
+/// [`MAX_IN_FLIGHT`]; more are refused with an error until one ends.
+pub const MAX_LISTENS: usize = 256;
 
 /// A client request being worked on.
 struct InFlight {
@@ -247,11 +255,26 @@ impl Front {
                     |why: String| wire::error(&reply_id, code::INVALID_REQUEST, &why, None);
                 // Each request holds its message while it runs: a client that sends faster
                 // than its servers answer is told so, instead of growing the proxy's memory.
-                let Ok(permit) = self.limit.clone().try_acquire_owned() else {
-                    let why = format!(
-                        "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when \
-                         one has been answered"
-                    );
+                // A listen lasts until its client ends it: listens have a bound of their own,
+                // so that open ones never take the room of calls, nor calls theirs.
+                let listen = declared.is_some() && method == "subscriptions/listen";
+                let limit = if listen {
+                    &self.listens_limit
+                } else {
+                    &self.limit
+                };
+                let Ok(permit) = limit.clone().try_acquire_owned() else {
+                    let why = if listen {
+                        format!(
+                            "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's \
+                             limit: retry when one has ended"
+                        )
+                    } else {
+                        format!(
+                            "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry \
+                             when one has been answered"
+                        )
+                    };
                     return self.client.send(refused(why)).await;
                 };
                 let progress_token = message.progress_token().map(|t| token_key(&t));
