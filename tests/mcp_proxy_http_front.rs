@@ -1098,6 +1098,108 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
     }
 }
 
+/// A server (Python, inline) whose resource `flood://a` can be subscribed to; a subscription
+/// is answered, then followed by 2,000 updates of 32 KB (64 MB, more than any socket buffers
+/// hold) before the server reads on. Its tool `echo` answers its arguments.
+const FLOODING_SERVER: &str = r#"
+import json, sys
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+PAD = "x" * 32000
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, result = msg["method"], {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25",
+                  "capabilities": {"tools": {}, "resources": {"subscribe": True}},
+                  "serverInfo": {"name": "flooding", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    elif method == "resources/list":
+        result = {"resources": [{"uri": "flood://a", "name": "a"}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": json.dumps(msg["params"].get("arguments"))}]}
+    send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+    if method == "resources/subscribe":
+        for i in range(2000):
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": msg["params"]["uri"], "n": i, "pad": PAD}})
+"#;
+
+/// One 2026-07-28 client opens a listen and stops reading it while the server floods it with
+/// updates; another client's call is answered all the same (the shared router never waits for
+/// one response's client), and the listen ends with an error under its own id once its client
+/// reads again.
+#[test]
+fn an_unread_listen_does_not_stall_another_client_s_call() {
+    let scratch = Scratch::new("http-2026-unread-listen");
+    let script = scratch.0.join("flooding.py");
+    std::fs::write(&script, FLOODING_SERVER).unwrap();
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"flooding": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let listen = modern_body(
+        json!("unread"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["flood://a"]}}),
+    );
+    let (status, mut listener) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("subscriptions/listen", None),
+        &listen,
+    );
+    assert_eq!(status, 200);
+    let ack = listener.next().expect("the acknowledgement");
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!(["flood://a"]),
+        "{ack}"
+    );
+    // The listener reads nothing more until the other client has its answer (the server
+    // reads the call only after its flood).
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"from": "the other client"}}),
+    );
+    let r = http_within(
+        &proxy.addr,
+        "POST",
+        "/mcp",
+        &modern_headers("tools/call", Some("echo")),
+        &call,
+        Duration::from_secs(15),
+    );
+    assert_eq!(
+        r.status, 200,
+        "the call waited for the unread listen: {r:?}"
+    );
+    assert!(r.body.contains("the other client"), "{r:?}");
+    // What was queued for the listen, then its end: an error with its id.
+    let mut last = ack;
+    let mut updates = 0;
+    while let Some(m) = listener.next() {
+        updates += usize::from(m["method"] == "notifications/resources/updated");
+        last = m;
+    }
+    assert!(
+        updates < 2000,
+        "every update was kept for the unread listen"
+    );
+    assert_eq!(last["id"], "unread", "{last}");
+    assert!(
+        last["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("did not read")),
+        "{last}"
+    );
+}
+
 /// Open listens have their own bound: with `MAX_LISTENS` (256) of them open, another client's
 /// call is served, and one listen more is refused, saying why.
 #[test]

@@ -19,7 +19,12 @@
 //! `notifications/progress` to the POST whose request gave its token; a notification whose
 //! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
 //! a log message (`notifications/message`) to the requests that opted in with a `logLevel`.
-//! Nothing else has a client to go to: dropped.
+//! Nothing else has a client to go to: dropped. The router never waits for a client, so that
+//! one that does not read holds up no one else: each POST's queue takes [`STREAM_QUEUE`]
+//! notifications and keeps one place for its last message; past that, progress and log
+//! messages are dropped and a listen is ended with an error and cancelled. A POST that gets
+//! nothing within [`answer_within`] is answered with an error and its request cancelled; the
+//! front reads lines a little longer than the HTTP body limit, for the internal ids.
 //!
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
@@ -42,6 +47,7 @@ use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
+use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::{lock, token_key};
 use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::{Options, Toolbox};
@@ -55,8 +61,14 @@ const MCP_METHOD: &str = "mcp-method";
 /// The name header: `params.name` or `params.uri` (§ Standard Request Headers).
 const MCP_NAME: &str = "mcp-name";
 
-/// Messages queued for one open response before the router waits for its client.
+/// Notifications queued for one open response. Its queue has one place more, kept for its
+/// last message (the response, or a listen's cut-off): the router never waits for a client,
+/// so one that does not read cannot hold up the others' answers.
 const STREAM_QUEUE: usize = 256;
+
+/// The error that ends a listen whose client does not read it (JSON-RPC 2.0 § 5.1: a server
+/// error of the implementation's own).
+const CUT_OFF: i64 = -32000;
 
 /// A POST waiting for its request's response (and, for a listen, its notifications).
 struct Pending {
@@ -165,7 +177,7 @@ impl Stateless {
         let progress = message.progress_token();
         let line = inward(message, &internal);
         let key = token_key(&internal);
-        let (to, mut answers) = mpsc::channel(STREAM_QUEUE);
+        let (to, mut answers) = mpsc::channel(STREAM_QUEUE + 1);
         lock(&self.pending).insert(
             key.clone(),
             Pending {
@@ -181,14 +193,10 @@ impl Stateless {
             let this = self.clone();
             let internal = internal.clone();
             Forget::new(move || {
-                lock(&this.pending).remove(&token_key(&internal));
-                let params = format!(
-                    r#"{{"requestId":{internal},"reason":"the HTTP response was closed"}}"#
-                );
-                let line = wire::notification("notifications/cancelled", Some(&params));
-                tokio::spawn(async move {
-                    this.send(&line).await;
-                });
+                // Not when it was answered, or cut off (which cancelled it).
+                if lock(&this.pending).remove(&token_key(&internal)).is_some() {
+                    this.cancel(&internal, "the HTTP response was closed");
+                }
             })
         };
         if !self.send(&line).await {
@@ -232,8 +240,9 @@ impl Stateless {
         stream::stream(Some(first), answers, Some(cancel))
     }
 
-    /// Where one line the front wrote goes (see the module's documentation).
-    async fn route(&self, text: String) {
+    /// Where one line the front wrote goes (see the module's documentation). Never waits for a
+    /// client: what finds no room in its queue is dropped, or ends its listen.
+    async fn route(self: &Arc<Self>, text: String) {
         let Ok(message) = Message::parse(text) else {
             return;
         };
@@ -242,7 +251,8 @@ impl Stateless {
                 let waiting = lock(&self.pending).remove(&token_key(id));
                 if let Some(waiting) = waiting {
                     let text = replaced(&message, id, &waiting.id);
-                    let _ = waiting.to.send(Out { text, last: true }).await;
+                    // The place kept for it is free: nothing else takes it.
+                    let _ = waiting.to.try_send(Out { text, last: true });
                 }
             }
             Kind::Notification {
@@ -260,8 +270,7 @@ impl Stateless {
                     .and_then(|p| Some((p.to.clone(), p.progress.clone()?)));
                 // Advisory, as on the stdio front: dropped when the client reads slowly.
                 if let Some((to, theirs)) = to {
-                    let text = replaced(&message, token.get(), &theirs);
-                    let _ = to.try_send(Out { text, last: false });
+                    offer(&to, replaced(&message, token.get(), &theirs));
                 }
             }
             Kind::Notification {
@@ -273,10 +282,7 @@ impl Stateless {
                     .map(|p| p.to.clone())
                     .collect();
                 for to in to {
-                    let _ = to.try_send(Out {
-                        text: message.text().to_owned(),
-                        last: false,
-                    });
+                    offer(&to, message.text().to_owned());
                 }
             }
             Kind::Notification { .. } => {
@@ -286,13 +292,45 @@ impl Stateless {
                 let to = lock(&self.pending)
                     .get(&token_key(listen))
                     .map(|p| (p.to.clone(), p.id.clone()));
-                if let Some((to, theirs)) = to {
-                    let text = replaced(&message, listen, &theirs);
-                    let _ = to.send(Out { text, last: false }).await;
+                if let Some((to, theirs)) = to
+                    && !offer(&to, replaced(&message, listen, &theirs))
+                {
+                    self.cut_off(listen);
                 }
             }
             Kind::Request { .. } | Kind::Invalid => {}
         }
+    }
+
+    /// Ends a listen (by its internal id) whose client does not read what comes for it, rather
+    /// than drop its updates unseen: an error in the place kept for it, and the listen
+    /// cancelled in the front (its servers unsubscribed). The client may listen again.
+    fn cut_off(self: &Arc<Self>, internal: &str) {
+        let Some(waiting) = lock(&self.pending).remove(&token_key(internal)) else {
+            return;
+        };
+        let why = format!(
+            "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
+             notifications were waiting); listen again"
+        );
+        let text = wire::error(&waiting.id, CUT_OFF, &why, None);
+        let _ = waiting.to.try_send(Out { text, last: true });
+        note("toon: http: a 2026-07-28 listen ended: its client did not read its stream");
+        self.cancel(internal, "the client did not read its stream");
+    }
+
+    /// Cancels a request in the front (`notifications/cancelled` for its internal id), on a task
+    /// of its own: the router must not wait for the front's input.
+    fn cancel(self: &Arc<Self>, internal: &str, reason: &str) {
+        let params = format!(
+            r#"{{"requestId":{internal},"reason":{}}}"#,
+            raw::quote(reason)
+        );
+        let line = wire::notification("notifications/cancelled", Some(&params));
+        let this = self.clone();
+        tokio::spawn(async move {
+            this.send(&line).await;
+        });
     }
 
     /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
@@ -324,6 +362,12 @@ fn inward(message: &Message, internal: &str) -> String {
         splice.replace(token, internal.to_owned());
     }
     splice.finish()
+}
+
+/// Queues a notification for a response, unless only the place kept for its last message is
+/// left (see [`STREAM_QUEUE`]); whether it was queued.
+fn offer(to: &mpsc::Sender<Out>, text: String) -> bool {
+    to.capacity() > 1 && to.try_send(Out { text, last: false }).is_ok()
 }
 
 /// How long a POST waits for the first thing of its request before it is answered with an
