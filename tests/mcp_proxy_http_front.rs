@@ -1001,7 +1001,8 @@ fn a_stateless_listen_stays_open_and_closing_it_cancels_it() {
 const ANNOTATED_SERVER: &str = r#"
 import json, sys
 TOOL = {"name": "where", "inputSchema": {"type": "object", "properties": {
-    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"}}}}
+    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"},
+    "n": {"type": "integer", "x-mcp-header": "N"}}}}
 for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg or "method" not in msg:
@@ -1096,6 +1097,73 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
                     .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
         });
     }
+}
+
+/// The annotated server's configuration, behind a proxy started with `args`.
+fn annotated_proxy(scratch: &Path, args: &[&str]) -> Proxy {
+    let script = scratch.join("annotated.py");
+    std::fs::write(&script, ANNOTATED_SERVER).unwrap();
+    let config = scratch.join("mcp.json");
+    let text = json!({"mcpServers": {"annotated": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    Proxy::start(&config, args)
+}
+
+/// `Mcp-Param-*` headers are checked on a cold front too (its first request, before anything
+/// listed the tools; the first request after an idle close), and an integer exactly: through
+/// `f64`, 9007199254740993 and 9007199254740992 are one number.
+#[test]
+fn mcp_param_headers_are_checked_cold_after_an_idle_close_and_exactly() {
+    let scratch = Scratch::new("http-2026-param-cold");
+    let proxy = annotated_proxy(&scratch.0, &["--http-idle-timeout", "2"]);
+    let call = |arguments: Json, params: &[(&'static str, &'static str)]| {
+        let mut headers = modern_headers("tools/call", Some("where"));
+        headers.extend_from_slice(params);
+        let body = modern_body(
+            json!(3),
+            "tools/call",
+            json!({"name": "where", "arguments": arguments}),
+        );
+        proxy.http("POST", &headers, &body)
+    };
+    let refused = |r: &Reply| r.status == 400 && r.message()["error"]["code"] == -32020;
+    let served = |r: &Reply| r.status == 200 && r.message()["result"]["resultType"] == "complete";
+    let eu = json!({"region": "eu-west"});
+    // The very first request: nothing has listed the tool yet.
+    let r = call(eu.clone(), &[("Mcp-Param-Region", "us-east")]);
+    assert!(refused(&r), "a cold front let a mismatch through: {r:?}");
+    let big = json!({"region": "eu-west", "n": 9_007_199_254_740_993_u64});
+    let r = call(
+        big.clone(),
+        &[
+            ("Mcp-Param-Region", "eu-west"),
+            ("Mcp-Param-N", "9007199254740992"),
+        ],
+    );
+    assert!(refused(&r), "an integer compared as f64: {r:?}");
+    let r = call(
+        big,
+        &[
+            ("Mcp-Param-Region", "eu-west"),
+            ("Mcp-Param-N", "9007199254740993"),
+        ],
+    );
+    assert!(served(&r), "{r:?}");
+    assert!(r.body.contains("9007199254740993"), "{r:?}");
+    // Closed when idle: the next request meets a cold front again.
+    let pid = proxy.child.id();
+    wait_until(
+        "the idle front's server stopped",
+        Duration::from_secs(15),
+        || descendants(pid).is_empty(),
+    );
+    let r = call(eu.clone(), &[("Mcp-Param-Region", "us-east")]);
+    assert!(
+        refused(&r),
+        "a restarted front let a mismatch through: {r:?}"
+    );
+    let r = call(eu, &[("Mcp-Param-Region", "eu-west")]);
+    assert!(served(&r), "{r:?}");
 }
 
 /// A server (Python, inline) whose resource `flood://a` can be subscribed to; a subscription

@@ -32,7 +32,8 @@
 //! with 400; an unknown method is 404 with `-32601`. A `tools/call` of a tool whose
 //! `inputSchema` annotates parameters with `x-mcp-header` must carry each given one as
 //! `Mcp-Param-{Name}` (§ Custom Headers from Tool Parameters), else 400 with `-32020`; checked
-//! against the tool list the proxy holds (a tool it has not listed yet is not checked).
+//! against the tools the servers list, always (a cold front's servers are started and listed
+//! first), an integer exactly.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -41,11 +42,13 @@ use std::time::{Duration, Instant};
 
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
+use crate::json_text;
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::{lock, token_key};
@@ -136,8 +139,8 @@ impl Stateless {
 
     /// A `tools/call` whose `Mcp-Param-{Name}` headers are not what the tool's
     /// `x-mcp-header` annotations and the call's arguments make them: the refusal.
-    pub(super) fn params_refused(
-        &self,
+    pub(super) async fn params_refused(
+        self: &Arc<Self>,
         headers: &HeaderMap,
         message: &Message,
     ) -> Option<Box<Response<Body>>> {
@@ -145,18 +148,59 @@ impl Stateless {
         if message.method() != Some("tools/call") || self.mode != Mode::Passthrough {
             return None;
         }
-        let params = message.params_json();
-        let name = params["name"].as_str()?;
+        let params = message.params()?;
+        let name = raw::get_path(params, &["name"]).and_then(raw::string)?;
+        // § Server Behavior for Custom Headers: a server "MUST validate", so the tool's
+        // annotations are known first: a cold front (the first request, or the first after an
+        // idle close) has its servers started and listed now.
+        if !self.toolbox.is_ready() {
+            self.listed(message).await;
+        }
         let schema = {
             let catalog = self.toolbox.catalog();
-            let tool = catalog.get(name)?;
+            // A tool the proxy does not list is refused by the front itself.
+            let tool = catalog.get(&name)?;
             let definition: serde_json::Value = serde_json::from_str(tool.raw_json()).ok()?;
             definition["inputSchema"].clone()
         };
-        let why = param_mismatch(headers, &schema, &params["arguments"])?;
+        let why = param_mismatch(headers, &schema, params)?;
         let id = message.id().unwrap_or("null");
         let text = wire::error(id, HEADER_MISMATCH, &why, None);
         Some(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
+    }
+
+    /// Starts the front's servers as `message` would (with its envelope's capabilities) and
+    /// waits until they are listed: an internal `server/discover`, whose answer goes nowhere.
+    async fn listed(self: &Arc<Self>, message: &Message) {
+        let meta = message
+            .params()
+            .and_then(|params| raw::get_path(params, &["_meta"]))
+            .and_then(|meta| raw::entries(meta.get()))
+            .unwrap_or_default();
+        let envelope: Vec<String> = [era::VERSION_KEY, era::CAPABILITIES_KEY]
+            .iter()
+            .filter_map(|key| {
+                raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
+            })
+            .collect();
+        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{internal},"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
+            envelope.join(",")
+        );
+        let (to, mut answer) = mpsc::channel(1);
+        let key = token_key(&internal);
+        let pending = Pending {
+            to,
+            id: internal,
+            progress: None,
+            logs: false,
+        };
+        lock(&self.pending).insert(key.clone(), pending);
+        if self.send(&line).await {
+            let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
+        }
+        lock(&self.pending).remove(&key);
     }
 
     async fn send(&self, line: &str) -> bool {
@@ -594,17 +638,15 @@ fn annotations(schema: &serde_json::Value) -> Vec<(Vec<String>, String)> {
     found
 }
 
-/// Why the `Mcp-Param-{Name}` headers do not match the arguments (§ Server Behavior for Custom
-/// Headers: each annotated parameter with a value needs its header, decoded equal to the
-/// value as a string, an integer compared as a number), or `None` when they do.
-fn param_mismatch(
-    headers: &HeaderMap,
-    schema: &serde_json::Value,
-    arguments: &serde_json::Value,
-) -> Option<String> {
+/// Why the `Mcp-Param-{Name}` headers do not match the arguments of a call's `params` (JSON
+/// text) (§ Server Behavior for Custom Headers: each annotated parameter with a value needs its
+/// header, decoded equal to the value: see [`same_value`]), or `None` when they do.
+fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str) -> Option<String> {
     for (path, name) in annotations(schema) {
-        let value = path.iter().try_fold(arguments, |v, key| v.get(key));
-        let Some(value) = value.filter(|v| !v.is_null()) else {
+        let at: Vec<&str> = std::iter::once("arguments")
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        let Some(value) = raw::get_path(params, &at).filter(|v| v.get() != "null") else {
             continue;
         };
         let header = format!("mcp-param-{}", name.to_ascii_lowercase());
@@ -622,21 +664,34 @@ fn param_mismatch(
         let Some(given) = first.to_str().ok().and_then(decode) else {
             return Some(format!("Header mismatch: {header} has invalid characters"));
         };
-        let same = match value {
-            serde_json::Value::String(s) => *s == given,
-            serde_json::Value::Bool(b) => given == b.to_string(),
-            serde_json::Value::Number(n) => {
-                given.parse::<f64>().ok() == n.as_f64() && n.as_f64().is_some()
-            }
-            _ => false,
-        };
-        if !same {
+        if !same_value(value, &given) {
             return Some(format!(
-                "Header mismatch: {header} header value '{given}' does not match body value                  '{value}'"
+                "Header mismatch: {header} header value '{given}' does not match body value \
+                 '{}'",
+                value.get()
             ));
         }
     }
     None
+}
+
+/// Whether a header's decoded text is the argument `value` as § Value Encoding writes it: a
+/// string as it is, a boolean as `true` or `false`, an integer in decimal, compared as a
+/// number (§ Server Validation: "`42.0` and `42` are considered equal") and exactly, from the
+/// texts: through `f64`, 9007199254740993 would pass for 9007199254740992.
+fn same_value(value: &RawValue, given: &str) -> bool {
+    let text = value.get();
+    match text.as_bytes().first() {
+        Some(b'"') => raw::string(value).is_some_and(|s| s == given),
+        Some(b't' | b'f') => text == given,
+        Some(b'-' | b'0'..=b'9') => {
+            let exact = |t: &str| json_text::canonical(t.as_bytes());
+            exact(text).is_some_and(|body| exact(given) == Some(body))
+        }
+        // An object or array: no header can stand for it (§ Schema Extension allows
+        // primitives only).
+        _ => false,
+    }
 }
 
 fn body_version(message: &Message) -> Option<String> {
@@ -754,15 +809,24 @@ mod tests {
             "n": {"type": "integer", "x-mcp-header": "N"},
             "deep": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}},
             "list": {"type": "array", "items": {"properties": {"x": {"x-mcp-header": "X"}}}}}});
-        let args = serde_json::json!({"region": "Hello, 世界", "n": 42, "deep": {"on": true},
-                                      "list": [{"x": "ignored"}]});
+        let args = r#"{"name":"t","arguments":{"region":"Hello, 世界","n":42,"deep":{"on":true},
+                       "list":[{"x":"ignored"}]}}"#;
         let good = headers(&[
             ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
             ("mcp-param-n", "42.0"),
             ("mcp-param-on", "true"),
         ]);
-        assert_eq!(param_mismatch(&good, &schema, &args), None);
-        assert!(param_mismatch(&good, &schema, &serde_json::json!({})).is_none());
+        assert_eq!(param_mismatch(&good, &schema, args), None);
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{}}"#).is_none());
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{"n":null}}"#).is_none());
+        // Compared exactly: these two are one `f64`.
+        let big = r#"{"arguments":{"n":9007199254740993}}"#;
+        let n = |v: &'static str| headers(&[("mcp-param-n", v)]);
+        assert!(param_mismatch(&n("9007199254740992"), &schema, big).is_some());
+        assert!(param_mismatch(&n("9007199254740993"), &schema, big).is_none());
+        assert!(param_mismatch(&n("9007199254740993.0"), &schema, big).is_none());
+        assert!(param_mismatch(&n("+9007199254740993"), &schema, big).is_some());
+        assert!(param_mismatch(&n("4.2e1"), &schema, r#"{"arguments":{"n":42}}"#).is_none());
         for bad in [
             &[("mcp-param-n", "42"), ("mcp-param-on", "true")][..],
             &[
@@ -777,7 +841,7 @@ mod tests {
             ][..],
         ] {
             assert!(
-                param_mismatch(&headers(bad), &schema, &args).is_some(),
+                param_mismatch(&headers(bad), &schema, args).is_some(),
                 "{bad:?}"
             );
         }
