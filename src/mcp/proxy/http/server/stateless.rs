@@ -51,7 +51,7 @@ use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::json_text;
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::log::note;
-use crate::mcp::proxy::peer::{lock, token_key};
+use crate::mcp::proxy::peer::{MAX_EXTENSIONS, lock, token_key};
 use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
@@ -267,7 +267,7 @@ impl Stateless {
                 drop(cancel);
                 let why = format!(
                     "the proxy did not answer within {} s (its servers' start-up timeout and \
-                     ten times their request timeout): the request was cancelled",
+                     twelve times their request timeout): the request was cancelled",
                     self.answer_within.as_secs()
                 );
                 return stream::json(
@@ -416,12 +416,13 @@ fn offer(to: &mpsc::Sender<Out>, text: String) -> bool {
 
 /// How long a POST waits for the first thing of its request before it is answered with an
 /// error and the request cancelled: longer than the front takes to answer anything (a server's
-/// start-up, then a call, which progress may stretch to ten times the request timeout), so
-/// that only a request the front lost meets it; every accepted request is answered.
+/// start-up, then its longest call: lean mode's task run to its end, one request timeout and
+/// [`MAX_EXTENSIONS`] more), so that only a request the front lost meets it; every accepted
+/// request is answered.
 fn answer_within(options: &Options) -> Duration {
     options
         .request_timeout
-        .saturating_mul(11)
+        .saturating_mul(MAX_EXTENSIONS + 2)
         .saturating_add(options.startup_timeout)
 }
 
