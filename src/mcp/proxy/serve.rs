@@ -255,27 +255,10 @@ impl Front {
                     |why: String| wire::error(&reply_id, code::INVALID_REQUEST, &why, None);
                 // Each request holds its message while it runs: a client that sends faster
                 // than its servers answer is told so, instead of growing the proxy's memory.
-                // A listen lasts until its client ends it: listens have a bound of their own,
-                // so that open ones never take the room of calls, nor calls theirs.
                 let listen = declared.is_some() && method == "subscriptions/listen";
-                let limit = if listen {
-                    &self.listens_limit
-                } else {
-                    &self.limit
-                };
-                let Ok(permit) = limit.clone().try_acquire_owned() else {
-                    let why = if listen {
-                        format!(
-                            "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's \
-                             limit: retry when one has ended"
-                        )
-                    } else {
-                        format!(
-                            "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry \
-                             when one has been answered"
-                        )
-                    };
-                    return self.client.send(refused(why)).await;
+                let permit = match self.permit(listen) {
+                    Ok(permit) => permit,
+                    Err(why) => return self.client.send(refused(why)).await,
                 };
                 let progress_token = message.progress_token().map(|t| token_key(&t));
                 let (id, method) = (id.to_owned(), method.to_owned());
@@ -341,6 +324,26 @@ impl Front {
                     .await;
             }
         }
+    }
+
+    /// A permit for a new request, or why there is none. A listen lasts until its client ends
+    /// it: listens have a bound of their own ([`MAX_LISTENS`]), apart from the other
+    /// requests' ([`MAX_IN_FLIGHT`]), so that open ones never take the room of calls.
+    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, String> {
+        if listen {
+            return self.listens_limit.clone().try_acquire_owned().map_err(|_| {
+                format!(
+                    "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: \
+                     retry when one has ended"
+                )
+            });
+        }
+        self.limit.clone().try_acquire_owned().map_err(|_| {
+            format!(
+                "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one \
+                 has been answered"
+            )
+        })
     }
 
     /// Answers a line that is not a message, with its id when its first bytes show one.
