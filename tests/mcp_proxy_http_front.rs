@@ -97,10 +97,20 @@ impl Reply {
 }
 
 fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    http_within(addr, method, path, headers, body, Duration::from_secs(60))
+}
+
+/// [`http`], the answer read for at most `within` (status 0 and what came when it ran out).
+fn http_within(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    within: Duration,
+) -> Reply {
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
+    stream.set_read_timeout(Some(within)).unwrap();
     let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
         request.push_str(&format!("Host: {addr}\r\n"));
@@ -991,7 +1001,8 @@ fn a_stateless_listen_stays_open_and_closing_it_cancels_it() {
 const ANNOTATED_SERVER: &str = r#"
 import json, sys
 TOOL = {"name": "where", "inputSchema": {"type": "object", "properties": {
-    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"}}}}
+    "region": {"type": "string", "x-mcp-header": "Region"}, "query": {"type": "string"},
+    "n": {"type": "integer", "x-mcp-header": "N"}}}}
 for line in sys.stdin:
     msg = json.loads(line)
     if "id" not in msg or "method" not in msg:
@@ -1086,6 +1097,270 @@ fn the_stateless_front_is_closed_when_idle_and_on_sigint() {
                     .is_ok_and(|s| s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
         });
     }
+}
+
+/// The annotated server's configuration, behind a proxy started with `args`.
+fn annotated_proxy(scratch: &Path, args: &[&str]) -> Proxy {
+    let script = scratch.join("annotated.py");
+    std::fs::write(&script, ANNOTATED_SERVER).unwrap();
+    let config = scratch.join("mcp.json");
+    let text = json!({"mcpServers": {"annotated": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    Proxy::start(&config, args)
+}
+
+/// `Mcp-Param-*` headers are checked on a cold front too (its first request, before anything
+/// listed the tools; the first request after an idle close), and an integer exactly: through
+/// `f64`, 9007199254740993 and 9007199254740992 are one number.
+#[test]
+fn mcp_param_headers_are_checked_cold_after_an_idle_close_and_exactly() {
+    let scratch = Scratch::new("http-2026-param-cold");
+    let proxy = annotated_proxy(&scratch.0, &["--http-idle-timeout", "2"]);
+    let call = |arguments: Json, params: &[(&'static str, &'static str)]| {
+        let mut headers = modern_headers("tools/call", Some("where"));
+        headers.extend_from_slice(params);
+        let body = modern_body(
+            json!(3),
+            "tools/call",
+            json!({"name": "where", "arguments": arguments}),
+        );
+        proxy.http("POST", &headers, &body)
+    };
+    let refused = |r: &Reply| r.status == 400 && r.message()["error"]["code"] == -32020;
+    let served = |r: &Reply| r.status == 200 && r.message()["result"]["resultType"] == "complete";
+    let eu = json!({"region": "eu-west"});
+    // The very first request: nothing has listed the tool yet.
+    let r = call(eu.clone(), &[("Mcp-Param-Region", "us-east")]);
+    assert!(refused(&r), "a cold front let a mismatch through: {r:?}");
+    let big = json!({"region": "eu-west", "n": 9_007_199_254_740_993_u64});
+    let r = call(
+        big.clone(),
+        &[
+            ("Mcp-Param-Region", "eu-west"),
+            ("Mcp-Param-N", "9007199254740992"),
+        ],
+    );
+    assert!(refused(&r), "an integer compared as f64: {r:?}");
+    let r = call(
+        big,
+        &[
+            ("Mcp-Param-Region", "eu-west"),
+            ("Mcp-Param-N", "9007199254740993"),
+        ],
+    );
+    assert!(served(&r), "{r:?}");
+    assert!(r.body.contains("9007199254740993"), "{r:?}");
+    // Closed when idle: the next request meets a cold front again.
+    let pid = proxy.child.id();
+    wait_until(
+        "the idle front's server stopped",
+        Duration::from_secs(15),
+        || descendants(pid).is_empty(),
+    );
+    let r = call(eu.clone(), &[("Mcp-Param-Region", "us-east")]);
+    assert!(
+        refused(&r),
+        "a restarted front let a mismatch through: {r:?}"
+    );
+    let r = call(eu, &[("Mcp-Param-Region", "eu-west")]);
+    assert!(served(&r), "{r:?}");
+}
+
+/// A server (Python, inline) whose resource `flood://a` can be subscribed to; a subscription
+/// is answered, then followed by 2,000 updates of 32 KB (64 MB, more than any socket buffers
+/// hold) before the server reads on. Its tool `echo` answers its arguments.
+const FLOODING_SERVER: &str = r#"
+import json, sys
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+PAD = "x" * 32000
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    method, result = msg["method"], {}
+    if method == "initialize":
+        result = {"protocolVersion": "2025-11-25",
+                  "capabilities": {"tools": {}, "resources": {"subscribe": True}},
+                  "serverInfo": {"name": "flooding", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    elif method == "resources/list":
+        result = {"resources": [{"uri": "flood://a", "name": "a"}]}
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": json.dumps(msg["params"].get("arguments"))}]}
+    send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+    if method == "resources/subscribe":
+        for i in range(2000):
+            send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                  "params": {"uri": msg["params"]["uri"], "n": i, "pad": PAD}})
+"#;
+
+/// One 2026-07-28 client opens a listen and stops reading it while the server floods it with
+/// updates; another client's call is answered all the same (the shared router never waits for
+/// one response's client), and the listen ends with an error under its own id once its client
+/// reads again.
+#[test]
+fn an_unread_listen_does_not_stall_another_client_s_call() {
+    let scratch = Scratch::new("http-2026-unread-listen");
+    let script = scratch.0.join("flooding.py");
+    std::fs::write(&script, FLOODING_SERVER).unwrap();
+    let config = scratch.0.join("mcp.json");
+    let text = json!({"mcpServers": {"flooding": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, text.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let listen = modern_body(
+        json!("unread"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["flood://a"]}}),
+    );
+    let (status, mut listener) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("subscriptions/listen", None),
+        &listen,
+    );
+    assert_eq!(status, 200);
+    let ack = listener.next().expect("the acknowledgement");
+    assert_eq!(
+        ack["params"]["notifications"]["resourceSubscriptions"],
+        json!(["flood://a"]),
+        "{ack}"
+    );
+    // The listener reads nothing more until the other client has its answer (the server
+    // reads the call only after its flood).
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo", "arguments": {"from": "the other client"}}),
+    );
+    let r = http_within(
+        &proxy.addr,
+        "POST",
+        "/mcp",
+        &modern_headers("tools/call", Some("echo")),
+        &call,
+        Duration::from_secs(15),
+    );
+    assert_eq!(
+        r.status, 200,
+        "the call waited for the unread listen: {r:?}"
+    );
+    assert!(r.body.contains("the other client"), "{r:?}");
+    // What was queued for the listen, then its end: an error with its id.
+    let mut last = ack;
+    let mut updates = 0;
+    while let Some(m) = listener.next() {
+        updates += usize::from(m["method"] == "notifications/resources/updated");
+        last = m;
+    }
+    assert!(
+        updates < 2000,
+        "every update was kept for the unread listen"
+    );
+    assert_eq!(last["id"], "unread", "{last}");
+    assert!(
+        last["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("did not read")),
+        "{last}"
+    );
+}
+
+/// Open listens have their own bound: with `MAX_LISTENS` (256) of them open, another client's
+/// call is served, and one listen more is refused, saying why.
+#[test]
+fn open_listens_do_not_lock_out_calls() {
+    let scratch = Scratch::new("http-2026-listens");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let listen = |id: usize| {
+        let body = modern_body(
+            json!(format!("l{id}")),
+            "subscriptions/listen",
+            json!({"notifications": {"toolsListChanged": true}}),
+        );
+        Events::open(
+            &proxy.addr,
+            "POST",
+            &modern_headers("subscriptions/listen", None),
+            &body,
+        )
+    };
+    let mut open = Vec::new();
+    for id in 0..256 {
+        let (status, mut events) = listen(id);
+        assert_eq!(status, 200, "listen {id}");
+        let ack = events.next().expect("the acknowledgement");
+        assert_eq!(
+            ack["method"], "notifications/subscriptions/acknowledged",
+            "{ack}"
+        );
+        open.push(events);
+    }
+    let call = modern_body(
+        json!(1),
+        "tools/call",
+        json!({"name": "echo_request", "arguments": {}}),
+    );
+    let r = proxy.http(
+        "POST",
+        &modern_headers("tools/call", Some("echo_request")),
+        &call,
+    );
+    assert_eq!(r.status, 200, "open listens locked out a call: {r:?}");
+    assert!(r.message()["result"].is_object(), "{r:?}");
+    let body = modern_body(
+        json!("l256"),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let r = proxy.http("POST", &modern_headers("subscriptions/listen", None), &body);
+    assert_eq!(r.status, 400, "{r:?}");
+    let refusal = r.message();
+    assert_eq!(refusal["id"], "l256", "{refusal}");
+    assert!(
+        refusal
+            .to_string()
+            .contains("256 subscriptions/listen streams are open"),
+        "{refusal}"
+    );
+}
+
+/// A stateless POST at the size limit (16 MiB), its id at the end and shorter than the
+/// internal one it gets: served, and answered with its own id.
+#[test]
+fn a_stateless_post_at_the_size_limit_is_answered_with_its_id() {
+    let scratch = Scratch::new("http-2026-limit");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &[]);
+    let list = modern_body(json!(1), "tools/list", json!({}));
+    // Ten requests first: internal ids have two digits from now on.
+    for _ in 0..10 {
+        let r = proxy.http("POST", &modern_headers("tools/list", None), &list);
+        assert_eq!(r.status, 200, "{r:?}");
+    }
+    let head = r#"{"jsonrpc":"2.0","method":"tools/list","params":{"_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"pad":""#;
+    let tail = r#""},"id":7}"#;
+    let limit = 16 << 20;
+    let body = format!(
+        "{head}{}{tail}",
+        "x".repeat(limit - head.len() - tail.len())
+    );
+    assert_eq!(body.len(), limit);
+    let r = http_within(
+        &proxy.addr,
+        "POST",
+        "/mcp",
+        &modern_headers("tools/list", None),
+        &body,
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(500)]);
+    let m = r.message();
+    assert_eq!(m["id"], 7, "{m}");
+    assert!(m["result"]["tools"].is_array(), "{m}");
 }
 
 /// Runs `command` to success, showing its output otherwise.

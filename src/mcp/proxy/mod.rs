@@ -55,7 +55,7 @@ pub use inspect::{Inspection, ServerCost, ToolResults};
 pub use mrtr::MAX_WAITING;
 pub use orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
-pub use serve::{MAX_IN_FLIGHT, Mode, serve};
+pub use serve::{MAX_IN_FLIGHT, MAX_LISTENS, Mode, serve};
 pub use toolbox::{Change, Options, Toolbox};
 
 /// The protocol revision the proxy asks servers for and offers clients that ask for one it

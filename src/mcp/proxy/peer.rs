@@ -127,7 +127,23 @@ impl Peer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let frames = FramedRead::new(reader, Lines::default())
+        Peer::start_lines(name, reader, writer, Lines::default(), inbound, bad_frames)
+    }
+
+    /// As [`start`](Self::start), reading with `lines` (its own line limit).
+    pub(super) fn start_lines<R, W>(
+        name: &str,
+        reader: R,
+        writer: W,
+        lines: Lines,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
+    ) -> Peer
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let frames = FramedRead::new(reader, lines)
             .map(|read| read.map_err(|e| format!("read failed: {e}")));
         let sink = FramedWrite::new(writer, Lines::default());
         Peer::start_with(name, frames, sink, inbound, bad_frames)

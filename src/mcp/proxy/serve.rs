@@ -32,7 +32,7 @@ use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use super::toolbox::{Change, Toolbox};
-use super::wire::{self, Bad, Kind, Message, code};
+use super::wire::{self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::raw;
@@ -80,9 +80,26 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    serve_lines(toolbox, mode, reader, writer, MAX_MESSAGE_BYTES).await
+}
+
+/// As [`serve`], reading client lines of up to `max_line` bytes (the HTTP front's pipe, whose
+/// lines its own size check has bounded, may carry a few bytes more than a client sent).
+pub(super) async fn serve_lines<R, W>(
+    toolbox: Arc<Toolbox>,
+    mode: Mode,
+    reader: R,
+    writer: W,
+    max_line: usize,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
     let (inbound_tx, mut inbound) = mpsc::channel(INBOUND_QUEUE);
     let (bad_tx, mut bad) = mpsc::channel(INBOUND_QUEUE);
-    let client = Peer::start("client", reader, writer, inbound_tx, Some(bad_tx));
+    let lines = Lines::with_limit(max_line);
+    let client = Peer::start_lines("client", reader, writer, lines, inbound_tx, Some(bad_tx));
     let front = Arc::new(Front {
         toolbox,
         mode,
@@ -94,6 +111,7 @@ where
         asking: Mutex::default(),
         initialized: AtomicBool::new(false),
         limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+        listens_limit: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
         serves_2026: AtomicBool::new(false),
         rounds: Rounds::default(),
         listens: Listens::default(),
@@ -145,8 +163,10 @@ struct Front {
     in_flight: Mutex<HashMap<String, InFlight>>,
     /// Lean mode's results kept for `execute_tool`'s later pages.
     pages: Pages,
-    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]).
+    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]), listens aside.
     limit: Arc<tokio::sync::Semaphore>,
+    /// Permits for open `subscriptions/listen` streams ([`MAX_LISTENS`]).
+    listens_limit: Arc<tokio::sync::Semaphore>,
     /// Where resources, templates and prompts were listed.
     routes: Routes,
     /// Which tool each task the client created runs.
@@ -176,8 +196,13 @@ tokio::task_local! {
     static PROGRESS_AS: ProgressAs;
 }
 
-/// Client requests in progress at once; more are refused with an error until one ends.
+/// Client requests in progress at once, open listens aside; more are refused with an error
+/// until one ends.
 pub const MAX_IN_FLIGHT: usize = 256;
+
+/// `subscriptions/listen` streams (revision 2026-07-28) open at once, apart from
+/// [`MAX_IN_FLIGHT`]; more are refused with an error until one ends.
+pub const MAX_LISTENS: usize = 256;
 
 /// A client request being worked on.
 struct InFlight {
@@ -230,12 +255,10 @@ impl Front {
                     |why: String| wire::error(&reply_id, code::INVALID_REQUEST, &why, None);
                 // Each request holds its message while it runs: a client that sends faster
                 // than its servers answer is told so, instead of growing the proxy's memory.
-                let Ok(permit) = self.limit.clone().try_acquire_owned() else {
-                    let why = format!(
-                        "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when \
-                         one has been answered"
-                    );
-                    return self.client.send(refused(why)).await;
+                let listen = declared.is_some() && method == "subscriptions/listen";
+                let permit = match self.permit(listen) {
+                    Ok(permit) => permit,
+                    Err(why) => return self.client.send(refused(why)).await,
                 };
                 let progress_token = message.progress_token().map(|t| token_key(&t));
                 let (id, method) = (id.to_owned(), method.to_owned());
@@ -301,6 +324,26 @@ impl Front {
                     .await;
             }
         }
+    }
+
+    /// A permit for a new request, or why there is none. A listen lasts until its client ends
+    /// it: listens have a bound of their own ([`MAX_LISTENS`]), apart from the other
+    /// requests' ([`MAX_IN_FLIGHT`]), so that open ones never take the room of calls.
+    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, String> {
+        if listen {
+            return self.listens_limit.clone().try_acquire_owned().map_err(|_| {
+                format!(
+                    "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: \
+                     retry when one has ended"
+                )
+            });
+        }
+        self.limit.clone().try_acquire_owned().map_err(|_| {
+            format!(
+                "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one \
+                 has been answered"
+            )
+        })
     }
 
     /// Answers a line that is not a message, with its id when its first bytes show one.

@@ -355,15 +355,36 @@ fn valid_id(candidate: &[u8]) -> Option<String> {
     (is_id && raw.get().len() == text.len()).then(|| text.to_owned())
 }
 
-/// Splits a byte stream into lines of at most [`MAX_MESSAGE_BYTES`] and reads each as a
-/// [`Message`]; a line that is too long or not JSON becomes a [`Bad`] frame and the stream
-/// goes on. Writes messages one per line.
-#[derive(Debug, Default)]
+/// Splits a byte stream into lines of at most [`MAX_MESSAGE_BYTES`] (or the limit given to
+/// [`with_limit`](Self::with_limit)) and reads each as a [`Message`]; a line that is too long
+/// or not JSON becomes a [`Bad`] frame and the stream goes on. Writes messages one per line.
+#[derive(Debug)]
 pub struct Lines {
+    /// The longest line read.
+    limit: usize,
     /// Bytes of the current line already searched for a newline.
     searched: usize,
     /// Skipping an over-long line: its size so far and its first bytes.
     skipping: Option<(usize, Vec<u8>)>,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines::with_limit(MAX_MESSAGE_BYTES)
+    }
+}
+
+impl Lines {
+    /// Lines of at most `limit` bytes (at least [`HEAD_BYTES`], so that a skipped line's
+    /// first bytes are there to read its id from).
+    #[must_use]
+    pub fn with_limit(limit: usize) -> Lines {
+        Lines {
+            limit: limit.max(HEAD_BYTES),
+            searched: 0,
+            skipping: None,
+        }
+    }
 }
 
 impl Decoder for Lines {
@@ -392,7 +413,7 @@ impl Decoder for Lines {
                 }
             }
             match memchr::memchr(b'\n', &buf[self.searched..]) {
-                Some(i) if self.searched + i > MAX_MESSAGE_BYTES => {
+                Some(i) if self.searched + i > self.limit => {
                     let size = self.searched + i;
                     self.searched = 0;
                     let id = head_id(&buf[..HEAD_BYTES]);
@@ -410,7 +431,7 @@ impl Decoder for Lines {
                     }
                     return Ok(Some(frame(line)));
                 }
-                None if buf.len() > MAX_MESSAGE_BYTES => {
+                None if buf.len() > self.limit => {
                     let head = buf[..HEAD_BYTES].to_vec();
                     self.skipping = Some((buf.len(), head));
                     buf.clear();

@@ -591,7 +591,7 @@ impl Front {
                 }
             }
         };
-        if let Some(refused) = front.params_refused(headers, message) {
+        if let Some(refused) = front.params_refused(headers, message).await {
             return *refused;
         }
         front.exchange(message, checked.logs).await

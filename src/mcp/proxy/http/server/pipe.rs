@@ -1,4 +1,4 @@
-//! A [`serve`] front over an in-memory pipe: what an HTTP session, or the shared front of
+//! A [`serve`](crate::mcp::proxy::serve()) front over an in-memory pipe: what an HTTP session, or the shared front of
 //! 2026-07-28 stateless requests, talks to as a stdio client would (one message per line).
 
 use std::future::Future;
@@ -9,11 +9,17 @@ use tokio::sync::Mutex as AsyncMutex;
 use tokio::task::JoinHandle;
 
 use crate::mcp::proxy::peer::lock;
-use crate::mcp::proxy::serve::{Mode, serve};
+use crate::mcp::proxy::serve::{Mode, serve_lines};
 use crate::mcp::proxy::toolbox::Toolbox;
+use crate::mcp::proxy::wire::MAX_MESSAGE_BYTES;
 
 /// Bytes buffered in each direction of the pipe.
 const PIPE_BYTES: usize = 256 << 10;
+
+/// The longest line the front reads from the pipe: a body at the HTTP front's limit
+/// ([`MAX_MESSAGE_BYTES`]) plus what the stateless front's remapping may add to it (an id and
+/// a progress token of up to 20 digits each, where the client's could be one character).
+const PIPE_LINE_BYTES: usize = MAX_MESSAGE_BYTES + 64;
 
 /// The front's input, and its two tasks: the front, and the router of what it writes.
 pub(super) struct FrontPipe {
@@ -62,7 +68,7 @@ impl FrontPipe {
         let front = {
             let owner = owner.clone();
             tokio::spawn(async move {
-                let _ = serve(toolbox, mode, front_read, front_write).await;
+                let _ = serve_lines(toolbox, mode, front_read, front_write, PIPE_LINE_BYTES).await;
                 if let Some(owner) = owner.upgrade() {
                     ended(&owner);
                 }

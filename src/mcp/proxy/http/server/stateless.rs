@@ -19,7 +19,12 @@
 //! `notifications/progress` to the POST whose request gave its token; a notification whose
 //! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
 //! a log message (`notifications/message`) to the requests that opted in with a `logLevel`.
-//! Nothing else has a client to go to: dropped.
+//! Nothing else has a client to go to: dropped. The router never waits for a client, so that
+//! one that does not read holds up no one else: each POST's queue takes [`STREAM_QUEUE`]
+//! notifications and keeps one place for its last message; past that, progress and log
+//! messages are dropped and a listen is ended with an error and cancelled. A POST that gets
+//! nothing within [`answer_within`] is answered with an error and its request cancelled; the
+//! front reads lines a little longer than the HTTP body limit, for the internal ids.
 //!
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
@@ -27,7 +32,8 @@
 //! with 400; an unknown method is 404 with `-32601`. A `tools/call` of a tool whose
 //! `inputSchema` annotates parameters with `x-mcp-header` must carry each given one as
 //! `Mcp-Param-{Name}` (§ Custom Headers from Tool Parameters), else 400 with `-32020`; checked
-//! against the tool list the proxy holds (a tool it has not listed yet is not checked).
+//! against the tools the servers list, always (a cold front's servers are started and listed
+//! first), an integer exactly.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,15 +42,18 @@ use std::time::{Duration, Instant};
 
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
+use serde_json::value::RawValue;
 use tokio::sync::mpsc;
 
 use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
+use crate::json_text;
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
-use crate::mcp::proxy::peer::{lock, token_key};
+use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::peer::{MAX_EXTENSIONS, lock, token_key};
 use crate::mcp::proxy::serve::Mode;
-use crate::mcp::proxy::toolbox::Toolbox;
+use crate::mcp::proxy::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
 
@@ -55,8 +64,14 @@ const MCP_METHOD: &str = "mcp-method";
 /// The name header: `params.name` or `params.uri` (§ Standard Request Headers).
 const MCP_NAME: &str = "mcp-name";
 
-/// Messages queued for one open response before the router waits for its client.
+/// Notifications queued for one open response. Its queue has one place more, kept for its
+/// last message (the response, or a listen's cut-off): the router never waits for a client,
+/// so one that does not read cannot hold up the others' answers.
 const STREAM_QUEUE: usize = 256;
+
+/// The error that ends a listen whose client does not read it (JSON-RPC 2.0 § 5.1: a server
+/// error of the implementation's own).
+const CUT_OFF: i64 = -32000;
 
 /// A POST waiting for its request's response (and, for a listen, its notifications).
 struct Pending {
@@ -81,6 +96,8 @@ pub(super) struct Stateless {
     next: AtomicU64,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
+    /// How long a POST waits for the first thing of its request (see [`answer_within`]).
+    answer_within: Duration,
 }
 
 impl Stateless {
@@ -96,6 +113,7 @@ impl Stateless {
             next: AtomicU64::new(1),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
+            answer_within: answer_within(toolbox.options()),
         });
         this.pipe.run(
             ends,
@@ -121,8 +139,8 @@ impl Stateless {
 
     /// A `tools/call` whose `Mcp-Param-{Name}` headers are not what the tool's
     /// `x-mcp-header` annotations and the call's arguments make them: the refusal.
-    pub(super) fn params_refused(
-        &self,
+    pub(super) async fn params_refused(
+        self: &Arc<Self>,
         headers: &HeaderMap,
         message: &Message,
     ) -> Option<Box<Response<Body>>> {
@@ -130,18 +148,59 @@ impl Stateless {
         if message.method() != Some("tools/call") || self.mode != Mode::Passthrough {
             return None;
         }
-        let params = message.params_json();
-        let name = params["name"].as_str()?;
+        let params = message.params()?;
+        let name = raw::get_path(params, &["name"]).and_then(raw::string)?;
+        // § Server Behavior for Custom Headers: a server "MUST validate", so the tool's
+        // annotations are known first: a cold front (the first request, or the first after an
+        // idle close) has its servers started and listed now.
+        if !self.toolbox.is_ready() {
+            self.listed(message).await;
+        }
         let schema = {
             let catalog = self.toolbox.catalog();
-            let tool = catalog.get(name)?;
+            // A tool the proxy does not list is refused by the front itself.
+            let tool = catalog.get(&name)?;
             let definition: serde_json::Value = serde_json::from_str(tool.raw_json()).ok()?;
             definition["inputSchema"].clone()
         };
-        let why = param_mismatch(headers, &schema, &params["arguments"])?;
+        let why = param_mismatch(headers, &schema, params)?;
         let id = message.id().unwrap_or("null");
         let text = wire::error(id, HEADER_MISMATCH, &why, None);
         Some(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
+    }
+
+    /// Starts the front's servers as `message` would (with its envelope's capabilities) and
+    /// waits until they are listed: an internal `server/discover`, whose answer goes nowhere.
+    async fn listed(self: &Arc<Self>, message: &Message) {
+        let meta = message
+            .params()
+            .and_then(|params| raw::get_path(params, &["_meta"]))
+            .and_then(|meta| raw::entries(meta.get()))
+            .unwrap_or_default();
+        let envelope: Vec<String> = [era::VERSION_KEY, era::CAPABILITIES_KEY]
+            .iter()
+            .filter_map(|key| {
+                raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
+            })
+            .collect();
+        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{internal},"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
+            envelope.join(",")
+        );
+        let (to, mut answer) = mpsc::channel(1);
+        let key = token_key(&internal);
+        let pending = Pending {
+            to,
+            id: internal,
+            progress: None,
+            logs: false,
+        };
+        lock(&self.pending).insert(key.clone(), pending);
+        if self.send(&line).await {
+            let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
+        }
+        lock(&self.pending).remove(&key);
     }
 
     async fn send(&self, line: &str) -> bool {
@@ -162,7 +221,7 @@ impl Stateless {
         let progress = message.progress_token();
         let line = inward(message, &internal);
         let key = token_key(&internal);
-        let (to, mut answers) = mpsc::channel(STREAM_QUEUE);
+        let (to, mut answers) = mpsc::channel(STREAM_QUEUE + 1);
         lock(&self.pending).insert(
             key.clone(),
             Pending {
@@ -178,14 +237,10 @@ impl Stateless {
             let this = self.clone();
             let internal = internal.clone();
             Forget::new(move || {
-                lock(&this.pending).remove(&token_key(&internal));
-                let params = format!(
-                    r#"{{"requestId":{internal},"reason":"the HTTP response was closed"}}"#
-                );
-                let line = wire::notification("notifications/cancelled", Some(&params));
-                tokio::spawn(async move {
-                    this.send(&line).await;
-                });
+                // Not when it was answered, or cut off (which cancelled it).
+                if lock(&this.pending).remove(&token_key(&internal)).is_some() {
+                    this.cancel(&internal, "the HTTP response was closed");
+                }
             })
         };
         if !self.send(&line).await {
@@ -197,13 +252,29 @@ impl Stateless {
                 "the proxy's front for 2026-07-28 requests has ended: retry",
             );
         }
-        let Some(first) = answers.recv().await else {
-            cancel.disarm();
-            return super::rpc_status(
-                StatusCode::SERVICE_UNAVAILABLE,
-                code::INTERNAL_ERROR,
-                "the proxy's front for 2026-07-28 requests has ended: retry",
-            );
+        let first = match tokio::time::timeout(self.answer_within, answers.recv()).await {
+            Ok(Some(first)) => first,
+            Ok(None) => {
+                cancel.disarm();
+                return super::rpc_status(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::INTERNAL_ERROR,
+                    "the proxy's front for 2026-07-28 requests has ended: retry",
+                );
+            }
+            Err(_) => {
+                // Dropped, `cancel` tells the front and forgets the POST.
+                drop(cancel);
+                let why = format!(
+                    "the proxy did not answer within {} s (its servers' start-up timeout and \
+                     twelve times their request timeout): the request was cancelled",
+                    self.answer_within.as_secs()
+                );
+                return stream::json(
+                    StatusCode::OK,
+                    wire::error(id, code::INTERNAL_ERROR, &why, None),
+                );
+            }
         };
         if first.last {
             cancel.disarm();
@@ -213,8 +284,9 @@ impl Stateless {
         stream::stream(Some(first), answers, Some(cancel))
     }
 
-    /// Where one line the front wrote goes (see the module's documentation).
-    async fn route(&self, text: String) {
+    /// Where one line the front wrote goes (see the module's documentation). Never waits for a
+    /// client: what finds no room in its queue is dropped, or ends its listen.
+    async fn route(self: &Arc<Self>, text: String) {
         let Ok(message) = Message::parse(text) else {
             return;
         };
@@ -223,7 +295,8 @@ impl Stateless {
                 let waiting = lock(&self.pending).remove(&token_key(id));
                 if let Some(waiting) = waiting {
                     let text = replaced(&message, id, &waiting.id);
-                    let _ = waiting.to.send(Out { text, last: true }).await;
+                    // The place kept for it is free: nothing else takes it.
+                    let _ = waiting.to.try_send(Out { text, last: true });
                 }
             }
             Kind::Notification {
@@ -241,8 +314,7 @@ impl Stateless {
                     .and_then(|p| Some((p.to.clone(), p.progress.clone()?)));
                 // Advisory, as on the stdio front: dropped when the client reads slowly.
                 if let Some((to, theirs)) = to {
-                    let text = replaced(&message, token.get(), &theirs);
-                    let _ = to.try_send(Out { text, last: false });
+                    offer(&to, replaced(&message, token.get(), &theirs));
                 }
             }
             Kind::Notification {
@@ -254,10 +326,7 @@ impl Stateless {
                     .map(|p| p.to.clone())
                     .collect();
                 for to in to {
-                    let _ = to.try_send(Out {
-                        text: message.text().to_owned(),
-                        last: false,
-                    });
+                    offer(&to, message.text().to_owned());
                 }
             }
             Kind::Notification { .. } => {
@@ -267,13 +336,45 @@ impl Stateless {
                 let to = lock(&self.pending)
                     .get(&token_key(listen))
                     .map(|p| (p.to.clone(), p.id.clone()));
-                if let Some((to, theirs)) = to {
-                    let text = replaced(&message, listen, &theirs);
-                    let _ = to.send(Out { text, last: false }).await;
+                if let Some((to, theirs)) = to
+                    && !offer(&to, replaced(&message, listen, &theirs))
+                {
+                    self.cut_off(listen);
                 }
             }
             Kind::Request { .. } | Kind::Invalid => {}
         }
+    }
+
+    /// Ends a listen (by its internal id) whose client does not read what comes for it, rather
+    /// than drop its updates unseen: an error in the place kept for it, and the listen
+    /// cancelled in the front (its servers unsubscribed). The client may listen again.
+    fn cut_off(self: &Arc<Self>, internal: &str) {
+        let Some(waiting) = lock(&self.pending).remove(&token_key(internal)) else {
+            return;
+        };
+        let why = format!(
+            "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
+             notifications were waiting); listen again"
+        );
+        let text = wire::error(&waiting.id, CUT_OFF, &why, None);
+        let _ = waiting.to.try_send(Out { text, last: true });
+        note("toon: http: a 2026-07-28 listen ended: its client did not read its stream");
+        self.cancel(internal, "the client did not read its stream");
+    }
+
+    /// Cancels a request in the front (`notifications/cancelled` for its internal id), on a task
+    /// of its own: the router must not wait for the front's input.
+    fn cancel(self: &Arc<Self>, internal: &str, reason: &str) {
+        let params = format!(
+            r#"{{"requestId":{internal},"reason":{}}}"#,
+            raw::quote(reason)
+        );
+        let line = wire::notification("notifications/cancelled", Some(&params));
+        let this = self.clone();
+        tokio::spawn(async move {
+            this.send(&line).await;
+        });
     }
 
     /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
@@ -305,6 +406,24 @@ fn inward(message: &Message, internal: &str) -> String {
         splice.replace(token, internal.to_owned());
     }
     splice.finish()
+}
+
+/// Queues a notification for a response, unless only the place kept for its last message is
+/// left (see [`STREAM_QUEUE`]); whether it was queued.
+fn offer(to: &mpsc::Sender<Out>, text: String) -> bool {
+    to.capacity() > 1 && to.try_send(Out { text, last: false }).is_ok()
+}
+
+/// How long a POST waits for the first thing of its request before it is answered with an
+/// error and the request cancelled: longer than the front takes to answer anything (a server's
+/// start-up, then its longest call: lean mode's task run to its end, one request timeout and
+/// [`MAX_EXTENSIONS`] more), so that only a request the front lost meets it; every accepted
+/// request is answered.
+fn answer_within(options: &Options) -> Duration {
+    options
+        .request_timeout
+        .saturating_mul(MAX_EXTENSIONS + 2)
+        .saturating_add(options.startup_timeout)
 }
 
 /// The message with `part` (a slice of its text: an id, a token) replaced by `with`.
@@ -520,17 +639,15 @@ fn annotations(schema: &serde_json::Value) -> Vec<(Vec<String>, String)> {
     found
 }
 
-/// Why the `Mcp-Param-{Name}` headers do not match the arguments (§ Server Behavior for Custom
-/// Headers: each annotated parameter with a value needs its header, decoded equal to the
-/// value as a string, an integer compared as a number), or `None` when they do.
-fn param_mismatch(
-    headers: &HeaderMap,
-    schema: &serde_json::Value,
-    arguments: &serde_json::Value,
-) -> Option<String> {
+/// Why the `Mcp-Param-{Name}` headers do not match the arguments of a call's `params` (JSON
+/// text) (§ Server Behavior for Custom Headers: each annotated parameter with a value needs its
+/// header, decoded equal to the value: see [`same_value`]), or `None` when they do.
+fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str) -> Option<String> {
     for (path, name) in annotations(schema) {
-        let value = path.iter().try_fold(arguments, |v, key| v.get(key));
-        let Some(value) = value.filter(|v| !v.is_null()) else {
+        let at: Vec<&str> = std::iter::once("arguments")
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        let Some(value) = raw::get_path(params, &at).filter(|v| v.get() != "null") else {
             continue;
         };
         let header = format!("mcp-param-{}", name.to_ascii_lowercase());
@@ -548,21 +665,34 @@ fn param_mismatch(
         let Some(given) = first.to_str().ok().and_then(decode) else {
             return Some(format!("Header mismatch: {header} has invalid characters"));
         };
-        let same = match value {
-            serde_json::Value::String(s) => *s == given,
-            serde_json::Value::Bool(b) => given == b.to_string(),
-            serde_json::Value::Number(n) => {
-                given.parse::<f64>().ok() == n.as_f64() && n.as_f64().is_some()
-            }
-            _ => false,
-        };
-        if !same {
+        if !same_value(value, &given) {
             return Some(format!(
-                "Header mismatch: {header} header value '{given}' does not match body value                  '{value}'"
+                "Header mismatch: {header} header value '{given}' does not match body value \
+                 '{}'",
+                value.get()
             ));
         }
     }
     None
+}
+
+/// Whether a header's decoded text is the argument `value` as § Value Encoding writes it: a
+/// string as it is, a boolean as `true` or `false`, an integer in decimal, compared as a
+/// number (§ Server Validation: "`42.0` and `42` are considered equal") and exactly, from the
+/// texts: through `f64`, 9007199254740993 would pass for 9007199254740992.
+fn same_value(value: &RawValue, given: &str) -> bool {
+    let text = value.get();
+    match text.as_bytes().first() {
+        Some(b'"') => raw::string(value).is_some_and(|s| s == given),
+        Some(b't' | b'f') => text == given,
+        Some(b'-' | b'0'..=b'9') => {
+            let exact = |t: &str| json_text::canonical(t.as_bytes());
+            exact(text).is_some_and(|body| exact(given) == Some(body))
+        }
+        // An object or array: no header can stand for it (§ Schema Extension allows
+        // primitives only).
+        _ => false,
+    }
 }
 
 fn body_version(message: &Message) -> Option<String> {
@@ -680,15 +810,24 @@ mod tests {
             "n": {"type": "integer", "x-mcp-header": "N"},
             "deep": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}},
             "list": {"type": "array", "items": {"properties": {"x": {"x-mcp-header": "X"}}}}}});
-        let args = serde_json::json!({"region": "Hello, 世界", "n": 42, "deep": {"on": true},
-                                      "list": [{"x": "ignored"}]});
+        let args = r#"{"name":"t","arguments":{"region":"Hello, 世界","n":42,"deep":{"on":true},
+                       "list":[{"x":"ignored"}]}}"#;
         let good = headers(&[
             ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
             ("mcp-param-n", "42.0"),
             ("mcp-param-on", "true"),
         ]);
-        assert_eq!(param_mismatch(&good, &schema, &args), None);
-        assert!(param_mismatch(&good, &schema, &serde_json::json!({})).is_none());
+        assert_eq!(param_mismatch(&good, &schema, args), None);
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{}}"#).is_none());
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{"n":null}}"#).is_none());
+        // Compared exactly: these two are one `f64`.
+        let big = r#"{"arguments":{"n":9007199254740993}}"#;
+        let n = |v: &'static str| headers(&[("mcp-param-n", v)]);
+        assert!(param_mismatch(&n("9007199254740992"), &schema, big).is_some());
+        assert!(param_mismatch(&n("9007199254740993"), &schema, big).is_none());
+        assert!(param_mismatch(&n("9007199254740993.0"), &schema, big).is_none());
+        assert!(param_mismatch(&n("+9007199254740993"), &schema, big).is_some());
+        assert!(param_mismatch(&n("4.2e1"), &schema, r#"{"arguments":{"n":42}}"#).is_none());
         for bad in [
             &[("mcp-param-n", "42"), ("mcp-param-on", "true")][..],
             &[
@@ -703,7 +842,7 @@ mod tests {
             ][..],
         ] {
             assert!(
-                param_mismatch(&headers(bad), &schema, &args).is_some(),
+                param_mismatch(&headers(bad), &schema, args).is_some(),
                 "{bad:?}"
             );
         }
