@@ -706,9 +706,15 @@ fn a_server_s_tasks_requests_are_no_input_requests() {
     let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
     assert_eq!(answer["error"]["code"], -32601, "{r}");
     client.close();
-    // A 2025-11-25 client is asked, as before.
+    // A 2025-11-25 client that declared tasks is asked, as before.
     let mut client = proxy(&config, &[]);
-    client.initialize("2025-11-25");
+    let tasks = json!({"tasks": {"requests": {"elicitation": {"create": {}}}}});
+    client.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": tasks,
+               "clientInfo": {"name": "e2e", "version": "1"}}),
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     client.tools();
     client.send(
         &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",

@@ -213,6 +213,12 @@ impl Downstream {
         self.peer.route_logs(sink);
     }
 
+    /// Which client request the server's request `id` (JSON text, not answered yet) came
+    /// for, as far as the proxy can tell (see [`Cause`](super::peer::Cause)).
+    pub(super) fn cause_of(&self, id: &str) -> super::peer::Cause {
+        self.peer.cause_of(id)
+    }
+
     /// The server's `initialize` result (its `serverInfo`, `capabilities`, `instructions`).
     #[must_use]
     pub fn initialize_result(&self) -> &Json {

@@ -18,8 +18,11 @@
 //! **Routing what the front writes.** A response goes to the POST of its (internal) id;
 //! `notifications/progress` to the POST whose request gave its token; a notification whose
 //! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
-//! a log message (`notifications/message`) to the requests that opted in with a `logLevel`.
-//! Nothing else has a client to go to: dropped.
+//! a log message (`notifications/message`) to the request it came for (the front names it,
+//! see `serve_with`), if that request opted in with a `logLevel`. Nothing else has a client
+//! to go to: dropped. A server's question reaches only the request it was asked within (see
+//! the module `mrtr`): the clients share the servers and what the servers keep, never one
+//! another's questions, answers, log messages or progress.
 //!
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
@@ -43,7 +46,7 @@ use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::peer::{lock, token_key};
-use crate::mcp::proxy::serve::Mode;
+use crate::mcp::proxy::serve::{Mode, RELATED_KEY};
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
@@ -99,8 +102,7 @@ impl Stateless {
         });
         this.pipe.run(
             ends,
-            toolbox,
-            mode,
+            (toolbox, mode, true),
             Arc::downgrade(&this),
             |this: Arc<Stateless>, text| async move { this.route(text).await },
             // The front ended by itself: the next request starts another.
@@ -248,16 +250,24 @@ impl Stateless {
             Kind::Notification {
                 method: "notifications/message",
             } => {
-                let to: Vec<_> = lock(&self.pending)
-                    .values()
+                // The front names the request it is for; never another's.
+                let text = message.text();
+                let Some(entries) = raw::entries(text) else {
+                    return;
+                };
+                let Some(internal) = raw::get(&entries, RELATED_KEY) else {
+                    return;
+                };
+                let to = lock(&self.pending)
+                    .get(&token_key(internal.get()))
                     .filter(|p| p.logs)
-                    .map(|p| p.to.clone())
-                    .collect();
-                for to in to {
-                    let _ = to.try_send(Out {
-                        text: message.text().to_owned(),
-                        last: false,
-                    });
+                    .map(|p| p.to.clone());
+                if let Some(to) = to {
+                    let mut splice = raw::Splice::new(text);
+                    splice.remove(text, &entries, RELATED_KEY);
+                    let text = splice.finish();
+                    // Advisory, as on the stdio front: dropped when the client reads slowly.
+                    let _ = to.try_send(Out { text, last: false });
                 }
             }
             Kind::Notification { .. } => {
