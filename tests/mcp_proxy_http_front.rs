@@ -1274,5 +1274,8 @@ fn stateless_clients_get_only_their_own_log_messages() {
     assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
     assert!(!a["body"].as_str().unwrap().contains("B-private"), "{a}");
     assert!(b["body"].as_str().unwrap().contains("B-private"), "{b}");
-    assert!(b["body"].as_str().unwrap().contains(r#""logger":"b""#), "{b}");
+    assert!(
+        b["body"].as_str().unwrap().contains(r#""logger":"b""#),
+        "{b}"
+    );
 }

@@ -1,5 +1,7 @@
 //! One JSON-RPC connection (a server's stdio, or the client's): a writer task, a reader task,
-//! and requests matched to their responses by id, each with a timeout.
+//! and requests matched to their responses by id, each with a timeout. Each request carries
+//! the client request it is made for ([`Behalf`]), so that what the peer asks or logs can be
+//! told to be that request's ([`Cause`]) when nothing else is in flight to it.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -5,7 +5,10 @@
 //! the server; progress notifications come back; a server's `tools/list_changed` re-lists it
 //! and is passed on. Resources, prompts, completion and logging go through `routes.rs`; a
 //! server's requests to the client (sampling, elicitation, roots) reach the client under the
-//! proxy's ids and the answers go back under the server's.
+//! proxy's ids and the answers go back under the server's; one the client did not declare the
+//! capability for is refused to the server at once (-32601). Every request's work runs under
+//! a [`Behalf`] tag, so that a server's question or log message reaches only the client
+//! request it came for ([`Cause`]), or none.
 //!
 //! A request of revision 2026-07-28 (its `_meta` says so) is answered by `modern.rs`:
 //! translated for the servers, which speak 2025-11-25 or older, and back (the module `era`
