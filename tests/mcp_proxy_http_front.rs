@@ -1279,3 +1279,32 @@ fn stateless_clients_get_only_their_own_log_messages() {
         "{b}"
     );
 }
+
+/// Issue #42, 1 (progress): B's server sends progress under every token a request of the
+/// shared front may have (internal tokens are small integers); A's request, waiting with a
+/// progress token of its own on another server, hears none of it.
+#[test]
+fn stateless_clients_get_only_their_own_progress() {
+    let scratch = Scratch::new("http-2026-progress");
+    let config = fixtures_config(
+        &scratch.0,
+        &[
+            ("a", "questioning_server.py"),
+            ("b", "questioning_server.py"),
+        ],
+    );
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let a_call = json!({"name": "a__slow", "arguments": {}, "_meta": {"progressToken": "a"}});
+    let a = call_apart(&proxy.addr, "a", "a__slow", a_call, json!({}));
+    // A's call is in progress (it takes 1.5 s).
+    std::thread::sleep(Duration::from_millis(300));
+    let forge: Vec<Json> = (0..64).map(|n| json!(n)).chain([json!("a")]).collect();
+    let b_call = json!({"name": "b__slow", "arguments": {"forge": forge}});
+    let b = call_apart(&proxy.addr, "b", "b__slow", b_call, json!({}));
+    let a = a.recv_timeout(wait).unwrap();
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+    assert!(!a["body"].as_str().unwrap().contains("forged"), "{a}");
+    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+}

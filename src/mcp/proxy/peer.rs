@@ -109,6 +109,8 @@ pub(crate) enum Cause {
 struct Waiter {
     method: String,
     tag: Option<u64>,
+    /// The request's `progressToken` (as [`token_key`]), if it gave one.
+    token: Option<String>,
     to: oneshot::Sender<Result<Message, CallError>>,
 }
 
@@ -513,6 +515,16 @@ impl Peer {
         }
     }
 
+    /// Whether a request in flight to the peer gave the progress token `token` (as
+    /// [`token_key`]): the peer's progress under any other token is not its to send.
+    pub(super) fn was_given(&self, token: &str) -> bool {
+        self.waiters
+            .calls()
+            .waiting
+            .values()
+            .any(|w| w.token.as_deref() == Some(token))
+    }
+
     /// Which client request the peer's request `id` (JSON text, not answered yet) came for.
     pub(super) fn cause_of(&self, id: &str) -> Cause {
         lock(&self.asking.open)
@@ -597,6 +609,9 @@ impl Peer {
         let waiter = Waiter {
             method: method.to_owned(),
             tag: None,
+            token: params
+                .and_then(wire::request_progress_token)
+                .map(|t| token_key(&t)),
             to: tx,
         };
         self.enter(id, waiter, Behalf::current(), timeout).await;

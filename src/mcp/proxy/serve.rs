@@ -736,12 +736,14 @@ impl Front {
                     Some("notifications/elicitation/complete") if !self.unsolicited() => return,
                     _ => {}
                 }
-                // Progress only for a call the client is waiting on, under the token it gave:
-                // a server's progress for anything else is nobody's business.
+                // Progress only for a call the client is waiting on, under the token it gave,
+                // from a server that call went to: a server's progress for anything else
+                // (another request's, another client's on the HTTP front) is nobody's
+                // business.
                 if message.method() == Some("notifications/progress")
                     && message
                         .progress_token()
-                        .is_some_and(|token| self.expects_progress(&token_key(&token)))
+                        .is_some_and(|token| self.expects_progress(&server, &token_key(&token)))
                 {
                     // Advisory: when the client reads slowly, progress is dropped, not queued.
                     // A task's progress names the task as the client knows it.
@@ -924,11 +926,16 @@ impl Front {
         })
     }
 
-    fn expects_progress(&self, token: &str) -> bool {
-        lock(&self.in_flight)
+    fn expects_progress(&self, server: &str, token: &str) -> bool {
+        let asked = lock(&self.in_flight)
             .values()
-            .any(|call| call.progress_token.as_deref() == Some(token))
-            || self.tasks.expects_progress(token)
+            .any(|call| call.progress_token.as_deref() == Some(token));
+        let sent = || {
+            self.toolbox
+                .server(server)
+                .is_some_and(|s| s.was_given(token))
+        };
+        (asked && sent()) || self.tasks.expects_progress(server, token)
     }
 }
 
