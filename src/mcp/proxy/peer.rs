@@ -614,7 +614,12 @@ impl Peer {
                 .map(|t| token_key(&t)),
             to: tx,
         };
-        self.enter(id, waiter, Behalf::current(), timeout).await;
+        // Only a call the peer may ask within waits to be alone: listing on the way does not.
+        let behalf = Behalf::current().map(|b| Behalf {
+            alone: b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read"),
+            ..b
+        });
+        self.enter(id, waiter, behalf, timeout).await;
         // The reader may have closed (and drained the waiters) between the check and the insert.
         if let Some(reason) = self.closed() {
             self.waiters.forget(id, false, timeout);
@@ -940,6 +945,58 @@ mod tests {
         let took = started.elapsed();
         assert!(took >= Duration::from_millis(450), "{took:?}");
         assert!(took < Duration::from_secs(3), "{took:?}");
+    }
+
+    #[tokio::test]
+    async fn a_question_is_a_request_s_only_when_nothing_else_is_in_flight() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (sr, mut sw) = tokio::io::split(server);
+        let mut lines = tokio::io::BufReader::new(sr);
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let mut line = String::new();
+        let call = |behalf: Behalf| {
+            let peer = peer.clone();
+            tokio::spawn(BEHALF.scope(behalf, async move {
+                let _ = peer
+                    .request("tools/call", None, Duration::from_secs(30))
+                    .await;
+            }))
+        };
+        let mut ask = async |id: &str| {
+            let question =
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"roots/list\"}}\n");
+            sw.write_all(question.as_bytes()).await.unwrap();
+            let asked = rx.recv().await.unwrap();
+            peer.cause_of(asked.id().unwrap())
+        };
+        let (a, b) = (Behalf::new(true), Behalf::new(false));
+        let first = call(a);
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q1").await, Cause::Request(a.tag));
+        let second = call(b);
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q2").await, Cause::Unknown { in_flight: 2 });
+        // Given up on, a request may still be the peer's reason to ask, for a while.
+        first.abort();
+        let _ = first.await;
+        assert_eq!(ask("q3").await, Cause::Unknown { in_flight: 2 });
+        second.abort();
+        let _ = second.await;
+        // One that may be asked starts once it is alone: here, once the others are answered
+        // (the grace of those given up does not hold it).
+        let third = call(Behalf::new(true));
+        line.clear();
+        while !line.contains("tools/call") {
+            // The two cancellations first.
+            line.clear();
+            lines.read_line(&mut line).await.unwrap();
+        }
+        third.abort();
     }
 
     #[test]
