@@ -1644,7 +1644,7 @@ fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
     let text = format!(r#"{{"mcpServers":{{"asker":{}}}}}"#, documents("asker"));
     std::fs::write(&path, text).unwrap();
     let mut client = Client::start(&path, &[]);
-    client.initialize("2025-11-25");
+    client.initialize_declaring("2025-11-25", json!({"elicitation": {}}));
     client.send(
         &json!({"jsonrpc": "2.0", "id": 700, "method": "prompts/get",
                         "params": {"name": "withdrawn"}}),

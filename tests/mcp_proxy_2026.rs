@@ -709,12 +709,7 @@ fn a_server_s_tasks_requests_are_no_input_requests() {
     // A 2025-11-25 client that declared tasks is asked, as before.
     let mut client = proxy(&config, &[]);
     let tasks = json!({"tasks": {"requests": {"elicitation": {"create": {}}}}});
-    client.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": tasks,
-               "clientInfo": {"name": "e2e", "version": "1"}}),
-    );
-    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client.initialize_declaring("2025-11-25", tasks);
     client.tools();
     client.send(
         &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",

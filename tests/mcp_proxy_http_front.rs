@@ -1308,3 +1308,30 @@ fn stateless_clients_get_only_their_own_progress() {
     assert!(!a["body"].as_str().unwrap().contains("forged"), "{a}");
     assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
 }
+
+/// Issue #42, 2, over HTTP: a session whose client declared nothing; its server asks anyway
+/// (elicitation) and is answered -32601 at once; the call's answer is the whole reply.
+#[test]
+fn a_session_s_server_asking_what_its_client_did_not_declare_is_refused_at_once() {
+    let scratch = Scratch::new("http-undeclared");
+    let config = fixtures_config(&scratch.0, &[("q", "questioning_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "ask", "arguments": {}}});
+    let started = Instant::now();
+    let r = proxy.http("POST", &headers, &call.to_string());
+    assert!(started.elapsed() < Duration::from_secs(10), "{r:?}");
+    assert!(!r.body.contains("elicitation/create"), "{r:?}");
+    let m = r.message();
+    assert_eq!(m["id"], 2, "{m}");
+    let answer = m["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(answer.contains("-32601"), "{m}");
+    assert!(
+        answer.contains("did not declare the elicitation capability"),
+        "{m}"
+    );
+}

@@ -538,9 +538,29 @@ impl Peer {
     /// request in flight is its client request's own: then what the peer asks meanwhile can
     /// be told to be its; past that it goes on, and the peer's questions are refused (a busy
     /// server is shared, never held by one client for another's whole timeout).
-    async fn enter(&self, id: u64, mut waiter: Waiter, behalf: Option<Behalf>, timeout: Duration) {
-        waiter.tag = behalf.map(|b| b.tag);
-        let alone = behalf.filter(|b| b.alone).map(|b| b.tag);
+    async fn enter(
+        &self,
+        id: u64,
+        method: &str,
+        params: Option<&str>,
+        to: oneshot::Sender<Result<Message, CallError>>,
+        timeout: Duration,
+    ) {
+        let behalf = Behalf::current();
+        let waiter = Waiter {
+            method: method.to_owned(),
+            tag: behalf.map(|b| b.tag),
+            token: params
+                .and_then(wire::request_progress_token)
+                .map(|t| token_key(&t)),
+            to,
+        };
+        // Only a call the peer may ask within waits to be alone: listing on the way does not.
+        let alone = behalf
+            .filter(|b| {
+                b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read")
+            })
+            .map(|b| b.tag);
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let fewer = self.waiters.fewer.notified();
@@ -606,20 +626,7 @@ impl Peer {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
-        let waiter = Waiter {
-            method: method.to_owned(),
-            tag: None,
-            token: params
-                .and_then(wire::request_progress_token)
-                .map(|t| token_key(&t)),
-            to: tx,
-        };
-        // Only a call the peer may ask within waits to be alone: listing on the way does not.
-        let behalf = Behalf::current().map(|b| Behalf {
-            alone: b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read"),
-            ..b
-        });
-        self.enter(id, waiter, behalf, timeout).await;
+        self.enter(id, method, params, tx, timeout).await;
         // The reader may have closed (and drained the waiters) between the check and the insert.
         if let Some(reason) = self.closed() {
             self.waiters.forget(id, false, timeout);

@@ -642,45 +642,7 @@ impl Front {
                         .await;
                 }
             }
-            Change::Request { server, message } => {
-                // The client request it came for, as the server's connection read it.
-                let cause = message
-                    .id()
-                    .and_then(|id| Some(self.toolbox.server(&server)?.cause_of(id)))
-                    .unwrap_or(Cause::Unknown { in_flight: 0 });
-                // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
-                // Never waits on a round: this task carries every server's events.
-                let message = if self.serves_2026.load(Ordering::Relaxed) {
-                    match self.rounds.claim(&server, message, cause) {
-                        Claim::Taken => return,
-                        Claim::Refused(message, code, why) => {
-                            return self.refuse_question(&server, &message, code, &why).await;
-                        }
-                        Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
-                            return self.refuse_unclaimed(&server, &message, cause).await;
-                        }
-                        Claim::Unclaimed(message) => message,
-                    }
-                } else {
-                    message
-                };
-                if let Some(why) = self.undeclared(&message) {
-                    let code = code::METHOD_NOT_FOUND;
-                    return self.refuse_question(&server, &message, code, &why).await;
-                }
-                let Some(id) = message.id() else { return };
-                let key = (server.clone(), token_key(id));
-                // Its own task: a person answering an elicitation holds up nothing else.
-                // Held until the task is recorded, so that it cannot end before it is.
-                let mut asking = lock(&self.asking);
-                let this = self.clone();
-                let task_key = key.clone();
-                let task = tokio::spawn(async move {
-                    this.ask_client(&server, &message).await;
-                    lock(&this.asking).remove(&task_key);
-                });
-                asking.insert(key, task.abort_handle());
-            }
+            Change::Request { server, message } => self.on_request(server, message).await,
             Change::Notification { server, message } => {
                 match message.method() {
                     // Forwarded as the server's reader read it (`forward_log`).
@@ -753,6 +715,48 @@ impl Front {
                 }
             }
         }
+    }
+
+    /// A server's request to the client: put to the request it came for (2026-07-28), or to
+    /// the client (2025), or refused to the server at once.
+    async fn on_request(self: &Arc<Self>, server: String, message: Message) {
+        // The client request it came for, as the server's connection read it.
+        let cause = message
+            .id()
+            .and_then(|id| Some(self.toolbox.server(&server)?.cause_of(id)))
+            .unwrap_or(Cause::Unknown { in_flight: 0 });
+        // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
+        // Never waits on a round: this task carries every server's events.
+        let message = if self.serves_2026.load(Ordering::Relaxed) {
+            match self.rounds.claim(&server, message, cause) {
+                Claim::Taken => return,
+                Claim::Refused(message, code, why) => {
+                    return self.refuse_question(&server, &message, code, &why).await;
+                }
+                Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
+                    return self.refuse_unclaimed(&server, &message, cause).await;
+                }
+                Claim::Unclaimed(message) => message,
+            }
+        } else {
+            message
+        };
+        if let Some(why) = self.undeclared(&message) {
+            let code = code::METHOD_NOT_FOUND;
+            return self.refuse_question(&server, &message, code, &why).await;
+        }
+        let Some(id) = message.id() else { return };
+        let key = (server.clone(), token_key(id));
+        // Its own task: a person answering an elicitation holds up nothing else.
+        // Held until the task is recorded, so that it cannot end before it is.
+        let mut asking = lock(&self.asking);
+        let this = self.clone();
+        let task_key = key.clone();
+        let task = tokio::spawn(async move {
+            this.ask_client(&server, &message).await;
+            lock(&this.asking).remove(&task_key);
+        });
+        asking.insert(key, task.abort_handle());
     }
 
     /// Whether notifications the client did not ask for may be sent: not to a 2026-07-28
