@@ -90,8 +90,8 @@ tokio::task_local! {
 
 /// Which client request a peer's question or log message came for, as far as the proxy can
 /// tell: stdio names none, so only when every request in flight to the peer (sent and not
-/// answered, or given up on less than its timeout ago: the peer may still work on it) was
-/// made for the same client request.
+/// answered, or given up on so recently that the peer may still work on it: [`CANCEL_GRACE`]
+/// after a cancellation, a timeout after a timeout) was made for the same client request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cause {
     /// That client request's [`Behalf::tag`].
@@ -182,9 +182,10 @@ impl Waiters {
             return false;
         };
         if given_up {
-            calls
-                .given_up
-                .insert(id, (waiter.tag, Instant::now() + linger));
+            let now = Instant::now();
+            // Those whose peer never answers are forgotten in time.
+            calls.given_up.retain(|_, (_, until)| *until > now);
+            calls.given_up.insert(id, (waiter.tag, now + linger));
         }
         drop(calls);
         self.fewer.notify_waiters();
