@@ -1644,7 +1644,7 @@ fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
     let text = format!(r#"{{"mcpServers":{{"asker":{}}}}}"#, documents("asker"));
     std::fs::write(&path, text).unwrap();
     let mut client = Client::start(&path, &[]);
-    client.initialize("2025-11-25");
+    client.initialize_declaring("2025-11-25", json!({"elicitation": {}}));
     client.send(
         &json!({"jsonrpc": "2.0", "id": 700, "method": "prompts/get",
                         "params": {"name": "withdrawn"}}),
@@ -1905,6 +1905,39 @@ fn daemons_a_server_starts_outside_its_group_go_with_it_and_with_the_proxy() {
         !still_alive_after(tagged, Duration::from_secs(10)),
         "a daemon outlived its server: {}",
         cmdline(tagged)
+    );
+    client.close();
+}
+
+/// Issue #42, 2: a server that asks a client what it did not declare (here elicitation, the
+/// client declaring nothing) is answered at once with -32601, not left to its own timeout;
+/// the client is not asked.
+#[test]
+fn a_server_s_question_the_client_did_not_declare_is_refused_at_once() {
+    let scratch = Scratch::new("undeclared");
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/questioning_server.py");
+    let path = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {"q": {"command": "python3", "args": [script]}}});
+    std::fs::write(&path, servers.to_string()).unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    client.tools();
+    let started = Instant::now();
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
+                        "params": {"name": "ask", "arguments": {}}}),
+    );
+    // The first message back is the call's answer: no question reached the client.
+    let r = client.next_response(Duration::from_secs(20));
+    assert_eq!(r["id"], "call", "{r}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // The questioning server's result is the answer its question got.
+    let answer = decoded(&r["result"]);
+    assert_eq!(answer["error"]["code"], -32601, "{r}");
+    let why = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        why.contains("did not declare the elicitation capability"),
+        "{why}"
     );
     client.close();
 }

@@ -706,9 +706,10 @@ fn a_server_s_tasks_requests_are_no_input_requests() {
     let answer: Json = serde_json::from_str(&result_text(&r)).unwrap();
     assert_eq!(answer["error"]["code"], -32601, "{r}");
     client.close();
-    // A 2025-11-25 client is asked, as before.
+    // A 2025-11-25 client that declared tasks is asked, as before.
     let mut client = proxy(&config, &[]);
-    client.initialize("2025-11-25");
+    let tasks = json!({"tasks": {"requests": {"elicitation": {"create": {}}}}});
+    client.initialize_declaring("2025-11-25", tasks);
     client.tools();
     client.send(
         &json!({"jsonrpc": "2.0", "id": "call", "method": "tools/call",
@@ -878,5 +879,52 @@ fn a_2026_client_sees_no_task_only_tool_and_creates_no_task() {
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
     assert!(r["result"]["task"].is_null(), "{r}");
     assert_eq!(r["result"]["content"][0]["text"], "Echo: no task", "{r}");
+    client.close();
+}
+
+/// Issue #42, 1, over stdio: while a request (A) waits on its round, another (B, declaring
+/// nothing) calls the same server, which asks. Two requests are in flight to it and stdio
+/// does not say whose the question is: it is refused to the server at once, and A's next
+/// round holds only A's own question.
+#[test]
+fn a_question_goes_to_no_request_but_the_one_it_came_for() {
+    let scratch = Scratch::new("era-whose");
+    let config = one(&scratch.0, "s", "servers/asking_server.py", &[]);
+    let mut client = proxy(&config, &[]);
+    client.wait = Duration::from_secs(10);
+    let caps = json!({"elicitation": {}, "sampling": {}});
+    let call = json!({"name": "ask_twice", "arguments": {}});
+    let r = request_2026(&mut client, "tools/call", call.clone(), caps.clone());
+    let (key, asked) = question(&r);
+    assert_eq!(asked["method"], "elicitation/create", "{r}");
+    let ask = json!({"name": "ask", "arguments": {}});
+    send_modern(&mut client, "b", "tools/call", ask, &json!({}));
+    let got = responses(&mut client, &["b"], Duration::from_secs(10));
+    // The asking server's result: the answers its questions got.
+    let b = result_text(&got["b"]);
+    assert!(
+        b.contains("-32601") && !b.contains("accept"),
+        "{}",
+        got["b"]
+    );
+    let answer = json!({ key: {"action": "accept", "content": {"name": "A"}} });
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&call, answer, &state(&r)),
+        caps.clone(),
+    );
+    let (key, asked) = question(&r);
+    assert_eq!(asked["method"], "sampling/createMessage", "{r}");
+    let sampled = json!({"role": "assistant", "model": "m",
+                         "content": {"type": "text", "text": "A-sampled"}});
+    let r = request_2026(
+        &mut client,
+        "tools/call",
+        retry(&call, json!({ key: sampled }), &state(&r)),
+        caps,
+    );
+    let text = result_text(&r);
+    assert!(text.contains("A-sampled") && text.contains("accept"), "{r}");
     client.close();
 }

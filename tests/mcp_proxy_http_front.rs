@@ -1639,3 +1639,210 @@ fn a_session_s_daemons_go_when_it_ends_and_not_another_s() {
         });
     }
 }
+
+/// A configuration of repo fixture servers (Python 3), each `(name, script)`.
+fn fixtures_config(scratch: &Path, servers: &[(&str, &str)]) -> PathBuf {
+    let dir = mcp_servers::root().join("tests/fixtures/mcp/servers");
+    let servers: serde_json::Map<String, Json> = servers
+        .iter()
+        .map(|(name, script)| {
+            let entry = json!({"command": "python3", "args": [dir.join(script)]});
+            ((*name).to_owned(), entry)
+        })
+        .collect();
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// A stateless `tools/call` of `tool` declaring `capabilities`, from a client of its own
+/// (its own connection), answered on another thread.
+fn call_apart(
+    addr: &str,
+    id: &str,
+    tool: &str,
+    params: Json,
+    capabilities: Json,
+) -> std::sync::mpsc::Receiver<Json> {
+    let mut body: Json =
+        serde_json::from_str(&modern_body(json!(id), "tools/call", params)).unwrap();
+    body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
+    let (addr, tool, body) = (addr.to_owned(), tool.to_owned(), body.to_string());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let r = http(
+            &addr,
+            "POST",
+            "/mcp",
+            &modern_headers("tools/call", Some(&tool)),
+            &body,
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        let _ = tx.send(json!({"message": r.message(), "body": r.body}));
+    });
+    rx
+}
+
+/// The single `inputRequests` entry of an `input_required` result.
+fn only_question(m: &Json) -> (String, Json) {
+    assert_eq!(m["result"]["resultType"], "input_required", "{m}");
+    let requests = m["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{m}");
+    let (key, request) = requests.iter().next().unwrap();
+    (key.clone(), request.clone())
+}
+
+/// Issue #42, 1: two stateless clients call the same server, each declaring elicitation.
+/// While A's call waits on its round, B's call waits for the server (stdio names no request:
+/// two calls in flight and a question could be either's); A's next round holds only A's own
+/// question, and B's round, once its call runs, only B's.
+#[test]
+fn stateless_clients_get_only_their_own_questions() {
+    let scratch = Scratch::new("http-2026-whose");
+    let config = fixtures_config(&scratch.0, &[("s", "asking_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let a_caps = json!({"elicitation": {}, "sampling": {}});
+    let a_call = json!({"name": "ask_twice", "arguments": {}});
+    let a = call_apart(
+        &proxy.addr,
+        "a",
+        "ask_twice",
+        a_call.clone(),
+        a_caps.clone(),
+    );
+    let r = a.recv_timeout(wait).unwrap()["message"].clone();
+    let (key, asked) = only_question(&r);
+    assert_eq!(asked["method"], "elicitation/create", "{r}");
+    let b_call = json!({"name": "ask", "arguments": {}});
+    let b_caps = json!({"elicitation": {}});
+    let b = call_apart(&proxy.addr, "b", "ask", b_call.clone(), b_caps.clone());
+    // B's request is with the proxy while A's call waits on A's round.
+    std::thread::sleep(Duration::from_millis(500));
+    let retry = |call: &Json, key: &str, answer: Json, r: &Json| {
+        let mut call = call.clone();
+        call["inputResponses"] = json!({ key: answer });
+        call["requestState"] = r["result"]["requestState"].clone();
+        call
+    };
+    let accept = json!({"action": "accept", "content": {"name": "A"}});
+    let next = retry(&a_call, &key, accept, &r);
+    let a = call_apart(&proxy.addr, "a2", "ask_twice", next, a_caps.clone());
+    let r = a.recv_timeout(wait).unwrap()["message"].clone();
+    let (key, asked) = only_question(&r);
+    assert_eq!(asked["method"], "sampling/createMessage", "{r}");
+    let sampled = json!({"role": "assistant", "model": "m",
+                         "content": {"type": "text", "text": "A-sampled"}});
+    let next = retry(&a_call, &key, sampled, &r);
+    let a = call_apart(&proxy.addr, "a3", "ask_twice", next, a_caps);
+    let r = a.recv_timeout(wait).unwrap()["message"].clone();
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert!(r.to_string().contains("A-sampled"), "{r}");
+    // B's call ran once A's had ended: B is asked its own question.
+    let r = b.recv_timeout(wait).unwrap()["message"].clone();
+    let (key, asked) = only_question(&r);
+    assert_eq!(asked["method"], "elicitation/create", "{r}");
+    let accept = json!({"action": "accept", "content": {"name": "B"}});
+    let next = retry(&b_call, &key, accept, &r);
+    let b = call_apart(&proxy.addr, "b2", "ask", next, b_caps);
+    let r = b.recv_timeout(wait).unwrap()["message"].clone();
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    let text = r.to_string();
+    assert!(
+        text.contains("\\\"B\\\"") && !text.contains("A-sampled"),
+        "{r}"
+    );
+}
+
+/// Issue #42, 1 (log messages): two stateless clients opt in to log messages; B's server
+/// logs while A's call is in progress. The log message reaches B's response only.
+#[test]
+fn stateless_clients_get_only_their_own_log_messages() {
+    let scratch = Scratch::new("http-2026-logs");
+    let config = fixtures_config(
+        &scratch.0,
+        &[
+            ("a", "questioning_server.py"),
+            ("b", "questioning_server.py"),
+        ],
+    );
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let opted = |mut params: Json| {
+        params["_meta"] = json!({"io.modelcontextprotocol/logLevel": "debug"});
+        params
+    };
+    let a_call = opted(json!({"name": "a__slow", "arguments": {}}));
+    let a = call_apart(&proxy.addr, "a", "a__slow", a_call, json!({}));
+    // A's call is in progress (it takes 1.5 s).
+    std::thread::sleep(Duration::from_millis(300));
+    let b_call = opted(json!({"name": "b__slow", "arguments": {"log": "B-private"}}));
+    let b = call_apart(&proxy.addr, "b", "b__slow", b_call, json!({}));
+    let a = a.recv_timeout(wait).unwrap();
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+    assert!(!a["body"].as_str().unwrap().contains("B-private"), "{a}");
+    assert!(b["body"].as_str().unwrap().contains("B-private"), "{b}");
+    assert!(
+        b["body"].as_str().unwrap().contains(r#""logger":"b""#),
+        "{b}"
+    );
+}
+
+/// Issue #42, 1 (progress): B's server sends progress under every token a request of the
+/// shared front may have (internal tokens are small integers); A's request, waiting with a
+/// progress token of its own on another server, hears none of it.
+#[test]
+fn stateless_clients_get_only_their_own_progress() {
+    let scratch = Scratch::new("http-2026-progress");
+    let config = fixtures_config(
+        &scratch.0,
+        &[
+            ("a", "questioning_server.py"),
+            ("b", "questioning_server.py"),
+        ],
+    );
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let a_call = json!({"name": "a__slow", "arguments": {}, "_meta": {"progressToken": "a"}});
+    let a = call_apart(&proxy.addr, "a", "a__slow", a_call, json!({}));
+    // A's call is in progress (it takes 1.5 s).
+    std::thread::sleep(Duration::from_millis(300));
+    let forge: Vec<Json> = (0..64).map(|n| json!(n)).chain([json!("a")]).collect();
+    let b_call = json!({"name": "b__slow", "arguments": {"forge": forge}});
+    let b = call_apart(&proxy.addr, "b", "b__slow", b_call, json!({}));
+    let a = a.recv_timeout(wait).unwrap();
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+    assert!(!a["body"].as_str().unwrap().contains("forged"), "{a}");
+    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+}
+
+/// Issue #42, 2, over HTTP: a session whose client declared nothing; its server asks anyway
+/// (elicitation) and is answered -32601 at once; the call's answer is the whole reply.
+#[test]
+fn a_session_s_server_asking_what_its_client_did_not_declare_is_refused_at_once() {
+    let scratch = Scratch::new("http-undeclared");
+    let config = fixtures_config(&scratch.0, &[("q", "questioning_server.py")]);
+    // A short timeout: a client not asked is not waited for either way.
+    let proxy = Proxy::start(&config, &["--request-timeout", "1"]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    headers.push(("MCP-Protocol-Version", "2025-11-25"));
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "ask", "arguments": {}}});
+    let started = Instant::now();
+    let r = proxy.http("POST", &headers, &call.to_string());
+    assert!(started.elapsed() < Duration::from_secs(5), "{r:?}");
+    // Nothing came before the answer (a question would have made it an event stream).
+    assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
+    let m = r.message();
+    assert_eq!(m["id"], 2, "{m}");
+    let answer = m["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(answer.contains("-32601"), "{m}");
+    assert!(
+        answer.contains("did not declare the elicitation capability"),
+        "{m}"
+    );
+}

@@ -303,9 +303,14 @@ impl Client {
     }
 
     pub fn initialize(&mut self, version: &str) -> Json {
+        self.initialize_declaring(version, json!({}))
+    }
+
+    /// `initialize` declaring `capabilities` (the servers may ask only what they allow).
+    pub fn initialize_declaring(&mut self, version: &str, capabilities: Json) -> Json {
         let r = self.request(
             "initialize",
-            json!({"protocolVersion": version, "capabilities": {},
+            json!({"protocolVersion": version, "capabilities": capabilities,
                    "clientInfo": {"name": "e2e", "version": "1"}}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));

@@ -214,6 +214,18 @@ impl Downstream {
         self.peer.route_logs(sink);
     }
 
+    /// Whether a request in flight to the server gave the progress token `token` (as
+    /// [`token_key`](super::peer::token_key)).
+    pub(super) fn was_given(&self, token: &str) -> bool {
+        self.peer.was_given(token)
+    }
+
+    /// Which client request the server's request `id` (JSON text, not answered yet) came
+    /// for, as far as the proxy can tell (see [`Cause`](super::peer::Cause)).
+    pub(super) fn cause_of(&self, id: &str) -> super::peer::Cause {
+        self.peer.cause_of(id)
+    }
+
     /// The server's `initialize` result (its `serverInfo`, `capabilities`, `instructions`).
     #[must_use]
     pub fn initialize_result(&self) -> &Json {

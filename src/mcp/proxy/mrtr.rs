@@ -7,14 +7,18 @@
 //!
 //! The server's call goes on in its own task between rounds (an [`Exchange`]). Which
 //! exchange a server's question belongs to is not on the wire (stdio has no related-request
-//! id): it goes to the oldest running exchange whose request went to that server (or whose
-//! server the proxy could not tell in advance) and whose latest round declared the capability
-//! the question needs. A question no exchange claims is refused to the server (a modern client
-//! can only be asked within one of its requests), and so is one past [`QUEUED_STEPS`] waiting
-//! in its exchange: no client request that may not own a question is failed for it. The
-//! questions still open when the server's call ends go to another exchange that can take them,
-//! or are refused. Only `sampling/createMessage`, `elicitation/create` and `roots/list` are
-//! claimed: nothing else can be an input request (`// 2026-07-28 basic/patterns/mrtr`).
+//! id): the server's connection tells it ([`Cause`]) only when every request in flight to the
+//! server was made for one client request. A question goes to that request's exchange, and to
+//! no other: never to another request, or another client's (the HTTP front's stateless
+//! requests share one front). An exchange whose round declared a capability a question may
+//! need starts its server call once no other request is in flight to that server
+//! ([`Behalf::alone`]), so that its questions can be told to be its own. A question whose
+//! request the proxy cannot tell, whose request did not declare what it needs, or past
+//! [`QUEUED_STEPS`] waiting in its exchange, is refused to the server with an error that says
+//! why (a modern client can only be asked within one of its requests), and so are the
+//! questions still open when their exchange's call ends. Only `sampling/createMessage`,
+//! `elicitation/create` and `roots/list` are claimed: nothing else can be an input request
+//! (`// 2026-07-28 basic/patterns/mrtr`).
 //!
 //! A legacy server's `-32042` (URL elicitation required, 2025-11-25 only) ends its call asking
 //! the user to visit URLs: its `error.data.elicitations` become a round, and the retry makes
@@ -43,7 +47,7 @@ use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
 use tokio::task::AbortHandle;
 
 use super::era;
-use super::peer::lock;
+use super::peer::{Behalf, Cause, lock};
 use super::toolbox::Toolbox;
 use super::wire::{self, Message, code};
 use crate::mcp::raw;
@@ -80,10 +84,10 @@ enum Step {
 /// One modern request whose server call runs across the client's rounds.
 pub(super) struct Exchange {
     serial: u64,
+    /// The client request its server call is made for.
+    behalf: Behalf,
     method: String,
     fingerprint: Json,
-    /// The server the request went to, when known in advance.
-    target: Option<String>,
     /// The capabilities of the latest round (JSON text): what the client may be asked.
     capabilities: Mutex<String>,
     /// Where questions are queued: only the [`Worker`] holds the channel open, so it closes
@@ -114,23 +118,14 @@ impl Worker {
     }
 }
 
-/// What became of a question offered to the running exchanges.
-enum Offer {
-    Taken,
-    /// Those that can take it have too many queued.
-    Full(Asked),
-    /// None can take it.
-    Nobody(Asked),
-}
-
 /// What became of a server's request put to the rounds ([`Rounds::claim`]).
 pub(super) enum Claim {
-    /// An exchange took it: the client is asked in its next round.
+    /// Its exchange took it: the client is asked in its next round.
     Taken,
-    /// An exchange would take it but has too many questions queued: the server is to be
-    /// answered with this error message.
-    Refused(Message, String),
-    /// No exchange can take it.
+    /// Its exchange cannot take it: the server is to be answered with this error (code,
+    /// message).
+    Refused(Message, i64, String),
+    /// It came for no running exchange, or the proxy cannot tell which.
     Unclaimed(Message),
 }
 
@@ -149,9 +144,31 @@ impl Exchange {
         self.progress.clone()
     }
 
+    /// The client request its server call is made for ([`Behalf`]: set on the task doing it).
+    pub(super) fn behalf(&self) -> Behalf {
+        self.behalf
+    }
+
     /// Whether the latest round declared what `method` needs.
     fn can_take(&self, method: &str) -> bool {
         capability_of(method).is_some_and(|c| era::declares(&lock(&self.capabilities), c))
+    }
+
+    /// Queues a question for the next round, under a key of this exchange; never waits.
+    fn queue(&self, mut asked: Asked) -> Result<(), TrySendError<()>> {
+        let steps = lock(&self.steps_tx).upgrade();
+        let Some(steps) = steps else {
+            return Err(TrySendError::Closed(()));
+        };
+        asked.key = format!(
+            "{}-{}",
+            asked.method.split('/').next().unwrap_or("input"),
+            self.keys.fetch_add(1, Ordering::Relaxed)
+        );
+        steps.try_send(Step::Asked(asked)).map_err(|e| match e {
+            TrySendError::Full(_) => TrySendError::Full(()),
+            TrySendError::Closed(_) => TrySendError::Closed(()),
+        })
     }
 }
 
@@ -171,22 +188,26 @@ pub(super) struct Rounds {
 }
 
 impl Rounds {
-    /// A new exchange for a modern request (its method, params as sent, the server it goes
-    /// to if known, its capabilities), running until [`finished`](Self::finished); and the
-    /// [`Worker`] for the task doing its server call.
+    /// A new exchange for a modern request (its method, params as sent, its capabilities),
+    /// running until [`finished`](Self::finished); and the [`Worker`] for the task doing its
+    /// server call.
     pub(super) fn start(
         &self,
         method: &str,
         params: &str,
-        target: Option<String>,
         capabilities: &str,
     ) -> (Arc<Exchange>, Worker) {
         let (steps_tx, steps) = mpsc::channel(QUEUED_STEPS);
+        // A request that may be asked runs alone on its server: its questions are then known
+        // to be its own.
+        let askable = ["sampling", "elicitation", "roots"]
+            .iter()
+            .any(|c| era::declares(capabilities, c));
         let exchange = Arc::new(Exchange {
             serial: self.serial.fetch_add(1, Ordering::Relaxed),
+            behalf: Behalf::new(askable),
             method: method.to_owned(),
             fingerprint: era::fingerprint(params),
-            target,
             capabilities: Mutex::new(capabilities.to_owned()),
             steps_tx: Mutex::new(steps_tx.downgrade()),
             again: std::sync::atomic::AtomicBool::new(false),
@@ -206,15 +227,31 @@ impl Rounds {
     }
 
     /// Puts a server's question (`sampling/createMessage`, `elicitation/create`,
-    /// `roots/list`) into the oldest running exchange that went to `server` and whose latest
-    /// round declared the capability it needs. Never waits: what an exchange cannot queue is
-    /// refused.
-    pub(super) fn claim(&self, server: &str, message: Message) -> Claim {
+    /// `roots/list`) into the exchange of the client request it came for (`cause`), if that
+    /// request's latest round declared the capability it needs. Never waits: what an exchange
+    /// cannot queue is refused.
+    pub(super) fn claim(&self, server: &str, message: Message, cause: Cause) -> Claim {
         let (Some(id), Some(method)) = (message.id(), message.method()) else {
             return Claim::Unclaimed(message);
         };
-        if capability_of(method).is_none() {
+        let (Some(capability), Cause::Request(tag)) = (capability_of(method), cause) else {
             return Claim::Unclaimed(message);
+        };
+        let exchange = lock(&self.running)
+            .iter()
+            .find(|e| e.behalf.tag == tag)
+            .cloned();
+        let Some(exchange) = exchange else {
+            return Claim::Unclaimed(message);
+        };
+        if !exchange.can_take(method) {
+            // `// 2026-07-28 basic/index` "Request metadata": an undeclared capability is
+            // never relied on.
+            let why = format!(
+                "the client's request this was asked within does not declare the {capability} \
+                 capability"
+            );
+            return Claim::Refused(message, code::METHOD_NOT_FOUND, why);
         }
         let asked = Asked {
             key: String::new(),
@@ -223,57 +260,17 @@ impl Rounds {
             method: method.to_owned(),
             params: message.params().map(str::to_owned),
         };
-        match self.offer(asked) {
-            Offer::Taken => Claim::Taken,
-            Offer::Full(_) => {
+        match exchange.queue(asked) {
+            Ok(()) => Claim::Taken,
+            Err(TrySendError::Full(())) => {
                 let why = format!(
                     "{QUEUED_STEPS} questions of this server already wait for the client's next \
                      round"
                 );
-                Claim::Refused(message, why)
+                Claim::Refused(message, code::INTERNAL_ERROR, why)
             }
-            Offer::Nobody(_) => Claim::Unclaimed(message),
-        }
-    }
-
-    /// Queues `asked` in the oldest running exchange that can take it, under a key of that
-    /// exchange.
-    fn offer(&self, mut asked: Asked) -> Offer {
-        let mut candidates: Vec<Arc<Exchange>> = lock(&self.running)
-            .iter()
-            .filter(|e| e.target.as_deref().is_none_or(|t| t == asked.server))
-            .filter(|e| e.can_take(&asked.method))
-            .cloned()
-            .collect();
-        candidates.sort_by_key(|e| e.serial);
-        let mut full = false;
-        for exchange in candidates {
-            let steps = lock(&exchange.steps_tx).upgrade();
-            let Some(steps) = steps else {
-                continue;
-            };
-            asked.key = format!(
-                "{}-{}",
-                asked.method.split('/').next().unwrap_or("input"),
-                exchange.keys.fetch_add(1, Ordering::Relaxed)
-            );
-            let refused = match steps.try_send(Step::Asked(asked)) {
-                Ok(()) => return Offer::Taken,
-                Err(TrySendError::Full(step)) => {
-                    full = true;
-                    step
-                }
-                Err(TrySendError::Closed(step)) => step,
-            };
-            let Step::Asked(back) = refused else {
-                return Offer::Taken;
-            };
-            asked = back;
-        }
-        if full {
-            Offer::Full(asked)
-        } else {
-            Offer::Nobody(asked)
+            // Its call has just ended.
+            Err(TrySendError::Closed(())) => Claim::Unclaimed(message),
         }
     }
 
@@ -388,17 +385,16 @@ impl Rounds {
                     lock(&exchange.pending).push(asked);
                 }
                 Some(Step::Asked(asked)) => {
-                    // The retry declared less than the round that took it: another exchange
-                    // may take it, else the server is told (`// 2026-07-28 basic/index`
-                    // "Request metadata": an undeclared capability is never relied on).
+                    // The retry declared less than the round that took it: the server is told
+                    // (`// 2026-07-28 basic/index` "Request metadata": an undeclared
+                    // capability is never relied on).
                     let why = "the client's request no longer declares the capability this needs";
-                    self.rehome(toolbox, vec![asked], why).await;
+                    refuse(toolbox, &asked, why).await;
                 }
                 Some(Step::Done(reply)) => {
                     guard.exchange = None;
-                    // Questions of a request that has ended (claimed by another request's
-                    // call, or asked late) go to another request that can take them, or are
-                    // answered: never left open on their server.
+                    // Questions of a request that has ended (asked late) are answered: never
+                    // left open on their server, never put to another request.
                     steps.close();
                     let mut open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
                     while let Ok(step) = steps.try_recv() {
@@ -406,8 +402,9 @@ impl Rounds {
                             open.push(asked);
                         }
                     }
-                    self.rehome(toolbox, open, "the request this was asked for has ended")
-                        .await;
+                    for asked in open {
+                        refuse(toolbox, &asked, "the request this was asked for has ended").await;
+                    }
                     // `// 2026-07-28 client/elicitation` "URL Mode Flow": a legacy server's
                     // -32042 (2025-11-25 only) becomes a round of URL elicitations, and the
                     // retry sends the request again, as a 2025-11-25 client does once the
@@ -492,16 +489,6 @@ impl Rounds {
         lock(&exchange.pending).clear();
         lock(&self.running).push(exchange.clone());
         Some(Worker(steps_tx))
-    }
-
-    /// Questions no longer their exchange's: each to another exchange that can take it, or
-    /// answered with an error (`why`).
-    async fn rehome(&self, toolbox: &Toolbox, open: Vec<Asked>, why: &str) {
-        for asked in open {
-            if let Offer::Full(asked) | Offer::Nobody(asked) = self.offer(asked) {
-                refuse(toolbox, &asked, why).await;
-            }
-        }
     }
 
     /// Keeps `exchange` for the retry carrying `state`, for at most `patience`; the oldest
@@ -725,7 +712,7 @@ mod tests {
         let mut states = Vec::new();
         for n in 0..=MAX_WAITING {
             let params = format!(r#"{{"name":"t","arguments":{{"n":{n}}}}}"#);
-            let (exchange, _worker) = rounds.start("tools/call", &params, None, "{}");
+            let (exchange, _worker) = rounds.start("tools/call", &params, "{}");
             let state = token().unwrap();
             rounds.park(&toolbox, &state, exchange, patience);
             states.push((state, params));
@@ -757,58 +744,57 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn questions_go_where_declared_and_move_on_when_their_call_ends() {
+    async fn questions_go_only_to_the_request_they_came_for() {
         let config = super::super::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
         let toolbox = Toolbox::start(&config, super::super::Options::default());
         let rounds = Rounds::default();
         let elicits = r#"{"elicitation":{}}"#;
-        let (none, _w0) = rounds.start("tools/call", "{}", Some("s".into()), "{}");
-        let (first, worker) = rounds.start("tools/call", "{}", Some("s".into()), elicits);
-        let (other, w2) = rounds.start("tools/call", "{}", None, elicits);
-        let (elsewhere, _w3) = rounds.start("tools/call", "{}", Some("t".into()), elicits);
+        let (none, _w0) = rounds.start("tools/call", "{}", "{}");
+        let (first, worker) = rounds.start("tools/call", "{}", elicits);
+        let (other, w2) = rounds.start("tools/call", "{}", elicits);
+        assert!(!none.behalf().alone && first.behalf().alone);
         let ask = |id: u32, method: &str| {
             let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}"}}"#);
             Message::parse(text).unwrap()
         };
-        // Not an input request; a capability nobody declared.
+        let of = |e: &Arc<Exchange>| Cause::Request(e.behalf().tag);
+        // Not an input request; a request the proxy cannot tell; one it made for nobody.
         assert!(matches!(
-            rounds.claim("s", ask(1, "tasks/get")),
+            rounds.claim("s", ask(1, "tasks/get"), of(&first)),
+            Claim::Unclaimed(_)
+        ));
+        let unknown = Cause::Unknown { in_flight: 2 };
+        assert!(matches!(
+            rounds.claim("s", ask(2, "elicitation/create"), unknown),
             Claim::Unclaimed(_)
         ));
         assert!(matches!(
-            rounds.claim("s", ask(2, "roots/list")),
+            rounds.claim("s", ask(3, "elicitation/create"), Cause::Request(u64::MAX)),
             Claim::Unclaimed(_)
         ));
-        // The oldest request to the server that declared elicitation, not the older one that
-        // did not.
+        // Its request did not declare what it needs: refused, not put to another.
         assert!(matches!(
-            rounds.claim("s", ask(3, "elicitation/create")),
+            rounds.claim("s", ask(4, "elicitation/create"), of(&none)),
+            Claim::Refused(_, code::METHOD_NOT_FOUND, _)
+        ));
+        assert!(matches!(
+            rounds.claim("s", ask(5, "elicitation/create"), of(&first)),
             Claim::Taken
         ));
         let queued = |e: &Arc<Exchange>| e.steps.try_lock().unwrap().len();
-        assert_eq!(
-            (
-                queued(&none),
-                queued(&first),
-                queued(&other),
-                queued(&elsewhere)
-            ),
-            (0, 1, 0, 0)
-        );
-        // Its call ends with the question open: the question goes to the other request.
+        assert_eq!((queued(&none), queued(&first), queued(&other)), (0, 1, 0));
+        // Its call ends with the question open: the question goes to nobody else.
         rounds.finished(&first);
         worker.done(wire::response("0", "{}")).await;
         let reply = rounds
             .wait(&toolbox, &first, "9", Duration::from_secs(60))
             .await;
         assert!(reply.contains(r#""resultType":"complete""#), "{reply}");
-        let Ok(Step::Asked(moved)) = other.steps.try_lock().unwrap().try_recv() else {
-            panic!("the question did not move");
-        };
-        assert_eq!(
-            (moved.id.as_deref(), moved.key.as_str()),
-            (Some("3"), "elicitation-1")
-        );
+        assert_eq!(queued(&other), 0);
+        assert!(matches!(
+            rounds.claim("s", ask(6, "elicitation/create"), of(&first)),
+            Claim::Unclaimed(_)
+        ));
         // A call that is gone: its round says so instead of waiting forever.
         drop(w2);
         let reply = rounds

@@ -1,10 +1,12 @@
 //! One JSON-RPC connection (a server's stdio, or the client's): a writer task, a reader task,
-//! and requests matched to their responses by id, each with a timeout.
+//! and requests matched to their responses by id, each with a timeout. Each request carries
+//! the client request it is made for ([`Behalf`]), so that what the peer asks or logs can be
+//! told to be that request's ([`Cause`]) when nothing else is in flight to it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -32,6 +34,11 @@ enum Outgoing {
     Close,
 }
 
+/// How long after the proxy cancels a request its peer's questions and log messages may
+/// still be for it (they may have been on their way): until then they cannot be told to be
+/// another request's.
+const CANCEL_GRACE: Duration = Duration::from_secs(2);
+
 /// A request that reports progress may run this many times the request timeout in all.
 pub const MAX_EXTENSIONS: u32 = 10;
 
@@ -39,17 +46,152 @@ pub const MAX_EXTENSIONS: u32 = 10;
 /// order the peer sent them, before any later response is handed over.
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Where a peer's `notifications/message` go as they are read (its name, the message's text),
-/// besides its inbound queue: in order with its responses, so that a request's log messages
-/// reach the client before its answer.
-pub(super) type LogSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+/// Where a peer's `notifications/message` go as they are read (its name, the message's text,
+/// the request it came for), besides its inbound queue: in order with its responses, so that
+/// a request's log messages reach the client before its answer.
+pub(super) type LogSink = Arc<dyn Fn(&str, &str, Cause) + Send + Sync>;
 
 /// Routes by [`token_key`], each with how many calls hold it.
 type Routes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
-/// A request waiting for its response: its method (for messages) and who waits.
-type Waiter = (String, oneshot::Sender<Result<Message, CallError>>);
-type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
+/// The client request a task works for, which the requests it sends to servers are made for
+/// (the task-local [`BEHALF`], set by the front around each client request).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Behalf {
+    /// Unique in the process.
+    pub(super) tag: u64,
+    /// Whether a server's questions may be put to it (a 2026-07-28 request that declared
+    /// sampling, elicitation or roots): it then starts on a server only once no request for
+    /// another is in flight there (waiting at most its timeout), so that the questions asked
+    /// while it runs can be told to be its own.
+    pub(super) alone: bool,
+}
+
+impl Behalf {
+    /// A new client request's.
+    pub(super) fn new(alone: bool) -> Behalf {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Behalf {
+            tag: NEXT.fetch_add(1, Ordering::Relaxed),
+            alone,
+        }
+    }
+
+    /// The task's, if it works for a client request.
+    pub(super) fn current() -> Option<Behalf> {
+        BEHALF.try_with(|b| *b).ok()
+    }
+}
+
+tokio::task_local! {
+    /// The client request the task works for.
+    pub(super) static BEHALF: Behalf;
+}
+
+/// Which client request a peer's question or log message came for, as far as the proxy can
+/// tell: stdio names none, so only when every request in flight to the peer (sent and not
+/// answered, or given up on so recently that the peer may still work on it: [`CANCEL_GRACE`]
+/// after a cancellation, a timeout after a timeout) was made for the same client request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// That client request's [`Behalf::tag`].
+    Request(u64),
+    /// Unknown: `in_flight` requests were in flight (none, several for different client
+    /// requests, or the proxy's own).
+    Unknown {
+        /// How many.
+        in_flight: usize,
+    },
+}
+
+/// A request waiting for its response: its method (for messages), the client request it was
+/// made for ([`Behalf::tag`]), and who waits.
+struct Waiter {
+    method: String,
+    tag: Option<u64>,
+    /// The request's `progressToken` (as [`token_key`]), if it gave one.
+    token: Option<String>,
+    to: oneshot::Sender<Result<Message, CallError>>,
+}
+
+/// The requests in flight to the peer.
+#[derive(Default)]
+struct Calls {
+    waiting: HashMap<u64, Waiter>,
+    /// Requests given up (cancelled or timed out) that the peer may still be working on: the
+    /// client request each was for, until its reply comes or the instant given.
+    given_up: HashMap<u64, (Option<u64>, Instant)>,
+}
+
+impl Calls {
+    /// The client requests (tags) of the requests in flight, each once; `None` for the
+    /// proxy's own.
+    fn tags(&mut self) -> Vec<Option<u64>> {
+        let now = Instant::now();
+        self.given_up.retain(|_, (_, until)| *until > now);
+        let mut tags: Vec<Option<u64>> = self
+            .waiting
+            .values()
+            .map(|w| w.tag)
+            .chain(self.given_up.values().map(|(tag, _)| *tag))
+            .collect();
+        tags.sort_unstable();
+        tags.dedup();
+        tags
+    }
+
+    fn cause(&mut self) -> Cause {
+        match self.tags()[..] {
+            [Some(tag)] => Cause::Request(tag),
+            _ => Cause::Unknown {
+                in_flight: self.waiting.len() + self.given_up.len(),
+            },
+        }
+    }
+
+    /// A reply came for `id`: the waiter, if one waits.
+    fn answered(&mut self, id: u64) -> Option<Waiter> {
+        self.given_up.remove(&id);
+        self.waiting.remove(&id)
+    }
+}
+
+/// The requests in flight, and a signal when one ends.
+#[derive(Default)]
+struct Waiters {
+    calls: Mutex<Calls>,
+    fewer: Notify,
+}
+
+impl Waiters {
+    fn calls(&self) -> std::sync::MutexGuard<'_, Calls> {
+        lock(&self.calls)
+    }
+
+    /// A reply came for `id`: the waiter, if one waits.
+    fn answered(&self, id: u64) -> Option<Waiter> {
+        let waiter = self.calls().answered(id);
+        self.fewer.notify_waiters();
+        waiter
+    }
+
+    /// Forgets `id`'s waiter; when `given_up`, the peer may still work on it for `linger`.
+    fn forget(&self, id: u64, given_up: bool, linger: Duration) -> bool {
+        let mut calls = self.calls();
+        let Some(waiter) = calls.waiting.remove(&id) else {
+            return false;
+        };
+        if given_up {
+            let now = Instant::now();
+            // Those whose peer never answers are forgotten in time.
+            calls.given_up.retain(|_, (_, until)| *until > now);
+            calls.given_up.insert(id, (waiter.tag, now + linger));
+        }
+        drop(calls);
+        self.fewer.notify_waiters();
+        true
+    }
+}
 
 /// A JSON-RPC peer. Incoming requests and notifications go to the channel given to
 /// [`Peer::start`]; responses complete the matching [`Peer::request`].
@@ -57,7 +199,7 @@ type Waiters = Arc<Mutex<HashMap<u64, Waiter>>>;
 pub(super) struct Peer {
     name: Arc<str>,
     outgoing: mpsc::Sender<Outgoing>,
-    waiters: Waiters,
+    waiters: Arc<Waiters>,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
     routes: Routes,
@@ -72,28 +214,29 @@ pub(super) struct Peer {
 }
 
 /// The requests a peer sent that the proxy has not answered yet (by [`token_key`] of their
-/// ids): while a server waits for its question to be answered (a person may be answering an
-/// elicitation, a 2026-07-28 client coming back with its retry), its calls are not timed out.
+/// ids), with the client request each came for: while a server waits for its question to be
+/// answered (a person may be answering an elicitation, a 2026-07-28 client coming back with
+/// its retry), its calls are not timed out.
 #[derive(Default)]
 struct Asking {
     /// Whether calls wait for the peer's questions ([`Peer::hold_while_asking`]).
     holds: AtomicBool,
-    open: Mutex<HashSet<String>>,
+    open: Mutex<HashMap<String, Cause>>,
     /// Signalled when one is answered: the calls' timeout starts again.
     answered: Notify,
 }
 
 impl Asking {
-    fn asked(&self, id: &str) {
+    fn asked(&self, id: &str, cause: Cause) {
         if self.holds.load(Ordering::Relaxed) {
-            lock(&self.open).insert(token_key(id));
+            lock(&self.open).insert(token_key(id), cause);
         }
     }
 
     /// The question `id` (JSON text) is answered (by a response the proxy sends) or withdrawn
     /// (by the peer's `notifications/cancelled`).
     fn settled(&self, id: &str) {
-        if lock(&self.open).remove(&token_key(id)) {
+        if lock(&self.open).remove(&token_key(id)).is_some() {
             self.answered.notify_waiters();
         }
     }
@@ -165,7 +308,7 @@ impl Peer {
     {
         let (outgoing, mut outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
         let (closed_tx, closed) = watch::channel(None);
-        let waiters: Waiters = Arc::default();
+        let waiters: Arc<Waiters> = Arc::default();
         let name: Arc<str> = Arc::from(name);
         let dropped = Arc::new(AtomicU64::new(0));
         let routes: Routes = Arc::default();
@@ -214,9 +357,9 @@ impl Peer {
                             let waiter = id
                                 .parse::<u64>()
                                 .ok()
-                                .and_then(|id| lock(&reader_waiters).remove(&id));
-                            if let Some((_, waiter)) = waiter {
-                                let _ = waiter.send(outcome(&reader_name, message));
+                                .and_then(|id| reader_waiters.answered(id));
+                            if let Some(waiter) = waiter {
+                                let _ = waiter.to.send(outcome(&reader_name, message));
                             }
                         }
                         Kind::Invalid if bad_frames.is_none() => {
@@ -229,7 +372,9 @@ impl Peer {
                             if method == "notifications/message"
                                 && let Some(to) = lock(&reader_logs).clone()
                             {
-                                to(&reader_name, message.text());
+                                // Which request it came for, as the request's replies are read.
+                                let cause = reader_waiters.calls().cause();
+                                to(&reader_name, message.text(), cause);
                             }
                             if method == "notifications/cancelled" {
                                 // The peer withdrew a question: it no longer waits for it.
@@ -262,7 +407,9 @@ impl Peer {
                         }
                         _ => {
                             if let Kind::Request { id, .. } = message.kind() {
-                                reader_asking.asked(id);
+                                // Which request it came for: told now, in order with the
+                                // replies, not when it is handled.
+                                reader_asking.asked(id, reader_waiters.calls().cause());
                             }
                             if inbound.send(message).await.is_err() {
                                 break "stopped".to_owned();
@@ -272,8 +419,14 @@ impl Peer {
                 }
             };
             let _ = closed_tx.send(Some(reason.clone()));
-            for (_, (_, waiter)) in lock(&reader_waiters).drain() {
-                let _ = waiter.send(Err(CallError::Closed {
+            let waiting: Vec<Waiter> = {
+                let mut calls = reader_waiters.calls();
+                calls.given_up.clear();
+                calls.waiting.drain().map(|(_, w)| w).collect()
+            };
+            reader_waiters.fewer.notify_waiters();
+            for waiter in waiting {
+                let _ = waiter.to.send(Err(CallError::Closed {
                     server: reader_name.to_string(),
                     reason: reason.clone(),
                 }));
@@ -379,6 +532,73 @@ impl Peer {
         }
     }
 
+    /// Whether a request in flight to the peer gave the progress token `token` (as
+    /// [`token_key`]): the peer's progress under any other token is not its to send.
+    pub(super) fn was_given(&self, token: &str) -> bool {
+        self.waiters
+            .calls()
+            .waiting
+            .values()
+            .any(|w| w.token.as_deref() == Some(token))
+    }
+
+    /// Which client request the peer's request `id` (JSON text, not answered yet) came for.
+    pub(super) fn cause_of(&self, id: &str) -> Cause {
+        lock(&self.asking.open)
+            .get(&token_key(id))
+            .copied()
+            .unwrap_or(Cause::Unknown { in_flight: 0 })
+    }
+
+    /// Records request `id` as in flight for `behalf`'s client request. A request that may
+    /// be asked questions ([`Behalf::alone`]) first waits, at most `timeout`, until every
+    /// request in flight is its client request's own: then what the peer asks meanwhile can
+    /// be told to be its; past that it goes on, and the peer's questions are refused (a busy
+    /// server is shared, never held by one client for another's whole timeout).
+    async fn enter(
+        &self,
+        id: u64,
+        method: &str,
+        params: Option<&str>,
+        to: oneshot::Sender<Result<Message, CallError>>,
+        timeout: Duration,
+    ) {
+        let behalf = Behalf::current();
+        let waiter = Waiter {
+            method: method.to_owned(),
+            tag: behalf.map(|b| b.tag),
+            token: params
+                .and_then(wire::request_progress_token)
+                .map(|t| token_key(&t)),
+            to,
+        };
+        // Only a call the peer may ask within waits to be alone: listing on the way does not.
+        let alone = behalf
+            .filter(|b| {
+                b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read")
+            })
+            .map(|b| b.tag);
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let fewer = self.waiters.fewer.notified();
+            tokio::pin!(fewer);
+            fewer.as_mut().enable();
+            {
+                let mut calls = self.waiters.calls();
+                let others =
+                    alone.is_some_and(|tag| calls.waiting.values().any(|w| w.tag != Some(tag)));
+                if !others || tokio::time::Instant::now() >= deadline {
+                    calls.waiting.insert(id, waiter);
+                    return;
+                }
+            }
+            tokio::select! {
+                () = fewer => {}
+                () = tokio::time::sleep_until(deadline) => {}
+            }
+        }
+    }
+
     /// Closes the writing side (the peer reads end of input).
     pub(super) async fn close(&self) {
         let _ = self.outgoing.send(Outgoing::Close).await;
@@ -423,10 +643,10 @@ impl Peer {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, mut rx) = oneshot::channel();
-        lock(&self.waiters).insert(id, (method.to_owned(), tx));
+        self.enter(id, method, params, tx, timeout).await;
         // The reader may have closed (and drained the waiters) between the check and the insert.
         if let Some(reason) = self.closed() {
-            lock(&self.waiters).remove(&id);
+            self.waiters.forget(id, false, timeout);
             return Err(CallError::Closed {
                 server: self.name.to_string(),
                 reason,
@@ -436,6 +656,7 @@ impl Peer {
             peer: self,
             id,
             done: false,
+            linger: CANCEL_GRACE,
         };
         self.send(wire::request(id, method, params)).await;
         let started = tokio::time::Instant::now();
@@ -448,6 +669,8 @@ impl Peer {
                     // The peer waits for an answer of ours: so does its call.
                     let now = tokio::time::Instant::now();
                     if !self.asking.is_waiting() || now >= last {
+                        // Timed out, the peer is likely still at work on it.
+                        guard.linger = timeout;
                         break None;
                     }
                     deadline = (now + timeout).min(last);
@@ -535,11 +758,12 @@ fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
     let waiter = bad
         .id()
         .and_then(|id| id.parse::<u64>().ok())
-        .and_then(|id| lock(waiters).remove(&id));
+        .and_then(|id| waiters.answered(id));
     match waiter {
-        Some((method, waiter)) => {
+        Some(waiter) => {
+            let method = waiter.method;
             log(server, &format!("its reply to {method} was {bad}"));
-            let _ = waiter.send(Err(CallError::BadReply {
+            let _ = waiter.to.send(Err(CallError::BadReply {
                 server: server.to_owned(),
                 method,
                 why: bad.to_string(),
@@ -555,11 +779,13 @@ struct WaitGuard<'p> {
     peer: &'p Peer,
     id: u64,
     done: bool,
+    /// How long the peer may still work on it once given up.
+    linger: Duration,
 }
 
 impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
-        if lock(&self.peer.waiters).remove(&self.id).is_some() && !self.done {
+        if self.peer.waiters.forget(self.id, !self.done, self.linger) && !self.done {
             let params = format!(
                 r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
                 self.id
@@ -637,7 +863,7 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(e, CallError::Timeout { .. }), "{e}");
-        assert!(lock(&peer.waiters).is_empty());
+        assert!(peer.waiters.calls().waiting.is_empty());
     }
 
     #[tokio::test]
@@ -743,6 +969,58 @@ mod tests {
         let took = started.elapsed();
         assert!(took >= Duration::from_millis(450), "{took:?}");
         assert!(took < Duration::from_secs(3), "{took:?}");
+    }
+
+    #[tokio::test]
+    async fn a_question_is_a_request_s_only_when_nothing_else_is_in_flight() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (sr, mut sw) = tokio::io::split(server);
+        let mut lines = tokio::io::BufReader::new(sr);
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let mut line = String::new();
+        let call = |behalf: Behalf| {
+            let peer = peer.clone();
+            tokio::spawn(BEHALF.scope(behalf, async move {
+                let _ = peer
+                    .request("tools/call", None, Duration::from_secs(30))
+                    .await;
+            }))
+        };
+        let mut ask = async |id: &str| {
+            let question =
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"roots/list\"}}\n");
+            sw.write_all(question.as_bytes()).await.unwrap();
+            let asked = rx.recv().await.unwrap();
+            peer.cause_of(asked.id().unwrap())
+        };
+        let (a, b) = (Behalf::new(true), Behalf::new(false));
+        let first = call(a);
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q1").await, Cause::Request(a.tag));
+        let second = call(b);
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q2").await, Cause::Unknown { in_flight: 2 });
+        // Given up on, a request may still be the peer's reason to ask, for a while.
+        first.abort();
+        let _ = first.await;
+        assert_eq!(ask("q3").await, Cause::Unknown { in_flight: 2 });
+        second.abort();
+        let _ = second.await;
+        // One that may be asked starts once it is alone: here, once the others are answered
+        // (the grace of those given up does not hold it).
+        let third = call(Behalf::new(true));
+        line.clear();
+        while !line.contains("tools/call") {
+            // The two cancellations first.
+            line.clear();
+            lines.read_line(&mut line).await.unwrap();
+        }
+        third.abort();
     }
 
     #[test]

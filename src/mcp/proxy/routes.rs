@@ -330,13 +330,6 @@ impl Routes {
             .map(|(_, server)| server.clone())
     }
 
-    /// The server of the prompt exposed as `name`, when what was listed tells (no listing).
-    pub(super) fn known_prompt(&self, name: &str) -> Option<String> {
-        lock(&self.prompts)
-            .get(name)
-            .map(|(server, _)| server.clone())
-    }
-
     /// Forgets what was listed (a server said its list changed).
     pub(super) fn forget(&self, method: &str) {
         if method == "notifications/prompts/list_changed" {

@@ -5,7 +5,10 @@
 //! the server; progress notifications come back; a server's `tools/list_changed` re-lists it
 //! and is passed on. Resources, prompts, completion and logging go through `routes.rs`; a
 //! server's requests to the client (sampling, elicitation, roots) reach the client under the
-//! proxy's ids and the answers go back under the server's.
+//! proxy's ids and the answers go back under the server's; one the client did not declare the
+//! capability for is refused to the server at once (-32601). Every request's work runs under
+//! a [`Behalf`] tag, so that a server's question or log message reaches only the client
+//! request it came for ([`Cause`]), or none.
 //!
 //! A request of revision 2026-07-28 (its `_meta` says so) is answered by `modern.rs`:
 //! translated for the servers, which speak 2025-11-25 or older, and back (the module `era`
@@ -14,9 +17,8 @@
 mod modern;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use serde_json::Value as Json;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -27,8 +29,9 @@ use super::era::{self, Envelope};
 use super::error::CallError;
 use super::inspect::tools_list_json;
 use super::listen::Listens;
+use super::log;
 use super::mrtr::{self, Claim, ProgressAs, Rounds};
-use super::peer::{INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
+use super::peer::{BEHALF, Behalf, Cause, INBOUND_QUEUE, Peer, ProgressSink, lock, token_key};
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use super::toolbox::{Change, Toolbox};
@@ -80,17 +83,23 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    serve_lines(toolbox, mode, reader, writer, MAX_MESSAGE_BYTES).await
+    serve_with(toolbox, mode, reader, writer, MAX_MESSAGE_BYTES, false).await
 }
 
 /// As [`serve`], reading client lines of up to `max_line` bytes (the HTTP front's pipe, whose
-/// lines its own size check has bounded, may carry a few bytes more than a client sent).
-pub(super) async fn serve_lines<R, W>(
+/// lines its own size check has bounded, may carry a few bytes more than a client sent);
+/// when `related`, a log message for a 2026-07-28 request names it under [`RELATED_KEY`]
+/// (the HTTP front's stateless router routes it by that, and removes it).
+///
+/// # Errors
+/// As [`serve`].
+pub(crate) async fn serve_with<R, W>(
     toolbox: Arc<Toolbox>,
     mode: Mode,
     reader: R,
     writer: W,
     max_line: usize,
+    related: bool,
 ) -> std::io::Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -116,16 +125,18 @@ where
         rounds: Rounds::default(),
         listens: Listens::default(),
         log_level: Mutex::default(),
-        logs_until: Mutex::default(),
+        declared: Mutex::default(),
+        related,
+        unheard: AtomicU64::new(0),
     });
     // Servers' log messages reach the client as their readers read them: a request's log
     // messages before its answer (on HTTP, its response stream closes with the answer).
     let weak = Arc::downgrade(&front);
     front
         .toolbox
-        .route_logs(Arc::new(move |server: &str, text: &str| {
+        .route_logs(Arc::new(move |server: &str, text: &str, cause: Cause| {
             if let Some(front) = weak.upgrade() {
-                front.forward_log(server, text);
+                front.forward_log(server, text, cause);
             }
         }));
     // Its own task: a re-listing in progress is never cut short by a client message.
@@ -186,9 +197,17 @@ struct Front {
     listens: Listens,
     /// The log level last set on the servers for a 2026-07-28 request.
     log_level: Mutex<Option<String>>,
-    /// Until when servers' log messages still reach a 2026-07-28 client.
-    logs_until: Mutex<Option<Instant>>,
+    /// The capabilities of the client's `initialize` (JSON text): what it may be asked.
+    declared: Mutex<Option<String>>,
+    /// Whether a 2026-07-28 request's log messages name it ([`serve_with`]).
+    related: bool,
+    /// Servers' log messages no client request could be told to have caused.
+    unheard: AtomicU64,
 }
+
+/// The member a log message for a 2026-07-28 request names it under (the request's id) on a
+/// front that [`serve_with`] was told to: never sent to a client.
+pub(crate) const RELATED_KEY: &str = "toon/relatedRequestId";
 
 tokio::task_local! {
     /// Set while a 2026-07-28 request's server call runs across its rounds: each retry
@@ -207,6 +226,13 @@ pub const MAX_LISTENS: usize = 256;
 /// A client request being worked on.
 struct InFlight {
     task: AbortHandle,
+    /// Its id (JSON text).
+    id: String,
+    /// What the requests made for it to servers carry ([`Behalf::tag`]).
+    tag: u64,
+    /// The exchange (its [`Behalf::tag`]) whose round it waits for, for a 2026-07-28
+    /// request that takes rounds.
+    exchange: Option<u64>,
     /// The `progressToken` the client gave it (as JSON text), if any.
     progress_token: Option<String>,
     /// Whether it is a 2026-07-28 request that opted in to log messages.
@@ -273,7 +299,10 @@ impl Front {
                 let mut in_flight = lock(&self.in_flight);
                 let task_key = key.clone();
                 let logs = declared.as_ref().is_some_and(|d| d.log_level.is_some());
-                let task = tokio::spawn(async move {
+                let reply_id = id.clone();
+                // What its servers send can be told to be this request's.
+                let behalf = Behalf::new(false);
+                let task = tokio::spawn(BEHALF.scope(behalf, async move {
                     let reply = match &declared {
                         Some(declared) => {
                             this.answer_modern(&id, &method, &message, declared).await
@@ -281,16 +310,16 @@ impl Front {
                         None => this.answer(&id, &method, &message).await,
                     };
                     lock(&this.in_flight).remove(&task_key);
-                    if logs {
-                        *lock(&this.logs_until) = Some(Instant::now() + modern::LOG_GRACE);
-                    }
                     drop(permit);
                     this.client.send(reply).await;
-                });
+                }));
                 in_flight.insert(
                     key,
                     InFlight {
                         task: task.abort_handle(),
+                        id: reply_id,
+                        tag: behalf.tag,
+                        exchange: None,
                         progress_token,
                         logs,
                     },
@@ -363,8 +392,10 @@ impl Front {
     async fn answer(&self, id: &str, method: &str, message: &Message) -> String {
         let outcome = match method {
             "initialize" => {
+                let params = message.params_json();
+                *lock(&self.declared) = Some(params["capabilities"].to_string());
                 self.toolbox.ready().await;
-                let result = self.initialize(&message.params_json());
+                let result = self.initialize(&params);
                 self.initialized.store(true, Ordering::Relaxed);
                 Ok(result)
             }
@@ -641,37 +672,7 @@ impl Front {
                         .await;
                 }
             }
-            Change::Request { server, message } => {
-                // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
-                // Never waits on a round: this task carries every server's events.
-                let message = if self.serves_2026.load(Ordering::Relaxed) {
-                    match self.rounds.claim(&server, message) {
-                        Claim::Taken => return,
-                        Claim::Refused(message, why) => {
-                            let code = code::INTERNAL_ERROR;
-                            return self.refuse_question(&server, &message, code, &why).await;
-                        }
-                        Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
-                            return self.refuse_unclaimed(&server, &message).await;
-                        }
-                        Claim::Unclaimed(message) => message,
-                    }
-                } else {
-                    message
-                };
-                let Some(id) = message.id() else { return };
-                let key = (server.clone(), token_key(id));
-                // Its own task: a person answering an elicitation holds up nothing else.
-                // Held until the task is recorded, so that it cannot end before it is.
-                let mut asking = lock(&self.asking);
-                let this = self.clone();
-                let task_key = key.clone();
-                let task = tokio::spawn(async move {
-                    this.ask_client(&server, &message).await;
-                    lock(&this.asking).remove(&task_key);
-                });
-                asking.insert(key, task.abort_handle());
-            }
+            Change::Request { server, message } => self.on_request(server, message).await,
             Change::Notification { server, message } => {
                 match message.method() {
                     // Forwarded as the server's reader read it (`forward_log`).
@@ -727,12 +728,14 @@ impl Front {
                     Some("notifications/elicitation/complete") if !self.unsolicited() => return,
                     _ => {}
                 }
-                // Progress only for a call the client is waiting on, under the token it gave:
-                // a server's progress for anything else is nobody's business.
+                // Progress only for a call the client is waiting on, under the token it gave,
+                // from a server that call went to: a server's progress for anything else
+                // (another request's, another client's on the HTTP front) is nobody's
+                // business.
                 if message.method() == Some("notifications/progress")
                     && message
                         .progress_token()
-                        .is_some_and(|token| self.expects_progress(&token_key(&token)))
+                        .is_some_and(|token| self.expects_progress(&server, &token_key(&token)))
                 {
                     // Advisory: when the client reads slowly, progress is dropped, not queued.
                     // A task's progress names the task as the client knows it.
@@ -742,6 +745,48 @@ impl Front {
                 }
             }
         }
+    }
+
+    /// A server's request to the client: put to the request it came for (2026-07-28), or to
+    /// the client (2025), or refused to the server at once.
+    async fn on_request(self: &Arc<Self>, server: String, message: Message) {
+        // The client request it came for, as the server's connection read it.
+        let cause = message
+            .id()
+            .and_then(|id| Some(self.toolbox.server(&server)?.cause_of(id)))
+            .unwrap_or(Cause::Unknown { in_flight: 0 });
+        // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
+        // Never waits on a round: this task carries every server's events.
+        let message = if self.serves_2026.load(Ordering::Relaxed) {
+            match self.rounds.claim(&server, message, cause) {
+                Claim::Taken => return,
+                Claim::Refused(message, code, why) => {
+                    return self.refuse_question(&server, &message, code, &why).await;
+                }
+                Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
+                    return self.refuse_unclaimed(&server, &message, cause).await;
+                }
+                Claim::Unclaimed(message) => message,
+            }
+        } else {
+            message
+        };
+        if let Some(why) = self.undeclared(&message) {
+            let code = code::METHOD_NOT_FOUND;
+            return self.refuse_question(&server, &message, code, &why).await;
+        }
+        let Some(id) = message.id() else { return };
+        let key = (server.clone(), token_key(id));
+        // Its own task: a person answering an elicitation holds up nothing else.
+        // Held until the task is recorded, so that it cannot end before it is.
+        let mut asking = lock(&self.asking);
+        let this = self.clone();
+        let task_key = key.clone();
+        let task = tokio::spawn(async move {
+            this.ask_client(&server, &message).await;
+            lock(&this.asking).remove(&task_key);
+        });
+        asking.insert(key, task.abort_handle());
     }
 
     /// Whether notifications the client did not ask for may be sent: not to a 2026-07-28
@@ -761,17 +806,22 @@ impl Front {
     /// Refuses a server's request no 2026-07-28 request of the client claims: that client
     /// cannot be asked outside its requests. (server-everything asks for roots right after
     /// `initialize`; refused, it asks again within the call that needs them.)
-    async fn refuse_unclaimed(&self, server: &str, message: &Message) {
+    async fn refuse_unclaimed(&self, server: &str, message: &Message, cause: Cause) {
         let Some(method) = message.method() else {
             return;
         };
-        let why = match mrtr::capability_of(method) {
-            Some(capability) => format!(
+        let why = match (mrtr::capability_of(method), cause) {
+            // Stdio names no request: the proxy does not guess.
+            (Some(_), Cause::Unknown { in_flight }) if in_flight > 1 => format!(
+                "{in_flight} requests are in flight to this server and the proxy cannot tell \
+                 which one {method} was asked within: it does not guess"
+            ),
+            (Some(capability), _) => format!(
                 "the client (revision 2026-07-28) can be asked {method} only while one of its \
                  requests to this server that declares the {capability} capability runs"
             ),
             // `tasks/*` about tasks the client runs: a 2026-07-28 client runs none.
-            None => format!("the client (revision 2026-07-28) does not offer {method}"),
+            (None, _) => format!("the client (revision 2026-07-28) does not offer {method}"),
         };
         self.refuse_question(server, message, code::METHOD_NOT_FOUND, &why)
             .await;
@@ -787,17 +837,69 @@ impl Front {
         }
     }
 
-    /// A server's log message to the client, tagged with the server, when the client may
-    /// hear it: once initialized, or while a 2026-07-28 request that asked for log messages
-    /// runs.
-    fn forward_log(&self, server: &str, text: &str) {
-        if !(self.initialized.load(Ordering::Relaxed) || self.wants_logs()) {
-            return;
+    /// Why the client may not be asked a server's request (`// 2025-11-25
+    /// client/sampling`, `client/elicitation`, `client/roots`: a client that supports them
+    /// MUST declare the capability), answered at once: the client did not declare the
+    /// capability it needs at `initialize` (for a URL elicitation, `elicitation.url`).
+    fn undeclared(&self, message: &Message) -> Option<String> {
+        let method = message.method()?;
+        let capability = match method {
+            _ if method.starts_with("tasks/") => "tasks",
+            _ => mrtr::capability_of(method)?,
+        };
+        let declared = lock(&self.declared).clone().unwrap_or_default();
+        if !era::declares(&declared, capability) {
+            return Some(format!(
+                "the client did not declare the {capability} capability: it cannot be asked \
+                 {method}"
+            ));
         }
-        if let Ok(message) = Message::parse(text.to_owned()) {
+        let mode = message
+            .params()
+            .and_then(|p| raw::get_path(p, &["mode"]))
+            .and_then(raw::string);
+        let url = raw::get_path(&declared, &["elicitation", "url"]).is_some();
+        (method == "elicitation/create" && mode.as_deref() == Some("url") && !url).then(|| {
+            "the client did not declare the elicitation.url capability: it cannot be asked \
+             for a URL elicitation"
+                .to_owned()
+        })
+    }
+
+    /// A server's log message to the client, tagged with the server, when the client may
+    /// hear it: once initialized (a 2025 client's logging is the session's), else the
+    /// 2026-07-28 request it came for, if it opted in; one that no request can be told to
+    /// have caused reaches none (it is on stderr).
+    fn forward_log(&self, server: &str, text: &str, cause: Cause) {
+        let Ok(message) = Message::parse(text.to_owned()) else {
+            return;
+        };
+        if self.initialized.load(Ordering::Relaxed) {
             // Advisory, like progress: dropped when the client reads slowly.
             let _ = self.client.try_send(tagged_log(server, &message));
+            return;
         }
+        if !self.serves_2026.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(id) = self.log_owner(cause) else {
+            if matches!(cause, Cause::Unknown { in_flight } if in_flight > 1) {
+                let n = self.unheard.fetch_add(1, Ordering::Relaxed) + 1;
+                if n.is_power_of_two() {
+                    let why = "they came while several requests were in flight to the server";
+                    log::log(
+                        server,
+                        &format!("{n} log messages reached no client: {why}"),
+                    );
+                }
+            }
+            return;
+        };
+        let mut line = tagged_log(server, &message);
+        if self.related {
+            line = format!("{{{}:{id},{}", raw::quote(RELATED_KEY), &line[1..]);
+        }
+        let _ = self.client.try_send(line);
     }
 
     /// Passes a server's request to the client under the proxy's own id, and the client's
@@ -858,11 +960,16 @@ impl Front {
         })
     }
 
-    fn expects_progress(&self, token: &str) -> bool {
-        lock(&self.in_flight)
+    fn expects_progress(&self, server: &str, token: &str) -> bool {
+        let asked = lock(&self.in_flight)
             .values()
-            .any(|call| call.progress_token.as_deref() == Some(token))
-            || self.tasks.expects_progress(token)
+            .any(|call| call.progress_token.as_deref() == Some(token));
+        let sent = || {
+            self.toolbox
+                .server(server)
+                .is_some_and(|s| s.was_given(token))
+        };
+        (asked && sent()) || self.tasks.expects_progress(server, token)
     }
 }
 

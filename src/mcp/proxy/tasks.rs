@@ -103,11 +103,11 @@ impl Tasks {
     }
 
     /// Whether `token` (as [`token_key`](super::peer::token_key)) is the progress token of a
-    /// task that has not ended: its progress is the client's.
-    pub(super) fn expects_progress(&self, token: &str) -> bool {
+    /// task of `server` that has not ended: its progress is the client's.
+    pub(super) fn expects_progress(&self, server: &str, token: &str) -> bool {
         lock(&self.created)
             .iter()
-            .any(|task| task.progress_token.as_deref() == Some(token))
+            .any(|task| task.call.server == server && task.progress_token.as_deref() == Some(token))
     }
 
     /// Answers a `tasks/*` request of the client ([`serves`]): its result as JSON text.

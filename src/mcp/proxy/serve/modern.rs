@@ -4,21 +4,16 @@
 //! round-trip requests (the module `mrtr`) on top.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use super::super::era::{self, Declared, SERVER_INFO_KEY};
 use super::super::listen::Filter;
 use super::super::mrtr::{Exchange, Worker};
-use super::super::peer::{MAX_EXTENSIONS, lock};
+use super::super::peer::{BEHALF, Cause, MAX_EXTENSIONS, lock, token_key};
 use super::super::routes::offering;
 use super::super::wire::{self, Message, code};
 use super::{Front, Mode};
 use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::raw;
-
-/// How long after an opted-in request ends a server's log messages still reach a 2026-07-28
-/// client (a message the server wrote during the request may be read just after its reply).
-pub(super) const LOG_GRACE: Duration = Duration::from_secs(1);
 
 impl Front {
     /// Answers a 2026-07-28 request (`id` as JSON text): the whole reply line; for
@@ -113,14 +108,15 @@ impl Front {
                 }
             }
             None => {
-                let target = self.target(method, params);
-                let (exchange, worker) =
-                    self.rounds
-                        .start(method, params, target, &declared.capabilities);
+                let (exchange, worker) = self.rounds.start(method, params, &declared.capabilities);
                 self.run(&exchange, worker, method, params);
                 exchange
             }
         };
+        // The server's log messages for the exchange's call reach this request.
+        if let Some(call) = lock(&self.in_flight).get_mut(&token_key(id)) {
+            call.exchange = Some(exchange.behalf().tag);
+        }
         // As long as a person may take to answer, as for a 2025-11-25 client's questions.
         let patience = self
             .toolbox
@@ -137,11 +133,13 @@ impl Front {
         let forwarded = legacy_request("0", method, params);
         let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
         let progress_as = exchange.progress_as();
-        let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, async move {
+        let call = async move {
             let reply = this.answer("0", &method, &forwarded).await;
             this.rounds.finished(&running);
             worker.done(reply).await;
-        }));
+        };
+        let call = BEHALF.scope(exchange.behalf(), call);
+        let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, call));
         exchange.set_work(work.abort_handle());
     }
 
@@ -153,34 +151,6 @@ impl Front {
         }
         let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
         name.as_deref() == Some(EXECUTE_TOOL)
-    }
-
-    /// The server a request goes to, when the proxy can tell without asking any.
-    fn target(&self, method: &str, params: &str) -> Option<String> {
-        let entries = raw::entries(params)?;
-        let name = raw::get(&entries, "name").and_then(raw::string);
-        match method {
-            "tools/call" => {
-                let name = name?;
-                let tool = if self.mode == Mode::Lean {
-                    if name != EXECUTE_TOOL {
-                        return None;
-                    }
-                    let arguments = raw::get(&entries, "arguments")?.get();
-                    raw::entries(arguments)
-                        .and_then(|e| raw::get(&e, "name").and_then(raw::string))?
-                } else {
-                    name
-                };
-                let catalog = self.toolbox.catalog();
-                catalog.get(&tool).map(|t| t.server().to_owned())
-            }
-            "prompts/get" => self.routes.known_prompt(&name?),
-            _ => {
-                let uri = raw::get(&entries, "uri").and_then(raw::string)?;
-                self.routes.known_resource(&uri)
-            }
-        }
     }
 
     /// `subscriptions/listen` (`// 2026-07-28 basic/patterns/subscriptions`): acknowledged
@@ -270,11 +240,17 @@ impl Front {
             .await;
     }
 
-    /// Whether a server's log message may reach a 2026-07-28 client: only while a request
-    /// that opted in runs (or just ended).
-    pub(super) fn wants_logs(&self) -> bool {
-        lock(&self.in_flight).values().any(|call| call.logs)
-            || lock(&self.logs_until).is_some_and(|until| Instant::now() < until)
+    /// The 2026-07-28 request (its id, JSON text) a server's log message is for: the request
+    /// it came for (`cause`: it is read in order with the replies, so before that request's
+    /// own), if that request opted in (`// 2026-07-28 server/utilities/logging`).
+    pub(super) fn log_owner(&self, cause: Cause) -> Option<String> {
+        let Cause::Request(tag) = cause else {
+            return None;
+        };
+        lock(&self.in_flight)
+            .values()
+            .find(|call| call.logs && (call.tag == tag || call.exchange == Some(tag)))
+            .map(|call| call.id.clone())
     }
 }
 

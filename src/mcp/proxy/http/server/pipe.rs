@@ -9,7 +9,7 @@ use tokio::sync::Mutex as AsyncMutex;
 use tokio::task::JoinHandle;
 
 use crate::mcp::proxy::peer::lock;
-use crate::mcp::proxy::serve::{Mode, serve_lines};
+use crate::mcp::proxy::serve::{Mode, serve_with};
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::MAX_MESSAGE_BYTES;
 
@@ -48,14 +48,14 @@ impl FrontPipe {
         (pipe, FrontEnds { front, output })
     }
 
-    /// Starts `serve` on `toolbox` in `mode` at the pipe's other end. Each line the front
-    /// writes goes to `route` with the owner (while it lives); `ended` runs on the owner if
-    /// the front ends by itself.
+    /// Starts `serve` on `toolbox` in `mode` at the pipe's other end (a 2026-07-28
+    /// request's log messages naming it when `related`: see `serve_with`). Each line the
+    /// front writes goes to `route` with the owner (while it lives); `ended` runs on the
+    /// owner if the front ends by itself.
     pub(super) fn run<T, R, F>(
         &self,
         ends: FrontEnds,
-        toolbox: Arc<Toolbox>,
-        mode: Mode,
+        (toolbox, mode, related): (Arc<Toolbox>, Mode, bool),
         owner: Weak<T>,
         route: R,
         ended: fn(&T),
@@ -68,7 +68,8 @@ impl FrontPipe {
         let front = {
             let owner = owner.clone();
             tokio::spawn(async move {
-                let _ = serve_lines(toolbox, mode, front_read, front_write, PIPE_LINE_BYTES).await;
+                let lines = PIPE_LINE_BYTES;
+                let _ = serve_with(toolbox, mode, front_read, front_write, lines, related).await;
                 if let Some(owner) = owner.upgrade() {
                     ended(&owner);
                 }

@@ -87,8 +87,7 @@ impl Session {
         });
         session.pipe.run(
             ends,
-            toolbox,
-            mode,
+            (toolbox, mode, false),
             Arc::downgrade(&session),
             |session: Arc<Session>, text| async move { session.route(text).await },
             |_| {},

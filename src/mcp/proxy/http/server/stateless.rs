@@ -18,13 +18,17 @@
 //! **Routing what the front writes.** A response goes to the POST of its (internal) id;
 //! `notifications/progress` to the POST whose request gave its token; a notification whose
 //! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
-//! a log message (`notifications/message`) to the requests that opted in with a `logLevel`.
-//! Nothing else has a client to go to: dropped. The router never waits for a client, so that
-//! one that does not read holds up no one else: each POST's queue takes [`STREAM_QUEUE`]
-//! notifications and keeps one place for its last message; past that, progress and log
-//! messages are dropped and a listen is ended with an error and cancelled. A POST that gets
-//! nothing within [`answer_within`] is answered with an error and its request cancelled; the
-//! front reads lines a little longer than the HTTP body limit, for the internal ids.
+//! a log message (`notifications/message`) to the request it came for (the front names it,
+//! see `serve_with`), if that request opted in with a `logLevel`. Nothing else has a client
+//! to go to: dropped. A server's question reaches only the request it was asked within (see
+//! the module `mrtr`): the clients share the servers and what the servers keep, never one
+//! another's questions, answers, log messages or progress. The router never waits for a
+//! client, so that one that does not read holds up no one else: each POST's queue takes
+//! [`STREAM_QUEUE`] notifications and keeps one place for its last message; past that,
+//! progress and log messages are dropped and a listen is ended with an error and cancelled.
+//! A POST that gets nothing within [`answer_within`] is answered with an error and its
+//! request cancelled; the front reads lines a little longer than the HTTP body limit, for
+//! the internal ids.
 //!
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
@@ -52,7 +56,7 @@ use crate::json_text;
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::{MAX_EXTENSIONS, lock, token_key};
-use crate::mcp::proxy::serve::Mode;
+use crate::mcp::proxy::serve::{Mode, RELATED_KEY};
 use crate::mcp::proxy::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
@@ -117,8 +121,7 @@ impl Stateless {
         });
         this.pipe.run(
             ends,
-            toolbox,
-            mode,
+            (toolbox, mode, true),
             Arc::downgrade(&this),
             |this: Arc<Stateless>, text| async move { this.route(text).await },
             // The front ended by itself: the next request starts another.
@@ -320,13 +323,23 @@ impl Stateless {
             Kind::Notification {
                 method: "notifications/message",
             } => {
-                let to: Vec<_> = lock(&self.pending)
-                    .values()
+                // The front names the request it is for; never another's.
+                let text = message.text();
+                let Some(entries) = raw::entries(text) else {
+                    return;
+                };
+                let Some(internal) = raw::get(&entries, RELATED_KEY) else {
+                    return;
+                };
+                let to = lock(&self.pending)
+                    .get(&token_key(internal.get()))
                     .filter(|p| p.logs)
-                    .map(|p| p.to.clone())
-                    .collect();
-                for to in to {
-                    offer(&to, message.text().to_owned());
+                    .map(|p| p.to.clone());
+                if let Some(to) = to {
+                    let mut splice = raw::Splice::new(text);
+                    splice.remove(text, &entries, RELATED_KEY);
+                    // Advisory, as on the stdio front: dropped when the client reads slowly.
+                    offer(&to, splice.finish());
                 }
             }
             Kind::Notification { .. } => {
