@@ -1130,3 +1130,133 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
             .arg("-"),
     );
 }
+
+/// The repo's chatty fixture server (`announce`: resource updates in bulk), with `args`.
+fn chatty_config(scratch: &Path, args: &[&str]) -> PathBuf {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/chatty_server.py");
+    let path = scratch.join("mcp.json");
+    let mut argv = vec![script.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let config = json!({"mcpServers": {"chatty": {"command": "python3", "args": argv}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// `announce`'s call: `count` resource updates numbered from `from`, `size` bytes of
+/// padding each, `delay` seconds after the call's answer.
+fn announce(id: u64, from: u64, count: u64, size: usize, delay: f64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "announce",
+           "arguments": {"from": from, "count": count, "size": size, "delay": delay}}})
+    .to_string()
+}
+
+/// One exchange on a new connection, answered within `within` (else `None`).
+fn http_within(
+    addr: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    within: Duration,
+) -> Option<(Reply, Duration)> {
+    let addr = addr.to_owned();
+    let headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    let body = body.to_owned();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (&**n, &**v)).collect();
+        let r = http(&addr, "POST", "/mcp", &headers, &body);
+        let _ = tx.send((r, started.elapsed()));
+    });
+    rx.recv_timeout(within).ok()
+}
+
+/// Each message a session's GET stream brings: (its `seq`, its size in bytes).
+fn updates(events: &mut Events, until: u64) -> Vec<(u64, usize)> {
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|(seq, _)| *seq < until) {
+        let m = events.next().expect("the GET stream ended");
+        if m["method"] == "notifications/resources/updated" {
+            let seq = m["params"]["seq"].as_u64().unwrap();
+            seen.push((seq, m.to_string().len()));
+        }
+    }
+    seen
+}
+
+/// A session's messages wait for a stream in order and within a bound in bytes: a GET
+/// stream opened later gets all that was kept, in order, before anything newer; past the
+/// bound the oldest are dropped; and a GET stream its client does not read holds up neither
+/// the router nor the session's POST answers.
+#[test]
+fn session_messages_are_kept_in_order_within_bytes_and_an_unread_get_blocks_nothing() {
+    let scratch = Scratch::new("http-backlog");
+    let config = chatty_config(&scratch.0, &[]);
+    let proxy = Proxy::start(&config, &[]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+
+    // 600 small messages while no stream is open, then a GET stream: all 600 in order, then
+    // the newer ones.
+    let r = proxy.http("POST", &headers, &announce(2, 0, 600, 1000, 0.2));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let r = proxy.http("POST", &headers, &announce(3, 600, 10, 1000, 0.0));
+    assert_eq!(r.status, 200, "{r:?}");
+    let seqs: Vec<u64> = updates(&mut events, 609).iter().map(|(s, _)| *s).collect();
+    assert_eq!(seqs, (0..610).collect::<Vec<_>>());
+    drop(events);
+
+    // 60 messages of 256 KiB (15 MiB) while no stream is open: what is kept is the newest,
+    // within the session's 4 MiB and one message.
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let r = proxy.http("POST", &headers, &announce(2, 0, 60, 256 << 10, 0.2));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let kept = updates(&mut events, 59);
+    let bytes: usize = kept.iter().map(|(_, n)| n).sum();
+    assert!(bytes <= (4 << 20) + (257 << 10), "{bytes} bytes kept");
+    let first = kept[0].0;
+    assert!(first > 0, "nothing was dropped");
+    let seqs: Vec<u64> = kept.iter().map(|(s, _)| *s).collect();
+    assert_eq!(seqs, (first..60).collect::<Vec<_>>());
+    drop(events);
+
+    // A GET stream nobody reads while 32 MiB come for it: the session's POSTs are answered.
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    let (status, unread) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let r = proxy.http("POST", &headers, &announce(2, 0, 2000, 16 << 10, 0.0));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(1));
+    for id in 3..6 {
+        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let (r, took) = http_within(&proxy.addr, &headers, &ping, Duration::from_secs(10))
+            .expect("a ping not answered in 10 s behind an unread GET stream");
+        assert_eq!(r.message()["id"], id, "{r:?} after {took:?}");
+    }
+    drop(unread);
+}

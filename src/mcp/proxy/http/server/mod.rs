@@ -40,6 +40,7 @@
 //! session: 405. A session's own requests stay of the revision its `initialize` chose (a
 //! 2026-07-28 header there is refused with `-32022`, as before).
 
+mod outbox;
 mod pipe;
 mod session;
 mod stateless;
