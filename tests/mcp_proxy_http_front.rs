@@ -1260,3 +1260,175 @@ fn session_messages_are_kept_in_order_within_bytes_and_an_unread_get_blocks_noth
     }
     drop(unread);
 }
+
+/// An `initialize` whose client goes away while the servers start: its session is closed
+/// with its servers at once, and its slot is free for the next client.
+#[test]
+fn an_abandoned_initialize_leaves_no_session_behind() {
+    let scratch = Scratch::new("http-abandoned");
+    let config = chatty_config(&scratch.0, &["--slow-start", "3"]);
+    let proxy = Proxy::start(
+        &config,
+        &["--http-max-sessions", "1", "--http-session-wait", "2"],
+    );
+    let pid = proxy.child.id();
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    let body = initialize_body();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    wait_until(
+        "the session's server started",
+        Duration::from_secs(10),
+        || !descendants(pid).is_empty(),
+    );
+    drop(stream);
+    wait_until(
+        "the abandoned session's server stopped",
+        Duration::from_secs(5),
+        || descendants(pid).is_empty(),
+    );
+    // Its slot is free: the next initialize is served, not told to retry.
+    initialize(&proxy, &[]);
+}
+
+/// A POST whose body stops coming is answered 408 and its connection closed, within the
+/// body timeout (10 s without a byte).
+#[test]
+fn a_body_that_never_comes_is_answered_408() {
+    let scratch = Scratch::new("http-body-timeout");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token", "tok"]);
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(25)))
+        .unwrap();
+    let started = Instant::now();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer tok\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: 200\r\n\r\n{{\"jsonrpc\":\"2.0\","
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let took = started.elapsed();
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(raw.starts_with("HTTP/1.1 408 "), "{raw:?} after {took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// Connections that never send a request, more than the room for them and reopened as they
+/// are closed, do not keep an authenticated client waiting: each ping on a new connection
+/// is answered at once, and an authenticated keep-alive connection keeps its place.
+#[test]
+fn unauthenticated_connections_cannot_starve_an_authenticated_client() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let scratch = Scratch::new("http-flood");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(
+        &config,
+        &[
+            "--http-token",
+            "tok",
+            "--http-max-unauthenticated",
+            "16",
+            "--http-max-connections",
+            "16",
+        ],
+    );
+    let auth = ("Authorization", "Bearer tok");
+    let session = initialize(&proxy, &[auth]);
+    let mut headers = POST.to_vec();
+    headers.push(auth);
+    headers.push(("Mcp-Session-Id", &session));
+    let ping = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+
+    // A keep-alive connection that made an authenticated request before the flood.
+    let addr = proxy.addr.clone();
+    let mut kept = TcpStream::connect(&addr).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut on_kept = |id: u64| {
+        let body = ping(id);
+        let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+        for (name, value) in &headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        kept.write_all(request.as_bytes()).unwrap();
+        let mut reader = BufReader::new(&kept);
+        let (mut line, mut length) = (String::new(), 0);
+        reader.read_line(&mut line).unwrap();
+        assert!(line.contains(" 200 "), "{line:?}");
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = n.trim().parse().unwrap();
+            }
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let answer: Json = serde_json::from_slice(&body).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+    };
+    on_kept(100);
+
+    // 64 connections that send nothing, each reopened as soon as it is closed.
+    let stop = Arc::new(AtomicBool::new(false));
+    let closed = Arc::new(AtomicUsize::new(0));
+    let flood: Vec<_> = (0..4)
+        .map(|_| {
+            let (addr, stop, closed) = (proxy.addr.clone(), stop.clone(), closed.clone());
+            std::thread::spawn(move || {
+                let mut idle: Vec<TcpStream> = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    idle.retain(|s| {
+                        let mut byte = [0u8; 1];
+                        let open = matches!(s.peek(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+                        if !open {
+                            closed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        open
+                    });
+                    while idle.len() < 16 {
+                        let Ok(s) = TcpStream::connect(&addr) else {
+                            break;
+                        };
+                        s.set_nonblocking(true).unwrap();
+                        idle.push(s);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for id in 2..12 {
+        let (r, took) = http_within(&proxy.addr, &headers, &ping(id), Duration::from_secs(5))
+            .expect("a ping not answered within 5 s during the flood");
+        assert_eq!(r.message()["id"], id, "{r:?}");
+        assert!(took < Duration::from_secs(3), "ping {id} took {took:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    on_kept(101);
+    stop.store(true, Ordering::Relaxed);
+    for thread in flood {
+        thread.join().unwrap();
+    }
+    // The flood outgrew its room: its oldest connections were closed to make room.
+    assert!(closed.load(Ordering::Relaxed) > 0);
+}
