@@ -1186,25 +1186,26 @@ fn updates(events: &mut Events, until: u64) -> Vec<(u64, usize)> {
     seen
 }
 
-/// A session's messages wait for a stream in order and within a bound in bytes: a GET
-/// stream opened later gets all that was kept, in order, before anything newer; past the
-/// bound the oldest are dropped; and a GET stream its client does not read holds up neither
-/// the router nor the session's POST answers.
-#[test]
-fn session_messages_are_kept_in_order_within_bytes_and_an_unread_get_blocks_nothing() {
-    let scratch = Scratch::new("http-backlog");
+/// A chatty proxy and a new session on it: (proxy, session id).
+fn chatty_session(scratch: &Scratch) -> (Proxy, String) {
     let config = chatty_config(&scratch.0, &[]);
     let proxy = Proxy::start(&config, &[]);
     let session = initialize(&proxy, &[]);
+    (proxy, session)
+}
+
+/// Messages that came while no stream was open reach a GET stream opened later all of them,
+/// in order, before anything newer.
+#[test]
+fn a_new_get_stream_gets_what_was_kept_in_order_before_anything_newer() {
+    let scratch = Scratch::new("http-backlog-order");
+    let (proxy, session) = chatty_session(&scratch);
     let mut headers = POST.to_vec();
     headers.push(("Mcp-Session-Id", &session));
     let get = [
         ("Accept", "text/event-stream"),
         ("Mcp-Session-Id", &*session),
     ];
-
-    // 600 small messages while no stream is open, then a GET stream: all 600 in order, then
-    // the newer ones.
     let r = proxy.http("POST", &headers, &announce(2, 0, 600, 1000, 0.2));
     assert_eq!(r.status, 200, "{r:?}");
     std::thread::sleep(Duration::from_secs(2));
@@ -1214,20 +1215,24 @@ fn session_messages_are_kept_in_order_within_bytes_and_an_unread_get_blocks_noth
     assert_eq!(r.status, 200, "{r:?}");
     let seqs: Vec<u64> = updates(&mut events, 609).iter().map(|(s, _)| *s).collect();
     assert_eq!(seqs, (0..610).collect::<Vec<_>>());
-    drop(events);
+}
 
-    // 60 messages of 256 KiB (15 MiB) while no stream is open: what is kept is the newest,
-    // within the session's 4 MiB and one message.
-    let session = initialize(&proxy, &[]);
+/// What a session keeps for its client is bounded in bytes (4 MiB and one message): of 60
+/// messages of 256 KiB (15 MiB) that came while no stream was open, a GET stream gets the
+/// newest, in order.
+#[test]
+fn what_a_session_keeps_is_bounded_by_bytes() {
+    let scratch = Scratch::new("http-backlog-bytes");
+    let (proxy, session) = chatty_session(&scratch);
     let mut headers = POST.to_vec();
     headers.push(("Mcp-Session-Id", &session));
-    let r = proxy.http("POST", &headers, &announce(2, 0, 60, 256 << 10, 0.2));
-    assert_eq!(r.status, 200, "{r:?}");
-    std::thread::sleep(Duration::from_secs(2));
     let get = [
         ("Accept", "text/event-stream"),
         ("Mcp-Session-Id", &*session),
     ];
+    let r = proxy.http("POST", &headers, &announce(2, 0, 60, 256 << 10, 0.2));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
     let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
     assert_eq!(status, 200);
     let kept = updates(&mut events, 59);
@@ -1237,10 +1242,14 @@ fn session_messages_are_kept_in_order_within_bytes_and_an_unread_get_blocks_noth
     assert!(first > 0, "nothing was dropped");
     let seqs: Vec<u64> = kept.iter().map(|(s, _)| *s).collect();
     assert_eq!(seqs, (first..60).collect::<Vec<_>>());
-    drop(events);
+}
 
-    // A GET stream nobody reads while 32 MiB come for it: the session's POSTs are answered.
-    let session = initialize(&proxy, &[]);
+/// A GET stream its client does not read while 32 MiB come for it holds up neither the
+/// session's router nor its POST answers.
+#[test]
+fn an_unread_get_stream_holds_up_no_post_answer() {
+    let scratch = Scratch::new("http-unread-get");
+    let (proxy, session) = chatty_session(&scratch);
     let mut headers = POST.to_vec();
     headers.push(("Mcp-Session-Id", &session));
     let get = [

@@ -805,10 +805,10 @@ impl<G: Guard> hyper::body::Body for Guarded<G> {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
         let polled = Pin::new(&mut self.body).poll_frame(cx);
-        if matches!(polled, Poll::Ready(None)) || self.body.is_end_stream() {
-            if let Some(guard) = self.guard.take() {
-                guard.delivered();
-            }
+        if (matches!(polled, Poll::Ready(None)) || self.body.is_end_stream())
+            && let Some(guard) = self.guard.take()
+        {
+            guard.delivered();
         }
         polled
     }
