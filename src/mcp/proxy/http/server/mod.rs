@@ -20,13 +20,19 @@
 //! it, or `text/event-stream` when something comes first (progress, a server's request to
 //! the client while no GET stream is open), the response then ending the stream. GET opens
 //! the session's stream for server messages (one at a time: 409). Messages are forwarded as
-//! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered.
+//! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered. What a
+//! session keeps for its client is bounded in bytes, and a client that reads slowly never
+//! holds up its session's other answers (`session.rs`). A session whose `initialize` answer
+//! is not delivered is closed at once.
 //!
 //! **Security** (§ Security Warning): `Origin`, when present, must be the bound address's
 //! own (loopback names are one another's) or listed in [`HttpOptions::allowed_origins`],
 //! else 403; with a loopback bind, `Host` must name loopback (DNS rebinding), else 403; with
 //! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
-//! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413.
+//! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413,
+//! a body that stops coming for [`BODY_TIMEOUT`] with 408. Connections are kept in two
+//! rooms, unauthenticated and authenticated (`connections.rs`), so that connections without
+//! the token cannot crowd out those with it.
 //!
 //! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
 //! (`ServerHandler`) and re-serialises every message through its model, which drops fields it

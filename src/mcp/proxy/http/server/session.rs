@@ -1,6 +1,8 @@
 //! One HTTP session: its own [`Toolbox`] (its own server processes, started with this
 //! client's capabilities) and its own stdio [`serve`] front, over an in-memory pipe. What the
-//! front writes is routed to the HTTP responses waiting for it.
+//! front writes is routed to the HTTP responses waiting for it, without waiting for any
+//! client: each open stream has an [`Outbox`] the router fills and the stream's body empties,
+//! and everything held for the client counts against [`SESSION_BYTES`].
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
