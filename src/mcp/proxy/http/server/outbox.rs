@@ -129,3 +129,49 @@ impl Messages for Inbox {
         self.recv()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn out(text: &str, last: bool) -> Out {
+        Out {
+            text: text.to_owned(),
+            last,
+        }
+    }
+
+    #[tokio::test]
+    async fn what_is_queued_counts_until_read_and_a_cut_gives_it_back() {
+        let held = Arc::new(AtomicUsize::new(0));
+        let (outbox, mut inbox) = Outbox::new(held.clone());
+        outbox.push(out("abc", false)).unwrap();
+        outbox.push(out("de", false)).unwrap();
+        outbox.push(out("response", true)).unwrap();
+        // Responses are not counted: each POST waits for exactly one.
+        assert_eq!((held.load(Ordering::Relaxed), outbox.queued()), (5, 5));
+        assert_eq!(inbox.recv().await.unwrap().text, "abc");
+        assert_eq!((held.load(Ordering::Relaxed), outbox.queued()), (2, 2));
+        let left: Vec<String> = outbox.cut().into_iter().map(|o| o.text).collect();
+        assert_eq!(left, ["de", "response"]);
+        // What was cut stays counted until its new owner keeps or drops it.
+        assert_eq!((held.load(Ordering::Relaxed), outbox.queued()), (2, 0));
+        assert!(inbox.recv().await.is_none());
+        assert!(!outbox.is_open());
+        assert!(outbox.push(out("late", false)).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_closed_outbox_is_read_to_its_end_and_a_dropped_inbox_closes_it() {
+        let (outbox, mut inbox) = Outbox::new(Arc::default());
+        outbox.push(out("one", false)).unwrap();
+        outbox.close();
+        assert_eq!(inbox.recv().await.unwrap().text, "one");
+        assert!(inbox.recv().await.is_none());
+        let (outbox, inbox) = Outbox::new(Arc::default());
+        assert!(outbox.is_open());
+        drop(inbox);
+        assert!(!outbox.is_open());
+        assert!(outbox.push(out("nobody", false)).is_err());
+    }
+}
