@@ -565,9 +565,21 @@ impl Front {
                 );
             }
         };
-        // A session whose initialize answer never reaches its client (gone while the
-        // servers started) would hold its slot and servers until the idle timeout.
-        let undelivered = created.then(|| {
+        if created {
+            self.initialize(&session, message).await
+        } else {
+            self.exchange(&session, message).await
+        }
+    }
+
+    /// Answers the `initialize` that opened `session`, which ends unless it succeeds and its
+    /// answer is delivered (else it would hold its slot and servers until the idle timeout).
+    async fn initialize(
+        self: Arc<Self>,
+        session: &Arc<Session>,
+        message: Message,
+    ) -> Response<Body> {
+        let undelivered = {
             let (front, id) = (self.clone(), session.id.clone());
             Forget::new(move || {
                 note(&format!(
@@ -576,21 +588,17 @@ impl Front {
                 ));
                 tokio::spawn(async move { front.end(&id).await });
             })
-        });
-        let mut response = self.exchange(&session, message).await;
-        if let Some(undelivered) = undelivered {
-            if let Ok(id) = HeaderValue::from_str(&session.id) {
-                response.headers_mut().insert(SESSION_ID, id);
-            }
-            // An initialize that failed leaves no session behind.
-            if !response.status().is_success() {
-                undelivered.disarm();
-                self.end(&session.id).await;
-            } else {
-                response = Guarded::wrap(response, undelivered);
-            }
+        };
+        let mut response = self.exchange(session, message).await;
+        if let Ok(id) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID, id);
         }
-        response
+        if !response.status().is_success() {
+            undelivered.disarm();
+            self.end(&session.id).await;
+            return response;
+        }
+        Guarded::wrap(response, undelivered)
     }
 
     /// Passes one message to the session's front and answers the POST.
