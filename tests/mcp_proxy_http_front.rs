@@ -1883,3 +1883,320 @@ fn a_session_s_server_asking_what_its_client_did_not_declare_is_refused_at_once(
         "{m}"
     );
 }
+
+/// The repo's chatty fixture server (`announce`: resource updates in bulk), with `args`.
+fn chatty_config(scratch: &Path, args: &[&str]) -> PathBuf {
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/chatty_server.py");
+    let path = scratch.join("mcp.json");
+    let mut argv = vec![script.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    let config = json!({"mcpServers": {"chatty": {"command": "python3", "args": argv}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
+/// `announce`'s call: `count` resource updates numbered from `from`, `size` bytes of
+/// padding each, `delay` seconds after the call's answer.
+fn announce(id: u64, from: u64, count: u64, size: usize, delay: f64) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "announce",
+           "arguments": {"from": from, "count": count, "size": size, "delay": delay}}})
+    .to_string()
+}
+
+/// One exchange on a new connection, answered within `within` (else `None`).
+fn post_answered_within(
+    addr: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    within: Duration,
+) -> Option<(Reply, Duration)> {
+    let addr = addr.to_owned();
+    let headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    let body = body.to_owned();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let started = Instant::now();
+        let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (&**n, &**v)).collect();
+        let r = http(&addr, "POST", "/mcp", &headers, &body);
+        let _ = tx.send((r, started.elapsed()));
+    });
+    rx.recv_timeout(within).ok()
+}
+
+/// Each message a session's GET stream brings: (its `seq`, its size in bytes).
+fn updates(events: &mut Events, until: u64) -> Vec<(u64, usize)> {
+    let mut seen = Vec::new();
+    while seen.last().is_none_or(|(seq, _)| *seq < until) {
+        let m = events.next().expect("the GET stream ended");
+        if m["method"] == "notifications/resources/updated" {
+            let seq = m["params"]["seq"].as_u64().unwrap();
+            seen.push((seq, m.to_string().len()));
+        }
+    }
+    seen
+}
+
+/// A chatty proxy and a new session on it: (proxy, session id).
+fn chatty_session(scratch: &Scratch) -> (Proxy, String) {
+    let config = chatty_config(&scratch.0, &[]);
+    let proxy = Proxy::start(&config, &[]);
+    let session = initialize(&proxy, &[]);
+    (proxy, session)
+}
+
+/// Messages that came while no stream was open reach a GET stream opened later all of them,
+/// in order, before anything newer.
+#[test]
+fn a_new_get_stream_gets_what_was_kept_in_order_before_anything_newer() {
+    let scratch = Scratch::new("http-backlog-order");
+    let (proxy, session) = chatty_session(&scratch);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    let r = proxy.http("POST", &headers, &announce(2, 0, 600, 1000, 0.2));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let r = proxy.http("POST", &headers, &announce(3, 600, 10, 1000, 0.0));
+    assert_eq!(r.status, 200, "{r:?}");
+    let seqs: Vec<u64> = updates(&mut events, 609).iter().map(|(s, _)| *s).collect();
+    assert_eq!(seqs, (0..610).collect::<Vec<_>>());
+}
+
+/// What a session keeps for its client is bounded in bytes (4 MiB and one message): of 60
+/// messages of 256 KiB (15 MiB) that came while no stream was open, a GET stream gets the
+/// newest, in order.
+#[test]
+fn what_a_session_keeps_is_bounded_by_bytes() {
+    let scratch = Scratch::new("http-backlog-bytes");
+    let (proxy, session) = chatty_session(&scratch);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    let r = proxy.http("POST", &headers, &announce(2, 0, 60, 256 << 10, 0.2));
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    let kept = updates(&mut events, 59);
+    let bytes: usize = kept.iter().map(|(_, n)| n).sum();
+    assert!(bytes <= (4 << 20) + (257 << 10), "{bytes} bytes kept");
+    let first = kept[0].0;
+    assert!(first > 0, "nothing was dropped");
+    let seqs: Vec<u64> = kept.iter().map(|(s, _)| *s).collect();
+    assert_eq!(seqs, (first..60).collect::<Vec<_>>());
+}
+
+/// A GET stream its client does not read while 32 MiB come for it holds up neither the
+/// session's router nor its POST answers.
+#[test]
+fn an_unread_get_stream_holds_up_no_post_answer() {
+    let scratch = Scratch::new("http-unread-get");
+    let (proxy, session) = chatty_session(&scratch);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    let (status, unread) = Events::open(&proxy.addr, "GET", &get, "");
+    assert_eq!(status, 200);
+    // 20 at a time, 20 ms apart: none lost before the session (the server's reader drops
+    // notifications it cannot queue).
+    let flood = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "announce",
+        "arguments": {"count": 2000, "size": 16 << 10, "batch": 20, "pause": 0.02}}});
+    let r = proxy.http("POST", &headers, &flood.to_string());
+    assert_eq!(r.status, 200, "{r:?}");
+    std::thread::sleep(Duration::from_secs(2));
+    for id in 3..6 {
+        let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let (r, took) = post_answered_within(&proxy.addr, &headers, &ping, Duration::from_secs(10))
+            .expect("a ping not answered in 10 s behind an unread GET stream");
+        assert_eq!(r.message()["id"], id, "{r:?} after {took:?}");
+    }
+    drop(unread);
+}
+
+/// An `initialize` whose client goes away while the servers start: its session is closed
+/// with its servers at once, and its slot is free for the next client.
+#[test]
+fn an_abandoned_initialize_leaves_no_session_behind() {
+    let scratch = Scratch::new("http-abandoned");
+    let config = chatty_config(&scratch.0, &["--slow-start", "3"]);
+    let proxy = Proxy::start(
+        &config,
+        &["--http-max-sessions", "1", "--http-session-wait", "2"],
+    );
+    let pid = proxy.child.id();
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    let body = initialize_body();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    wait_until(
+        "the session's server started",
+        Duration::from_secs(10),
+        || !descendants(pid).is_empty(),
+    );
+    drop(stream);
+    wait_until(
+        "the abandoned session's server stopped",
+        Duration::from_secs(5),
+        || descendants(pid).is_empty(),
+    );
+    // Its slot is free: the next initialize is served, not told to retry.
+    initialize(&proxy, &[]);
+}
+
+/// A POST whose body stops coming is answered 408 and its connection closed, within the
+/// body timeout (10 s without a byte).
+#[test]
+fn a_body_that_never_comes_is_answered_408() {
+    let scratch = Scratch::new("http-body-timeout");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token", "tok"]);
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(25)))
+        .unwrap();
+    let started = Instant::now();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer tok\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: 200\r\n\r\n{{\"jsonrpc\":\"2.0\","
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw);
+    let took = started.elapsed();
+    let raw = String::from_utf8_lossy(&raw);
+    assert!(raw.starts_with("HTTP/1.1 408 "), "{raw:?} after {took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+/// Connections that never send a request, more than the room for them and reopened as they
+/// are closed, do not keep an authenticated client waiting: each ping on a new connection
+/// is answered at once, and an authenticated keep-alive connection keeps its place.
+#[test]
+fn unauthenticated_connections_cannot_starve_an_authenticated_client() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+    let scratch = Scratch::new("http-flood");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(
+        &config,
+        &[
+            "--http-token",
+            "tok",
+            "--http-max-unauthenticated",
+            "16",
+            "--http-max-connections",
+            "16",
+        ],
+    );
+    let auth = ("Authorization", "Bearer tok");
+    let session = initialize(&proxy, &[auth]);
+    let mut headers = POST.to_vec();
+    headers.push(auth);
+    headers.push(("Mcp-Session-Id", &session));
+    let ping = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+
+    // A keep-alive connection that made an authenticated request before the flood.
+    let addr = proxy.addr.clone();
+    let mut kept = TcpStream::connect(&addr).unwrap();
+    kept.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut on_kept = |id: u64| {
+        let body = ping(id);
+        let mut request = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n");
+        for (name, value) in &headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        kept.write_all(request.as_bytes()).unwrap();
+        let mut reader = BufReader::new(&kept);
+        let (mut line, mut length) = (String::new(), 0);
+        reader.read_line(&mut line).unwrap();
+        assert!(line.contains(" 200 "), "{line:?}");
+        loop {
+            line.clear();
+            reader.read_line(&mut line).unwrap();
+            if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                length = n.trim().parse().unwrap();
+            }
+            if line.trim().is_empty() {
+                break;
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let answer: Json = serde_json::from_slice(&body).unwrap();
+        assert_eq!(answer["id"], id, "{answer}");
+    };
+    on_kept(100);
+
+    // 64 connections that send nothing, each reopened as soon as it is closed.
+    let stop = Arc::new(AtomicBool::new(false));
+    let closed = Arc::new(AtomicUsize::new(0));
+    let flood: Vec<_> = (0..4)
+        .map(|_| {
+            let (addr, stop, closed) = (proxy.addr.clone(), stop.clone(), closed.clone());
+            std::thread::spawn(move || {
+                let mut idle: Vec<TcpStream> = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    idle.retain(|s| {
+                        let mut byte = [0u8; 1];
+                        let open = matches!(s.peek(&mut byte), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock);
+                        if !open {
+                            closed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        open
+                    });
+                    while idle.len() < 16 {
+                        let Ok(s) = TcpStream::connect(&addr) else {
+                            break;
+                        };
+                        s.set_nonblocking(true).unwrap();
+                        idle.push(s);
+                    }
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(500));
+    for id in 2..12 {
+        let (r, took) =
+            post_answered_within(&proxy.addr, &headers, &ping(id), Duration::from_secs(5))
+                .expect("a ping not answered within 5 s during the flood");
+        assert_eq!(r.message()["id"], id, "{r:?}");
+        assert!(took < Duration::from_secs(3), "ping {id} took {took:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    on_kept(101);
+    stop.store(true, Ordering::Relaxed);
+    for thread in flood {
+        thread.join().unwrap();
+    }
+    // The flood outgrew its room: its oldest connections were closed to make room.
+    assert!(closed.load(Ordering::Relaxed) > 0);
+}

@@ -154,6 +154,14 @@ struct HttpArgs {
     /// Seconds a session may stay unused before it is closed and its servers stopped.
     #[arg(long, value_name = "SECS", default_value_t = 1800.0, requires = "http")]
     http_idle_timeout: f64,
+    /// Connections kept open at once that made an authenticated request (keep-alive
+    /// connections, streams); one more closes the oldest idle one.
+    #[arg(long, value_name = "N", default_value_t = 512, requires = "http")]
+    http_max_connections: usize,
+    /// Connections kept open at once that have not made an authenticated request yet (each
+    /// has 10 s to make one); one more closes the oldest idle one.
+    #[arg(long, value_name = "N", default_value_t = 128, requires = "http")]
+    http_max_unauthenticated: usize,
 }
 
 /// Where the servers come from.

@@ -324,6 +324,8 @@ mod proxy {
         http.token = token;
         http.allowed_origins = args.http_allow_origin;
         http.max_sessions = args.http_max_sessions;
+        http.max_connections = args.http_max_connections;
+        http.max_unauthenticated = args.http_max_unauthenticated;
         http.idle_timeout = super::seconds("--http-idle-timeout", args.http_idle_timeout)?;
         http.session_wait = super::seconds("--http-session-wait", args.http_session_wait)?;
         let config = std::sync::Arc::new(load(config)?);

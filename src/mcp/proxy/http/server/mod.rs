@@ -20,13 +20,19 @@
 //! it, or `text/event-stream` when something comes first (progress, a server's request to
 //! the client while no GET stream is open), the response then ending the stream. GET opens
 //! the session's stream for server messages (one at a time: 409). Messages are forwarded as
-//! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered.
+//! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered. What a
+//! session keeps for its client is bounded in bytes, and a client that reads slowly never
+//! holds up its session's other answers (`session.rs`). A session whose `initialize` answer
+//! is not delivered is closed at once.
 //!
 //! **Security** (§ Security Warning): `Origin`, when present, must be the bound address's
 //! own (loopback names are one another's) or listed in [`HttpOptions::allowed_origins`],
 //! else 403; with a loopback bind, `Host` must name loopback (DNS rebinding), else 403; with
 //! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
-//! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413.
+//! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413,
+//! a body that stops coming for [`BODY_TIMEOUT`] with 408. Connections are kept in two
+//! rooms, unauthenticated and authenticated (`connections.rs`), so that connections without
+//! the token cannot crowd out those with it.
 //!
 //! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
 //! (`ServerHandler`) and re-serialises every message through its model, which drops fields it
@@ -40,6 +46,8 @@
 //! session: 405. A session's own requests stay of the revision its `initialize` chose (a
 //! 2026-07-28 header there is refused with `-32022`, as before).
 
+mod connections;
+mod outbox;
 mod pipe;
 mod session;
 mod stateless;
@@ -49,13 +57,15 @@ use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{self, HeaderMap, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -68,6 +78,7 @@ use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
 use crate::mcp::proxy::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
+use connections::{Busy, Conn, Connections};
 use session::Session;
 use stateless::Stateless;
 
@@ -76,11 +87,13 @@ const SESSION_ID: &str = "mcp-session-id";
 /// The revision header (§ Protocol Version Header).
 const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 
-/// Connections served at once; more wait in the listen backlog.
-const MAX_CONNECTIONS: usize = 1024;
-
-/// How long a client may take to send a request's headers.
+/// How long a client may take to send a request's headers, and how long an authenticated
+/// keep-alive connection may stay idle.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a request's body may pause (no byte received) before the request is answered
+/// 408 and its connection closed.
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How `toon mcp serve --http` serves: the defaults with fields set (it may gain fields:
 /// `#[non_exhaustive]`).
@@ -102,6 +115,13 @@ pub struct HttpOptions {
     /// A session unused this long (no request, no response in progress, no GET stream
     /// open) is closed (default 30 min); its client then gets 404 and initializes anew.
     pub idle_timeout: Duration,
+    /// Connections that made an authenticated request (the token, when one is set), kept
+    /// open at once (default 512): keep-alive connections and streams. One more closes the
+    /// oldest idle one, or is answered 503 when all are busy.
+    pub max_connections: usize,
+    /// Connections that have not made an authenticated request yet, kept open at once
+    /// (default 128); each has 10 s to make one. One more closes the oldest idle one.
+    pub max_unauthenticated: usize,
 }
 
 impl Default for HttpOptions {
@@ -113,6 +133,8 @@ impl Default for HttpOptions {
             max_sessions: 32,
             session_wait: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(30 * 60),
+            max_connections: 512,
+            max_unauthenticated: 128,
         }
     }
 }
@@ -162,10 +184,14 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HttpError> {
-    if options.max_sessions == 0 {
-        return Err(HttpError::Options(
-            "--http-max-sessions must be at least 1".into(),
-        ));
+    for (flag, n) in [
+        ("--http-max-sessions", options.max_sessions),
+        ("--http-max-connections", options.max_connections),
+        ("--http-max-unauthenticated", options.max_unauthenticated),
+    ] {
+        if n == 0 {
+            return Err(HttpError::Options(format!("{flag} must be at least 1")));
+        }
     }
     if !options.path.starts_with('/') {
         return Err(HttpError::Options(format!(
@@ -181,22 +207,21 @@ pub async fn serve_http(
         toolboxes,
         mode,
         slots: Arc::new(Semaphore::new(options.max_sessions)),
+        connections: Connections::new(options.max_unauthenticated, options.max_connections),
         options,
         sessions: Mutex::default(),
         stateless: Mutex::default(),
     });
     let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
-    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            () = &mut shutdown => break,
-            permit = connections.clone().acquire_owned() => permit,
-        };
-        let Ok(permit) = permit else { break };
+        // A new connection pushes an idle one out of its room (`connections.rs`).
         let (stream, _) = tokio::select! {
             () = &mut shutdown => break,
-            accepted = listener.accept() => match accepted {
+            accepted = async {
+                front.connections.make_room().await;
+                listener.accept().await
+            } => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
                     note(&format!("toon: http: accept: {e}"));
@@ -206,19 +231,16 @@ pub async fn serve_http(
             },
         };
         let _ = stream.set_nodelay(true);
-        let front = front.clone();
-        tokio::spawn(async move {
-            let service = hyper::service::service_fn(move |request| {
-                let front = front.clone();
-                async move { Ok::<_, Infallible>(front.handle(request).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-            drop(permit);
-        });
+        let (stream, conn) = match front.connections.admit(stream) {
+            Ok(admitted) => admitted,
+            Err(e) => {
+                note(&format!("toon: http: accept: {e}"));
+                continue;
+            }
+        };
+        tokio::spawn(connection(front.clone(), stream, conn));
+        // Lets the connections accepted make their first request before more are taken in.
+        tokio::task::yield_now().await;
     }
     reaper.abort();
     let sessions: Vec<_> = lock(&front.sessions).drain().map(|(_, s)| s).collect();
@@ -228,6 +250,26 @@ pub async fn serve_http(
         stateless.close().await;
     }
     Ok(())
+}
+
+/// Serves one connection until it ends or is dismissed (see `connections.rs`).
+async fn connection(front: Arc<Front>, stream: tokio::net::TcpStream, conn: Arc<Conn>) {
+    let service = {
+        let (front, conn) = (front.clone(), conn.clone());
+        hyper::service::service_fn(move |request| {
+            let (front, conn) = (front.clone(), conn.clone());
+            async move { Ok::<_, Infallible>(front.handle(request, &conn).await) }
+        })
+    };
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        _ = served => {}
+        () = conn.dismissed() => {}
+    }
+    front.connections.leave(&conn);
 }
 
 /// Closes idle sessions, every so often.
@@ -283,16 +325,40 @@ struct Front {
     mode: Mode,
     options: HttpOptions,
     slots: Arc<Semaphore>,
+    connections: Connections,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// The front 2026-07-28 requests without a session share, once one came.
     stateless: Mutex<Option<Arc<Stateless>>>,
 }
 
 impl Front {
-    async fn handle(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+    async fn handle(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+        conn: &Arc<Conn>,
+    ) -> Response<Body> {
+        let busy = conn.busy();
         if let Some(refused) = self.refuse(&request) {
             return refused;
         }
+        if !self.connections.authenticate(conn) {
+            let mut response = status(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "{} connections are busy, the proxy's limit: retry later",
+                    self.options.max_connections
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        // The connection is busy until the response has been written.
+        Guarded::wrap(self.answer(request).await, busy)
+    }
+
+    async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
         if request.uri().path() != self.options.path {
             return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
         }
@@ -433,12 +499,6 @@ impl Front {
         if let Some(refused) = version_refused(&headers) {
             return refused;
         }
-        let too_large = || {
-            status(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                &format!("a message may have at most {MAX_MESSAGE_BYTES} bytes"),
-            )
-        };
         let declared = headers
             .get(header::CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
@@ -446,13 +506,9 @@ impl Front {
         if declared.is_some_and(|n| n > MAX_MESSAGE_BYTES as u64) {
             return too_large();
         }
-        let body = match Limited::new(request.into_body(), MAX_MESSAGE_BYTES)
-            .collect()
-            .await
-        {
-            Ok(body) => body.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Err(_) => return status(StatusCode::BAD_REQUEST, "the body could not be read"),
+        let body = match read_body(request.into_body()).await {
+            Ok(body) => body,
+            Err(refused) => return *refused,
         };
         let Ok(text) = String::from_utf8(body.to_vec()) else {
             return rpc_status(
@@ -509,17 +565,40 @@ impl Front {
                 );
             }
         };
-        let mut response = self.exchange(&session, message).await;
         if created {
-            if let Ok(id) = HeaderValue::from_str(&session.id) {
-                response.headers_mut().insert(SESSION_ID, id);
-            }
-            // An initialize that failed leaves no session behind.
-            if !response.status().is_success() {
-                self.end(&session.id).await;
-            }
+            self.initialize(&session, message).await
+        } else {
+            self.exchange(&session, message).await
         }
-        response
+    }
+
+    /// Answers the `initialize` that opened `session`, which ends unless it succeeds and its
+    /// answer is delivered (else it would hold its slot and servers until the idle timeout).
+    async fn initialize(
+        self: Arc<Self>,
+        session: &Arc<Session>,
+        message: Message,
+    ) -> Response<Body> {
+        let undelivered = {
+            let (front, id) = (self.clone(), session.id.clone());
+            Forget::new(move || {
+                note(&format!(
+                    "toon: http: session {}: its initialize answer was not delivered",
+                    short(&id)
+                ));
+                tokio::spawn(async move { front.end(&id).await });
+            })
+        };
+        let mut response = self.exchange(session, message).await;
+        if let Ok(id) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID, id);
+        }
+        if !response.status().is_success() {
+            undelivered.disarm();
+            self.end(&session.id).await;
+            return response;
+        }
+        Guarded::wrap(response, undelivered)
     }
 
     /// Passes one message to the session's front and answers the POST.
@@ -693,6 +772,114 @@ impl Front {
     }
 }
 
+/// What a response body holds until it has been written to its end (or is dropped
+/// unfinished, as hyper does when its connection fails).
+trait Guard: Send + Unpin + 'static {
+    /// The body was written to its end.
+    fn delivered(self);
+}
+
+/// A connection is busy until its response is written.
+impl Guard for Busy {
+    fn delivered(self) {}
+}
+
+/// A session's initialize is undone unless its answer is written.
+impl Guard for Forget {
+    fn delivered(self) {
+        self.disarm();
+    }
+}
+
+/// A response body with its [`Guard`] (size and end as the body's own: a JSON answer keeps
+/// its `Content-Length`).
+struct Guarded<G> {
+    body: Body,
+    guard: Option<G>,
+}
+
+impl<G: Guard> Guarded<G> {
+    fn wrap(response: Response<Body>, guard: G) -> Response<Body> {
+        response.map(|body| {
+            Guarded {
+                body,
+                guard: Some(guard),
+            }
+            .boxed_unsync()
+        })
+    }
+}
+
+impl<G: Guard> hyper::body::Body for Guarded<G> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if (matches!(polled, Poll::Ready(None)) || self.body.is_end_stream())
+            && let Some(guard) = self.guard.take()
+        {
+            guard.delivered();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A 413 for a body over [`MAX_MESSAGE_BYTES`].
+fn too_large() -> Response<Body> {
+    status(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("a message may have at most {MAX_MESSAGE_BYTES} bytes"),
+    )
+}
+
+/// A request's body, of at most [`MAX_MESSAGE_BYTES`], each part within [`BODY_TIMEOUT`]
+/// of the one before (a body that stops coming would hold its connection forever).
+async fn read_body(body: Incoming) -> Result<Bytes, Box<Response<Body>>> {
+    let mut body = Limited::new(body, MAX_MESSAGE_BYTES);
+    let mut bytes = Vec::new();
+    loop {
+        match tokio::time::timeout(BODY_TIMEOUT, body.frame()).await {
+            Ok(None) => return Ok(Bytes::from(bytes)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    bytes.extend_from_slice(&data);
+                }
+            }
+            Ok(Some(Err(e))) if e.is::<http_body_util::LengthLimitError>() => {
+                return Err(Box::new(too_large()));
+            }
+            Ok(Some(Err(_))) => {
+                return Err(Box::new(status(
+                    StatusCode::BAD_REQUEST,
+                    "the body could not be read",
+                )));
+            }
+            Err(_) => {
+                let mut response = status(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!("no part of the body came for {BODY_TIMEOUT:?}"),
+                );
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(Box::new(response));
+            }
+        }
+    }
+}
+
 /// What is done if a request's response is never written (its POST's client went away):
 /// a session forgets the POST, the stateless front cancels the request.
 pub(super) struct Forget(Option<Box<dyn FnOnce() + Send>>);
@@ -845,6 +1032,7 @@ mod tests {
             mode: Mode::Passthrough,
             options,
             slots: Arc::new(Semaphore::new(1)),
+            connections: Connections::new(1, 1),
             sessions: Mutex::default(),
             stateless: Mutex::default(),
         }

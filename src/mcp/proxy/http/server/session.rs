@@ -1,28 +1,32 @@
 //! One HTTP session: its own [`Toolbox`] (its own server processes, started with this
 //! client's capabilities) and its own stdio [`serve`] front, over an in-memory pipe. What the
-//! front writes is routed to the HTTP responses waiting for it.
+//! front writes is routed to the HTTP responses waiting for it, without waiting for any
+//! client: each open stream has an [`Outbox`] the router fills and the stream's body empties,
+//! and everything held for the client counts against [`SESSION_BYTES`].
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::OwnedSemaphorePermit;
 
+use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
+use super::short;
 
+use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::{lock, token_key};
 use crate::mcp::proxy::serve::Mode;
 use crate::mcp::proxy::toolbox::Toolbox;
 use crate::mcp::proxy::wire::{Kind, Message};
 
-/// Messages kept for a client that has no stream open for them yet (a server's request or
-/// notification that came while no request and no GET stream was open); beyond it the oldest
-/// is dropped.
-pub(super) const BACKLOG: usize = 1024;
-
-/// Messages queued for one open response stream before the session waits for its client.
-const STREAM_QUEUE: usize = 256;
+/// Bytes of server messages a session holds for its client at most, besides one message
+/// and each waiting POST's own response: kept while no stream is open for them (the
+/// backlog), or queued on a stream its client has not read yet. Beyond it a GET stream
+/// behind is cut (what it had not read is kept for the next one), then the oldest kept
+/// messages are dropped, then the new one.
+pub(super) const SESSION_BYTES: usize = 4 << 20;
 
 /// A message for an open response, and whether it ends that response.
 #[derive(Debug)]
@@ -33,11 +37,25 @@ pub(super) struct Out {
 
 /// A POST waiting for its request's response, and for what the servers send meanwhile.
 struct Pending {
-    to: mpsc::Sender<Out>,
+    to: Arc<Outbox>,
     /// The `progressToken` of the request (as [`token_key`]), if it gave one.
     progress: Option<String>,
     /// When it was sent: server requests with nowhere else to go ride on the newest.
     since: Instant,
+}
+
+/// Where the session's messages for its client go. One lock, so that a message is routed,
+/// kept or moved onto a new stream in one step: a new stream gets what was kept, in order,
+/// before anything newer.
+#[derive(Default)]
+struct Outlets {
+    pending: HashMap<String, Pending>,
+    /// The GET stream (§ "Listening for Messages from the Server"), when one was opened.
+    standalone: Option<Arc<Outbox>>,
+    /// Messages for a stream not open yet, oldest first.
+    backlog: VecDeque<String>,
+    /// Messages dropped for want of room (logged as they start).
+    dropped: u64,
 }
 
 /// One client's session: `Mcp-Session-Id` → this.
@@ -46,10 +64,9 @@ pub(super) struct Session {
     toolbox: Arc<Toolbox>,
     /// Its front.
     pipe: FrontPipe,
-    pending: Mutex<HashMap<String, Pending>>,
-    /// The GET stream (§ "Listening for Messages from the Server"), when one is open.
-    standalone: Mutex<Option<mpsc::Sender<Out>>>,
-    backlog: Mutex<VecDeque<String>>,
+    outlets: Mutex<Outlets>,
+    /// Bytes of server messages held for the client (the backlog and what streams queue).
+    held: Arc<AtomicUsize>,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
     /// The session's place among `--http-max-sessions`, given back when it is dropped.
@@ -78,9 +95,8 @@ impl Session {
             id,
             toolbox: toolbox.clone(),
             pipe,
-            pending: Mutex::default(),
-            standalone: Mutex::default(),
-            backlog: Mutex::default(),
+            outlets: Mutex::default(),
+            held: Arc::default(),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
             _slot: slot,
@@ -89,7 +105,7 @@ impl Session {
             ends,
             (toolbox, mode, false),
             Arc::downgrade(&session),
-            |session: Arc<Session>, text| async move { session.route(text).await },
+            |session: Arc<Session>, text| async move { session.route(text) },
             |_| {},
         );
         session
@@ -103,9 +119,11 @@ impl Session {
     /// Whether nothing has used the session for `idle`: no request, no response in
     /// progress, no GET stream open.
     pub(super) fn idle_for(&self, idle: std::time::Duration) -> bool {
-        !self.streaming()
-            && lock(&self.pending).is_empty()
-            && lock(&self.last_used).elapsed() >= idle
+        let busy = {
+            let outlets = lock(&self.outlets);
+            !outlets.pending.is_empty() || outlets.standalone.as_ref().is_some_and(|s| s.is_open())
+        };
+        !busy && lock(&self.last_used).elapsed() >= idle
     }
 
     /// Hands one message (a JSON object, any newlines in it already whitespace) to the
@@ -120,25 +138,20 @@ impl Session {
     }
 
     /// Registers a request's POST, before the request goes to the front: its response, and
-    /// what the servers send meanwhile, come on the returned channel. `None` when a request
+    /// what the servers send meanwhile, come on the returned stream. `None` when a request
     /// with that id is already waiting (JSON-RPC ids are unique per session).
-    pub(super) fn expect(&self, id: &str, progress: Option<&str>) -> Option<mpsc::Receiver<Out>> {
+    pub(super) fn expect(&self, id: &str, progress: Option<&str>) -> Option<Inbox> {
         let key = token_key(id);
-        // Locks: `backlog` first, then `standalone` or `pending`, never those two at once;
-        // holding `backlog` while a stream is registered means `route` either sees the new
-        // stream or has put its message in the backlog this drains.
-        let mut backlog = lock(&self.backlog);
-        let streaming = self.streaming();
-        let mut pending = lock(&self.pending);
-        if pending.contains_key(&key) {
+        let mut outlets = lock(&self.outlets);
+        if outlets.pending.contains_key(&key) {
             return None;
         }
-        let (to, from) = mpsc::channel(STREAM_QUEUE);
+        let (to, from) = Outbox::new(self.held.clone());
         // With no GET stream to carry them, what waits for the client goes on this request's.
-        if !streaming {
-            drain(&mut backlog, &to);
+        if outlets.standalone().is_none() {
+            self.hand_over(&mut outlets.backlog, &to);
         }
-        pending.insert(
+        outlets.pending.insert(
             key,
             Pending {
                 to,
@@ -149,29 +162,36 @@ impl Session {
         Some(from)
     }
 
-    /// Forgets a request's POST (its client went away before the response came).
+    /// Forgets a request's POST (its client went away before the response came): what its
+    /// stream had not written waits for the next stream.
     pub(super) fn forget(&self, id: &str) {
-        lock(&self.pending).remove(&token_key(id));
+        let mut outlets = lock(&self.outlets);
+        if let Some(pending) = outlets.pending.remove(&token_key(id)) {
+            outlets.reclaim(pending.to.cut());
+        }
     }
 
-    fn streaming(&self) -> bool {
-        lock(&self.standalone)
-            .as_ref()
-            .is_some_and(|s| !s.is_closed())
-    }
-
-    /// Opens the GET stream; `None` when one is open already (the caller answers 409).
-    pub(super) fn listen(&self) -> Option<mpsc::Receiver<Out>> {
-        let mut backlog = lock(&self.backlog);
-        let mut standalone = lock(&self.standalone);
-        if standalone.as_ref().is_some_and(|s| !s.is_closed()) {
+    /// Opens the GET stream; `None` when one is open already (the caller answers 409). It
+    /// gets everything kept for the client, in order, before anything newer.
+    pub(super) fn listen(&self) -> Option<Inbox> {
+        let mut outlets = lock(&self.outlets);
+        if outlets.standalone().is_some() {
             return None;
         }
-        let (to, from) = mpsc::channel(STREAM_QUEUE);
-        drain(&mut backlog, &to);
-        *standalone = Some(to);
+        let (to, from) = Outbox::new(self.held.clone());
+        self.hand_over(&mut outlets.backlog, &to);
+        outlets.standalone = Some(to);
         self.touch();
         Some(from)
+    }
+
+    /// Moves the backlog onto a new stream (whose queue counts it from then on).
+    fn hand_over(&self, backlog: &mut VecDeque<String>, to: &Outbox) {
+        for text in backlog.drain(..) {
+            self.held.fetch_sub(text.len(), Ordering::Relaxed);
+            // A new stream is open: `push` cannot fail.
+            let _ = to.push(Out { text, last: false });
+        }
     }
 
     /// Where one line the front wrote goes: a response to the POST of its request; progress
@@ -179,15 +199,16 @@ impl Session {
     /// log message, list_changed…) to the GET stream, else to the newest request's stream,
     /// else into the backlog until a stream opens (2025-11-25 transports: "The server MAY
     /// send JSON-RPC requests and notifications" on either stream; each message on one).
-    async fn route(&self, text: String) {
+    /// Never waits: a client that reads slowly costs room (`SESSION_BYTES`), not time.
+    fn route(&self, text: String) {
         let Ok(message) = Message::parse(text.clone()) else {
             return;
         };
+        let mut outlets = lock(&self.outlets);
         match message.kind() {
             Kind::Response { id } => {
-                let waiting = lock(&self.pending).remove(&token_key(id));
-                if let Some(waiting) = waiting {
-                    let _ = waiting.to.send(Out { text, last: true }).await;
+                if let Some(waiting) = outlets.pending.remove(&token_key(id)) {
+                    let _ = waiting.to.push(Out { text, last: true });
                 }
                 return;
             }
@@ -196,41 +217,86 @@ impl Session {
             } => {
                 let token = message.progress_token().map(|t| token_key(&t));
                 let to = token.and_then(|token| {
-                    lock(&self.pending)
+                    outlets
+                        .pending
                         .values()
                         .find(|p| p.progress.as_deref() == Some(token.as_str()))
                         .map(|p| p.to.clone())
                 });
                 // Advisory, like the stdio front's: dropped when the client reads slowly.
                 if let Some(to) = to {
-                    let _ = to.try_send(Out { text, last: false });
+                    if self.over(text.len()) || to.push(Out { text, last: false }).is_err() {
+                        self.dropped(&mut outlets, 1);
+                    }
                     return;
                 }
             }
             _ => {}
         }
-        let to = {
-            let mut backlog = lock(&self.backlog);
-            let standalone = lock(&self.standalone)
-                .as_ref()
-                .filter(|s| !s.is_closed())
-                .cloned();
-            let to = standalone.or_else(|| {
-                lock(&self.pending)
-                    .values()
-                    .filter(|p| !p.to.is_closed())
-                    .max_by_key(|p| p.since)
-                    .map(|p| p.to.clone())
-            });
-            match to {
-                Some(to) => to,
-                None => return keep(&mut backlog, text),
+        self.deliver(&mut outlets, text);
+    }
+
+    /// A server message for whichever stream is open (see [`route`](Self::route)), within
+    /// the session's room.
+    fn deliver(&self, outlets: &mut Outlets, text: String) {
+        if self.over(text.len()) {
+            // The GET stream is behind: cut, what it had not read becomes the oldest kept.
+            if let Some(get) = outlets.standalone.take_if(|s| s.queued() > 0) {
+                note(&format!(
+                    "toon: http: session {}: its GET stream fell {} bytes behind, closed",
+                    short(&self.id),
+                    get.queued()
+                ));
+                outlets.reclaim(get.cut());
             }
-        };
-        // The stream may have closed since: then the message waits for the next one.
-        if let Err(mpsc::error::SendError(out)) = to.send(Out { text, last: false }).await {
-            keep(&mut lock(&self.backlog), out.text);
+            let mut dropped = 0;
+            while self.over(text.len()) {
+                let Some(old) = outlets.backlog.pop_front() else {
+                    break;
+                };
+                self.held.fetch_sub(old.len(), Ordering::Relaxed);
+                dropped += 1;
+            }
+            if self.over(text.len()) {
+                return self.dropped(outlets, dropped + 1);
+            }
+            self.dropped(outlets, dropped);
         }
+        let to = outlets.standalone().or_else(|| {
+            outlets
+                .pending
+                .values()
+                .filter(|p| p.to.is_open())
+                .max_by_key(|p| p.since)
+                .map(|p| p.to.clone())
+        });
+        let kept = match to {
+            Some(to) => to.push(Out { text, last: false }).err().map(|out| out.text),
+            None => Some(text),
+        };
+        if let Some(text) = kept {
+            self.held.fetch_add(text.len(), Ordering::Relaxed);
+            outlets.backlog.push_back(text);
+        }
+    }
+
+    /// Whether a message of `len` bytes would take the session past its room (one message
+    /// always fits).
+    fn over(&self, len: usize) -> bool {
+        let held = self.held.load(Ordering::Relaxed);
+        held > 0 && held + len > SESSION_BYTES
+    }
+
+    /// Counts messages dropped for want of room; says so when dropping starts.
+    fn dropped(&self, outlets: &mut Outlets, n: u64) {
+        if n > 0 && outlets.dropped == 0 {
+            note(&format!(
+                "toon: http: session {}: its client reads too slowly, messages for it dropped \
+                 past {SESSION_BYTES} bytes",
+                short(&self.id)
+            ));
+        }
+        outlets.dropped += n;
     }
 
     /// Ends the session: the front's input closes, open responses end, the servers are shut
@@ -240,29 +306,42 @@ impl Session {
             return;
         }
         self.pipe.close_input().await;
-        lock(&self.pending).clear();
-        lock(&self.standalone).take();
+        let dropped = {
+            let mut outlets = lock(&self.outlets);
+            for (_, pending) in outlets.pending.drain() {
+                pending.to.close();
+            }
+            if let Some(get) = outlets.standalone.take() {
+                get.close();
+            }
+            outlets.dropped
+        };
+        if dropped > 0 {
+            note(&format!(
+                "toon: http: session {}: {dropped} messages for its client were dropped",
+                short(&self.id)
+            ));
+        }
         self.toolbox.shutdown().await;
         self.pipe.abort();
     }
 }
 
-/// Keeps a message for the next stream, the oldest dropped past [`BACKLOG`].
-fn keep(backlog: &mut VecDeque<String>, text: String) {
-    if backlog.len() >= BACKLOG {
-        backlog.pop_front();
+impl Outlets {
+    /// The GET stream while it is open; one whose client went away is let go, what it had
+    /// not written kept for the next.
+    fn standalone(&mut self) -> Option<Arc<Outbox>> {
+        if let Some(gone) = self.standalone.take_if(|s| !s.is_open()) {
+            self.reclaim(gone.cut());
+        }
+        self.standalone.clone()
     }
-    backlog.push_back(text);
-}
 
-/// Moves what waits in the backlog onto a new stream, as far as its queue takes.
-fn drain(backlog: &mut VecDeque<String>, to: &mpsc::Sender<Out>) {
-    while let Some(text) = backlog.pop_front() {
-        if let Err(mpsc::error::TrySendError::Full(out) | mpsc::error::TrySendError::Closed(out)) =
-            to.try_send(Out { text, last: false })
-        {
-            backlog.push_front(out.text);
-            break;
+    /// Keeps what a stream had not written, before what was kept since (older, as it was
+    /// routed first); a response's stream loses its response with its client.
+    fn reclaim(&mut self, left: VecDeque<Out>) {
+        for out in left.into_iter().rev().filter(|o| !o.last) {
+            self.backlog.push_front(out.text);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! it, JSON whitespace, is written as a space, [`sse::one_line`]).
 
 use std::convert::Infallible;
+use std::future::Future;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -41,9 +42,22 @@ fn event(text: &str) -> Bytes {
     Bytes::from(frame)
 }
 
-struct State {
+/// Where a stream's messages come from: a channel, or a session's
+/// [`Inbox`](super::outbox::Inbox).
+pub(super) trait Messages: Send + 'static {
+    /// The next message; `None` when there will be no more.
+    fn next(&mut self) -> impl Future<Output = Option<Out>> + Send;
+}
+
+impl Messages for mpsc::Receiver<Out> {
+    fn next(&mut self) -> impl Future<Output = Option<Out>> + Send {
+        self.recv()
+    }
+}
+
+struct State<M> {
     first: Option<Out>,
-    messages: mpsc::Receiver<Out>,
+    messages: M,
     /// A request's stream: disarmed once its response is written.
     forget: Option<Forget>,
     done: bool,
@@ -54,7 +68,7 @@ struct State {
 /// close the SSE stream") or until the sender is dropped (the session ended).
 pub(super) fn stream(
     first: Option<Out>,
-    messages: mpsc::Receiver<Out>,
+    messages: impl Messages,
     forget: Option<Forget>,
 ) -> Response<Body> {
     let state = State {
@@ -69,7 +83,7 @@ pub(super) fn stream(
         }
         let out = match state.first.take() {
             Some(out) => out,
-            None => match tokio::time::timeout(KEEP_ALIVE, state.messages.recv()).await {
+            None => match tokio::time::timeout(KEEP_ALIVE, state.messages.next()).await {
                 Ok(Some(out)) => out,
                 Ok(None) => return None,
                 Err(_) => {
