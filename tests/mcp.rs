@@ -988,6 +988,52 @@ fn dropping_structured_content_never_deletes_the_only_copy() {
     );
 }
 
+/// Whether a content block holds `structured`'s data: the same value, or its only member's,
+/// or (the filesystem server's wrapper) its only member's string as its text.
+fn carries(block: &Json, structured: &Json) -> bool {
+    let text = block["text"].as_str().unwrap();
+    let value = || {
+        let format = block["_meta"][META_KEY]["format"].as_str();
+        match format {
+            Some("toon") => toon::from_str::<toon::Value>(text).ok(),
+            _ => serde_json::from_str::<toon::Value>(text).ok(),
+        }
+    };
+    let only = structured
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.values().next());
+    match only {
+        Some(Json::String(s)) => text == s || value() == serde_json::from_str(s).ok(),
+        Some(only) => value() == Some(toon::Value::from(only.clone())),
+        None => value() == Some(toon::Value::from(structured.clone())),
+    }
+}
+
+#[test]
+fn dropping_structured_content_adds_no_copy_of_what_a_block_carries() {
+    // The memory server's captured results: its JSON as pretty text, and as structured
+    // content the same data, wrapped (`{"entities": [...]}`) or not (`read_graph`).
+    let drop = ResultEncoder::new(policy(|p| p.structured = Structured::Drop));
+    let mut checked = 0;
+    for (tool, result) in results() {
+        let Some(structured) = result.get("structuredContent") else {
+            continue;
+        };
+        let blocks = result["content"].as_array().unwrap().len();
+        for out in [
+            drop.encode(&tool, result.clone()).unwrap(),
+            drop.keep(result.clone()),
+        ] {
+            assert!(out.get("structuredContent").is_none(), "{tool}");
+            assert_eq!(out["content"].as_array().unwrap().len(), blocks, "{tool}");
+            assert!(carries(&out["content"][0], structured), "{tool}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
+}
+
 #[test]
 fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
     let block = serde_json::to_string_pretty(

@@ -71,8 +71,9 @@ pub enum Structured {
     Keep,
     /// Remove it, so every client shows the model the converted text. Only valid where the
     /// client was not told of an `outputSchema` (a proxy strips those from listed tools).
-    /// When no text block carries its data (the block's JSON is not the same), the data is
-    /// first added as a text block, converted like any JSON block.
+    /// When no text block carries its data (no block's JSON is the same value as the data,
+    /// or as the data's only member: `{"entities": [...]}` beside the array as text), the
+    /// data is first added as a text block, converted like any JSON block.
     Drop,
 }
 
@@ -515,6 +516,7 @@ impl ResultEncoder {
         };
         // `null` holds nothing to carry.
         let mut carried = structured.is_none_or(|s| s == "null");
+        let carrier = structured.map(super::structured::Carried::new);
         let mut splice = Splice::new(result);
         let mut blocks = Vec::new();
         for item in content.items.iter().flatten() {
@@ -531,10 +533,10 @@ impl ResultEncoder {
                 blocks.push(Block::Skipped(SkipReason::NotJson));
                 continue;
             };
-            if let Some(data) = structured
+            if let Some(carrier) = &carrier
                 && !carried
             {
-                carried = super::structured::carries(text, data);
+                carried = carrier.by(text);
             }
             if !convert {
                 blocks.push(Block::Skipped(SkipReason::Verbatim));
