@@ -74,10 +74,9 @@ impl<'d> Carried<'d> {
         if let Some(entries) = raw::entries(data)
             && let [only] = entries.as_slice()
         {
-            let value = only.value.get();
-            match raw::unquote(value) {
-                Some(s) => only_string = Some(s.into_owned()),
-                None => forms.push(Form::new(value)),
+            match raw::string(only.value) {
+                Some(s) => only_string = Some(s),
+                None => forms.push(Form::new(only.value.get())),
             }
         }
         Carried { forms, only_string }
