@@ -781,8 +781,9 @@ impl ResultEncoder {
     /// ([`tokens::cost`](crate::tokens::cost): exact with `tiktoken`), so that only the
     /// cheaper one need be written whole. `None` when the block is short, has no long array or
     /// object to sample, keeps more than a tenth of the sample whole beside what it thinned,
-    /// or the sample's renderings are within 3% of each other (then both are written and
-    /// costed, as for a short block).
+    /// keeps under half its share of the items (what was kept is not like the rest), or the
+    /// sample's renderings are within 3% of each other (then both are written and costed, as
+    /// for a short block).
     fn choose_by_sample(
         sent: &str,
         document: &Recording,

@@ -181,7 +181,7 @@ mod tests {
         let pretty = "[\n  {\n    \"name\": \"Ada\",\n    \"entityType\": \"person\",\n    \
                       \"observations\": [\n      \"born 1815\"\n    ]\n  }\n]";
         assert!(carries(pretty, data));
-        // As a value: other key order, escapes and number spelling.
+        // As a value: other key order and escapes.
         let data = r#"{"result":[{"a":1,"b":"\u00e9"}]}"#;
         assert!(carries(r#"[{"b": "é", "a": 1}]"#, data));
         // Part of the member, or a member beside others, is not enough.
