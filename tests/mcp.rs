@@ -989,6 +989,90 @@ fn dropping_structured_content_never_deletes_the_only_copy() {
 }
 
 #[test]
+fn a_long_pretty_schema_is_given_the_cheaper_rendering() {
+    // An AWS CloudFormation schema (QuickSight dashboard, cfn-lint 1.18.2, every 8th of its
+    // 626 definitions), its definitions repeated under new names to the whole's size: sent
+    // pretty (~290 KB) the block is decided on a sample of its value. The root's ten unlike
+    // members once made the sample two of them (`additionalProperties`, `readOnlyProperties`),
+    // which said TOON, 12% dearer here than compact JSON, as for the whole schema.
+    let text = std::fs::read_to_string(fixtures().join("cfn-quicksight-dashboard.json")).unwrap();
+    let mut schema: toon::Value = serde_json::from_str(&text).unwrap();
+    let Some(toon::Value::Object(definitions)) = schema.get_mut("definitions") else {
+        panic!("no definitions");
+    };
+    let kept: Vec<(String, toon::Value)> = definitions
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    for copy in 1..8 {
+        for (name, definition) in &kept {
+            definitions.insert(format!("{name}{copy}"), definition.clone());
+        }
+    }
+    let pretty = toon::json::to_string_pretty(&schema, 2).unwrap();
+    assert!(pretty.len() > 256 * 1024 && pretty.len() < 5 * 64 * 1024);
+    let json = toon::json::to_string(&schema).unwrap();
+    let toon_text = toon::to_string(&schema).unwrap();
+    assert!(
+        cost(&json) * 105 < cost(&toon_text) * 100,
+        "compact JSON is the cheaper"
+    );
+
+    let result = json!({"content": [{"type": "text", "text": pretty}]});
+    let out = ResultEncoder::new(Policy::default())
+        .encode("describe_type", result)
+        .unwrap();
+    assert_eq!(out["content"][0]["_meta"][META_KEY]["format"], "json");
+    assert_eq!(out["content"][0]["text"], json);
+}
+
+/// Whether a content block holds `structured`'s data: the same value, or its only member's,
+/// or (the filesystem server's wrapper) its only member's string as its text.
+fn carries(block: &Json, structured: &Json) -> bool {
+    let text = block["text"].as_str().unwrap();
+    let value = || {
+        let format = block["_meta"][META_KEY]["format"].as_str();
+        match format {
+            Some("toon") => toon::from_str::<toon::Value>(text).ok(),
+            _ => serde_json::from_str::<toon::Value>(text).ok(),
+        }
+    };
+    let only = structured
+        .as_object()
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.values().next());
+    match only {
+        Some(Json::String(s)) => text == s || value() == serde_json::from_str(s).ok(),
+        Some(only) => value() == Some(toon::Value::from(only.clone())),
+        None => value() == Some(toon::Value::from(structured.clone())),
+    }
+}
+
+#[test]
+fn dropping_structured_content_adds_no_copy_of_what_a_block_carries() {
+    // The memory server's captured results: its JSON as pretty text, and as structured
+    // content the same data, wrapped (`{"entities": [...]}`) or not (`read_graph`).
+    let drop = ResultEncoder::new(policy(|p| p.structured = Structured::Drop));
+    let mut checked = 0;
+    for (tool, result) in results() {
+        let Some(structured) = result.get("structuredContent") else {
+            continue;
+        };
+        let blocks = result["content"].as_array().unwrap().len();
+        for out in [
+            drop.encode(&tool, result.clone()).unwrap(),
+            drop.keep(result.clone()),
+        ] {
+            assert!(out.get("structuredContent").is_none(), "{tool}");
+            assert_eq!(out["content"].as_array().unwrap().len(), blocks, "{tool}");
+            assert!(carries(&out["content"][0], structured), "{tool}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
+}
+
+#[test]
 fn raw_results_are_read_as_sent_and_unreadable_ones_returned_as_sent() {
     let block = serde_json::to_string_pretty(
         &json!({"rows": (0..30).map(|i| json!({"id": i, "name": format!("n{i}")})).collect::<Vec<_>>()}),

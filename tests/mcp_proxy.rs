@@ -193,6 +193,61 @@ fn passthrough_serves_every_server_and_converts_results() {
     client.close();
 }
 
+#[test]
+fn structured_drop_adds_no_second_copy_of_what_the_text_carries() {
+    // The memory server sends its data twice: as pretty JSON text, and as structured content
+    // that wraps it (`{"entities": [...]}`) or is the same object (`read_graph`). With
+    // `--structured drop` the text block is the one copy the model reads.
+    let scratch = Scratch::new("structured-memory");
+    let Some(config) = config(&scratch.0, &["memory"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--structured", "drop"]);
+    client.initialize("2025-06-18");
+    let entities = json!([
+        {"name": "Ada", "entityType": "person", "observations": ["wrote the first program", "born 1815"]},
+        {"name": "Analytical Engine", "entityType": "machine", "observations": ["designed by Babbage"]},
+        {"name": "Charles", "entityType": "person", "observations": ["designed the engine"]}
+    ]);
+    let relations = json!([
+        {"from": "Ada", "to": "Analytical Engine", "relationType": "programmed"},
+        {"from": "Charles", "to": "Analytical Engine", "relationType": "designed"}
+    ]);
+    let calls = [
+        (
+            "create_entities",
+            json!({"entities": entities}),
+            Some(&entities),
+        ),
+        (
+            "create_relations",
+            json!({"relations": relations}),
+            Some(&relations),
+        ),
+        ("search_nodes", json!({"query": "person"}), None),
+        ("read_graph", json!({}), None),
+    ];
+    for (tool, arguments, sent) in calls {
+        let result = client.call(tool, arguments);
+        assert!(
+            result.get("structuredContent").is_none(),
+            "{tool}: {result}"
+        );
+        assert_eq!(
+            result["content"].as_array().map(Vec::len),
+            Some(1),
+            "{tool}: {result}"
+        );
+        if let Some(sent) = sent {
+            assert_eq!(&decoded(&result), sent, "{tool}");
+        }
+    }
+    let graph = decoded(&client.call("read_graph", json!({})));
+    assert_eq!(graph["entities"], entities);
+    assert_eq!(graph["relations"], relations);
+    client.close();
+}
+
 /// read_graph of a fresh memory server after `create_entities(entities)`, asked directly
 /// through the library's own client (no proxy, no conversion).
 fn direct_memory_graph(scratch: &Path, entities: &Json) -> Json {

@@ -71,8 +71,9 @@ pub enum Structured {
     Keep,
     /// Remove it, so every client shows the model the converted text. Only valid where the
     /// client was not told of an `outputSchema` (a proxy strips those from listed tools).
-    /// When no text block carries its data (the block's JSON is not the same), the data is
-    /// first added as a text block, converted like any JSON block.
+    /// When no text block carries its data (no block's JSON is the same value as the data,
+    /// or as the data's only member: `{"entities": [...]}` beside the array as text), the
+    /// data is first added as a text block, converted like any JSON block.
     Drop,
 }
 
@@ -515,6 +516,7 @@ impl ResultEncoder {
         };
         // `null` holds nothing to carry.
         let mut carried = structured.is_none_or(|s| s == "null");
+        let carrier = structured.map(super::structured::Carried::new);
         let mut splice = Splice::new(result);
         let mut blocks = Vec::new();
         for item in content.items.iter().flatten() {
@@ -531,10 +533,10 @@ impl ResultEncoder {
                 blocks.push(Block::Skipped(SkipReason::NotJson));
                 continue;
             };
-            if let Some(data) = structured
+            if let Some(carrier) = &carrier
                 && !carried
             {
-                carried = super::structured::carries(text, data);
+                carried = carrier.by(text);
             }
             if !convert {
                 blocks.push(Block::Skipped(SkipReason::Verbatim));
@@ -637,7 +639,7 @@ impl ResultEncoder {
             return Err(Skip::Result(SkipReason::NotJson));
         }
         let not_json = |_| Skip::Result(SkipReason::NotJson);
-        let (format, mut new_text, after_tokens, notes, before_tokens) = if shaping.is_empty() {
+        let (format, mut new_text, after_tokens, notes, mut before_tokens) = if shaping.is_empty() {
             // Read as sent: a recording keeps every number's digits, so its TOON is lossless.
             let document = Recording::from_json_slice(text.as_bytes()).map_err(not_json)?;
             let (format, new_text, tokens, before) = self.render_as_sent(text, document)?;
@@ -658,7 +660,16 @@ impl ResultEncoder {
         };
         // The text lives on in the result: drop the growth slack of its buffer.
         new_text.shrink_to_fit();
-        if shaping.is_empty() && after_tokens >= before_tokens && policy.format == Format::Cheaper {
+        // The text as sent without its whitespace never costs more tokens than it; estimated
+        // apart, a long text's sampled estimate can say otherwise (a source map of 220k tokens
+        // was left pretty, 780 tokens dearer).
+        let compacted = shaping.is_empty() && format == "json" && new_text.len() < text.len();
+        if compacted {
+            before_tokens = before_tokens.max(after_tokens);
+        } else if shaping.is_empty()
+            && after_tokens >= before_tokens
+            && policy.format == Format::Cheaper
+        {
             return Err(Skip::Result(SkipReason::NotSmaller));
         }
         let block = Block::Converted {
@@ -736,15 +747,27 @@ impl ResultEncoder {
             Format::Toon => {
                 let toon = toon(document)?;
                 let tokens = cost(&toon);
-                Ok(("toon", toon, tokens, cost(sent)))
+                let before = cost(sent);
+                // Chosen on a sample, TOON may still not beat the text as sent, which compact
+                // JSON, the same text without its whitespace, never loses to.
+                if self.policy.format == Format::Cheaper && tokens >= before {
+                    let json = minify(sent);
+                    if json.len() < sent.len() {
+                        let tokens = cost(&json);
+                        return Ok(("json", json, tokens, before));
+                    }
+                }
+                Ok(("toon", toon, tokens, before))
             }
             Format::Cheaper => {
                 let toon = toon(document)?;
                 let json = minify(sent);
                 let both = costs(&[&json, &toon]);
                 let before = before(&json, both[0]);
-                // Ties go to compact JSON, as `Output::Cheaper`.
-                Ok(if both[1] < both[0] {
+                // Ties go to compact JSON, as `Output::Cheaper`; so does a TOON that does not
+                // beat the text as sent (estimated apart, the two can disagree with the JSON's
+                // estimate, but compact JSON never costs more than the text it compacts).
+                Ok(if both[1] < both[0].min(before) {
                     ("toon", toon, both[1], before)
                 } else {
                     ("json", json, both[0], before)
@@ -758,8 +781,9 @@ impl ResultEncoder {
     /// ([`tokens::cost`](crate::tokens::cost): exact with `tiktoken`), so that only the
     /// cheaper one need be written whole. `None` when the block is short, has no long array or
     /// object to sample, keeps more than a tenth of the sample whole beside what it thinned,
-    /// or the sample's renderings are within 3% of each other (then both are written and
-    /// costed, as for a short block).
+    /// keeps under half its share of the items (what was kept is not like the rest), or the
+    /// sample's renderings are within 3% of each other (then both are written and costed, as
+    /// for a short block).
     fn choose_by_sample(
         sent: &str,
         document: &Recording,

@@ -45,10 +45,12 @@ impl Recording {
 impl Recording {
     /// A smaller recording of the same layout, for estimating what renderings of this one cost
     /// without writing them whole: in every array and object of at least `2 × every`
-    /// elements, only every `every`-th element is kept (the first included); everything else
-    /// is kept whole. A subset of a uniform array is uniform, so the sample is laid out as the
-    /// whole is wherever the layout rests on uniformity (§9.3 tabular arrays, §9.1 inline
-    /// primitive arrays).
+    /// elements that lies in no such container, only every `every`-th element is kept (the
+    /// first included); everything else is kept whole. Thinning once on each path keeps every
+    /// part of the whole in the same proportion (thinned again inside, deep content would
+    /// weigh `every` times less than shallow). A subset of a uniform array is uniform, so the
+    /// sample is laid out as the whole is wherever the layout rests on uniformity (§9.3
+    /// tabular arrays, §9.1 inline primitive arrays).
     ///
     /// ```
     /// let rows: Vec<String> = (0..100).map(|i| format!(r#"{{"id":{i}}}"#)).collect();
@@ -71,7 +73,10 @@ impl Recording {
         let copied = self.tape.ev.is_empty() || copy.item(0, false).is_ok();
         let (events, outside) = (copy.out.ev.len(), copy.outside);
         RecordingSample {
-            representative: copied && events * 2 <= self.tape.ev.len() && outside * 10 <= events,
+            representative: copied
+                && events * 2 <= self.tape.ev.len()
+                && events * 2 * copy.every >= self.tape.ev.len()
+                && outside * 10 <= events,
             recording: Recording { tape: copy.out },
         }
     }
@@ -83,9 +88,11 @@ impl Recording {
 pub struct RecordingSample {
     /// The smaller recording.
     pub recording: Recording,
-    /// Whether it stands for the whole: it has at most half the whole's items, and at most
-    /// a tenth of its own lie outside the containers it thinned (kept whole beside what was
-    /// thinned, those would weigh more in the sample than in the whole).
+    /// Whether it stands for the whole: it has at most half the whole's items, at least half
+    /// its share of them (`1 / every`: fewer, and the elements kept are not like the rest,
+    /// as when an object of ten unlike members keeps the two smallest), and at most a tenth
+    /// of its own lie outside the containers it thinned (kept whole beside what was thinned,
+    /// those would weigh more in the sample than in the whole).
     pub representative: bool,
 }
 
@@ -118,7 +125,7 @@ impl Thinning<'_> {
                 return Ok(());
             }
         };
-        let step = if src.len(at) >= 2 * self.every {
+        let step = if !inside && src.len(at) >= 2 * self.every {
             self.every
         } else {
             1
@@ -415,6 +422,35 @@ mod tests {
             serde_json::to_string(&object.sample(2).recording).unwrap(),
             r#"{"a":1,"c":3,"e":5}"#
         );
+    }
+
+    #[test]
+    fn a_sample_thins_once_on_each_path_and_only_stands_for_like_elements() {
+        // Rows with long tag lists: every third row, each kept whole, tags and all.
+        let row = |i: usize| format!(r#"{{"id":{i},"tags":[1,2,3,4,5,6]}}"#);
+        let rows: Vec<String> = (0..10).map(row).collect();
+        let text = format!("[{}]", rows.join(","));
+        let doc = Recording::from_json_slice(text.as_bytes()).unwrap();
+        let sample = doc.sample(3);
+        assert!(sample.representative);
+        let kept: Vec<String> = [0, 3, 6, 9].into_iter().map(row).collect();
+        assert_eq!(
+            serde_json::to_string(&sample.recording).unwrap(),
+            format!("[{}]", kept.join(","))
+        );
+        // Four unlike members, and the two kept are the small ones: a sample of 27 items
+        // where its share of the 2,027 is about 1,000 stands for nothing.
+        let short: Vec<String> = (0..12).map(|i| i.to_string()).collect();
+        let long: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+        let (short, long) = (short.join(","), long.join(","));
+        let text = format!(r#"{{"a":[{short}],"b":[{long}],"c":[{short}],"d":[{long}]}}"#);
+        let doc = Recording::from_json_slice(text.as_bytes()).unwrap();
+        let sample = doc.sample(2);
+        assert_eq!(
+            serde_json::to_string(&sample.recording).unwrap(),
+            format!(r#"{{"a":[{short}],"c":[{short}]}}"#)
+        );
+        assert!(!sample.representative);
     }
     use crate::{Value, toon};
 

@@ -205,8 +205,8 @@ struct PolicyArgs {
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]
     convert_tools: Vec<Vec<String>>,
     /// keep | drop (drop: structuredContent removed from results, its data first added as a
-    /// text block when no text block carries it, and outputSchema from tools, so every client
-    /// shows the model the converted text)
+    /// text block when no text block carries it (the same JSON value, or its only member's),
+    /// and outputSchema from tools, so every client shows the model the converted text)
     #[arg(long, default_value = "keep")]
     structured: String,
 }
