@@ -712,12 +712,14 @@ fn median(times: &mut [Duration]) -> Duration {
     times[times.len() / 2]
 }
 
-/// The proxy adds at most a millisecond to a call (median, interleaved with direct calls to
-/// the same server over a kept-alive connection) in an optimised build; an unoptimised one
-/// (measured 0.5-0.8 ms) gets three. What this catches is a delay of another order: a
-/// connection per call, or Nagle's algorithm meeting delayed ACKs (40 ms).
+/// The proxy calls an HTTP server over one kept-alive connection, and adds no delay of
+/// another order to a call (median, interleaved with direct calls to the same server): what
+/// this catches is a connection per call, or Nagle's algorithm meeting delayed ACKs (40 ms).
+/// The overhead itself is a benchmark's figure (`examples/http_front_report`, release build:
+/// about 0.2 ms), not a timed test's: an unoptimised build on a busy 2-core machine measured
+/// 0.5 to 1.5 ms.
 #[test]
-fn a_call_through_the_proxy_costs_at_most_a_millisecond_more_than_a_direct_one() {
+fn a_call_through_the_proxy_reuses_its_connection_and_adds_no_delay_of_another_order() {
     if servers_dir().is_none() {
         return;
     }
@@ -750,8 +752,13 @@ fn a_call_through_the_proxy_costs_at_most_a_millisecond_more_than_a_direct_one()
     let overhead = pm.saturating_sub(dm);
     eprintln!("median per call: direct {dm:?}, through the proxy {pm:?}, overhead {overhead:?}");
     assert!(
-        overhead <= Duration::from_millis(1),
+        overhead <= Duration::from_millis(20),
         "direct {dm:?}, proxied {pm:?}"
     );
+    // 300 calls and the listing: the start-up probe's, the direct client's and the proxy's
+    // pooled connections, not one per call.
+    let connections = server.log().matches("CONNECTION").count();
+    eprintln!("{connections} connections accepted by the server");
+    assert!(connections <= 8, "{connections} connections for 300 calls");
     proxied.close();
 }
