@@ -375,7 +375,7 @@ impl Default for Lines {
 }
 
 impl Lines {
-    /// Lines of at most `limit` bytes (at least [`HEAD_BYTES`], so that a skipped line's
+    /// Lines of at most `limit` bytes (at least 4 KiB, so that a skipped line's
     /// first bytes are there to read its id from).
     #[must_use]
     pub fn with_limit(limit: usize) -> Lines {
