@@ -1826,6 +1826,34 @@ fn stateless_clients_get_only_their_own_log_messages() {
     );
 }
 
+/// A request's `logLevel` is its own: the servers' level is shared (the last request's sets
+/// it, and a server may not follow it), so a line below what the request asked for is not
+/// its (`// 2026-07-28 server/utilities/logging`). The fixture logs at `info`.
+#[test]
+fn a_stateless_request_gets_log_messages_at_its_own_level_only() {
+    let scratch = Scratch::new("http-2026-log-level");
+    let config = fixtures_config(&scratch.0, &[("b", "questioning_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let at = |level: &str| {
+        json!({"name": "slow", "arguments": {"log": format!("at-{level}")},
+               "_meta": {"io.modelcontextprotocol/logLevel": level}})
+    };
+    let error = call_apart(&proxy.addr, "e", "slow", at("error"), json!({}));
+    let error = error.recv_timeout(wait).unwrap();
+    let info = call_apart(&proxy.addr, "i", "slow", at("info"), json!({}));
+    let info = info.recv_timeout(wait).unwrap();
+    assert_eq!(
+        error["message"]["result"]["resultType"], "complete",
+        "{error}"
+    );
+    assert!(
+        !error["body"].as_str().unwrap().contains("at-error"),
+        "{error}"
+    );
+    assert!(info["body"].as_str().unwrap().contains("at-info"), "{info}");
+}
+
 /// Issue #42, 1 (progress): B's server sends progress under every token a request of the
 /// shared front may have (internal tokens are small integers); A's request, waiting with a
 /// progress token of its own on another server, hears none of it.

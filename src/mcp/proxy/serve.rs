@@ -235,8 +235,9 @@ struct InFlight {
     exchange: Option<u64>,
     /// The `progressToken` the client gave it (as JSON text), if any.
     progress_token: Option<String>,
-    /// Whether it is a 2026-07-28 request that opted in to log messages.
-    logs: bool,
+    /// For a 2026-07-28 request that opted in to log messages, the least severe level it
+    /// wants ([`severity`]): the servers' level is shared, the request's is its own.
+    log_level: Option<u8>,
 }
 
 impl Front {
@@ -298,7 +299,10 @@ impl Front {
                 // Held until the task is recorded, so that it cannot end before it is.
                 let mut in_flight = lock(&self.in_flight);
                 let task_key = key.clone();
-                let logs = declared.as_ref().is_some_and(|d| d.log_level.is_some());
+                let log_level = declared
+                    .as_ref()
+                    .and_then(|d| d.log_level.as_deref())
+                    .map(|level| severity(level).unwrap_or(0));
                 let reply_id = id.clone();
                 // What its servers send can be told to be this request's.
                 let behalf = Behalf::new(false);
@@ -321,7 +325,7 @@ impl Front {
                         tag: behalf.tag,
                         exchange: None,
                         progress_token,
-                        logs,
+                        log_level,
                     },
                 );
             }
@@ -882,7 +886,13 @@ impl Front {
         if !self.serves_2026.load(Ordering::Relaxed) {
             return;
         }
-        let Some(id) = self.log_owner(cause) else {
+        let level = message
+            .params()
+            .and_then(|params| raw::get_path(params, &["level"]))
+            .and_then(raw::string);
+        // A level the spec does not name is passed on: the client may know it.
+        let level = level.as_deref().and_then(severity).unwrap_or(u8::MAX);
+        let Some(id) = self.log_owner(cause, level) else {
             if matches!(cause, Cause::Unknown { in_flight } if in_flight > 1) {
                 let n = self.unheard.fetch_add(1, Ordering::Relaxed) + 1;
                 if n.is_power_of_two() {
@@ -1059,4 +1069,23 @@ fn error_reply(id: &str, e: &CallError) -> String {
 /// Whether a request is served by the servers (so they must be started to answer it).
 fn needs_servers(method: &str) -> bool {
     method.starts_with("tools/") || routes::serves(method)
+}
+
+/// A log level's rank, least severe first (`// 2025-11-25 server/utilities/logging`: the
+/// syslog severities of RFC 5424); `None` for a name the spec does not give.
+fn severity(level: &str) -> Option<u8> {
+    const LEVELS: [&str; 8] = [
+        "debug",
+        "info",
+        "notice",
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+    ];
+    LEVELS
+        .iter()
+        .position(|l| *l == level)
+        .and_then(|i| u8::try_from(i).ok())
 }

@@ -242,14 +242,18 @@ impl Front {
 
     /// The 2026-07-28 request (its id, JSON text) a server's log message is for: the request
     /// it came for (`cause`: it is read in order with the replies, so before that request's
-    /// own), if that request opted in (`// 2026-07-28 server/utilities/logging`).
-    pub(super) fn log_owner(&self, cause: Cause) -> Option<String> {
+    /// own), if that request opted in at `level` ([`severity`](super::severity)) or below
+    /// (`// 2026-07-28 server/utilities/logging`).
+    pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<String> {
         let Cause::Request(tag) = cause else {
             return None;
         };
         lock(&self.in_flight)
             .values()
-            .find(|call| call.logs && (call.tag == tag || call.exchange == Some(tag)))
+            .find(|call| {
+                call.log_level.is_some_and(|least| level >= least)
+                    && (call.tag == tag || call.exchange == Some(tag))
+            })
             .map(|call| call.id.clone())
     }
 }
