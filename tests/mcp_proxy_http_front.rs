@@ -2120,6 +2120,47 @@ fn a_body_that_never_comes_is_answered_408() {
     assert!(took < Duration::from_secs(20), "{took:?}");
 }
 
+/// A body trickled a byte every 3 s (never pausing for the 10 s a part may take) is
+/// answered 408 once the whole is overdue: 10 s, and a second per 64 KiB of its length.
+/// At 1fe932d it held its connection, and its room among the authenticated, indefinitely.
+#[test]
+fn a_trickled_body_is_answered_408() {
+    let scratch = Scratch::new("http-body-trickle");
+    let config = wild_config(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token", "tok"]);
+    let addr = proxy.addr.clone();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    let started = Instant::now();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer tok\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n\
+         Content-Length: 200\r\n\r\n{{"
+    )
+    .unwrap();
+    let mut reader = stream.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        // Until the proxy closes the connection, or 30 s.
+        for _ in 0..10 {
+            std::thread::sleep(Duration::from_secs(3));
+            if stream.write_all(b" ").is_err() {
+                break;
+            }
+        }
+    });
+    reader
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let mut raw = [0u8; 64];
+    let n = reader.read(&mut raw).unwrap_or(0);
+    let took = started.elapsed();
+    let raw = String::from_utf8_lossy(&raw[..n]);
+    assert!(raw.starts_with("HTTP/1.1 408 "), "{raw:?} after {took:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    drop(reader);
+    trickle.join().unwrap();
+}
+
 /// Connections that never send a request, more than the room for them and reopened as they
 /// are closed, do not keep an authenticated client waiting: each ping on a new connection
 /// is answered at once, and an authenticated keep-alive connection keeps its place. Here with

@@ -92,8 +92,13 @@ const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long a request's body may pause (no byte received) before the request is answered
-/// 408 and its connection closed.
+/// 408 and its connection closed; also its allowance before [`BODY_RATE`] applies.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The slowest a body may come on average, in bytes a second, past [`BODY_TIMEOUT`]: a body
+/// trickled a byte at a time, never pausing long, would otherwise hold its connection (and
+/// its room among the authenticated ones) for as long as its length allows.
+const BODY_RATE: u64 = 64 << 10;
 
 /// How `toon mcp serve --http` serves: the defaults with fields set (it may gain fields:
 /// `#[non_exhaustive]`).
@@ -845,12 +850,25 @@ fn too_large() -> Response<Body> {
 }
 
 /// A request's body, of at most [`MAX_MESSAGE_BYTES`], each part within [`BODY_TIMEOUT`]
-/// of the one before (a body that stops coming would hold its connection forever).
+/// of the one before and the whole within [`BODY_TIMEOUT`] and a second per [`BODY_RATE`]
+/// bytes of its length (a body that stops coming, or trickles, would hold its connection).
 async fn read_body(body: Incoming) -> Result<Bytes, Box<Response<Body>>> {
+    use hyper::body::Body as _;
+    let length = body
+        .size_hint()
+        .exact()
+        .unwrap_or(MAX_MESSAGE_BYTES as u64)
+        .min(MAX_MESSAGE_BYTES as u64);
+    let deadline =
+        tokio::time::Instant::now() + BODY_TIMEOUT + Duration::from_secs(length / BODY_RATE);
     let mut body = Limited::new(body, MAX_MESSAGE_BYTES);
     let mut bytes = Vec::new();
     loop {
-        match tokio::time::timeout(BODY_TIMEOUT, body.frame()).await {
+        let part = tokio::time::timeout(BODY_TIMEOUT, body.frame());
+        let part = tokio::time::timeout_at(deadline, part)
+            .await
+            .and_then(|p| p);
+        match part {
             Ok(None) => return Ok(Bytes::from(bytes)),
             Ok(Some(Ok(frame))) => {
                 if let Ok(data) = frame.into_data() {
@@ -869,7 +887,10 @@ async fn read_body(body: Incoming) -> Result<Bytes, Box<Response<Body>>> {
             Err(_) => {
                 let mut response = status(
                     StatusCode::REQUEST_TIMEOUT,
-                    &format!("no part of the body came for {BODY_TIMEOUT:?}"),
+                    &format!(
+                        "the body stopped coming for {BODY_TIMEOUT:?}, or came slower than \
+                         {BODY_RATE} bytes a second"
+                    ),
                 );
                 response
                     .headers_mut()
