@@ -34,10 +34,11 @@ enum Outgoing {
     Close,
 }
 
-/// How long after the proxy cancels a request its peer's questions and log messages may
-/// still be for it (they may have been on their way): until then they cannot be told to be
-/// another request's.
-const CANCEL_GRACE: Duration = Duration::from_secs(2);
+/// How long after its reply a peer's questions and log messages may still be about a request
+/// (a server that logs "done" after answering): until then they cannot be told to be another
+/// request's. A request given up on (cancelled, timed out) counts for its whole timeout, since
+/// a server may go on with it regardless.
+const AFTER_REPLY: Duration = Duration::from_secs(2);
 
 /// A request that reports progress may run this many times the request timeout in all.
 pub const MAX_EXTENSIONS: u32 = 10;
@@ -90,14 +91,15 @@ tokio::task_local! {
 
 /// Which client request a peer's question or log message came for, as far as the proxy can
 /// tell: stdio names none, so only when every request in flight to the peer (sent and not
-/// answered, or given up on so recently that the peer may still work on it: [`CANCEL_GRACE`]
-/// after a cancellation, a timeout after a timeout) was made for the same client request.
+/// answered, answered within [`AFTER_REPLY`], or given up on within its timeout) was made for
+/// the same client request. (A server that talks about a request longer than that after
+/// answering it is beyond what stdio lets the proxy tell.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cause {
     /// That client request's [`Behalf::tag`].
     Request(u64),
-    /// Unknown: `in_flight` requests were in flight (none, several for different client
-    /// requests, or the proxy's own).
+    /// Unknown: `in_flight` requests were in flight or just answered (none, several for
+    /// different client requests, or the proxy's own).
     Unknown {
         /// How many.
         in_flight: usize,
@@ -118,8 +120,8 @@ struct Waiter {
 #[derive(Default)]
 struct Calls {
     waiting: HashMap<u64, Waiter>,
-    /// Requests given up (cancelled or timed out) that the peer may still be working on: the
-    /// client request each was for, until its reply comes or the instant given.
+    /// Requests answered or given up (cancelled or timed out) that the peer may still be
+    /// talking about: the client request each was for, until the instant given.
     given_up: HashMap<u64, (Option<u64>, Instant)>,
 }
 
@@ -149,10 +151,27 @@ impl Calls {
         }
     }
 
-    /// A reply came for `id`: the waiter, if one waits.
+    /// A reply came for `id`: the waiter, if one waits. The peer may still talk about it for
+    /// [`AFTER_REPLY`].
     fn answered(&mut self, id: u64) -> Option<Waiter> {
-        self.given_up.remove(&id);
-        self.waiting.remove(&id)
+        let until = Instant::now() + AFTER_REPLY;
+        let waiter = self.waiting.remove(&id);
+        let tag = match (&waiter, self.given_up.remove(&id)) {
+            (Some(w), _) => w.tag,
+            (None, Some((tag, _))) => tag,
+            (None, None) => None,
+        };
+        // The proxy's own requests (listing, start-up) have no client request to talk about.
+        if tag.is_some() {
+            self.given_up.insert(id, (tag, until));
+        }
+        waiter
+    }
+
+    /// Whether a request of another client request than `tag` is in flight, or may still be
+    /// talked about.
+    fn others_than(&mut self, tag: Option<u64>) -> bool {
+        self.tags().iter().any(|t| *t != tag)
     }
 }
 
@@ -585,8 +604,7 @@ impl Peer {
             fewer.as_mut().enable();
             {
                 let mut calls = self.waiters.calls();
-                let others =
-                    alone.is_some_and(|tag| calls.waiting.values().any(|w| w.tag != Some(tag)));
+                let others = alone.is_some_and(|tag| calls.others_than(Some(tag)));
                 if !others || tokio::time::Instant::now() >= deadline {
                     calls.waiting.insert(id, waiter);
                     return;
@@ -595,6 +613,8 @@ impl Peer {
             tokio::select! {
                 () = fewer => {}
                 () = tokio::time::sleep_until(deadline) => {}
+                // What is talked about after its reply is forgotten by time, not signalled.
+                () = tokio::time::sleep(AFTER_REPLY / 8) => {}
             }
         }
     }
@@ -656,7 +676,8 @@ impl Peer {
             peer: self,
             id,
             done: false,
-            linger: CANCEL_GRACE,
+            // Cancelled: a server may go on with it regardless.
+            linger: timeout,
         };
         self.send(wire::request(id, method, params)).await;
         let started = tokio::time::Instant::now();
@@ -1011,16 +1032,61 @@ mod tests {
         assert_eq!(ask("q3").await, Cause::Unknown { in_flight: 2 });
         second.abort();
         let _ = second.await;
-        // One that may be asked starts once it is alone: here, once the others are answered
-        // (the grace of those given up does not hold it).
+        // One that may be asked waits while requests of others may still be talked about
+        // (given up on: for their timeout), so that what the peer asks then is not told its.
         let third = call(Behalf::new(true));
-        line.clear();
-        while !line.contains("tools/call") {
-            // The two cancellations first.
+        for _ in 0..2 {
+            // The two cancellations.
             line.clear();
             lines.read_line(&mut line).await.unwrap();
+            assert!(line.contains("notifications/cancelled"), "{line}");
         }
+        line.clear();
+        let started = tokio::time::timeout(Duration::from_millis(500), lines.read_line(&mut line));
+        assert!(started.await.is_err(), "started beside others: {line}");
         third.abort();
+    }
+
+    #[tokio::test]
+    async fn a_request_that_shared_the_peer_with_another_s_is_never_told_the_cause() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (sr, mut sw) = tokio::io::split(server);
+        let mut lines = tokio::io::BufReader::new(sr);
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let call = |behalf: Behalf| {
+            let peer = peer.clone();
+            tokio::spawn(BEHALF.scope(behalf, async move {
+                let _ = peer
+                    .request("tools/call", None, Duration::from_secs(30))
+                    .await;
+            }))
+        };
+        let (a, b) = (Behalf::new(false), Behalf::new(false));
+        let _first = call(a);
+        let mut line = String::new();
+        lines.read_line(&mut line).await.unwrap();
+        let second = call(b);
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        // B's request is answered: A's is the only one left, but B's server may still talk
+        // about B's (a log line after its answer), and A's shared the peer with it.
+        let id = serde_json::from_str::<serde_json::Value>(&line).unwrap()["id"].clone();
+        sw.write_all(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n").as_bytes())
+            .await
+            .unwrap();
+        let _ = second.await;
+        sw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n")
+            .await
+            .unwrap();
+        let asked = rx.recv().await.unwrap();
+        assert!(matches!(
+            peer.cause_of(asked.id().unwrap()),
+            Cause::Unknown { in_flight: 2.. }
+        ));
     }
 
     #[test]

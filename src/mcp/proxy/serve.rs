@@ -817,8 +817,9 @@ impl Front {
         let why = match (mrtr::capability_of(method), cause) {
             // Stdio names no request: the proxy does not guess.
             (Some(_), Cause::Unknown { in_flight }) if in_flight > 1 => format!(
-                "{in_flight} requests are in flight to this server and the proxy cannot tell \
-                 which one {method} was asked within: it does not guess"
+                "{in_flight} requests are in flight to this server (or were just answered or given \
+                 up) and the proxy cannot tell which one {method} was asked within: it does not \
+                 guess"
             ),
             (Some(capability), _) => format!(
                 "the client (revision 2026-07-28) can be asked {method} only while one of its \
