@@ -1883,6 +1883,51 @@ fn stateless_clients_get_only_their_own_progress() {
     assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
 }
 
+/// What a stateless POST queues for a client that does not read is bounded in bytes (4 MiB
+/// and one message), not only in count: of 100 progress notifications of 256 KiB (25 MiB)
+/// sent while its client reads nothing, it gets a few MiB's worth (what the queue and the
+/// sockets' buffers held), then its response.
+#[test]
+fn what_a_stateless_post_queues_is_bounded_by_bytes() {
+    let scratch = Scratch::new("http-2026-queue-bytes");
+    let config = fixtures_config(&scratch.0, &[("q", "questioning_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let body = modern_body(
+        json!("big"),
+        "tools/call",
+        json!({"name": "slow", "arguments": {"progress": [100, 256 << 10]},
+               "_meta": {"progressToken": "p"}}),
+    );
+    let (status, mut events) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("tools/call", Some("slow")),
+        &body,
+    );
+    assert_eq!(status, 200);
+    // The server answers 1.5 s after its last progress notification.
+    std::thread::sleep(Duration::from_secs(3));
+    let (mut progress, mut bytes, mut last) = (0, 0, json!(null));
+    while let Some(m) = events.next() {
+        if m["method"] == "notifications/progress" {
+            assert_eq!(m["params"]["progressToken"], "p", "{m}");
+            progress += 1;
+            bytes += m.to_string().len();
+        }
+        last = m;
+        if last.get("id").is_some() {
+            break;
+        }
+    }
+    assert_eq!(last["id"], "big", "{last}");
+    assert_eq!(last["result"]["content"][0]["text"], "slow done", "{last}");
+    assert!(progress > 0, "no progress reached the client");
+    assert!(
+        bytes < 16 << 20,
+        "{progress} progress notifications ({bytes} bytes) were queued for an unread POST"
+    );
+}
+
 /// Issue #42, 2, over HTTP: a session whose client declared nothing; its server asks anyway
 /// (elicitation) and is answered -32601 at once; the call's answer is the whole reply.
 #[test]

@@ -75,6 +75,11 @@ impl Outbox {
         lock(&self.state).bytes
     }
 
+    /// Messages queued, not read yet.
+    pub(super) fn len(&self) -> usize {
+        lock(&self.state).queue.len()
+    }
+
     /// Ends the stream now, and gives back what its reader has not taken (still counted as
     /// held: the caller keeps or drops it).
     pub(super) fn cut(&self) -> VecDeque<Out> {

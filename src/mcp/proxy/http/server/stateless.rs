@@ -23,9 +23,10 @@
 //! to go to: dropped. A server's question reaches only the request it was asked within (see
 //! the module `mrtr`): the clients share the servers and what the servers keep, never one
 //! another's questions, answers, log messages or progress. The router never waits for a
-//! client, so that one that does not read holds up no one else: each POST's queue takes
-//! [`STREAM_QUEUE`] notifications and keeps one place for its last message; past that,
-//! progress and log messages are dropped and a listen is ended with an error and cancelled.
+//! client, so that one that does not read holds up no one else: each POST's queue (an
+//! [`Outbox`]) takes [`STREAM_QUEUE`] notifications of [`STREAM_BYTES`] in all (one always),
+//! and its last message whatever their size; past that, progress and log messages are dropped
+//! (counted, in the log) and a listen is ended with an error and cancelled.
 //! A POST that gets nothing within [`answer_within`] is answered with an error and its
 //! request cancelled; the front reads lines a little longer than the HTTP body limit, for
 //! the internal ids.
@@ -47,8 +48,8 @@ use std::time::{Duration, Instant};
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 use serde_json::value::RawValue;
-use tokio::sync::mpsc;
 
+use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
@@ -68,10 +69,14 @@ const MCP_METHOD: &str = "mcp-method";
 /// The name header: `params.name` or `params.uri` (§ Standard Request Headers).
 const MCP_NAME: &str = "mcp-name";
 
-/// Notifications queued for one open response. Its queue has one place more, kept for its
-/// last message (the response, or a listen's cut-off): the router never waits for a client,
-/// so one that does not read cannot hold up the others' answers.
+/// Notifications queued for one open response. Its last message (the response, or a
+/// listen's cut-off) is queued beyond it: the router never waits for a client, so one that
+/// does not read cannot hold up the others' answers.
 const STREAM_QUEUE: usize = 256;
+
+/// Bytes of notifications queued for one open response (one notification always fits; its
+/// last message is not counted), as a session's [`SESSION_BYTES`](super::session::SESSION_BYTES).
+const STREAM_BYTES: usize = 4 << 20;
 
 /// The error that ends a listen whose client does not read it (JSON-RPC 2.0 § 5.1: a server
 /// error of the implementation's own).
@@ -79,7 +84,8 @@ const CUT_OFF: i64 = -32000;
 
 /// A POST waiting for its request's response (and, for a listen, its notifications).
 struct Pending {
-    to: mpsc::Sender<Out>,
+    /// Closed when the `Pending` goes: its reader gets what is queued, then the end.
+    to: Arc<Outbox>,
     /// The client's id of the request (JSON text).
     id: String,
     /// The client's `progressToken` (JSON text), if it gave one; the front knows it by the
@@ -87,6 +93,35 @@ struct Pending {
     progress: Option<String>,
     /// Whether the request opted in to log messages (`_meta` `logLevel`).
     logs: bool,
+    /// Progress and log messages dropped for want of room.
+    dropped: u64,
+}
+
+impl Pending {
+    fn new(id: String, progress: Option<String>, logs: bool) -> (Pending, Inbox) {
+        let (to, from) = Outbox::new(Arc::default());
+        let pending = Pending {
+            to,
+            id,
+            progress,
+            logs,
+            dropped: 0,
+        };
+        (pending, from)
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.to.close();
+        if self.dropped > 0 {
+            note(&format!(
+                "toon: http: a 2026-07-28 request's client read too slowly: {} progress or log \
+                 messages for it were dropped",
+                self.dropped
+            ));
+        }
+    }
 }
 
 /// The front every 2026-07-28 client without a session shares.
@@ -191,14 +226,8 @@ impl Stateless {
             r#"{{"jsonrpc":"2.0","id":{internal},"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
             envelope.join(",")
         );
-        let (to, mut answer) = mpsc::channel(1);
         let key = token_key(&internal);
-        let pending = Pending {
-            to,
-            id: internal,
-            progress: None,
-            logs: false,
-        };
+        let (pending, mut answer) = Pending::new(internal, None, false);
         lock(&self.pending).insert(key.clone(), pending);
         if self.send(&line).await {
             let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
@@ -224,16 +253,8 @@ impl Stateless {
         let progress = message.progress_token();
         let line = inward(message, &internal);
         let key = token_key(&internal);
-        let (to, mut answers) = mpsc::channel(STREAM_QUEUE + 1);
-        lock(&self.pending).insert(
-            key.clone(),
-            Pending {
-                to,
-                id: id.to_owned(),
-                progress,
-                logs,
-            },
-        );
+        let (pending, mut answers) = Pending::new(id.to_owned(), progress, logs);
+        lock(&self.pending).insert(key.clone(), pending);
         // § Cancellation: "Closing the SSE response stream MUST be treated by the server as
         // cancellation of that request" (a JSON answer's POST, too, when its client goes).
         let cancel = {
@@ -298,8 +319,8 @@ impl Stateless {
                 let waiting = lock(&self.pending).remove(&token_key(id));
                 if let Some(waiting) = waiting {
                     let text = replaced(&message, id, &waiting.id);
-                    // The place kept for it is free: nothing else takes it.
-                    let _ = waiting.to.try_send(Out { text, last: true });
+                    // Queued whatever is queued before it.
+                    let _ = waiting.to.push(Out { text, last: true });
                 }
             }
             Kind::Notification {
@@ -312,12 +333,13 @@ impl Stateless {
                 let Some(token) = raw::get(&entries, "progressToken") else {
                     return;
                 };
-                let to = lock(&self.pending)
-                    .get(&token_key(token.get()))
-                    .and_then(|p| Some((p.to.clone(), p.progress.clone()?)));
-                // Advisory, as on the stdio front: dropped when the client reads slowly.
-                if let Some((to, theirs)) = to {
-                    offer(&to, replaced(&message, token.get(), &theirs));
+                let mut pending = lock(&self.pending);
+                let waiting = pending.get_mut(&token_key(token.get()));
+                if let Some(waiting) = waiting
+                    && let Some(theirs) = &waiting.progress
+                {
+                    let text = replaced(&message, token.get(), theirs);
+                    advise(waiting, text);
                 }
             }
             Kind::Notification {
@@ -331,15 +353,12 @@ impl Stateless {
                 let Some(internal) = raw::get(&entries, RELATED_KEY) else {
                     return;
                 };
-                let to = lock(&self.pending)
-                    .get(&token_key(internal.get()))
-                    .filter(|p| p.logs)
-                    .map(|p| p.to.clone());
-                if let Some(to) = to {
+                let mut pending = lock(&self.pending);
+                let waiting = pending.get_mut(&token_key(internal.get()));
+                if let Some(waiting) = waiting.filter(|p| p.logs) {
                     let mut splice = raw::Splice::new(text);
                     splice.remove(text, &entries, RELATED_KEY);
-                    // Advisory, as on the stdio front: dropped when the client reads slowly.
-                    offer(&to, splice.finish());
+                    advise(waiting, splice.finish());
                 }
             }
             Kind::Notification { .. } => {
@@ -368,10 +387,10 @@ impl Stateless {
         };
         let why = format!(
             "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
-             notifications were waiting); listen again"
+             notifications or {STREAM_BYTES} bytes were waiting); listen again"
         );
         let text = wire::error(&waiting.id, CUT_OFF, &why, None);
-        let _ = waiting.to.try_send(Out { text, last: true });
+        let _ = waiting.to.push(Out { text, last: true });
         note("toon: http: a 2026-07-28 listen ended: its client did not read its stream");
         self.cancel(internal, "the client did not read its stream");
     }
@@ -421,10 +440,20 @@ fn inward(message: &Message, internal: &str) -> String {
     splice.finish()
 }
 
-/// Queues a notification for a response, unless only the place kept for its last message is
-/// left (see [`STREAM_QUEUE`]); whether it was queued.
-fn offer(to: &mpsc::Sender<Out>, text: String) -> bool {
-    to.capacity() > 1 && to.try_send(Out { text, last: false }).is_ok()
+/// Queues a notification for a response, if its queue has room for it (see [`STREAM_QUEUE`]
+/// and [`STREAM_BYTES`]); whether it was queued.
+fn offer(to: &Outbox, text: String) -> bool {
+    let queued = to.queued();
+    let room = to.len() < STREAM_QUEUE && (queued == 0 || queued + text.len() <= STREAM_BYTES);
+    room && to.push(Out { text, last: false }).is_ok()
+}
+
+/// Offers a progress or log message, advisory as on the stdio front: dropped (and counted)
+/// when its client reads too slowly.
+fn advise(waiting: &mut Pending, text: String) {
+    if !offer(&waiting.to, text) && waiting.to.is_open() {
+        waiting.dropped += 1;
+    }
 }
 
 /// How long a POST waits for the first thing of its request before it is answered with an
