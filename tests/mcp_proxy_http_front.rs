@@ -1791,11 +1791,9 @@ fn stateless_clients_get_only_their_own_questions() {
     );
 }
 
-/// Issue #42, 1 (log messages): two stateless clients opt in to log messages; B's server
-/// logs while A's call is in progress. The log message reaches B's response only.
-#[test]
-fn stateless_clients_get_only_their_own_log_messages() {
-    let scratch = Scratch::new("http-2026-logs");
+/// A proxy in front of two questioning servers, `a` and `b` (its scratch folder kept).
+fn two_questioning_servers(name: &str) -> (Scratch, Proxy) {
+    let scratch = Scratch::new(name);
     let config = fixtures_config(
         &scratch.0,
         &[
@@ -1804,6 +1802,14 @@ fn stateless_clients_get_only_their_own_log_messages() {
         ],
     );
     let proxy = Proxy::start(&config, &[]);
+    (scratch, proxy)
+}
+
+/// Issue #42, 1 (log messages): two stateless clients opt in to log messages; B's server
+/// logs while A's call is in progress. The log message reaches B's response only.
+#[test]
+fn stateless_clients_get_only_their_own_log_messages() {
+    let (_scratch, proxy) = two_questioning_servers("http-2026-logs");
     let wait = Duration::from_secs(20);
     let opted = |mut params: Json| {
         params["_meta"] = json!({"io.modelcontextprotocol/logLevel": "debug"});
@@ -1861,15 +1867,7 @@ fn a_stateless_request_gets_log_messages_at_its_own_level_only() {
 /// progress token of its own on another server, hears none of it.
 #[test]
 fn stateless_clients_get_only_their_own_progress() {
-    let scratch = Scratch::new("http-2026-progress");
-    let config = fixtures_config(
-        &scratch.0,
-        &[
-            ("a", "questioning_server.py"),
-            ("b", "questioning_server.py"),
-        ],
-    );
-    let proxy = Proxy::start(&config, &[]);
+    let (_scratch, proxy) = two_questioning_servers("http-2026-progress");
     let wait = Duration::from_secs(20);
     let a_call = json!({"name": "a__slow", "arguments": {}, "_meta": {"progressToken": "a"}});
     let a = call_apart(&proxy.addr, "a", "a__slow", a_call, json!({}));

@@ -992,25 +992,40 @@ mod tests {
         assert!(took < Duration::from_secs(3), "{took:?}");
     }
 
-    #[tokio::test]
-    async fn a_question_is_a_request_s_only_when_nothing_else_is_in_flight() {
+    /// A peer that holds its calls while asked, the server's ends of its connection (lines
+    /// it was sent, and its writer), its inbound queue, and a `tools/call` made on its behalf.
+    type Asked = (
+        Peer,
+        tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+        tokio::io::WriteHalf<tokio::io::DuplexStream>,
+        mpsc::Receiver<Message>,
+    );
+
+    fn asked_peer() -> Asked {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
         let peer = Peer::start("s", cr, cw, tx, None);
         peer.hold_while_asking();
-        let (sr, mut sw) = tokio::io::split(server);
-        let mut lines = tokio::io::BufReader::new(sr);
+        let (sr, sw) = tokio::io::split(server);
+        (peer, tokio::io::BufReader::new(sr), sw, rx)
+    }
+
+    fn call_for(peer: &Peer, behalf: Behalf) -> tokio::task::JoinHandle<()> {
+        let peer = peer.clone();
+        tokio::spawn(BEHALF.scope(behalf, async move {
+            let _ = peer
+                .request("tools/call", None, Duration::from_secs(30))
+                .await;
+        }))
+    }
+
+    #[tokio::test]
+    async fn a_question_is_a_request_s_only_when_nothing_else_is_in_flight() {
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
         let mut line = String::new();
-        let call = |behalf: Behalf| {
-            let peer = peer.clone();
-            tokio::spawn(BEHALF.scope(behalf, async move {
-                let _ = peer
-                    .request("tools/call", None, Duration::from_secs(30))
-                    .await;
-            }))
-        };
+        let call = |behalf: Behalf| call_for(&peer, behalf);
         let mut ask = async |id: &str| {
             let question =
                 format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"roots/list\"}}\n");
@@ -1049,22 +1064,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_request_that_shared_the_peer_with_another_s_is_never_told_the_cause() {
-        let (client, server) = tokio::io::duplex(1 << 16);
-        let (cr, cw) = tokio::io::split(client);
-        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
-        let peer = Peer::start("s", cr, cw, tx, None);
-        peer.hold_while_asking();
-        let (sr, mut sw) = tokio::io::split(server);
-        let mut lines = tokio::io::BufReader::new(sr);
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-        let call = |behalf: Behalf| {
-            let peer = peer.clone();
-            tokio::spawn(BEHALF.scope(behalf, async move {
-                let _ = peer
-                    .request("tools/call", None, Duration::from_secs(30))
-                    .await;
-            }))
-        };
+        let call = |behalf: Behalf| call_for(&peer, behalf);
         let (a, b) = (Behalf::new(false), Behalf::new(false));
         let _first = call(a);
         let mut line = String::new();
