@@ -690,7 +690,7 @@ impl Catalog {
                 if let Ok(schema) = tool.input_schema() {
                     let (names, descriptions) = super::schema::search_words(schema);
                     texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
-                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::Text)));
+                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::ParamText)));
                 }
                 (tool.name().to_owned(), texts)
             }))

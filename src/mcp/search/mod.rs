@@ -1,0 +1,247 @@
+//! Keyword search: BM25 over documents made of weighted texts (for the catalog, each tool's
+//! name, title, description, server and parameter names and descriptions, with the name and
+//! parameter names weighted up: [`Catalog::search`](super::Catalog::search)). Knows nothing of
+//! catalogs: the catalog builds the index from its tools.
+//!
+//! Rankings are deterministic: the index is ordered (a `BTreeMap` of terms, postings in
+//! document order) and ties keep document order, so the same documents and query rank the same
+//! in every process.
+
+mod words;
+
+use std::collections::{BTreeMap, HashMap};
+
+pub(crate) use words::{runs, words};
+
+/// BM25's term-frequency saturation and length normalisation (the usual values).
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// Where a text of a document comes from, which says how much its words count.
+#[derive(Copy, Clone, Debug)]
+pub(crate) enum TextKind {
+    /// A tool's name.
+    Name,
+    /// Its title.
+    Title,
+    /// A parameter's name.
+    Param,
+    /// Anything else: descriptions, the server's name.
+    Text,
+    /// A parameter's description.
+    ParamText,
+}
+
+impl TextKind {
+    fn weight(self) -> f64 {
+        // Fitted on the fit halves of the retrieval sets (`examples/discovery.rs`): a name
+        // says most; parameter descriptions, long and alike across a server's tools, little.
+        match self {
+            TextKind::Name => 3.0,
+            TextKind::Title => 2.0,
+            TextKind::Param | TextKind::Text => 1.0,
+            TextKind::ParamText => 0.3,
+        }
+    }
+}
+
+/// A query word that is only a prefix of a document word (`dir` → `directory`) counts this much.
+const PREFIX_WEIGHT: f64 = 0.5;
+/// Each half of a query word that the index knows only as two words (`cosmosdb`) counts this much.
+const COMPOUND_WEIGHT: f64 = 0.8;
+/// The most distinct query words looked at: a pasted document is not a request.
+const MAX_QUERY_WORDS: usize = 64;
+/// The most index words one query word may stand for as their prefix.
+const MAX_EXPANSIONS: usize = 32;
+
+/// The inverted index: per term the documents that contain it, with its weighted frequency.
+#[derive(Debug, Default)]
+pub(crate) struct SearchIndex {
+    names: Vec<String>,
+    lens: Vec<f64>,
+    avg_len: f64,
+    /// Term → (document, weighted term frequency), documents ascending.
+    postings: BTreeMap<String, Vec<(u32, f64)>>,
+}
+
+impl SearchIndex {
+    /// The index of `docs`: each a name and its texts, in the order results tie in.
+    pub(crate) fn build<'t>(
+        docs: impl IntoIterator<Item = (String, Vec<(&'t str, TextKind)>)>,
+    ) -> SearchIndex {
+        let mut index = SearchIndex::default();
+        let mut terms: HashMap<String, f64> = HashMap::new();
+        for (name, texts) in docs {
+            let id = index.names.len() as u32;
+            for (text, kind) in texts {
+                for run in runs(text) {
+                    for w in run.whole.into_iter().chain(run.parts) {
+                        *terms.entry(w).or_default() += kind.weight();
+                    }
+                }
+            }
+            index.lens.push(terms.values().sum());
+            // Each document adds at most one posting per term, in document order, so the
+            // map's iteration order here does not show in the index.
+            for (term, tf) in terms.drain() {
+                index.postings.entry(term).or_default().push((id, tf));
+            }
+            index.names.push(name);
+        }
+        let n = index.names.len().max(1) as f64;
+        index.avg_len = index.lens.iter().sum::<f64>() / n;
+        index
+    }
+
+    /// (name, score) of every document matching `query`, best first; ties in document order.
+    pub(crate) fn rank(&self, query: &str) -> Vec<(&str, f64)> {
+        let mut scores = vec![0.0; self.names.len()];
+        for q in self.query_words(query) {
+            self.score_word(&q, &mut scores);
+        }
+        let mut ranked: Vec<(usize, f64)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, s)| s > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked
+            .into_iter()
+            .map(|(d, s)| (self.names[d].as_str(), s))
+            .collect()
+    }
+
+    /// The distinct words of a query, in order, at most `MAX_QUERY_WORDS`. A camelCase run
+    /// counts as one word when the index has it so (`MySQL`), else as its parts.
+    fn query_words(&self, query: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        for run in runs(query) {
+            let whole = run.whole.filter(|w| self.postings.contains_key(w));
+            for w in whole.map_or(run.parts, |w| vec![w]) {
+                if !seen.contains(&w) {
+                    seen.push(w);
+                }
+            }
+            if seen.len() >= MAX_QUERY_WORDS {
+                seen.truncate(MAX_QUERY_WORDS);
+                break;
+            }
+        }
+        seen
+    }
+
+    /// Adds what query word `q` scores to each document: as itself, else as the two words of
+    /// a compound, else as the prefix of longer words (each document's best one).
+    fn score_word(&self, q: &str, scores: &mut [f64]) {
+        if let Some(postings) = self.postings.get(q) {
+            self.add(postings, 1.0, scores);
+        } else if let Some((head, tail)) = self.compound(q) {
+            self.add(head, COMPOUND_WEIGHT, scores);
+            self.add(tail, COMPOUND_WEIGHT, scores);
+        } else if q.len() >= 3 {
+            let mut best = vec![0.0; scores.len()];
+            let longer = self
+                .postings
+                .range::<str, _>((std::ops::Bound::Excluded(q), std::ops::Bound::Unbounded));
+            for (_, postings) in longer
+                .take_while(|(t, _)| t.starts_with(q))
+                .take(MAX_EXPANSIONS)
+            {
+                let idf = self.idf(postings.len());
+                for &(d, tf) in postings {
+                    let s = PREFIX_WEIGHT * idf * self.saturate(tf, d);
+                    let b = &mut best[d as usize];
+                    *b = f64::max(*b, s);
+                }
+            }
+            scores.iter_mut().zip(best).for_each(|(s, b)| *s += b);
+        }
+    }
+
+    /// `q` as two words the index has (`cosmosdb` → `cosmos`, `db`), the longest head first.
+    fn compound(&self, q: &str) -> Option<(&Vec<(u32, f64)>, &Vec<(u32, f64)>)> {
+        (3..q.len().saturating_sub(1)).rev().find_map(|i| {
+            let (head, tail) = (q.get(..i)?, q.get(i..)?);
+            Some((self.postings.get(head)?, self.postings.get(tail)?))
+        })
+    }
+
+    fn add(&self, postings: &[(u32, f64)], weight: f64, scores: &mut [f64]) {
+        let idf = self.idf(postings.len());
+        for &(d, tf) in postings {
+            scores[d as usize] += weight * idf * self.saturate(tf, d);
+        }
+    }
+
+    fn idf(&self, df: usize) -> f64 {
+        let n = self.names.len() as f64;
+        let df = df as f64;
+        ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+    }
+
+    /// BM25's saturated, length-normalised term frequency.
+    fn saturate(&self, tf: f64, doc: u32) -> f64 {
+        let len = self.lens[doc as usize];
+        let norm = K1 * (1.0 - B + B * len / self.avg_len.max(1.0));
+        tf * (K1 + 1.0) / (tf + norm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index(docs: &[(&str, &str)]) -> SearchIndex {
+        SearchIndex::build(docs.iter().map(|&(name, text)| {
+            (
+                name.to_owned(),
+                vec![(name, TextKind::Name), (text, TextKind::Text)],
+            )
+        }))
+    }
+
+    fn top(index: &SearchIndex, query: &str) -> Vec<String> {
+        index
+            .rank(query)
+            .into_iter()
+            .map(|(n, _)| n.to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn compounds_and_prefixes_find_their_words() {
+        let idx = index(&[
+            ("cosmos_account_list", "List Cosmos DB accounts"),
+            ("storage_account_list", "List storage accounts"),
+            ("list_directory", "List a directory's entries"),
+        ]);
+        assert_eq!(top(&idx, "my cosmosdb accounts")[0], "cosmos_account_list");
+        assert_eq!(top(&idx, "dir")[0], "list_directory");
+    }
+
+    #[test]
+    fn the_same_documents_rank_the_same_every_time() {
+        let docs: Vec<(String, String)> = (0..200)
+            .map(|i| {
+                (
+                    format!("tool_{i}"),
+                    format!("read{} file{} data", i % 7, i % 5),
+                )
+            })
+            .collect();
+        let pairs: Vec<(&str, &str)> = docs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let rankings: Vec<Vec<String>> = (0..3)
+            .map(|_| top(&index(&pairs), "read file da"))
+            .collect();
+        assert_eq!(rankings[0], rankings[1]);
+        assert_eq!(rankings[1], rankings[2]);
+        assert!(rankings[0].len() > 10);
+    }
+
+    #[test]
+    fn a_pasted_blob_costs_little_and_matches_nothing() {
+        let idx = index(&[("read_file", "Read a file")]);
+        let blob = "QUJD".repeat(5000);
+        assert!(idx.rank(&blob).is_empty());
+    }
+}
