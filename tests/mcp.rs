@@ -2,6 +2,9 @@
 //! servers, captured from the servers (`tests/fixtures/mcp`).
 #![cfg(feature = "mcp")]
 
+#[path = "retrieval/mod.rs"]
+mod retrieval;
+
 use std::path::PathBuf;
 
 use serde_json::{Value as Json, json, value::RawValue};
@@ -1366,4 +1369,41 @@ fn toon_minify(text: &str) -> String {
         }
     }
     out
+}
+
+/// The recall `discover_tools` reaches on the bundled public request → tool sets
+/// (`tests/fixtures/retrieval`), set by set: floors a little below what `examples/discovery.rs`
+/// measures, so that no change makes discovery worse unseen.
+#[test]
+fn discovery_finds_the_right_tool_at_least_as_often_as_measured() {
+    // (set, R@1, R@5) floors.
+    let floors = [("azure", 0.73, 0.94), ("metatool", 0.41, 0.63)];
+    let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    assert_eq!(sets.len(), floors.len());
+    for (set, (name, r1, r5)) in sets.iter().zip(floors) {
+        assert_eq!(set.name, name);
+        let s = retrieval::score(set, retrieval::Part::All);
+        assert!(
+            s.r1 >= r1 && s.r5 >= r5,
+            "{name}: R@1 {:.3}, R@5 {:.3}",
+            s.r1,
+            s.r5
+        );
+    }
+}
+
+/// Two indexes of the same catalog, built apart, rank every request of the sets alike.
+#[test]
+fn the_same_catalog_and_query_rank_the_same_in_two_indexes() {
+    let first = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    let second = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    for (a, b) in first.iter().zip(&second) {
+        for query in &a.queries {
+            let (x, y) = (
+                retrieval::ranking(&a.catalog, &query.text),
+                retrieval::ranking(&b.catalog, &query.text),
+            );
+            assert_eq!(x, y, "{}: {:?}", a.name, query.text);
+        }
+    }
 }
