@@ -74,15 +74,27 @@ fn main() -> Result<(), String> {
 fn macro_mean(scores: &[Scores]) -> Scores {
     let n = scores.len().max(1) as f64;
     let sum = |f: fn(&Scores) -> f64| scores.iter().map(f).sum::<f64>() / n;
-    Scores { queries: 0, r1: sum(|s| s.r1), r5: sum(|s| s.r5), mrr: sum(|s| s.mrr) }
+    Scores {
+        queries: 0,
+        r1: sum(|s| s.r1),
+        r5: sum(|s| s.r5),
+        mrr: sum(|s| s.mrr),
+    }
 }
 
 fn print_misses(set: &retrieval::Set) {
     for query in set.queries.iter().filter(|q| !retrieval::is_held(&q.id)) {
         let found = retrieval::ranking(&set.catalog, &query.text);
         let top5 = &found[..found.len().min(5)];
-        if query.gold.iter().any(|need| !need.iter().any(|g| top5.contains(g))) {
-            println!("  {:?}\n    gold {:?}\n    got  {:?}", query.text, query.gold, top5);
+        if query
+            .gold
+            .iter()
+            .any(|need| !need.iter().any(|g| top5.contains(g)))
+        {
+            println!(
+                "  {:?}\n    gold {:?}\n    got  {:?}",
+                query.text, query.gold, top5
+            );
         }
     }
 }

@@ -83,7 +83,10 @@ fn load_set(dir: &Path, name: String) -> Result<Set, String> {
     let catalog = Catalog::from_json(&read(dir.join(format!("{name}.catalog.json")))?, &name)
         .map_err(|e| format!("{name}: {e}"))?;
     let mut queries = Vec::new();
-    for (n, line) in read(dir.join(format!("{name}.queries.jsonl")))?.lines().enumerate() {
+    for (n, line) in read(dir.join(format!("{name}.queries.jsonl")))?
+        .lines()
+        .enumerate()
+    {
         let json: Json =
             serde_json::from_str(line).map_err(|e| format!("{name} line {}: {e}", n + 1))?;
         let text = |key: &str| json[key].as_str().unwrap_or_default().to_owned();
@@ -93,12 +96,22 @@ fn load_set(dir: &Path, name: String) -> Result<Set, String> {
             .flatten()
             .map(|need| {
                 let tools = need.as_array().into_iter().flatten();
-                tools.filter_map(|t| t.as_str().map(str::to_owned)).collect()
+                tools
+                    .filter_map(|t| t.as_str().map(str::to_owned))
+                    .collect()
             })
             .collect();
-        queries.push(Query { id: text("id"), text: text("query"), gold });
+        queries.push(Query {
+            id: text("id"),
+            text: text("query"),
+            gold,
+        });
     }
-    Ok(Set { name, catalog, queries })
+    Ok(Set {
+        name,
+        catalog,
+        queries,
+    })
 }
 
 /// The `SERVER::NAME` of each of the first `DEPTH` tools `query` finds.
@@ -122,7 +135,11 @@ pub fn score(set: &Set, part: Part) -> Scores {
         s.queries += 1;
         s.r1 += within(1) as f64 / needs;
         s.r5 += within(5) as f64 / needs;
-        s.mrr += ranks.iter().flatten().min().map_or(0.0, |&r| 1.0 / (r + 1) as f64);
+        s.mrr += ranks
+            .iter()
+            .flatten()
+            .min()
+            .map_or(0.0, |&r| 1.0 / (r + 1) as f64);
     }
     let n = s.queries.max(1) as f64;
     s.r1 /= n;

@@ -49,6 +49,8 @@ impl TextKind {
 const PREFIX_WEIGHT: f64 = 0.5;
 /// Each half of a query word that the index knows only as two words (`cosmosdb`) counts this much.
 const COMPOUND_WEIGHT: f64 = 0.8;
+/// A word related to a query word (`show` → `list`) counts this much.
+const RELATED_WEIGHT: f64 = 0.4;
 /// The most distinct query words looked at: a pasted document is not a request.
 const MAX_QUERY_WORDS: usize = 64;
 /// The most index words one query word may stand for as their prefix.
@@ -133,6 +135,13 @@ impl SearchIndex {
     /// Adds what query word `q` scores to each document: as itself, else as the two words of
     /// a compound, else as the prefix of longer words (each document's best one).
     fn score_word(&self, q: &str, scores: &mut [f64]) {
+        if let Some(related) = words::related(q) {
+            for r in related.iter().filter(|r| **r != q) {
+                if let Some(postings) = self.postings.get(*r) {
+                    self.add(postings, RELATED_WEIGHT, scores);
+                }
+            }
+        }
         if let Some(postings) = self.postings.get(q) {
             self.add(postings, 1.0, scores);
         } else if let Some((head, tail)) = self.compound(q) {

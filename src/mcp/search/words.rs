@@ -43,6 +43,24 @@ const KEEP: &[&str] = &[
     "various",
 ];
 
+/// Groups of stems that requests and tool texts use for one another, each kept only if it
+/// does not lower recall on the fit halves (`show`/`list`/`get` did: azure tells them apart).
+const RELATED: &[&[&str]] = &[
+    &["delet", "remov", "eras", "drop"],
+    &["creat", "add", "make", "new", "generat"],
+    &["find", "search", "lookup", "look", "query"],
+    &["updat", "modify", "edit", "chang", "set"],
+    &["run", "execut", "start", "launch"],
+    &["stop", "kill", "terminat", "cancel"],
+    &["picture", "imag", "photo"],
+    &["fetch", "retriev", "get", "download"],
+];
+
+/// The stems related to `stem`, with itself.
+pub(crate) fn related(stem: &str) -> Option<&'static [&'static str]> {
+    RELATED.iter().copied().find(|group| group.contains(&stem))
+}
+
 /// An alphanumeric run of a text: its words, and when camelCase cut it in several
 /// (`MySQL` → `sql`), the run as one word too (`mysql`), which a name may use.
 #[derive(Debug, Default)]
