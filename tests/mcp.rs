@@ -359,6 +359,62 @@ fn every_view_decodes_to_what_it_says() {
     }
 }
 
+/// `discover_tools` with query `*`: the `full` view without its parameters, in pages that a
+/// cursor walks through, each tool once and in order.
+#[test]
+fn discover_lists_every_tool_by_server_in_pages() {
+    for catalog in view_catalogs() {
+        let meta = MetaTools::new(&catalog);
+        let answer = |args: Json| match meta.call("discover_tools", &args) {
+            MetaCall::Answer(r) => {
+                assert_ne!(r["isError"], true, "{args}: {r}");
+                r["content"][0]["text"].as_str().unwrap().to_owned()
+            }
+            other => panic!("{other:?}"),
+        };
+
+        // One page: the full view, rows without `params`, no legend and no paging line.
+        let mut expected = decode_table(&catalog.full().unwrap());
+        for (_, entry) in expected.as_object_mut().unwrap().iter_mut() {
+            for row in entry.as_array_mut().into_iter().flatten() {
+                row.as_object_mut().unwrap().shift_remove("params");
+            }
+        }
+        let all = answer(json!({"query": "*", "limit": 200}));
+        assert_eq!(decode_table(&all), expected);
+        assert!(!all.contains('#'), "{all}");
+
+        // Pages of five: every tool once, in order, under its server.
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({"query": "", "limit": 5});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = answer(args);
+            let value = decode_table(&page);
+            for (server, entry) in value.as_object().unwrap().iter() {
+                for row in entry.as_array().into_iter().flatten() {
+                    seen.push((server.to_owned(), row["name"].as_str().unwrap().to_owned()));
+                }
+            }
+            let next = page.lines().last().unwrap();
+            cursor = next
+                .split_once("cursor \"")
+                .map(|(_, c)| c.trim_end_matches('"').to_owned());
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let every: Vec<(String, String)> = catalog
+            .tools()
+            .map(|t| (t.server().to_owned(), t.name().to_owned()))
+            .collect();
+        assert_eq!(seen, every);
+    }
+}
+
 #[test]
 fn shared_names_are_qualified_by_server() {
     let mut catalog = Catalog::new();
