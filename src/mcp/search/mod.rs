@@ -9,7 +9,7 @@
 
 mod words;
 
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
 
 pub(crate) use words::{runs, words};
 
@@ -62,8 +62,9 @@ pub(crate) struct SearchIndex {
     names: Vec<String>,
     lens: Vec<f64>,
     avg_len: f64,
-    /// Term → (document, weighted term frequency), documents ascending.
-    postings: BTreeMap<String, Vec<(u32, f64)>>,
+    /// (term, its postings: (document, weighted term frequency), documents ascending), terms
+    /// sorted, so that a prefix's terms are one range.
+    terms: Vec<(String, Vec<(u32, f64)>)>,
 }
 
 impl SearchIndex {
@@ -72,27 +73,59 @@ impl SearchIndex {
         docs: impl IntoIterator<Item = (String, Vec<(&'t str, TextKind)>)>,
     ) -> SearchIndex {
         let mut index = SearchIndex::default();
-        let mut terms: HashMap<String, f64> = HashMap::new();
+        let mut terms = Interner::default();
+        // Per term, its weighted frequency in the document at hand; `touched` lists the terms
+        // it has, in first-seen order, so that postings go in document order.
+        let mut tf: Vec<f64> = Vec::new();
+        let mut touched: Vec<u32> = Vec::new();
+        let mut postings: Vec<Vec<(u32, f64)>> = Vec::new();
         for (name, texts) in docs {
             let id = index.names.len() as u32;
             for (text, kind) in texts {
-                for run in runs(text) {
-                    for w in run.whole.into_iter().chain(run.parts) {
-                        *terms.entry(w).or_default() += kind.weight();
+                for raw in words::raw_runs(text) {
+                    for &t in terms.run(raw) {
+                        let t = t as usize;
+                        if t >= tf.len() {
+                            tf.resize(t + 1, 0.0);
+                        }
+                        if tf[t] == 0.0 {
+                            touched.push(t as u32);
+                        }
+                        tf[t] += kind.weight();
                     }
                 }
             }
-            index.lens.push(terms.values().sum());
-            // Each document adds at most one posting per term, in document order, so the
-            // map's iteration order here does not show in the index.
-            for (term, tf) in terms.drain() {
-                index.postings.entry(term).or_default().push((id, tf));
+            postings.resize_with(tf.len(), Vec::new);
+            index
+                .lens
+                .push(touched.iter().map(|&t| tf[t as usize]).sum());
+            for t in touched.drain(..) {
+                postings[t as usize].push((id, std::mem::take(&mut tf[t as usize])));
             }
             index.names.push(name);
         }
+        index.terms = terms.words.into_iter().zip(postings).collect();
+        index.terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let n = index.names.len().max(1) as f64;
         index.avg_len = index.lens.iter().sum::<f64>() / n;
         index
+    }
+
+    /// The postings of `term`.
+    fn postings(&self, term: &str) -> Option<&[(u32, f64)]> {
+        let i = self
+            .terms
+            .binary_search_by(|(t, _)| t.as_str().cmp(term))
+            .ok()?;
+        Some(&self.terms[i].1)
+    }
+
+    /// The terms that begin with `prefix` and are longer, in order.
+    fn longer(&self, prefix: &str) -> impl Iterator<Item = &(String, Vec<(u32, f64)>)> {
+        let start = self.terms.partition_point(|(t, _)| t.as_str() <= prefix);
+        self.terms[start..]
+            .iter()
+            .take_while(move |(t, _)| t.starts_with(prefix))
     }
 
     /// (name, score) of every document matching `query`, best first; ties in document order.
@@ -118,7 +151,7 @@ impl SearchIndex {
     fn query_words(&self, query: &str) -> Vec<String> {
         let mut seen = Vec::new();
         for run in runs(query) {
-            let whole = run.whole.filter(|w| self.postings.contains_key(w));
+            let whole = run.whole.filter(|w| self.postings(w).is_some());
             for w in whole.map_or(run.parts, |w| vec![w]) {
                 if !seen.contains(&w) {
                     seen.push(w);
@@ -137,25 +170,19 @@ impl SearchIndex {
     fn score_word(&self, q: &str, scores: &mut [f64]) {
         if let Some(related) = words::related(q) {
             for r in related.iter().filter(|r| **r != q) {
-                if let Some(postings) = self.postings.get(*r) {
+                if let Some(postings) = self.postings(r) {
                     self.add(postings, RELATED_WEIGHT, scores);
                 }
             }
         }
-        if let Some(postings) = self.postings.get(q) {
+        if let Some(postings) = self.postings(q) {
             self.add(postings, 1.0, scores);
         } else if let Some((head, tail)) = self.compound(q) {
             self.add(head, COMPOUND_WEIGHT, scores);
             self.add(tail, COMPOUND_WEIGHT, scores);
         } else if q.len() >= 3 {
             let mut best = vec![0.0; scores.len()];
-            let longer = self
-                .postings
-                .range::<str, _>((std::ops::Bound::Excluded(q), std::ops::Bound::Unbounded));
-            for (_, postings) in longer
-                .take_while(|(t, _)| t.starts_with(q))
-                .take(MAX_EXPANSIONS)
-            {
+            for (_, postings) in self.longer(q).take(MAX_EXPANSIONS) {
                 let idf = self.idf(postings.len());
                 for &(d, tf) in postings {
                     let s = PREFIX_WEIGHT * idf * self.saturate(tf, d);
@@ -168,10 +195,10 @@ impl SearchIndex {
     }
 
     /// `q` as two words the index has (`cosmosdb` → `cosmos`, `db`), the longest head first.
-    fn compound(&self, q: &str) -> Option<(&Vec<(u32, f64)>, &Vec<(u32, f64)>)> {
+    fn compound(&self, q: &str) -> Option<(&[(u32, f64)], &[(u32, f64)])> {
         (3..q.len().saturating_sub(1)).rev().find_map(|i| {
             let (head, tail) = (q.get(..i)?, q.get(i..)?);
-            Some((self.postings.get(head)?, self.postings.get(tail)?))
+            Some((self.postings(head)?, self.postings(tail)?))
         })
     }
 
@@ -193,6 +220,42 @@ impl SearchIndex {
         let len = self.lens[doc as usize];
         let norm = K1 * (1.0 - B + B * len / self.avg_len.max(1.0));
         tf * (K1 + 1.0) / (tf + norm)
+    }
+}
+
+/// Term ids while an index is built: each distinct run of text is cut into words once, each
+/// distinct word gets one id (catalogs repeat their words: 5,000 tools, few thousand words).
+#[derive(Default)]
+struct Interner<'t> {
+    ids: FxHashMap<String, u32>,
+    words: Vec<String>,
+    runs: FxHashMap<&'t str, Vec<u32>>,
+}
+
+impl<'t> Interner<'t> {
+    /// The term ids of the raw run `raw`: its whole (for a camelCase run) and its words.
+    fn run(&mut self, raw: &'t str) -> &[u32] {
+        if !self.runs.contains_key(raw) {
+            let run = words::run(raw);
+            let ids = run
+                .whole
+                .into_iter()
+                .chain(run.parts)
+                .map(|w| self.id(w))
+                .collect();
+            return self.runs.entry(raw).or_insert(ids);
+        }
+        &self.runs[raw]
+    }
+
+    fn id(&mut self, word: String) -> u32 {
+        if let Some(&id) = self.ids.get(&word) {
+            return id;
+        }
+        let id = self.words.len() as u32;
+        self.words.push(word.clone());
+        self.ids.insert(word, id);
+        id
     }
 }
 

@@ -76,27 +76,42 @@ pub(crate) fn words(text: &str) -> Vec<String> {
 
 /// The runs of `text` that have a word, in order.
 pub(crate) fn runs(text: &str) -> Vec<Run> {
-    let mut out = Vec::new();
-    let mut pieces = Vec::new();
-    for run in text.split(|c: char| !c.is_alphanumeric()) {
-        // A run longer than any name is pasted data (base64, hex, a token): nothing.
-        if run.is_empty() || run.chars().nth(MAX_RUN).is_some() {
-            continue;
-        }
-        pieces.clear();
-        split(run, |piece| pieces.push(piece.to_owned()));
-        let mut run_words = Run {
-            parts: pieces.iter().filter_map(|p| word(p)).collect(),
-            ..Run::default()
+    raw_runs(text).map(run).filter(|r| !r.is_empty()).collect()
+}
+
+/// The alphanumeric runs of `text` as they are written; a run longer than any name is pasted
+/// data (base64, hex, a token) and left out.
+pub(crate) fn raw_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|run| !run.is_empty() && (run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN))
+}
+
+/// The words of one alphanumeric run.
+pub(crate) fn run(raw: &str) -> Run {
+    // Most runs are one lowercase word: no cutting, no copies.
+    if raw
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        return Run {
+            whole: None,
+            parts: word(raw).into_iter().collect(),
         };
-        if pieces.len() > 1 {
-            run_words.whole = word(&run.to_lowercase());
-        }
-        if run_words.whole.is_some() || !run_words.parts.is_empty() {
-            out.push(run_words);
-        }
     }
-    out
+    let mut pieces = Vec::new();
+    split(raw, |piece| pieces.push(piece.to_owned()));
+    Run {
+        whole: (pieces.len() > 1)
+            .then(|| word(&raw.to_lowercase()))
+            .flatten(),
+        parts: pieces.iter().filter_map(|p| word(p)).collect(),
+    }
+}
+
+impl Run {
+    fn is_empty(&self) -> bool {
+        self.whole.is_none() && self.parts.is_empty()
+    }
 }
 
 /// `piece`'s stem, unless it is a stop word, one letter or too long to be a word.
