@@ -177,3 +177,54 @@ fn accent_tables_strip_to_base_letters() {
         ]
     );
 }
+
+/// Costs for the report, not a pass/fail timing: `cargo test --release --features
+/// mcp,mcp-semantic --lib embedding::tests::costs -- --ignored --nocapture`.
+#[test]
+#[ignore = "prints timings; run on demand in release"]
+fn costs() {
+    use std::time::Instant;
+    let start = Instant::now();
+    let model = Model::parse(MODEL_BYTES).unwrap();
+    let load = start.elapsed();
+    // hashbrown keeps (key, value) pairs and one control byte per bucket, buckets a power of
+    // two at least 8/7 of the capacity.
+    let buckets = (model.ids.capacity() * 8 / 7).next_power_of_two();
+    let heap = buckets * (std::mem::size_of::<(&str, u32)>() + 1);
+    println!(
+        "table: {} tokens x {} dims, {} bytes compiled in; parse {load:?}; heap ~{heap} bytes",
+        model.ids.len(),
+        model.dims,
+        MODEL_BYTES.len()
+    );
+    let queries = [
+        "Show me the best practices for Microsoft Foundry agents code generation",
+        "List all storage accounts in my subscription",
+        "Can you help me find research papers on a specific topic?",
+        "move the element to the drop zone",
+        "what's the weather like in Paris tomorrow",
+    ];
+    let description =
+        "Lists the Azure Container Registries in a subscription, optionally filtered \
+        by resource group, with each registry's name, location and SKU. "
+            .repeat(12);
+    let blob = format!(
+        "describe this image {}",
+        "iVBORw0KGgoAAAANSUhEUgAA+/9=".repeat(650)
+    );
+    for (label, texts) in [
+        ("query", queries.map(String::from).to_vec()),
+        ("description (~330 tokens)", vec![description]),
+        ("18 kB base64 paste", vec![blob]),
+    ] {
+        let rounds = 2_000;
+        let start = Instant::now();
+        for _ in 0..rounds {
+            for text in &texts {
+                std::hint::black_box(model.embed(std::hint::black_box(text)));
+            }
+        }
+        let per = start.elapsed().as_secs_f64() * 1e6 / (rounds * texts.len()) as f64;
+        println!("{label}: {per:.2} µs per embed");
+    }
+}
