@@ -28,6 +28,8 @@ struct Model {
     /// Row-major int8 values, `dims` per token, borrowed from the compiled-in bytes.
     vectors: &'static [u8],
     ids: HashMap<&'static str, u32, foldhash::fast::FixedState>,
+    /// The byte length of the longest token, `##` left out.
+    longest: usize,
 }
 
 impl Model {
@@ -52,14 +54,21 @@ impl Model {
         for (i, token) in vocab.split_terminator('\n').enumerate() {
             ids.insert(token, u32::try_from(i).ok()?);
         }
-        (ids.len() == count).then_some(Model { dims, vectors, ids })
+        let longest = ids.keys().map(|t| t.trim_start_matches("##").len()).max()?;
+        (ids.len() == count).then_some(Model {
+            dims,
+            vectors,
+            ids,
+            longest,
+        })
     }
 
     /// The ids of the text's first `MAX_TOKENS` known WordPiece tokens.
     fn token_ids(&self, text: &str) -> Vec<u32> {
         let mut ids = Vec::new();
         wordpiece::words(text, |word| {
-            wordpiece::pieces(word, |piece| self.ids.get(piece).copied(), &mut ids);
+            let lookup = |piece: &str| self.ids.get(piece).copied();
+            wordpiece::pieces(word, self.longest, lookup, &mut ids);
             ids.len() < MAX_TOKENS
         });
         ids.truncate(MAX_TOKENS);

@@ -228,3 +228,34 @@ fn costs() {
         println!("{label}: {per:.2} µs per embed");
     }
 }
+
+/// Compares the tokenizer with the reference on a file of `{"text", "tokens"}` lines (the
+/// reference's tokens less `[UNK]`, first 512), e.g. every query and tool text of
+/// ../shared/retrieval: `EMBEDDING_TOKENS=path cargo test --features mcp,mcp-semantic --lib
+/// embedding::tests::matches_reference_file -- --ignored --nocapture`.
+#[test]
+#[ignore = "needs a reference file named by EMBEDDING_TOKENS"]
+fn matches_reference_file() {
+    let path = std::env::var("EMBEDDING_TOKENS").expect("EMBEDDING_TOKENS names the file");
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut total, mut differ) = (0, 0);
+    for line in text.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let want: Vec<&str> = case["tokens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        let input = case["text"].as_str().unwrap();
+        total += 1;
+        if tokens(input) != want {
+            differ += 1;
+            if differ <= 5 {
+                println!("{input:?}\n  got  {:?}\n  want {want:?}", tokens(input));
+            }
+        }
+    }
+    println!("{differ} of {total} texts tokenize differently");
+    assert_eq!(differ, 0);
+}

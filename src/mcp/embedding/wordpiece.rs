@@ -14,6 +14,11 @@ const MAX_WORD_CHARS: usize = 100;
 pub(super) fn words(text: &str, mut word: impl FnMut(&str) -> bool) {
     let mut current = String::new();
     for c in text.chars() {
+        if c.is_ascii_alphanumeric() {
+            // Most of a tool's text: no table lookups needed.
+            current.push(c.to_ascii_lowercase());
+            continue;
+        }
         if is_control(c) {
             continue;
         }
@@ -111,15 +116,25 @@ fn is_cjk(c: char) -> bool {
 /// Greedy longest-match WordPiece of one word: the ids of its pieces (continuations looked up
 /// with `##`), or nothing when some part matches no piece (the reference's `[UNK]`, which the
 /// static model drops).
-pub(super) fn pieces(word: &str, lookup: impl Fn(&str) -> Option<u32>, out: &mut Vec<u32>) {
+/// `longest` is the byte length of the longest piece (less `##`): no longer candidate can
+/// match, so a long word costs a few lookups per piece instead of one per prefix.
+pub(super) fn pieces(
+    word: &str,
+    longest: usize,
+    lookup: impl Fn(&str) -> Option<u32>,
+    out: &mut Vec<u32>,
+) {
     if word.chars().count() > MAX_WORD_CHARS {
         return;
     }
     let before = out.len();
-    let mut key = String::with_capacity(word.len() + 2);
+    let mut key = String::with_capacity(longest + 2);
     let mut start = 0;
     while start < word.len() {
-        let mut end = word.len();
+        let mut end = word.len().min(start + longest);
+        while !word.is_char_boundary(end) {
+            end -= 1;
+        }
         let found = loop {
             key.clear();
             if start > 0 {
