@@ -4,6 +4,12 @@
 //! `NOTICE.md` beside this file). No runtime, no download: the table is compiled in, read once
 //! on first use, and a query costs microseconds.
 //!
+//! Why 128 int8 dimensions (`scripts/eval-embeddings.py`, recall@5 azure / metatool, tool text
+//! "name: description"): 64 dims 0.861 / 0.424, 128 dims 0.916 / 0.526, 256 dims 0.932 / 0.581
+//! (7.5 MB), int8 within 0.005 of f16 at each; the full model scores 0.979 / 0.773. Alone the
+//! table is weaker than the lexical search; added to it (BM25 over the query's best BM25, plus
+//! 2-4 x cosine) it lifts `Catalog::search` from 0.920 / 0.601 to 0.968 / 0.66-0.67.
+//!
 //! What fusion with the lexical ranking needs: [`embed`] a tool's text once when the index is
 //! built (its name with `_`/camel case split, a colon, then its description scored best), the
 //! query once per search, and [`cosine`] between them.
