@@ -1432,8 +1432,12 @@ fn toon_minify(text: &str) -> String {
 /// measures, so that no change makes discovery worse unseen.
 #[test]
 fn discovery_finds_the_right_tool_at_least_as_often_as_measured() {
-    // (set, R@1, R@5) floors.
-    let floors = [("azure", 0.73, 0.94), ("metatool", 0.41, 0.63)];
+    // (set, R@1, R@5) floors: lexical alone, or fused with the static embeddings.
+    let floors = if cfg!(feature = "mcp-semantic") {
+        [("azure", 0.76, 0.95), ("metatool", 0.44, 0.68)]
+    } else {
+        [("azure", 0.73, 0.93), ("metatool", 0.40, 0.63)]
+    };
     let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
     assert_eq!(sets.len(), floors.len());
     for (set, (name, r1, r5)) in sets.iter().zip(floors) {

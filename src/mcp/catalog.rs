@@ -685,7 +685,7 @@ impl Catalog {
                     (tool.original_name(), TextKind::Name),
                     (tool.server(), TextKind::Text),
                     (tool.title().unwrap_or_default(), TextKind::Title),
-                    (tool.description(), TextKind::Text),
+                    (tool.description(), TextKind::Description),
                 ];
                 if let Ok(schema) = tool.input_schema() {
                     let (names, descriptions) = super::schema::search_words(schema);

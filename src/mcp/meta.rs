@@ -555,6 +555,7 @@ mod tests {
     }
 
     /// Lean mode's `tools/list` as the proxy writes it (`proxy::serve::lean_tools_list`).
+    #[cfg(feature = "tiktoken")]
     fn lean_listing(catalog: &Catalog) -> String {
         let definitions = MetaTools::new(catalog).definition_values().unwrap();
         let mut result = crate::Map::new();
@@ -764,6 +765,7 @@ mod tests {
     /// What lean mode's listing cost before the browse listing (o200k tokens): the three
     /// definitions with `discover_tools`' categories in its description. It may grow by a
     /// tenth at most: it is paid in every prompt.
+    #[cfg(feature = "tiktoken")]
     const LEAN_LISTING_BEFORE: [(&str, usize); 3] =
         [("seven", 259), ("azure", 234), ("metatool", 234)];
 

@@ -38,9 +38,7 @@
 
 mod catalog;
 mod content;
-// Fused into the ranking by the search; until then only its tests call it.
 #[cfg(feature = "mcp-semantic")]
-#[cfg_attr(not(test), allow(dead_code))]
 mod embedding;
 mod error;
 mod meta;

@@ -113,6 +113,7 @@ pub(crate) fn embed(text: &str) -> Option<Vec<f32>> {
 }
 
 /// The number of dimensions of [`embed`]'s vectors (0 if the table could not be read).
+#[cfg(test)]
 pub(crate) fn dims() -> usize {
     MODEL.as_ref().map_or(0, |m| m.dims)
 }

@@ -7,11 +7,15 @@
 //! document order) and ties keep document order, so the same documents and query rank the same
 //! in every process.
 
+#[cfg(feature = "mcp-semantic")]
+mod semantic;
 mod words;
 
-use rustc_hash::FxHashMap;
+use std::collections::HashMap;
 
-pub(crate) use words::{runs, words};
+use foldhash::fast::FixedState;
+
+use words::runs;
 
 /// BM25's term-frequency saturation and length normalisation (the usual values).
 const K1: f64 = 1.2;
@@ -26,7 +30,9 @@ pub(crate) enum TextKind {
     Title,
     /// A parameter's name.
     Param,
-    /// Anything else: descriptions, the server's name.
+    /// Its description.
+    Description,
+    /// Anything else: the server's name.
     Text,
     /// A parameter's description.
     ParamText,
@@ -39,7 +45,7 @@ impl TextKind {
         match self {
             TextKind::Name => 3.0,
             TextKind::Title => 2.0,
-            TextKind::Param | TextKind::Text => 1.0,
+            TextKind::Param | TextKind::Description | TextKind::Text => 1.0,
             TextKind::ParamText => 0.3,
         }
     }
@@ -56,6 +62,9 @@ const MAX_QUERY_WORDS: usize = 64;
 /// The most index words one query word may stand for as their prefix.
 const MAX_EXPANSIONS: usize = 32;
 
+/// A document that has a term, and the term's weighted frequency in it.
+type Posting = (u32, f64);
+
 /// The inverted index: per term the documents that contain it, with its weighted frequency.
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
@@ -64,7 +73,10 @@ pub(crate) struct SearchIndex {
     avg_len: f64,
     /// (term, its postings: (document, weighted term frequency), documents ascending), terms
     /// sorted, so that a prefix's terms are one range.
-    terms: Vec<(String, Vec<(u32, f64)>)>,
+    terms: Vec<(String, Vec<Posting>)>,
+    /// Per document, the embedding of its name and description (`mcp-semantic`).
+    #[cfg(feature = "mcp-semantic")]
+    vectors: Vec<Option<Vec<f32>>>,
 }
 
 impl SearchIndex {
@@ -78,10 +90,10 @@ impl SearchIndex {
         // it has, in first-seen order, so that postings go in document order.
         let mut tf: Vec<f64> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
-        let mut postings: Vec<Vec<(u32, f64)>> = Vec::new();
+        let mut postings: Vec<Vec<Posting>> = Vec::new();
         for (name, texts) in docs {
             let id = index.names.len() as u32;
-            for (text, kind) in texts {
+            for &(text, kind) in &texts {
                 for raw in words::raw_runs(text) {
                     for &t in terms.run(raw) {
                         let t = t as usize;
@@ -95,6 +107,8 @@ impl SearchIndex {
                     }
                 }
             }
+            #[cfg(feature = "mcp-semantic")]
+            index.vectors.push(semantic::embed_document(&texts));
             postings.resize_with(tf.len(), Vec::new);
             index
                 .lens
@@ -112,7 +126,7 @@ impl SearchIndex {
     }
 
     /// The postings of `term`.
-    fn postings(&self, term: &str) -> Option<&[(u32, f64)]> {
+    fn postings(&self, term: &str) -> Option<&[Posting]> {
         let i = self
             .terms
             .binary_search_by(|(t, _)| t.as_str().cmp(term))
@@ -121,7 +135,7 @@ impl SearchIndex {
     }
 
     /// The terms that begin with `prefix` and are longer, in order.
-    fn longer(&self, prefix: &str) -> impl Iterator<Item = &(String, Vec<(u32, f64)>)> {
+    fn longer(&self, prefix: &str) -> impl Iterator<Item = &(String, Vec<Posting>)> {
         let start = self.terms.partition_point(|(t, _)| t.as_str() <= prefix);
         self.terms[start..]
             .iter()
@@ -134,6 +148,8 @@ impl SearchIndex {
         for q in self.query_words(query) {
             self.score_word(&q, &mut scores);
         }
+        #[cfg(feature = "mcp-semantic")]
+        semantic::fuse(query, &self.vectors, &mut scores);
         let mut ranked: Vec<(usize, f64)> = scores
             .into_iter()
             .enumerate()
@@ -195,14 +211,14 @@ impl SearchIndex {
     }
 
     /// `q` as two words the index has (`cosmosdb` → `cosmos`, `db`), the longest head first.
-    fn compound(&self, q: &str) -> Option<(&[(u32, f64)], &[(u32, f64)])> {
+    fn compound(&self, q: &str) -> Option<(&[Posting], &[Posting])> {
         (3..q.len().saturating_sub(1)).rev().find_map(|i| {
             let (head, tail) = (q.get(..i)?, q.get(i..)?);
             Some((self.postings(head)?, self.postings(tail)?))
         })
     }
 
-    fn add(&self, postings: &[(u32, f64)], weight: f64, scores: &mut [f64]) {
+    fn add(&self, postings: &[Posting], weight: f64, scores: &mut [f64]) {
         let idf = self.idf(postings.len());
         for &(d, tf) in postings {
             scores[d as usize] += weight * idf * self.saturate(tf, d);
@@ -227,9 +243,9 @@ impl SearchIndex {
 /// distinct word gets one id (catalogs repeat their words: 5,000 tools, few thousand words).
 #[derive(Default)]
 struct Interner<'t> {
-    ids: FxHashMap<String, u32>,
+    ids: HashMap<String, u32, FixedState>,
     words: Vec<String>,
-    runs: FxHashMap<&'t str, Vec<u32>>,
+    runs: HashMap<&'t str, Vec<u32>, FixedState>,
 }
 
 impl<'t> Interner<'t> {

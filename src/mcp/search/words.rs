@@ -70,7 +70,8 @@ pub(crate) struct Run {
 }
 
 /// The stemmed, lowercased words of `text` that are not stop words, in order.
-pub(crate) fn words(text: &str) -> Vec<String> {
+#[cfg(test)]
+fn words(text: &str) -> Vec<String> {
     runs(text).into_iter().flat_map(|run| run.parts).collect()
 }
 
@@ -118,6 +119,13 @@ impl Run {
 fn word(piece: &str) -> Option<String> {
     let ok = piece.len() > 1 && piece.len() <= MAX_WORD;
     (ok && STOP_WORDS.binary_search(&piece).is_err()).then(|| stem(piece))
+}
+
+/// Calls `f` with each lowercased piece of the alphanumeric run `raw` (`readFile` → `read`,
+/// `file`), stop words and all.
+#[cfg(feature = "mcp-semantic")]
+pub(crate) fn pieces(raw: &str, f: impl FnMut(&str)) {
+    split(raw, f);
 }
 
 /// Calls `f` with each lowercased piece of the alphanumeric `run`, cut where a lowercase
