@@ -91,6 +91,8 @@ impl SearchIndex {
         let mut tf: Vec<f64> = Vec::new();
         let mut touched: Vec<u32> = Vec::new();
         let mut postings: Vec<Vec<Posting>> = Vec::new();
+        #[cfg(feature = "mcp-semantic")]
+        let mut embedder = semantic::Embedder::default();
         for (name, texts) in docs {
             let id = index.names.len() as u32;
             for &(text, kind) in &texts {
@@ -108,7 +110,9 @@ impl SearchIndex {
                 }
             }
             #[cfg(feature = "mcp-semantic")]
-            index.vectors.push(semantic::embed_document(&texts));
+            index
+                .vectors
+                .push(semantic::embed_document(&mut embedder, &texts));
             postings.resize_with(tf.len(), Vec::new);
             index
                 .lens

@@ -3,7 +3,7 @@
 //! by meaning, and the words still decide between near neighbours.
 
 use super::TextKind;
-use crate::mcp::embedding;
+pub(super) use crate::mcp::embedding::{self, Embedder};
 
 /// How much a document's cosine similarity to the query counts beside its BM25 score divided
 /// by the query's best. Fitted on the fit halves of the retrieval sets (`examples/discovery.rs`).
@@ -15,7 +15,10 @@ const COSINE_FLOOR: f64 = 0.45;
 
 /// The embedding of a document: its name's words, a colon, its description (the text the
 /// distilled model matches requests against best; parameters add noise).
-pub(super) fn embed_document(texts: &[(&str, TextKind)]) -> Option<Vec<f32>> {
+pub(super) fn embed_document(
+    embedder: &mut embedding::Embedder,
+    texts: &[(&str, TextKind)],
+) -> Option<Vec<f32>> {
     let of = |want: fn(&TextKind) -> bool| {
         texts
             .iter()
@@ -33,7 +36,7 @@ pub(super) fn embed_document(texts: &[(&str, TextKind)]) -> Option<Vec<f32>> {
     }
     text.push_str(": ");
     text.push_str(description);
-    embedding::embed(&text)
+    embedder.embed(&text)
 }
 
 /// Replaces each lexical score by the fused one: BM25 over the query's best BM25, plus
@@ -46,7 +49,7 @@ pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]
     for (score, vector) in scores.iter_mut().zip(vectors) {
         let cosine = vector
             .as_deref()
-            .map_or(0.0, |v| f64::from(embedding::cosine(&q, v)));
+            .map_or(0.0, |v| f64::from(embedding::dot(&q, v)));
         let lexical = if best > 0.0 { *score / best } else { 0.0 };
         *score = if lexical > 0.0 || cosine >= COSINE_FLOOR {
             (lexical + COSINE_WEIGHT * cosine).max(0.0)
