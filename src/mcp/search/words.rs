@@ -52,7 +52,7 @@ const RELATED: &[&[&str]] = &[
     &["updat", "modify", "edit", "chang", "set"],
     &["run", "execut", "start", "launch"],
     &["stop", "kill", "terminat", "cancel"],
-    &["picture", "imag", "photo"],
+    &["pictur", "imag", "photo"],
     &["fetch", "retriev", "get", "download"],
 ];
 
@@ -262,6 +262,55 @@ mod tests {
         assert_eq!(stem("status"), "status");
         assert_eq!(stem("analysis"), "analysis");
         assert_ne!(stem("news"), stem("new"));
+    }
+
+    #[test]
+    fn related_stems_are_what_the_stemmer_gives() {
+        // One word for each stem of the groups, in their order: each must reach its group.
+        let words = [
+            "deleting",
+            "removes",
+            "erase",
+            "drop",
+            "created",
+            "add",
+            "make",
+            "new",
+            "generates",
+            "find",
+            "searching",
+            "lookup",
+            "look",
+            "query",
+            "updates",
+            "modify",
+            "edit",
+            "changed",
+            "set",
+            "run",
+            "execute",
+            "start",
+            "launch",
+            "stopped",
+            "kill",
+            "terminate",
+            "cancel",
+            "pictures",
+            "images",
+            "photo",
+            "fetch",
+            "retrieve",
+            "get",
+            "downloads",
+        ];
+        let stems: Vec<&str> = RELATED
+            .iter()
+            .flat_map(|group| group.iter().copied())
+            .collect();
+        assert_eq!(stems.len(), words.len());
+        for (word, group_stem) in words.iter().zip(stems) {
+            assert_eq!(stem(word), group_stem, "{word}");
+        }
     }
 
     #[test]
