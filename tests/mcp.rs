@@ -2,6 +2,9 @@
 //! servers, captured from the servers (`tests/fixtures/mcp`).
 #![cfg(feature = "mcp")]
 
+#[path = "retrieval/mod.rs"]
+mod retrieval;
+
 use std::path::PathBuf;
 
 use serde_json::{Value as Json, json, value::RawValue};
@@ -353,6 +356,62 @@ fn every_view_decodes_to_what_it_says() {
                 .insert("name".into(), tool.name().into());
             assert_eq!(decode_definition(&spec), called, "{}", tool.name());
         }
+    }
+}
+
+/// `discover_tools` with query `*`: the `full` view without its parameters, in pages that a
+/// cursor walks through, each tool once and in order.
+#[test]
+fn discover_lists_every_tool_by_server_in_pages() {
+    for catalog in view_catalogs() {
+        let meta = MetaTools::new(&catalog);
+        let answer = |args: Json| match meta.call("discover_tools", &args) {
+            MetaCall::Answer(r) => {
+                assert_ne!(r["isError"], true, "{args}: {r}");
+                r["content"][0]["text"].as_str().unwrap().to_owned()
+            }
+            other => panic!("{other:?}"),
+        };
+
+        // One page: the full view, rows without `params`, no legend and no paging line.
+        let mut expected = decode_table(&catalog.full().unwrap());
+        for (_, entry) in expected.as_object_mut().unwrap().iter_mut() {
+            for row in entry.as_array_mut().into_iter().flatten() {
+                row.as_object_mut().unwrap().shift_remove("params");
+            }
+        }
+        let all = answer(json!({"query": "*", "limit": 200}));
+        assert_eq!(decode_table(&all), expected);
+        assert!(!all.contains('#'), "{all}");
+
+        // Pages of five: every tool once, in order, under its server.
+        let mut seen = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut args = json!({"query": "", "limit": 5});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = answer(args);
+            let value = decode_table(&page);
+            for (server, entry) in value.as_object().unwrap().iter() {
+                for row in entry.as_array().into_iter().flatten() {
+                    seen.push((server.to_owned(), row["name"].as_str().unwrap().to_owned()));
+                }
+            }
+            let next = page.lines().last().unwrap();
+            cursor = next
+                .split_once("cursor \"")
+                .map(|(_, c)| c.trim_end_matches('"').to_owned());
+            if cursor.is_none() {
+                break;
+            }
+        }
+        let every: Vec<(String, String)> = catalog
+            .tools()
+            .map(|t| (t.server().to_owned(), t.name().to_owned()))
+            .collect();
+        assert_eq!(seen, every);
     }
 }
 
@@ -1366,4 +1425,45 @@ fn toon_minify(text: &str) -> String {
         }
     }
     out
+}
+
+/// The recall `discover_tools` reaches on the bundled public request → tool sets
+/// (`tests/fixtures/retrieval`), set by set: floors a little below what `examples/discovery.rs`
+/// measures, so that no change makes discovery worse unseen.
+#[test]
+fn discovery_finds_the_right_tool_at_least_as_often_as_measured() {
+    // (set, R@1, R@5) floors: lexical alone, or fused with the static embeddings.
+    let floors = if cfg!(feature = "mcp-semantic") {
+        [("azure", 0.76, 0.95), ("metatool", 0.44, 0.68)]
+    } else {
+        [("azure", 0.73, 0.93), ("metatool", 0.40, 0.63)]
+    };
+    let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    assert_eq!(sets.len(), floors.len());
+    for (set, (name, r1, r5)) in sets.iter().zip(floors) {
+        assert_eq!(set.name, name);
+        let s = retrieval::score(set, retrieval::Part::All);
+        assert!(
+            s.r1 >= r1 && s.r5 >= r5,
+            "{name}: R@1 {:.3}, R@5 {:.3}",
+            s.r1,
+            s.r5
+        );
+    }
+}
+
+/// Two indexes of the same catalog, built apart, rank every request of the sets alike.
+#[test]
+fn the_same_catalog_and_query_rank_the_same_in_two_indexes() {
+    let first = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    let second = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    for (a, b) in first.iter().zip(&second) {
+        for query in &a.queries {
+            let (x, y) = (
+                retrieval::ranking(&a.catalog, &query.text),
+                retrieval::ranking(&b.catalog, &query.text),
+            );
+            assert_eq!(x, y, "{}: {:?}", a.name, query.text);
+        }
+    }
 }

@@ -685,12 +685,12 @@ impl Catalog {
                     (tool.original_name(), TextKind::Name),
                     (tool.server(), TextKind::Text),
                     (tool.title().unwrap_or_default(), TextKind::Title),
-                    (tool.description(), TextKind::Text),
+                    (tool.description(), TextKind::Description),
                 ];
                 if let Ok(schema) = tool.input_schema() {
                     let (names, descriptions) = super::schema::search_words(schema);
                     texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
-                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::Text)));
+                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::ParamText)));
                 }
                 (tool.name().to_owned(), texts)
             }))

@@ -97,6 +97,18 @@ pub enum Error {
     /// A cursor that is not one of ours.
     #[error("invalid cursor {}", Quoted(.0))]
     InvalidCursor(String),
+    /// A cursor of the browse listing (`discover_tools` with query `*`) at or past its end:
+    /// the catalog has fewer tools than when the cursor was given.
+    #[error(
+        "cursor \"{cursor}\" is past the last of the {total} tools listed; call again without \
+         cursor to start over"
+    )]
+    CursorPastEnd {
+        /// The cursor: the number of the first tool asked for, counted from 0.
+        cursor: usize,
+        /// How many tools there are to list.
+        total: usize,
+    },
     /// A cursor of another result: no array where it points.
     #[error("cursor {cursor:?} does not fit this result (no array at {path:?})")]
     CursorMismatch {

@@ -25,6 +25,17 @@ pub const EXECUTE_TOOL: &str = "execute_tool";
 const DEFAULT_LIMIT: usize = 10;
 /// The most `discover_tools` returns.
 const MAX_LIMIT: usize = 50;
+/// Tools on a page of the browse listing (`discover_tools` with query `*`) without a
+/// `limit`: about 2,000 o200k tokens of compact rows (name, one-line description), so that a
+/// large catalog does not fill the context in one answer.
+const BROWSE_PAGE: usize = 100;
+/// The most tools on one page of the browse listing.
+const MAX_BROWSE_PAGE: usize = 200;
+
+/// `n` as a count between 1 and `max`.
+fn clamp(n: u64, max: usize) -> usize {
+    usize::try_from(n).unwrap_or(max).clamp(1, max)
+}
 
 /// The three meta-tools over a catalog.
 ///
@@ -204,7 +215,8 @@ fn discover_schema() -> Value {
     toon!({"type": "object", "properties": {
         "query": {"type": "string"},
         "category": {"type": "string"},
-        "limit": {"type": "integer", "minimum": 1}
+        "limit": {"type": "integer", "minimum": 1},
+        "cursor": {"type": "string"}
     }})
 }
 
@@ -260,8 +272,8 @@ impl<'c> MetaTools<'c> {
             toon!({
                 "name": DISCOVER_TOOLS,
                 "description": format!(
-                    "Find tools by query (keywords) or category; no arguments: each category's \
-                     tools. Categories (tool count): {categories}"
+                    "Find tools by query (keywords) or category; query * lists them all; no \
+                     arguments: each category's tools. Categories (tool count): {categories}"
                 ),
                 "inputSchema": discover_schema(),
                 "annotations": {"readOnlyHint": true}
@@ -283,12 +295,47 @@ impl<'c> MetaTools<'c> {
 
     /// Handles a call to one of the meta-tools (`arguments` is the call's `arguments`).
     ///
-    /// The answers of `discover_tools` are the catalog's tables ([`Catalog::categories`],
-    /// [`Catalog::full_in`], or a `tools` table of the matches with the `full` view's columns),
-    /// which decode with [`table_decode_options`](super::table_decode_options), or a sentence
-    /// when nothing matches. `get_tool_spec` answers with the definition (under the name to
-    /// call it by) as TOON at the default indentation or as compact JSON, whichever costs
-    /// fewer tokens ([`table::auto`](crate::table::auto)).
+    /// The answers of `discover_tools` are the catalog's tables, which decode with
+    /// [`table_decode_options`](super::table_decode_options): without arguments
+    /// [`Catalog::categories`]; with a `category` only, [`Catalog::full_in`]; with
+    /// keywords, a `tools` table of the matches with the `full` view's columns (name, first
+    /// sentence, parameter signature), or a sentence when nothing matches; with query `*`
+    /// or an empty one, every tool (of the `category`, if given) to browse: the `full` view
+    /// without its parameters, 100 tools a page (`limit` sets another size, up to 200),
+    /// where a last comment line names the `cursor` of the next page. `get_tool_spec`
+    /// answers with the definition (under the name to call it by) as TOON at the default
+    /// indentation or as compact JSON, whichever costs fewer tokens
+    /// ([`table::auto`](crate::table::auto)).
+    ///
+    /// ```
+    /// use toon::mcp::{Catalog, MetaCall, MetaTools};
+    /// use serde_json::json;
+    /// let mut catalog = Catalog::new();
+    /// catalog.add_server("fs", r#"{"tools": [
+    ///     {"name": "read_file", "description": "Read a file. Text only.",
+    ///      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}},
+    ///     {"name": "list_dir", "description": "List a directory"}]}"#)?;
+    /// let meta = MetaTools::new(&catalog);
+    /// let text = |args| match meta.call("discover_tools", &args) {
+    ///     MetaCall::Answer(r) => r["content"][0]["text"].as_str().unwrap().to_owned(),
+    ///     _ => unreachable!(),
+    /// };
+    /// assert_eq!(
+    ///     text(json!({"query": "read a file", "limit": 1})),
+    ///     "# params: name = required string; name:type; name? optional; =default\n\
+    ///      tools[1]{name,description,params}:\n read_file,Read a file,path?"
+    /// );
+    /// assert_eq!(
+    ///     text(json!({"query": "*", "limit": 1})),
+    ///     "fs[1]{name,description}:\n read_file,Read a file\n# tools 1-1 of 2; \
+    ///      next page: the same call with cursor \"1\""
+    /// );
+    /// assert_eq!(
+    ///     text(json!({"query": "*", "limit": 1, "cursor": "1"})),
+    ///     "fs[1]{name,description}:\n list_dir,List a directory\n# tools 2-2 of 2"
+    /// );
+    /// # Ok::<(), toon::mcp::Error>(())
+    /// ```
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
         match self.outcome(name, &Value::from(arguments.clone())) {
@@ -330,52 +377,91 @@ impl<'c> MetaTools<'c> {
 
     fn discover(&self, args: &Value) -> std::result::Result<String, String> {
         Self::own_args(DISCOVER_TOOLS, args, discover_schema())?;
-        let limit = args
-            .get("limit")
-            .and_then(Value::as_u64)
-            .map_or(DEFAULT_LIMIT, |n| (n as usize).clamp(1, MAX_LIMIT));
+        let limit = args.get("limit").and_then(Value::as_u64);
         let category = args.get("category").and_then(Value::as_str);
-        let query = args
-            .get("query")
-            .and_then(Value::as_str)
-            .filter(|q| !q.trim().is_empty());
+        let cursor = args.get("cursor").and_then(Value::as_str);
+        let query = args.get("query").and_then(Value::as_str).map(str::trim);
+        // An empty query, `*`, or a cursor such a listing gave: every tool, to browse.
+        let browse = query.map_or(cursor.is_some(), |q| q.is_empty() || q == "*");
+        if browse {
+            return self.browse(category, cursor, limit);
+        }
         let e = |e: Error| e.to_string();
         match (query, category) {
             (None, None) => self.catalog.categories(self.grouping).map_err(e),
             (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
+            (Some(_), _) if cursor.is_some() => Err(format!(
+                "cursor pages the listing of every tool (query \"*\"), not a search; call \
+                 {DISCOVER_TOOLS} without it"
+            )),
             (Some(q), category) => {
-                let members =
-                    category.map(|c| self.catalog.members(c, self.grouping).unwrap_or_default());
-                let hits: Vec<&Tool> = self
-                    .catalog
-                    .search(q, usize::MAX)
-                    .into_iter()
-                    .map(|h| h.tool)
-                    .filter(|t| {
-                        members
-                            .as_ref()
-                            .is_none_or(|m| m.iter().any(|m| std::ptr::eq(*m, *t)))
-                    })
-                    .take(limit)
-                    .collect();
-                if hits.is_empty() {
-                    return Ok(format!(
-                        "no tool matches {}; call {DISCOVER_TOOLS} without arguments for the categories",
-                        crate::error::Quoted(q)
-                    ));
-                }
-                let rows = hits
-                    .into_iter()
-                    .map(super::view::tool_row)
-                    .collect::<Result<Vec<Value>>>()
-                    .map_err(e)?;
-                let mut root = crate::Map::new();
-                root.insert("tools".into(), Value::Array(rows));
-                let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)
-                    .map_err(|e| e.to_string())?;
-                Ok(format!("{}\n{table}", super::schema::LEGEND))
+                let limit = limit.map_or(DEFAULT_LIMIT, |n| clamp(n, MAX_LIMIT));
+                self.search(q, category, limit)
             }
         }
+    }
+
+    /// The browse listing ([`Catalog::browse`]) of `category` (every tool without one), the
+    /// page from `cursor` on, `limit` tools long.
+    fn browse(
+        &self,
+        category: Option<&str>,
+        cursor: Option<&str>,
+        limit: Option<u64>,
+    ) -> std::result::Result<String, String> {
+        let from = match cursor {
+            Some(c) => c.parse::<usize>().map_err(|_| {
+                format!(
+                    "{}; a cursor is the one a page's last line gives",
+                    Error::InvalidCursor(c.to_owned())
+                )
+            })?,
+            None => 0,
+        };
+        let size = limit.map_or(BROWSE_PAGE, |n| clamp(n, MAX_BROWSE_PAGE));
+        self.catalog
+            .browse(category.map(|c| (c, self.grouping)), from, size)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The `tools` table of the tools that match `query` best (in `category` only, when
+    /// given), at most `limit`, with the `full` view's columns.
+    fn search(
+        &self,
+        query: &str,
+        category: Option<&str>,
+        limit: usize,
+    ) -> std::result::Result<String, String> {
+        let members = category.map(|c| self.catalog.members(c, self.grouping).unwrap_or_default());
+        let hits: Vec<&Tool> = self
+            .catalog
+            .search(query, usize::MAX)
+            .into_iter()
+            .map(|h| h.tool)
+            .filter(|t| {
+                members
+                    .as_ref()
+                    .is_none_or(|m| m.iter().any(|m| std::ptr::eq(*m, *t)))
+            })
+            .take(limit)
+            .collect();
+        if hits.is_empty() {
+            return Ok(format!(
+                "no tool matches {}; call {DISCOVER_TOOLS} without arguments for the categories, \
+                 or with query \"*\" for every tool",
+                crate::error::Quoted(query)
+            ));
+        }
+        let rows = hits
+            .into_iter()
+            .map(super::view::tool_row)
+            .collect::<Result<Vec<Value>>>()
+            .map_err(|e| e.to_string())?;
+        let mut root = crate::Map::new();
+        root.insert("tools".into(), Value::Array(rows));
+        let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)
+            .map_err(|e| e.to_string())?;
+        Ok(format!("{}\n{table}", super::schema::LEGEND))
     }
 
     fn find(&self, args: &Value) -> std::result::Result<&'c Tool, String> {
@@ -437,5 +523,266 @@ impl<'c> MetaTools<'c> {
             shaping,
             content: Decision::of(tool),
         })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::Grouping;
+
+    fn fixture(path: &str) -> String {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        std::fs::read_to_string(dir.join(path)).unwrap()
+    }
+
+    /// The seven real servers of `tests/fixtures/mcp/lists`, each under its file's name.
+    fn seven_servers() -> Catalog {
+        let mut catalog = Catalog::new();
+        for name in [
+            "everything",
+            "fetch",
+            "filesystem",
+            "git",
+            "memory",
+            "seqthink",
+            "time",
+        ] {
+            let text = fixture(&format!("mcp/lists/{name}.json"));
+            catalog.add_server(name, &text).unwrap();
+        }
+        catalog
+    }
+
+    /// Lean mode's `tools/list` as the proxy writes it (`proxy::serve::lean_tools_list`).
+    #[cfg(feature = "tiktoken")]
+    fn lean_listing(catalog: &Catalog) -> String {
+        let definitions = MetaTools::new(catalog).definition_values().unwrap();
+        let mut result = crate::Map::new();
+        result.insert("tools".to_owned(), Value::Array(definitions));
+        serde_json::to_string(&result).unwrap()
+    }
+
+    /// The text of a `discover_tools` answer, and whether it is an error.
+    fn discover(meta: &MetaTools<'_>, args: Json) -> (String, bool) {
+        match meta.call(DISCOVER_TOOLS, &args) {
+            MetaCall::Answer(r) => (
+                r["content"][0]["text"].as_str().unwrap().to_owned(),
+                r["isError"] == true,
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn listing(meta: &MetaTools<'_>, args: Json) -> String {
+        let (text, is_error) = discover(meta, args.clone());
+        assert!(!is_error, "{args}: {text}");
+        text
+    }
+
+    /// A browse page's rows as `(server, row)`, in order.
+    fn rows(page: &str) -> Vec<(String, Value)> {
+        let value: Value = crate::from_str_with(page, &super::super::table_decode_options())
+            .unwrap_or_else(|e| panic!("{e}:\n{page}"));
+        let mut rows = Vec::new();
+        for (server, entry) in value.as_object().unwrap() {
+            for row in entry.as_array().into_iter().flatten() {
+                rows.push((server.to_string(), row.clone()));
+            }
+        }
+        rows
+    }
+
+    /// What the browse listing says of a tool: its name and one-line description.
+    fn brief(tool: &Tool) -> (String, Value) {
+        let mut row = crate::Map::new();
+        row.insert("name".into(), Value::from(tool.name()));
+        row.insert("description".into(), Value::from(tool.summary()));
+        (tool.server().to_owned(), Value::Object(row))
+    }
+
+    #[test]
+    fn an_empty_query_or_star_lists_every_tool_by_server() {
+        let mut catalog = seven_servers();
+        catalog.add_unavailable("down", "start-up timed out after 30s");
+        let meta = MetaTools::new(&catalog);
+        let all = listing(&meta, json!({"query": "*"}));
+        for query in ["", "  ", " * "] {
+            assert_eq!(listing(&meta, json!({"query": query})), all, "{query:?}");
+        }
+        let value: Value =
+            crate::from_str_with(&all, &super::super::table_decode_options()).unwrap();
+        let servers: Vec<&str> = value.as_object().unwrap().keys().collect();
+        assert_eq!(
+            servers,
+            [
+                "everything",
+                "fetch",
+                "filesystem",
+                "git",
+                "memory",
+                "seqthink",
+                "time",
+                "down"
+            ]
+        );
+        assert_eq!(value["down"], "unavailable: start-up timed out after 30s");
+        let expected: Vec<(String, Value)> = catalog.tools().map(brief).collect();
+        assert_eq!(rows(&all), expected);
+        // One page, so no paging line; and compact: no parameters, unlike the `full` view.
+        assert!(!all.contains("\n#"), "{all}");
+        assert!(
+            all.starts_with("everything[13]{name,description}:\n"),
+            "{all}"
+        );
+    }
+
+    #[test]
+    fn a_large_listing_comes_in_pages() {
+        let text = fixture("retrieval/azure.catalog.json");
+        let azure = Catalog::from_json(&text, "azure").unwrap();
+        let meta = MetaTools::new(&azure);
+        let first = listing(&meta, json!({"query": "*"}));
+        assert!(
+            first.ends_with("\n# tools 1-100 of 180; next page: the same call with cursor \"100\""),
+            "{first}"
+        );
+        let second = listing(&meta, json!({"query": "*", "cursor": "100"}));
+        assert!(second.ends_with("\n# tools 101-180 of 180"), "{second}");
+        let both: Vec<_> = rows(&first).into_iter().chain(rows(&second)).collect();
+        assert_eq!(both, azure.tools().map(brief).collect::<Vec<_>>());
+
+        // Pages of `limit` tools, each from where the last one's cursor says, until none does.
+        let catalog = seven_servers();
+        let meta = MetaTools::new(&catalog);
+        let (mut seen, mut cursor, mut pages) = (Vec::new(), None::<String>, 0);
+        loop {
+            let mut args = json!({"query": "*", "limit": 7});
+            if let Some(c) = &cursor {
+                args["cursor"] = json!(c);
+            }
+            let page = listing(&meta, args);
+            let shown = rows(&page);
+            assert!(shown.len() <= 7, "{page}");
+            seen.extend(shown);
+            pages += 1;
+            cursor = page
+                .rsplit_once("cursor \"")
+                .map(|(_, c)| c.trim_end_matches('"').to_owned());
+            if cursor.is_none() {
+                break;
+            }
+        }
+        assert_eq!(pages, catalog.len().div_ceil(7));
+        assert_eq!(seen, catalog.tools().map(brief).collect::<Vec<_>>());
+        // A cursor alone continues the listing too.
+        assert_eq!(
+            listing(&meta, json!({"cursor": "7", "limit": 7})),
+            listing(&meta, json!({"query": "*", "cursor": "7", "limit": 7}))
+        );
+    }
+
+    #[test]
+    fn a_wrong_cursor_says_what_to_do() {
+        let catalog = seven_servers();
+        let meta = MetaTools::new(&catalog);
+        for (args, says) in [
+            (
+                json!({"query": "*", "cursor": "52"}),
+                "cursor \"52\" is past the last of the 52 tools listed; call again without cursor",
+            ),
+            (
+                json!({"query": "*", "cursor": "x"}),
+                "invalid cursor \"x\"; a cursor is the one",
+            ),
+            (
+                json!({"query": "read file", "cursor": "5"}),
+                "cursor pages the listing of every tool",
+            ),
+            (
+                json!({"query": "*", "category": "nope"}),
+                "no category \"nope\"",
+            ),
+        ] {
+            let (text, is_error) = discover(&meta, args.clone());
+            assert!(is_error && text.starts_with(says), "{args}: {text}");
+        }
+    }
+
+    #[test]
+    fn star_lists_one_category() {
+        let mut catalog = seven_servers();
+        catalog.add_unavailable("down", "start-up timed out after 30s");
+        let meta = MetaTools::new(&catalog);
+        let time = listing(&meta, json!({"query": "*", "category": "time"}));
+        let expected: Vec<_> = catalog
+            .server("time")
+            .unwrap()
+            .tools()
+            .iter()
+            .map(brief)
+            .collect();
+        assert_eq!(rows(&time), expected);
+        assert!(!time.contains("git"), "{time}");
+
+        // Under another grouping: the category's tools under their servers, and the servers
+        // that could not be listed (their tools could be read-only).
+        let meta = MetaTools::new(&catalog).grouping(Grouping::Effect);
+        let read_only = listing(&meta, json!({"query": "*", "category": "read-only"}));
+        let expected: Vec<_> = catalog
+            .tools()
+            .filter(|t| t.annotations().effect() == "read-only")
+            .map(brief)
+            .collect();
+        assert!(expected.len() > 10 && expected.len() < catalog.len());
+        assert_eq!(rows(&read_only), expected);
+        assert!(read_only.contains("\ndown: \"unavailable: "), "{read_only}");
+    }
+
+    /// The search's answer is unchanged by browsing: a `tools` table of name, one-line
+    /// description and parameters, best first, and a sentence that points to browsing when
+    /// nothing matches.
+    #[test]
+    fn a_search_names_describes_and_signs_each_hit() {
+        let catalog = seven_servers();
+        let meta = MetaTools::new(&catalog);
+        let found = listing(&meta, json!({"query": "commit changes", "limit": 2}));
+        assert!(
+            found.contains(
+                "\ntools[2]{name,description,params}:\n \
+                 git_commit,Records changes to the repository,repo_path message\n"
+            ),
+            "{found}"
+        );
+        let none = listing(&meta, json!({"query": "zzzqqq"}));
+        assert_eq!(
+            none,
+            "no tool matches \"zzzqqq\"; call discover_tools without arguments for the \
+             categories, or with query \"*\" for every tool"
+        );
+    }
+
+    /// What lean mode's listing cost before the browse listing (o200k tokens): the three
+    /// definitions with `discover_tools`' categories in its description. It may grow by a
+    /// tenth at most: it is paid in every prompt.
+    #[cfg(feature = "tiktoken")]
+    const LEAN_LISTING_BEFORE: [(&str, usize); 3] =
+        [("seven", 259), ("azure", 234), ("metatool", 234)];
+
+    #[cfg(feature = "tiktoken")]
+    #[test]
+    fn the_lean_listing_costs_at_most_a_tenth_more() {
+        for (name, before) in LEAN_LISTING_BEFORE {
+            let catalog = match name {
+                "seven" => seven_servers(),
+                set => {
+                    let text = fixture(&format!("retrieval/{set}.catalog.json"));
+                    Catalog::from_json(&text, set).unwrap()
+                }
+            };
+            let now = crate::tokens::cost(&lean_listing(&catalog));
+            eprintln!("lean listing, {name}: {before} before, {now} now");
+            assert!(now * 10 <= before * 11, "{name}: {now} > {before} × 1.1");
+        }
     }
 }

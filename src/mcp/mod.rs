@@ -38,6 +38,8 @@
 
 mod catalog;
 mod content;
+#[cfg(feature = "mcp-semantic")]
+mod embedding;
 mod error;
 mod meta;
 mod pages;

@@ -223,6 +223,87 @@ impl Catalog {
         Ok(format!("{}\n{table}", super::schema::LEGEND))
     }
 
+    /// The browse listing (`discover_tools` with query `*`): every tool, or those of
+    /// `category` under its grouping, server by server, a compact row each (its name and the
+    /// first sentence of its description, without the parameters the `full` view shows), from
+    /// the `from`th tool (counted from 0) on, at most `size` of them. A listing cut into pages
+    /// ends with a comment line saying which tools it shows and the cursor of the next page
+    /// (the number of the next tool: pages of a catalog that changes in between may skip or
+    /// repeat a few tools). Servers without a tool to show appear as in
+    /// [`full`](Self::full) and [`full_in`](Self::full_in), on the first page only. Rows are
+    /// [`TABLE_INDENT`] space in: decode it with [`table_decode_options`].
+    ///
+    /// # Errors
+    /// When there is no such category, or `from` is past the last tool.
+    pub(crate) fn browse(
+        &self,
+        category: Option<(&str, Grouping)>,
+        from: usize,
+        size: usize,
+    ) -> Result<String> {
+        let members = match category {
+            Some((name, grouping)) => {
+                Some(
+                    self.members(name, grouping)
+                        .ok_or_else(|| Error::UnknownCategory {
+                            name: name.to_owned(),
+                            known: self.grouped(grouping).into_iter().map(|(c, _)| c).collect(),
+                        })?,
+                )
+            }
+            None => None,
+        };
+        let keep = |t: &Tool| {
+            members
+                .as_ref()
+                .is_none_or(|m| m.iter().any(|m| std::ptr::eq(*m, t)))
+        };
+        // The servers `full_in` shows for this category even without a tool in it.
+        let show = |s: &Server| match category {
+            None | Some((_, Grouping::Server)) => category.is_none_or(|(c, _)| s.name() == c),
+            Some(_) => matches!(s.status(), Status::Unavailable(_)),
+        };
+        let total = self.tools().filter(|t| keep(t)).count();
+        if from > 0 && from >= total {
+            return Err(Error::CursorPastEnd {
+                cursor: from,
+                total,
+            });
+        }
+        let end = from.saturating_add(size).min(total);
+        let mut root = Map::new();
+        let mut seen = 0;
+        for server in self.servers() {
+            let mut rows = Vec::new();
+            for tool in server.tools().iter().filter(|t| keep(t)) {
+                if (from..end).contains(&seen) {
+                    rows.push(brief_row(tool));
+                }
+                seen += 1;
+            }
+            // A server whose tools are on other pages, or that has none to show, is left out
+            // as `full_in` leaves it out, and after the first page always.
+            let on_other_pages = server.tools().iter().any(keep);
+            if rows.is_empty() && (from > 0 || on_other_pages || !show(server)) {
+                continue;
+            }
+            let entry = match server.status() {
+                Status::Unavailable(reason) => Value::String(format!("unavailable: {reason}")),
+                Status::Ready => Value::Array(rows),
+            };
+            root.insert(server.name().to_owned(), entry);
+        }
+        let mut text = table(&Value::Object(root), FULL_DELIMITER)?;
+        if from > 0 || end < total {
+            // A comment line (SPEC §5.1): the tables decode as they would without it.
+            text.push_str(&format!("\n# tools {}-{end} of {total}", from + 1));
+            if end < total {
+                text.push_str(&format!("; next page: the same call with cursor \"{end}\""));
+            }
+        }
+        Ok(text)
+    }
+
     /// One row per category: its name, tool count and a short description (its first tools'
     /// names; for an unavailable server, why). A TOON table [`TABLE_INDENT`] space in: decode
     /// it with [`table_decode_options`].
@@ -336,6 +417,15 @@ pub(crate) fn tool_row(tool: &Tool) -> Result<Value> {
     let params = tool.signature().unwrap_or_else(|_| "?".to_owned());
     row.insert("params".into(), Value::String(params));
     Ok(Value::Object(row))
+}
+
+/// A row of the browse listing ([`Catalog::browse`]): the `full` view's row without its
+/// parameters.
+fn brief_row(tool: &Tool) -> Value {
+    let mut row = Map::new();
+    row.insert("name".into(), Value::String(tool.name().to_owned()));
+    row.insert("description".into(), Value::String(tool.summary()));
+    Value::Object(row)
 }
 
 /// `a, b, c, …` up to about `max` characters.

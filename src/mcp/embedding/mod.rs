@@ -1,0 +1,199 @@
+//! Static sentence embeddings for tool discovery (feature `mcp-semantic`): a text's vector is
+//! the normalised mean of its WordPiece tokens' rows in a table distilled from
+//! all-MiniLM-L6-v2 (`scripts/distill-embeddings.py`, model2vec's method; attribution in
+//! `NOTICE.md` beside this file). No runtime, no download: the table is compiled in, read once
+//! on first use, and a query costs microseconds.
+//!
+//! Why 128 int8 dimensions (`scripts/eval-embeddings.py`, recall@5 azure / metatool, tool text
+//! "name: description"): 64 dims 0.861 / 0.424, 128 dims 0.916 / 0.526, 256 dims 0.932 / 0.581
+//! (7.5 MB), int8 within 0.005 of f16 at each; the full model scores 0.979 / 0.773. Alone the
+//! table is weaker than the lexical search; added to it (BM25 over the query's best BM25, plus
+//! 2-4 x cosine) it lifts `Catalog::search` from 0.920 / 0.601 to 0.968 / 0.66-0.67.
+//!
+//! What fusion with the lexical ranking needs: [`embed`] a tool's text once when the index is
+//! built (its name with `_`/camel case split, a colon, then its description scored best), the
+//! query once per search, and [`cosine`] between them.
+
+mod wordpiece;
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// The distilled table; its format is written by `scripts/distill-embeddings.py`.
+static MODEL_BYTES: &[u8] = include_bytes!("model.bin");
+const MAGIC: &[u8; 8] = b"TOONEMB1";
+
+/// Only the first this many tokens of a text count: a query is a few dozen, a tool's
+/// description a few hundred, and an 18 kB paste should cost no more than a long description.
+pub(crate) const MAX_TOKENS: usize = 512;
+
+static MODEL: LazyLock<Option<Model>> = LazyLock::new(|| Model::parse(MODEL_BYTES));
+
+struct Model {
+    dims: usize,
+    /// Row-major int8 values, `dims` per token, borrowed from the compiled-in bytes.
+    vectors: &'static [u8],
+    ids: HashMap<&'static str, u32, foldhash::fast::FixedState>,
+    /// The byte length of the longest token, `##` left out.
+    longest: usize,
+}
+
+impl Model {
+    /// Reads the header, the newline-separated vocabulary and the int8 rows; None when the
+    /// file is malformed (then every text simply has no embedding).
+    fn parse(bytes: &'static [u8]) -> Option<Self> {
+        let rest = bytes.strip_prefix(MAGIC)?;
+        let u32_at = |at: usize| -> Option<usize> {
+            let b: [u8; 4] = rest.get(at..at + 4)?.try_into().ok()?;
+            usize::try_from(u32::from_le_bytes(b)).ok()
+        };
+        let (count, dims, vocab_len) = (u32_at(0)?, u32_at(4)?, u32_at(12)?);
+        // Bytes 8..12 are the f32 scale: one for the whole table, so it cancels out of a
+        // normalised mean and is not needed here.
+        let vocab = std::str::from_utf8(rest.get(16..16 + vocab_len)?).ok()?;
+        let vectors = rest.get(16 + vocab_len..)?;
+        if dims == 0 || vectors.len() != count.checked_mul(dims)? {
+            return None;
+        }
+        let mut ids =
+            HashMap::with_capacity_and_hasher(count, foldhash::fast::FixedState::default());
+        for (i, token) in vocab.split_terminator('\n').enumerate() {
+            ids.insert(token, u32::try_from(i).ok()?);
+        }
+        let longest = ids.keys().map(|t| t.trim_start_matches("##").len()).max()?;
+        (ids.len() == count).then_some(Model {
+            dims,
+            vectors,
+            ids,
+            longest,
+        })
+    }
+
+    /// The ids of the text's first `MAX_TOKENS` known WordPiece tokens.
+    fn token_ids(&self, text: &str) -> Vec<u32> {
+        let mut ids = Vec::new();
+        wordpiece::words(text, |word| {
+            let lookup = |piece: &str| self.ids.get(piece).copied();
+            wordpiece::pieces(word, self.longest, lookup, &mut ids);
+            ids.len() < MAX_TOKENS
+        });
+        ids.truncate(MAX_TOKENS);
+        ids
+    }
+
+    fn embed(&self, text: &str) -> Option<Vec<f32>> {
+        self.vector(&self.token_ids(text))
+    }
+
+    /// The normalised sum of the rows of `ids`; None for no ids or a zero sum.
+    fn vector(&self, ids: &[u32]) -> Option<Vec<f32>> {
+        if ids.is_empty() {
+            return None;
+        }
+        // Integer sums are exact, so the vector does not depend on the order of addition.
+        let mut sum = vec![0i32; self.dims];
+        for &id in ids {
+            let start = id as usize * self.dims;
+            for (acc, &v) in sum.iter_mut().zip(&self.vectors[start..start + self.dims]) {
+                *acc += i32::from(v as i8);
+            }
+        }
+        let norm = sum
+            .iter()
+            .map(|&v| (v as f64) * (v as f64))
+            .sum::<f64>()
+            .sqrt();
+        if norm == 0.0 {
+            return None;
+        }
+        Some(sum.iter().map(|&v| (v as f64 / norm) as f32).collect())
+    }
+}
+
+/// Only the first this many tokens of a tool's text count: its name and first sentences say
+/// what it is for (recall on the retrieval sets is the same as with 512; the index is faster).
+const DOC_TOKENS: usize = 128;
+
+/// Embeds many texts (a catalog's tools), cutting each distinct word into WordPiece tokens
+/// once: a catalog repeats its words, and the cutting is most of an embedding's cost.
+#[derive(Default)]
+pub(crate) struct Embedder {
+    pieces: HashMap<String, Vec<u32>, foldhash::fast::FixedState>,
+}
+
+impl Embedder {
+    /// What [`embed`] gives for the first `DOC_TOKENS` tokens of `text`.
+    pub(crate) fn embed(&mut self, text: &str) -> Option<Vec<f32>> {
+        let model = MODEL.as_ref()?;
+        let mut ids = Vec::new();
+        wordpiece::words(text, |word| {
+            match self.pieces.get(word) {
+                Some(known) => ids.extend_from_slice(known),
+                None => {
+                    let mut cut = Vec::new();
+                    let lookup = |piece: &str| model.ids.get(piece).copied();
+                    wordpiece::pieces(word, model.longest, lookup, &mut cut);
+                    ids.extend_from_slice(&cut);
+                    self.pieces.insert(word.to_owned(), cut);
+                }
+            }
+            ids.len() < DOC_TOKENS
+        });
+        ids.truncate(DOC_TOKENS);
+        model.vector(&ids)
+    }
+}
+
+/// The text's embedding: the L2-normalised mean of its tokens' vectors (the mean's length
+/// divides out), or None when no word of it is in the vocabulary.
+pub(crate) fn embed(text: &str) -> Option<Vec<f32>> {
+    MODEL.as_ref()?.embed(text)
+}
+
+/// The number of dimensions of [`embed`]'s vectors (0 if the table could not be read).
+#[cfg(test)]
+pub(crate) fn dims() -> usize {
+    MODEL.as_ref().map_or(0, |m| m.dims)
+}
+
+/// The dot product: the cosine of two of [`embed`]'s vectors, which are normalised.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
+    // Eight running sums, not one: the compiler may not reorder float additions, and one
+    // chain of them waits on each add (4x slower on 500 tools). The order is fixed, so the
+    // result is the same in every run.
+    let mut lanes = [0.0f32; 8];
+    let (chunks_a, chunks_b) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = chunks_a
+        .remainder()
+        .iter()
+        .zip(chunks_b.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in chunks_a.zip(chunks_b) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// Cosine similarity, in [-1, 1]; 0 when either vector is zero or the lengths differ.
+#[cfg(test)]
+pub(crate) fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    if a.len() != b.len() {
+        return 0.0;
+    }
+    let (mut dot, mut na, mut nb) = (0.0f32, 0.0f32, 0.0f32);
+    for (&x, &y) in a.iter().zip(b) {
+        dot += x * y;
+        na += x * x;
+        nb += y * y;
+    }
+    if na == 0.0 || nb == 0.0 {
+        return 0.0;
+    }
+    dot / (na.sqrt() * nb.sqrt())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,60 @@
+//! The lexical ranking fused with static embeddings (feature `mcp-semantic`): a request that
+//! shares no word with the right tool ("papers on climate" → a research tool) still finds it
+//! by meaning, and the words still decide between near neighbours.
+
+use super::TextKind;
+pub(super) use crate::mcp::embedding::{self, Embedder};
+
+/// How much a document's cosine similarity to the query counts beside its BM25 score divided
+/// by the query's best. Fitted on the fit halves of the retrieval sets (`examples/discovery.rs`).
+const COSINE_WEIGHT: f64 = 1.5;
+/// A document no query word reaches is a hit only this similar at least: below it, meaning
+/// alone is noise (made-up words such as `zzzqqq` reach 0.36 with real tools; a request and
+/// the tool for it that share no word, 0.5 and more), and recall on the fit halves is the same.
+const COSINE_FLOOR: f64 = 0.45;
+
+/// The embedding of a document: its name's words, a colon, its description (the text the
+/// distilled model matches requests against best; parameters add noise).
+pub(super) fn embed_document(
+    embedder: &mut embedding::Embedder,
+    texts: &[(&str, TextKind)],
+) -> Option<Vec<f32>> {
+    let of = |want: fn(&TextKind) -> bool| {
+        texts
+            .iter()
+            .find(|(_, kind)| want(kind))
+            .map_or("", |(text, _)| text)
+    };
+    let name = of(|k| matches!(k, TextKind::Name));
+    let description = of(|k| matches!(k, TextKind::Description));
+    let mut text = String::with_capacity(name.len() + description.len() + 2);
+    for raw in super::words::raw_runs(name) {
+        super::words::pieces(raw, |piece| {
+            text.push_str(piece);
+            text.push(' ');
+        });
+    }
+    text.push_str(": ");
+    text.push_str(description);
+    embedder.embed(&text)
+}
+
+/// Replaces each lexical score by the fused one: BM25 over the query's best BM25, plus
+/// `COSINE_WEIGHT` × cosine; a document with no lexical score needs `COSINE_FLOOR`.
+pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]) {
+    let Some(q) = embedding::embed(query) else {
+        return;
+    };
+    let best = scores.iter().copied().fold(0.0, f64::max);
+    for (score, vector) in scores.iter_mut().zip(vectors) {
+        let cosine = vector
+            .as_deref()
+            .map_or(0.0, |v| f64::from(embedding::dot(&q, v)));
+        let lexical = if best > 0.0 { *score / best } else { 0.0 };
+        *score = if lexical > 0.0 || cosine >= COSINE_FLOOR {
+            (lexical + COSINE_WEIGHT * cosine).max(0.0)
+        } else {
+            0.0
+        };
+    }
+}

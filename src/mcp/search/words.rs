@@ -1,0 +1,321 @@
+//! The words a search compares: text split at non-alphanumerics and at camelCase and acronym
+//! humps (`SEOTool` → `seo`, `tool`), lowercased, stop words dropped, and reduced to a stem
+//! that keeps unrelated words apart (`files` → `file`, `creating` → `creat`, `news` stays).
+
+/// Longer words are not words but ids, hashes or pasted data: they match nothing.
+const MAX_WORD: usize = 32;
+/// Longer alphanumeric runs are not names (MCP caps a tool name at 64) but pasted data: base64,
+/// hex, tokens, whose humps would otherwise split into thousands of fragments.
+const MAX_RUN: usize = 64;
+
+/// Words that say nothing about which tool is wanted: English function words and the chat
+/// around a request ("can you help me …"). Sorted, for `binary_search`.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "above", "after", "again", "am", "an", "and", "any", "are", "as", "assist", "at",
+    "be", "because", "been", "being", "both", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "during", "each", "else", "etc", "for", "from", "further", "had", "has", "have",
+    "having", "he", "hello", "help", "her", "here", "hers", "hey", "hi", "him", "his", "how", "i",
+    "if", "im", "in", "into", "is", "it", "its", "itself", "just", "kindly", "let", "like", "may",
+    "me", "might", "mine", "must", "my", "myself", "need", "of", "on", "once", "or", "our", "ours",
+    "please", "shall", "she", "should", "so", "some", "such", "than", "thank", "thanks", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "to", "too", "us", "very", "want", "was", "we", "were", "what", "when", "where", "which",
+    "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours", "yourself",
+];
+
+/// Words whose ending is not an inflection (`news` is not the plural of `new`).
+const KEEP: &[&str] = &[
+    "always",
+    "analysis",
+    "basis",
+    "bias",
+    "canvas",
+    "chaos",
+    "cosmos",
+    "kubernetes",
+    "news",
+    "perhaps",
+    "physics",
+    "series",
+    "species",
+    "status",
+    "thus",
+    "various",
+];
+
+/// Groups of stems that requests and tool texts use for one another, each kept only if it
+/// does not lower recall on the fit halves (`show`/`list`/`get` did: azure tells them apart).
+const RELATED: &[&[&str]] = &[
+    &["delet", "remov", "eras", "drop"],
+    &["creat", "add", "make", "new", "generat"],
+    &["find", "search", "lookup", "look", "query"],
+    &["updat", "modify", "edit", "chang", "set"],
+    &["run", "execut", "start", "launch"],
+    &["stop", "kill", "terminat", "cancel"],
+    &["pictur", "imag", "photo"],
+    &["fetch", "retriev", "get", "download"],
+];
+
+/// The stems related to `stem`, with itself.
+pub(crate) fn related(stem: &str) -> Option<&'static [&'static str]> {
+    RELATED.iter().copied().find(|group| group.contains(&stem))
+}
+
+/// An alphanumeric run of a text: its words, and when camelCase cut it in several
+/// (`MySQL` → `sql`), the run as one word too (`mysql`), which a name may use.
+#[derive(Debug, Default)]
+pub(crate) struct Run {
+    pub(crate) whole: Option<String>,
+    pub(crate) parts: Vec<String>,
+}
+
+/// The stemmed, lowercased words of `text` that are not stop words, in order.
+#[cfg(test)]
+fn words(text: &str) -> Vec<String> {
+    runs(text).into_iter().flat_map(|run| run.parts).collect()
+}
+
+/// The runs of `text` that have a word, in order.
+pub(crate) fn runs(text: &str) -> Vec<Run> {
+    raw_runs(text).map(run).filter(|r| !r.is_empty()).collect()
+}
+
+/// The alphanumeric runs of `text` as they are written; a run longer than any name is pasted
+/// data (base64, hex, a token) and left out.
+pub(crate) fn raw_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|run| !run.is_empty() && (run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN))
+}
+
+/// The words of one alphanumeric run.
+pub(crate) fn run(raw: &str) -> Run {
+    // Most runs are one lowercase word: no cutting, no copies.
+    if raw
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        return Run {
+            whole: None,
+            parts: word(raw).into_iter().collect(),
+        };
+    }
+    let mut pieces = Vec::new();
+    split(raw, |piece| pieces.push(piece.to_owned()));
+    Run {
+        whole: (pieces.len() > 1)
+            .then(|| word(&raw.to_lowercase()))
+            .flatten(),
+        parts: pieces.iter().filter_map(|p| word(p)).collect(),
+    }
+}
+
+impl Run {
+    fn is_empty(&self) -> bool {
+        self.whole.is_none() && self.parts.is_empty()
+    }
+}
+
+/// `piece`'s stem, unless it is a stop word, one letter or too long to be a word.
+fn word(piece: &str) -> Option<String> {
+    let ok = piece.len() > 1 && piece.len() <= MAX_WORD;
+    (ok && STOP_WORDS.binary_search(&piece).is_err()).then(|| stem(piece))
+}
+
+/// Calls `f` with each lowercased piece of the alphanumeric run `raw` (`readFile` → `read`,
+/// `file`), stop words and all.
+#[cfg(feature = "mcp-semantic")]
+pub(crate) fn pieces(raw: &str, f: impl FnMut(&str)) {
+    split(raw, f);
+}
+
+/// Calls `f` with each lowercased piece of the alphanumeric `run`, cut where a lowercase
+/// letter or digit meets an uppercase one (`readFile`) and before the last capital of an
+/// acronym that a word follows (`HTTPServer` → `http`, `server`).
+fn split(run: &str, mut f: impl FnMut(&str)) {
+    let mut word = String::new();
+    let mut chars = run.chars().peekable();
+    let mut prev: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if let Some(p) = prev.filter(|_| c.is_uppercase()) {
+            let next_lower = chars.peek().is_some_and(|n| n.is_lowercase());
+            if !p.is_uppercase() || next_lower {
+                emit(&mut word, &mut f);
+            }
+        }
+        word.extend(c.to_lowercase());
+        prev = Some(c);
+    }
+    emit(&mut word, &mut f);
+}
+
+fn emit(word: &mut String, f: &mut impl FnMut(&str)) {
+    if !word.is_empty() {
+        f(word);
+        word.clear();
+    }
+}
+
+/// A light English stem: plurals, `-ing`, `-ed`, `-ion`, and a final `e`, so that `create`,
+/// `creates`, `created`, `creating` and `creation` meet. Stems keep four letters at least, so
+/// short words (`used`, `sing`) are left alone; non-ASCII words are left as they are.
+pub(crate) fn stem(word: &str) -> String {
+    if word.len() <= 3 || !word.is_ascii() || KEEP.binary_search(&word).is_ok() {
+        return word.to_owned();
+    }
+    let mut w = plural(word).to_owned();
+    if w.ends_with("ies") {
+        w.truncate(w.len() - 3);
+        w.push('y');
+    }
+    for suffix in ["ization", "ing", "ed", "ion"] {
+        if let Some(base) = w
+            .strip_suffix(suffix)
+            .filter(|b| b.len() >= 4 && has_vowel(b))
+        {
+            w = undouble(base).to_owned();
+            if suffix == "ization" {
+                w.push_str("iz");
+            }
+            break;
+        }
+    }
+    if w.len() > 4 && w.ends_with('e') {
+        w.pop();
+    }
+    w
+}
+
+/// `word` without a plural ending: `files` → `file`, `boxes` → `box`; `ss`, `us`, `is` stay.
+fn plural(word: &str) -> &str {
+    if word.ends_with("ies") {
+        return word;
+    }
+    for es in ["sses", "xes", "ches", "shes", "zes"] {
+        if word.ends_with(es) {
+            return &word[..word.len() - 2];
+        }
+    }
+    let keep = ["ss", "us", "is"].iter().any(|e| word.ends_with(e));
+    match word.strip_suffix('s') {
+        Some(base) if !keep => base,
+        _ => word,
+    }
+}
+
+fn has_vowel(s: &str) -> bool {
+    s.bytes().any(|b| b"aeiouy".contains(&b))
+}
+
+/// `runn` → `run`: the doubled consonant that `-ing` and `-ed` add (not `ll`, `ss`, `zz`).
+fn undouble(s: &str) -> &str {
+    let b = s.as_bytes();
+    match b {
+        [.., x, y] if x == y && !b"aeiouylsz".contains(x) => &s[..s.len() - 1],
+        _ => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lists_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(KEEP.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn names_split_at_separators_humps_and_acronyms() {
+        assert_eq!(words("git_diff-unstaged"), ["git", "diff", "unstag"]);
+        assert_eq!(words("readMultipleFiles"), ["read", "multipl", "file"]);
+        assert_eq!(words("SEOTool"), ["seo", "tool"]);
+        assert_eq!(words("HTTPServer class"), ["http", "server", "class"]);
+        assert_eq!(words("ec2 s3Bucket"), ["ec2", "s3", "bucket"]);
+        let run = &runs("MySQL")[0];
+        assert_eq!(
+            (run.whole.as_deref(), &run.parts[..]),
+            (Some("mysql"), &["sql".to_owned()][..])
+        );
+    }
+
+    #[test]
+    fn chat_and_function_words_are_dropped() {
+        assert_eq!(
+            words("Can you help me get the files in my directory?"),
+            ["get", "file", "directory"]
+        );
+    }
+
+    #[test]
+    fn inflections_meet_and_unrelated_words_stay_apart() {
+        let same = |a: &str, b: &str| assert_eq!(stem(a), stem(b), "{a} / {b}");
+        same("create", "creating");
+        same("create", "creation");
+        same("created", "creates");
+        same("listing", "lists");
+        same("running", "run");
+        same("optimize", "optimization");
+        same("entries", "entry");
+        same("boxes", "box");
+        assert_eq!(stem("news"), "news");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("analysis"), "analysis");
+        assert_ne!(stem("news"), stem("new"));
+    }
+
+    #[test]
+    fn related_stems_are_what_the_stemmer_gives() {
+        // One word for each stem of the groups, in their order: each must reach its group.
+        let words = [
+            "deleting",
+            "removes",
+            "erase",
+            "drop",
+            "created",
+            "add",
+            "make",
+            "new",
+            "generates",
+            "find",
+            "searching",
+            "lookup",
+            "look",
+            "query",
+            "updates",
+            "modify",
+            "edit",
+            "changed",
+            "set",
+            "run",
+            "execute",
+            "start",
+            "launch",
+            "stopped",
+            "kill",
+            "terminate",
+            "cancel",
+            "pictures",
+            "images",
+            "photo",
+            "fetch",
+            "retrieve",
+            "get",
+            "downloads",
+        ];
+        let stems: Vec<&str> = RELATED
+            .iter()
+            .flat_map(|group| group.iter().copied())
+            .collect();
+        assert_eq!(stems.len(), words.len());
+        for (word, group_stem) in words.iter().zip(stems) {
+            assert_eq!(stem(word), group_stem, "{word}");
+        }
+    }
+
+    #[test]
+    fn pasted_data_is_not_words() {
+        let blob = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA";
+        assert!(words(blob).is_empty());
+    }
+}
