@@ -15,8 +15,6 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
-use words::runs;
-
 /// BM25's term-frequency saturation and length normalisation (the usual values).
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -59,6 +57,9 @@ const COMPOUND_WEIGHT: f64 = 0.8;
 const RELATED_WEIGHT: f64 = 0.4;
 /// The most distinct query words looked at: a pasted document is not a request.
 const MAX_QUERY_WORDS: usize = 64;
+/// The most alphanumeric runs of a query looked at: repeated words do not count towards
+/// `MAX_QUERY_WORDS`, so without this a paste of a few words over and over is cut whole.
+const MAX_QUERY_RUNS: usize = 16 * MAX_QUERY_WORDS;
 /// The most index words one query word may stand for as their prefix.
 const MAX_EXPANSIONS: usize = 32;
 
@@ -170,7 +171,9 @@ impl SearchIndex {
     /// counts as one word when the index has it so (`MySQL`), else as its parts.
     fn query_words(&self, query: &str) -> Vec<String> {
         let mut seen = Vec::new();
-        for run in runs(query) {
+        // Run by run, and only the first runs: a 10 MB paste of camelCase runs took seconds
+        // to cut into words, nearly all of them repeats.
+        for run in words::raw_runs(query).take(MAX_QUERY_RUNS).map(words::run) {
             let whole = run.whole.filter(|w| self.postings(w).is_some());
             for w in whole.map_or(run.parts, |w| vec![w]) {
                 if !seen.contains(&w) {
@@ -328,6 +331,16 @@ mod tests {
         assert_eq!(rankings[0], rankings[1]);
         assert_eq!(rankings[1], rankings[2]);
         assert!(rankings[0].len() > 10);
+    }
+
+    #[test]
+    fn a_huge_query_costs_no_more_than_its_first_words() {
+        let idx = index(&[("read_file", "Read a file")]);
+        let query = format!("read file {}", "aBcDeF ".repeat(300_000));
+        let start = std::time::Instant::now();
+        assert_eq!(top(&idx, &query)[0], "read_file");
+        // Cutting all 2 MB into words took over a second in a debug build.
+        assert!(start.elapsed().as_millis() < 300, "{:?}", start.elapsed());
     }
 
     #[test]

@@ -76,7 +76,8 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// The runs of `text` that have a word, in order.
-pub(crate) fn runs(text: &str) -> Vec<Run> {
+#[cfg(test)]
+fn runs(text: &str) -> Vec<Run> {
     raw_runs(text).map(run).filter(|r| !r.is_empty()).collect()
 }
 
@@ -109,6 +110,7 @@ pub(crate) fn run(raw: &str) -> Run {
     }
 }
 
+#[cfg(test)]
 impl Run {
     fn is_empty(&self) -> bool {
         self.whole.is_none() && self.parts.is_empty()
