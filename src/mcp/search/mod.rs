@@ -150,11 +150,16 @@ impl SearchIndex {
     /// (name, score) of every document matching `query`, best first; ties in document order.
     pub(crate) fn rank(&self, query: &str) -> Vec<(&str, f64)> {
         let mut scores = vec![0.0; self.names.len()];
-        for q in self.query_words(query) {
-            self.score_word(&q, &mut scores);
+        let words = self.query_words(query);
+        for q in &words {
+            self.score_word(q, &mut scores);
         }
+        // A query of stop words only ("can you help me") asks for no tool; by meaning alone
+        // its chat was near enough to some.
         #[cfg(feature = "mcp-semantic")]
-        semantic::fuse(query, &self.vectors, &mut scores);
+        if !words.is_empty() {
+            semantic::fuse(query, &self.vectors, &mut scores);
+        }
         let mut ranked: Vec<(usize, f64)> = scores
             .into_iter()
             .enumerate()
