@@ -70,6 +70,8 @@ type Posting = (u32, f64);
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
     names: Vec<String>,
+    /// Per document, its name as a query naming it would write it ([`words::name_key`]).
+    keys: Vec<Option<String>>,
     lens: Vec<f64>,
     avg_len: f64,
     /// (term, its postings: (document, weighted term frequency), documents ascending), terms
@@ -96,6 +98,12 @@ impl SearchIndex {
         let mut embedder = semantic::Embedder::default();
         for (name, texts) in docs {
             let id = index.names.len() as u32;
+            let name_text = texts
+                .iter()
+                .find(|(_, kind)| matches!(kind, TextKind::Name));
+            index
+                .keys
+                .push(name_text.and_then(|(text, _)| words::name_key(text)));
             for &(text, kind) in &texts {
                 for raw in words::raw_runs(text) {
                     for &t in terms.run(raw) {
@@ -147,7 +155,8 @@ impl SearchIndex {
             .take_while(move |(t, _)| t.starts_with(prefix))
     }
 
-    /// (name, score) of every document matching `query`, best first; ties in document order.
+    /// (name, score) of every document matching `query`, best first, those `query` names
+    /// before all; ties in document order.
     pub(crate) fn rank(&self, query: &str) -> Vec<(&str, f64)> {
         let mut scores = vec![0.0; self.names.len()];
         let words = self.query_words(query);
@@ -160,15 +169,24 @@ impl SearchIndex {
         if !words.is_empty() {
             semantic::fuse(query, &self.vectors, &mut scores);
         }
-        let mut ranked: Vec<(usize, f64)> = scores
+        // A query that is a tool's name wants that tool, though words of it score higher in
+        // a longer name (`read file` in `read_multiple_files`) or a name says only stop words.
+        let key = words::name_key(query);
+        let named = |d: usize| key.is_some() && self.keys[d] == key;
+        let mut ranked: Vec<(usize, f64, bool)> = scores
             .into_iter()
             .enumerate()
-            .filter(|&(_, s)| s > 0.0)
+            .map(|(d, s)| (d, s, named(d)))
+            .filter(|&(_, s, named)| s > 0.0 || named)
             .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.sort_by(|a, b| {
+            (b.2.cmp(&a.2))
+                .then(b.1.total_cmp(&a.1))
+                .then(a.0.cmp(&b.0))
+        });
         ranked
             .into_iter()
-            .map(|(d, s)| (self.names[d].as_str(), s))
+            .map(|(d, s, _)| (self.names[d].as_str(), s))
             .collect()
     }
 

@@ -88,6 +88,17 @@ pub(crate) fn raw_runs(text: &str) -> impl Iterator<Item = &str> {
         .filter(|run| !run.is_empty() && (run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN))
 }
 
+/// `text` as a tool's name to compare with a query that names it: its alphanumeric runs,
+/// lowercased, one space apart (`Read_Text-File` and `read text file` alike); None for a text
+/// longer than a name's runs can be.
+pub(crate) fn name_key(text: &str) -> Option<String> {
+    if text.len() > 2 * MAX_RUN {
+        return None;
+    }
+    let runs: Vec<String> = raw_runs(text).map(str::to_lowercase).collect();
+    (!runs.is_empty()).then(|| runs.join(" "))
+}
+
 /// The words of one alphanumeric run.
 pub(crate) fn run(raw: &str) -> Run {
     // Most runs are one lowercase word: no cutting, no copies.
