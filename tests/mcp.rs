@@ -489,6 +489,69 @@ fn search_ranks_the_obvious_tool_first() {
     assert_eq!(catalog.search("file", 2).len(), 2);
 }
 
+/// Every tool of the captured servers and the bundled retrieval sets, its name as the query
+/// (as written, and with spaces for `_` and `-`): a tool of that name comes first.
+#[test]
+fn a_query_that_names_a_tool_finds_it_first() {
+    let key = |s: &str| s.to_lowercase().replace(['_', '-'], " ");
+    let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    let catalogs = std::iter::once(catalog()).chain(sets.into_iter().map(|s| s.catalog));
+    for catalog in catalogs {
+        for tool in catalog.tools() {
+            let name = tool.original_name();
+            for query in [name.to_owned(), key(name)] {
+                let hits = catalog.search(&query, 3);
+                let first = hits.first().map(|h| key(h.tool.original_name()));
+                assert_eq!(
+                    first.as_deref(),
+                    Some(key(name).as_str()),
+                    "{query}: {:?}",
+                    hits.iter().map(|h| h.tool.name()).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}
+
+/// A request of chat words only asks for no tool: meaning alone must not answer it.
+#[test]
+fn a_query_of_stop_words_matches_nothing() {
+    let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    for set in &sets {
+        for query in ["can you help me", "the", "please"] {
+            let hits = set.catalog.search(query, 3);
+            assert!(
+                hits.is_empty(),
+                "{} {query}: {:?}",
+                set.name,
+                hits.iter().map(|h| h.tool.name()).collect::<Vec<_>>()
+            );
+        }
+    }
+}
+
+/// Made-up and off-topic requests find no Azure tool; with `mcp-semantic` they do, through
+/// cosines of 0.5-0.6 that the static table gives unrelated texts (`zzzqqq` →
+/// `postgres_server_param_get`, `xyzzy` → `storage_blob_upload`), above
+/// `COSINE_FLOOR` (0.45), which requests and their tools that share no word also reach.
+#[test]
+#[cfg_attr(
+    feature = "mcp-semantic",
+    ignore = "a fixed cosine floor cannot tell nonsense from a paraphrase: needs a calibrated one"
+)]
+fn a_nonsense_query_matches_nothing() {
+    let sets = retrieval::load_sets(&retrieval::fixtures()).unwrap();
+    let azure = &sets.iter().find(|s| s.name == "azure").unwrap().catalog;
+    for query in ["zzzqqq", "xyzzy", "ok"] {
+        let hits = azure.search(query, 3);
+        assert!(
+            hits.is_empty(),
+            "{query}: {:?}",
+            hits.iter().map(|h| h.tool.name()).collect::<Vec<_>>()
+        );
+    }
+}
+
 #[test]
 fn categories_by_server_prefix_and_effect() {
     let catalog = catalog();

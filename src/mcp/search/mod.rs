@@ -15,8 +15,6 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
-use words::runs;
-
 /// BM25's term-frequency saturation and length normalisation (the usual values).
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -59,6 +57,9 @@ const COMPOUND_WEIGHT: f64 = 0.8;
 const RELATED_WEIGHT: f64 = 0.4;
 /// The most distinct query words looked at: a pasted document is not a request.
 const MAX_QUERY_WORDS: usize = 64;
+/// The most alphanumeric runs of a query looked at: repeated words do not count towards
+/// `MAX_QUERY_WORDS`, so without this a paste of a few words over and over is cut whole.
+const MAX_QUERY_RUNS: usize = 16 * MAX_QUERY_WORDS;
 /// The most index words one query word may stand for as their prefix.
 const MAX_EXPANSIONS: usize = 32;
 
@@ -69,6 +70,8 @@ type Posting = (u32, f64);
 #[derive(Debug, Default)]
 pub(crate) struct SearchIndex {
     names: Vec<String>,
+    /// Per document, its name as a query naming it would write it ([`words::name_key`]).
+    keys: Vec<Option<String>>,
     lens: Vec<f64>,
     avg_len: f64,
     /// (term, its postings: (document, weighted term frequency), documents ascending), terms
@@ -95,6 +98,12 @@ impl SearchIndex {
         let mut embedder = semantic::Embedder::default();
         for (name, texts) in docs {
             let id = index.names.len() as u32;
+            let name_text = texts
+                .iter()
+                .find(|(_, kind)| matches!(kind, TextKind::Name));
+            index
+                .keys
+                .push(name_text.and_then(|(text, _)| words::name_key(text)));
             for &(text, kind) in &texts {
                 for raw in words::raw_runs(text) {
                     for &t in terms.run(raw) {
@@ -146,23 +155,38 @@ impl SearchIndex {
             .take_while(move |(t, _)| t.starts_with(prefix))
     }
 
-    /// (name, score) of every document matching `query`, best first; ties in document order.
+    /// (name, score) of every document matching `query`, best first, those `query` names
+    /// before all; ties in document order.
     pub(crate) fn rank(&self, query: &str) -> Vec<(&str, f64)> {
         let mut scores = vec![0.0; self.names.len()];
-        for q in self.query_words(query) {
-            self.score_word(&q, &mut scores);
+        let words = self.query_words(query);
+        for q in &words {
+            self.score_word(q, &mut scores);
         }
+        // A query of stop words only ("can you help me") asks for no tool; by meaning alone
+        // its chat was near enough to some.
         #[cfg(feature = "mcp-semantic")]
-        semantic::fuse(query, &self.vectors, &mut scores);
-        let mut ranked: Vec<(usize, f64)> = scores
+        if !words.is_empty() {
+            semantic::fuse(query, &self.vectors, &mut scores);
+        }
+        // A query that is a tool's name wants that tool, though words of it score higher in
+        // a longer name (`read file` in `read_multiple_files`) or a name says only stop words.
+        let key = words::name_key(query);
+        let named = |d: usize| key.is_some() && self.keys[d] == key;
+        let mut ranked: Vec<(usize, f64, bool)> = scores
             .into_iter()
             .enumerate()
-            .filter(|&(_, s)| s > 0.0)
+            .map(|(d, s)| (d, s, named(d)))
+            .filter(|&(_, s, named)| s > 0.0 || named)
             .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.sort_by(|a, b| {
+            (b.2.cmp(&a.2))
+                .then(b.1.total_cmp(&a.1))
+                .then(a.0.cmp(&b.0))
+        });
         ranked
             .into_iter()
-            .map(|(d, s)| (self.names[d].as_str(), s))
+            .map(|(d, s, _)| (self.names[d].as_str(), s))
             .collect()
     }
 
@@ -170,7 +194,9 @@ impl SearchIndex {
     /// counts as one word when the index has it so (`MySQL`), else as its parts.
     fn query_words(&self, query: &str) -> Vec<String> {
         let mut seen = Vec::new();
-        for run in runs(query) {
+        // Run by run, and only the first runs: a 10 MB paste of camelCase runs took seconds
+        // to cut into words, nearly all of them repeats.
+        for run in words::raw_runs(query).take(MAX_QUERY_RUNS).map(words::run) {
             let whole = run.whole.filter(|w| self.postings(w).is_some());
             for w in whole.map_or(run.parts, |w| vec![w]) {
                 if !seen.contains(&w) {
@@ -328,6 +354,16 @@ mod tests {
         assert_eq!(rankings[0], rankings[1]);
         assert_eq!(rankings[1], rankings[2]);
         assert!(rankings[0].len() > 10);
+    }
+
+    #[test]
+    fn a_huge_query_costs_no_more_than_its_first_words() {
+        let idx = index(&[("read_file", "Read a file")]);
+        let query = format!("read file {}", "aBcDeF ".repeat(300_000));
+        let start = std::time::Instant::now();
+        assert_eq!(top(&idx, &query)[0], "read_file");
+        // Cutting all 2 MB into words took over a second in a debug build.
+        assert!(start.elapsed().as_millis() < 300, "{:?}", start.elapsed());
     }
 
     #[test]

@@ -40,7 +40,8 @@ pub(super) fn embed_document(
 }
 
 /// Replaces each lexical score by the fused one: BM25 over the query's best BM25, plus
-/// `COSINE_WEIGHT` × cosine; a document with no lexical score needs `COSINE_FLOOR`.
+/// `COSINE_WEIGHT` × cosine (if positive); a document with no lexical score needs
+/// `COSINE_FLOOR`.
 pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]) {
     let Some(q) = embedding::embed(query) else {
         return;
@@ -51,10 +52,27 @@ pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]
             .as_deref()
             .map_or(0.0, |v| f64::from(embedding::dot(&q, v)));
         let lexical = if best > 0.0 { *score / best } else { 0.0 };
+        // A meaning far from the query's adds nothing, and takes nothing: a negative cosine
+        // once cancelled the words and dropped a tool they had found.
         *score = if lexical > 0.0 || cosine >= COSINE_FLOOR {
-            (lexical + COSINE_WEIGHT * cosine).max(0.0)
+            lexical + COSINE_WEIGHT * cosine.max(0.0)
         } else {
             0.0
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_the_words_find_stays_however_far_its_meaning() {
+        let query = "read a file";
+        let near = embedding::embed(query).unwrap();
+        let far: Vec<f32> = near.iter().map(|x| -x).collect();
+        let mut scores = [2.0, 1.0];
+        fuse(query, &[Some(near), Some(far)], &mut scores);
+        assert!(scores[0] > scores[1] && scores[1] > 0.0, "{scores:?}");
     }
 }

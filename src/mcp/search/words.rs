@@ -76,7 +76,8 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// The runs of `text` that have a word, in order.
-pub(crate) fn runs(text: &str) -> Vec<Run> {
+#[cfg(test)]
+fn runs(text: &str) -> Vec<Run> {
     raw_runs(text).map(run).filter(|r| !r.is_empty()).collect()
 }
 
@@ -85,6 +86,17 @@ pub(crate) fn runs(text: &str) -> Vec<Run> {
 pub(crate) fn raw_runs(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|run| !run.is_empty() && (run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN))
+}
+
+/// `text` as a tool's name to compare with a query that names it: its alphanumeric runs,
+/// lowercased, one space apart (`Read_Text-File` and `read text file` alike); None for a text
+/// longer than a name's runs can be.
+pub(crate) fn name_key(text: &str) -> Option<String> {
+    if text.len() > 2 * MAX_RUN {
+        return None;
+    }
+    let runs: Vec<String> = raw_runs(text).map(str::to_lowercase).collect();
+    (!runs.is_empty()).then(|| runs.join(" "))
 }
 
 /// The words of one alphanumeric run.
@@ -109,6 +121,7 @@ pub(crate) fn run(raw: &str) -> Run {
     }
 }
 
+#[cfg(test)]
 impl Run {
     fn is_empty(&self) -> bool {
         self.whole.is_none() && self.parts.is_empty()
