@@ -12,6 +12,9 @@ const COSINE_WEIGHT: f64 = 1.5;
 /// alone is noise (made-up words such as `zzzqqq` reach 0.36 with real tools; a request and
 /// the tool for it that share no word, 0.5 and more), and recall on the fit halves is the same.
 const COSINE_FLOOR: f64 = 0.45;
+/// See [`floor`]: 3 keeps zzzqqq, xyzzy and ok from matching azure's tools, at 0.005 of
+/// metatool's R@5.
+const SPREAD: f64 = 3.0;
 
 /// The embedding of a document: its name's words, a colon, its description (the text the
 /// distilled model matches requests against best; parameters add noise).
@@ -46,20 +49,36 @@ pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]
     let Some(q) = embedding::embed(query) else {
         return;
     };
+    let cosines: Vec<f64> = vectors
+        .iter()
+        .map(|v| {
+            v.as_deref()
+                .map_or(0.0, |v| f64::from(embedding::dot(&q, v)))
+        })
+        .collect();
+    let floor = floor(&cosines);
     let best = scores.iter().copied().fold(0.0, f64::max);
-    for (score, vector) in scores.iter_mut().zip(vectors) {
-        let cosine = vector
-            .as_deref()
-            .map_or(0.0, |v| f64::from(embedding::dot(&q, v)));
+    for (score, cosine) in scores.iter_mut().zip(cosines) {
         let lexical = if best > 0.0 { *score / best } else { 0.0 };
         // A meaning far from the query's adds nothing, and takes nothing: a negative cosine
         // once cancelled the words and dropped a tool they had found.
-        *score = if lexical > 0.0 || cosine >= COSINE_FLOOR {
+        *score = if lexical > 0.0 || cosine >= floor {
             lexical + COSINE_WEIGHT * cosine.max(0.0)
         } else {
             0.0
         };
     }
+}
+
+/// How similar a tool no query word reaches must be: `COSINE_FLOOR`, and `SPREAD` standard
+/// deviations over the catalog's mean similarity to this query. Made-up words are about as
+/// close to every tool (zzzqqq: 0.5-0.6 to all of azure's); a request stands out from the
+/// catalog at the tool it means.
+fn floor(cosines: &[f64]) -> f64 {
+    let n = cosines.len().max(1) as f64;
+    let mean = cosines.iter().sum::<f64>() / n;
+    let var = cosines.iter().map(|c| (c - mean) * (c - mean)).sum::<f64>() / n;
+    COSINE_FLOOR.max(mean + SPREAD * var.sqrt())
 }
 
 #[cfg(test)]
