@@ -330,12 +330,13 @@ fn parameters(tool: &Tool) -> Vec<(String, String)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::mcp::Catalog;
 
-    /// The captured tool lists of seven real servers (`tests/fixtures/mcp/lists`).
-    const LISTS: &[(&str, &str)] = &[
+    /// The captured tool lists of seven real servers (`tests/fixtures/mcp/lists`), for this
+    /// module's tests and the meta-tools'.
+    pub(crate) const LISTS: &[(&str, &str)] = &[
         (
             "everything",
             include_str!("../../tests/fixtures/mcp/lists/everything.json"),

@@ -539,17 +539,8 @@ mod tests {
     /// The seven real servers of `tests/fixtures/mcp/lists`, each under its file's name.
     fn seven_servers() -> Catalog {
         let mut catalog = Catalog::new();
-        for name in [
-            "everything",
-            "fetch",
-            "filesystem",
-            "git",
-            "memory",
-            "seqthink",
-            "time",
-        ] {
-            let text = fixture(&format!("mcp/lists/{name}.json"));
-            catalog.add_server(name, &text).unwrap();
+        for (name, text) in crate::mcp::content::tests::LISTS {
+            catalog.add_server(name, text).unwrap();
         }
         catalog
     }
