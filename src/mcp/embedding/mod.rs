@@ -73,20 +73,30 @@ impl Model {
         })
     }
 
-    /// The ids of the text's first `MAX_TOKENS` known WordPiece tokens.
-    fn token_ids(&self, text: &str) -> Vec<u32> {
+    /// The ids of the text's first `limit` known WordPiece tokens; `cut` appends a word's.
+    fn token_ids(
+        &self,
+        text: &str,
+        limit: usize,
+        mut cut: impl FnMut(&str, &mut Vec<u32>),
+    ) -> Vec<u32> {
         let mut ids = Vec::new();
         wordpiece::words(text, |word| {
-            let lookup = |piece: &str| self.ids.get(piece).copied();
-            wordpiece::pieces(word, self.longest, lookup, &mut ids);
-            ids.len() < MAX_TOKENS
+            cut(word, &mut ids);
+            ids.len() < limit
         });
-        ids.truncate(MAX_TOKENS);
+        ids.truncate(limit);
         ids
     }
 
+    /// Appends the WordPiece token ids of `word` to `out` (none when a piece is unknown).
+    fn cut(&self, word: &str, out: &mut Vec<u32>) {
+        let lookup = |piece: &str| self.ids.get(piece).copied();
+        wordpiece::pieces(word, self.longest, lookup, out);
+    }
+
     fn embed(&self, text: &str) -> Option<Vec<f32>> {
-        self.vector(&self.token_ids(text))
+        self.vector(&self.token_ids(text, MAX_TOKENS, |word, ids| self.cut(word, ids)))
     }
 
     /// The normalised sum of the rows of `ids`; None for no ids or a zero sum.
@@ -129,21 +139,15 @@ impl Embedder {
     /// What [`embed`] gives for the first `DOC_TOKENS` tokens of `text`.
     pub(crate) fn embed(&mut self, text: &str) -> Option<Vec<f32>> {
         let model = MODEL.as_ref()?;
-        let mut ids = Vec::new();
-        wordpiece::words(text, |word| {
-            match self.pieces.get(word) {
-                Some(known) => ids.extend_from_slice(known),
-                None => {
-                    let mut cut = Vec::new();
-                    let lookup = |piece: &str| model.ids.get(piece).copied();
-                    wordpiece::pieces(word, model.longest, lookup, &mut cut);
-                    ids.extend_from_slice(&cut);
-                    self.pieces.insert(word.to_owned(), cut);
-                }
+        let ids = model.token_ids(text, DOC_TOKENS, |word, ids| match self.pieces.get(word) {
+            Some(known) => ids.extend_from_slice(known),
+            None => {
+                let mut cut = Vec::new();
+                model.cut(word, &mut cut);
+                ids.extend_from_slice(&cut);
+                self.pieces.insert(word.to_owned(), cut);
             }
-            ids.len() < DOC_TOKENS
         });
-        ids.truncate(DOC_TOKENS);
         model.vector(&ids)
     }
 }

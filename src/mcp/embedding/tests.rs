@@ -8,7 +8,7 @@ fn tokens(text: &str) -> Vec<&'static str> {
         by_id[id as usize] = token;
     }
     model
-        .token_ids(text)
+        .token_ids(text, MAX_TOKENS, |word, ids| model.cut(word, ids))
         .into_iter()
         .map(|id| by_id[id as usize])
         .collect()

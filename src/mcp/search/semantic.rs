@@ -32,7 +32,7 @@ pub(super) fn embed_document(
     let description = of(|k| matches!(k, TextKind::Description));
     let mut text = String::with_capacity(name.len() + description.len() + 2);
     for raw in super::words::raw_runs(name) {
-        super::words::pieces(raw, |piece| {
+        super::words::split(raw, |piece| {
             text.push_str(piece);
             text.push(' ');
         });

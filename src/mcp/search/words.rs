@@ -134,17 +134,10 @@ fn word(piece: &str) -> Option<String> {
     (ok && STOP_WORDS.binary_search(&piece).is_err()).then(|| stem(piece))
 }
 
-/// Calls `f` with each lowercased piece of the alphanumeric run `raw` (`readFile` → `read`,
-/// `file`), stop words and all.
-#[cfg(feature = "mcp-semantic")]
-pub(crate) fn pieces(raw: &str, f: impl FnMut(&str)) {
-    split(raw, f);
-}
-
 /// Calls `f` with each lowercased piece of the alphanumeric `run`, cut where a lowercase
 /// letter or digit meets an uppercase one (`readFile`) and before the last capital of an
 /// acronym that a word follows (`HTTPServer` → `http`, `server`).
-fn split(run: &str, mut f: impl FnMut(&str)) {
+pub(crate) fn split(run: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     let mut chars = run.chars().peekable();
     let mut prev: Option<char> = None;
