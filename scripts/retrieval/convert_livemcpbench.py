@@ -28,6 +28,8 @@ import re
 import sys
 from pathlib import Path
 
+from dataset import write_set
+
 NAME = "livemcpbench"
 
 
@@ -82,12 +84,7 @@ def main(src, out):
             "gold": gold,
         })
 
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{NAME}.catalog.json").write_text(
-        json.dumps(catalog, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-    with open(out / f"{NAME}.queries.jsonl", "w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    write_set(out, NAME, catalog, lines)
     tools = sum(len(v) for v in catalog.values())
     print(f"{NAME}: {len(catalog)} servers, {tools} tools, {len(lines)} queries "
           f"({dropped_tasks} of {len(tasks)} tasks dropped, {dropped_needs} needs dropped)",

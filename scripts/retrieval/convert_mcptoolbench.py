@@ -31,6 +31,8 @@ import json
 import sys
 from pathlib import Path
 
+from dataset import write_set
+
 NAME = "mcptoolbench"
 FILES = [
     "data/browser/browser_0724_single_v3.json",
@@ -87,12 +89,7 @@ def main(src, out):
             "gold": [need],
         })
 
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{NAME}.catalog.json").write_text(
-        json.dumps(catalog, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-    with open(out / f"{NAME}.queries.jsonl", "w", encoding="utf-8") as f:
-        for line in lines:
-            f.write(json.dumps(line, ensure_ascii=False) + "\n")
+    write_set(out, NAME, catalog, lines)
     print(f"{NAME}: {len(catalog)} servers, {len(known)} tools, {len(lines)} queries "
           f"({dropped} of {len(tasks)} dropped)", file=sys.stderr)
 
