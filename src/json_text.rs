@@ -900,11 +900,12 @@ pub(crate) fn readable(text: &str) -> Option<String> {
             b'"' => {
                 let end = string_end(bytes, at + 1);
                 let mut i = at + 1;
-                while i < end {
-                    if bytes[i] != b'\\' {
-                        i += 1;
-                        continue;
-                    }
+                // Only escapes can be surrogates: skipped to with memchr, as `string_end` does.
+                while let Some(skip) = bytes
+                    .get(i..end)
+                    .and_then(|rest| memchr::memchr(b'\\', rest))
+                {
+                    i += skip;
                     match escape_at(i) {
                         Some(high @ 0xD800..=0xDBFF)
                             if escape_at(i + 6)
@@ -925,10 +926,16 @@ pub(crate) fn readable(text: &str) -> Option<String> {
             }
             b'-' | b'0'..=b'9' => {
                 let end = number_end(bytes, at);
-                let overflows = std::str::from_utf8(&bytes[at..end])
-                    .ok()
-                    .and_then(|s| s.parse::<f64>().ok())
-                    .is_some_and(f64::is_infinite);
+                // f64 reaches 1.8e308: a number without an exponent or 309 digits is finite, and
+                // most numbers are, so only the others are parsed.
+                let digits = &bytes[at..end];
+                let may_overflow =
+                    digits.len() > 308 || memchr::memchr2(b'e', b'E', digits).is_some();
+                let overflows = may_overflow
+                    && std::str::from_utf8(digits)
+                        .ok()
+                        .and_then(|s| s.parse::<f64>().ok())
+                        .is_some_and(f64::is_infinite);
                 if overflows && end - at >= 4 {
                     let copy = out.get_or_insert_with(|| bytes.to_vec());
                     copy[at..at + 4].copy_from_slice(b"null");
@@ -954,6 +961,18 @@ mod readable_tests {
             Some(r#"{"a": "cut \ufffd", "b": "\ufffdx", "n": null }"#)
         );
         assert_eq!(readable(r#"["\\ud83d"]"#), None);
+        // An unterminated string ending in a backslash or a cut escape: nothing to read past.
+        assert_eq!(readable("[\"a\\"), None);
+        assert_eq!(readable(r#"["\ud8"#), None);
+        // 309 digits without an exponent can be beyond f64 (2e308); 308 cannot.
+        let long = format!("[2{}]", "0".repeat(308));
+        let fixed = readable(&long).unwrap();
+        assert!(
+            fixed.starts_with("[null ") && fixed.ends_with(" ]"),
+            "{fixed}"
+        );
+        assert_eq!(readable(&format!("[{}]", "9".repeat(308))), None);
+        assert_eq!(readable("[1.5, -2, 1e308, 0.1E-400]"), None);
         let fixed = readable(r#"{"s": "\ud83d\ud83d", "m": -1e999}"#).unwrap();
         assert!(
             serde_json::from_str::<serde_json::Value>(&fixed).is_ok(),

@@ -1,6 +1,7 @@
 //! The tool catalog: every tool of every server, kept byte-for-byte as the server sent it,
 //! with the compact views a model reads (see [`Catalog`]).
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -291,6 +292,22 @@ impl Tool {
             .definition()?
             .get("inputSchema")
             .unwrap_or_else(|| EMPTY.get_or_init(super::schema::empty_object)))
+    }
+
+    /// Its parameters' names and descriptions, as a search reads them: from the JSON text when
+    /// that is enough, else from the parsed definition (nothing when it has none).
+    fn search_words(&self) -> super::schema::SearchWords<'_> {
+        if let Some(words) = super::schema::quick_search_words(&self.raw) {
+            return words;
+        }
+        let Ok(schema) = self.input_schema() else {
+            return (Vec::new(), Vec::new());
+        };
+        let (names, descriptions) = super::schema::search_words(schema);
+        (
+            names.into_iter().map(Cow::Borrowed).collect(),
+            descriptions.into_iter().map(Cow::Borrowed).collect(),
+        )
     }
 
     /// Whether it declares an `outputSchema`.
@@ -680,20 +697,20 @@ impl Catalog {
     /// and description, and its parameters' names and descriptions.
     fn search_index(&self) -> &SearchIndex {
         self.search.get_or_init(|| {
-            SearchIndex::build(self.tools().map(|tool| {
+            let tools: Vec<&Tool> = self.tools().collect();
+            // Each tool's schema is parsed on the core that indexes it.
+            SearchIndex::build(&tools, |tool| {
                 let mut texts = vec![
-                    (tool.original_name(), TextKind::Name),
-                    (tool.server(), TextKind::Text),
-                    (tool.title().unwrap_or_default(), TextKind::Title),
-                    (tool.description(), TextKind::Description),
+                    (tool.original_name().into(), TextKind::Name),
+                    (tool.server().into(), TextKind::Text),
+                    (tool.title().unwrap_or_default().into(), TextKind::Title),
+                    (tool.description().into(), TextKind::Description),
                 ];
-                if let Ok(schema) = tool.input_schema() {
-                    let (names, descriptions) = super::schema::search_words(schema);
-                    texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
-                    texts.extend(descriptions.into_iter().map(|d| (d, TextKind::ParamText)));
-                }
+                let (names, descriptions) = tool.search_words();
+                texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
+                texts.extend(descriptions.into_iter().map(|d| (d, TextKind::ParamText)));
                 (tool.name().to_owned(), texts)
-            }))
+            })
         })
     }
 

@@ -22,6 +22,11 @@
 pub(crate) const LEGEND: &str =
     "# params: name = required string; name:type; name? optional; =default";
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+
 use crate::value::{Map, Value};
 
 /// Nested objects are summarised this many levels below a parameter.
@@ -259,6 +264,124 @@ pub(crate) fn search_words(input_schema: &Value) -> (Vec<&str>, Vec<&str>) {
     (names, descriptions)
 }
 
+/// Parameter names and their descriptions, in order.
+pub(crate) type SearchWords<'s> = (Vec<Cow<'s, str>>, Vec<Cow<'s, str>>);
+
+/// [`search_words`] of a tool definition's `inputSchema`, read from its JSON text without
+/// building its tree (a catalog's index reads every tool's; a tree costs 3-4 times more).
+/// None whenever the quick read could differ from the tree's: a `$ref` (resolved against the
+/// whole schema), a repeated property name, a description that is not a string, text that
+/// serde_json refuses (the tree's reader makes lone surrogates and huge numbers readable
+/// first). Texts are borrowed unless they have escapes.
+pub(crate) fn quick_search_words(definition: &str) -> Option<SearchWords<'_>> {
+    let Object(read): Object<QuickDefinition<'_>> = serde_json::from_str(definition).ok()?;
+    let properties = read.input_schema.and_then(|s| s.0.properties);
+    let properties = properties.map_or_else(Vec::new, |p| p.0);
+    let mut names = Vec::with_capacity(properties.len());
+    let mut descriptions = Vec::new();
+    for (name, property) in properties {
+        if property.0.reference.is_some() {
+            return None;
+        }
+        names.push(name.0);
+        descriptions.extend(property.0.description.map(|d| d.0));
+    }
+    let mut sorted: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return None;
+    }
+    Some((names, descriptions))
+}
+
+/// A tool definition as far as [`quick_search_words`] reads it; the rest is skipped.
+#[derive(Deserialize)]
+struct QuickDefinition<'a> {
+    #[serde(rename = "inputSchema", borrow, default)]
+    input_schema: Option<Object<QuickSchema<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct QuickSchema<'a> {
+    #[serde(borrow, default)]
+    properties: Option<QuickProperties<'a>>,
+}
+
+/// The properties in their order.
+struct QuickProperties<'a>(Vec<(Text<'a>, Object<QuickProperty<'a>>)>);
+
+#[derive(Deserialize)]
+struct QuickProperty<'a> {
+    #[serde(borrow, default)]
+    description: Option<Text<'a>>,
+    #[serde(rename = "$ref", default)]
+    reference: Option<IgnoredAny>,
+}
+
+/// `T` read from a JSON object only: serde's derive also reads a struct from an array, by
+/// position, where the tree has no fields.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, map: M) -> Result<T, M::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+        deserializer
+            .deserialize_map(V(std::marker::PhantomData))
+            .map(Object)
+    }
+}
+
+/// A string borrowed from the JSON text when it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(v.to_owned()))
+            }
+        }
+        deserializer.deserialize_str(V).map(Text)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for QuickProperties<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = QuickProperties<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of property schemas")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut all = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    all.push(entry);
+                }
+                Ok(QuickProperties(all))
+            }
+        }
+        deserializer.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
 /// An empty object schema, for tools that declare none.
 pub(crate) fn empty_object() -> Value {
     let mut map = Map::new();
@@ -270,6 +393,82 @@ pub(crate) fn empty_object() -> Value {
 mod tests {
     use super::*;
     use crate::toon;
+
+    /// What the tree gives: `search_words` over the parsed definition's `inputSchema`.
+    fn tree_words(definition: &str) -> (Vec<String>, Vec<String>) {
+        let readable = crate::json_text::readable(definition);
+        let value: Value =
+            crate::json::from_str(readable.as_deref().unwrap_or(definition)).unwrap();
+        let empty = empty_object();
+        let schema = value.get("inputSchema").unwrap_or(&empty);
+        let (names, descriptions) = search_words(schema);
+        let own = |v: Vec<&str>| v.into_iter().map(str::to_owned).collect();
+        (own(names), own(descriptions))
+    }
+
+    fn quick_words(definition: &str) -> Option<(Vec<String>, Vec<String>)> {
+        let (names, descriptions) = quick_search_words(definition)?;
+        let own = |v: Vec<Cow<'_, str>>| v.into_iter().map(Cow::into_owned).collect();
+        Some((own(names), own(descriptions)))
+    }
+
+    #[test]
+    fn the_quick_read_gives_the_trees_words_for_every_captured_tool() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut files = vec![root.join("retrieval/azure.catalog.json")];
+        files.push(root.join("retrieval/metatool.catalog.json"));
+        for entry in std::fs::read_dir(root.join("mcp/lists")).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+        let mut quick = 0;
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let catalog = crate::mcp::Catalog::from_json(&text, "s").unwrap();
+            for tool in catalog.tools() {
+                let raw = tool.raw_json();
+                if let Some(words) = quick_words(raw) {
+                    assert_eq!(words, tree_words(raw), "{}", tool.name());
+                    quick += 1;
+                }
+            }
+        }
+        assert!(quick >= 400, "{quick} tools read quickly");
+    }
+
+    #[test]
+    fn the_quick_read_declines_what_only_the_tree_reads_alike() {
+        let declined = [
+            // A `$ref` is resolved against the whole schema.
+            r##"{"inputSchema": {"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"description": "x"}}}}"##,
+            // A repeated name, a description that is not a string, a lone surrogate.
+            r#"{"inputSchema": {"properties": {"a": {}, "a": {"description": "x"}}}}"#,
+            r#"{"inputSchema": {"properties": {"a": {"description": 3}}}}"#,
+            r#"{"inputSchema": {"properties": {"a": {"description": "cut \ud83d"}}}}"#,
+            r#"{"inputSchema": {"properties": ["a"]}}"#,
+            r#"{"inputSchema": {"properties": {"a": true}}}"#,
+            r#"{"inputSchema": {}, "inputSchema": {}}"#,
+            // Arrays, which serde's derive would read as structs by position.
+            "[]",
+            r#"[{"properties": {"a": {}}}]"#,
+            r#"{"inputSchema": [{"a": {}}]}"#,
+            r#"{"inputSchema": {"properties": {"a": ["x"]}}}"#,
+        ];
+        for definition in declined {
+            assert_eq!(quick_words(definition), None, "{definition}");
+        }
+        let read = [
+            r#"{"name": "t"}"#,
+            r#"{"inputSchema": null}"#,
+            // What the tree's reader makes readable, where the quick read does not look.
+            r#"{"description": "cut \ud83d", "n": 1e400, "inputSchema": {"properties": {"a": {}}}}"#,
+            r#"{"inputSchema": {"type": "object"}}"#,
+            r#"{"inputSchema": {"properties": {"q\u0041": {"description": "say \"hi\"\n"}, "b": {"type": "string", "description": null}}}}"#,
+        ];
+        for definition in read {
+            let words = quick_words(definition).unwrap_or_else(|| panic!("{definition}"));
+            assert_eq!(words, tree_words(definition), "{definition}");
+        }
+    }
 
     fn sig(schema: Value) -> String {
         signature(&schema)

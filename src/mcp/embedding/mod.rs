@@ -26,6 +26,8 @@ use std::sync::LazyLock;
 /// The distilled table; its format is written by `scripts/distill-embeddings.py`.
 static MODEL_BYTES: &[u8] = include_bytes!("model.bin");
 const MAGIC: &[u8; 8] = b"TOONEMB1";
+/// How many int8 rows an i16 sum holds: |-128| × 255 is the largest that fits.
+const I16_ROWS: usize = 255;
 
 /// Only the first this many tokens of a text count: a query is a few dozen, a tool's
 /// description a few hundred, and an 18 kB paste should cost no more than a long description.
@@ -105,12 +107,21 @@ impl Model {
             return None;
         }
         // Integer sums are exact, so the vector does not depend on the order of addition.
+        // Rows are added in i16 (twice the lanes of i32), `I16_ROWS` at a time, which cannot
+        // overflow (255 × 128 < 32,768), then widened.
         let mut sum = vec![0i32; self.dims];
-        for &id in ids {
-            let start = id as usize * self.dims;
-            for (acc, &v) in sum.iter_mut().zip(&self.vectors[start..start + self.dims]) {
-                *acc += i32::from(v as i8);
+        let mut part = vec![0i16; self.dims];
+        for chunk in ids.chunks(I16_ROWS) {
+            part.fill(0);
+            for &id in chunk {
+                let start = id as usize * self.dims;
+                for (acc, &v) in part.iter_mut().zip(&self.vectors[start..start + self.dims]) {
+                    *acc += i16::from(v as i8);
+                }
             }
+            sum.iter_mut()
+                .zip(&part)
+                .for_each(|(s, &p)| *s += i32::from(p));
         }
         let norm = sum
             .iter()

@@ -105,6 +105,30 @@ fn caps_the_tokens_of_a_long_text() {
     assert!(embed(&long).is_some());
 }
 
+#[test]
+fn long_sums_do_not_overflow() {
+    // 512 rows of the word with the largest value in the table, summed in i16 255 at a
+    // time: the same direction as one row (scaling by 512 is exact in floating point), where
+    // an i16 overflow would bend it.
+    let model = MODEL.as_ref().unwrap();
+    let largest = |token: &str| {
+        let row = model.ids[token] as usize * model.dims;
+        let row = &model.vectors[row..row + model.dims];
+        row.iter()
+            .map(|&v| (v as i8).unsigned_abs())
+            .max()
+            .unwrap_or(0)
+    };
+    let mut words: Vec<&str> = (model.ids.keys().copied())
+        .filter(|t| t.len() > 2 && t.bytes().all(|b| b.is_ascii_lowercase()))
+        .collect();
+    words.sort_by_key(|t| (std::cmp::Reverse(largest(t)), *t));
+    let word = words.into_iter().find(|t| tokens(t) == [*t]).unwrap();
+    assert!(largest(word) >= 100, "{word}: {}", largest(word));
+    let many = format!("{word} ").repeat(600);
+    assert_eq!(embed(&many), embed(word), "{word}");
+}
+
 /// `scripts/tokenlearn-embeddings.py --test-values`'s static embedding of the same sentence
 /// (mean of the int8 rows, normalised), printed to 5 decimals.
 #[rustfmt::skip]

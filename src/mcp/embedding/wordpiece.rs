@@ -159,3 +159,46 @@ pub(super) fn pieces(
         start = end;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    fn all(text: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        words(text, |w| {
+            out.push(w.to_owned());
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn words_break_at_spaces_and_punctuation_not_at_controls_or_accents() {
+        let cases: &[(&str, &[&str])] = &[
+            ("Hello, world", &["hello", ",", "world"]),
+            ("x1y2 z\tq\r\nend", &["x1y2", "z", "q", "end"]),
+            // Controls are removed, not word breaks: form feed, vertical tab, NUL.
+            ("ab\x0ccd a\x0bb abc\0def", &["abcd", "ab", "abcdef"]),
+            ("café latte naïve", &["cafe", "latte", "naive"]),
+            ("abc日本 ABC def", &["abc", "日", "本", "abc", "def"]),
+            (
+                "abc\u{2003}def abc\u{2014}def",
+                &["abc", "def", "abc", "\u{2014}", "def"],
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(all(text), *want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn stops_when_asked() {
+        let mut seen = Vec::new();
+        words("one two three", |w| {
+            seen.push(w.to_owned());
+            seen.len() < 2
+        });
+        assert_eq!(seen, ["one", "two"]);
+    }
+}

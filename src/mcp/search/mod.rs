@@ -3,17 +3,14 @@
 //! parameter names weighted up: [`Catalog::search`](super::Catalog::search)). Knows nothing of
 //! catalogs: the catalog builds the index from its tools.
 //!
-//! Rankings are deterministic: the index is ordered (a `BTreeMap` of terms, postings in
-//! document order) and ties keep document order, so the same documents and query rank the same
-//! in every process.
+//! Rankings are deterministic: the index is ordered (a sorted table of terms, postings in
+//! document order, however many cores built it: `build.rs`) and ties keep document order, so
+//! the same documents and query rank the same in every process.
 
+mod build;
 #[cfg(feature = "mcp-semantic")]
 mod semantic;
 mod words;
-
-use std::collections::HashMap;
-
-use foldhash::fast::FixedState;
 
 /// BM25's term-frequency saturation and length normalisation (the usual values).
 const K1: f64 = 1.2;
@@ -83,61 +80,6 @@ pub(crate) struct SearchIndex {
 }
 
 impl SearchIndex {
-    /// The index of `docs`: each a name and its texts, in the order results tie in.
-    pub(crate) fn build<'t>(
-        docs: impl IntoIterator<Item = (String, Vec<(&'t str, TextKind)>)>,
-    ) -> SearchIndex {
-        let mut index = SearchIndex::default();
-        let mut terms = Interner::default();
-        // Per term, its weighted frequency in the document at hand; `touched` lists the terms
-        // it has, in first-seen order, so that postings go in document order.
-        let mut tf: Vec<f64> = Vec::new();
-        let mut touched: Vec<u32> = Vec::new();
-        let mut postings: Vec<Vec<Posting>> = Vec::new();
-        #[cfg(feature = "mcp-semantic")]
-        let mut embedder = semantic::Embedder::default();
-        for (name, texts) in docs {
-            let id = index.names.len() as u32;
-            let name_text = texts
-                .iter()
-                .find(|(_, kind)| matches!(kind, TextKind::Name));
-            index
-                .keys
-                .push(name_text.and_then(|(text, _)| words::name_key(text)));
-            for &(text, kind) in &texts {
-                for raw in words::raw_runs(text) {
-                    for &t in terms.run(raw) {
-                        let t = t as usize;
-                        if t >= tf.len() {
-                            tf.resize(t + 1, 0.0);
-                        }
-                        if tf[t] == 0.0 {
-                            touched.push(t as u32);
-                        }
-                        tf[t] += kind.weight();
-                    }
-                }
-            }
-            #[cfg(feature = "mcp-semantic")]
-            index
-                .vectors
-                .push(semantic::embed_document(&mut embedder, &texts));
-            postings.resize_with(tf.len(), Vec::new);
-            index
-                .lens
-                .push(touched.iter().map(|&t| tf[t as usize]).sum());
-            for t in touched.drain(..) {
-                postings[t as usize].push((id, std::mem::take(&mut tf[t as usize])));
-            }
-            index.names.push(name);
-        }
-        index.terms = terms.words.into_iter().zip(postings).collect();
-        index.terms.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        let n = index.names.len().max(1) as f64;
-        index.avg_len = index.lens.iter().sum::<f64>() / n;
-        index
-    }
-
     /// The postings of `term`.
     fn postings(&self, term: &str) -> Option<&[Posting]> {
         let i = self
@@ -269,53 +211,17 @@ impl SearchIndex {
     }
 }
 
-/// Term ids while an index is built: each distinct run of text is cut into words once, each
-/// distinct word gets one id (catalogs repeat their words: 5,000 tools, few thousand words).
-#[derive(Default)]
-struct Interner<'t> {
-    ids: HashMap<String, u32, FixedState>,
-    words: Vec<String>,
-    runs: HashMap<&'t str, Vec<u32>, FixedState>,
-}
-
-impl<'t> Interner<'t> {
-    /// The term ids of the raw run `raw`: its whole (for a camelCase run) and its words.
-    fn run(&mut self, raw: &'t str) -> &[u32] {
-        if !self.runs.contains_key(raw) {
-            let run = words::run(raw);
-            let ids = run
-                .whole
-                .into_iter()
-                .chain(run.parts)
-                .map(|w| self.id(w))
-                .collect();
-            return self.runs.entry(raw).or_insert(ids);
-        }
-        &self.runs[raw]
-    }
-
-    fn id(&mut self, word: String) -> u32 {
-        if let Some(&id) = self.ids.get(&word) {
-            return id;
-        }
-        let id = self.words.len() as u32;
-        self.words.push(word.clone());
-        self.ids.insert(word, id);
-        id
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn index(docs: &[(&str, &str)]) -> SearchIndex {
-        SearchIndex::build(docs.iter().map(|&(name, text)| {
+        SearchIndex::build(docs, |&(name, text)| {
             (
                 name.to_owned(),
-                vec![(name, TextKind::Name), (text, TextKind::Text)],
+                vec![(name.into(), TextKind::Name), (text.into(), TextKind::Text)],
             )
-        }))
+        })
     }
 
     fn top(index: &SearchIndex, query: &str) -> Vec<String> {
