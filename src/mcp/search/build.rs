@@ -122,7 +122,7 @@ impl Part {
             let len = touched.iter().map(|&t| tf[t as usize]).sum();
             part.index.lens.push(len);
             for t in touched.drain(..) {
-                part.postings[t as usize].push((id, std::mem::take(&mut tf[t as usize])));
+                part.postings[t as usize].push((id, std::mem::take(&mut tf[t as usize]) as f32));
             }
             part.index.names.push(name);
         }

@@ -61,7 +61,7 @@ const MAX_QUERY_RUNS: usize = 16 * MAX_QUERY_WORDS;
 const MAX_EXPANSIONS: usize = 32;
 
 /// A document that has a term, and the term's weighted frequency in it.
-type Posting = (u32, f64);
+type Posting = (u32, f32);
 
 /// The inverted index: per term the documents that contain it, with its weighted frequency.
 #[derive(Debug, Default)]
@@ -173,7 +173,7 @@ impl SearchIndex {
             for (_, postings) in self.longer(q).take(MAX_EXPANSIONS) {
                 let idf = self.idf(postings.len());
                 for &(d, tf) in postings {
-                    let s = PREFIX_WEIGHT * idf * self.saturate(tf, d);
+                    let s = PREFIX_WEIGHT * idf * self.saturate(f64::from(tf), d);
                     let b = &mut best[d as usize];
                     *b = f64::max(*b, s);
                 }
@@ -193,7 +193,7 @@ impl SearchIndex {
     fn add(&self, postings: &[Posting], weight: f64, scores: &mut [f64]) {
         let idf = self.idf(postings.len());
         for &(d, tf) in postings {
-            scores[d as usize] += weight * idf * self.saturate(tf, d);
+            scores[d as usize] += weight * idf * self.saturate(f64::from(tf), d);
         }
     }
 
