@@ -1,6 +1,10 @@
 //! The lexical ranking fused with static embeddings (feature `mcp-semantic`): a request that
 //! shares no word with the right tool ("papers on climate" → a research tool) still finds it
-//! by meaning, and the words still decide between near neighbours.
+//! by meaning, and the words still decide between near neighbours. Request and tool are
+//! embedded by their content words ([`content_words`]); the fused score is BM25 over the
+//! query's best plus 2.5 × cosine. On the four retrieval sets' fit halves that gives macro
+//! R@1 / R@5 / MRR 0.590 / 0.779 / 0.722 (held halves 0.595 / 0.782 / 0.732; the table alone
+//! ranks at R@5 0.723).
 
 use super::TextKind;
 pub(super) use crate::mcp::embedding::{self, Embedder};
@@ -16,8 +20,9 @@ const COSINE_WEIGHT: f64 = 2.5;
 /// and more). 0.45 before texts were embedded without stop words (their mean similarity to
 /// a query was higher, so [`SPREAD`] held); 0.5 costs 0.001 of the fit halves' macro R@5.
 const COSINE_FLOOR: f64 = 0.5;
-/// See [`floor`]: 3 keeps zzzqqq, xyzzy and ok from matching azure's tools, at 0.005 of
-/// metatool's R@5.
+/// See [`floor`]: 3 kept zzzqqq, xyzzy and ok from matching azure's tools when texts were
+/// embedded whole, at 0.005 of metatool's R@5 (now `ok` stands 2.4, `xyzzy` 2.3 and `zzzqqq`
+/// 3.4 deviations out, and `COSINE_FLOOR` stops all three).
 const SPREAD: f64 = 3.0;
 
 /// The embedding of a document: its name's words and its description, without stop words
