@@ -129,6 +129,7 @@ impl Run {
 }
 
 /// Whether the alphanumeric run `run` is a stop word, in any case (`The`, `PLEASE`).
+#[cfg(feature = "mcp-semantic")]
 pub(crate) fn is_stop_word(run: &str) -> bool {
     // The longest stop word has 8 letters; a longer or non-ASCII run is none, uncopied.
     let mut buf = [0u8; 8];
@@ -335,6 +336,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "mcp-semantic")]
     fn stop_words_are_known_in_any_case() {
         assert!(STOP_WORDS.iter().all(|w| w.len() <= 8));
         for w in ["the", "The", "PLEASE", "yourself"] {
