@@ -15,8 +15,9 @@
 //! 2-4 x cosine) it lifts `Catalog::search` from 0.920 / 0.601 to 0.968 / 0.66-0.67.
 //!
 //! What fusion with the lexical ranking needs: [`embed`] a tool's text once when the index is
-//! built (its name with `_`/camel case split, a colon, then its description scored best), the
-//! query once per search, and [`cosine`] between them.
+//! built (its name with `_`/camel case split, then its description, both without stop words
+//! and punctuation: `search/semantic.rs`), the query once per search (its content words too),
+//! and [`cosine`] between them.
 
 mod wordpiece;
 

@@ -128,6 +128,22 @@ impl Run {
     }
 }
 
+/// Whether the alphanumeric run `run` is a stop word, in any case (`The`, `PLEASE`).
+#[cfg(feature = "mcp-semantic")]
+pub(crate) fn is_stop_word(run: &str) -> bool {
+    // The longest stop word has 8 letters; a longer or non-ASCII run is none, uncopied.
+    let mut buf = [0u8; 8];
+    let Some(lower) = buf.get_mut(..run.len()) else {
+        return false;
+    };
+    if !run.is_ascii() {
+        return false;
+    }
+    lower.copy_from_slice(run.as_bytes());
+    lower.make_ascii_lowercase();
+    std::str::from_utf8(lower).is_ok_and(|w| STOP_WORDS.binary_search(&w).is_ok())
+}
+
 /// `piece`'s stem, unless it is a stop word, one letter or too long to be a word.
 fn word(piece: &str) -> Option<String> {
     let ok = piece.len() > 1 && piece.len() <= MAX_WORD;
@@ -316,6 +332,18 @@ mod tests {
         assert_eq!(stems.len(), words.len());
         for (word, group_stem) in words.iter().zip(stems) {
             assert_eq!(stem(word), group_stem, "{word}");
+        }
+    }
+
+    #[test]
+    #[cfg(feature = "mcp-semantic")]
+    fn stop_words_are_known_in_any_case() {
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 8));
+        for w in ["the", "The", "PLEASE", "yourself"] {
+            assert!(is_stop_word(w), "{w}");
+        }
+        for w in ["file", "theme", "yourselves", "thé", ""] {
+            assert!(!is_stop_word(w), "{w}");
         }
     }
 
