@@ -113,6 +113,11 @@ pub use value::{Index, Map, Number, Recording, RecordingSample, Value, from_valu
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// The Rust examples of `docs/proxy.md` (the `toon::mcp` library), run as the README's are.
+#[cfg(all(doctest, feature = "mcp"))]
+#[doc = include_str!("../docs/proxy.md")]
+pub struct ProxyDocDoctests;
+
 /// Encodes any `Serialize` value as TOON with default options (the same as [`to_string`]).
 ///
 /// ```

@@ -68,7 +68,7 @@ fn results() -> Vec<(String, Json)> {
     out
 }
 
-/// Tokens as the README reports them: exact o200k with `tiktoken`, else the estimate.
+/// Tokens as `docs/proxy.md` reports them: exact o200k with `tiktoken`, else the estimate.
 fn tokens(text: &str) -> usize {
     cost(text)
 }

@@ -29,7 +29,7 @@ use pretokenize::{Kind, Letters, Piece, Pieces, Script};
 /// character adds (it often merges into the letters' tokens); digits, punctuation, newlines and
 /// indentation by their text when it is a common one (`"\":\""`, `"},{\""`), by their length
 /// otherwise. The weights are fitted on real-world JSON and TOON (`examples/token_fit.rs`);
-/// accuracy and the held-out figures are in the README. Linear time, no allocation.
+/// accuracy and the held-out figures are in `docs/tokens.md`. Linear time, no allocation.
 ///
 /// ```
 /// assert_eq!(toon::tokens::estimate(""), 0);
