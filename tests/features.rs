@@ -33,3 +33,57 @@ fn serde_json_numbers_are_not_arbitrary_precision() {
         "arbitrary_precision is on"
     );
 }
+
+/// The crates a build with `features` links (normal dependencies, this crate's own features).
+fn crates_with(features: &str) -> Vec<String> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .args(["--no-default-features", "--features", features])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut crates: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect();
+    crates.sort();
+    crates.dedup();
+    crates
+}
+
+#[test]
+fn stdio_proxying_links_no_http_or_tls_stack() {
+    let http_stack = [
+        "hyper",
+        "hyper-util",
+        "hyper-rustls",
+        "rustls",
+        "webpki-roots",
+    ];
+    let stdio = crates_with("cli,mcp-stdio");
+    assert!(stdio.iter().any(|c| c == "tokio"), "{stdio:?}");
+    for name in http_stack {
+        assert!(!stdio.iter().any(|c| c == name), "mcp-stdio links {name}");
+    }
+    let http = crates_with("cli,mcp-http");
+    for name in http_stack {
+        assert!(http.iter().any(|c| c == name), "mcp-http lacks {name}");
+    }
+    // `mcp-proxy`, which existing users name, is still the whole proxy.
+    assert_eq!(crates_with("cli,mcp-proxy"), http);
+}

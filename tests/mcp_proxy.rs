@@ -8,7 +8,7 @@
 //! The third-party servers come from `scripts/install-mcp-servers.sh` (run by `.ci/run`; run
 //! here too when `TOON_MCP_SERVERS` is not set). Without Node or Python these tests fail,
 //! unless `TOON_MCP_SKIP_REAL_SERVERS=1` says to skip them.
-#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+#![cfg(all(feature = "mcp-stdio", feature = "cli", unix))]
 
 mod mcp_servers;
 

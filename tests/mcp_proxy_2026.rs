@@ -7,7 +7,7 @@
 //!
 //! The servers come from `scripts/install-mcp-servers.sh`, as for `tests/mcp_proxy.rs`
 //! (`TOON_MCP_SERVERS` names an installed set; `TOON_MCP_SKIP_REAL_SERVERS=1` skips).
-#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+#![cfg(all(feature = "mcp-stdio", feature = "cli", unix))]
 
 mod mcp_servers;
 

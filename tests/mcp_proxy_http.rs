@@ -3,7 +3,7 @@
 //! sessions, a GET stream, server requests), and `tests/fixtures/mcp/servers/http_server.py`
 //! (plain JSON answers, session expiry, headers echoed). Each test starts its servers on free
 //! ports and stops them at the end.
-#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+#![cfg(all(feature = "mcp-http", feature = "cli", unix))]
 
 mod mcp_servers;
 

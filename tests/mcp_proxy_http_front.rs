@@ -7,7 +7,7 @@
 //!
 //! The SDKs and servers come from `scripts/install-mcp-servers.sh`, as for tests/mcp_proxy.rs
 //! (`TOON_MCP_SERVERS`, `TOON_MCP_SKIP_REAL_SERVERS=1`). The wire tests need only Python 3.
-#![cfg(all(feature = "mcp-proxy", feature = "cli", unix))]
+#![cfg(all(feature = "mcp-http", feature = "cli", unix))]
 
 mod mcp_servers;
 

@@ -44,8 +44,8 @@ mod error;
 mod meta;
 mod pages;
 mod primer;
-#[cfg(feature = "mcp-proxy")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp-proxy")))]
+#[cfg(feature = "mcp-stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-stdio")))]
 pub mod proxy;
 mod raw;
 mod registry;

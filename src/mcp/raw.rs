@@ -438,7 +438,7 @@ pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> 
 /// The value at `path` (object keys, outermost first) in the JSON text `text`, as sent;
 /// `None` when a step is missing or not an object.
 /// (The proxy's readers use it; the catalog does not.)
-#[cfg(feature = "mcp-proxy")]
+#[cfg(feature = "mcp-stdio")]
 pub(crate) fn get_path<'t>(text: &'t str, path: &[&str]) -> Option<&'t RawValue> {
     let (last, parents) = path.split_last()?;
     let mut object = text;
@@ -883,7 +883,7 @@ mod tests {
     use super::*;
 
     #[test]
-    #[cfg(feature = "mcp-proxy")]
+    #[cfg(feature = "mcp-stdio")]
     fn values_are_found_by_path_as_sent() {
         let text = r#"{"_meta": {"progressToken": 1.50, "a": 1, "a": {"b": "x"}}, "n": 2}"#;
         let at = |path: &[&str]| get_path(text, path).map(RawValue::get);

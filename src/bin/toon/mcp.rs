@@ -1,7 +1,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-#[cfg(feature = "mcp-proxy")]
+#[cfg(feature = "mcp-stdio")]
 use super::HttpArgs;
 use super::io::Input;
 use super::{McpCommand, PolicyArgs};
@@ -169,7 +169,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             emit(out.trim_end())?;
             eprintln!("{}", encoder.stats().summary());
         }
-        #[cfg(feature = "mcp-proxy")]
+        #[cfg(feature = "mcp-stdio")]
         McpCommand::Serve {
             servers,
             mode,
@@ -188,7 +188,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
                 proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
             }
         }
-        #[cfg(feature = "mcp-proxy")]
+        #[cfg(feature = "mcp-stdio")]
         McpCommand::Inspect { servers, policy } => {
             let mut options = proxy::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
@@ -196,7 +196,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let report = proxy::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }
-        #[cfg(not(feature = "mcp-proxy"))]
+        #[cfg(not(feature = "mcp-stdio"))]
         McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
             return Err(
                 "`toon mcp serve` and `toon mcp inspect` need the `mcp-proxy` \
@@ -208,7 +208,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
     Ok(())
 }
 
-#[cfg(feature = "mcp-proxy")]
+#[cfg(feature = "mcp-stdio")]
 fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
     std::time::Duration::try_from_secs_f64(secs)
         .ok()
@@ -217,16 +217,18 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
 }
 
 /// The async part: a tokio runtime around the library's toolbox and server.
-#[cfg(feature = "mcp-proxy")]
+#[cfg(feature = "mcp-stdio")]
 mod proxy {
     use std::path::Path;
 
     use std::time::Duration;
 
     use super::HttpArgs;
-    use toon::mcp::proxy::http::{self, HttpOptions};
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, log, serve, stop_orphans};
+    #[cfg(feature = "mcp-http")]
     use toon::mcp::proxy::{
-        Config, HTTP_TOKEN_ENV, Inspection, Toolbox, adopt_orphans, log, serve, stop_orphans,
+        HTTP_TOKEN_ENV,
+        http::{self, HttpOptions},
     };
     pub(super) use toon::mcp::proxy::{Mode, Options};
 
@@ -286,7 +288,21 @@ mod proxy {
         Ok(())
     }
 
+    /// `toon mcp serve --http` in a build without the HTTP transport.
+    #[cfg(not(feature = "mcp-http"))]
+    pub(super) fn serve_http(
+        _: Option<&str>,
+        _: Mode,
+        _: Options,
+        _: HttpArgs,
+    ) -> Result<(), String> {
+        Err("`toon mcp serve --http` needs the `mcp-http` feature \
+             (cargo install toon-codec --features cli,mcp-proxy)"
+            .into())
+    }
+
     /// `toon mcp serve --http ADDR`: one toolbox per session (see `toon::mcp::proxy::http`).
+    #[cfg(feature = "mcp-http")]
     pub(super) fn serve_http(
         config: Option<&str>,
         mode: Mode,
@@ -381,6 +397,7 @@ mod proxy {
 
     /// The HTTP token: from --http-token-file, --http-token (with a warning), or the
     /// environment; none if empty.
+    #[cfg(feature = "mcp-http")]
     fn token(file: Option<&str>, flag: Option<String>) -> Result<Option<String>, String> {
         let token = if let Some(path) = file {
             Some(read_token_file(Path::new(path))?)
@@ -399,6 +416,7 @@ mod proxy {
 
     /// A token file's first line (a trailing newline is not the token's). Refused if other
     /// users could read or change it, as ssh refuses a private key.
+    #[cfg(feature = "mcp-http")]
     fn read_token_file(path: &Path) -> Result<String, String> {
         let what = |e: std::io::Error| format!("--http-token-file {}: {e}", path.display());
         #[cfg(unix)]

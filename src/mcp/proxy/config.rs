@@ -594,8 +594,27 @@ fn server(
     })
 }
 
+/// Why a `url` server cannot start in a build without the HTTP transport.
+#[cfg_attr(feature = "mcp-http", allow(dead_code))]
+pub(super) const NO_HTTP: &str = "`url` servers need the `mcp-http` feature \
+     (cargo install toon-codec --features cli,mcp-proxy)";
+
+/// Without `mcp-http` a `url` entry is a server reported unavailable, saying why.
+#[cfg(not(feature = "mcp-http"))]
+fn http(
+    _: &str,
+    _: &KeyPath,
+    _: &crate::value::Map,
+    _: &str,
+    _: &dyn Fn(&str) -> Option<String>,
+    _: bool,
+) -> Result<Launch> {
+    Ok(Launch::Unsupported(NO_HTTP.to_owned()))
+}
+
 /// A `url` entry: its URL and `headers`, `${VAR}`s replaced, each checked. Errors name the key
 /// path (and a missing variable), never the URL or a value: they may carry tokens.
+#[cfg(feature = "mcp-http")]
 fn http(
     text: &str,
     path: &KeyPath,
@@ -637,6 +656,7 @@ fn http(
 ///
 /// # Errors
 /// The variable that is not set (and has no default), or a `${` never closed.
+#[cfg(feature = "mcp-http")]
 fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -674,6 +694,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "mcp-http")]
     fn full_entry_in_file_order() {
         let c = Config::from_str(
             r#"{"mcpServers": {
@@ -738,6 +759,7 @@ mod tests {
     /// What a configuration holds must not reach the error: it goes to stderr, and on to the
     /// client's log files.
     #[test]
+    #[cfg(feature = "mcp-http")]
     fn errors_never_quote_the_configuration() {
         const SECRET: &str = "ghp_s3cr3tT0k3n";
         let cases = [
@@ -812,6 +834,16 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(feature = "mcp-http"))]
+    fn without_http_a_url_server_is_unavailable_and_says_which_build_has_it() {
+        let text = r#"{"mcpServers": {"web": {"url": "https://example.com/mcp"}, "local": {"command": "x"}}}"#;
+        let c = Config::from_str(text).unwrap();
+        assert!(matches!(&c.servers[0].launch, Launch::Unsupported(why) if why == NO_HTTP));
+        assert!(matches!(&c.servers[1].launch, Launch::Stdio { .. }));
+    }
+
+    #[test]
+    #[cfg(feature = "mcp-http")]
     fn http_entries_as_clients_write_them() {
         let env = |name: &str| match name {
             "TOKEN" => Some("t0k".to_owned()),

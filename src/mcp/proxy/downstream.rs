@@ -71,7 +71,26 @@ enum Link {
     /// A child process's stdin and stdout.
     Process(Process),
     /// Streamable HTTP, or the legacy HTTP+SSE transport (dropped, it stops its tasks).
-    Http(super::http::client::Connection),
+    #[cfg_attr(
+        not(feature = "mcp-http"),
+        expect(dead_code, reason = "without mcp-http no server is reached over HTTP")
+    )]
+    Http(Connection),
+}
+
+#[cfg(feature = "mcp-http")]
+use super::http::client::Connection;
+
+/// A build without `mcp-http` reaches no server over HTTP: no such connection exists.
+#[cfg(not(feature = "mcp-http"))]
+#[derive(Debug)]
+enum Connection {}
+
+#[cfg(not(feature = "mcp-http"))]
+impl Connection {
+    async fn ended_within(&self, _: Duration) {
+        match *self {}
+    }
 }
 
 impl std::fmt::Debug for Downstream {
@@ -124,6 +143,7 @@ impl Downstream {
                 let (peer, process) = spawn(&name, command, args, env, cwd.as_deref(), inbound_tx)?;
                 (peer, Link::Process(process))
             }
+            #[cfg(feature = "mcp-http")]
             Launch::Http { url, headers } | Launch::Sse { url, headers } => {
                 let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
                 {
@@ -135,6 +155,9 @@ impl Downstream {
                 let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);
                 (peer, Link::Http(connection))
             }
+            // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
+            #[cfg(not(feature = "mcp-http"))]
+            Launch::Http { .. } | Launch::Sse { .. } => return Err(super::config::NO_HTTP.into()),
             Launch::Unsupported(why) => return Err(why.clone()),
         };
         let exited = match &link {

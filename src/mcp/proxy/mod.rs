@@ -29,6 +29,8 @@ mod config;
 mod downstream;
 mod era;
 mod error;
+#[cfg(feature = "mcp-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]
 pub mod http;
 mod inspect;
 mod listen;
