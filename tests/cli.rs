@@ -331,6 +331,22 @@ fn verbose_prints_the_cause() {
     assert!(stderr(&o).contains("Error(Syntax"), "{}", stderr(&o));
 }
 
+#[cfg(feature = "mcp")]
+#[test]
+fn verbose_prints_the_cause_of_an_mcp_error_too() {
+    let o = toon(&["mcp", "catalog", "--verbose"], "{\"tools\": 1}");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("toon: error: <stdin>: "), "{err}");
+    assert!(err.contains("\n  error: "), "{err}");
+    let o = toon(&["mcp", "result", "--verbose"], "{\"a\":");
+    let err = stderr(&o);
+    assert!(
+        err.contains("invalid JSON") && err.contains("\n  error: Error("),
+        "{err}"
+    );
+}
+
 #[test]
 fn decoded_numbers_are_written_as_javascript_writes_them() {
     let o = toon(

@@ -2,6 +2,7 @@
 //! `toon mcp …` for MCP tool catalogs and results. A thin layer over library types:
 //! `convert.rs` (the conversions), `io.rs` (input, output, closed pipes), `mcp.rs`.
 
+mod choice;
 mod convert;
 mod io;
 #[cfg(feature = "mcp")]
@@ -12,6 +13,8 @@ use std::fmt;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
+
+use choice::{FormatArg, GroupingArg, ModeArg, StructuredArg, ViewArg};
 
 #[derive(Parser)]
 #[command(
@@ -50,15 +53,14 @@ enum McpCommand {
     /// reads them.
     Catalog {
         file: Option<String>,
-        /// full | categories | lean
-        #[arg(long, default_value = "full")]
-        view: String,
+        #[arg(long, value_enum, default_value_t = ViewArg::Full)]
+        view: ViewArg,
         /// With --view full: only this category's tools.
         #[arg(long)]
         category: Option<String>,
-        /// How categories are formed: server | prefix | effect.
-        #[arg(long, default_value = "server")]
-        group: String,
+        /// How categories are formed.
+        #[arg(long, value_enum, default_value_t = GroupingArg::Server)]
+        group: GroupingArg,
     },
     /// Print a tool's definition exactly as its server sent it.
     Describe {
@@ -91,9 +93,8 @@ enum McpCommand {
     Serve {
         #[command(flatten)]
         servers: ServersArgs,
-        /// passthrough (every tool, results encoded) | lean (three meta-tools)
-        #[arg(long, default_value = "passthrough")]
-        mode: String,
+        #[arg(long, value_enum, default_value_t = ModeArg::Passthrough)]
+        mode: ModeArg,
         #[command(flatten)]
         policy: PolicyArgs,
         /// Seconds any request to a server may take.
@@ -185,9 +186,8 @@ const MAX_SIZE_BYTES: usize = 16 << 20;
 /// The result policy (`toon mcp result` and `toon mcp serve`).
 #[derive(Args)]
 struct PolicyArgs {
-    /// auto | toon | json
-    #[arg(long, default_value = "auto")]
-    format: String,
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    format: FormatArg,
     /// Text blocks under N bytes stay as they are.
     #[arg(long, value_name = "N", default_value_t = 100)]
     min_size: usize,
@@ -204,11 +204,11 @@ struct PolicyArgs {
     /// fetched pages, diffs), which otherwise reach the model verbatim.
     #[arg(long, value_name = "A,B", value_parser = parse_paths)]
     convert_tools: Vec<Vec<String>>,
-    /// keep | drop (drop: structuredContent removed from results, its data first added as a
-    /// text block when no text block carries it (the same JSON value, or its only member's),
-    /// and outputSchema from tools, so every client shows the model the converted text)
-    #[arg(long, default_value = "keep")]
-    structured: String,
+    /// Whether results keep structuredContent (drop: removed, its data first added as a text
+    /// block when no text block carries it (the same JSON value, or its only member's), and
+    /// outputSchema from tools, so every client shows the model the converted text).
+    #[arg(long, value_enum, default_value_t = StructuredArg::Keep)]
+    structured: StructuredArg,
 }
 
 fn parse_paths(list: &str) -> Result<Vec<String>, String> {
@@ -234,6 +234,15 @@ impl Failure {
     ) -> Self {
         Failure {
             message: format!("{context}: {cause}"),
+            cause: Some(Box::new(cause)),
+        }
+    }
+
+    /// The error's own message, keeping it for `--verbose`.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn of(cause: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Failure {
+            message: cause.to_string(),
             cause: Some(Box::new(cause)),
         }
     }
@@ -282,7 +291,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         None => convert::run(&cli.convert),
         #[cfg(feature = "mcp")]
-        Some(Command::Mcp { command }) => mcp::run(command).map_err(Failure::from),
+        Some(Command::Mcp { command }) => mcp::run(command),
         #[cfg(not(feature = "mcp"))]
         Some(Command::Mcp { .. }) => Err(
             "`toon mcp` needs the `mcp` feature (cargo install toon-codec --features cli,mcp)"
@@ -300,7 +309,12 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let _ = e.print();
+            match choice::invalid_value(&e) {
+                Some(message) => Failure::from(message).report(false),
+                None => {
+                    let _ = e.print();
+                }
+            }
             return ExitCode::FAILURE;
         }
     };

@@ -3,11 +3,10 @@ use std::path::Path;
 
 #[cfg(feature = "mcp-stdio")]
 use super::HttpArgs;
+use super::choice::ViewArg;
 use super::io::Input;
-use super::{McpCommand, PolicyArgs};
-use toon::mcp::{
-    Catalog, Format, Grouping, Policy, ResultEncoder, Shaping, SkipReason, Structured,
-};
+use super::{Failure, McpCommand, PolicyArgs};
+use toon::mcp::{Catalog, Policy, ResultEncoder, Shaping, SkipReason};
 
 /// Reads a whole text input (for `toon mcp`).
 fn read_text(file: Option<&str>) -> Result<String, String> {
@@ -28,7 +27,7 @@ fn emit(text: &str) -> Result<(), String> {
     }
 }
 
-fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
+fn policy_of(args: PolicyArgs) -> Policy {
     let mut policy = Policy::default();
     policy.min_size_bytes = args.min_size;
     policy.max_size_bytes = args.max_size;
@@ -36,26 +35,12 @@ fn policy_of(args: PolicyArgs) -> Result<Policy, String> {
     policy.exclude_tools = args.exclude_tools.into_iter().flatten().collect();
     policy.convert_tools = args.convert_tools.into_iter().flatten().collect();
     policy.skip_on_error = true;
-    policy.format = choice(
-        "--format",
-        &args.format,
-        Format::parse,
-        "auto, toon or json",
-    )?;
-    policy.structured = choice(
-        "--structured",
-        &args.structured,
-        |s| match s {
-            "keep" => Some(Structured::Keep),
-            "drop" => Some(Structured::Drop),
-            _ => None,
-        },
-        "keep or drop",
-    )?;
-    Ok(policy)
+    policy.format = args.format.into();
+    policy.structured = args.structured.into();
+    policy
 }
 
-fn catalog(file: Option<&str>) -> Result<Catalog, String> {
+fn catalog(file: Option<&str>) -> Result<Catalog, Failure> {
     let text = read_text(file)?;
     let name = file
         .filter(|f| *f != "-")
@@ -63,32 +48,20 @@ fn catalog(file: Option<&str>) -> Result<Catalog, String> {
         .and_then(|s| s.to_str())
         .unwrap_or("stdin");
     let label = file.unwrap_or("<stdin>");
-    let catalog = Catalog::from_json(&text, name).map_err(|e| format!("{label}: {e}"))?;
+    let catalog = Catalog::from_json(&text, name).map_err(|e| Failure::because(label, e))?;
     // What the catalog skipped or ignored; a list none of whose tools could be read fails.
     for server in catalog.servers() {
         for warning in server.warnings() {
             eprintln!("toon: {label}: server {:?}: {warning}", server.name());
         }
         if server.tools().is_empty() && !server.warnings().is_empty() {
-            return Err(format!(
-                "{label}: server {:?} has no usable tool",
-                server.name()
-            ));
+            return Err(format!("{label}: server {:?} has no usable tool", server.name()).into());
         }
     }
     Ok(catalog)
 }
 
-fn choice<T>(
-    what: &str,
-    value: &str,
-    parse: fn(&str) -> Option<T>,
-    allowed: &str,
-) -> Result<T, String> {
-    parse(value).ok_or_else(|| format!("invalid {what} {value:?}: use {allowed}"))
-}
-
-pub(super) fn run(command: McpCommand) -> Result<(), String> {
+pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
     match command {
         McpCommand::Catalog {
             file,
@@ -96,38 +69,28 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             category,
             group,
         } => {
-            let grouping = choice(
-                "--group",
-                &group,
-                Grouping::parse,
-                "server, prefix or effect",
-            )?;
+            let grouping = group.into();
             let catalog = catalog(file.as_deref())?;
-            let text = match (view.as_str(), category) {
-                ("full", Some(c)) => catalog.full_in(&c, grouping),
-                ("full", None) => catalog.full(),
-                ("categories", None) => catalog.categories(grouping),
-                ("lean", None) => Ok(catalog.lean()),
-                ("categories" | "lean", Some(_)) => {
+            let text = match (view, category) {
+                (ViewArg::Full, Some(c)) => catalog.full_in(&c, grouping),
+                (ViewArg::Full, None) => catalog.full(),
+                (ViewArg::Categories, None) => catalog.categories(grouping),
+                (ViewArg::Lean, None) => Ok(catalog.lean()),
+                (ViewArg::Categories | ViewArg::Lean, Some(_)) => {
                     return Err("--category needs --view full".into());
                 }
-                (other, _) => {
-                    return Err(format!(
-                        "invalid --view {other:?}: use full, categories or lean"
-                    ));
-                }
             }
-            .map_err(|e| e.to_string())?;
+            .map_err(Failure::of)?;
             emit(&text)?;
         }
         McpCommand::Describe { name, file, toon } => {
             let catalog = catalog(file.as_deref())?;
-            let tool = catalog.lookup(&name).map_err(|e| e.to_string())?;
+            let tool = catalog.lookup(&name).map_err(Failure::of)?;
             let text = if toon {
                 // The library's view, so the command prints what `describe_toon` documents.
                 catalog
                     .describe_toon(tool.name())
-                    .map_err(|e| e.to_string())?
+                    .map_err(Failure::of)?
                     .unwrap_or_default()
             } else {
                 tool.raw_json().to_owned()
@@ -141,7 +104,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             fields,
             budget,
         } => {
-            let policy = policy_of(policy)?;
+            let policy = policy_of(policy);
             let text = read_text(file.as_deref())?;
             let source = file.as_deref().unwrap_or("<stdin>");
             // Read as text, never as a `Value`: numbers keep their digits and every byte the
@@ -152,7 +115,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             let encoder = ResultEncoder::new(policy);
             let out = encoder
                 .encode_text(&tool, &text, &shaping)
-                .map_err(|e| e.to_string())?;
+                .map_err(Failure::of)?;
             if encoder
                 .stats()
                 .skipped
@@ -161,10 +124,11 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
                 // The encoder reads only what serde_json accepts: say where the JSON breaks, if
                 // it does, only now that it is known to.
                 serde_json::from_str::<&serde_json::value::RawValue>(&text)
-                    .map_err(|e| format!("{source}: invalid JSON: {e}"))?;
+                    .map_err(|e| Failure::because(format!("{source}: invalid JSON"), e))?;
                 return Err(format!(
                     "{source}: not a tools/call result (expected {{\"content\": [...]}})"
-                ));
+                )
+                .into());
             }
             emit(out.trim_end())?;
             eprintln!("{}", encoder.stats().summary());
@@ -177,11 +141,11 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
             request_timeout,
             http,
         } => {
-            let mode = choice("--mode", &mode, proxy::Mode::parse, "passthrough or lean")?;
+            let mode = mode.into();
             let mut options = proxy::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
-            options.policy = policy_of(policy)?;
+            options.policy = policy_of(policy);
             if http.http.is_some() {
                 proxy::serve_http(servers.config.as_deref(), mode, options, http)?;
             } else {
@@ -192,7 +156,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), String> {
         McpCommand::Inspect { servers, policy } => {
             let mut options = proxy::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
-            options.policy = policy_of(policy)?;
+            options.policy = policy_of(policy);
             let report = proxy::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }
@@ -223,7 +187,7 @@ mod proxy {
 
     use std::time::Duration;
 
-    use super::HttpArgs;
+    use super::{Failure, HttpArgs};
     use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, log, serve, stop_orphans};
     #[cfg(feature = "mcp-http")]
     use toon::mcp::proxy::{
@@ -236,16 +200,16 @@ mod proxy {
     /// it must not keep the proxy alive).
     const FLUSH: Duration = Duration::from_secs(1);
 
-    fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .build()
-            .map_err(|e| format!("cannot start the async runtime: {e}"))
+            .map_err(|e| Failure::because("cannot start the async runtime", e))
     }
 
-    fn load(config: Option<&str>) -> Result<Config, String> {
-        let (config, path) = Config::load(config.map(Path::new)).map_err(|e| e.to_string())?;
+    fn load(config: Option<&str>) -> Result<Config, Failure> {
+        let (config, path) = Config::load(config.map(Path::new)).map_err(Failure::of)?;
         let enabled = config.enabled().count();
         log::note(&format!(
             "toon: {enabled} MCP servers from {}",
@@ -258,7 +222,7 @@ mod proxy {
         config: Option<&str>,
         mode: Mode,
         options: Options,
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         let config = load(config)?;
         let rt = runtime()?;
         let mut options = options;
@@ -295,7 +259,7 @@ mod proxy {
         _: Mode,
         _: Options,
         _: HttpArgs,
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         Err("`toon mcp serve --http` needs the `mcp-http` feature \
              (cargo install toon-codec --features cli,mcp-proxy)"
             .into())
@@ -308,7 +272,7 @@ mod proxy {
         mode: Mode,
         options: Options,
         args: HttpArgs,
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         let addr_text = args.http.unwrap_or_default();
         let addr: std::net::SocketAddr = match addr_text.parse() {
             Ok(addr) => addr,
@@ -322,7 +286,8 @@ mod proxy {
                 return Err(format!(
                     "--http {addr} is not a loopback address: anyone who can reach it could \
                      run your servers' tools; add --http-allow-remote (and a token) to mean it"
-                ));
+                )
+                .into());
             }
             log::note(&format!(
                 "toon: warning: serving MCP on {addr}, reachable from other machines"
@@ -350,8 +315,9 @@ mod proxy {
         options.await_client = true;
         let served = rt.block_on(async {
             adopt();
-            let listener = http::bind(addr).await.map_err(|e| e.to_string())?;
-            let local = listener.local_addr().map_err(|e| e.to_string())?;
+            let listener = http::bind(addr).await.map_err(Failure::of)?;
+            let local = (listener.local_addr())
+                .map_err(|e| Failure::because(format!("cannot listen on {addr}"), e))?;
             // The address with the port the system chose for :0, for whoever started us.
             log::note(&format!(
                 "toon: MCP Streamable HTTP on http://{local}{}",
@@ -361,14 +327,14 @@ mod proxy {
                 std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
             let served = http::serve_http(listener, factory, mode, http, stop_signal()).await;
             stop_orphans().await;
-            served.map_err(|e| e.to_string())
+            served.map_err(Failure::of)
         });
         rt.shutdown_background();
         log::flush(FLUSH);
         served
     }
 
-    pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, String> {
+    pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, Failure> {
         let config = load(config)?;
         let policy = options.policy.clone();
         let report = runtime()?.block_on(async {
@@ -378,7 +344,7 @@ mod proxy {
             let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
             stop_orphans().await;
-            report.map(|r| r.to_string()).map_err(|e| e.to_string())
+            report.map(|r| r.to_string()).map_err(Failure::of)
         });
         log::flush(FLUSH);
         report
