@@ -68,21 +68,12 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             view,
             category,
             group,
-        } => {
-            let grouping = group.into();
-            let catalog = catalog(file.as_deref())?;
-            let text = match (view, category) {
-                (ViewArg::Full, Some(c)) => catalog.full_in(&c, grouping),
-                (ViewArg::Full, None) => catalog.full(),
-                (ViewArg::Categories, None) => catalog.categories(grouping),
-                (ViewArg::Lean, None) => Ok(catalog.lean()),
-                (ViewArg::Categories | ViewArg::Lean, Some(_)) => {
-                    return Err("--category needs --view full".into());
-                }
-            }
-            .map_err(Failure::of)?;
-            emit(&text)?;
-        }
+        } => emit(&catalog_view(
+            file.as_deref(),
+            view,
+            category,
+            group.into(),
+        )?)?,
         McpCommand::Describe { name, file, toon } => {
             let catalog = catalog(file.as_deref())?;
             let tool = catalog.lookup(&name).map_err(Failure::of)?;
@@ -104,34 +95,10 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             fields,
             budget,
         } => {
-            let policy = policy_of(policy);
-            let text = read_text(file.as_deref())?;
-            let source = file.as_deref().unwrap_or("<stdin>");
-            // Read as text, never as a `Value`: numbers keep their digits and every byte the
-            // encoder does not change is printed as it came.
             let mut shaping = Shaping::default();
             shaping.fields = fields.into_iter().flatten().collect();
             shaping.max_tokens = budget;
-            let encoder = ResultEncoder::new(policy);
-            let out = encoder
-                .encode_text(&tool, &text, &shaping)
-                .map_err(Failure::of)?;
-            if encoder
-                .stats()
-                .skipped
-                .contains_key(&SkipReason::NotAResult)
-            {
-                // The encoder reads only what serde_json accepts: say where the JSON breaks, if
-                // it does, only now that it is known to.
-                serde_json::from_str::<&serde_json::value::RawValue>(&text)
-                    .map_err(|e| Failure::because(format!("{source}: invalid JSON"), e))?;
-                return Err(format!(
-                    "{source}: not a tools/call result (expected {{\"content\": [...]}})"
-                )
-                .into());
-            }
-            emit(out.trim_end())?;
-            eprintln!("{}", encoder.stats().summary());
+            result(file.as_deref(), &tool, policy_of(policy), &shaping)?;
         }
         #[cfg(feature = "mcp-stdio")]
         McpCommand::Serve {
@@ -163,12 +130,63 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
         #[cfg(not(feature = "mcp-stdio"))]
         McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
             return Err(
-                "`toon mcp serve` and `toon mcp inspect` need the `mcp-proxy` \
+                "`toon mcp serve` and `toon mcp inspect` need the `mcp-stdio` \
                         feature (cargo install toon-codec --features cli,mcp-proxy)"
                     .into(),
             );
         }
     }
+    Ok(())
+}
+
+/// `toon mcp catalog`: the view of the catalog in `file`.
+fn catalog_view(
+    file: Option<&str>,
+    view: ViewArg,
+    category: Option<String>,
+    grouping: toon::mcp::Grouping,
+) -> Result<String, Failure> {
+    let catalog = catalog(file)?;
+    match (view, category) {
+        (ViewArg::Full, Some(c)) => catalog.full_in(&c, grouping),
+        (ViewArg::Full, None) => catalog.full(),
+        (ViewArg::Categories, None) => catalog.categories(grouping),
+        (ViewArg::Lean, None) => Ok(catalog.lean()),
+        (ViewArg::Categories | ViewArg::Lean, Some(_)) => {
+            return Err("--category needs --view full".into());
+        }
+    }
+    .map_err(Failure::of)
+}
+
+/// `toon mcp result`: the tools/call result in `file`, converted; its stats on stderr.
+fn result(
+    file: Option<&str>,
+    tool: &str,
+    policy: Policy,
+    shaping: &Shaping,
+) -> Result<(), Failure> {
+    let text = read_text(file)?;
+    let source = file.unwrap_or("<stdin>");
+    // Read as text, never as a `Value`: numbers keep their digits and every byte the
+    // encoder does not change is printed as it came.
+    let encoder = ResultEncoder::new(policy);
+    let out = (encoder.encode_text(tool, &text, shaping)).map_err(Failure::of)?;
+    if encoder
+        .stats()
+        .skipped
+        .contains_key(&SkipReason::NotAResult)
+    {
+        // The encoder reads only what serde_json accepts: say where the JSON breaks, if
+        // it does, only now that it is known to.
+        serde_json::from_str::<&serde_json::value::RawValue>(&text)
+            .map_err(|e| Failure::because(format!("{source}: invalid JSON"), e))?;
+        return Err(
+            format!("{source}: not a tools/call result (expected {{\"content\": [...]}})").into(),
+        );
+    }
+    emit(out.trim_end())?;
+    eprintln!("{}", encoder.stats().summary());
     Ok(())
 }
 
