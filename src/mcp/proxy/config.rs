@@ -34,7 +34,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::locate::Path as KeyPath;
-use crate::value::Value;
+use crate::Value;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
@@ -599,7 +599,7 @@ fn server(
 fn http(
     text: &str,
     path: &KeyPath,
-    entry: &crate::value::Map,
+    entry: &crate::Map,
     url: &str,
     env: &dyn Fn(&str) -> Option<String>,
     legacy: bool,
