@@ -24,9 +24,9 @@ ln -s "$root/tests" "$dir/crate/tests"
 find "$dir/crate/src" -name '*.rs' -exec perl -pi -e \
   's/(?<![\w\$])crate::(mcp\b(::)?)?/defined $1 ? (defined $2 ? "crate::" : "crate") : "toon::"/ge' {} +
 # The MCP features' dependencies, as this crate's manifest declares them.
-deps=$(sed -n '/^\[dependencies\]/,/^\[/p' Cargo.toml | grep -E '^(serde|serde_json|memchr|foldhash|thiserror|tokio|tokio-util|bytes|futures-util|process-wrap|getrandom|hyper|hyper-util|http-body-util|hyper-rustls|rustls|webpki-roots) ' | sed 's/, optional = true//; s/^thiserror = .*/thiserror = "2"/')
-nix=$(grep -E '^nix ' Cargo.toml | sed 's/, optional = true//')
-proxy=$(sed -n '/^mcp-proxy = \[/,/^\]/p' Cargo.toml | grep -oE '"dep:[a-z_-]+"' | sed 's/"dep:\(.*\)"/"dep:\1"/' | paste -sd, -)
+deps=$(sed -n '/^\[dependencies\]/,/^\[/p' Cargo.toml | grep -E '^(serde|serde_json|memchr|foldhash|thiserror|tokio|tokio-util|bytes|futures-util|process-wrap|getrandom|hyper|hyper-util|http-body-util|hyper-rustls|rustls|webpki-roots) ' | sed 's/^thiserror = .*/thiserror = "2"/')
+nix=$(grep -E '^nix ' Cargo.toml)
+proxy=$(sed -n '/^mcp-proxy = \[/,/^\]/p' Cargo.toml | grep -oE '"dep:[a-z_-]+"' | paste -sd, -)
 cat > "$dir/crate/Cargo.toml" <<TOML
 [package]
 name = "toon-mcp"
@@ -48,7 +48,7 @@ $deps
 [target.'cfg(target_os = "linux")'.dependencies]
 $nix
 TOML
-# Every dependency of the MCP features but serde_json's raw_value is optional in the codec.
+# serde_json with `raw_value`, which the codec's `mcp` feature turns on.
 perl -pi -e 's/^serde_json = "1"$/serde_json = { version = "1", features = ["raw_value"] }/' "$dir/crate/Cargo.toml"
 for features in "" mcp-semantic mcp-proxy "mcp-semantic,mcp-proxy,tiktoken"; do
   echo "== toon-mcp, features [$features]"
