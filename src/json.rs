@@ -184,6 +184,30 @@ pub fn inexact_numbers(text: &[u8]) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// The exact value of a JSON number token, written as TOON writes numbers (§2 canonical form:
+/// no exponent when 1e-6 ≤ |n| < 1e21, else `1.5e+400`, as JavaScript lays numbers out), with
+/// every digit of the token kept: no `u64`, `i64` or `f64` in between. Two tokens have the same
+/// value exactly when their texts here are equal, so this compares numbers as sent (`1.0` and
+/// `1`, `1E2` and `100`, `9007199254740993` and `9007199254740992` apart).
+///
+/// ```
+/// assert_eq!(toon::json::canonical_number("1E2").as_deref(), Some("100"));
+/// assert_eq!(toon::json::canonical_number("-0.0").as_deref(), Some("0"));
+/// assert_eq!(toon::json::canonical_number("1e400").as_deref(), Some("1e+400"));
+/// assert_eq!(
+///     toon::json::canonical_number("0.1000000000000000055511151231257827").as_deref(),
+///     Some("0.1000000000000000055511151231257827")
+/// );
+/// assert_eq!(toon::json::canonical_number("01"), None);
+/// ```
+///
+/// `None` when `token` is not a JSON number (RFC 8259 §6: no sign `+`, no leading zeros, no
+/// whitespace around it), or its exponent reaches ±2^40.
+#[must_use]
+pub fn canonical_number(token: &str) -> Option<String> {
+    crate::json_text::canonical(token.as_bytes())
+}
+
 /// Reads a `T` from JSON text as `serde_json::from_str` does, except that every float is the
 /// nearest `f64` to its token, as serde_json reads floats with its `float_roundtrip` feature.
 /// This crate does not turn that feature on (it would change how every crate of your build

@@ -72,9 +72,8 @@ pub mod de;
 mod error;
 pub mod json;
 mod json_read;
-// JSON text as sent: its number tokens and their exact values (the CLI's and the MCP result
-// encoder's exact numbers), whitespace.
-#[cfg_attr(not(test), allow(dead_code))]
+// JSON text as sent: its number tokens and their exact values (`json::inexact_numbers`,
+// `Recording`'s and the readers' exact numbers).
 mod json_text;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

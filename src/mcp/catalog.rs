@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use super::error::{Error, Result};
 use super::search::{SearchIndex, TextKind};
-use crate::value::Value;
+use crate::Value;
 
 /// The separator of a tool name that two servers share: `SERVER__NAME`.
 pub const COLLISION_SEPARATOR: &str = "__";
@@ -104,7 +104,7 @@ fn field<T: serde::de::DeserializeOwned>(
     let raw = raw.filter(|r| r.get() != "null")?;
     // A lone surrogate (a JavaScript server cutting a string) reads as U+FFFD here: the text
     // a model reads, while the definition itself is forwarded as sent.
-    let readable = crate::json_text::readable(raw.get());
+    let readable = crate::mcp::json_text::readable(raw.get());
     match serde_json::from_str(readable.as_deref().unwrap_or(raw.get())) {
         Ok(value) => Some(value),
         Err(_) => {
@@ -271,7 +271,7 @@ impl Tool {
             .get_or_init(|| {
                 // For reading only (signatures, validation): what a strict reader refuses in
                 // a definition the server sent is made readable, not held against the tool.
-                let raw = crate::json_text::readable(&self.raw);
+                let raw = crate::mcp::json_text::readable(&self.raw);
                 crate::json::from_str::<Value>(raw.as_deref().unwrap_or(&self.raw))
                     .map_err(Arc::new)
             })

@@ -3,7 +3,7 @@
 //! [`proxy::CallError`](super::proxy::CallError) and
 //! [`proxy::ConfigError`](super::proxy::ConfigError).)
 
-use crate::error::Quoted;
+use std::fmt;
 
 /// Alias for `Result<T, toon::mcp::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -146,7 +146,7 @@ impl Error {
             .lines()
             .nth(line.saturating_sub(1))
             .filter(|_| line > 0)
-            .map(|l| crate::error::excerpt(l, column));
+            .map(|l| excerpt(l, column));
         let (line, column) = if excerpt.is_some() {
             (line, column)
         } else {
@@ -205,4 +205,50 @@ pub(crate) fn did_you_mean(suggestions: &[String]) -> String {
     } else {
         format!("; did you mean {}?", suggestions.join(", "))
     }
+}
+
+/// Input text quoted inside a message (a tool name, a cursor, a key): `Debug`-quoted, cut to
+/// [`Quoted::MAX`] characters with its full size noted, so a message stays short whatever the
+/// input holds. (As the codec quotes input in its own messages.)
+pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+
+impl Quoted<'_> {
+    /// Characters quoted, at most.
+    pub(crate) const MAX: usize = 48;
+}
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(Self::MAX) {
+            Some((cut, _)) => write!(
+                f,
+                "{:?} ({} bytes)",
+                format!("{}…", &self.0[..cut]),
+                self.0.len()
+            ),
+            None => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
+/// Characters of the source line quoted in a message, at most.
+const EXCERPT: usize = 120;
+
+/// `line` itself when short; otherwise `EXCERPT` characters around `column` with `…` marking
+/// what was cut.
+fn excerpt(line: &str, column: usize) -> String {
+    let total = line.chars().count();
+    if total <= EXCERPT {
+        return line.to_owned();
+    }
+    let start = column.saturating_sub(EXCERPT / 2).min(total - EXCERPT);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.extend(line.chars().skip(start).take(EXCERPT));
+    if start + EXCERPT < total {
+        out.push('…');
+    }
+    out
 }

@@ -11,8 +11,8 @@ use super::result::ResultEncoder;
 use super::shaping::Shaping;
 use super::validate::validate_arguments;
 use super::view::Grouping;
+use crate::Value;
 use crate::toon;
-use crate::value::Value;
 
 /// Finds tools by keywords or category.
 pub const DISCOVER_TOOLS: &str = "discover_tools";
@@ -449,7 +449,7 @@ impl<'c> MetaTools<'c> {
             return Ok(format!(
                 "no tool matches {}; call {DISCOVER_TOOLS} without arguments for the categories, \
                  or with query \"*\" for every tool",
-                crate::error::Quoted(query)
+                super::error::Quoted(query)
             ));
         }
         let rows = hits

@@ -41,6 +41,7 @@ mod content;
 #[cfg(feature = "mcp-semantic")]
 mod embedding;
 mod error;
+mod json_text;
 mod meta;
 mod pages;
 mod primer;

@@ -20,8 +20,7 @@ use serde::Deserialize;
 use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use crate::quote::NEEDS_ESCAPE;
-use crate::swar::byte_matches;
+use super::json_text::byte_matches;
 
 /// One entry of an object read with [`entries`]: its key (unescaped) and its value as sent.
 #[derive(Debug)]
@@ -464,6 +463,20 @@ pub(crate) fn unquote(value: &str) -> Option<Cow<'_, str>> {
     }
 }
 
+/// The bytes that end a run of plain bytes in a JSON string literal: its quote, an escape, a
+/// control character (which serde_json writes escaped, and refuses unescaped).
+const NEEDS_ESCAPE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// The byte each one-letter escape (`\n`) stands for; 0 for the letters that are not one.
 const UNESCAPED: [u8; 256] = {
     let mut table = [0; 256];
@@ -881,6 +894,7 @@ impl<'t> Splice<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::json_text::next_random;
 
     #[test]
     #[cfg(feature = "mcp-stdio")]
@@ -1044,12 +1058,10 @@ mod tests {
         for seed in SEEDS {
             for _ in 0..4000 {
                 let mut chars: Vec<String> = seed.chars().map(String::from).collect();
-                for _ in 0..1 + crate::test_rng::next(&mut state) % 3 {
-                    let at =
-                        (crate::test_rng::next(&mut state) % (chars.len() as u64 + 1)) as usize;
-                    let pick =
-                        ALPHABET[crate::test_rng::next(&mut state) as usize % ALPHABET.len()];
-                    match crate::test_rng::next(&mut state) % 3 {
+                for _ in 0..1 + next_random(&mut state) % 3 {
+                    let at = (next_random(&mut state) % (chars.len() as u64 + 1)) as usize;
+                    let pick = ALPHABET[next_random(&mut state) as usize % ALPHABET.len()];
+                    match next_random(&mut state) % 3 {
                         0 => chars.insert(at, pick.to_owned()),
                         1 if at < chars.len() => {
                             chars.remove(at);
@@ -1127,10 +1139,10 @@ mod tests {
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..2000 {
-            let len = crate::test_rng::next(&mut state) % 700;
+            let len = next_random(&mut state) % 700;
             let mut text = String::new();
             for _ in 0..len {
-                let r = crate::test_rng::next(&mut state);
+                let r = next_random(&mut state);
                 if r.is_multiple_of(4) {
                     text.push_str(marks[(r / 4) as usize % marks.len()]);
                 } else {

@@ -9,14 +9,13 @@ use serde_json::Value as Json;
 
 use super::META_KEY;
 use super::error::{Error, Result};
+use super::json_text::{minify, minify_joined};
 use super::raw::{self, Member, Splice, Text};
 use super::shaping::Shaping;
-use crate::json_text::{minify, minify_joined};
-use crate::options::EncodeOptions;
 use crate::render::{Output, Pipeline};
 use crate::table::Rendering;
 use crate::tokens::costs;
-use crate::value::{Recording, Value};
+use crate::{EncodeOptions, Recording, Value};
 
 /// The rendering converted blocks get, in the words of [`render`](crate::render#which-encoding):
 /// TOON at the default options, compact JSON, or the cheaper of the two.
@@ -690,7 +689,7 @@ impl ResultEncoder {
         {
             return Err(too_large());
         }
-        let compact = crate::json_text::minify(text);
+        let compact = minify(text);
         if compact.len() == text.len() {
             return Err(too_large());
         }
@@ -788,9 +787,16 @@ impl ResultEncoder {
         sent: &str,
         document: &Recording,
     ) -> std::result::Result<Option<bool>, Skip> {
-        use crate::tokens::{SAMPLE_ABOVE, close, cost};
+        use crate::tokens::cost;
         /// Bytes of JSON text the sample is cut to, about.
         const SAMPLE_TARGET: usize = 64 * 1024;
+        /// Texts up to this long are costed whole: 256 KiB, where
+        /// [`tokens::estimate_costs`](crate::tokens::estimate_costs) starts to sample.
+        const SAMPLE_ABOVE: usize = 256 * 1024;
+        // Two costs within 3% of each other are a close call (as `estimate_costs` calls one):
+        // `cheaper` ≤ `dearer`.
+        let close =
+            |cheaper: usize, dearer: usize| (dearer - cheaper) as f64 <= 0.03 * dearer as f64;
         if sent.len() <= SAMPLE_ABOVE {
             return Ok(None);
         }

@@ -27,7 +27,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use crate::value::{Map, Value};
+use crate::{Map, Value};
 
 /// Nested objects are summarised this many levels below a parameter.
 const NESTED_DEPTH: usize = 2;
@@ -396,7 +396,7 @@ mod tests {
 
     /// What the tree gives: `search_words` over the parsed definition's `inputSchema`.
     fn tree_words(definition: &str) -> (Vec<String>, Vec<String>) {
-        let readable = crate::json_text::readable(definition);
+        let readable = crate::mcp::json_text::readable(definition);
         let value: Value =
             crate::json::from_str(readable.as_deref().unwrap_or(definition)).unwrap();
         let empty = empty_object();

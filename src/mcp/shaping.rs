@@ -2,8 +2,8 @@
 //! largest array, fit a token budget. Every cut is described so the model can be told.
 
 use super::error::{Error, Result};
+use crate::Value;
 use crate::render::Pipeline;
-use crate::value::Value;
 
 /// What a caller asked to be done to one result (the `fields`, `limit`, `cursor` and
 /// `max_tokens` of `execute_tool`, or the CLI's `--fields` and `--budget`): the default

@@ -4,8 +4,8 @@
 
 use std::cell::OnceCell;
 
+use super::json_text::string_end;
 use super::raw;
-use crate::json_text::{exact_in_f64, numbers, string_end};
 use serde_json::Value as Json;
 
 /// A result's `structuredContent` (its text as sent), read once for all the text blocks it is
@@ -60,7 +60,7 @@ impl<'d> Form<'d> {
 /// numbers differ past `f64`'s digits would read as one value, so such texts are never equal
 /// as values (only as tokens).
 fn exact_value(text: &str) -> Option<Json> {
-    if !numbers(text.as_bytes()).all(|r| exact_in_f64(&text.as_bytes()[r])) {
+    if !crate::json::inexact_numbers(text.as_bytes()).is_empty() {
         return None;
     }
     crate::json::from_str::<Json>(text).ok()

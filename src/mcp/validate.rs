@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::schema::{required_names, resolve};
-use crate::value::Value;
+use crate::Value;
 
 /// Nested schemas are checked this deep; deeper values are accepted as they are.
 const MAX_DEPTH: usize = 32;

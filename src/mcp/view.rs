@@ -10,8 +10,7 @@ use std::collections::HashMap;
 
 use super::catalog::{Catalog, Server, Status, Tool};
 use super::error::{Error, Result};
-use crate::options::{DecodeOptions, Delimiter, EncodeOptions};
-use crate::value::{Map, Value};
+use crate::{DecodeOptions, Delimiter, EncodeOptions, Map, Value};
 
 /// How tools are put into categories for [`Catalog::categories`] and [`Catalog::full_in`].
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -293,9 +293,20 @@ fn char_boundary(text: &str, at: usize) -> usize {
         .unwrap_or(text.len())
 }
 
-/// The costs `auto` chooses by: exact o200k counts with the `tiktoken` feature,
-/// [`estimate_costs`] otherwise.
-pub(crate) fn costs(texts: &[&str]) -> Vec<usize> {
+/// The tokens of several renderings of one value, in the order given, as
+/// [`table::auto`](crate::table::auto) chooses between them: exact o200k counts ([`cost`] of
+/// each) with the `tiktoken` feature, [`estimate_costs`] otherwise (long texts estimated from
+/// a sample, as precise as choosing the cheapest needs).
+///
+/// ```
+/// let json = r#"{"rows":[{"id":1,"name":"a"},{"id":2,"name":"b"},{"id":3,"name":"c"}]}"#;
+/// let toon = "rows[3]{id,name}:\n  1,a\n  2,b\n  3,c";
+/// let costs = toon::tokens::costs(&[json, toon]);
+/// assert_eq!(costs.len(), 2);
+/// assert!(costs[1] < costs[0]);
+/// ```
+#[must_use]
+pub fn costs(texts: &[&str]) -> Vec<usize> {
     #[cfg(feature = "tiktoken")]
     {
         texts.iter().map(|t| cost(t)).collect()

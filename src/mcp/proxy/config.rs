@@ -34,7 +34,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use super::locate::Path as KeyPath;
-use crate::value::Value;
+use crate::Value;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
@@ -604,7 +604,7 @@ pub(super) const NO_HTTP: &str = "`url` servers need the `mcp-http` feature \
 fn http(
     _: &str,
     _: &KeyPath,
-    _: &crate::value::Map,
+    _: &crate::Map,
     _: &str,
     _: &dyn Fn(&str) -> Option<String>,
     _: bool,
@@ -618,7 +618,7 @@ fn http(
 fn http(
     text: &str,
     path: &KeyPath,
-    entry: &crate::value::Map,
+    entry: &crate::Map,
     url: &str,
     env: &dyn Fn(&str) -> Option<String>,
     legacy: bool,

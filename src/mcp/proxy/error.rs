@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::wire::code;
-use crate::error::Quoted;
+use crate::mcp::error::Quoted;
 use crate::mcp::error::did_you_mean;
 
 /// A failed request to a downstream server (or for a tool no server has).

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::error::Quoted;
+use crate::mcp::error::Quoted;
 
 /// One step of a key path.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -767,7 +767,7 @@ pub(super) fn token_key(token: &str) -> String {
         if let Some(text) = crate::mcp::raw::unquote(token) {
             return format!("s{text}");
         }
-    } else if let Some(number) = crate::json_text::canonical(token.as_bytes()) {
+    } else if let Some(number) = crate::json::canonical_number(token) {
         return format!("n{number}");
     }
     format!("r{token}")
@@ -837,7 +837,7 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
         message: raw::get(&error, "message")
             .and_then(raw::string)
             .unwrap_or_else(|| "error without a message".to_owned()),
-        data: raw::get(&error, "data").map(|d| crate::json_text::minify(d.get())),
+        data: raw::get(&error, "data").map(|d| crate::mcp::json_text::minify(d.get())),
     })
 }
 

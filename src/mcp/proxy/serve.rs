@@ -37,10 +37,10 @@ use super::tasks::{self, Tasks};
 use super::toolbox::{Change, Toolbox};
 use super::wire::{self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code};
 use super::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::Value;
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::raw;
 use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
-use crate::value::Value;
 use serde_json::value::RawValue;
 
 /// Which tools the client sees.
@@ -572,7 +572,7 @@ impl Front {
         let arguments: Value = match arguments_text {
             None => Value::Object(crate::Map::new()),
             Some(text) => {
-                let readable = crate::json_text::readable(text);
+                let readable = crate::mcp::json_text::readable(text);
                 match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
                     Ok(arguments) => arguments,
                     Err(e) => {

@@ -309,7 +309,7 @@ pub(super) fn head_id(line: &[u8]) -> Option<String> {
     while at < head.len() {
         match head[at] {
             b'"' => {
-                let end = crate::json_text::string_end(head, at + 1);
+                let end = crate::mcp::json_text::string_end(head, at + 1);
                 let is_key = depth == 1 && key_next;
                 if is_key && &head[at..end] == b"\"id\"" {
                     let mut v = end;
@@ -318,10 +318,11 @@ pub(super) fn head_id(line: &[u8]) -> Option<String> {
                     }
                     let start = v;
                     let end = if head.get(v) == Some(&b'"') {
-                        crate::json_text::string_end(head, v + 1)
+                        crate::mcp::json_text::string_end(head, v + 1)
                     } else {
                         // A number that reaches the end of what was read may go on beyond.
-                        Some(crate::json_text::number_end(head, v)).filter(|&e| e < head.len())?
+                        Some(crate::mcp::json_text::number_end(head, v))
+                            .filter(|&e| e < head.len())?
                     };
                     return valid_id(&head[start..end.min(head.len())]);
                 }

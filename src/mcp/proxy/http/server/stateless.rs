@@ -53,7 +53,6 @@ use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
-use crate::json_text;
 use crate::mcp::proxy::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::peer::{MAX_EXTENSIONS, lock, token_key};
@@ -728,7 +727,7 @@ fn same_value(value: &RawValue, given: &str) -> bool {
         Some(b'"') => raw::string(value).is_some_and(|s| s == given),
         Some(b't' | b'f') => text == given,
         Some(b'-' | b'0'..=b'9') => {
-            let exact = |t: &str| json_text::canonical(t.as_bytes());
+            let exact = crate::json::canonical_number;
             exact(text).is_some_and(|body| exact(given) == Some(body))
         }
         // An object or array: no header can stand for it (§ Schema Extension allows
