@@ -328,6 +328,7 @@ impl Toolbox {
                         } else {
                             "giving up"
                         };
+                        write(&toolbox.catalog).add_unavailable(name, &why);
                         log(
                             name,
                             &format!(
@@ -335,7 +336,6 @@ impl Toolbox {
                                 attempt + 1
                             ),
                         );
-                        write(&toolbox.catalog).add_unavailable(name, &why);
                     }
                 }
             }
@@ -351,9 +351,11 @@ impl Toolbox {
         }
     }
 
+    /// Marks `server` unavailable, then says so: whoever reads the line and asks finds the
+    /// reason in the catalog (said first, a request could still hear "not running").
     fn unavailable(&self, server: &str, why: &str) {
-        log(server, &format!("unavailable: {why}"));
         write(&self.catalog).add_unavailable(server, why);
+        log(server, &format!("unavailable: {why}"));
     }
 
     /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
