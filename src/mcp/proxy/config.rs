@@ -595,7 +595,7 @@ fn server(
 }
 
 /// Why a `url` server cannot start in a build without the HTTP transport.
-#[cfg_attr(feature = "mcp-http", allow(dead_code))]
+#[cfg(not(feature = "mcp-http"))]
 pub(super) const NO_HTTP: &str = "`url` servers need the `mcp-http` feature \
      (cargo install toon-codec --features cli,mcp-proxy)";
 

@@ -112,12 +112,9 @@ impl Part {
                 }
             }
             #[cfg(feature = "mcp-semantic")]
-            {
-                let plain: Vec<(&str, TextKind)> =
-                    texts.iter().map(|(t, k)| (t.as_ref(), *k)).collect();
-                let vector = super::semantic::embed_document(&mut embedder, &plain);
-                part.index.vectors.push(vector);
-            }
+            part.index
+                .vectors
+                .push(super::semantic::embed_document(&mut embedder, &texts));
             part.postings.resize_with(tf.len(), Vec::new);
             let len = touched.iter().map(|&t| tf[t as usize]).sum();
             part.index.lens.push(len);
