@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use super::wire::code;
 use crate::mcp::error::Quoted;
 use crate::mcp::error::did_you_mean;
+use crate::mcp::proxy::transport::wire::code;
 
 /// A failed request to a downstream server (or for a tool no server has).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

@@ -92,7 +92,12 @@ impl Inspection {
         let all: Vec<&str> = catalog.tools().map(|t| t.raw_json()).collect();
         let passthrough: Vec<String> = catalog
             .tools()
-            .map(|t| super::serve::exposed_definition(t, structured == Structured::Drop))
+            .map(|t| {
+                crate::mcp::proxy::front::serve::exposed_definition(
+                    t,
+                    structured == Structured::Drop,
+                )
+            })
             .collect();
         let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
         let lean_mode = MetaTools::new(catalog).definition_values()?;
@@ -100,7 +105,7 @@ impl Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
             passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&super::serve::lean_tools_list(lean_mode)),
+            lean_mode: cost(&crate::mcp::proxy::front::serve::lean_tools_list(lean_mode)),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),

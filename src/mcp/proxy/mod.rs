@@ -25,40 +25,37 @@
 //! keys, newer revisions' fields) and numbers with more digits than `f64` reach the other side
 //! byte for byte.
 
-mod config;
-mod downstream;
-mod era;
 mod error;
+mod front;
+mod inspect;
+pub mod log;
+mod revisions;
+mod servers;
+mod transport;
+
+/// MCP's Streamable HTTP transport (revision 2025-11-25, `basic/transports`) on the proxy's
+/// front: `toon mcp serve --http` ([`serve_http`](http::serve_http)), a session (own toolbox,
+/// own servers) per client. The client side, for `url` servers, is internal to [`Toolbox`].
 #[cfg(feature = "mcp-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]
-pub mod http;
-mod inspect;
-mod listen;
-mod locate;
-pub mod log;
-mod mrtr;
-mod orphans;
-mod peer;
-mod process;
-mod routes;
-mod serve;
-mod tasks;
-mod toolbox;
-pub mod wire;
+pub mod http {
+    pub use super::front::http::{HttpError, HttpOptions, ToolboxFactory, bind, serve_http};
+}
+pub use transport::wire;
 
-pub use config::{
+pub use error::CallError;
+pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, Mode, serve};
+pub use inspect::{Inspection, ServerCost, ToolResults};
+pub use revisions::era::MODERN_VERSIONS;
+pub use revisions::mrtr::MAX_WAITING;
+pub use servers::config::{
     CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
     ReadError, ServerConfig, default_path,
 };
-pub use downstream::{Downstream, Event};
-pub use era::MODERN_VERSIONS;
-pub use error::CallError;
-pub use inspect::{Inspection, ServerCost, ToolResults};
-pub use mrtr::MAX_WAITING;
-pub use orphans::{TAG_ENV, adopt_orphans, stop_orphans};
-pub use peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
-pub use serve::{MAX_IN_FLIGHT, MAX_LISTENS, Mode, serve};
-pub use toolbox::{Change, Options, Toolbox};
+pub use servers::downstream::{Downstream, Event};
+pub use servers::toolbox::{Change, Options, Toolbox};
+pub use transport::orphans::{TAG_ENV, adopt_orphans, stop_orphans};
+pub use transport::peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 
 /// The protocol revision the proxy asks servers for and offers clients that ask for one it
 /// does not know.

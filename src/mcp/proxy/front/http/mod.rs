@@ -1,0 +1,1116 @@
+//! The proxy's Streamable HTTP front (`toon mcp serve --http ADDR`): MCP 2025-11-25
+//! "Streamable HTTP" (`basic/transports`, § Streamable HTTP) at one path, `/mcp` by default,
+//! and revision 2026-07-28's stateless requests at the same path (`stateless.rs`).
+//!
+//! **Sessions.** An `initialize` POST without `Mcp-Session-Id` opens a session and its
+//! response carries the new id (128 random bits, hex). Each session has its own
+//! [`Toolbox`] and its own front ([`serve`](crate::mcp::proxy::serve())), exactly as one stdio client has:
+//! its own server processes, started with *this* client's capabilities (a server such as
+//! server-everything decides which tools exist from them), its own requests, cancellations,
+//! progress, sampling/elicitation/roots questions, resource subscriptions, log level and
+//! lean-mode pages. Nothing but the listening socket and the configuration is shared between
+//! sessions. The cost is one set of server processes per session, so sessions are bounded
+//! ([`HttpOptions::max_sessions`]): an `initialize` beyond it waits for a session to end
+//! (up to [`HttpOptions::session_wait`], then 503 with `Retry-After`). Sessions end on
+//! DELETE, after [`HttpOptions::idle_timeout`] without use, and at shutdown; their servers
+//! are shut down cleanly.
+//!
+//! **Messages.** POST carries one JSON-RPC message. A notification or response is answered
+//! 202. A request is answered `application/json` when its response is the first thing for
+//! it, or `text/event-stream` when something comes first (progress, a server's request to
+//! the client while no GET stream is open), the response then ending the stream. GET opens
+//! the session's stream for server messages (one at a time: 409). Messages are forwarded as
+//! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered. What a
+//! session keeps for its client is bounded in bytes, and a client that reads slowly never
+//! holds up its session's other answers (`session.rs`). A session whose `initialize` answer
+//! is not delivered is closed at once.
+//!
+//! **Security** (§ Security Warning): `Origin`, when present, must be the bound address's
+//! own (loopback names are one another's) or listed in [`HttpOptions::allowed_origins`],
+//! else 403; with a loopback bind, `Host` must name loopback (DNS rebinding), else 403; with
+//! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
+//! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413,
+//! a body that stops coming for [`BODY_TIMEOUT`] with 408. Connections are kept in two
+//! rooms, unauthenticated and authenticated (`connections.rs`), so that connections without
+//! the token cannot crowd out those with it.
+//!
+//! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
+//! (`ServerHandler`) and re-serialises every message through its model, which drops fields it
+//! does not know and loses digits; here a body is bytes handed to [`wire`] and an
+//! SSE event is the line the front wrote.
+//!
+//! **2026-07-28.** A POST without a session whose `MCP-Protocol-Version` is 2026-07-28 or
+//! whose body carries that revision's `_meta` envelope is served statelessly by one front
+//! all such clients share (`stateless.rs`): `// 2026-07-28 basic/transports/streamable-http`,
+//! "Removal of protocol-level sessions". GET and DELETE with that revision's header and no
+//! session: 405. A session's own requests stay of the revision its `initialize` chose (a
+//! 2026-07-28 header there is refused with `-32022`, as before).
+
+mod connections;
+mod outbox;
+mod pipe;
+mod session;
+mod stateless;
+mod stream;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::UnsyncBoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::header::{self, HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use crate::mcp::proxy::front::serve::Mode;
+use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::transport::peer::lock;
+use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
+use crate::mcp::proxy::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
+use connections::{Busy, Conn, Connections};
+use session::Session;
+use stateless::Stateless;
+
+/// The session header (2025-11-25 transports, § Session Management).
+const SESSION_ID: &str = "mcp-session-id";
+/// The revision header (§ Protocol Version Header).
+const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+
+/// How long a client may take to send a request's headers, and how long an authenticated
+/// keep-alive connection may stay idle.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long a request's body may pause (no byte received) before the request is answered
+/// 408 and its connection closed; also its allowance before [`BODY_RATE`] applies.
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The slowest a body may come on average, in bytes a second, past [`BODY_TIMEOUT`]: a body
+/// trickled a byte at a time, never pausing long, would otherwise hold its connection (and
+/// its room among the authenticated ones) for as long as its length allows.
+const BODY_RATE: u64 = 64 << 10;
+
+/// How `toon mcp serve --http` serves: the defaults with fields set (it may gain fields:
+/// `#[non_exhaustive]`).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// The endpoint's path (default `/mcp`).
+    pub path: String,
+    /// When set, every request must carry `Authorization: Bearer TOKEN`.
+    pub token: Option<String>,
+    /// `Origin` values allowed besides the bound address's own (exact, e.g.
+    /// `http://localhost:5173`).
+    pub allowed_origins: Vec<String>,
+    /// Sessions open at once (default 32); each has its own server processes.
+    pub max_sessions: usize,
+    /// How long an `initialize` beyond [`max_sessions`](Self::max_sessions) waits for a
+    /// session to end before it is answered 503 (default 30 s).
+    pub session_wait: Duration,
+    /// A session unused this long (no request, no response in progress, no GET stream
+    /// open) is closed (default 30 min); its client then gets 404 and initializes anew.
+    pub idle_timeout: Duration,
+    /// Connections that made an authenticated request (the token, when one is set), kept
+    /// open at once (default 512): keep-alive connections and streams. One more closes the
+    /// oldest idle one, or is answered 503 when all are busy.
+    pub max_connections: usize,
+    /// Connections that have not made an authenticated request yet, kept open at once
+    /// (default 128); each has 10 s to make one. One more closes the oldest idle one.
+    pub max_unauthenticated: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions {
+            path: "/mcp".to_owned(),
+            token: None,
+            allowed_origins: Vec::new(),
+            max_sessions: 32,
+            session_wait: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(30 * 60),
+            max_connections: 512,
+            max_unauthenticated: 128,
+        }
+    }
+}
+
+/// Why the HTTP front could not serve.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HttpError {
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The options cannot work.
+    #[error("invalid HTTP option: {0}")]
+    Options(String),
+}
+
+/// Builds each session's toolbox (started with
+/// [`Options::await_client`](crate::mcp::proxy::Options::await_client), so its servers start at the
+/// client's `initialize`).
+pub type ToolboxFactory = Arc<dyn Fn() -> Arc<Toolbox> + Send + Sync>;
+
+/// Binds `addr` (not checked for loopback here: the caller decides what it allows).
+///
+/// # Errors
+/// [`HttpError::Bind`] when the address cannot be bound.
+pub async fn bind(addr: SocketAddr) -> Result<TcpListener, HttpError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind { addr, source })
+}
+
+/// Serves MCP Streamable HTTP on `listener` until `shutdown` completes, then closes every
+/// session (their servers shut down cleanly) and returns.
+///
+/// # Errors
+/// [`HttpError::Options`] for options that cannot work (no sessions, a path not starting
+/// with `/`).
+pub async fn serve_http(
+    listener: TcpListener,
+    toolboxes: ToolboxFactory,
+    mode: Mode,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HttpError> {
+    for (flag, n) in [
+        ("--http-max-sessions", options.max_sessions),
+        ("--http-max-connections", options.max_connections),
+        ("--http-max-unauthenticated", options.max_unauthenticated),
+    ] {
+        if n == 0 {
+            return Err(HttpError::Options(format!("{flag} must be at least 1")));
+        }
+    }
+    if !options.path.starts_with('/') {
+        return Err(HttpError::Options(format!(
+            "the path {:?} must start with /",
+            options.path
+        )));
+    }
+    let local = listener
+        .local_addr()
+        .map_err(|source| HttpError::Options(format!("the listener has no address: {source}")))?;
+    let front = Arc::new(Front {
+        local,
+        toolboxes,
+        mode,
+        slots: Arc::new(Semaphore::new(options.max_sessions)),
+        connections: Connections::new(options.max_unauthenticated, options.max_connections),
+        options,
+        sessions: Mutex::default(),
+        stateless: Mutex::default(),
+    });
+    let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
+    tokio::pin!(shutdown);
+    loop {
+        // A new connection pushes an idle one out of its room (`connections.rs`).
+        let (stream, _) = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = async {
+                front.connections.make_room().await;
+                listener.accept().await
+            } => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    note(&format!("toon: http: accept: {e}"));
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let (stream, conn) = match front.connections.admit(stream) {
+            Ok(admitted) => admitted,
+            Err(e) => {
+                note(&format!("toon: http: accept: {e}"));
+                continue;
+            }
+        };
+        tokio::spawn(connection(front.clone(), stream, conn));
+        // Lets the connections accepted make their first request before more are taken in.
+        tokio::task::yield_now().await;
+    }
+    reaper.abort();
+    let sessions: Vec<_> = lock(&front.sessions).drain().map(|(_, s)| s).collect();
+    futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
+    let stateless = lock(&front.stateless).take();
+    if let Some(stateless) = stateless {
+        stateless.close().await;
+    }
+    Ok(())
+}
+
+/// Serves one connection until it ends or is dismissed (see `connections.rs`).
+async fn connection(front: Arc<Front>, stream: tokio::net::TcpStream, conn: Arc<Conn>) {
+    let service = {
+        let (front, conn) = (front.clone(), conn.clone());
+        hyper::service::service_fn(move |request| {
+            let (front, conn) = (front.clone(), conn.clone());
+            async move { Ok::<_, Infallible>(front.handle(request, &conn).await) }
+        })
+    };
+    let served = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    tokio::select! {
+        _ = served => {}
+        () = conn.dismissed() => {}
+    }
+    front.connections.leave(&conn);
+}
+
+/// Closes idle sessions, every so often.
+async fn reap(front: std::sync::Weak<Front>) {
+    loop {
+        let every = match front.upgrade() {
+            Some(front) => (front.options.idle_timeout / 4)
+                .clamp(Duration::from_millis(100), Duration::from_secs(30)),
+            None => return,
+        };
+        tokio::time::sleep(every).await;
+        let Some(front) = front.upgrade() else { return };
+        let idle: Vec<Arc<Session>> = {
+            let mut sessions = lock(&front.sessions);
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.idle_for(front.options.idle_timeout))
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        for session in idle {
+            note(&format!(
+                "toon: http: session {} idle, closed",
+                short(&session.id)
+            ));
+            tokio::spawn(async move { session.close().await });
+        }
+        let idle = {
+            let mut stateless = lock(&front.stateless);
+            let idle = stateless
+                .as_ref()
+                .is_some_and(|s| s.idle_for(front.options.idle_timeout));
+            if idle { stateless.take() } else { None }
+        };
+        if let Some(stateless) = idle {
+            note("toon: http: the front for 2026-07-28 requests idle, closed");
+            tokio::spawn(async move { stateless.close().await });
+        }
+    }
+}
+
+/// A session id's first characters, for logs (the whole id is a credential of sorts).
+fn short(id: &str) -> &str {
+    &id[..id.len().min(8)]
+}
+
+type Body = UnsyncBoxBody<Bytes, Infallible>;
+
+struct Front {
+    local: SocketAddr,
+    toolboxes: ToolboxFactory,
+    mode: Mode,
+    options: HttpOptions,
+    slots: Arc<Semaphore>,
+    connections: Connections,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The front 2026-07-28 requests without a session share, once one came.
+    stateless: Mutex<Option<Arc<Stateless>>>,
+}
+
+impl Front {
+    async fn handle(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+        conn: &Arc<Conn>,
+    ) -> Response<Body> {
+        let busy = conn.busy();
+        if let Some(refused) = self.refuse(&request) {
+            return refused;
+        }
+        if !self.connections.authenticate(conn) {
+            let mut response = status(
+                StatusCode::SERVICE_UNAVAILABLE,
+                &format!(
+                    "{} connections are busy, the proxy's limit: retry later",
+                    self.options.max_connections
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        // The connection is busy until the response has been written.
+        Guarded::wrap(self.answer(request).await, busy)
+    }
+
+    async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        if request.uri().path() != self.options.path {
+            return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
+        }
+        match *request.method() {
+            Method::POST => self.post(request).await,
+            // `// 2026-07-28 basic/transports/streamable-http` § Backward Compatibility:
+            // "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed"
+            // (a 2026-07-28 client, without a session).
+            Method::GET | Method::DELETE if stateless_only(request.headers()) => {
+                let mut response = status(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "revision 2026-07-28 has no GET stream and no sessions: POST each request",
+                );
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("POST"));
+                response
+            }
+            Method::GET => self.get(&request),
+            Method::DELETE => self.delete(&request).await,
+            _ => {
+                let mut response =
+                    status(StatusCode::METHOD_NOT_ALLOWED, "use POST, GET or DELETE");
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                response
+            }
+        }
+    }
+
+    /// The checks every request passes first: token (401), `Origin` and `Host` (403).
+    fn refuse(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+        let headers = request.headers();
+        if let Some(token) = &self.options.token {
+            let given = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| {
+                    v.strip_prefix("Bearer ")
+                        .or_else(|| v.strip_prefix("bearer "))
+                })
+                .map(str::trim);
+            if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
+                let mut response = status(StatusCode::UNAUTHORIZED, "a bearer token is required");
+                response
+                    .headers_mut()
+                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                return Some(response);
+            }
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or("null");
+            if !self.origin_allowed(origin) {
+                return Some(status(
+                    StatusCode::FORBIDDEN,
+                    &format!("Origin {origin} is not allowed"),
+                ));
+            }
+        }
+        if self.local.ip().is_loopback() {
+            let host = headers
+                .get(header::HOST)
+                .and_then(|v| v.to_str().ok())
+                .map(host_of);
+            if host.is_some_and(|h| !is_loopback_name(h)) {
+                return Some(status(StatusCode::FORBIDDEN, "Host must name this machine"));
+            }
+        }
+        None
+    }
+
+    /// The bound address's own origin (any scheme; loopback names stand for one another),
+    /// or one listed.
+    fn origin_allowed(&self, origin: &str) -> bool {
+        if self.options.allowed_origins.iter().any(|o| o == origin) {
+            return true;
+        }
+        let Some(authority) = origin
+            .strip_prefix("http://")
+            .or_else(|| origin.strip_prefix("https://"))
+        else {
+            return false;
+        };
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((host, port)) if !port.contains(']') => (host, port.parse::<u16>().ok()),
+            _ => (authority, None),
+        };
+        if port != Some(self.local.port()) {
+            return false;
+        }
+        let ip = self.local.ip();
+        if ip.is_loopback() {
+            is_loopback_name(host)
+        } else {
+            host.trim_start_matches('[').trim_end_matches(']') == ip.to_string()
+        }
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Option<Arc<Session>>, Box<Response<Body>>> {
+        let Some(id) = headers.get(SESSION_ID) else {
+            return Ok(None);
+        };
+        let id = id.to_str().unwrap_or_default();
+        match lock(&self.sessions).get(id) {
+            Some(session) => Ok(Some(session.clone())),
+            // § Session Management: "MUST respond … with HTTP 404 Not Found".
+            None => Err(Box::new(rpc_status(
+                StatusCode::NOT_FOUND,
+                -32001,
+                "Session not found: initialize a new session",
+            ))),
+        }
+    }
+
+    async fn post(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        let headers = request.headers().clone();
+        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+            return status(
+                StatusCode::NOT_ACCEPTABLE,
+                "Accept must list application/json and text/event-stream",
+            );
+        }
+        let json = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| {
+                v.split(';')
+                    .next()
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+            });
+        if !json {
+            return status(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/json",
+            );
+        }
+        if let Some(refused) = version_refused(&headers) {
+            return refused;
+        }
+        let declared = headers
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > MAX_MESSAGE_BYTES as u64) {
+            return too_large();
+        }
+        let body = match read_body(request.into_body()).await {
+            Ok(body) => body,
+            Err(refused) => return *refused,
+        };
+        let Ok(text) = String::from_utf8(body.to_vec()) else {
+            return rpc_status(
+                StatusCode::BAD_REQUEST,
+                code::PARSE_ERROR,
+                "the body is not UTF-8",
+            );
+        };
+        if text.trim_start().starts_with('[') {
+            return rpc_status(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_REQUEST,
+                "JSON-RPC batches are not supported (removed in 2025-06-18): one message per POST",
+            );
+        }
+        // Newlines in JSON can only be whitespace between tokens: the front reads lines.
+        let line = text.replace(['\n', '\r'], " ");
+        let message = match Message::parse(line) {
+            Ok(message) => message,
+            Err(bad) => {
+                return rpc_status(StatusCode::BAD_REQUEST, code::PARSE_ERROR, &bad.to_string());
+            }
+        };
+        let session = match self.session(&headers) {
+            Ok(session) => session,
+            // § Backward Compatibility: a 2026-07-28 request's `Mcp-Session-Id` is ignored.
+            Err(_) if stateless::is_modern(&headers, &message) => None,
+            Err(refused) => return *refused,
+        };
+        if session.is_none() && stateless::is_modern(&headers, &message) {
+            return self.stateless(&headers, &message).await;
+        }
+        // A session's requests are of the revision its `initialize` chose.
+        if session.is_some() && modern_header(&headers) {
+            return refused_version(headers_version(&headers));
+        }
+        let (session, created) = match (session, message.kind()) {
+            (Some(session), _) => (session, false),
+            (
+                None,
+                Kind::Request {
+                    method: "initialize",
+                    ..
+                },
+            ) => match self.open().await {
+                Ok(session) => (session, true),
+                Err(refused) => return *refused,
+            },
+            (None, _) => {
+                return rpc_status(
+                    StatusCode::BAD_REQUEST,
+                    -32000,
+                    "Bad Request: Mcp-Session-Id header is required (initialize first)",
+                );
+            }
+        };
+        if created {
+            self.initialize(&session, message).await
+        } else {
+            self.exchange(&session, message).await
+        }
+    }
+
+    /// Answers the `initialize` that opened `session`, which ends unless it succeeds and its
+    /// answer is delivered (else it would hold its slot and servers until the idle timeout).
+    async fn initialize(
+        self: Arc<Self>,
+        session: &Arc<Session>,
+        message: Message,
+    ) -> Response<Body> {
+        let undelivered = {
+            let (front, id) = (self.clone(), session.id.clone());
+            Forget::new(move || {
+                note(&format!(
+                    "toon: http: session {}: its initialize answer was not delivered",
+                    short(&id)
+                ));
+                tokio::spawn(async move { front.end(&id).await });
+            })
+        };
+        let mut response = self.exchange(session, message).await;
+        if let Ok(id) = HeaderValue::from_str(&session.id) {
+            response.headers_mut().insert(SESSION_ID, id);
+        }
+        if !response.status().is_success() {
+            undelivered.disarm();
+            self.end(&session.id).await;
+            return response;
+        }
+        Guarded::wrap(response, undelivered)
+    }
+
+    /// Passes one message to the session's front and answers the POST.
+    async fn exchange(&self, session: &Arc<Session>, message: Message) -> Response<Body> {
+        let Kind::Request { id, .. } = message.kind() else {
+            if matches!(message.kind(), Kind::Invalid) {
+                return rpc_status(
+                    StatusCode::BAD_REQUEST,
+                    code::INVALID_REQUEST,
+                    "not a JSON-RPC 2.0 request, notification or response",
+                );
+            }
+            // § Sending Messages to the Server: "202 Accepted with no body".
+            return match session.send(message.text()).await {
+                Ok(()) => status(StatusCode::ACCEPTED, ""),
+                Err(e) => rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string()),
+            };
+        };
+        let id = id.to_owned();
+        let progress = message.progress_token();
+        let Some(mut answers) = session.expect(&id, progress.as_deref()) else {
+            let why = format!("request id {id} is already in use by a request in progress");
+            let text = wire::error(&id, code::INVALID_REQUEST, &why, None);
+            return stream::json(StatusCode::OK, text);
+        };
+        // The POST's client may go away before the answer: the request is not cancelled
+        // (§ "disconnection SHOULD NOT be interpreted as the client cancelling its
+        // request"), its answer is dropped when it comes.
+        let forget = {
+            let (session, id) = (session.clone(), id.clone());
+            Forget::new(move || session.forget(&id))
+        };
+        if let Err(e) = session.send(message.text()).await {
+            return rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string());
+        }
+        let Some(first) = answers.recv().await else {
+            return rpc_status(StatusCode::NOT_FOUND, -32001, "the session has ended");
+        };
+        if first.last {
+            forget.disarm();
+            return stream::json(StatusCode::OK, first.text);
+        }
+        // Something came before the response: the rest goes as a stream the response ends.
+        stream::stream(Some(first), answers, Some(forget))
+    }
+
+    /// A 2026-07-28 request without a session: checked, then served by the shared front.
+    async fn stateless(&self, headers: &HeaderMap, message: &Message) -> Response<Body> {
+        if let Kind::Notification { .. } = message.kind() {
+            // § Sending Messages: "202 Accepted"; the revision defines no client notification
+            // over HTTP (closing a response stream cancels its request), so none has an effect.
+            return status(StatusCode::ACCEPTED, "");
+        }
+        let checked = match stateless::check(headers, message) {
+            Ok(checked) => checked,
+            Err(refused) => return *refused,
+        };
+        let front = {
+            let mut shared = lock(&self.stateless);
+            match shared.as_ref().filter(|s| !s.is_closed()) {
+                Some(front) => front.clone(),
+                None => {
+                    let front = Stateless::start((self.toolboxes)(), self.mode);
+                    if let Some(old) = shared.replace(front.clone()) {
+                        tokio::spawn(async move { old.close().await });
+                    }
+                    note("toon: http: the front for 2026-07-28 requests started");
+                    front
+                }
+            }
+        };
+        if let Some(refused) = front.params_refused(headers, message).await {
+            return *refused;
+        }
+        front.exchange(message, checked.logs).await
+    }
+
+    /// A new session, when a slot is free within [`HttpOptions::session_wait`].
+    async fn open(&self) -> Result<Arc<Session>, Box<Response<Body>>> {
+        let slot = tokio::time::timeout(
+            self.options.session_wait,
+            self.slots.clone().acquire_owned(),
+        )
+        .await;
+        let Ok(Ok(slot)) = slot else {
+            let mut response = rpc_status(
+                StatusCode::SERVICE_UNAVAILABLE,
+                -32000,
+                &format!(
+                    "{} sessions are open, the proxy's limit: retry later",
+                    self.options.max_sessions
+                ),
+            );
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+            return Err(Box::new(response));
+        };
+        let id = session_id().map_err(|e| {
+            Box::new(status(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &format!("no random session id: {e}"),
+            ))
+        })?;
+        let session = Session::start(id.clone(), (self.toolboxes)(), self.mode, slot);
+        let open = {
+            let mut sessions = lock(&self.sessions);
+            sessions.insert(id, session.clone());
+            sessions.len()
+        };
+        note(&format!(
+            "toon: http: session {} opened ({open} open)",
+            short(&session.id)
+        ));
+        Ok(session)
+    }
+
+    /// Ends a session and shuts its servers down.
+    async fn end(&self, id: &str) {
+        let session = lock(&self.sessions).remove(id);
+        if let Some(session) = session {
+            session.close().await;
+            note(&format!("toon: http: session {} closed", short(id)));
+        }
+    }
+
+    fn get(&self, request: &Request<Incoming>) -> Response<Body> {
+        let headers = request.headers();
+        if !accepts(headers, "text/event-stream") {
+            return status(
+                StatusCode::NOT_ACCEPTABLE,
+                "Accept must list text/event-stream",
+            );
+        }
+        if let Some(refused) = version_refused(headers) {
+            return refused;
+        }
+        let session = match self.session(headers) {
+            Ok(Some(session)) => session,
+            Ok(None) => {
+                return rpc_status(
+                    StatusCode::BAD_REQUEST,
+                    -32000,
+                    "Bad Request: Mcp-Session-Id header is required",
+                );
+            }
+            Err(refused) => return *refused,
+        };
+        match session.listen() {
+            Some(messages) => stream::stream(None, messages, None),
+            None => status(
+                StatusCode::CONFLICT,
+                "a GET stream is already open for this session",
+            ),
+        }
+    }
+
+    async fn delete(&self, request: &Request<Incoming>) -> Response<Body> {
+        match self.session(request.headers()) {
+            Ok(Some(session)) => {
+                self.end(&session.id).await;
+                status(StatusCode::OK, "")
+            }
+            Ok(None) => rpc_status(
+                StatusCode::BAD_REQUEST,
+                -32000,
+                "Bad Request: Mcp-Session-Id header is required",
+            ),
+            Err(refused) => *refused,
+        }
+    }
+}
+
+/// What a response body holds until it has been written to its end (or is dropped
+/// unfinished, as hyper does when its connection fails).
+trait Guard: Send + Unpin + 'static {
+    /// The body was written to its end.
+    fn delivered(self);
+}
+
+/// A connection is busy until its response is written.
+impl Guard for Busy {
+    fn delivered(self) {}
+}
+
+/// A session's initialize is undone unless its answer is written.
+impl Guard for Forget {
+    fn delivered(self) {
+        self.disarm();
+    }
+}
+
+/// A response body with its [`Guard`] (size and end as the body's own: a JSON answer keeps
+/// its `Content-Length`).
+struct Guarded<G> {
+    body: Body,
+    guard: Option<G>,
+}
+
+impl<G: Guard> Guarded<G> {
+    fn wrap(response: Response<Body>, guard: G) -> Response<Body> {
+        response.map(|body| {
+            Guarded {
+                body,
+                guard: Some(guard),
+            }
+            .boxed_unsync()
+        })
+    }
+}
+
+impl<G: Guard> hyper::body::Body for Guarded<G> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        let polled = Pin::new(&mut self.body).poll_frame(cx);
+        if (matches!(polled, Poll::Ready(None)) || self.body.is_end_stream())
+            && let Some(guard) = self.guard.take()
+        {
+            guard.delivered();
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// A 413 for a body over [`MAX_MESSAGE_BYTES`].
+fn too_large() -> Response<Body> {
+    status(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        &format!("a message may have at most {MAX_MESSAGE_BYTES} bytes"),
+    )
+}
+
+/// A request's body, of at most [`MAX_MESSAGE_BYTES`], each part within [`BODY_TIMEOUT`]
+/// of the one before and the whole within [`BODY_TIMEOUT`] and a second per [`BODY_RATE`]
+/// bytes of its length (a body that stops coming, or trickles, would hold its connection).
+async fn read_body(body: Incoming) -> Result<Bytes, Box<Response<Body>>> {
+    use hyper::body::Body as _;
+    let length = body
+        .size_hint()
+        .exact()
+        .unwrap_or(MAX_MESSAGE_BYTES as u64)
+        .min(MAX_MESSAGE_BYTES as u64);
+    let deadline =
+        tokio::time::Instant::now() + BODY_TIMEOUT + Duration::from_secs(length / BODY_RATE);
+    let mut body = Limited::new(body, MAX_MESSAGE_BYTES);
+    let mut bytes = Vec::new();
+    loop {
+        let part = tokio::time::timeout(BODY_TIMEOUT, body.frame());
+        let part = tokio::time::timeout_at(deadline, part)
+            .await
+            .and_then(|p| p);
+        match part {
+            Ok(None) => return Ok(Bytes::from(bytes)),
+            Ok(Some(Ok(frame))) => {
+                if let Ok(data) = frame.into_data() {
+                    bytes.extend_from_slice(&data);
+                }
+            }
+            Ok(Some(Err(e))) if e.is::<http_body_util::LengthLimitError>() => {
+                return Err(Box::new(too_large()));
+            }
+            Ok(Some(Err(_))) => {
+                return Err(Box::new(status(
+                    StatusCode::BAD_REQUEST,
+                    "the body could not be read",
+                )));
+            }
+            Err(_) => {
+                let mut response = status(
+                    StatusCode::REQUEST_TIMEOUT,
+                    &format!(
+                        "the body stopped coming for {BODY_TIMEOUT:?}, or came slower than \
+                         {BODY_RATE} bytes a second"
+                    ),
+                );
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return Err(Box::new(response));
+            }
+        }
+    }
+}
+
+/// What is done if a request's response is never written (its POST's client went away):
+/// a session forgets the POST, the stateless front cancels the request.
+pub(super) struct Forget(Option<Box<dyn FnOnce() + Send>>);
+
+impl Forget {
+    pub(super) fn new(undo: impl FnOnce() + Send + 'static) -> Forget {
+        Forget(Some(Box::new(undo)))
+    }
+
+    pub(super) fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        if let Some(undo) = self.0.take() {
+            undo();
+        }
+    }
+}
+
+/// A 400 for a `MCP-Protocol-Version` the proxy does not serve (§ Protocol Version Header:
+/// "the server MUST respond with 400 Bad Request"); `-32022` names the revisions it serves.
+fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
+    let version = headers_version(headers);
+    if headers.get(PROTOCOL_VERSION).is_none()
+        || SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
+        || MODERN_VERSIONS.contains(&version)
+    {
+        return None;
+    }
+    Some(refused_version(version))
+}
+
+/// The `MCP-Protocol-Version` header's value (`?` when unreadable, empty when absent).
+fn headers_version(headers: &HeaderMap) -> &str {
+    headers
+        .get(PROTOCOL_VERSION)
+        .map_or("", |v| v.to_str().unwrap_or("?"))
+}
+
+/// Whether `MCP-Protocol-Version` names a revision of the stateless era (2026-07-28).
+fn modern_header(headers: &HeaderMap) -> bool {
+    MODERN_VERSIONS.contains(&headers_version(headers))
+}
+
+/// Whether a GET or DELETE comes from a 2026-07-28 client: a modern `MCP-Protocol-Version`
+/// and no session.
+fn stateless_only(headers: &HeaderMap) -> bool {
+    modern_header(headers) && headers.get(SESSION_ID).is_none()
+}
+
+/// The `-32022` answer naming every revision served: 2026-07-28 statelessly, the others
+/// with an `initialize` session.
+fn refused_version(version: &str) -> Response<Body> {
+    let supported: Vec<&str> = MODERN_VERSIONS
+        .iter()
+        .chain(SUPPORTED_PROTOCOL_VERSIONS)
+        .copied()
+        .collect();
+    let data = serde_json::json!({"supported": supported, "requested": version});
+    let text = wire::error(
+        "null",
+        -32022,
+        "Unsupported protocol version",
+        Some(&data.to_string()),
+    );
+    stream::json(StatusCode::BAD_REQUEST, text)
+}
+
+/// Whether `Accept` lists `media` (or a wildcard that covers it).
+fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    let (kind, _) = media.split_once('/').unwrap_or((media, ""));
+    headers.get_all(header::ACCEPT).iter().any(|v| {
+        v.to_str().unwrap_or_default().split(',').any(|item| {
+            let item = item.split(';').next().unwrap_or_default().trim();
+            item.eq_ignore_ascii_case(media)
+                || item == "*/*"
+                || item.eq_ignore_ascii_case(&format!("{kind}/*"))
+        })
+    })
+}
+
+/// The host of a `Host` header value (without its port; IPv6 in brackets kept).
+fn host_of(value: &str) -> &str {
+    if value.starts_with('[') {
+        return value
+            .split_once(']')
+            .map_or(value, |(h, _)| h)
+            .trim_start_matches('[');
+    }
+    value.split(':').next().unwrap_or(value)
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Compares two secrets in time that depends on their lengths only.
+fn same(given: &[u8], expected: &[u8]) -> bool {
+    let mut differ = u8::from(given.len() != expected.len());
+    for (i, e) in expected.iter().enumerate() {
+        differ |= e ^ given.get(i).copied().unwrap_or(!e);
+    }
+    differ == 0
+}
+
+/// 128 random bits as 32 hex digits (visible ASCII, § Session Management).
+fn session_id() -> Result<String, getrandom::Error> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A plain-text answer.
+fn status(status: StatusCode, text: &str) -> Response<Body> {
+    let mut response = Response::new(Full::new(Bytes::from(text.to_owned())).boxed_unsync());
+    *response.status_mut() = status;
+    if !text.is_empty() {
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+    }
+    response
+}
+
+/// A JSON-RPC error without id, as an HTTP answer.
+fn rpc_status(status: StatusCode, code: i64, text: &str) -> Response<Body> {
+    stream::json(status, wire::error("null", code, text, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn front(addr: &str, allowed: &[&str]) -> Front {
+        let options = HttpOptions {
+            allowed_origins: allowed.iter().map(|o| (*o).to_owned()).collect(),
+            ..HttpOptions::default()
+        };
+        Front {
+            local: addr.parse().unwrap(),
+            toolboxes: Arc::new(|| unreachable!()),
+            mode: Mode::Passthrough,
+            options,
+            slots: Arc::new(Semaphore::new(1)),
+            connections: Connections::new(1, 1),
+            sessions: Mutex::default(),
+            stateless: Mutex::default(),
+        }
+    }
+
+    #[test]
+    fn origins_are_the_bound_address_s_own_or_listed() {
+        let f = front("127.0.0.1:8808", &["http://localhost:5173"]);
+        for ok in [
+            "http://127.0.0.1:8808",
+            "http://localhost:8808",
+            "https://LOCALHOST:8808",
+            "http://[::1]:8808",
+            "http://localhost:5173",
+        ] {
+            assert!(f.origin_allowed(ok), "{ok}");
+        }
+        for refused in [
+            "null",
+            "http://localhost",
+            "http://localhost:8809",
+            "http://evil.example:8808",
+            "http://127.0.0.1.evil.example:8808",
+            "file://",
+            "http://[::1]",
+        ] {
+            assert!(!f.origin_allowed(refused), "{refused}");
+        }
+        let f = front("[::1]:9000", &[]);
+        assert!(f.origin_allowed("http://[::1]:9000"));
+        assert!(f.origin_allowed("http://localhost:9000"));
+        let f = front("192.168.1.5:9000", &[]);
+        assert!(f.origin_allowed("http://192.168.1.5:9000"));
+        assert!(!f.origin_allowed("http://localhost:9000"));
+    }
+
+    #[test]
+    fn hosts_accept_types_and_secrets() {
+        assert_eq!(host_of("localhost:8808"), "localhost");
+        assert_eq!(host_of("[::1]:8808"), "::1");
+        assert!(is_loopback_name("[::1]") && is_loopback_name("127.0.0.2"));
+        assert!(!is_loopback_name("localhost.evil.example"));
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::ACCEPT,
+            HeaderValue::from_static("application/json;q=0.9, text/event-stream"),
+        );
+        assert!(accepts(&headers, "application/json") && accepts(&headers, "text/event-stream"));
+        assert!(!accepts(&HeaderMap::new(), "application/json"));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("text/*"));
+        assert!(accepts(&headers, "text/event-stream") && !accepts(&headers, "application/json"));
+        assert!(same(b"token", b"token"));
+        for other in [&b"toke"[..], b"tokens", b"tokem", b""] {
+            assert!(!same(other, b"token"));
+        }
+        let id = session_id().unwrap();
+        assert_eq!(id.len(), 32);
+        assert_ne!(id, session_id().unwrap());
+    }
+}

@@ -1,0 +1,918 @@
+//! Revision 2026-07-28's stateless requests on the HTTP front (`// 2026-07-28
+//! basic/transports/streamable-http`): no session, no GET stream; every request is its own
+//! POST, answered on that POST's response (JSON, or an SSE stream of the notifications that
+//! relate to it and then the response); `subscriptions/listen` is a POST whose SSE response
+//! stays open; closing a response stream cancels its request.
+//!
+//! **One shared front.** Every 2026-07-28 POST without a session goes to one [`Stateless`]
+//! front: a [`Toolbox`] and a [`serve`] front over an in-memory pipe, as a session has,
+//! started at the first such request. Its servers start with that request's
+//! `clientCapabilities`, as the stdio front's do at its first 2026-07-28 request (a legacy
+//! server fixes what it offers at its `initialize`). Several clients share it, so each POST's
+//! JSON-RPC id (and `progressToken`) becomes a unique internal one on the way in and its own
+//! again on the way out: two clients may both send id 1. The multi round-trip requests need
+//! nothing per client beyond `requestState`, which each retry carries. The shared front
+//! closes after [`HttpOptions::idle_timeout`](super::HttpOptions::idle_timeout) without a
+//! request, and at shutdown.
+//!
+//! **Routing what the front writes.** A response goes to the POST of its (internal) id;
+//! `notifications/progress` to the POST whose request gave its token; a notification whose
+//! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
+//! a log message (`notifications/message`) to the request it came for (the front names it,
+//! see `serve_with`), if that request opted in with a `logLevel`. Nothing else has a client
+//! to go to: dropped. A server's question reaches only the request it was asked within (see
+//! the module `mrtr`): the clients share the servers and what the servers keep, never one
+//! another's questions, answers, log messages or progress. The router never waits for a
+//! client, so that one that does not read holds up no one else: each POST's queue (an
+//! [`Outbox`]) takes [`STREAM_QUEUE`] notifications of [`STREAM_BYTES`] in all (one always),
+//! and its last message whatever their size; past that, progress and log messages are dropped
+//! (counted, in the log) and a listen is ended with an error and cancelled.
+//! A POST that gets nothing within [`answer_within`] is answered with an error and its
+//! request cancelled; the front reads lines a little longer than the HTTP body limit, for
+//! the internal ids.
+//!
+//! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
+//! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
+//! and `Mcp-Name` headers against the body (`-32020`), then the revision (`-32022`), each
+//! with 400; an unknown method is 404 with `-32601`. A `tools/call` of a tool whose
+//! `inputSchema` annotates parameters with `x-mcp-header` must carry each given one as
+//! `Mcp-Param-{Name}` (§ Custom Headers from Tool Parameters), else 400 with `-32020`; checked
+//! against the tools the servers list, always (a cold front's servers are started and listed
+//! first), an integer exactly.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hyper::header::HeaderMap;
+use hyper::{Response, StatusCode};
+use serde_json::value::RawValue;
+
+use super::outbox::{Inbox, Outbox};
+use super::pipe::FrontPipe;
+use super::session::Out;
+use super::{Body, Forget, PROTOCOL_VERSION, stream};
+use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
+use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
+use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
+use crate::mcp::proxy::transport::peer::{MAX_EXTENSIONS, lock, token_key};
+use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
+use crate::mcp::raw;
+
+/// `HeaderMismatch` (`// 2026-07-28 basic/transports/streamable-http` § Server Validation).
+const HEADER_MISMATCH: i64 = -32020;
+/// The method header (§ Standard Request Headers).
+const MCP_METHOD: &str = "mcp-method";
+/// The name header: `params.name` or `params.uri` (§ Standard Request Headers).
+const MCP_NAME: &str = "mcp-name";
+
+/// Notifications queued for one open response. Its last message (the response, or a
+/// listen's cut-off) is queued beyond it: the router never waits for a client, so one that
+/// does not read cannot hold up the others' answers.
+const STREAM_QUEUE: usize = 256;
+
+/// Bytes of notifications queued for one open response (one notification always fits; its
+/// last message is not counted), as a session's [`SESSION_BYTES`](super::session::SESSION_BYTES).
+const STREAM_BYTES: usize = 4 << 20;
+
+/// The error that ends a listen whose client does not read it (JSON-RPC 2.0 § 5.1: a server
+/// error of the implementation's own).
+const CUT_OFF: i64 = -32000;
+
+/// A POST waiting for its request's response (and, for a listen, its notifications).
+struct Pending {
+    /// Closed when the `Pending` goes: its reader gets what is queued, then the end.
+    to: Arc<Outbox>,
+    /// The client's id of the request (JSON text).
+    id: String,
+    /// The client's `progressToken` (JSON text), if it gave one; the front knows it by the
+    /// request's internal id.
+    progress: Option<String>,
+    /// Whether the request opted in to log messages (`_meta` `logLevel`).
+    logs: bool,
+    /// Progress and log messages dropped for want of room.
+    dropped: u64,
+}
+
+impl Pending {
+    fn new(id: String, progress: Option<String>, logs: bool) -> (Pending, Inbox) {
+        let (to, from) = Outbox::new(Arc::default());
+        let pending = Pending {
+            to,
+            id,
+            progress,
+            logs,
+            dropped: 0,
+        };
+        (pending, from)
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.to.close();
+        if self.dropped > 0 {
+            note(&format!(
+                "toon: http: a 2026-07-28 request's client read too slowly: {} progress or log \
+                 messages for it were dropped",
+                self.dropped
+            ));
+        }
+    }
+}
+
+/// The front every 2026-07-28 client without a session shares.
+pub(super) struct Stateless {
+    toolbox: Arc<Toolbox>,
+    mode: Mode,
+    /// The front.
+    pipe: FrontPipe,
+    /// By internal id (as [`token_key`]).
+    pending: Mutex<HashMap<String, Pending>>,
+    next: AtomicU64,
+    last_used: Mutex<Instant>,
+    closed: AtomicBool,
+    /// How long a POST waits for the first thing of its request (see [`answer_within`]).
+    answer_within: Duration,
+}
+
+impl Stateless {
+    /// Starts the shared front; its servers start at the first request that needs them, with
+    /// that request's `clientCapabilities`.
+    pub(super) fn start(toolbox: Arc<Toolbox>, mode: Mode) -> Arc<Stateless> {
+        let (pipe, ends) = FrontPipe::new();
+        let this = Arc::new(Stateless {
+            toolbox: toolbox.clone(),
+            mode,
+            pipe,
+            pending: Mutex::default(),
+            next: AtomicU64::new(1),
+            last_used: Mutex::new(Instant::now()),
+            closed: AtomicBool::new(false),
+            answer_within: answer_within(toolbox.options()),
+        });
+        this.pipe.run(
+            ends,
+            (toolbox, mode, true),
+            Arc::downgrade(&this),
+            |this: Arc<Stateless>, text| async move { this.route(text).await },
+            // The front ended by itself: the next request starts another.
+            |this| this.closed.store(true, Ordering::SeqCst),
+        );
+        this
+    }
+
+    /// Whether it is closed (then a new one is started for the next request).
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// Whether no request has come for `idle` and none is in progress.
+    pub(super) fn idle_for(&self, idle: Duration) -> bool {
+        lock(&self.pending).is_empty() && lock(&self.last_used).elapsed() >= idle
+    }
+
+    /// A `tools/call` whose `Mcp-Param-{Name}` headers are not what the tool's
+    /// `x-mcp-header` annotations and the call's arguments make them: the refusal.
+    pub(super) async fn params_refused(
+        self: &Arc<Self>,
+        headers: &HeaderMap,
+        message: &Message,
+    ) -> Option<Box<Response<Body>>> {
+        // Lean mode's tools are the proxy's own, with no annotation.
+        if message.method() != Some("tools/call") || self.mode != Mode::Passthrough {
+            return None;
+        }
+        let params = message.params()?;
+        let name = raw::get_path(params, &["name"]).and_then(raw::string)?;
+        // § Server Behavior for Custom Headers: a server "MUST validate", so the tool's
+        // annotations are known first: a cold front (the first request, or the first after an
+        // idle close) has its servers started and listed now.
+        if !self.toolbox.is_ready() {
+            self.listed(message).await;
+        }
+        let schema = {
+            let catalog = self.toolbox.catalog();
+            // A tool the proxy does not list is refused by the front itself.
+            let tool = catalog.get(&name)?;
+            let definition: serde_json::Value = serde_json::from_str(tool.raw_json()).ok()?;
+            definition["inputSchema"].clone()
+        };
+        let why = param_mismatch(headers, &schema, params)?;
+        let id = message.id().unwrap_or("null");
+        let text = wire::error(id, HEADER_MISMATCH, &why, None);
+        Some(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
+    }
+
+    /// Starts the front's servers as `message` would (with its envelope's capabilities) and
+    /// waits until they are listed: an internal `server/discover`, whose answer goes nowhere.
+    async fn listed(self: &Arc<Self>, message: &Message) {
+        let meta = message
+            .params()
+            .and_then(|params| raw::get_path(params, &["_meta"]))
+            .and_then(|meta| raw::entries(meta.get()))
+            .unwrap_or_default();
+        let envelope: Vec<String> = [era::VERSION_KEY, era::CAPABILITIES_KEY]
+            .iter()
+            .filter_map(|key| {
+                raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
+            })
+            .collect();
+        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":{internal},"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
+            envelope.join(",")
+        );
+        let key = token_key(&internal);
+        let (pending, mut answer) = Pending::new(internal, None, false);
+        lock(&self.pending).insert(key.clone(), pending);
+        if self.send(&line).await {
+            let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
+        }
+        lock(&self.pending).remove(&key);
+    }
+
+    async fn send(&self, line: &str) -> bool {
+        *lock(&self.last_used) = Instant::now();
+        self.pipe.send(line).await
+    }
+
+    /// Serves one checked request (its newlines already whitespace) and answers its POST.
+    pub(super) async fn exchange(
+        self: &Arc<Self>,
+        message: &Message,
+        logs: bool,
+    ) -> Response<Body> {
+        let Some(id) = message.id() else {
+            return super::rpc_status(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "no id");
+        };
+        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
+        let progress = message.progress_token();
+        let line = inward(message, &internal);
+        let key = token_key(&internal);
+        let (pending, mut answers) = Pending::new(id.to_owned(), progress, logs);
+        lock(&self.pending).insert(key.clone(), pending);
+        // § Cancellation: "Closing the SSE response stream MUST be treated by the server as
+        // cancellation of that request" (a JSON answer's POST, too, when its client goes).
+        let cancel = {
+            let this = self.clone();
+            let internal = internal.clone();
+            Forget::new(move || {
+                // Not when it was answered, or cut off (which cancelled it).
+                if lock(&this.pending).remove(&token_key(&internal)).is_some() {
+                    this.cancel(&internal, "the HTTP response was closed");
+                }
+            })
+        };
+        if !self.send(&line).await {
+            cancel.disarm();
+            lock(&self.pending).remove(&key);
+            return super::rpc_status(
+                StatusCode::SERVICE_UNAVAILABLE,
+                code::INTERNAL_ERROR,
+                "the proxy's front for 2026-07-28 requests has ended: retry",
+            );
+        }
+        let first = match tokio::time::timeout(self.answer_within, answers.recv()).await {
+            Ok(Some(first)) => first,
+            Ok(None) => {
+                cancel.disarm();
+                return super::rpc_status(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    code::INTERNAL_ERROR,
+                    "the proxy's front for 2026-07-28 requests has ended: retry",
+                );
+            }
+            Err(_) => {
+                // Dropped, `cancel` tells the front and forgets the POST.
+                drop(cancel);
+                let why = format!(
+                    "the proxy did not answer within {} s (its servers' start-up timeout and \
+                     twelve times their request timeout): the request was cancelled",
+                    self.answer_within.as_secs()
+                );
+                return stream::json(
+                    StatusCode::OK,
+                    wire::error(id, code::INTERNAL_ERROR, &why, None),
+                );
+            }
+        };
+        if first.last {
+            cancel.disarm();
+            let status = status_of(&first.text);
+            return stream::json(status, first.text);
+        }
+        stream::stream(Some(first), answers, Some(cancel))
+    }
+
+    /// Where one line the front wrote goes (see the module's documentation). Never waits for a
+    /// client: what finds no room in its queue is dropped, or ends its listen.
+    async fn route(self: &Arc<Self>, text: String) {
+        let Ok(message) = Message::parse(text) else {
+            return;
+        };
+        match message.kind() {
+            Kind::Response { id } => {
+                let waiting = lock(&self.pending).remove(&token_key(id));
+                if let Some(waiting) = waiting {
+                    let text = replaced(&message, id, &waiting.id);
+                    // Queued whatever is queued before it.
+                    let _ = waiting.to.push(Out { text, last: true });
+                }
+            }
+            Kind::Notification {
+                method: "notifications/progress",
+            } => {
+                let Some(params) = message.params() else {
+                    return;
+                };
+                let entries = raw::entries(params).unwrap_or_default();
+                let Some(token) = raw::get(&entries, "progressToken") else {
+                    return;
+                };
+                let mut pending = lock(&self.pending);
+                let waiting = pending.get_mut(&token_key(token.get()));
+                if let Some(waiting) = waiting
+                    && let Some(theirs) = &waiting.progress
+                {
+                    let text = replaced(&message, token.get(), theirs);
+                    advise(waiting, text);
+                }
+            }
+            Kind::Notification {
+                method: "notifications/message",
+            } => {
+                // The front names the request it is for; never another's.
+                let text = message.text();
+                let Some(entries) = raw::entries(text) else {
+                    return;
+                };
+                let Some(internal) = raw::get(&entries, RELATED_KEY) else {
+                    return;
+                };
+                let mut pending = lock(&self.pending);
+                let waiting = pending.get_mut(&token_key(internal.get()));
+                if let Some(waiting) = waiting.filter(|p| p.logs) {
+                    let mut splice = raw::Splice::new(text);
+                    splice.remove(text, &entries, RELATED_KEY);
+                    advise(waiting, splice.finish());
+                }
+            }
+            Kind::Notification { .. } => {
+                let Some(listen) = subscription_id(&message) else {
+                    return;
+                };
+                let to = lock(&self.pending)
+                    .get(&token_key(listen))
+                    .map(|p| (p.to.clone(), p.id.clone()));
+                if let Some((to, theirs)) = to
+                    && !offer(&to, replaced(&message, listen, &theirs))
+                {
+                    self.cut_off(listen);
+                }
+            }
+            Kind::Request { .. } | Kind::Invalid => {}
+        }
+    }
+
+    /// Ends a listen (by its internal id) whose client does not read what comes for it, rather
+    /// than drop its updates unseen: an error in the place kept for it, and the listen
+    /// cancelled in the front (its servers unsubscribed). The client may listen again.
+    fn cut_off(self: &Arc<Self>, internal: &str) {
+        let Some(waiting) = lock(&self.pending).remove(&token_key(internal)) else {
+            return;
+        };
+        let why = format!(
+            "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
+             notifications or {STREAM_BYTES} bytes were waiting); listen again"
+        );
+        let text = wire::error(&waiting.id, CUT_OFF, &why, None);
+        let _ = waiting.to.push(Out { text, last: true });
+        note("toon: http: a 2026-07-28 listen ended: its client did not read its stream");
+        self.cancel(internal, "the client did not read its stream");
+    }
+
+    /// Cancels a request in the front (`notifications/cancelled` for its internal id), on a task
+    /// of its own: the router must not wait for the front's input.
+    fn cancel(self: &Arc<Self>, internal: &str, reason: &str) {
+        let params = format!(
+            r#"{{"requestId":{internal},"reason":{}}}"#,
+            raw::quote(reason)
+        );
+        let line = wire::notification("notifications/cancelled", Some(&params));
+        let this = self.clone();
+        tokio::spawn(async move {
+            this.send(&line).await;
+        });
+    }
+
+    /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
+    pub(super) async fn close(&self) {
+        let was_closed = self.closed.swap(true, Ordering::SeqCst);
+        // It may have ended by itself (closed, input still open): its servers still go.
+        if !self.pipe.close_input().await && was_closed {
+            return;
+        }
+        lock(&self.pending).clear();
+        self.toolbox.shutdown().await;
+        self.pipe.abort();
+    }
+}
+
+/// The request as the front gets it: under `internal` as its id, and as its
+/// `_meta.progressToken` when it gave one.
+fn inward(message: &Message, internal: &str) -> String {
+    let text = message.text();
+    let mut splice = raw::Splice::new(text);
+    if let Some(id) = message.id() {
+        splice.replace(id, internal.to_owned());
+    }
+    let token = message
+        .params()
+        .and_then(|params| raw::get_path(params, &["_meta", "progressToken"]))
+        .map(|t| t.get());
+    if let Some(token) = token {
+        splice.replace(token, internal.to_owned());
+    }
+    splice.finish()
+}
+
+/// Queues a notification for a response, if its queue has room for it (see [`STREAM_QUEUE`]
+/// and [`STREAM_BYTES`]); whether it was queued.
+fn offer(to: &Outbox, text: String) -> bool {
+    let queued = to.queued();
+    let room = to.len() < STREAM_QUEUE && (queued == 0 || queued + text.len() <= STREAM_BYTES);
+    room && to.push(Out { text, last: false }).is_ok()
+}
+
+/// Offers a progress or log message, advisory as on the stdio front: dropped (and counted)
+/// when its client reads too slowly.
+fn advise(waiting: &mut Pending, text: String) {
+    if !offer(&waiting.to, text) && waiting.to.is_open() {
+        waiting.dropped += 1;
+    }
+}
+
+/// How long a POST waits for the first thing of its request before it is answered with an
+/// error and the request cancelled: longer than the front takes to answer anything (a server's
+/// start-up, then its longest call: lean mode's task run to its end, one request timeout and
+/// [`MAX_EXTENSIONS`] more), so that only a request the front lost meets it; every accepted
+/// request is answered.
+fn answer_within(options: &Options) -> Duration {
+    options
+        .request_timeout
+        .saturating_mul(MAX_EXTENSIONS + 2)
+        .saturating_add(options.startup_timeout)
+}
+
+/// The message with `part` (a slice of its text: an id, a token) replaced by `with`.
+fn replaced(message: &Message, part: &str, with: &str) -> String {
+    let mut splice = raw::Splice::new(message.text());
+    splice.replace(part, with.to_owned());
+    splice.finish()
+}
+
+/// A notification's `params._meta["io.modelcontextprotocol/subscriptionId"]` (a slice of its
+/// text).
+fn subscription_id(message: &Message) -> Option<&str> {
+    raw::get_path(message.params()?, &["_meta", SUBSCRIPTION_ID_KEY]).map(|v| v.get())
+}
+
+/// The HTTP status of a JSON answer: 404 for an unknown method (§ Protocol Version Header:
+/// "MUST respond with 404 Not Found and a JSON-RPC error with code -32601"), 400 for the
+/// errors the revision pairs with it (malformed request, header mismatch, missing
+/// capability, unsupported version), else 200.
+fn status_of(text: &str) -> StatusCode {
+    let code = Message::parse(text.to_owned())
+        .ok()
+        .and_then(|m| m.error().map(str::to_owned))
+        .and_then(|e| {
+            raw::entries(&e).and_then(|e| raw::get(&e, "code").map(|c| c.get().to_owned()))
+        })
+        .and_then(|c| c.parse::<i64>().ok());
+    match code {
+        Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            code::PARSE_ERROR
+            | code::INVALID_REQUEST
+            | code::INVALID_PARAMS
+            | HEADER_MISMATCH
+            | code::MISSING_REQUIRED_CLIENT_CAPABILITY
+            | code::UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// Whether a POST is a 2026-07-28 one: its `MCP-Protocol-Version` is a modern revision, or
+/// its body a request with the modern envelope (`// 2026-07-28 basic/versioning`: the
+/// envelope is what marks the era); never an `initialize`, which opens a session.
+pub(super) fn is_modern(headers: &HeaderMap, message: &Message) -> bool {
+    if message.method() == Some("initialize") {
+        return false;
+    }
+    let header = headers
+        .get(PROTOCOL_VERSION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| era::MODERN_VERSIONS.contains(&v));
+    header
+        || matches!(message.kind(), Kind::Request { method, .. }
+            if era::envelope(method, message.params()) != Envelope::Legacy)
+}
+
+/// What a checked 2026-07-28 request declares of itself.
+pub(super) struct Checked {
+    /// Whether it opted in to log messages.
+    pub(super) logs: bool,
+}
+
+/// Checks a 2026-07-28 request's envelope and headers (§ Server Validation); the refusal is
+/// the whole HTTP answer.
+pub(super) fn check(
+    headers: &HeaderMap,
+    message: &Message,
+) -> Result<Checked, Box<Response<Body>>> {
+    let refuse = |status: StatusCode, code: i64, why: &str, data: Option<&str>| {
+        let id = message.id().unwrap_or("null");
+        Box::new(stream::json(status, wire::error(id, code, why, data)))
+    };
+    let Kind::Request { id, method } = message.kind() else {
+        return Err(refuse(
+            StatusCode::BAD_REQUEST,
+            code::INVALID_REQUEST,
+            "a 2026-07-28 POST carries one JSON-RPC request",
+            None,
+        ));
+    };
+    // Rung 1: the envelope (`// 2026-07-28 basic/index` "Request metadata").
+    let envelope = era::envelope(method, message.params());
+    let version = match &envelope {
+        Envelope::Legacy => {
+            let why = format!(
+                "params._meta is missing the required envelope key(s): {}, {}",
+                era::VERSION_KEY,
+                era::CAPABILITIES_KEY
+            );
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_PARAMS,
+                &why,
+                None,
+            ));
+        }
+        Envelope::Malformed(why) => {
+            return Err(refuse(
+                StatusCode::BAD_REQUEST,
+                code::INVALID_PARAMS,
+                why,
+                None,
+            ));
+        }
+        Envelope::Modern(_) => body_version(message).unwrap_or_default(),
+        Envelope::Unsupported(version) => version.clone(),
+    };
+    // Rung 2: the headers mirror the body (§ Server Validation).
+    let mismatch = |why: String| refuse(StatusCode::BAD_REQUEST, HEADER_MISMATCH, &why, None);
+    for name in [PROTOCOL_VERSION, MCP_METHOD, MCP_NAME] {
+        if headers.get_all(name).iter().count() > 1 {
+            return Err(mismatch(format!(
+                "Header mismatch: {name} is given more than once"
+            )));
+        }
+    }
+    let header = |name: &str| headers.get(name).map(|v| v.to_str().map_err(|_| ()));
+    match header(PROTOCOL_VERSION) {
+        Some(Ok(v)) if v == version => {}
+        Some(Ok(v)) => {
+            return Err(mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{v}' does not match body \
+                 value '{version}'"
+            )));
+        }
+        _ => {
+            return Err(mismatch(
+                "Header mismatch: the MCP-Protocol-Version header is missing or malformed".into(),
+            ));
+        }
+    }
+    match header(MCP_METHOD) {
+        Some(Ok(v)) if v == method => {}
+        Some(Ok(v)) => {
+            return Err(mismatch(format!(
+                "Header mismatch: Mcp-Method header value '{v}' does not match body value \
+                 '{method}'"
+            )));
+        }
+        _ => {
+            return Err(mismatch(
+                "Header mismatch: the Mcp-Method header is missing or malformed".into(),
+            ));
+        }
+    }
+    let name_key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = name_key {
+        let body = message
+            .params()
+            .and_then(raw::entries)
+            .and_then(|e| raw::get(&e, key).and_then(raw::string));
+        if let Some(body) = body {
+            let given = match header(MCP_NAME) {
+                Some(Ok(v)) => decode(v),
+                _ => None,
+            };
+            match given {
+                Some(given) if given == body => {}
+                Some(given) => {
+                    return Err(mismatch(format!(
+                        "Header mismatch: Mcp-Name header value '{given}' does not match body \
+                         value '{body}'"
+                    )));
+                }
+                None => {
+                    return Err(mismatch(
+                        "Header mismatch: the Mcp-Name header is missing or malformed".into(),
+                    ));
+                }
+            }
+        }
+    }
+    // Rung 3: the revision (`// 2026-07-28 basic/versioning` "Unsupported versions").
+    match envelope {
+        Envelope::Unsupported(version) => {
+            let text = era::unsupported(id, &version);
+            Err(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
+        }
+        Envelope::Modern(modern) => Ok(Checked {
+            logs: modern.log_level.is_some(),
+        }),
+        Envelope::Legacy | Envelope::Malformed(_) => unreachable!("refused above"),
+    }
+}
+
+/// The `x-mcp-header` annotations of a tool's `inputSchema`: each one's chain of
+/// `properties` keys and header name (only statically reachable ones count: § Schema
+/// Extension).
+fn annotations(schema: &serde_json::Value) -> Vec<(Vec<String>, String)> {
+    let mut found = Vec::new();
+    let mut stack = vec![(Vec::new(), schema)];
+    while let Some((path, schema)) = stack.pop() {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        for (key, property) in properties {
+            let mut at = path.clone();
+            at.push(key.clone());
+            if let Some(header) = property["x-mcp-header"].as_str() {
+                found.push((at.clone(), header.to_owned()));
+            }
+            // The depth of a real schema; a hostile one stops here.
+            if at.len() < 32 {
+                stack.push((at, property));
+            }
+        }
+    }
+    found
+}
+
+/// Why the `Mcp-Param-{Name}` headers do not match the arguments of a call's `params` (JSON
+/// text) (§ Server Behavior for Custom Headers: each annotated parameter with a value needs its
+/// header, decoded equal to the value: see [`same_value`]), or `None` when they do.
+fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str) -> Option<String> {
+    for (path, name) in annotations(schema) {
+        let at: Vec<&str> = std::iter::once("arguments")
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        let Some(value) = raw::get_path(params, &at).filter(|v| v.get() != "null") else {
+            continue;
+        };
+        let header = format!("mcp-param-{}", name.to_ascii_lowercase());
+        let Ok(header) = hyper::header::HeaderName::from_bytes(header.as_bytes()) else {
+            // Not a field name: the annotation is invalid (clients drop such tools).
+            continue;
+        };
+        let mut given = headers.get_all(&header).iter();
+        let (Some(first), None) = (given.next(), given.next()) else {
+            return Some(format!(
+                "Header mismatch: {header} is required once for the tool's parameter {}",
+                path.join(".")
+            ));
+        };
+        let Some(given) = first.to_str().ok().and_then(decode) else {
+            return Some(format!("Header mismatch: {header} has invalid characters"));
+        };
+        if !same_value(value, &given) {
+            return Some(format!(
+                "Header mismatch: {header} header value '{given}' does not match body value \
+                 '{}'",
+                value.get()
+            ));
+        }
+    }
+    None
+}
+
+/// Whether a header's decoded text is the argument `value` as § Value Encoding writes it: a
+/// string as it is, a boolean as `true` or `false`, an integer in decimal, compared as a
+/// number (§ Server Validation: "`42.0` and `42` are considered equal") and exactly, from the
+/// texts: through `f64`, 9007199254740993 would pass for 9007199254740992.
+fn same_value(value: &RawValue, given: &str) -> bool {
+    let text = value.get();
+    match text.as_bytes().first() {
+        Some(b'"') => raw::string(value).is_some_and(|s| s == given),
+        Some(b't' | b'f') => text == given,
+        Some(b'-' | b'0'..=b'9') => {
+            let exact = crate::json::canonical_number;
+            exact(text).is_some_and(|body| exact(given) == Some(body))
+        }
+        // An object or array: no header can stand for it (§ Schema Extension allows
+        // primitives only).
+        _ => false,
+    }
+}
+
+fn body_version(message: &Message) -> Option<String> {
+    raw::get_path(message.params()?, &["_meta", era::VERSION_KEY]).and_then(raw::string)
+}
+
+/// A header value as meant: `=?base64?…?=` decoded (§ Value Encoding), else as given;
+/// `None` when it does not decode to UTF-8.
+fn decode(value: &str) -> Option<String> {
+    let Some(encoded) = value
+        .strip_prefix("=?base64?")
+        .and_then(|v| v.strip_suffix("?="))
+    else {
+        return Some(value.to_owned());
+    };
+    let mut bits = 0u32;
+    let mut count = 0;
+    let mut out = Vec::with_capacity(encoded.len() * 3 / 4);
+    for c in encoded.bytes().filter(|&c| c != b'=') {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        bits = (bits << 6) | u32::from(v);
+        count += 6;
+        if count >= 8 {
+            count -= 8;
+            out.push((bits >> count) as u8);
+            bits &= (1 << count) - 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hyper::header::HeaderValue;
+
+    #[test]
+    fn header_values_decode_as_the_spec_encodes_them() {
+        assert_eq!(decode("us-west1").as_deref(), Some("us-west1"));
+        assert_eq!(
+            decode("=?base64?SGVsbG8sIOS4lueVjA==?=").as_deref(),
+            Some("Hello, 世界")
+        );
+        assert_eq!(
+            decode("=?base64?IHBhZGRlZCA=?=").as_deref(),
+            Some(" padded ")
+        );
+        assert_eq!(
+            decode("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").as_deref(),
+            Some("=?base64?literal?=")
+        );
+        assert_eq!(decode("=?base64?!!?="), None);
+    }
+
+    fn request(method: &str, extra: &str) -> Message {
+        Message::parse(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{extra}"_meta":{{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+        ))
+        .unwrap()
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (n, v) in pairs {
+            h.append(*n, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn requests_are_checked_against_their_headers() {
+        let call = request("tools/call", r#""name":"echo","#);
+        let good = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "echo"),
+        ];
+        assert!(check(&headers(&good), &call).is_ok());
+        assert!(is_modern(&HeaderMap::new(), &call));
+        for bad in [
+            &good[..2],
+            &[good[0], good[1], ("mcp-name", "other")][..],
+            &[good[0], ("mcp-method", "tools/list"), good[2]][..],
+            &[good[1], good[2]][..],
+            &[("mcp-protocol-version", "2025-11-25"), good[1], good[2]][..],
+            &[good[0], good[0], good[1], good[2]][..],
+        ] {
+            let refused = check(&headers(bad), &call).err().unwrap();
+            assert_eq!(refused.status(), StatusCode::BAD_REQUEST, "{bad:?}");
+        }
+        let list = request("tools/list", "");
+        assert!(check(&headers(&good[..1]), &list).is_err());
+        assert!(check(&headers(&[good[0], ("mcp-method", "tools/list")]), &list).is_ok());
+        let legacy =
+            Message::parse(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#.into()).unwrap();
+        assert!(!is_modern(&HeaderMap::new(), &legacy));
+        assert!(is_modern(&headers(&good[..1]), &legacy));
+        assert!(check(&headers(&good[..1]), &legacy).is_err());
+        let initialize =
+            Message::parse(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.into()).unwrap();
+        assert!(!is_modern(&headers(&good[..1]), &initialize));
+    }
+
+    #[test]
+    fn annotated_parameters_need_their_headers() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer", "x-mcp-header": "N"},
+            "deep": {"type": "object", "properties": {"on": {"type": "boolean", "x-mcp-header": "On"}}},
+            "list": {"type": "array", "items": {"properties": {"x": {"x-mcp-header": "X"}}}}}});
+        let args = r#"{"name":"t","arguments":{"region":"Hello, 世界","n":42,"deep":{"on":true},
+                       "list":[{"x":"ignored"}]}}"#;
+        let good = headers(&[
+            ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+            ("mcp-param-n", "42.0"),
+            ("mcp-param-on", "true"),
+        ]);
+        assert_eq!(param_mismatch(&good, &schema, args), None);
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{}}"#).is_none());
+        assert!(param_mismatch(&good, &schema, r#"{"arguments":{"n":null}}"#).is_none());
+        // Compared exactly: these two are one `f64`.
+        let big = r#"{"arguments":{"n":9007199254740993}}"#;
+        let n = |v: &'static str| headers(&[("mcp-param-n", v)]);
+        assert!(param_mismatch(&n("9007199254740992"), &schema, big).is_some());
+        assert!(param_mismatch(&n("9007199254740993"), &schema, big).is_none());
+        assert!(param_mismatch(&n("9007199254740993.0"), &schema, big).is_none());
+        assert!(param_mismatch(&n("+9007199254740993"), &schema, big).is_some());
+        assert!(param_mismatch(&n("4.2e1"), &schema, r#"{"arguments":{"n":42}}"#).is_none());
+        for bad in [
+            &[("mcp-param-n", "42"), ("mcp-param-on", "true")][..],
+            &[
+                ("mcp-param-region", "Hello"),
+                ("mcp-param-n", "42"),
+                ("mcp-param-on", "true"),
+            ][..],
+            &[
+                ("mcp-param-region", "=?base64?SGVsbG8sIOS4lueVjA==?="),
+                ("mcp-param-n", "43"),
+                ("mcp-param-on", "true"),
+            ][..],
+        ] {
+            assert!(
+                param_mismatch(&headers(bad), &schema, args).is_some(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn ids_and_tokens_go_in_internal_and_come_back_as_sent() {
+        let call = request("tools/call", r#""name":"echo","#);
+        let inner = inward(&call, "42");
+        let inner = Message::parse(inner).unwrap();
+        assert_eq!(inner.id(), Some("42"));
+        assert_eq!(inner.progress_token().as_deref(), Some("42"));
+        let reply = Message::parse(r#"{"jsonrpc":"2.0","id":42,"result":{}}"#.into()).unwrap();
+        assert_eq!(
+            replaced(&reply, reply.id().unwrap(), "\"a\""),
+            r#"{"jsonrpc":"2.0","id":"a","result":{}}"#
+        );
+        let note = Message::parse(
+            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":42}}}"#.into(),
+        )
+        .unwrap();
+        assert_eq!(subscription_id(&note), Some("42"));
+        assert_eq!(
+            status_of(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            StatusCode::OK
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! The front's answers to 2026-07-28 requests (see the module `era`): each request translated
+//! for the legacy servers, served by the same code as a 2025-11-25 client's, and its reply
+//! completed for the modern client; `server/discover`, `subscriptions/listen` and the multi
+//! round-trip requests (the module `mrtr`) on top.
+
+use std::sync::Arc;
+
+use super::super::routes::offering;
+use super::{Front, Mode};
+use crate::mcp::EXECUTE_TOOL;
+use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
+use crate::mcp::proxy::revisions::listen::Filter;
+use crate::mcp::proxy::revisions::mrtr::{Exchange, Worker};
+use crate::mcp::proxy::transport::peer::{BEHALF, Cause, MAX_EXTENSIONS, lock, token_key};
+use crate::mcp::proxy::transport::wire::{self, Message, code};
+use crate::mcp::raw;
+
+impl Front {
+    /// Answers a 2026-07-28 request (`id` as JSON text): the whole reply line; for
+    /// `subscriptions/listen`, never (it lasts until the client cancels it).
+    pub(super) async fn answer_modern(
+        self: &Arc<Self>,
+        id: &str,
+        method: &str,
+        message: &Message,
+        declared: &Declared,
+    ) -> String {
+        let params = message.params().unwrap_or("{}");
+        // `// 2026-07-28 changelog`: removed methods are unknown methods now.
+        if era::legacy_only(method) {
+            let text = format!("method not found: {method} (removed in revision 2026-07-28)");
+            return wire::error(id, code::METHOD_NOT_FOUND, &text, None);
+        }
+        // `// 2026-07-28 server/utilities/logging`: a request opts in to log messages.
+        if let Some(level) = &declared.log_level {
+            self.set_log_level(level).await;
+        }
+        match method {
+            "server/discover" => {
+                self.toolbox.ready().await;
+                wire::response(id, &self.discover())
+            }
+            "subscriptions/listen" => self.listen(id, params).await,
+            // `// 2026-07-28 basic/patterns/mrtr`: the methods that may need the client's
+            // input (lean mode's own meta-tools but `execute_tool` ask no server).
+            "tools/call" | "prompts/get" | "resources/read"
+                if self.reaches_a_server(method, params) =>
+            {
+                self.round_trip(id, method, params, declared).await
+            }
+            _ => {
+                let forwarded = legacy_request(id, method, params);
+                let reply = self.answer(id, method, &forwarded).await;
+                era::complete_reply(&reply, id, method)
+            }
+        }
+    }
+
+    /// `server/discover` (`// 2026-07-28 server/discover`): what `initialize` says, as a
+    /// cacheable result.
+    fn discover(&self) -> String {
+        let versions: Vec<String> = era::MODERN_VERSIONS.iter().map(|v| raw::quote(v)).collect();
+        let mut result = format!(
+            r#"{{"resultType":"complete","supportedVersions":[{}],"capabilities":{}"#,
+            versions.join(","),
+            self.capabilities(false)
+        );
+        self.push_instructions(&mut result);
+        result.push_str(&format!(
+            r#","ttlMs":0,"cacheScope":"private","_meta":{{{}:{}}}}}"#,
+            raw::quote(SERVER_INFO_KEY),
+            super::server_info()
+        ));
+        result
+    }
+
+    /// A request that may take rounds: a new exchange, or the one its `requestState` names.
+    async fn round_trip(
+        self: &Arc<Self>,
+        id: &str,
+        method: &str,
+        params: &str,
+        declared: &Declared,
+    ) -> String {
+        let state =
+            raw::entries(params).and_then(|e| raw::get(&e, "requestState").and_then(raw::string));
+        let exchange = match state {
+            Some(state) => {
+                let resumed = self
+                    .rounds
+                    .resume(
+                        &self.toolbox,
+                        &state,
+                        method,
+                        params,
+                        &declared.capabilities,
+                    )
+                    .await;
+                match resumed {
+                    Ok(exchange) => {
+                        // The server's call ended asking for URL elicitations: made again.
+                        if let Some(worker) = self.rounds.again(&exchange) {
+                            self.run(&exchange, worker, method, params);
+                        }
+                        exchange
+                    }
+                    Err(why) => return wire::error(id, code::INVALID_PARAMS, &why, None),
+                }
+            }
+            None => {
+                let (exchange, worker) = self.rounds.start(method, params, &declared.capabilities);
+                self.run(&exchange, worker, method, params);
+                exchange
+            }
+        };
+        // The server's log messages for the exchange's call reach this request.
+        if let Some(call) = lock(&self.in_flight).get_mut(&token_key(id)) {
+            call.exchange = Some(exchange.behalf().tag);
+        }
+        // As long as a person may take to answer, as for a 2025-11-25 client's questions.
+        let patience = self
+            .toolbox
+            .options()
+            .request_timeout
+            .saturating_mul(MAX_EXTENSIONS);
+        self.rounds
+            .wait(&self.toolbox, &exchange, id, patience)
+            .await
+    }
+
+    /// Starts an exchange's server call in its own task.
+    fn run(self: &Arc<Self>, exchange: &Arc<Exchange>, worker: Worker, method: &str, params: &str) {
+        let forwarded = legacy_request("0", method, params);
+        let (this, method, running) = (self.clone(), method.to_owned(), exchange.clone());
+        let progress_as = exchange.progress_as();
+        let call = async move {
+            let reply = this.answer("0", &method, &forwarded).await;
+            this.rounds.finished(&running);
+            worker.done(reply).await;
+        };
+        let call = BEHALF.scope(exchange.behalf(), call);
+        let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, call));
+        exchange.set_work(work.abort_handle());
+    }
+
+    /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
+    /// `get_tool_spec`, which the proxy answers itself).
+    fn reaches_a_server(&self, method: &str, params: &str) -> bool {
+        if method != "tools/call" || self.mode != Mode::Lean {
+            return true;
+        }
+        let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
+        name.as_deref() == Some(EXECUTE_TOOL)
+    }
+
+    /// `subscriptions/listen` (`// 2026-07-28 basic/patterns/subscriptions`): acknowledged
+    /// with what the proxy honours, then open until the client cancels it; the servers are
+    /// subscribed to its resources meanwhile.
+    async fn listen(self: &Arc<Self>, id: &str, params: &str) -> String {
+        self.toolbox.ready().await;
+        let asked = Filter::of_request(params);
+        // Tool list changes come from the proxy's own catalog; the others only from a server
+        // that says it sends them.
+        let mut honoured = Filter {
+            tools: asked.tools,
+            prompts: asked.prompts && self.any_declares("prompts", "listChanged"),
+            resources: asked.resources && self.any_declares("resources", "listChanged"),
+            uris: Vec::new(),
+        };
+        let mut subscribe = Vec::new();
+        // The servers are listed again at most once for the whole listen, however many URIs
+        // nobody listed.
+        let mut listed = false;
+        for uri in asked.uris {
+            if self.listens.watches(&uri) {
+                honoured.uris.push(uri);
+            } else if self.subscribable(&uri, &mut listed).await {
+                subscribe.push(uri.clone());
+                honoured.uris.push(uri);
+            }
+        }
+        // The acknowledgement first, then the servers' updates (which may come at once).
+        let ack = self.listens.open(id, honoured);
+        let _closing = Closing {
+            front: self.clone(),
+            id: id.to_owned(),
+        };
+        self.client.send(ack).await;
+        self.listens.acknowledged(id);
+        for uri in subscribe {
+            let params = format!(r#"{{"uri":{}}}"#, raw::quote(&uri));
+            let subscribed = self
+                .routes
+                .answer(&self.toolbox, "resources/subscribe", &params)
+                .await;
+            if let Err(e) = subscribed {
+                crate::mcp::proxy::log::log("proxy", &format!("resources/subscribe {uri}: {e}"));
+            }
+        }
+        // Its end is the client's `notifications/cancelled`, which drops this future.
+        std::future::pending().await
+    }
+
+    /// Whether a server that offers subscriptions serves `uri`: by what was listed, or (when
+    /// `listed` is still `false`, which it then becomes) by listing the servers again.
+    async fn subscribable(&self, uri: &str, listed: &mut bool) -> bool {
+        let server = match self.routes.known_resource(uri) {
+            Some(server) => Some(server),
+            None if !*listed => {
+                *listed = true;
+                let servers = offering(&self.toolbox, "resources");
+                self.routes
+                    .resource_server(&self.toolbox, &servers, uri)
+                    .await
+            }
+            None => None,
+        };
+        let Some(server) = server else {
+            return false;
+        };
+        self.toolbox.server(&server).is_some_and(|s| {
+            s.initialize_result()["capabilities"]["resources"]["subscribe"]
+                == serde_json::Value::Bool(true)
+        })
+    }
+
+    /// Sets the servers' log level for an opted-in request (once per level change).
+    async fn set_log_level(&self, level: &str) {
+        {
+            let mut last = lock(&self.log_level);
+            if last.as_deref() == Some(level) {
+                return;
+            }
+            *last = Some(level.to_owned());
+        }
+        let params = format!(r#"{{"level":{}}}"#, raw::quote(level));
+        let _ = self
+            .routes
+            .answer(&self.toolbox, "logging/setLevel", &params)
+            .await;
+    }
+
+    /// The 2026-07-28 request (its id, JSON text) a server's log message is for: the request
+    /// it came for (`cause`: it is read in order with the replies, so before that request's
+    /// own), if that request opted in at `level` ([`severity`](super::severity)) or below
+    /// (`// 2026-07-28 server/utilities/logging`).
+    pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<String> {
+        let Cause::Request(tag) = cause else {
+            return None;
+        };
+        lock(&self.in_flight)
+            .values()
+            .find(|call| {
+                call.log_level.is_some_and(|least| level >= least)
+                    && (call.tag == tag || call.exchange == Some(tag))
+            })
+            .map(|call| call.id.clone())
+    }
+}
+
+/// Ends a listen when its task is dropped (the client cancelled it): the servers are
+/// unsubscribed from the resources no other listen wants.
+struct Closing {
+    front: Arc<Front>,
+    id: String,
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        let uris = self.front.listens.close(&self.id);
+        if uris.is_empty() {
+            return;
+        }
+        let front = self.front.clone();
+        tokio::spawn(async move {
+            for uri in uris {
+                let params = format!(r#"{{"uri":{}}}"#, raw::quote(&uri));
+                let _ = front
+                    .routes
+                    .answer(&front.toolbox, "resources/unsubscribe", &params)
+                    .await;
+            }
+        });
+    }
+}
+
+/// The request as a legacy server takes it (see [`era::downstream_params`]), under `id`.
+fn legacy_request(id: &str, method: &str, params: &str) -> Message {
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":{},"params":{}}}"#,
+        raw::quote(method),
+        era::downstream_params(params)
+    );
+    Message::parse(text).unwrap_or_else(|_| {
+        Message::parse(format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{}}}"#,
+            raw::quote(method)
+        ))
+        .expect("a JSON object")
+    })
+}

@@ -1,0 +1,585 @@
+//! One configured server: started, initialized, listed, called, and shut down. A stdio server
+//! is a child process (shut down by closing its stdin, waiting, `SIGTERM`, then kill — the
+//! stdio shutdown the MCP specification describes); on Unix the child leads its own process
+//! group, so servers run through `npx` or `uvx` go with all their descendants (see
+//! [`process`](crate::mcp::proxy::transport::process)). A `url` server is spoken to over Streamable HTTP or the
+//! HTTP+SSE transport (see [`http`](crate::mcp::proxy::transport::http)), through the same [`Peer`]: everything below works
+//! alike for both.
+
+use std::time::Duration;
+
+use process_wrap::tokio::{CommandWrap, KillOnDrop};
+use serde_json::{Value as Json, json};
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::config::{Launch, PROXY_ENV, ServerConfig};
+use crate::mcp::proxy::PROTOCOL_VERSION;
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::transport::orphans;
+use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
+use crate::mcp::proxy::transport::process::{EXIT_GRACE, ExitWatch, Process};
+use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
+use crate::mcp::registry::next_cursor;
+
+/// How long a closed connection may wait for the server's exit status (it usually follows
+/// within milliseconds; a server that closed its stdout and lives on does not give one).
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+
+/// Longest stderr line passed on whole; the rest of a longer line is cut.
+const MAX_LOG_LINE: usize = 4096;
+
+/// What a running server said, or that it went away.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// A notification from `server` (`notifications/tools/list_changed`,
+    /// `notifications/progress`, ...), as sent.
+    Notification {
+        /// The server.
+        server: String,
+        /// The whole JSON-RPC message, as its text came.
+        message: Message,
+    },
+    /// A request from `server` to the client (`sampling/createMessage`, `elicitation/create`,
+    /// `roots/list`), as sent; answer it with [`Downstream::notify`] and the server's own id.
+    Request {
+        /// The server.
+        server: String,
+        /// The whole JSON-RPC request, as its text came.
+        message: Message,
+    },
+    /// `server`'s connection closed: it exited or closed its stdout.
+    Exited {
+        /// The server.
+        server: String,
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// A started, initialized server.
+pub struct Downstream {
+    name: String,
+    peer: Peer,
+    link: Link,
+    initialize: Json,
+}
+
+/// What carries a server's messages.
+enum Link {
+    /// A child process's stdin and stdout.
+    Process(Process),
+    /// Streamable HTTP, or the HTTP+SSE transport of 2024-11-05 (dropped, it stops its tasks).
+    #[cfg_attr(
+        not(feature = "mcp-http"),
+        expect(dead_code, reason = "without mcp-http no server is reached over HTTP")
+    )]
+    Http(Connection),
+}
+
+#[cfg(feature = "mcp-http")]
+use crate::mcp::proxy::transport::http::Connection;
+
+/// A build without `mcp-http` reaches no server over HTTP: no such connection exists.
+#[cfg(not(feature = "mcp-http"))]
+#[derive(Debug)]
+enum Connection {}
+
+#[cfg(not(feature = "mcp-http"))]
+impl Connection {
+    async fn ended_within(&self, _: Duration) {
+        match *self {}
+    }
+}
+
+impl std::fmt::Debug for Downstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Downstream")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Downstream {
+    /// Spawns the server (or, for a `url` server, connects to it) and runs the `initialize`
+    /// handshake, all within `startup`. Notifications and its exit (for a `url` server: the
+    /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
+    ///
+    /// # Errors
+    /// Why it did not start: a transport the proxy does not speak, its working directory
+    /// missing, the program failed to spawn, it exited, the URL could not be reached or
+    /// refused `initialize`, or it did not complete `initialize` in time. The child is being
+    /// stopped (with its process group) when this returns an error.
+    pub async fn start(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::Sender<Event>,
+    ) -> Result<Downstream, String> {
+        Downstream::start_for(config, startup, events, "{}").await
+    }
+
+    /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
+    /// `roots`, `sampling`, `elicitation`) at `initialize`: the server may then send the
+    /// requests they allow, which reach `events` as [`Event::Request`].
+    ///
+    /// # Errors
+    /// As [`start`](Self::start).
+    pub async fn start_for(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::Sender<Event>,
+        capabilities: &str,
+    ) -> Result<Downstream, String> {
+        let name = config.name.clone();
+        let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
+        let (peer, link) = match &config.launch {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let (peer, process) = spawn(&name, command, args, env, cwd.as_deref(), inbound_tx)?;
+                (peer, Link::Process(process))
+            }
+            #[cfg(feature = "mcp-http")]
+            Launch::Http { url, headers } | Launch::Sse { url, headers } => {
+                let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
+                {
+                    crate::mcp::proxy::transport::http::open_http_sse(&name, url, headers)?
+                } else {
+                    crate::mcp::proxy::transport::http::open(&name, url, headers)?
+                };
+                let sink = tokio_util::sync::PollSender::new(outgoing);
+                let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);
+                (peer, Link::Http(connection))
+            }
+            // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
+            #[cfg(not(feature = "mcp-http"))]
+            Launch::Http { .. } | Launch::Sse { .. } => return Err(super::config::NO_HTTP.into()),
+            Launch::Unsupported(why) => return Err(why.clone()),
+        };
+        let exited = match &link {
+            Link::Process(process) => Some(process.exit_watch()),
+            Link::Http(_) => None,
+        };
+        // A call whose server waits for the client's answer waits with it.
+        peer.hold_while_asking();
+        tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
+
+        let mut server = Downstream {
+            name,
+            peer,
+            link,
+            initialize: Json::Null,
+        };
+        let client_info = serde_json::to_string(&crate::toon!({
+            "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
+        }))
+        .unwrap_or_default();
+        let params = format!(
+            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
+            crate::mcp::raw::quote(PROTOCOL_VERSION)
+        );
+        match server
+            .peer
+            .request("initialize", Some(&params), startup)
+            .await
+        {
+            Ok(reply) => {
+                // Read, not forwarded: what the proxy learns of the server.
+                server.initialize = reply
+                    .result()
+                    .and_then(|r| crate::json::from_str(r).ok())
+                    .unwrap_or(Json::Null);
+                server
+                    .peer
+                    .send(wire::notification("notifications/initialized", None))
+                    .await;
+                Ok(server)
+            }
+            Err(e) => {
+                let reason = match e {
+                    CallError::Timeout { after, .. } => {
+                        format!(
+                            "did not finish starting within {:.1} s",
+                            after.as_secs_f64()
+                        )
+                    }
+                    CallError::Closed { reason, .. } => match &server.link {
+                        Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await
+                        {
+                            Some(exit) => format!("{exit} while starting"),
+                            None => "closed its stdout while starting".to_owned(),
+                        },
+                        Link::Http(_) => reason,
+                    },
+                    other => format!("initialize failed: {other}"),
+                };
+                if let Link::Process(process) = &server.link {
+                    process.stop();
+                }
+                Err(reason)
+            }
+        }
+    }
+
+    /// The server's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Sends the server's `notifications/message` to `sink` as they are read (in order with
+    /// its responses), besides [`Event::Notification`].
+    pub(crate) fn route_logs(&self, sink: crate::mcp::proxy::transport::peer::LogSink) {
+        self.peer.route_logs(sink);
+    }
+
+    /// Whether a request in flight to the server gave the progress token `token` (as
+    /// [`token_key`](crate::mcp::proxy::transport::peer::token_key)).
+    pub(crate) fn was_given(&self, token: &str) -> bool {
+        self.peer.was_given(token)
+    }
+
+    /// Which client request the server's request `id` (JSON text, not answered yet) came
+    /// for, as far as the proxy can tell (see [`Cause`](crate::mcp::proxy::transport::peer::Cause)).
+    pub(crate) fn cause_of(&self, id: &str) -> crate::mcp::proxy::transport::peer::Cause {
+        self.peer.cause_of(id)
+    }
+
+    /// The server's `initialize` result (its `serverInfo`, `capabilities`, `instructions`).
+    #[must_use]
+    pub fn initialize_result(&self) -> &Json {
+        &self.initialize
+    }
+
+    /// The child's process id (the process group's, on Unix); `None` for a server reached
+    /// over HTTP.
+    #[must_use]
+    pub fn pid(&self) -> Option<u32> {
+        match &self.link {
+            Link::Process(process) => process.pid(),
+            Link::Http(_) => None,
+        }
+    }
+
+    /// Whether the server is reached over HTTP (the toolbox reconnects it when it goes).
+    #[must_use]
+    pub fn is_remote(&self) -> bool {
+        matches!(self.link, Link::Http(_))
+    }
+
+    /// Why the connection closed, once it has.
+    #[must_use]
+    pub fn closed(&self) -> Option<String> {
+        self.peer.closed()
+    }
+
+    /// Every page of `tools/list` (following `nextCursor`), as JSON text.
+    ///
+    /// # Errors
+    /// A failed request, or a listing that loops (one cut at `MAX_PAGES` is returned whole).
+    pub async fn list_tools(&self, timeout: Duration) -> Result<Vec<String>, CallError> {
+        let mut pages = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let params = cursor.as_ref().map(|c| json!({"cursor": c}).to_string());
+            let reply = self
+                .request("tools/list", params.as_deref(), timeout)
+                .await?;
+            let page = reply.result().unwrap_or("{}");
+            let next = crate::mcp::raw::entries(page).and_then(|e| {
+                crate::mcp::raw::get(&e, "nextCursor").and_then(crate::mcp::raw::string)
+            });
+            pages.push(page.to_owned());
+            cursor = next_cursor(&self.name, pages.len(), cursor.as_deref(), next)
+                .map_err(|e| CallError::internal(&self.name, e.to_string()))?;
+            if cursor.is_none() {
+                return Ok(pages);
+            }
+        }
+    }
+
+    /// Sends a request (`params` as JSON text, forwarded as it is) and waits for its reply
+    /// (at most `timeout`); the result is the reply's [`Message::result`], as sent.
+    ///
+    /// # Errors
+    /// The server's error, a timeout, a reply that cannot be passed on, or the server gone.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Message, CallError> {
+        self.request_watched(method, params, timeout, None).await
+    }
+
+    /// As [`request`](Self::request), the timeout started again by each signal of
+    /// `activity`, a progress notification of the request, up to ten times the timeout in
+    /// all.
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub async fn request_watched(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+        activity: Option<&tokio::sync::Notify>,
+    ) -> Result<Message, CallError> {
+        match self
+            .peer
+            .request_watched(method, params, timeout, activity)
+            .await
+        {
+            Err(CallError::Closed { server, reason }) => {
+                let Link::Process(process) = &self.link else {
+                    return Err(CallError::Closed { server, reason });
+                };
+                // The exit status may trail the closed pipe by a moment.
+                let _ = process.exit_within(EXIT_STATUS_WAIT).await;
+                Err(CallError::Closed {
+                    server,
+                    reason: format!("{reason} ({})", self.exit_status()),
+                })
+            }
+            other => other,
+        }
+    }
+
+    /// Routes the progress notifications of `token` (JSON text) to `sink` while the returned
+    /// guard lives: each reaches the sink as the server's output is read, before any later
+    /// reply.
+    pub fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
+        self.peer.route_progress(token, sink)
+    }
+
+    /// Sends a notification (JSON text).
+    pub async fn notify(&self, message: String) {
+        self.peer.send(message).await;
+    }
+
+    /// Closes its stdin and waits for it to exit; after a grace period sends `SIGTERM`, after
+    /// another kills it. The grace is 2 s each. On Unix, whatever is left of its process group
+    /// once it has exited gets the same `SIGTERM` and `SIGKILL`; this returns when the group is
+    /// gone.
+    ///
+    /// A server reached over HTTP is sent `DELETE` for its session (at most the grace).
+    pub async fn shutdown(&self) {
+        self.peer.close().await;
+        let process = match &self.link {
+            Link::Process(process) => process,
+            Link::Http(connection) => return connection.ended_within(EXIT_GRACE).await,
+        };
+        if process.exit_within(EXIT_GRACE).await.is_none() {
+            process.stop();
+        }
+        // Bounded by the watcher's own escalation (the server, its group, its orphans); the
+        // margin covers a process that takes a while to die after `SIGKILL`.
+        let _ = tokio::time::timeout(EXIT_GRACE * 6, process.cleared()).await;
+    }
+
+    /// `exited with status 7`, `killed by signal 9`, or `still running`; for a server over
+    /// HTTP, `disconnected`.
+    pub(crate) fn exit_status(&self) -> String {
+        match &self.link {
+            Link::Process(process) => process.exit().unwrap_or_else(|| "still running".to_owned()),
+            Link::Http(_) => "disconnected".to_owned(),
+        }
+    }
+}
+
+/// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,
+/// roots, and `tasks/*` about tasks the client runs for it) on as [`Event::Request`], refuses any other request, and passes its notifications
+/// on (log messages also to stderr). Ends with [`Event::Exited`] when the connection closes.
+///
+/// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
+/// other notifications that find it full are dropped and counted, as the peer drops them.
+async fn handle_inbound(
+    peer: Peer,
+    mut inbound: mpsc::Receiver<Message>,
+    events: mpsc::Sender<Event>,
+    exited: Option<ExitWatch>,
+) {
+    let server = peer.name().to_owned();
+    let mut dropped = 0u64;
+    while let Some(message) = inbound.recv().await {
+        match message.kind() {
+            Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
+            Kind::Request {
+                method:
+                    "sampling/createMessage"
+                    | "elicitation/create"
+                    | "roots/list"
+                    // About tasks the client runs for the server (its task-augmented
+                    // sampling or elicitation).
+                    | "tasks/get"
+                    | "tasks/result"
+                    | "tasks/list"
+                    | "tasks/cancel",
+                ..
+            } => {
+                let event = Event::Request {
+                    server: server.clone(),
+                    message,
+                };
+                if events.send(event).await.is_err() {
+                    break;
+                }
+            }
+            Kind::Request { id, method } => {
+                let text = format!("the toon proxy does not offer {method}");
+                peer.send(wire::error(id, code::METHOD_NOT_FOUND, &text, None))
+                    .await;
+            }
+            Kind::Notification {
+                method: "notifications/message",
+            } => {
+                // On stderr, and to the client (tagged with the server) by the front.
+                log(&server, &log_line(&message));
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                let _ = events.try_send(event);
+            }
+            Kind::Notification {
+                method: crate::mcp::LIST_CHANGED,
+            } => {
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                if events.send(event).await.is_err() {
+                    break;
+                }
+            }
+            Kind::Notification { .. } => {
+                let event = Event::Notification {
+                    server: server.clone(),
+                    message,
+                };
+                if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
+                    dropped += 1;
+                    if dropped.is_power_of_two() {
+                        log(
+                            &server,
+                            &format!("{dropped} notifications dropped: the client reads slowly"),
+                        );
+                    }
+                }
+            }
+            Kind::Response { .. } | Kind::Invalid => {}
+        }
+    }
+    let reason = peer.wait_closed().await;
+    // So that whoever hears of the exit can say how it ended.
+    if let Some(exited) = exited {
+        exited.wait(EXIT_STATUS_WAIT).await;
+    }
+    let _ = events.send(Event::Exited { server, reason }).await;
+}
+
+/// Spawns a stdio server (in its own process group on Unix; with the proxy's environment
+/// but for [`PROXY_ENV`], its entry's `env`, and its [`orphans::TAG_ENV`]) and starts its peer;
+/// its stderr lines go to ours.
+fn spawn(
+    name: &str,
+    command: &str,
+    args: &[String],
+    env: &std::collections::BTreeMap<String, String>,
+    cwd: Option<&std::path::Path>,
+    inbound: mpsc::Sender<Message>,
+) -> Result<(Peer, Process), String> {
+    // Checked first: spawn's own error would name the command, not the directory.
+    if let Some(cwd) = cwd.filter(|d| !d.is_dir()) {
+        let what = if cwd.exists() {
+            "is not a directory"
+        } else {
+            "does not exist"
+        };
+        return Err(format!("working directory {} {what}", cwd.display()));
+    }
+    let mut cmd = tokio::process::Command::new(command);
+    // The proxy's own variables (its HTTP token) are not the server's business, unless its
+    // entry gives them.
+    for own in PROXY_ENV.iter().filter(|v| !env.contains_key(**v)) {
+        cmd.env_remove(own);
+    }
+    let tag = orphans::new_tag();
+    cmd.args(args)
+        .envs(env)
+        .env(orphans::TAG_ENV, &tag)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(cwd) = cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut wrap = CommandWrap::from(cmd);
+    #[cfg(unix)]
+    wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
+    wrap.wrap(KillOnDrop);
+    let mut child = orphans::spawned(|| wrap.spawn(), |child| child.id())
+        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    let pipes = (child.stdin().take(), child.stdout().take());
+    let stderr = child.stderr().take();
+    let process = Process::watch(child, Some(tag));
+    let (Some(stdin), Some(stdout)) = pipes else {
+        return Err("no stdio pipes".to_owned());
+    };
+    if let Some(stderr) = stderr {
+        tokio::spawn(pump_stderr(name.to_owned(), stderr));
+    }
+    Ok((Peer::start(name, stdout, stdin, inbound, None), process))
+}
+
+/// `level: data` of a `notifications/message`.
+fn log_line(message: &Message) -> String {
+    let params = message.params_json();
+    let level = params["level"].as_str().unwrap_or("info");
+    let data = match &params["data"] {
+        Json::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    format!("{level}: {data}")
+}
+
+/// Copies the child's stderr to ours, each line labelled with the server's name.
+async fn pump_stderr(name: String, mut stderr: tokio::process::ChildStderr) {
+    let mut buf = vec![0u8; 8192];
+    let mut line: Vec<u8> = Vec::new();
+    let mut cut = false;
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                emit(&name, &line, cut);
+                line.clear();
+                cut = false;
+            } else if line.len() < MAX_LOG_LINE {
+                line.push(b);
+            } else {
+                cut = true;
+            }
+        }
+    }
+    if !line.is_empty() {
+        emit(&name, &line, cut);
+    }
+}
+
+fn emit(name: &str, line: &[u8], cut: bool) {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches('\r');
+    if cut {
+        log(name, &format!("{text}…"));
+    } else {
+        log(name, text);
+    }
+}

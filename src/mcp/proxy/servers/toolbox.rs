@@ -1,0 +1,755 @@
+//! The client toolbox: every server of an `mcpServers` configuration started in parallel,
+//! their tools in one [`Catalog`], calls routed to the server that has the tool, and results
+//! through part 1's [`ResultEncoder`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
+use std::time::Duration;
+
+use serde_json::Value as Json;
+use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
+
+use super::config::{Config, Launch, ServerConfig};
+use super::downstream::{Downstream, Event};
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, LogSink, ProgressSink, lock};
+use crate::mcp::proxy::transport::wire::Message;
+use crate::mcp::raw;
+use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shaping};
+
+/// Timeouts and the result policy of a [`Toolbox`]: the defaults with fields set (it may
+/// gain fields: `#[non_exhaustive]`).
+///
+/// ```
+/// let mut options = toon::mcp::proxy::Options::default();
+/// options.request_timeout = std::time::Duration::from_secs(120);
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// How long a server may take to start and list its tools (default 30 s; `npx` and
+    /// `uvx` may download on first use).
+    pub startup_timeout: Duration,
+    /// How long any request to a server may take (default 60 s).
+    pub request_timeout: Duration,
+    /// How results are encoded.
+    pub policy: Policy,
+    /// Start the servers only once [`Toolbox::client_connected`] gives the client's
+    /// capabilities, which they are initialised with (default `false`: at once, with none).
+    pub await_client: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            startup_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
+            policy: Policy::default(),
+            await_client: false,
+        }
+    }
+}
+
+/// What changed in a [`Toolbox`], from [`Toolbox::next_event`].
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// The server's tools changed and the catalog has been re-listed.
+    ToolsChanged {
+        /// The server.
+        server: String,
+    },
+    /// The server is gone; it is in the catalog as unavailable and its calls fail at once.
+    ServerGone {
+        /// The server.
+        server: String,
+        /// Why.
+        reason: String,
+    },
+    /// A request from a server to the client (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`), as sent: answer it with the server's own id
+    /// through [`Downstream::notify`].
+    Request {
+        /// The server.
+        server: String,
+        /// The JSON-RPC request, as its text came.
+        message: Message,
+    },
+    /// Any other notification from a server (`notifications/progress`, ...), as sent.
+    Notification {
+        /// The server.
+        server: String,
+        /// The JSON-RPC message, as its text came.
+        message: Message,
+    },
+}
+
+/// The servers of one configuration, their tools and their calls.
+///
+/// Created with [`Toolbox::start`], which returns at once while the servers start in
+/// parallel; [`ready`](Toolbox::ready) waits for all of them (each within
+/// [`Options::startup_timeout`]), so start-up takes as long as the slowest server, not the
+/// sum. A server that fails to start, times out or dies is in the catalog as unavailable, and
+/// the others carry on. A server reached over HTTP that cannot be reached (at start or later)
+/// or whose session ends is tried again with growing delays (about a minute and a half in
+/// all); once back, its tools are listed again and [`Change::ToolsChanged`] says so.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+/// use toon::mcp::proxy::{Config, Options, Toolbox};
+/// let (config, _) = Config::load(None)?;
+/// let toolbox = Toolbox::start(&config, Options::default());
+/// toolbox.ready().await;
+/// println!("{}", toolbox.catalog().full()?);
+/// let result = toolbox.call_tool("read_graph", serde_json::json!({})).await?;
+/// toolbox.shutdown().await;
+/// # Ok(()) }
+/// ```
+pub struct Toolbox {
+    servers: RwLock<HashMap<String, Arc<Downstream>>>,
+    catalog: RwLock<Catalog>,
+    encoder: ResultEncoder,
+    options: Options,
+    ready: watch::Receiver<bool>,
+    /// Tools of servers that went away, by exposed name, so calls to them say which server
+    /// is gone instead of "unknown tool".
+    former: RwLock<HashMap<String, String>>,
+    events: AsyncMutex<mpsc::Receiver<Event>>,
+    events_tx: mpsc::Sender<Event>,
+    /// The capabilities servers are initialised with (JSON text), once known.
+    client: watch::Sender<Option<String>>,
+    /// Itself, for the tasks that reconnect servers.
+    me: Weak<Toolbox>,
+    /// The enabled servers' configurations, to reconnect them.
+    configs: HashMap<String, ServerConfig>,
+    /// Set by [`shutdown`](Toolbox::shutdown): nothing reconnects after.
+    stopping: watch::Sender<bool>,
+    /// Where servers' log messages go as they are read ([`route_logs`](Toolbox::route_logs)).
+    logs: Mutex<Option<LogSink>>,
+}
+
+/// Delays before each attempt to reconnect a server reached over HTTP that went away (or
+/// could not be reached at start): about a minute and a half in all, then it stays
+/// unavailable.
+const RECONNECT_DELAYS: [Duration; 10] = [
+    Duration::from_millis(250),
+    Duration::from_millis(500),
+    Duration::from_secs(1),
+    Duration::from_secs(2),
+    Duration::from_secs(4),
+    Duration::from_secs(8),
+    Duration::from_secs(16),
+    Duration::from_secs(20),
+    Duration::from_secs(20),
+    Duration::from_secs(20),
+];
+
+impl std::fmt::Debug for Toolbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Toolbox")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `tools/call` on its way: the tool's exposed name and its server's own, the server, and
+/// the params as that server takes them.
+#[derive(Clone, Debug)]
+pub(crate) struct RoutedCall {
+    pub(crate) exposed: String,
+    pub(crate) original: String,
+    pub(crate) server: String,
+    pub(crate) params: String,
+}
+
+impl Toolbox {
+    /// Starts every enabled server of `config` in parallel and returns at once. Must be
+    /// called within a tokio runtime.
+    #[must_use]
+    pub fn start(config: &Config, options: Options) -> Arc<Toolbox> {
+        let (events_tx, events) = mpsc::channel(INBOUND_QUEUE);
+        let (ready_tx, ready) = watch::channel(false);
+        let mut catalog = Catalog::new();
+        for server in config.enabled() {
+            // In the catalog from the start, in file order; replaced once listed.
+            catalog.add_unavailable(&server.name, "starting");
+        }
+        let configs = config
+            .enabled()
+            .map(|s| (s.name.clone(), s.clone()))
+            .collect();
+        let toolbox = Arc::new_cyclic(|me| Toolbox {
+            servers: RwLock::default(),
+            catalog: RwLock::new(catalog),
+            encoder: ResultEncoder::new(options.policy.clone()),
+            options,
+            ready,
+            former: RwLock::default(),
+            events: AsyncMutex::new(events),
+            events_tx,
+            client: watch::channel(None).0,
+            me: me.clone(),
+            configs,
+            stopping: watch::channel(false).0,
+            logs: Mutex::default(),
+        });
+        let starts: Vec<_> = config
+            .enabled()
+            .cloned()
+            .map(|server| {
+                let toolbox = toolbox.clone();
+                tokio::spawn(async move { toolbox.start_one(server).await })
+            })
+            .collect();
+        tokio::spawn(async move {
+            for start in starts {
+                let _ = start.await;
+            }
+            let _ = ready_tx.send(true);
+        });
+        toolbox
+    }
+
+    async fn start_one(&self, config: ServerConfig) {
+        if let Err(why) = self.connect(&config).await {
+            self.unavailable(&config.name, &why);
+            if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
+                self.reconnect_later(&config.name);
+            }
+        }
+    }
+
+    /// Starts a server and lists its tools into the catalog.
+    async fn connect(&self, config: &ServerConfig) -> Result<(), String> {
+        let name = config.name.clone();
+        if let Launch::Unsupported(why) = &config.launch {
+            return Err(why.clone());
+        }
+        let capabilities = if self.options.await_client {
+            let mut client = self.client.subscribe();
+            match client.wait_for(Option::is_some).await {
+                Ok(capabilities) => capabilities.clone().unwrap_or_default(),
+                Err(_) => return Err("stopped before a client came".to_owned()),
+            }
+        } else {
+            "{}".to_owned()
+        };
+        let timeout = self.options.startup_timeout;
+        let (server, pages) = tokio::time::timeout(timeout, async {
+            let server =
+                Downstream::start_for(config, timeout, self.events_tx.clone(), &capabilities)
+                    .await?;
+            if let Some(sink) = lock(&self.logs).clone() {
+                server.route_logs(sink);
+            }
+            let pages = server
+                .list_tools(self.options.request_timeout)
+                .await
+                .map_err(|e| format!("tools/list failed: {e}"))?;
+            Ok::<_, String>((server, pages))
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(format!(
+                "did not finish starting within {:.1} s",
+                timeout.as_secs_f64()
+            ))
+        })?;
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let listed = write(&self.catalog).add_server_pages(&name, &refs);
+        if let Err(e) = listed {
+            server.shutdown().await;
+            return Err(format!("bad tools/list: {e}"));
+        }
+        self.log_warnings(&name);
+        let server = Arc::new(server);
+        {
+            // Under `logs`, as `route_logs` runs: a sink given while this server started
+            // reaches it either here or there.
+            let logs = lock(&self.logs);
+            if let Some(sink) = logs.clone() {
+                server.route_logs(sink);
+            }
+            write(&self.servers).insert(name.clone(), server.clone());
+        }
+        write(&self.former).retain(|_, s| *s != name);
+        if *self.stopping.borrow() {
+            // Shut down while it started: not left running.
+            write(&self.servers).remove(&name);
+            server.shutdown().await;
+        }
+        Ok(())
+    }
+
+    /// Tries again, with growing delays, to connect a server reached over HTTP; once it is
+    /// back, its tools are listed again and a change is reported as for a server whose tools
+    /// changed.
+    fn reconnect_later(&self, name: &str) {
+        let Some(config) = self.configs.get(name).cloned() else {
+            return;
+        };
+        // Weak: a toolbox dropped without `shutdown` is not kept alive by its reconnections
+        // (its `stopping` sender goes with it, which ends them).
+        let weak = self.me.clone();
+        let mut stopping = self.stopping.subscribe();
+        tokio::spawn(async move {
+            let attempts = RECONNECT_DELAYS.len();
+            for (attempt, delay) in RECONNECT_DELAYS.into_iter().enumerate() {
+                let stopped = tokio::time::timeout(delay, stopping.wait_for(|s| *s))
+                    .await
+                    .is_ok();
+                if stopped || *stopping.borrow() {
+                    return;
+                }
+                let name = &config.name;
+                let Some(toolbox) = weak.upgrade() else {
+                    return;
+                };
+                match toolbox.connect(&config).await {
+                    Ok(()) => {
+                        log(
+                            name,
+                            &format!("reconnected (attempt {} of {attempts})", attempt + 1),
+                        );
+                        let changed =
+                            crate::mcp::proxy::transport::wire::notification(LIST_CHANGED, None);
+                        if let Ok(message) = Message::parse(changed) {
+                            let event = Event::Notification {
+                                server: name.clone(),
+                                message,
+                            };
+                            let _ = toolbox.events_tx.send(event).await;
+                        }
+                        return;
+                    }
+                    Err(why) => {
+                        let next = if attempt + 1 < attempts {
+                            "will try again"
+                        } else {
+                            "giving up"
+                        };
+                        write(&toolbox.catalog).add_unavailable(name, &why);
+                        log(
+                            name,
+                            &format!(
+                                "reconnecting failed (attempt {} of {attempts}): {why}; {next}",
+                                attempt + 1
+                            ),
+                        );
+                    }
+                }
+            }
+        });
+    }
+
+    /// What the catalog skipped or ignored in `server`'s listing, one stderr line each.
+    fn log_warnings(&self, server: &str) {
+        if let Some(listed) = self.catalog().server(server) {
+            for warning in listed.warnings() {
+                log(server, &format!("tools/list: {warning}"));
+            }
+        }
+    }
+
+    /// Marks `server` unavailable, then says so: whoever reads the line and asks finds the
+    /// reason in the catalog (said first, a request could still hear "not running").
+    fn unavailable(&self, server: &str, why: &str) {
+        write(&self.catalog).add_unavailable(server, why);
+        log(server, &format!("unavailable: {why}"));
+    }
+
+    /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
+    /// text) that servers are initialised with: its `roots`, `sampling`, `elicitation` and
+    /// `tasks` (nothing else the proxy could not pass on). With [`Options::await_client`], servers
+    /// start now. Only the first call counts.
+    pub fn client_connected(&self, capabilities: &str) {
+        let entries = raw::entries(capabilities).unwrap_or_default();
+        let kept: Vec<String> = ["roots", "sampling", "elicitation", "tasks"]
+            .iter()
+            .filter_map(|key| {
+                raw::get(&entries, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
+            })
+            .collect();
+        let declared = format!("{{{}}}", kept.join(","));
+        self.client.send_if_modified(|client| {
+            if client.is_some() {
+                return false;
+            }
+            *client = Some(declared);
+            true
+        });
+    }
+
+    /// Sends every server's `notifications/message` (server name, message text) to `sink` as
+    /// its reader reads them, in order with its responses (they still come as
+    /// [`Change::Notification`] too): a front forwards a request's log messages ahead of its
+    /// answer. Servers started later get it too.
+    pub(crate) fn route_logs(&self, sink: LogSink) {
+        let mut logs = lock(&self.logs);
+        *logs = Some(sink.clone());
+        for (_, server) in self.running_in_order() {
+            server.route_logs(sink.clone());
+        }
+    }
+
+    /// Whether [`client_connected`](Self::client_connected) has been called.
+    #[must_use]
+    pub fn has_client(&self) -> bool {
+        self.client.borrow().is_some()
+    }
+
+    /// Waits until every server has started or failed to.
+    pub async fn ready(&self) {
+        let mut ready = self.ready.clone();
+        let _ = ready.wait_for(|r| *r).await;
+    }
+
+    /// Whether every server has started or failed to.
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        *self.ready.borrow()
+    }
+
+    /// The catalog as it stands. Do not hold it across an `.await`.
+    pub fn catalog(&self) -> RwLockReadGuard<'_, Catalog> {
+        self.catalog
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The encoder results go through (its [`stats`](ResultEncoder::stats) are the proxy's).
+    #[must_use]
+    pub fn encoder(&self) -> &ResultEncoder {
+        &self.encoder
+    }
+
+    /// The options it runs with.
+    #[must_use]
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The running servers with their names, in configuration order (the catalog's).
+    pub(crate) fn running_in_order(&self) -> Vec<(String, Arc<Downstream>)> {
+        let names: Vec<String> = self
+            .catalog()
+            .servers()
+            .iter()
+            .map(|s| s.name().to_owned())
+            .collect();
+        names
+            .into_iter()
+            .filter_map(|name| {
+                let server = self.server(&name)?;
+                Some((name, server))
+            })
+            .collect()
+    }
+
+    /// A running server.
+    #[must_use]
+    pub fn server(&self, name: &str) -> Option<Arc<Downstream>> {
+        self.servers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Calls a tool by the name the catalog exposes (`SERVER__NAME` for shared names) and
+    /// encodes its result. `arguments` is the call's `arguments` object.
+    ///
+    /// # Errors
+    /// Unknown tool, server unavailable or gone, timeout, or the server's own JSON-RPC error.
+    /// A tool that fails *as a tool* is not an error: its result has `isError: true`.
+    pub async fn call_tool(&self, name: &str, arguments: Json) -> Result<Json, CallError> {
+        // Written in this order whatever serde_json's map keeps (the arguments are the
+        // caller's value, in its order).
+        let params = format!(r#"{{"name":{},"arguments":{arguments}}}"#, raw::quote(name));
+        let result = self.call_text(&params).await?;
+        crate::json::from_str(&result).map_err(|e| {
+            CallError::internal("proxy", format!("the result of {name} is not JSON: {e}"))
+        })
+    }
+
+    /// As [`call_tool`](Self::call_tool) with the whole `tools/call` params as JSON text
+    /// (`name`, `arguments`, `_meta` with a `progressToken`, fields of newer revisions):
+    /// only the name is changed to the server's own, every other byte goes to the server as
+    /// sent, and the result comes back as its text with only the converted blocks changed.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool); params that are not an object with a string `name`
+    /// are an unknown tool `""`.
+    pub async fn call_text(&self, params: &str) -> Result<String, CallError> {
+        self.call_text_with(params, None).await
+    }
+
+    /// As [`call_text`](Self::call_text), with the call's progress notifications (for the
+    /// `_meta.progressToken` of `params`) handed to `progress` in order, each before the
+    /// result: a client that stops listening for a token once the result is in hears its
+    /// last progress.
+    ///
+    /// # Errors
+    /// As [`call_tool`](Self::call_tool).
+    pub async fn call_text_with(
+        &self,
+        params: &str,
+        progress: Option<ProgressSink>,
+    ) -> Result<String, CallError> {
+        let call = self.route_call(params).await?;
+        let reply = self
+            .request_with(&call.server, "tools/call", Some(&call.params), progress)
+            .await?;
+        self.convert_result(&call, reply.result().unwrap_or("{}"))
+    }
+
+    /// Where a `tools/call` (its `params` as sent) goes: the tool's server, and the params
+    /// as that server takes them (the tool under its own name, all else as sent).
+    pub(crate) async fn route_call(&self, params: &str) -> Result<RoutedCall, CallError> {
+        let entries = raw::entries(params).unwrap_or_default();
+        let exposed = raw::get(&entries, "name")
+            .and_then(raw::string)
+            .unwrap_or_default();
+        if self.route(&exposed).is_err() {
+            // Perhaps its server is still starting.
+            self.ready().await;
+        }
+        let (server, original) = self.route(&exposed)?;
+        let params = if original == exposed {
+            params.to_owned()
+        } else {
+            let mut splice = raw::Splice::new(params);
+            splice.set(params, &entries, "name", raw::quote(&original));
+            splice.finish()
+        };
+        Ok(RoutedCall {
+            exposed,
+            original,
+            server,
+            params,
+        })
+    }
+
+    /// A result of the routed call, converted as its tool's results are ([`converts`](Self::converts)).
+    pub(crate) fn convert_result(
+        &self,
+        call: &RoutedCall,
+        result: &str,
+    ) -> Result<String, CallError> {
+        if !self.converts(&call.exposed).converts() {
+            return Ok(self.encoder.keep_text(result));
+        }
+        self.encoder
+            .encode_text(&call.exposed, result, &Shaping::default())
+            .map_err(|e| {
+                CallError::internal(
+                    &call.server,
+                    format!("cannot encode the result of {}: {e}", call.original),
+                )
+            })
+    }
+
+    /// Whether results of the tool exposed as `exposed` are converted, and why: the content
+    /// rule ([`Decision::of`]) with the policy's `exclude_tools` / `include_tools` /
+    /// `convert_tools`. A tool no longer listed gets its result verbatim.
+    #[must_use]
+    pub fn converts(&self, exposed: &str) -> Decision {
+        match self.catalog().get(exposed) {
+            Some(tool) => Decision::of(tool).with_policy(&self.options.policy, exposed),
+            None => Decision::Verbatim("no longer listed".into()),
+        }
+    }
+
+    /// The server and the server's own name for an exposed tool name.
+    pub(crate) fn route(&self, exposed: &str) -> Result<(String, String), CallError> {
+        let catalog = self.catalog();
+        let former = self
+            .former
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match catalog.get(exposed) {
+            Some(tool) => Ok((tool.server().to_owned(), tool.original_name().to_owned())),
+            None if former.contains_key(exposed) => {
+                let server = former[exposed].clone();
+                drop((catalog, former));
+                Err(CallError::Unavailable {
+                    reason: self.unavailable_reason(&server),
+                    server,
+                })
+            }
+            None => Err(CallError::UnknownTool {
+                name: exposed.to_owned(),
+                suggestions: catalog
+                    .suggest(exposed)
+                    .into_iter()
+                    .map(str::to_owned)
+                    .collect(),
+            }),
+        }
+    }
+
+    /// Sends any request to a server (`params` as JSON text, forwarded as it is), unencoded,
+    /// with the request timeout; returns the whole reply (its result is
+    /// [`Message::result`]).
+    ///
+    /// # Errors
+    /// Server unavailable or gone, timeout, a reply that cannot be passed on, or its JSON-RPC
+    /// error.
+    pub async fn request(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<&str>,
+    ) -> Result<Message, CallError> {
+        self.running(server)?
+            .request(method, params, self.options.request_timeout)
+            .await
+    }
+
+    /// As [`request`](Self::request), with the progress notifications of the request's
+    /// `_meta.progressToken` handed to `progress` as they come, each before the reply; each
+    /// starts the request timeout again, up to ten times it in all.
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub async fn request_with(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<&str>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Message, CallError> {
+        let server = self.running(server)?;
+        let token = progress
+            .is_some()
+            .then(|| params.and_then(crate::mcp::proxy::transport::wire::request_progress_token))
+            .flatten();
+        // Progress shows the tool is working: each one starts the timeout again.
+        let activity = Arc::new(tokio::sync::Notify::new());
+        let route = token.zip(progress).map(|(token, sink)| {
+            let activity = activity.clone();
+            let sink: ProgressSink = Arc::new(move |text: &str| {
+                activity.notify_one();
+                sink(text);
+            });
+            server.route_progress(token, sink)
+        });
+        server
+            .request_watched(
+                method,
+                params,
+                self.options.request_timeout,
+                route.as_ref().map(|_| &*activity),
+            )
+            .await
+    }
+
+    /// The running server, or why it is not running.
+    fn running(&self, server: &str) -> Result<Arc<Downstream>, CallError> {
+        self.server(server).ok_or_else(|| CallError::Unavailable {
+            server: server.to_owned(),
+            reason: self.unavailable_reason(server),
+        })
+    }
+
+    fn unavailable_reason(&self, server: &str) -> String {
+        let catalog = self.catalog();
+        match catalog
+            .servers()
+            .iter()
+            .find(|s| s.name() == server)
+            .map(|s| s.status())
+        {
+            Some(crate::mcp::Status::Unavailable(why)) => why.clone(),
+            _ => "not running".to_owned(),
+        }
+    }
+
+    /// Waits for the next change: a server's tools changed (the catalog is re-listed before
+    /// this returns), a server went away, or another notification arrived. `None` after
+    /// [`shutdown`](Self::shutdown). Changes are only applied while someone waits here.
+    pub async fn next_event(&self) -> Option<Change> {
+        let mut events = self.events.lock().await;
+        loop {
+            match events.recv().await? {
+                Event::Notification { server, message }
+                    if message.method() == Some(LIST_CHANGED) =>
+                {
+                    // A server still starting (tools registered right after `initialize`, as
+                    // server-everything does for the client's capabilities) is listed again
+                    // once it has started, not dropped as unavailable.
+                    if self.server(&server).is_none() {
+                        self.ready().await;
+                    }
+                    match self.relist(&server).await {
+                        Ok(()) => return Some(Change::ToolsChanged { server }),
+                        Err(e) => log(&server, &format!("re-listing tools failed: {e}")),
+                    }
+                }
+                Event::Notification { server, message } => {
+                    return Some(Change::Notification { server, message });
+                }
+                Event::Request { server, message } => {
+                    return Some(Change::Request { server, message });
+                }
+                Event::Exited { server, reason } => {
+                    // A server shut down by us is no longer registered: nothing to report.
+                    let Some(gone) = write(&self.servers).remove(&server) else {
+                        continue;
+                    };
+                    let reason = if gone.is_remote() {
+                        self.reconnect_later(&server);
+                        format!("{reason}; reconnecting")
+                    } else {
+                        format!("{reason} ({})", gone.exit_status())
+                    };
+                    let names: Vec<String> = self
+                        .catalog()
+                        .tools()
+                        .filter(|t| t.server() == server)
+                        .map(|t| t.name().to_owned())
+                        .collect();
+                    write(&self.former).extend(names.into_iter().map(|n| (n, server.clone())));
+                    self.unavailable(&server, &reason);
+                    return Some(Change::ServerGone { server, reason });
+                }
+            }
+        }
+    }
+
+    /// Lists `server` again and replaces its tools in the catalog.
+    ///
+    /// # Errors
+    /// When the listing fails (the old tools stay).
+    pub async fn relist(&self, server: &str) -> Result<(), CallError> {
+        let pages = self
+            .running(server)?
+            .list_tools(self.options.request_timeout)
+            .await?;
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        write(&self.catalog)
+            .add_server_pages(server, &refs)
+            .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))?;
+        self.log_warnings(server);
+        Ok(())
+    }
+
+    /// Shuts every server down in parallel (close stdin, wait, terminate).
+    pub async fn shutdown(&self) {
+        self.stopping.send_replace(true);
+        let servers: Vec<Arc<Downstream>> = write(&self.servers).drain().map(|(_, s)| s).collect();
+        let stops: Vec<_> = servers
+            .into_iter()
+            .map(|s| tokio::spawn(async move { s.shutdown().await }))
+            .collect();
+        for stop in stops {
+            let _ = stop.await;
+        }
+    }
+}
+
+fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    lock.write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}

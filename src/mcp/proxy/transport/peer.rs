@@ -1,0 +1,1125 @@
+//! One JSON-RPC connection (a server's stdio, or the client's): a writer task, a reader task,
+//! and requests matched to their responses by id, each with a timeout. Each request carries
+//! the client request it is made for ([`Behalf`]), so that what the peer asks or logs can be
+//! told to be that request's ([`Cause`]) when nothing else is in flight to it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::sync::{Notify, mpsc, oneshot, watch};
+use tokio_util::codec::{FramedRead, FramedWrite};
+
+use super::wire::{self, Bad, Kind, Lines, Message};
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::log::log;
+use crate::mcp::raw;
+
+/// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
+/// does not read).
+const OUTGOING_QUEUE: usize = 256;
+
+/// Requests and notifications read but not yet handled. Requests wait for room (the peer is
+/// slowed down, nothing is lost); notifications that find it full are dropped and counted:
+/// progress and log messages are advisory, and a peer that floods them must not grow the
+/// proxy's memory without bound.
+pub(crate) const INBOUND_QUEUE: usize = 1024;
+
+/// What the writer task is given: a message to write, or the end of the connection.
+enum Outgoing {
+    Message(String),
+    Close,
+}
+
+/// How long after its reply a peer's questions and log messages may still be about a request
+/// (a server that logs "done" after answering): until then they cannot be told to be another
+/// request's. A request given up on (cancelled, timed out) counts for its whole timeout, since
+/// a server may go on with it regardless.
+const AFTER_REPLY: Duration = Duration::from_secs(2);
+
+/// A request that reports progress may run this many times the request timeout in all.
+pub const MAX_EXTENSIONS: u32 = 10;
+
+/// Where the progress notifications of one token go: called on the reader's task, in the
+/// order the peer sent them, before any later response is handed over.
+pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// Where a peer's `notifications/message` go as they are read (its name, the message's text,
+/// the request it came for), besides its inbound queue: in order with its responses, so that
+/// a request's log messages reach the client before its answer.
+pub(crate) type LogSink = Arc<dyn Fn(&str, &str, Cause) + Send + Sync>;
+
+/// Routes by [`token_key`], each with how many calls hold it.
+type Routes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
+
+/// The client request a task works for, which the requests it sends to servers are made for
+/// (the task-local [`BEHALF`], set by the front around each client request).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Behalf {
+    /// Unique in the process.
+    pub(crate) tag: u64,
+    /// Whether a server's questions may be put to it (a 2026-07-28 request that declared
+    /// sampling, elicitation or roots): it then starts on a server only once no request for
+    /// another is in flight there (waiting at most its timeout), so that the questions asked
+    /// while it runs can be told to be its own.
+    pub(crate) alone: bool,
+}
+
+impl Behalf {
+    /// A new client request's.
+    pub(crate) fn new(alone: bool) -> Behalf {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Behalf {
+            tag: NEXT.fetch_add(1, Ordering::Relaxed),
+            alone,
+        }
+    }
+
+    /// The task's, if it works for a client request.
+    pub(crate) fn current() -> Option<Behalf> {
+        BEHALF.try_with(|b| *b).ok()
+    }
+}
+
+tokio::task_local! {
+    /// The client request the task works for.
+    pub(crate) static BEHALF: Behalf;
+}
+
+/// Which client request a peer's question or log message came for, as far as the proxy can
+/// tell: stdio names none, so only when every request in flight to the peer (sent and not
+/// answered, answered within [`AFTER_REPLY`], or given up on within its timeout) was made for
+/// the same client request. (A server that talks about a request longer than that after
+/// answering it is beyond what stdio lets the proxy tell.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// That client request's [`Behalf::tag`].
+    Request(u64),
+    /// Unknown: `in_flight` requests were in flight or just answered (none, several for
+    /// different client requests, or the proxy's own).
+    Unknown {
+        /// How many.
+        in_flight: usize,
+    },
+}
+
+/// A request waiting for its response: its method (for messages), the client request it was
+/// made for ([`Behalf::tag`]), and who waits.
+struct Waiter {
+    method: String,
+    tag: Option<u64>,
+    /// The request's `progressToken` (as [`token_key`]), if it gave one.
+    token: Option<String>,
+    to: oneshot::Sender<Result<Message, CallError>>,
+}
+
+/// The requests in flight to the peer.
+#[derive(Default)]
+struct Calls {
+    waiting: HashMap<u64, Waiter>,
+    /// Requests answered or given up (cancelled or timed out) that the peer may still be
+    /// talking about: the client request each was for, until the instant given.
+    given_up: HashMap<u64, (Option<u64>, Instant)>,
+}
+
+impl Calls {
+    /// The client requests (tags) of the requests in flight, each once; `None` for the
+    /// proxy's own.
+    fn tags(&mut self) -> Vec<Option<u64>> {
+        let now = Instant::now();
+        self.given_up.retain(|_, (_, until)| *until > now);
+        let mut tags: Vec<Option<u64>> = self
+            .waiting
+            .values()
+            .map(|w| w.tag)
+            .chain(self.given_up.values().map(|(tag, _)| *tag))
+            .collect();
+        tags.sort_unstable();
+        tags.dedup();
+        tags
+    }
+
+    fn cause(&mut self) -> Cause {
+        match self.tags()[..] {
+            [Some(tag)] => Cause::Request(tag),
+            _ => Cause::Unknown {
+                in_flight: self.waiting.len() + self.given_up.len(),
+            },
+        }
+    }
+
+    /// A reply came for `id`: the waiter, if one waits. The peer may still talk about it for
+    /// [`AFTER_REPLY`].
+    fn answered(&mut self, id: u64) -> Option<Waiter> {
+        let until = Instant::now() + AFTER_REPLY;
+        let waiter = self.waiting.remove(&id);
+        let tag = match (&waiter, self.given_up.remove(&id)) {
+            (Some(w), _) => w.tag,
+            (None, Some((tag, _))) => tag,
+            (None, None) => None,
+        };
+        // The proxy's own requests (listing, start-up) have no client request to talk about.
+        if tag.is_some() {
+            self.given_up.insert(id, (tag, until));
+        }
+        waiter
+    }
+
+    /// Whether a request of another client request than `tag` is in flight, or may still be
+    /// talked about.
+    fn others_than(&mut self, tag: Option<u64>) -> bool {
+        self.tags().iter().any(|t| *t != tag)
+    }
+}
+
+/// The requests in flight, and a signal when one ends.
+#[derive(Default)]
+struct Waiters {
+    calls: Mutex<Calls>,
+    fewer: Notify,
+}
+
+impl Waiters {
+    fn calls(&self) -> std::sync::MutexGuard<'_, Calls> {
+        lock(&self.calls)
+    }
+
+    /// A reply came for `id`: the waiter, if one waits.
+    fn answered(&self, id: u64) -> Option<Waiter> {
+        let waiter = self.calls().answered(id);
+        self.fewer.notify_waiters();
+        waiter
+    }
+
+    /// Forgets `id`'s waiter; when `given_up`, the peer may still work on it for `linger`.
+    fn forget(&self, id: u64, given_up: bool, linger: Duration) -> bool {
+        let mut calls = self.calls();
+        let Some(waiter) = calls.waiting.remove(&id) else {
+            return false;
+        };
+        if given_up {
+            let now = Instant::now();
+            // Those whose peer never answers are forgotten in time.
+            calls.given_up.retain(|_, (_, until)| *until > now);
+            calls.given_up.insert(id, (waiter.tag, now + linger));
+        }
+        drop(calls);
+        self.fewer.notify_waiters();
+        true
+    }
+}
+
+/// A JSON-RPC peer. Incoming requests and notifications go to the channel given to
+/// [`Peer::start`]; responses complete the matching [`Peer::request`].
+#[derive(Clone)]
+pub(crate) struct Peer {
+    name: Arc<str>,
+    outgoing: mpsc::Sender<Outgoing>,
+    waiters: Arc<Waiters>,
+    next_id: Arc<AtomicU64>,
+    closed: watch::Receiver<Option<String>>,
+    routes: Routes,
+    /// Notifications dropped because the inbound queue was full (the reader logs the count;
+    /// tests read it).
+    #[cfg_attr(not(test), allow(dead_code))]
+    dropped: Arc<AtomicU64>,
+    /// The peer's own requests not answered yet (see [`Peer::hold_while_asking`]).
+    asking: Arc<Asking>,
+    /// See [`route_logs`](Self::route_logs).
+    logs: Arc<Mutex<Option<LogSink>>>,
+}
+
+/// The requests a peer sent that the proxy has not answered yet (by [`token_key`] of their
+/// ids), with the client request each came for: while a server waits for its question to be
+/// answered (a person may be answering an elicitation, a 2026-07-28 client coming back with
+/// its retry), its calls are not timed out.
+#[derive(Default)]
+struct Asking {
+    /// Whether calls wait for the peer's questions ([`Peer::hold_while_asking`]).
+    holds: AtomicBool,
+    open: Mutex<HashMap<String, Cause>>,
+    /// Signalled when one is answered: the calls' timeout starts again.
+    answered: Notify,
+}
+
+impl Asking {
+    fn asked(&self, id: &str, cause: Cause) {
+        if self.holds.load(Ordering::Relaxed) {
+            lock(&self.open).insert(token_key(id), cause);
+        }
+    }
+
+    /// The question `id` (JSON text) is answered (by a response the proxy sends) or withdrawn
+    /// (by the peer's `notifications/cancelled`).
+    fn settled(&self, id: &str) {
+        if lock(&self.open).remove(&token_key(id)).is_some() {
+            self.answered.notify_waiters();
+        }
+    }
+
+    fn is_waiting(&self) -> bool {
+        !lock(&self.open).is_empty()
+    }
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Peer {
+    /// Starts the reader and writer tasks. `name` labels log lines and errors. Lines that are
+    /// not messages go to `bad_frames` (the client side answers them) or, when it is `None`,
+    /// fail the request whose id they show (a server's reply the proxy cannot pass on is
+    /// answered at once, not waited for) and are logged.
+    pub(crate) fn start<R, W>(
+        name: &str,
+        reader: R,
+        writer: W,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
+    ) -> Peer
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        Peer::start_lines(name, reader, writer, Lines::default(), inbound, bad_frames)
+    }
+
+    /// As [`start`](Self::start), reading with `lines` (its own line limit).
+    pub(crate) fn start_lines<R, W>(
+        name: &str,
+        reader: R,
+        writer: W,
+        lines: Lines,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
+    ) -> Peer
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let frames = FramedRead::new(reader, lines)
+            .map(|read| read.map_err(|e| format!("read failed: {e}")));
+        let sink = FramedWrite::new(writer, Lines::default());
+        Peer::start_with(name, frames, sink, inbound, bad_frames)
+    }
+
+    /// As [`start`](Self::start), on any transport: `frames` are what the peer sent (ending
+    /// with `Err(why)` when the transport ends with a reason), `sink` takes each message to
+    /// send, and is closed at [`close`](Self::close).
+    pub(crate) fn start_with<F, K>(
+        name: &str,
+        frames: F,
+        sink: K,
+        inbound: mpsc::Sender<Message>,
+        bad_frames: Option<mpsc::Sender<Bad>>,
+    ) -> Peer
+    where
+        F: futures_util::Stream<Item = Result<wire::Frame, String>> + Send + Unpin + 'static,
+        K: futures_util::Sink<String> + Send + Unpin + 'static,
+    {
+        let (outgoing, mut outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
+        let (closed_tx, closed) = watch::channel(None);
+        let waiters: Arc<Waiters> = Arc::default();
+        let name: Arc<str> = Arc::from(name);
+        let dropped = Arc::new(AtomicU64::new(0));
+        let routes: Routes = Arc::default();
+        let asking: Arc<Asking> = Arc::default();
+        let logs: Arc<Mutex<Option<LogSink>>> = Arc::default();
+
+        let mut sink = sink;
+        tokio::spawn(async move {
+            while let Some(msg) = outgoing_rx.recv().await {
+                match msg {
+                    Outgoing::Message(m) => {
+                        if sink.send(m).await.is_err() {
+                            break;
+                        }
+                    }
+                    Outgoing::Close => break,
+                }
+            }
+            // Dropping the sink closes the pipe: a stdio server reads EOF and exits.
+            let _ = sink.close().await;
+        });
+
+        let reader_waiters = waiters.clone();
+        let reader_name = name.clone();
+        let reader_dropped = dropped.clone();
+        let reader_routes = routes.clone();
+        let reader_asking = asking.clone();
+        let reader_logs = logs.clone();
+        tokio::spawn(async move {
+            let mut frames = frames;
+            let reason = loop {
+                match frames.next().await {
+                    None => break "closed its output".to_owned(),
+                    Some(Err(why)) => break why,
+                    Some(Ok(Err(bad))) => match &bad_frames {
+                        // Waits for room: a peer sending garbage is slowed, not buffered.
+                        Some(tx) => {
+                            if tx.send(bad).await.is_err() {
+                                break "stopped".to_owned();
+                            }
+                        }
+                        None => fail_waiter(&reader_name, &reader_waiters, &bad),
+                    },
+                    Some(Ok(Ok(message))) => match message.kind() {
+                        Kind::Response { id } => {
+                            let waiter = id
+                                .parse::<u64>()
+                                .ok()
+                                .and_then(|id| reader_waiters.answered(id));
+                            if let Some(waiter) = waiter {
+                                let _ = waiter.to.send(outcome(&reader_name, message));
+                            }
+                        }
+                        Kind::Invalid if bad_frames.is_none() => {
+                            log(&reader_name, "ignored a message that is not JSON-RPC");
+                        }
+                        Kind::Notification {
+                            method: "notifications/progress",
+                        } if routed(&reader_routes, &message) => {}
+                        Kind::Notification { method } => {
+                            if method == "notifications/message"
+                                && let Some(to) = lock(&reader_logs).clone()
+                            {
+                                // Which request it came for, as the request's replies are read.
+                                let cause = reader_waiters.calls().cause();
+                                to(&reader_name, message.text(), cause);
+                            }
+                            if method == "notifications/cancelled" {
+                                // The peer withdrew a question: it no longer waits for it.
+                                let entries = message.params().and_then(raw::entries);
+                                let id = entries
+                                    .as_deref()
+                                    .and_then(|e| raw::get(e, "requestId"))
+                                    .map(|id| id.get().to_owned());
+                                if let Some(id) = id {
+                                    reader_asking.settled(&id);
+                                }
+                            }
+                            match inbound.try_send(message) {
+                                Ok(()) => {}
+                                Err(mpsc::error::TrySendError::Full(_)) => {
+                                    let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                                    if n.is_power_of_two() {
+                                        log(
+                                            &reader_name,
+                                            &format!(
+                                                "{n} notifications dropped: not read fast enough"
+                                            ),
+                                        );
+                                    }
+                                }
+                                Err(mpsc::error::TrySendError::Closed(_)) => {
+                                    break "stopped".to_owned();
+                                }
+                            }
+                        }
+                        _ => {
+                            if let Kind::Request { id, .. } = message.kind() {
+                                // Which request it came for: told now, in order with the
+                                // replies, not when it is handled.
+                                reader_asking.asked(id, reader_waiters.calls().cause());
+                            }
+                            if inbound.send(message).await.is_err() {
+                                break "stopped".to_owned();
+                            }
+                        }
+                    },
+                }
+            };
+            let _ = closed_tx.send(Some(reason.clone()));
+            let waiting: Vec<Waiter> = {
+                let mut calls = reader_waiters.calls();
+                calls.given_up.clear();
+                calls.waiting.drain().map(|(_, w)| w).collect()
+            };
+            reader_waiters.fewer.notify_waiters();
+            for waiter in waiting {
+                let _ = waiter.to.send(Err(CallError::Closed {
+                    server: reader_name.to_string(),
+                    reason: reason.clone(),
+                }));
+            }
+        });
+
+        Peer {
+            name,
+            outgoing,
+            waiters,
+            next_id: Arc::new(AtomicU64::new(1)),
+            closed,
+            routes,
+            dropped,
+            asking,
+            logs,
+        }
+    }
+
+    /// Sends the peer's `notifications/message` to `sink` as they are read, besides the
+    /// inbound queue, from now on.
+    pub(crate) fn route_logs(&self, sink: LogSink) {
+        *lock(&self.logs) = Some(sink);
+    }
+
+    /// From now on, while the peer (a server) waits for an answer to one of its own requests
+    /// (sampling, elicitation, roots: put to the client, who may take a person's time), the
+    /// proxy's requests to it do not time out, up to [`MAX_EXTENSIONS`] times the timeout in
+    /// all; each answer starts the timeout again. Stdio says nothing of which call a question
+    /// belongs to, so every call to the peer waits.
+    pub(crate) fn hold_while_asking(&self) {
+        self.asking.holds.store(true, Ordering::Relaxed);
+    }
+
+    /// Sends the progress notifications of `token` (its JSON text, as the request's
+    /// `_meta.progressToken` has it) to `sink` as they are read, until the returned guard is
+    /// dropped. Read in order with responses, a request's last progress reaches its sink
+    /// before the response reaches the caller.
+    pub(crate) fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
+        let token = token_key(&token);
+        // Two calls with one token (which a client should not do) share the route until the
+        // last of them ends.
+        lock(&self.routes)
+            .entry(token.clone())
+            .and_modify(|(_, holders)| *holders += 1)
+            .or_insert((sink, 1));
+        ProgressRoute {
+            routes: self.routes.clone(),
+            token,
+        }
+    }
+
+    /// The label given at start.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Notifications dropped so far because the inbound queue was full.
+    #[cfg(test)]
+    pub fn dropped_notifications(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Why the connection closed, once it has.
+    pub(crate) fn closed(&self) -> Option<String> {
+        self.closed.borrow().clone()
+    }
+
+    /// Waits until the connection closes; returns why.
+    pub(crate) async fn wait_closed(&self) -> String {
+        let mut rx = self.closed.clone();
+        loop {
+            if let Some(reason) = rx.borrow_and_update().clone() {
+                return reason;
+            }
+            if rx.changed().await.is_err() {
+                return "stopped".to_owned();
+            }
+        }
+    }
+
+    /// Sends a message (a response or a notification), as JSON text on one line.
+    pub(crate) async fn send(&self, message: String) {
+        self.answering(&message);
+        let _ = self.outgoing.send(Outgoing::Message(message)).await;
+    }
+
+    /// Sends a message if the outgoing queue has room; `false` when it was dropped.
+    pub(crate) fn try_send(&self, message: String) -> bool {
+        self.answering(&message);
+        self.outgoing.try_send(Outgoing::Message(message)).is_ok()
+    }
+
+    /// Notes the answer `message` may be to one of the peer's open questions.
+    fn answering(&self, message: &str) {
+        if !self.asking.is_waiting() {
+            return;
+        }
+        if let Ok(message) = Message::parse(message.to_owned())
+            && let Kind::Response { id } = message.kind()
+        {
+            self.asking.settled(id);
+        }
+    }
+
+    /// Whether a request in flight to the peer gave the progress token `token` (as
+    /// [`token_key`]): the peer's progress under any other token is not its to send.
+    pub(crate) fn was_given(&self, token: &str) -> bool {
+        self.waiters
+            .calls()
+            .waiting
+            .values()
+            .any(|w| w.token.as_deref() == Some(token))
+    }
+
+    /// Which client request the peer's request `id` (JSON text, not answered yet) came for.
+    pub(crate) fn cause_of(&self, id: &str) -> Cause {
+        lock(&self.asking.open)
+            .get(&token_key(id))
+            .copied()
+            .unwrap_or(Cause::Unknown { in_flight: 0 })
+    }
+
+    /// Records request `id` as in flight for `behalf`'s client request. A request that may
+    /// be asked questions ([`Behalf::alone`]) first waits, at most `timeout`, until every
+    /// request in flight is its client request's own: then what the peer asks meanwhile can
+    /// be told to be its; past that it goes on, and the peer's questions are refused (a busy
+    /// server is shared, never held by one client for another's whole timeout).
+    async fn enter(
+        &self,
+        id: u64,
+        method: &str,
+        params: Option<&str>,
+        to: oneshot::Sender<Result<Message, CallError>>,
+        timeout: Duration,
+    ) {
+        let behalf = Behalf::current();
+        let waiter = Waiter {
+            method: method.to_owned(),
+            tag: behalf.map(|b| b.tag),
+            token: params
+                .and_then(wire::request_progress_token)
+                .map(|t| token_key(&t)),
+            to,
+        };
+        // Only a call the peer may ask within waits to be alone: listing on the way does not.
+        let alone = behalf
+            .filter(|b| {
+                b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read")
+            })
+            .map(|b| b.tag);
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let fewer = self.waiters.fewer.notified();
+            tokio::pin!(fewer);
+            fewer.as_mut().enable();
+            {
+                let mut calls = self.waiters.calls();
+                let others = alone.is_some_and(|tag| calls.others_than(Some(tag)));
+                if !others || tokio::time::Instant::now() >= deadline {
+                    calls.waiting.insert(id, waiter);
+                    return;
+                }
+            }
+            tokio::select! {
+                () = fewer => {}
+                () = tokio::time::sleep_until(deadline) => {}
+                // What is talked about after its reply is forgotten by time, not signalled.
+                () = tokio::time::sleep(AFTER_REPLY / 8) => {}
+            }
+        }
+    }
+
+    /// Closes the writing side (the peer reads end of input).
+    pub(crate) async fn close(&self) {
+        let _ = self.outgoing.send(Outgoing::Close).await;
+    }
+
+    /// Sends a request (`params` as JSON text, forwarded as it is) and waits at most
+    /// `timeout` for its response, which it returns whole (its `result` is
+    /// [`Message::result`]). On timeout (or when the caller stops waiting) the peer is sent
+    /// `notifications/cancelled`.
+    ///
+    /// # Errors
+    /// The peer's error response, a timeout, a reply the proxy cannot read or pass on, or the
+    /// connection closing first.
+    pub(crate) async fn request(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Message, CallError> {
+        self.request_watched(method, params, timeout, None).await
+    }
+
+    /// As [`request`](Self::request), where each signal of `activity` (a progress
+    /// notification of the request) starts the timeout again, up to [`MAX_EXTENSIONS`] times
+    /// the timeout in all: a tool that reports progress is not cut off while it works, and
+    /// one that reports forever still ends.
+    ///
+    /// # Errors
+    /// As [`request`](Self::request).
+    pub(crate) async fn request_watched(
+        &self,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+        activity: Option<&Notify>,
+    ) -> Result<Message, CallError> {
+        if let Some(reason) = self.closed() {
+            return Err(CallError::Closed {
+                server: self.name.to_string(),
+                reason,
+            });
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, mut rx) = oneshot::channel();
+        self.enter(id, method, params, tx, timeout).await;
+        // The reader may have closed (and drained the waiters) between the check and the insert.
+        if let Some(reason) = self.closed() {
+            self.waiters.forget(id, false, timeout);
+            return Err(CallError::Closed {
+                server: self.name.to_string(),
+                reason,
+            });
+        }
+        let mut guard = WaitGuard {
+            peer: self,
+            id,
+            done: false,
+            // Cancelled: a server may go on with it regardless.
+            linger: timeout,
+        };
+        self.send(wire::request(id, method, params)).await;
+        let started = tokio::time::Instant::now();
+        let last = started + timeout.saturating_mul(MAX_EXTENSIONS);
+        let mut deadline = started + timeout;
+        let answer = loop {
+            tokio::select! {
+                answer = &mut rx => break Some(answer),
+                () = tokio::time::sleep_until(deadline) => {
+                    // The peer waits for an answer of ours: so does its call.
+                    let now = tokio::time::Instant::now();
+                    if !self.asking.is_waiting() || now >= last {
+                        // Timed out, the peer is likely still at work on it.
+                        guard.linger = timeout;
+                        break None;
+                    }
+                    deadline = (now + timeout).min(last);
+                }
+                () = signalled(activity) => {
+                    deadline = (tokio::time::Instant::now() + timeout).min(last);
+                }
+                () = self.asking.answered.notified() => {
+                    deadline = (tokio::time::Instant::now() + timeout).min(last);
+                }
+            }
+        };
+        guard.done = answer.as_ref().is_some_and(Result::is_ok);
+        match answer {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(CallError::Closed {
+                server: self.name.to_string(),
+                reason: self.closed().unwrap_or_else(|| "stopped".to_owned()),
+            }),
+            None => Err(CallError::Timeout {
+                server: self.name.to_string(),
+                method: method.to_owned(),
+                after: started.elapsed(),
+            }),
+        }
+    }
+}
+
+/// A signal of `activity`, or never.
+async fn signalled(activity: Option<&Notify>) {
+    match activity {
+        Some(n) => n.notified().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Hands a progress notification to the sink its token is routed to; `false` when none is.
+fn routed(routes: &Routes, message: &Message) -> bool {
+    let token = message.progress_token().map(|t| token_key(&t));
+    let sink = token.and_then(|t| lock(routes).get(&t).map(|(sink, _)| sink.clone()));
+    match sink {
+        Some(sink) => {
+            sink(message.text());
+            true
+        }
+        None => false,
+    }
+}
+
+/// A progress route (`Downstream::route_progress`), removed when dropped.
+pub struct ProgressRoute {
+    routes: Routes,
+    token: String,
+}
+
+impl Drop for ProgressRoute {
+    fn drop(&mut self) {
+        let mut routes = lock(&self.routes);
+        if let Some((_, holders)) = routes.get_mut(&self.token) {
+            *holders -= 1;
+            if *holders == 0 {
+                routes.remove(&self.token);
+            }
+        }
+    }
+}
+
+/// A progress token (JSON text) as a key that a server re-printing it does not change: a
+/// string by its unescaped text (`"\u00e9"` is `"é"`), a number by its exact value (`1.0`
+/// is `1`).
+pub(crate) fn token_key(token: &str) -> String {
+    if token.starts_with('"') {
+        if let Some(text) = crate::mcp::raw::unquote(token) {
+            return format!("s{text}");
+        }
+    } else if let Some(number) = crate::json::canonical_number(token) {
+        return format!("n{number}");
+    }
+    format!("r{token}")
+}
+
+/// A line from a server that is not a message: the request it answers (by the id its first
+/// bytes show) fails at once, saying why, instead of waiting out its timeout.
+fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
+    let waiter = bad
+        .id()
+        .and_then(|id| id.parse::<u64>().ok())
+        .and_then(|id| waiters.answered(id));
+    match waiter {
+        Some(waiter) => {
+            let method = waiter.method;
+            log(server, &format!("its reply to {method} was {bad}"));
+            let _ = waiter.to.send(Err(CallError::BadReply {
+                server: server.to_owned(),
+                method,
+                why: bad.to_string(),
+            }));
+        }
+        None => log(server, &format!("ignored {bad}")),
+    }
+}
+
+/// A request being waited for: when dropped before its answer came (the caller stopped
+/// waiting), it forgets the request and tells the peer it may stop working.
+struct WaitGuard<'p> {
+    peer: &'p Peer,
+    id: u64,
+    done: bool,
+    /// How long the peer may still work on it once given up.
+    linger: Duration,
+}
+
+impl Drop for WaitGuard<'_> {
+    fn drop(&mut self) {
+        if self.peer.waiters.forget(self.id, !self.done, self.linger) && !self.done {
+            let params = format!(
+                r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
+                self.id
+            );
+            let _ = self
+                .peer
+                .outgoing
+                .try_send(Outgoing::Message(wire::notification(
+                    "notifications/cancelled",
+                    Some(&params),
+                )));
+        }
+    }
+}
+
+fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
+    if message.result().is_some() {
+        return Ok(message);
+    }
+    // Read as text: `data` is passed on as sent (without whitespace), key order and digits
+    // included.
+    let error = message.error().and_then(raw::entries).unwrap_or_default();
+    Err(CallError::Remote {
+        server: server.to_owned(),
+        code: raw::get(&error, "code")
+            .and_then(|c| serde_json::from_str::<i64>(c.get()).ok())
+            .unwrap_or(wire::code::INTERNAL_ERROR),
+        message: raw::get(&error, "message")
+            .and_then(raw::string)
+            .unwrap_or_else(|| "error without a message".to_owned()),
+        data: raw::get(&error, "data").map(|d| crate::mcp::json_text::minify(d.get())),
+    })
+}
+
+/// Locks, ignoring poisoning (the data stays consistent: every critical section is one map
+/// operation).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair() -> (Peer, Peer, mpsc::Receiver<Message>) {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (sr, sw) = tokio::io::split(server);
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (stx, srx) = mpsc::channel(INBOUND_QUEUE);
+        let other = Peer::start("c", sr, sw, stx, None);
+        (peer, other, srx)
+    }
+
+    #[tokio::test]
+    async fn matches_responses_and_times_out() {
+        let (peer, other, mut srx) = pair();
+        // The far side answers "echo" requests only.
+        tokio::spawn(async move {
+            while let Some(m) = srx.recv().await {
+                if let Kind::Request { id, method: "echo" } = m.kind() {
+                    other.send(wire::response(id, m.params().unwrap())).await;
+                }
+            }
+        });
+        let params = r#"{"a": 1234567890123456789012}"#;
+        let r = peer
+            .request("echo", Some(params), Duration::from_secs(5))
+            .await
+            .unwrap();
+        assert_eq!(r.result(), Some(params));
+        let e = peer
+            .request("slow", None, Duration::from_millis(50))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CallError::Timeout { .. }), "{e}");
+        assert!(peer.waiters.calls().waiting.is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_reply_that_cannot_be_read_fails_its_request_at_once() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (mut sr, mut sw) = tokio::io::split(server);
+        tokio::spawn(async move {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+            let mut lines = BufReader::new(&mut sr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let id = Message::parse(line).unwrap().id().unwrap().to_owned();
+                let reply =
+                    format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"x\":NaN}}}}\n");
+                sw.write_all(reply.as_bytes()).await.unwrap();
+            }
+        });
+        let started = std::time::Instant::now();
+        let e = peer
+            .request("tools/call", None, Duration::from_secs(30))
+            .await
+            .unwrap_err();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(matches!(e, CallError::BadReply { .. }), "{e}");
+        assert!(e.to_string().contains("not JSON"), "{e}");
+    }
+
+    #[tokio::test]
+    async fn closing_fails_what_is_pending() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let p2 = peer.clone();
+        let call =
+            tokio::spawn(async move { p2.request("x", None, Duration::from_secs(30)).await });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(server);
+        let e = call.await.unwrap().unwrap_err();
+        assert!(matches!(e, CallError::Closed { .. }), "{e}");
+        assert!(peer.closed().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_call_waits_while_its_peer_waits_for_an_answer_of_ours() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (mut sr, mut sw) = tokio::io::split(server);
+        // The far side asks a question at each call, and answers the call once answered.
+        tokio::spawn(async move {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+            let mut lines = BufReader::new(&mut sr).lines();
+            let mut call = None;
+            while let Ok(Some(line)) = lines.next_line().await {
+                let message = Message::parse(line).unwrap();
+                let reply = match message.kind() {
+                    Kind::Request { id, .. } => {
+                        call = Some(id.to_owned());
+                        r#"{"jsonrpc":"2.0","id":"q1","method":"elicitation/create"}"#.to_owned()
+                    }
+                    Kind::Response { .. } => wire::response(call.as_deref().unwrap(), "{}"),
+                    _ => continue,
+                };
+                sw.write_all(format!("{reply}\n").as_bytes()).await.unwrap();
+            }
+        });
+        let answering = peer.clone();
+        tokio::spawn(async move {
+            while let Some(question) = rx.recv().await {
+                // A person takes four timeouts to answer.
+                tokio::time::sleep(Duration::from_millis(400)).await;
+                let id = question.id().unwrap().to_owned();
+                answering.send(wire::response(&id, "{}")).await;
+            }
+        });
+        let r = peer
+            .request("tools/call", None, Duration::from_millis(100))
+            .await;
+        assert!(r.is_ok(), "{r:?}");
+        assert!(!peer.asking.is_waiting());
+        // Never longer than MAX_EXTENSIONS timeouts.
+        let started = std::time::Instant::now();
+        let (tx, _unanswered) = mpsc::channel(INBOUND_QUEUE);
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (_sr, mut sw) = tokio::io::split(server);
+        use tokio::io::AsyncWriteExt;
+        let question = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"roots/list\"}\n";
+        sw.write_all(question.as_bytes()).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let e = peer
+            .request("tools/call", None, Duration::from_millis(50))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CallError::Timeout { .. }), "{e}");
+        let took = started.elapsed();
+        assert!(took >= Duration::from_millis(450), "{took:?}");
+        assert!(took < Duration::from_secs(3), "{took:?}");
+    }
+
+    /// A peer that holds its calls while asked, the server's ends of its connection (lines
+    /// it was sent, and its writer), its inbound queue, and a `tools/call` made on its behalf.
+    type Asked = (
+        Peer,
+        tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+        tokio::io::WriteHalf<tokio::io::DuplexStream>,
+        mpsc::Receiver<Message>,
+    );
+
+    fn asked_peer() -> Asked {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        peer.hold_while_asking();
+        let (sr, sw) = tokio::io::split(server);
+        (peer, tokio::io::BufReader::new(sr), sw, rx)
+    }
+
+    fn call_for(peer: &Peer, behalf: Behalf) -> tokio::task::JoinHandle<()> {
+        let peer = peer.clone();
+        tokio::spawn(BEHALF.scope(behalf, async move {
+            let _ = peer
+                .request("tools/call", None, Duration::from_secs(30))
+                .await;
+        }))
+    }
+
+    #[tokio::test]
+    async fn a_question_is_a_request_s_only_when_nothing_else_is_in_flight() {
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let mut line = String::new();
+        let call = |behalf: Behalf| call_for(&peer, behalf);
+        let mut ask = async |id: &str| {
+            let question =
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"roots/list\"}}\n");
+            sw.write_all(question.as_bytes()).await.unwrap();
+            let asked = rx.recv().await.unwrap();
+            peer.cause_of(asked.id().unwrap())
+        };
+        let (a, b) = (Behalf::new(true), Behalf::new(false));
+        let first = call(a);
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q1").await, Cause::Request(a.tag));
+        let second = call(b);
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        assert_eq!(ask("q2").await, Cause::Unknown { in_flight: 2 });
+        // Given up on, a request may still be the peer's reason to ask, for a while.
+        first.abort();
+        let _ = first.await;
+        assert_eq!(ask("q3").await, Cause::Unknown { in_flight: 2 });
+        second.abort();
+        let _ = second.await;
+        // One that may be asked waits while requests of others may still be talked about
+        // (given up on: for their timeout), so that what the peer asks then is not told its.
+        let third = call(Behalf::new(true));
+        for _ in 0..2 {
+            // The two cancellations.
+            line.clear();
+            lines.read_line(&mut line).await.unwrap();
+            assert!(line.contains("notifications/cancelled"), "{line}");
+        }
+        line.clear();
+        let started = tokio::time::timeout(Duration::from_millis(500), lines.read_line(&mut line));
+        assert!(started.await.is_err(), "started beside others: {line}");
+        third.abort();
+    }
+
+    #[tokio::test]
+    async fn a_request_that_shared_the_peer_with_another_s_is_never_told_the_cause() {
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let call = |behalf: Behalf| call_for(&peer, behalf);
+        let (a, b) = (Behalf::new(false), Behalf::new(false));
+        let _first = call(a);
+        let mut line = String::new();
+        lines.read_line(&mut line).await.unwrap();
+        let second = call(b);
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        // B's request is answered: A's is the only one left, but B's server may still talk
+        // about B's (a log line after its answer), and A's shared the peer with it.
+        let id = serde_json::from_str::<serde_json::Value>(&line).unwrap()["id"].clone();
+        sw.write_all(format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n").as_bytes())
+            .await
+            .unwrap();
+        let _ = second.await;
+        sw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n")
+            .await
+            .unwrap();
+        let asked = rx.recv().await.unwrap();
+        assert!(matches!(
+            peer.cause_of(asked.id().unwrap()),
+            Cause::Unknown { in_flight: 2.. }
+        ));
+    }
+
+    #[test]
+    fn progress_tokens_match_however_they_are_printed() {
+        assert_eq!(token_key("1"), token_key("1.0"));
+        assert_eq!(token_key("1"), token_key("1e0"));
+        assert_eq!(token_key(r#""\u00e9""#), token_key(r#""é""#));
+        assert_ne!(token_key("1"), token_key(r#""1""#));
+        assert_ne!(token_key("1"), token_key("2"));
+    }
+
+    #[tokio::test]
+    async fn a_notification_flood_is_bounded() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        // Nobody reads the inbound queue.
+        let (tx, _rx) = mpsc::channel(8);
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (_sr, mut sw) = tokio::io::split(server);
+        use tokio::io::AsyncWriteExt;
+        let line = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":1,\"progress\":1}}\n";
+        for _ in 0..1000 {
+            sw.write_all(line.as_bytes()).await.unwrap();
+        }
+        sw.flush().await.unwrap();
+        for _ in 0..100 {
+            if peer.dropped_notifications() == 992 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(peer.dropped_notifications(), 992);
+    }
+}
