@@ -6,6 +6,8 @@ use std::fmt;
 use crate::mcp::{Catalog, Decision, Grouping, MetaTools, Policy, Status, Structured};
 use crate::tokens::cost;
 
+use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
+
 /// One server's line of an [`Inspection`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -92,12 +94,7 @@ impl Inspection {
         let all: Vec<&str> = catalog.tools().map(|t| t.raw_json()).collect();
         let passthrough: Vec<String> = catalog
             .tools()
-            .map(|t| {
-                crate::mcp::proxy::front::serve::exposed_definition(
-                    t,
-                    structured == Structured::Drop,
-                )
-            })
+            .map(|t| exposed_definition(t, structured == Structured::Drop))
             .collect();
         let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
         let lean_mode = MetaTools::new(catalog).definition_values()?;
@@ -105,7 +102,7 @@ impl Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
             passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&crate::mcp::proxy::front::serve::lean_tools_list(lean_mode)),
+            lean_mode: cost(&lean_tools_list(lean_mode)),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),
@@ -119,14 +116,6 @@ impl Inspection {
                 .collect(),
         })
     }
-}
-
-/// `{"tools":[...]}` around definitions kept as sent.
-pub(super) fn tools_list_json(tools: &[&str]) -> String {
-    let mut s = String::from("{\"tools\":[");
-    s.push_str(&tools.join(","));
-    s.push_str("]}");
-    s
 }
 
 impl fmt::Display for Inspection {

@@ -65,3 +65,9 @@ pub const PROTOCOL_VERSION: &str = "2025-11-25";
 /// Revision 2026-07-28, which has no `initialize`, is served too ([`MODERN_VERSIONS`]).
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
+/// Locks, ignoring poisoning (the data stays consistent: every critical section is one map
+/// operation).
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -30,15 +30,17 @@ use super::tasks::{self, Tasks};
 use crate::Value;
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::inspect::tools_list_json;
+use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{self, Claim, ProgressAs, Rounds};
 use crate::mcp::proxy::servers::toolbox::{Change, Toolbox};
 use crate::mcp::proxy::transport::peer::{
-    BEHALF, Behalf, Cause, INBOUND_QUEUE, Peer, ProgressSink, lock, token_key,
+    BEHALF, Behalf, Cause, INBOUND_QUEUE, Peer, ProgressSink,
 };
+use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
     self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code,
 };
@@ -996,31 +998,6 @@ fn server_info() -> String {
         "version": env!("CARGO_PKG_VERSION")
     }))
     .unwrap_or_default()
-}
-
-/// Lean mode's `tools/list` result: the meta-tools' definitions, their keys in order.
-pub(crate) fn lean_tools_list(definitions: Vec<Value>) -> String {
-    let mut result = crate::Map::new();
-    result.insert("tools".to_owned(), Value::Array(definitions));
-    serde_json::to_string(&result).unwrap_or_default()
-}
-
-/// A tool's definition as the server sent it (every byte kept but what changes), under the
-/// name the catalog exposes; without `outputSchema` when `structuredContent` is dropped (a
-/// client told of an output schema expects structured results).
-pub(crate) fn exposed_definition(tool: &crate::mcp::Tool, drop_output_schema: bool) -> String {
-    let text = tool.raw_json();
-    let Some(entries) = raw::entries(text) else {
-        return text.to_owned();
-    };
-    let mut splice = raw::Splice::new(text);
-    if tool.name() != tool.original_name() {
-        splice.set(text, &entries, "name", raw::quote(tool.name()));
-    }
-    if drop_output_schema {
-        splice.remove(text, &entries, "outputSchema");
-    }
-    splice.finish()
 }
 
 /// The instructions of the proxy's `initialize` result: the primer (if any), then each

@@ -27,9 +27,10 @@ use std::time::Duration;
 use super::routes::{gather, offering, refusal, server_declares, servers_for};
 use crate::mcp::COLLISION_SEPARATOR;
 use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::servers::downstream::Downstream;
 use crate::mcp::proxy::servers::toolbox::{RoutedCall, Toolbox};
-use crate::mcp::proxy::transport::peer::{MAX_EXTENSIONS, lock};
+use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
 use crate::mcp::proxy::transport::wire::code;
 use crate::mcp::raw;
 
@@ -61,7 +62,7 @@ struct Created {
     id: String,
     /// The routed call that created it.
     call: RoutedCall,
-    /// The creating call's `progressToken` (as [`token_key`](crate::mcp::proxy::transport::peer::token_key)), until
+    /// The creating call's `progressToken` (as [`token_key`](crate::mcp::proxy::transport::wire::token_key)), until
     /// the task has ended.
     progress_token: Option<String>,
 }
@@ -102,7 +103,7 @@ impl Tasks {
         }
     }
 
-    /// Whether `token` (as [`token_key`](crate::mcp::proxy::transport::peer::token_key)) is the progress token of a
+    /// Whether `token` (as [`token_key`](crate::mcp::proxy::transport::wire::token_key)) is the progress token of a
     /// task of `server` that has not ended: its progress is the client's.
     pub(crate) fn expects_progress(&self, server: &str, token: &str) -> bool {
         lock(&self.created)

@@ -7,8 +7,9 @@
 use std::sync::Mutex;
 
 use super::era::SUBSCRIPTION_ID_KEY;
-use crate::mcp::proxy::transport::peer::{lock, token_key};
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::transport::wire;
+use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::raw;
 
 /// What one listen asked for (`SubscriptionFilter`), or what the proxy honours of it.

@@ -47,8 +47,9 @@ use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
 use tokio::task::AbortHandle;
 
 use super::era;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
-use crate::mcp::proxy::transport::peer::{Behalf, Cause, lock};
+use crate::mcp::proxy::transport::peer::{Behalf, Cause};
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
 
@@ -282,8 +283,8 @@ impl Rounds {
                 !(a.server == server
                     && a.id
                         .as_deref()
-                        .map(crate::mcp::proxy::transport::peer::token_key)
-                        == Some(crate::mcp::proxy::transport::peer::token_key(id)))
+                        .map(crate::mcp::proxy::transport::wire::token_key)
+                        == Some(crate::mcp::proxy::transport::wire::token_key(id)))
             });
         }
     }

@@ -238,7 +238,7 @@ impl Downstream {
     }
 
     /// Whether a request in flight to the server gave the progress token `token` (as
-    /// [`token_key`](crate::mcp::proxy::transport::peer::token_key)).
+    /// [`token_key`](crate::mcp::proxy::transport::wire::token_key)).
     pub(crate) fn was_given(&self, token: &str) -> bool {
         self.peer.was_given(token)
     }

@@ -13,8 +13,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use super::wire::{self, Bad, Kind, Lines, Message};
+use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::log;
 use crate::mcp::raw;
 
@@ -759,20 +760,6 @@ impl Drop for ProgressRoute {
     }
 }
 
-/// A progress token (JSON text) as a key that a server re-printing it does not change: a
-/// string by its unescaped text (`"\u00e9"` is `"é"`), a number by its exact value (`1.0`
-/// is `1`).
-pub(crate) fn token_key(token: &str) -> String {
-    if token.starts_with('"') {
-        if let Some(text) = crate::mcp::raw::unquote(token) {
-            return format!("s{text}");
-        }
-    } else if let Some(number) = crate::json::canonical_number(token) {
-        return format!("n{number}");
-    }
-    format!("r{token}")
-}
-
 /// A line from a server that is not a message: the request it answers (by the id its first
 /// bytes show) fails at once, saying why, instead of waiting out its timeout.
 fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
@@ -839,12 +826,6 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
             .unwrap_or_else(|| "error without a message".to_owned()),
         data: raw::get(&error, "data").map(|d| crate::mcp::json_text::minify(d.get())),
     })
-}
-
-/// Locks, ignoring poisoning (the data stays consistent: every critical section is one map
-/// operation).
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 #[cfg(test)]

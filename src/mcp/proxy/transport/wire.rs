@@ -543,6 +543,20 @@ fn quote(text: &str) -> String {
     crate::mcp::raw::quote(text)
 }
 
+/// A progress token (JSON text) as a key that a server re-printing it does not change: a
+/// string by its unescaped text (`"\u00e9"` is `"é"`), a number by its exact value (`1.0`
+/// is `1`).
+pub(crate) fn token_key(token: &str) -> String {
+    if token.starts_with('"') {
+        if let Some(text) = crate::mcp::raw::unquote(token) {
+            return format!("s{text}");
+        }
+    } else if let Some(number) = crate::json::canonical_number(token) {
+        return format!("n{number}");
+    }
+    format!("r{token}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -73,9 +73,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::mcp::proxy::front::serve::Mode;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
-use crate::mcp::proxy::transport::peer::lock;
 use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
 use crate::mcp::proxy::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 use connections::{Busy, Conn, Connections};

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 
 use super::session::Out;
 use super::stream::Messages;
-use crate::mcp::proxy::transport::peer::lock;
+use crate::mcp::proxy::lock;
 
 /// The sending side, kept by the session.
 pub(super) struct Outbox {

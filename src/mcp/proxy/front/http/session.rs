@@ -16,9 +16,10 @@ use super::pipe::FrontPipe;
 use super::short;
 
 use crate::mcp::proxy::front::serve::Mode;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
-use crate::mcp::proxy::transport::peer::{lock, token_key};
+use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{Kind, Message};
 
 /// Bytes of server messages a session holds for its client at most, besides one message

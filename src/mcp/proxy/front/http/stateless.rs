@@ -54,10 +54,12 @@ use super::pipe::FrontPipe;
 use super::session::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
-use crate::mcp::proxy::transport::peer::{MAX_EXTENSIONS, lock, token_key};
+use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
+use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
 

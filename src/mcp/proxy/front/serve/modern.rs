@@ -8,10 +8,12 @@ use std::sync::Arc;
 use super::super::routes::offering;
 use super::{Front, Mode};
 use crate::mcp::EXECUTE_TOOL;
+use crate::mcp::proxy::lock;
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
 use crate::mcp::proxy::revisions::mrtr::{Exchange, Worker};
-use crate::mcp::proxy::transport::peer::{BEHALF, Cause, MAX_EXTENSIONS, lock, token_key};
+use crate::mcp::proxy::transport::peer::{BEHALF, Cause, MAX_EXTENSIONS};
+use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
 
