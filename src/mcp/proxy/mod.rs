@@ -31,6 +31,7 @@ mod inspect;
 pub mod log;
 mod revisions;
 mod servers;
+mod sync;
 mod transport;
 
 /// MCP's Streamable HTTP transport (revision 2025-11-25, `basic/transports`) on the proxy's
@@ -46,28 +47,13 @@ pub use transport::wire;
 pub use error::CallError;
 pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, Mode, serve};
 pub use inspect::{Inspection, ServerCost, ToolResults};
-pub use revisions::era::MODERN_VERSIONS;
+pub use revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 pub use revisions::mrtr::MAX_WAITING;
 pub use servers::config::{
     CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
     ReadError, ServerConfig, default_path,
 };
-pub use servers::downstream::{Downstream, Event};
+pub use servers::downstream::{Downstream, Event, PROTOCOL_VERSION};
 pub use servers::toolbox::{Change, Options, Toolbox};
 pub use transport::orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use transport::peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
-
-/// The protocol revision the proxy asks servers for and offers clients that ask for one it
-/// does not know.
-pub const PROTOCOL_VERSION: &str = "2025-11-25";
-
-/// Revisions a client may ask for at `initialize`; the proxy answers with the one asked.
-/// Revision 2026-07-28, which has no `initialize`, is served too ([`MODERN_VERSIONS`]).
-pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
-    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
-
-/// Locks, ignoring poisoning (the data stays consistent: every critical section is one map
-/// operation).
-pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}

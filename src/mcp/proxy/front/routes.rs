@@ -13,9 +13,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::log;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::code;
 use crate::mcp::raw;
 use crate::mcp::registry::next_cursor;

@@ -31,12 +31,14 @@ use crate::Value;
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log;
+use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{self, Claim, ProgressAs, Rounds};
+use crate::mcp::proxy::servers::downstream::PROTOCOL_VERSION;
 use crate::mcp::proxy::servers::toolbox::{Change, Toolbox};
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{
     BEHALF, Behalf, Cause, INBOUND_QUEUE, Peer, ProgressSink,
 };
@@ -44,7 +46,6 @@ use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
     self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code,
 };
-use crate::mcp::proxy::{PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::raw;
 use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
 use serde_json::value::RawValue;
@@ -73,7 +74,7 @@ impl Mode {
 
 /// Serves MCP over `reader`/`writer` (the proxy's stdin and stdout) until the client closes
 /// its side; the caller then shuts the toolbox down. A toolbox started with
-/// [`Options::await_client`](crate::mcp::proxy::Options::await_client) starts its servers at the client's
+/// [`Options::await_client`](crate::mcp::proxy::servers::toolbox::Options::await_client) starts its servers at the client's
 /// `initialize`, with the client's capabilities (as `toon mcp serve` does); otherwise they
 /// have started without any, and tools that need them are not listed.
 ///

@@ -20,6 +20,11 @@
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
 
+/// Revisions a client may ask for at `initialize`; the proxy answers with the one asked.
+/// Revision 2026-07-28, which has no `initialize`, is served too ([`MODERN_VERSIONS`]).
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
+    &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+
 /// The modern revisions the proxy serves (`server/discover`'s `supportedVersions`).
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
 
@@ -106,7 +111,7 @@ pub(crate) fn envelope(method: &str, params: Option<&str>) -> Envelope {
 pub(crate) fn unsupported(id: &str, requested: &str) -> String {
     let supported: Vec<String> = MODERN_VERSIONS
         .iter()
-        .chain(crate::mcp::proxy::SUPPORTED_PROTOCOL_VERSIONS)
+        .chain(SUPPORTED_PROTOCOL_VERSIONS)
         .map(|v| raw::quote(v))
         .collect();
     let data = format!(

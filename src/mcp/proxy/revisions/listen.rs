@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 
 use super::era::SUBSCRIPTION_ID_KEY;
-use crate::mcp::proxy::lock;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::raw;

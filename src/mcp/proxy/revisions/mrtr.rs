@@ -47,8 +47,8 @@ use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
 use tokio::task::AbortHandle;
 
 use super::era;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause};
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
@@ -708,8 +708,12 @@ mod tests {
 
     #[tokio::test]
     async fn at_most_max_waiting_exchanges_wait_and_the_oldest_goes_first() {
-        let config = crate::mcp::proxy::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
-        let toolbox = Toolbox::start(&config, crate::mcp::proxy::Options::default());
+        let config =
+            crate::mcp::proxy::servers::config::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(
+            &config,
+            crate::mcp::proxy::servers::toolbox::Options::default(),
+        );
         let rounds = Rounds::default();
         let patience = Duration::from_secs(60);
         let mut states = Vec::new();
@@ -748,8 +752,12 @@ mod tests {
 
     #[tokio::test]
     async fn questions_go_only_to_the_request_they_came_for() {
-        let config = crate::mcp::proxy::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
-        let toolbox = Toolbox::start(&config, crate::mcp::proxy::Options::default());
+        let config =
+            crate::mcp::proxy::servers::config::Config::from_str(r#"{"mcpServers":{}}"#).unwrap();
+        let toolbox = Toolbox::start(
+            &config,
+            crate::mcp::proxy::servers::toolbox::Options::default(),
+        );
         let rounds = Rounds::default();
         let elicits = r#"{"elicitation":{}}"#;
         let (none, _w0) = rounds.start("tools/call", "{}", "{}");

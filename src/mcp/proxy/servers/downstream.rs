@@ -14,14 +14,18 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
-use crate::mcp::proxy::PROTOCOL_VERSION;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::log;
 use crate::mcp::proxy::transport::orphans;
+use crate::mcp::proxy::transport::orphans::EXIT_GRACE;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
-use crate::mcp::proxy::transport::process::{EXIT_GRACE, ExitWatch, Process};
+use crate::mcp::proxy::transport::process::{ExitWatch, Process};
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::registry::next_cursor;
+
+/// The protocol revision the proxy asks servers for and offers clients that ask for one it
+/// does not know.
+pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
 /// How long a closed connection may wait for the server's exit status (it usually follows
 /// within milliseconds; a server that closed its stdout and lives on does not give one).

@@ -25,6 +25,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// How long a process (or what is left of its group) gets to exit after `SIGTERM`, and a
+/// server after its stdin closes.
+pub(crate) const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// The variable each stdio server gets (and its descendants inherit), naming the server for
 /// this proxy: `PROXY_PID-N`.
 pub const TAG_ENV: &str = "TOON_MCP_SERVER_TAG";
@@ -120,8 +124,7 @@ mod linux {
     use nix::sys::wait::{WaitPidFlag, waitpid};
     use nix::unistd::Pid;
 
-    use crate::mcp::proxy::TAG_ENV;
-    use crate::mcp::proxy::transport::process::EXIT_GRACE;
+    use super::{EXIT_GRACE, TAG_ENV};
 
     /// Set once this process is a subreaper: before, no child is anyone's orphan.
     static ADOPTING: AtomicBool = AtomicBool::new(false);

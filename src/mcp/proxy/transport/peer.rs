@@ -15,8 +15,8 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::raw;
 
 /// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that

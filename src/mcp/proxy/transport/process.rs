@@ -11,14 +11,10 @@
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use super::orphans;
+use super::orphans::{self, EXIT_GRACE};
 
 use process_wrap::tokio::ChildWrapper;
 use tokio::sync::watch;
-
-/// How long a process (or what is left of its group) gets to exit after `SIGTERM`, and a
-/// server after its stdin closes.
-pub(crate) const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 #[cfg(unix)]
 mod signal {

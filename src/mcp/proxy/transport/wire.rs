@@ -27,30 +27,7 @@ pub const MAX_MESSAGE_BYTES: usize = 16 << 20;
 /// How much of an over-long or malformed line is kept to find its `id`.
 pub(crate) const HEAD_BYTES: usize = 4096;
 
-/// JSON-RPC error codes used by the proxy.
-pub mod code {
-    /// The line is not JSON.
-    pub const PARSE_ERROR: i64 = -32700;
-    /// JSON, but not a JSON-RPC request.
-    pub const INVALID_REQUEST: i64 = -32600;
-    /// The method is not served.
-    pub const METHOD_NOT_FOUND: i64 = -32601;
-    /// Wrong parameters, an unknown tool among them (as the MCP specification says).
-    pub const INVALID_PARAMS: i64 = -32602;
-    /// The proxy failed (a server is gone, timed out, sent nonsense).
-    pub const INTERNAL_ERROR: i64 = -32603;
-    /// A legacy server's "resource not found" (2025-11-25); revision 2026-07-28 says
-    /// [`INVALID_PARAMS`] instead.
-    pub const RESOURCE_NOT_FOUND: i64 = -32002;
-    /// Revision 2026-07-28: serving the request needs a client capability its
-    /// `clientCapabilities` do not declare (`data.requiredCapabilities`).
-    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
-    /// URL elicitation required (2025-11-25 only; revision 2026-07-28 asks in rounds).
-    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
-    /// Revision 2026-07-28: the request's `protocolVersion` is not served (`data` lists the
-    /// supported ones).
-    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
-}
+pub use crate::mcp::proxy::error::code;
 
 /// One line that is not a message, with what could be read of it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use crate::mcp::proxy::lock;
+use crate::mcp::proxy::sync::lock;
 
 /// How long a new connection has to make its first authenticated request.
 pub(super) const FIRST_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);

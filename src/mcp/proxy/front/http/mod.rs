@@ -4,7 +4,7 @@
 //!
 //! **Sessions.** An `initialize` POST without `Mcp-Session-Id` opens a session and its
 //! response carries the new id (128 random bits, hex). Each session has its own
-//! [`Toolbox`] and its own front ([`serve`](crate::mcp::proxy::serve())), exactly as one stdio client has:
+//! [`Toolbox`] and its own front ([`serve`](crate::mcp::proxy::front::serve::serve())), exactly as one stdio client has:
 //! its own server processes, started with *this* client's capabilities (a server such as
 //! server-everything decides which tools exist from them), its own requests, cancellations,
 //! progress, sampling/elicitation/roots questions, resource subscriptions, log level and
@@ -73,11 +73,11 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::mcp::proxy::front::serve::Mode;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
-use crate::mcp::proxy::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 use connections::{Busy, Conn, Connections};
 use session::Session;
 use stateless::Stateless;
@@ -162,7 +162,7 @@ pub enum HttpError {
 }
 
 /// Builds each session's toolbox (started with
-/// [`Options::await_client`](crate::mcp::proxy::Options::await_client), so its servers start at the
+/// [`Options::await_client`](crate::mcp::proxy::servers::toolbox::Options::await_client), so its servers start at the
 /// client's `initialize`).
 pub type ToolboxFactory = Arc<dyn Fn() -> Arc<Toolbox> + Send + Sync>;
 

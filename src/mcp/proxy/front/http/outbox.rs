@@ -10,9 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use super::session::Out;
-use super::stream::Messages;
-use crate::mcp::proxy::lock;
+use super::stream::{Messages, Out};
+use crate::mcp::proxy::sync::lock;
 
 /// The sending side, kept by the session.
 pub(super) struct Outbox {

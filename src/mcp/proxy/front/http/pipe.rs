@@ -9,8 +9,8 @@ use tokio::sync::Mutex as AsyncMutex;
 use tokio::task::JoinHandle;
 
 use crate::mcp::proxy::front::serve::{Mode, serve_with};
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::MAX_MESSAGE_BYTES;
 
 /// Bytes buffered in each direction of the pipe.

@@ -14,11 +14,12 @@ use tokio::sync::OwnedSemaphorePermit;
 use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
 use super::short;
+use super::stream::Out;
 
 use crate::mcp::proxy::front::serve::Mode;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{Kind, Message};
 
@@ -28,13 +29,6 @@ use crate::mcp::proxy::transport::wire::{Kind, Message};
 /// behind is cut (what it had not read is kept for the next one), then the oldest kept
 /// messages are dropped, then the new one.
 pub(super) const SESSION_BYTES: usize = 4 << 20;
-
-/// A message for an open response, and whether it ends that response.
-#[derive(Debug)]
-pub(super) struct Out {
-    pub(super) text: String,
-    pub(super) last: bool,
-}
 
 /// A POST waiting for its request's response, and for what the servers send meanwhile.
 struct Pending {

@@ -51,13 +51,13 @@ use serde_json::value::RawValue;
 
 use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
-use super::session::Out;
+use super::stream::Out;
 use super::{Body, Forget, PROTOCOL_VERSION, stream};
 use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};

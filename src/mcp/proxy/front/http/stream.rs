@@ -13,9 +13,15 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Response, StatusCode};
 use tokio::sync::mpsc;
 
-use super::session::Out;
 use super::{Body, Forget};
 use crate::mcp::proxy::transport::sse;
+
+/// A message for an open response, and whether it ends that response.
+#[derive(Debug)]
+pub(super) struct Out {
+    pub(super) text: String,
+    pub(super) last: bool,
+}
 
 /// A comment line sent on a quiet stream, so that proxies keep it open and a client that went
 /// away is noticed (its write fails and the stream is dropped).

@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::{
     ACCEPT_BOTH, EVENT_STREAM, Failed, Shared, describe, is_event_stream, sse, text_frame,
 };
-use crate::mcp::proxy::lock;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::{Bad, Kind, MAX_MESSAGE_BYTES, Message, head_id};
 
 /// How long the server may take to name its endpoint (the start-up timeout bounds it too).

@@ -51,8 +51,8 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
 use super::sse;
-use crate::mcp::proxy::lock;
 use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
     self, Bad, Frame, Kind, MAX_MESSAGE_BYTES, Message, code,
