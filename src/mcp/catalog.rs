@@ -469,8 +469,8 @@ impl Catalog {
     pub fn from_json(text: &str, default_server: &str) -> Result<Catalog> {
         let mut catalog = Catalog::new();
         let top: &RawValue = serde_json::from_str(text).map_err(|e| Error::json(e, text))?;
-        match first_byte(top) {
-            b'[' => catalog.add_tools(default_server, top)?,
+        match first_byte(top.get()) {
+            b'[' => catalog.add_tools(default_server, top.get())?,
             b'{' => {
                 // A key a Rust string cannot hold (a lone surrogate) names no server.
                 let entries = super::raw::entries(top.get()).ok_or_else(|| Error::NotToolList {
@@ -490,7 +490,7 @@ impl Catalog {
                     {
                         match first_byte(list) {
                             b'[' => catalog.add_tools(&server, list)?,
-                            b'{' => catalog.add_server(&server, list.get())?,
+                            b'{' => catalog.add_server(&server, list)?,
                             _ => return Err(shape_error()),
                         }
                     }
@@ -557,12 +557,11 @@ impl Catalog {
         Ok(cursor)
     }
 
-    fn add_tools(&mut self, server: &str, array: &RawValue) -> Result<()> {
-        let raws: Vec<&RawValue> =
-            serde_json::from_str(array.get()).map_err(|e| Error::NotToolList {
-                message: format!("server {server:?}: {e}"),
-                source: Some(e),
-            })?;
+    fn add_tools(&mut self, server: &str, array: &str) -> Result<()> {
+        let raws: Vec<&RawValue> = serde_json::from_str(array).map_err(|e| Error::NotToolList {
+            message: format!("server {server:?}: {e}"),
+            source: Some(e),
+        })?;
         let mut warnings = Vec::new();
         let tools = raws
             .into_iter()
@@ -761,8 +760,8 @@ impl Catalog {
     }
 }
 
-fn first_byte(raw: &RawValue) -> u8 {
-    raw.get().bytes().next().unwrap_or(b' ')
+fn first_byte(text: &str) -> u8 {
+    text.bytes().next().unwrap_or(b' ')
 }
 
 fn shape_error() -> Error {
@@ -962,8 +961,7 @@ mod tests {
         ];
         let mut c = Catalog::new();
         for (server, list) in lists {
-            c.add_tools(server, serde_json::from_str(list).unwrap())
-                .unwrap();
+            c.add_tools(server, list).unwrap();
         }
         let mut exposed: Vec<(String, String, String)> = c
             .tools()
@@ -998,9 +996,7 @@ mod tests {
             let mut other = Catalog::new();
             for i in order {
                 let (server, list) = lists[i];
-                other
-                    .add_tools(server, serde_json::from_str(list).unwrap())
-                    .unwrap();
+                other.add_tools(server, list).unwrap();
             }
             let mut names: Vec<(String, String, String)> = other
                 .tools()

@@ -22,11 +22,12 @@ use serde_json::value::RawValue;
 
 use super::json_text::byte_matches;
 
-/// One entry of an object read with [`entries`]: its key (unescaped) and its value as sent.
-#[derive(Debug)]
+/// One entry of a JSON object (read by [`entries`], [`call_result`] or the one-pass
+/// reader): its key (unescaped) and its value's text as sent (a slice of the whole text).
+#[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Entry<'t> {
     pub key: Cow<'t, str>,
-    pub value: &'t RawValue,
+    pub value: &'t str,
 }
 
 /// The entries of `text` in order, when it is a JSON object; `None` for anything else (or an
@@ -42,8 +43,8 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
     struct Items<'t>(Vec<&'t RawValue>);
     impl<'de> Deserialize<'de> for Items<'de> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
+            struct ItemsVisitor;
+            impl<'de> Visitor<'de> for ItemsVisitor {
                 type Value = Items<'de>;
                 fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                     f.write_str("a JSON array")
@@ -56,7 +57,7 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
                     Ok(Items(out))
                 }
             }
-            d.deserialize_seq(V)
+            d.deserialize_seq(ItemsVisitor)
         }
     }
     serde_json::from_str::<Items<'_>>(text).ok().map(|i| i.0)
@@ -75,53 +76,15 @@ impl Field for Entry<'_> {
         &self.key
     }
     fn text(&self) -> &str {
-        self.value.get()
-    }
-}
-
-/// One entry of an object read by [`call_result`] or [`members`]: its key (unescaped) and
-/// its value's text as sent. As [`Entry`], but the value need not have been read as a
-/// [`RawValue`] (the one-pass reader walks `content` itself).
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Member<'t> {
-    pub key: Cow<'t, str>,
-    pub value: &'t str,
-}
-
-impl Field for Member<'_> {
-    fn key(&self) -> &str {
-        &self.key
-    }
-    fn text(&self) -> &str {
         self.value
     }
-}
-
-impl<'t> From<Entry<'t>> for Member<'t> {
-    fn from(entry: Entry<'t>) -> Self {
-        Member {
-            key: entry.key,
-            value: entry.value.get(),
-        }
-    }
-}
-
-/// The members of `text`, when it is a JSON object (as [`entries`]).
-pub(crate) fn members(text: &str) -> Option<Vec<Member<'_>>> {
-    Some(entries(text)?.into_iter().map(Member::from).collect())
-}
-
-/// The value text of `key` among `members` (the last one, as JSON parsers resolve
-/// duplicates).
-pub(crate) fn value<'t>(members: &[Member<'t>], key: &str) -> Option<&'t str> {
-    members.iter().rev().find(|m| m.key == key).map(|m| m.value)
 }
 
 /// A `tools/call` result read by [`call_result`].
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct CallResult<'t> {
     /// Its entries in order, `content` among them.
-    pub members: Vec<Member<'t>>,
+    pub members: Vec<Entry<'t>>,
     /// Its (last) `content`, when that is an array.
     pub content: Option<Content<'t>>,
 }
@@ -131,33 +94,33 @@ pub(crate) struct CallResult<'t> {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Content<'t> {
     pub json: &'t str,
-    pub items: Vec<Option<Object<'t>>>,
+    pub items: Vec<Option<ContentObject<'t>>>,
 }
 
 /// An object among the items of `content`: the text it spans, its entries, and its `text`.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Object<'t> {
+pub(crate) struct ContentObject<'t> {
     pub json: &'t str,
-    pub members: Vec<Member<'t>>,
+    pub members: Vec<Entry<'t>>,
     /// Its (last) `text` entry, read with the object; `None` when it has none.
-    pub text: Option<Text<'t>>,
+    pub text: Option<ItemText<'t>>,
 }
 
 /// The `text` of a content item.
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) enum Text<'t> {
+pub(crate) enum ItemText<'t> {
     /// A string, unescaped.
     String(Cow<'t, str>),
     /// Not a string, or one holding a lone surrogate (which Rust strings cannot).
     Unreadable,
 }
 
-impl<'t> Text<'t> {
+impl<'t> ItemText<'t> {
     /// The text of a value read as sent.
     fn of(value: &'t str) -> Self {
         match unquote(value) {
-            Some(s) => Text::String(s),
-            None => Text::Unreadable,
+            Some(s) => ItemText::String(s),
+            None => ItemText::Unreadable,
         }
     }
 }
@@ -180,12 +143,12 @@ fn call_result_by_serde(text: &str) -> Option<CallResult<'_>> {
     let entries = entries(text)?;
     let content = get(&entries, "content").and_then(|content| {
         Some(Content {
-            json: content.get(),
-            items: objects(content.get())?,
+            json: content,
+            items: objects(content)?,
         })
     });
     Some(CallResult {
-        members: entries.into_iter().map(Member::from).collect(),
+        members: entries,
         content,
     })
 }
@@ -274,7 +237,7 @@ impl<'t> Reader<'t> {
                 }
                 reader.value()?
             };
-            members.push(Member { key, value });
+            members.push(Entry { key, value });
             Some(())
         })?;
         // Nothing but whitespace after the object.
@@ -307,25 +270,25 @@ impl<'t> Reader<'t> {
     }
 
     /// One content item; its `text` string is unescaped as it is read.
-    fn item(&mut self) -> Option<Object<'t>> {
+    fn item(&mut self) -> Option<ContentObject<'t>> {
         let mut members = Vec::new();
         let mut text = None;
         let json = self.object(|reader, key| {
             let value = if key == "text" && reader.peek()? == b'"' {
                 let (value, unescaped) = reader.string()?;
-                text = Some(unescaped.map_or(Text::Unreadable, Text::String));
+                text = Some(unescaped.map_or(ItemText::Unreadable, ItemText::String));
                 value
             } else {
                 let value = reader.value()?;
                 if key == "text" {
-                    text = Some(Text::Unreadable);
+                    text = Some(ItemText::Unreadable);
                 }
                 value
             };
-            members.push(Member { key, value });
+            members.push(Entry { key, value });
             Some(())
         })?;
-        Some(Object {
+        Some(ContentObject {
             json,
             members,
             text,
@@ -337,12 +300,12 @@ impl<'t> Reader<'t> {
 /// `None` when it is not. One serde_json pass when every item is an object ([`items`] then
 /// [`entries`] on each would read every item twice, and a long string with many escapes is
 /// slow to skip). [`call_result`]'s fallback.
-fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
+fn objects(text: &str) -> Option<Vec<Option<ContentObject<'_>>>> {
     struct Objects<'t>(Vec<Vec<Entry<'t>>>);
     impl<'de> Deserialize<'de> for Objects<'de> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
+            struct ObjectsVisitor;
+            impl<'de> Visitor<'de> for ObjectsVisitor {
                 type Value = Objects<'de>;
                 fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                     f.write_str("a JSON array of objects")
@@ -358,14 +321,14 @@ fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
                     Ok(Objects(out))
                 }
             }
-            d.deserialize_seq(V)
+            d.deserialize_seq(ObjectsVisitor)
         }
     }
-    fn object<'t>(json: &'t str, entries: Vec<Entry<'t>>) -> Object<'t> {
-        let text = get(&entries, "text").map(|v| Text::of(v.get()));
-        Object {
+    fn object<'t>(json: &'t str, entries: Vec<Entry<'t>>) -> ContentObject<'t> {
+        let text = get(&entries, "text").map(ItemText::of);
+        ContentObject {
             json,
-            members: entries.into_iter().map(Member::from).collect(),
+            members: entries,
             text,
         }
     }
@@ -393,7 +356,7 @@ fn objects(text: &str) -> Option<Vec<Option<Object<'_>>>> {
         let start = skip(at, b",");
         let inner = entries
             .last()
-            .map_or(start + 1, |e| span(text, e.value.get()).end);
+            .map_or(start + 1, |e| span(text, e.value).end);
         let end = skip(inner, b"") + 1;
         out.push(Some(object(&text[start..end], entries)));
         at = end;
@@ -422,7 +385,7 @@ impl<'de> Visitor<'de> for EntryListVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryList<'de>, A::Error> {
         let mut out = Vec::new();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            let value = map.next_value::<&'de RawValue>()?;
+            let value = map.next_value::<&'de RawValue>()?.get();
             out.push(Entry { key, value });
         }
         Ok(EntryList(out))
@@ -430,7 +393,7 @@ impl<'de> Visitor<'de> for EntryListVisitor {
 }
 
 /// The value of `key` among `entries` (the last one, as JSON parsers resolve duplicates).
-pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> {
+pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t str> {
     entries.iter().rev().find(|e| e.key == key).map(|e| e.value)
 }
 
@@ -438,20 +401,20 @@ pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t RawValue> 
 /// `None` when a step is missing or not an object.
 /// (The proxy's readers use it; the catalog does not.)
 #[cfg(feature = "mcp-stdio")]
-pub(crate) fn get_path<'t>(text: &'t str, path: &[&str]) -> Option<&'t RawValue> {
+pub(crate) fn get_path<'t>(text: &'t str, path: &[&str]) -> Option<&'t str> {
     let (last, parents) = path.split_last()?;
     let mut object = text;
     for key in parents {
         let entries = entries(object)?;
-        object = get(&entries, key)?.get();
+        object = get(&entries, key)?;
     }
     get(&entries(object)?, last)
 }
 
 /// The string a raw value holds, unescaped; `None` when it is not a string (or holds a lone
 /// surrogate, which Rust strings cannot).
-pub(crate) fn string(value: &RawValue) -> Option<String> {
-    unquote(value.get()).map(Cow::into_owned)
+pub(crate) fn string(value: &str) -> Option<String> {
+    unquote(value).map(Cow::into_owned)
 }
 
 /// The string the JSON text `value` is, unescaped (borrowed when it has no escapes); `None`
@@ -900,7 +863,7 @@ mod tests {
     #[cfg(feature = "mcp-stdio")]
     fn values_are_found_by_path_as_sent() {
         let text = r#"{"_meta": {"progressToken": 1.50, "a": 1, "a": {"b": "x"}}, "n": 2}"#;
-        let at = |path: &[&str]| get_path(text, path).map(RawValue::get);
+        let at = |path: &[&str]| get_path(text, path);
         assert_eq!(at(&["_meta", "progressToken"]), Some("1.50"));
         // The last of duplicate keys, as JSON parsers resolve them.
         assert_eq!(at(&["_meta", "a", "b"]), Some(r#""x""#));
@@ -916,14 +879,11 @@ mod tests {
     fn reads_without_reprinting() {
         let e = entries(TEXT).unwrap();
         assert_eq!(e.len(), 3);
-        assert_eq!(
-            get(&e, "id").unwrap().get(),
-            "123456789012345678901234567890"
-        );
-        let a = entries(get(&e, "a").unwrap().get()).unwrap();
-        assert_eq!(get(&a, "n").unwrap().get(), "1e400");
+        assert_eq!(get(&e, "id").unwrap(), "123456789012345678901234567890");
+        let a = entries(get(&e, "a").unwrap()).unwrap();
+        assert_eq!(get(&a, "n").unwrap(), "1e400");
         assert_eq!(string(get(&a, "s").unwrap()), None);
-        let b = items(get(&e, "b").unwrap().get()).unwrap();
+        let b = items(get(&e, "b").unwrap()).unwrap();
         assert_eq!(b[1].get(), "0.1000000000000000055511151231257827");
         assert!(entries("[1]").is_none() && items("{}").is_none());
     }
@@ -939,7 +899,7 @@ mod tests {
         ] {
             let value: Box<RawValue> = serde_json::from_str(literal).unwrap();
             let want: String = serde_json::from_str(literal).unwrap();
-            assert_eq!(string(&value), Some(want), "{literal}");
+            assert_eq!(string(value.get()), Some(want), "{literal}");
         }
         for lone in [
             r#""\ud83d""#,
@@ -948,17 +908,17 @@ mod tests {
             r#""x\ud83d""#,
         ] {
             let value: Box<RawValue> = serde_json::from_str(lone).unwrap();
-            assert_eq!(string(&value), None, "{lone}");
+            assert_eq!(string(value.get()), None, "{lone}");
         }
         let number: Box<RawValue> = serde_json::from_str("12").unwrap();
-        assert_eq!(string(&number), None);
+        assert_eq!(string(number.get()), None);
     }
 
     #[test]
     fn edits_keep_every_other_byte() {
         let e = entries(TEXT).unwrap();
         let mut s = Splice::new(TEXT);
-        s.replace(get(&e, "b").unwrap().get(), "[]".into());
+        s.replace(get(&e, "b").unwrap(), "[]".into());
         s.set(TEXT, &e, "c", "true".into());
         let want = TEXT.replace(
             "[1E2, 0.1000000000000000055511151231257827]}",
@@ -987,7 +947,7 @@ mod tests {
             }
             let third = objects[2].as_ref().unwrap();
             assert_eq!(third.members.len(), 2);
-            assert_eq!(value(&third.members, "c"), Some("[2]"));
+            assert_eq!(get(&third.members, "c"), Some("[2]"));
         }
         assert!(objects("{}").is_none() && objects("[").is_none());
     }
@@ -1177,7 +1137,7 @@ mod tests {
     fn inserts_after_values_and_at_array_ends() {
         let text = r#"{"a": [1, 2], "b": [ ]}"#;
         let e = entries(text).unwrap();
-        let (a, b) = (get(&e, "a").unwrap().get(), get(&e, "b").unwrap().get());
+        let (a, b) = (get(&e, "a").unwrap(), get(&e, "b").unwrap());
         let mut s = Splice::new(text);
         s.insert_after(items(a).unwrap()[0].get(), ",1.5".into());
         s.push(a, 2, "3");

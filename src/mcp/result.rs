@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use super::META_KEY;
 use super::error::{Error, Result};
 use super::json_text::{minify, minify_joined};
-use super::raw::{self, Member, Splice, Text};
+use super::raw::{self, Entry, ItemText, Splice};
 use super::shaping::Shaping;
 use crate::render::{Output, Pipeline};
 use crate::table::Rendering;
@@ -289,16 +289,16 @@ enum MetaSlot<'t> {
     /// No `_meta`: one is added.
     Absent,
     /// A readable object: the marker is set among its entries.
-    Object(&'t str, Vec<Member<'t>>),
+    Object(&'t str, Vec<Entry<'t>>),
     /// Not an object (the server's business) or not readable.
     Unusable,
 }
 
 impl<'t> MetaSlot<'t> {
-    fn of(members: &[Member<'t>]) -> Self {
-        match raw::value(members, "_meta") {
+    fn of(members: &[Entry<'t>]) -> Self {
+        match raw::get(members, "_meta") {
             None => MetaSlot::Absent,
-            Some(meta) => match raw::members(meta) {
+            Some(meta) => match raw::entries(meta) {
                 Some(inner) => MetaSlot::Object(meta, inner),
                 None => MetaSlot::Unusable,
             },
@@ -306,7 +306,7 @@ impl<'t> MetaSlot<'t> {
     }
 
     /// Sets `_meta[META_KEY]` to `marker` (JSON text) on `object`, keeping any other keys.
-    fn set(&self, splice: &mut Splice<'t>, object: &str, members: &[Member<'_>], marker: String) {
+    fn set(&self, splice: &mut Splice<'t>, object: &str, members: &[Entry<'_>], marker: String) {
         match self {
             MetaSlot::Absent => {
                 let meta = format!("{{{}:{marker}}}", raw::quote(META_KEY));
@@ -505,12 +505,12 @@ impl ResultEncoder {
         // One pass over the result: its entries, `content`'s objects and their `text`s.
         let read = raw::call_result(result).ok_or_else(not_a_result)?;
         let entries = &read.members;
-        if raw::value(entries, "isError") == Some("true") {
+        if raw::get(entries, "isError") == Some("true") {
             return Err(Skip::Result(SkipReason::ErrorResult));
         }
         let content = read.content.as_ref().ok_or_else(not_a_result)?;
         let structured = match self.policy.structured {
-            Structured::Drop => raw::value(entries, "structuredContent"),
+            Structured::Drop => raw::get(entries, "structuredContent"),
             Structured::Keep => None,
         };
         // `null` holds nothing to carry.
@@ -520,14 +520,14 @@ impl ResultEncoder {
         let mut blocks = Vec::new();
         for item in content.items.iter().flatten() {
             let fields = &item.members;
-            let is_text = raw::value(fields, "type").and_then(raw::unquote);
+            let is_text = raw::get(fields, "type").and_then(raw::unquote);
             if is_text.as_deref() != Some("text") {
                 continue;
             }
-            let (Some(text_value), Some(text)) = (raw::value(fields, "text"), &item.text) else {
+            let (Some(text_value), Some(text)) = (raw::get(fields, "text"), &item.text) else {
                 continue;
             };
-            let Text::String(text) = text else {
+            let ItemText::String(text) = text else {
                 // Not a string, or a lone surrogate Rust strings cannot hold.
                 blocks.push(Block::Skipped(SkipReason::NotJson));
                 continue;

@@ -274,7 +274,7 @@ pub(crate) type SearchWords<'s> = (Vec<Cow<'s, str>>, Vec<Cow<'s, str>>);
 /// serde_json refuses (the tree's reader makes lone surrogates and huge numbers readable
 /// first). Texts are borrowed unless they have escapes.
 pub(crate) fn quick_search_words(definition: &str) -> Option<SearchWords<'_>> {
-    let Object(read): Object<QuickDefinition<'_>> = serde_json::from_str(definition).ok()?;
+    let MapOnly(read): MapOnly<QuickDefinition<'_>> = serde_json::from_str(definition).ok()?;
     let properties = read.input_schema.and_then(|s| s.0.properties);
     let properties = properties.map_or_else(Vec::new, |p| p.0);
     let mut names = Vec::with_capacity(properties.len());
@@ -298,7 +298,7 @@ pub(crate) fn quick_search_words(definition: &str) -> Option<SearchWords<'_>> {
 #[derive(Deserialize)]
 struct QuickDefinition<'a> {
     #[serde(rename = "inputSchema", borrow, default)]
-    input_schema: Option<Object<QuickSchema<'a>>>,
+    input_schema: Option<MapOnly<QuickSchema<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -308,24 +308,24 @@ struct QuickSchema<'a> {
 }
 
 /// The properties in their order.
-struct QuickProperties<'a>(Vec<(Text<'a>, Object<QuickProperty<'a>>)>);
+struct QuickProperties<'a>(Vec<(MaybeBorrowed<'a>, MapOnly<QuickProperty<'a>>)>);
 
 #[derive(Deserialize)]
 struct QuickProperty<'a> {
     #[serde(borrow, default)]
-    description: Option<Text<'a>>,
+    description: Option<MaybeBorrowed<'a>>,
     #[serde(rename = "$ref", default)]
     reference: Option<IgnoredAny>,
 }
 
 /// `T` read from a JSON object only: serde's derive also reads a struct from an array, by
 /// position, where the tree has no fields.
-struct Object<T>(T);
+struct MapOnly<T>(T);
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for MapOnly<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+        struct MapVisitor<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for MapVisitor<T> {
             type Value = T;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object")
@@ -335,18 +335,18 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
             }
         }
         deserializer
-            .deserialize_map(V(std::marker::PhantomData))
-            .map(Object)
+            .deserialize_map(MapVisitor(std::marker::PhantomData))
+            .map(MapOnly)
     }
 }
 
 /// A string borrowed from the JSON text when it has no escapes.
-struct Text<'a>(Cow<'a, str>);
+struct MaybeBorrowed<'a>(Cow<'a, str>);
 
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+impl<'de: 'a, 'a> Deserialize<'de> for MaybeBorrowed<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
+        struct StrVisitor;
+        impl<'de> Visitor<'de> for StrVisitor {
             type Value = Cow<'de, str>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a string")
@@ -358,14 +358,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
                 Ok(Cow::Owned(v.to_owned()))
             }
         }
-        deserializer.deserialize_str(V).map(Text)
+        deserializer.deserialize_str(StrVisitor).map(MaybeBorrowed)
     }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for QuickProperties<'a> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+        struct PropertiesVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for PropertiesVisitor<'a> {
             type Value = QuickProperties<'a>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("an object of property schemas")
@@ -378,7 +378,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for QuickProperties<'a> {
                 Ok(QuickProperties(all))
             }
         }
-        deserializer.deserialize_map(V(std::marker::PhantomData))
+        deserializer.deserialize_map(PropertiesVisitor(std::marker::PhantomData))
     }
 }
 

@@ -76,7 +76,7 @@ impl<'d> Carried<'d> {
         {
             match raw::string(only.value) {
                 Some(s) => only_string = Some(s),
-                None => forms.push(Form::new(only.value.get())),
+                None => forms.push(Form::new(only.value)),
             }
         }
         Carried { forms, only_string }

@@ -160,7 +160,7 @@ impl Routes {
         params: &str,
     ) -> Result<String, CallError> {
         let entries = raw::entries(params).unwrap_or_default();
-        let reference = raw::get(&entries, "ref").map_or("{}", |r| r.get());
+        let reference = raw::get(&entries, "ref").map_or("{}", |r| r);
         let kind = member(reference, "type");
         if kind == "ref/prompt" {
             let name = member(reference, "name");
@@ -442,7 +442,7 @@ async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> 
         };
         let result = reply.result().unwrap_or("{}");
         let entries = raw::entries(result).unwrap_or_default();
-        if let Some(list) = raw::get(&entries, key).and_then(|v| raw::items(v.get())) {
+        if let Some(list) = raw::get(&entries, key).and_then(raw::items) {
             items.extend(list.iter().map(|i| i.get().to_owned()));
         }
         let next = raw::get(&entries, "nextCursor").and_then(raw::string);

@@ -48,7 +48,6 @@ use crate::mcp::proxy::transport::wire::{
 };
 use crate::mcp::raw;
 use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
-use serde_json::value::RawValue;
 
 /// Which tools the client sees.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -342,7 +341,7 @@ impl Front {
                 let request = message
                     .params()
                     .and_then(raw::entries)
-                    .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
+                    .and_then(|e| raw::get(&e, "requestId").map(token_key));
                 if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
                     // Dropping the call's future tells its server (notifications/cancelled).
                     call.task.abort();
@@ -572,7 +571,7 @@ impl Front {
             .unwrap_or_default();
         self.toolbox.ready().await;
         // Read to validate and plan; what reaches the server is the text the model sent.
-        let arguments_text = raw::get(&entries, "arguments").map(RawValue::get);
+        let arguments_text = raw::get(&entries, "arguments");
         // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
         // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
         // that problems are listed in the order the model sent the arguments.
@@ -621,7 +620,7 @@ impl Front {
                 }
                 let tool_arguments = arguments_text
                     .and_then(raw::entries)
-                    .and_then(|e| raw::get(&e, "arguments").map(|a| a.get().to_owned()))
+                    .and_then(|e| raw::get(&e, "arguments").map(|a| a.to_owned()))
                     .unwrap_or_else(|| "{}".to_owned());
                 let mut forwarded = format!(
                     r#"{{"name":{},"arguments":{tool_arguments}"#,
@@ -629,7 +628,7 @@ impl Front {
                 );
                 if let Some(meta) = raw::get(&entries, "_meta") {
                     forwarded.push_str(r#","_meta":"#);
-                    forwarded.push_str(meta.get());
+                    forwarded.push_str(meta);
                 }
                 forwarded.push('}');
                 let runs_as_task = self
@@ -664,7 +663,7 @@ impl Front {
     /// Keeps a result that is paged, so later pages are cut from it.
     fn keep_for_pages(&self, plan: &mut Plan, result: &str) {
         let failed = raw::entries(result)
-            .and_then(|e| raw::get(&e, "isError").map(|v| v.get() == "true"))
+            .and_then(|e| raw::get(&e, "isError").map(|v| v == "true"))
             .unwrap_or(false);
         if !failed {
             plan.shaping.kept_as =
@@ -705,7 +704,7 @@ impl Front {
                         let request = message
                             .params()
                             .and_then(raw::entries)
-                            .and_then(|e| raw::get(&e, "requestId").map(|id| token_key(id.get())));
+                            .and_then(|e| raw::get(&e, "requestId").map(token_key));
                         if let Some(id) = &request {
                             self.rounds.withdraw(&server, id);
                         }

@@ -399,7 +399,7 @@ fn rewrite(
     let at = raw::get_path(text, path)?;
     let renamed = rename(&raw::string(at)?)?;
     let mut splice = raw::Splice::new(text);
-    splice.replace(at.get(), raw::quote(&renamed));
+    splice.replace(at, raw::quote(&renamed));
     Some((splice.finish(), renamed))
 }
 

@@ -64,7 +64,7 @@ pub(crate) struct Declared {
 /// Whether the capabilities `capabilities` (JSON text) declare `name` (as an object).
 pub(crate) fn declares(capabilities: &str, name: &str) -> bool {
     raw::entries(capabilities)
-        .and_then(|e| raw::get(&e, name).map(|v| v.get().trim_start().starts_with('{')))
+        .and_then(|e| raw::get(&e, name).map(|v| v.trim_start().starts_with('{')))
         .unwrap_or(false)
 }
 
@@ -75,7 +75,7 @@ pub(crate) fn envelope(method: &str, params: Option<&str>) -> Envelope {
     }
     let Some(meta) = params
         .and_then(raw::entries)
-        .and_then(|e| raw::get(&e, "_meta").map(|m| m.get().to_owned()))
+        .and_then(|e| raw::get(&e, "_meta").map(|m| m.to_owned()))
     else {
         return Envelope::Legacy;
     };
@@ -92,7 +92,7 @@ pub(crate) fn envelope(method: &str, params: Option<&str>) -> Envelope {
         return Envelope::Unsupported(version);
     }
     let capabilities = raw::get(&entries, CAPABILITIES_KEY)
-        .map(|c| c.get().to_owned())
+        .map(|c| c.to_owned())
         .filter(|c| c.trim_start().starts_with('{'));
     let Some(capabilities) = capabilities else {
         return Envelope::Malformed(format!(
@@ -167,7 +167,7 @@ fn rebuild(entries: &[raw::Entry<'_>], keep: impl Fn(&str) -> bool, extra: &[Str
     let mut parts: Vec<String> = entries
         .iter()
         .filter(|e| keep(&e.key))
-        .map(|e| format!("{}:{}", raw::quote(&e.key), e.value.get()))
+        .map(|e| format!("{}:{}", raw::quote(&e.key), e.value))
         .collect();
     parts.extend(extra.iter().cloned());
     format!("{{{}}}", parts.join(","))
@@ -184,7 +184,7 @@ pub(crate) fn downstream_params(params: &str) -> String {
     // `None`: `_meta` stays as it came (absent, or without modern keys); `Some(None)`: it
     // goes (nothing else was in it); `Some(Some(text))`: it is replaced.
     let meta: Option<Option<String>> = raw::get(&entries, "_meta")
-        .and_then(|m| raw::entries(m.get()))
+        .and_then(|m| raw::entries(m))
         .filter(|inner| inner.iter().any(|e| modern(&e.key)))
         .map(|inner| {
             inner
@@ -274,9 +274,9 @@ pub(crate) fn complete_reply(reply: &str, id: &str, method: &str) -> String {
     };
     let entries = raw::entries(error).unwrap_or_default();
     let error = match raw::get(&entries, "code") {
-        Some(c) if c.get() == code::RESOURCE_NOT_FOUND.to_string() => {
+        Some(c) if c == code::RESOURCE_NOT_FOUND.to_string() => {
             let mut splice = raw::Splice::new(error);
-            splice.replace(c.get(), code::INVALID_PARAMS.to_string());
+            splice.replace(c, code::INVALID_PARAMS.to_string());
             splice.finish()
         }
         _ => error.to_owned(),

@@ -26,14 +26,14 @@ impl Filter {
     /// The `notifications` of a `subscriptions/listen` request's params (JSON text).
     pub(crate) fn of_request(params: &str) -> Filter {
         let entries = raw::entries(params).unwrap_or_default();
-        let filter = raw::get(&entries, "notifications").map_or("{}", |f| f.get());
+        let filter = raw::get(&entries, "notifications").map_or("{}", |f| f);
         let entries = raw::entries(filter).unwrap_or_default();
-        let flag = |key: &str| raw::get(&entries, key).is_some_and(|v| v.get() == "true");
+        let flag = |key: &str| raw::get(&entries, key).is_some_and(|v| v == "true");
         let uris = raw::get(&entries, "resourceSubscriptions")
-            .and_then(|v| raw::items(v.get()))
+            .and_then(raw::items)
             .unwrap_or_default()
             .into_iter()
-            .filter_map(raw::string)
+            .filter_map(|uri| raw::string(uri.get()))
             .collect();
         Filter {
             tools: flag("toolsListChanged"),
@@ -156,7 +156,7 @@ fn tagged(params: Option<&str>, id: &str) -> String {
         entries
             .iter()
             .filter(|e| e.key != "_meta")
-            .map(|e| format!("{}:{}", raw::quote(&e.key), e.value.get())),
+            .map(|e| format!("{}:{}", raw::quote(&e.key), e.value)),
     );
     format!("{{{}}}", parts.join(","))
 }

@@ -64,7 +64,7 @@ const QUEUED_STEPS: usize = 32;
 
 /// A server's question put to the client.
 #[derive(Debug)]
-struct Asked {
+struct Question {
     /// Its key in `inputRequests`.
     key: String,
     server: String,
@@ -76,8 +76,8 @@ struct Asked {
 }
 
 /// What an exchange's server did next.
-enum Step {
-    Asked(Asked),
+enum Next {
+    Question(Question),
     /// The reply to the request (a whole response line, any id).
     Done(String),
 }
@@ -93,13 +93,13 @@ pub(crate) struct Exchange {
     capabilities: Mutex<String>,
     /// Where questions are queued: only the [`Worker`] holds the channel open, so it closes
     /// when the server call ends or is aborted.
-    steps_tx: Mutex<mpsc::WeakSender<Step>>,
+    steps_tx: Mutex<mpsc::WeakSender<Next>>,
     /// Whether the retry makes the server call again: it ended with a `-32042` (URL
     /// elicitation required), put to the client as rounds.
     again: std::sync::atomic::AtomicBool,
-    steps: tokio::sync::Mutex<mpsc::Receiver<Step>>,
+    steps: tokio::sync::Mutex<mpsc::Receiver<Next>>,
     /// Questions put to the client and not answered yet.
-    pending: Mutex<Vec<Asked>>,
+    pending: Mutex<Vec<Question>>,
     work: Mutex<Option<AbortHandle>>,
     keys: AtomicU64,
     /// The progress token of the latest round (JSON text): the server's call keeps the first
@@ -110,12 +110,12 @@ pub(crate) struct Exchange {
 
 /// The server call's end of an exchange: the task doing the call holds it (the only sender of
 /// the exchange's steps), and hands over the reply.
-pub(crate) struct Worker(mpsc::Sender<Step>);
+pub(crate) struct Worker(mpsc::Sender<Next>);
 
 impl Worker {
     /// The server call's reply (a whole response line): the end of the exchange.
     pub(crate) async fn done(self, reply: String) {
-        let _ = self.0.send(Step::Done(reply)).await;
+        let _ = self.0.send(Next::Done(reply)).await;
     }
 }
 
@@ -156,7 +156,7 @@ impl Exchange {
     }
 
     /// Queues a question for the next round, under a key of this exchange; never waits.
-    fn queue(&self, mut asked: Asked) -> Result<(), TrySendError<()>> {
+    fn queue(&self, mut asked: Question) -> Result<(), TrySendError<()>> {
         let steps = lock(&self.steps_tx).upgrade();
         let Some(steps) = steps else {
             return Err(TrySendError::Closed(()));
@@ -166,7 +166,7 @@ impl Exchange {
             asked.method.split('/').next().unwrap_or("input"),
             self.keys.fetch_add(1, Ordering::Relaxed)
         );
-        steps.try_send(Step::Asked(asked)).map_err(|e| match e {
+        steps.try_send(Next::Question(asked)).map_err(|e| match e {
             TrySendError::Full(_) => TrySendError::Full(()),
             TrySendError::Closed(_) => TrySendError::Closed(()),
         })
@@ -254,7 +254,7 @@ impl Rounds {
             );
             return Claim::Refused(message, code::METHOD_NOT_FOUND, why);
         }
-        let asked = Asked {
+        let asked = Question {
             key: String::new(),
             server: server.to_owned(),
             id: Some(id.to_owned()),
@@ -325,14 +325,14 @@ impl Rounds {
         *lock(&exchange.capabilities) = capabilities.to_owned();
         *lock(&exchange.progress) = wire::request_progress_token(params);
         let responses = raw::entries(params)
-            .and_then(|e| raw::get(&e, "inputResponses").map(|r| r.get().to_owned()))
+            .and_then(|e| raw::get(&e, "inputResponses").map(|r| r.to_owned()))
             .unwrap_or_default();
         let responses = raw::entries(&responses).unwrap_or_default();
         // `// 2026-07-28 basic/patterns/mrtr`: an `InputResponse` is a result, an object; any
         // other value answers nothing, and the question is asked again.
         let answers =
-            |key: &str| raw::get(&responses, key).filter(|r| r.get().trim_start().starts_with('{'));
-        let answered: Vec<Asked> = {
+            |key: &str| raw::get(&responses, key).filter(|r| r.trim_start().starts_with('{'));
+        let answered: Vec<Question> = {
             let mut pending = lock(&exchange.pending);
             let (answered, open) = pending.drain(..).partition(|a| answers(&a.key).is_some());
             *pending = open;
@@ -343,7 +343,7 @@ impl Rounds {
                 continue;
             };
             if let Some(server) = toolbox.server(&asked.server) {
-                server.notify(wire::response(id, result.get())).await;
+                server.notify(wire::response(id, result)).await;
             }
         }
         Ok(exchange)
@@ -384,24 +384,24 @@ impl Rounds {
                 }
             };
             match next {
-                Some(Step::Asked(asked)) if exchange.can_take(&asked.method) => {
+                Some(Next::Question(asked)) if exchange.can_take(&asked.method) => {
                     lock(&exchange.pending).push(asked);
                 }
-                Some(Step::Asked(asked)) => {
+                Some(Next::Question(asked)) => {
                     // The retry declared less than the round that took it: the server is told
                     // (`// 2026-07-28 basic/index` "Request metadata": an undeclared
                     // capability is never relied on).
                     let why = "the client's request no longer declares the capability this needs";
                     refuse(toolbox, &asked, why).await;
                 }
-                Some(Step::Done(reply)) => {
+                Some(Next::Done(reply)) => {
                     guard.exchange = None;
                     // Questions of a request that has ended (asked late) are answered: never
                     // left open on their server, never put to another request.
                     steps.close();
-                    let mut open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+                    let mut open: Vec<Question> = lock(&exchange.pending).drain(..).collect();
                     while let Ok(step) = steps.try_recv() {
-                        if let Step::Asked(asked) = step {
+                        if let Next::Question(asked) = step {
                             open.push(asked);
                         }
                     }
@@ -427,7 +427,7 @@ impl Rounds {
                         let mut pending = lock(&exchange.pending);
                         for params in elicitations {
                             let n = exchange.keys.fetch_add(1, Ordering::Relaxed);
-                            pending.push(Asked {
+                            pending.push(Question {
                                 key: format!("elicitation-{n}"),
                                 server: String::new(),
                                 id: None,
@@ -565,12 +565,12 @@ async fn end(toolbox: &Toolbox, running: &Running, exchange: &Arc<Exchange>, why
     if let Some(work) = lock(&exchange.work).take() {
         work.abort();
     }
-    let mut open: Vec<Asked> = lock(&exchange.pending).drain(..).collect();
+    let mut open: Vec<Question> = lock(&exchange.pending).drain(..).collect();
     // Nobody waits on an exchange that ends, so its queue is free.
     if let Ok(mut steps) = exchange.steps.try_lock() {
         steps.close();
         while let Ok(step) = steps.try_recv() {
-            if let Step::Asked(asked) = step {
+            if let Next::Question(asked) = step {
                 open.push(asked);
             }
         }
@@ -581,7 +581,7 @@ async fn end(toolbox: &Toolbox, running: &Running, exchange: &Arc<Exchange>, why
 }
 
 /// Answers a server's question with an error.
-async fn refuse(toolbox: &Toolbox, asked: &Asked, why: &str) {
+async fn refuse(toolbox: &Toolbox, asked: &Question, why: &str) {
     let Some(id) = &asked.id else {
         return;
     };
@@ -632,7 +632,7 @@ pub(crate) fn retoken(text: &str, token: Option<&str>) -> Option<String> {
         return Some(text.to_owned());
     };
     let mut splice = raw::Splice::new(message.text());
-    splice.replace(old.get(), token.to_owned());
+    splice.replace(old, token.to_owned());
     Some(splice.finish())
 }
 
@@ -653,11 +653,11 @@ pub(crate) fn capability_of(method: &str) -> Option<&'static str> {
 fn url_elicitations(reply: &str) -> Option<Vec<String>> {
     let message = Message::parse(reply.to_owned()).ok()?;
     let error = raw::entries(message.error()?)?;
-    if raw::get(&error, "code")?.get() != code::URL_ELICITATION_REQUIRED.to_string() {
+    if raw::get(&error, "code")? != code::URL_ELICITATION_REQUIRED.to_string() {
         return None;
     }
     let elicitations = raw::get_path(message.error()?, &["data", "elicitations"])?;
-    let elicitations: Vec<String> = raw::items(elicitations.get())?
+    let elicitations: Vec<String> = raw::items(elicitations)?
         .into_iter()
         .filter(|e| e.get().trim_start().starts_with('{'))
         .map(|e| client_params("elicitation/create", Some(e.get())))

@@ -36,7 +36,7 @@ const MAX_LOG_LINE: usize = 4096;
 
 /// What a running server said, or that it went away.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Event {
+pub enum ServerEvent {
     /// A notification from `server` (`notifications/tools/list_changed`,
     /// `notifications/progress`, ...), as sent.
     Notification {
@@ -118,21 +118,21 @@ impl Downstream {
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,
-        events: mpsc::Sender<Event>,
+        events: mpsc::Sender<ServerEvent>,
     ) -> Result<Downstream, String> {
         Downstream::start_for(config, startup, events, "{}").await
     }
 
     /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
     /// `roots`, `sampling`, `elicitation`) at `initialize`: the server may then send the
-    /// requests they allow, which reach `events` as [`Event::Request`].
+    /// requests they allow, which reach `events` as [`ServerEvent::Request`].
     ///
     /// # Errors
     /// As [`start`](Self::start).
     pub async fn start_for(
         config: &ServerConfig,
         startup: Duration,
-        events: mpsc::Sender<Event>,
+        events: mpsc::Sender<ServerEvent>,
         capabilities: &str,
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
@@ -236,7 +236,7 @@ impl Downstream {
     }
 
     /// Sends the server's `notifications/message` to `sink` as they are read (in order with
-    /// its responses), besides [`Event::Notification`].
+    /// its responses), besides [`ServerEvent::Notification`].
     pub(crate) fn route_logs(&self, sink: crate::mcp::proxy::transport::peer::LogSink) {
         self.peer.route_logs(sink);
     }
@@ -396,15 +396,15 @@ impl Downstream {
 }
 
 /// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,
-/// roots, and `tasks/*` about tasks the client runs for it) on as [`Event::Request`], refuses any other request, and passes its notifications
-/// on (log messages also to stderr). Ends with [`Event::Exited`] when the connection closes.
+/// roots, and `tasks/*` about tasks the client runs for it) on as [`ServerEvent::Request`], refuses any other request, and passes its notifications
+/// on (log messages also to stderr). Ends with [`ServerEvent::Exited`] when the connection closes.
 ///
 /// Events are a bounded queue: a change of its tools waits for room (it must not be lost),
 /// other notifications that find it full are dropped and counted, as the peer drops them.
 async fn handle_inbound(
     peer: Peer,
     mut inbound: mpsc::Receiver<Message>,
-    events: mpsc::Sender<Event>,
+    events: mpsc::Sender<ServerEvent>,
     exited: Option<ExitWatch>,
 ) {
     let server = peer.name().to_owned();
@@ -425,7 +425,7 @@ async fn handle_inbound(
                     | "tasks/cancel",
                 ..
             } => {
-                let event = Event::Request {
+                let event = ServerEvent::Request {
                     server: server.clone(),
                     message,
                 };
@@ -443,7 +443,7 @@ async fn handle_inbound(
             } => {
                 // On stderr, and to the client (tagged with the server) by the front.
                 log(&server, &log_line(&message));
-                let event = Event::Notification {
+                let event = ServerEvent::Notification {
                     server: server.clone(),
                     message,
                 };
@@ -452,7 +452,7 @@ async fn handle_inbound(
             Kind::Notification {
                 method: crate::mcp::LIST_CHANGED,
             } => {
-                let event = Event::Notification {
+                let event = ServerEvent::Notification {
                     server: server.clone(),
                     message,
                 };
@@ -461,7 +461,7 @@ async fn handle_inbound(
                 }
             }
             Kind::Notification { .. } => {
-                let event = Event::Notification {
+                let event = ServerEvent::Notification {
                     server: server.clone(),
                     message,
                 };
@@ -483,7 +483,7 @@ async fn handle_inbound(
     if let Some(exited) = exited {
         exited.wait(EXIT_STATUS_WAIT).await;
     }
-    let _ = events.send(Event::Exited { server, reason }).await;
+    let _ = events.send(ServerEvent::Exited { server, reason }).await;
 }
 
 /// Spawns a stdio server (in its own process group on Unix; with the proxy's environment

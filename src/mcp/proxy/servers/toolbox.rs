@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
 use super::config::{Config, Launch, ServerConfig};
-use super::downstream::{Downstream, Event};
+use super::downstream::{Downstream, ServerEvent};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::log;
 use crate::mcp::proxy::sync::lock;
@@ -116,8 +116,8 @@ pub struct Toolbox {
     /// Tools of servers that went away, by exposed name, so calls to them say which server
     /// is gone instead of "unknown tool".
     former: RwLock<HashMap<String, String>>,
-    events: AsyncMutex<mpsc::Receiver<Event>>,
-    events_tx: mpsc::Sender<Event>,
+    events: AsyncMutex<mpsc::Receiver<ServerEvent>>,
+    events_tx: mpsc::Sender<ServerEvent>,
     /// The capabilities servers are initialised with (JSON text), once known.
     client: watch::Sender<Option<String>>,
     /// Itself, for the tasks that reconnect servers.
@@ -316,7 +316,7 @@ impl Toolbox {
                         let changed =
                             crate::mcp::proxy::transport::wire::notification(LIST_CHANGED, None);
                         if let Ok(message) = Message::parse(changed) {
-                            let event = Event::Notification {
+                            let event = ServerEvent::Notification {
                                 server: name.clone(),
                                 message,
                             };
@@ -368,9 +368,7 @@ impl Toolbox {
         let entries = raw::entries(capabilities).unwrap_or_default();
         let kept: Vec<String> = ["roots", "sampling", "elicitation", "tasks"]
             .iter()
-            .filter_map(|key| {
-                raw::get(&entries, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
-            })
+            .filter_map(|key| raw::get(&entries, key).map(|v| format!("{}:{}", raw::quote(key), v)))
             .collect();
         let declared = format!("{{{}}}", kept.join(","));
         self.client.send_if_modified(|client| {
@@ -674,7 +672,7 @@ impl Toolbox {
         let mut events = self.events.lock().await;
         loop {
             match events.recv().await? {
-                Event::Notification { server, message }
+                ServerEvent::Notification { server, message }
                     if message.method() == Some(LIST_CHANGED) =>
                 {
                     // A server still starting (tools registered right after `initialize`, as
@@ -688,13 +686,13 @@ impl Toolbox {
                         Err(e) => log(&server, &format!("re-listing tools failed: {e}")),
                     }
                 }
-                Event::Notification { server, message } => {
+                ServerEvent::Notification { server, message } => {
                     return Some(Change::Notification { server, message });
                 }
-                Event::Request { server, message } => {
+                ServerEvent::Request { server, message } => {
                     return Some(Change::Request { server, message });
                 }
-                Event::Exited { server, reason } => {
+                ServerEvent::Exited { server, reason } => {
                     // A server shut down by us is no longer registered: nothing to report.
                     let Some(gone) = write(&self.servers).remove(&server) else {
                         continue;

@@ -53,8 +53,8 @@ pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 /// a request's log messages reach the client before its answer.
 pub(crate) type LogSink = Arc<dyn Fn(&str, &str, Cause) + Send + Sync>;
 
-/// Routes by [`token_key`], each with how many calls hold it.
-type Routes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
+/// ProgressRoutes by [`token_key`], each with how many calls hold it.
+type ProgressRoutes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
 /// The client request a task works for, which the requests it sends to servers are made for
 /// (the task-local [`BEHALF`], set by the front around each client request).
@@ -222,7 +222,7 @@ pub(crate) struct Peer {
     waiters: Arc<Waiters>,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
-    routes: Routes,
+    routes: ProgressRoutes,
     /// Notifications dropped because the inbound queue was full (the reader logs the count;
     /// tests read it).
     #[cfg_attr(not(test), allow(dead_code))]
@@ -331,7 +331,7 @@ impl Peer {
         let waiters: Arc<Waiters> = Arc::default();
         let name: Arc<str> = Arc::from(name);
         let dropped = Arc::new(AtomicU64::new(0));
-        let routes: Routes = Arc::default();
+        let routes: ProgressRoutes = Arc::default();
         let asking: Arc<Asking> = Arc::default();
         let logs: Arc<Mutex<Option<LogSink>>> = Arc::default();
 
@@ -402,7 +402,7 @@ impl Peer {
                                 let id = entries
                                     .as_deref()
                                     .and_then(|e| raw::get(e, "requestId"))
-                                    .map(|id| id.get().to_owned());
+                                    .map(|id| id.to_owned());
                                 if let Some(id) = id {
                                     reader_asking.settled(&id);
                                 }
@@ -730,7 +730,7 @@ async fn signalled(activity: Option<&Notify>) {
 }
 
 /// Hands a progress notification to the sink its token is routed to; `false` when none is.
-fn routed(routes: &Routes, message: &Message) -> bool {
+fn routed(routes: &ProgressRoutes, message: &Message) -> bool {
     let token = message.progress_token().map(|t| token_key(&t));
     let sink = token.and_then(|t| lock(routes).get(&t).map(|(sink, _)| sink.clone()));
     match sink {
@@ -744,7 +744,7 @@ fn routed(routes: &Routes, message: &Message) -> bool {
 
 /// A progress route (`Downstream::route_progress`), removed when dropped.
 pub struct ProgressRoute {
-    routes: Routes,
+    routes: ProgressRoutes,
     token: String,
 }
 
@@ -819,12 +819,12 @@ fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
     Err(CallError::Remote {
         server: server.to_owned(),
         code: raw::get(&error, "code")
-            .and_then(|c| serde_json::from_str::<i64>(c.get()).ok())
+            .and_then(|c| serde_json::from_str::<i64>(c).ok())
             .unwrap_or(wire::code::INTERNAL_ERROR),
         message: raw::get(&error, "message")
             .and_then(raw::string)
             .unwrap_or_else(|| "error without a message".to_owned()),
-        data: raw::get(&error, "data").map(|d| crate::mcp::json_text::minify(d.get())),
+        data: raw::get(&error, "data").map(crate::mcp::json_text::minify),
     })
 }
 
@@ -975,14 +975,14 @@ mod tests {
 
     /// A peer that holds its calls while asked, the server's ends of its connection (lines
     /// it was sent, and its writer), its inbound queue, and a `tools/call` made on its behalf.
-    type Asked = (
+    type AskedPeer = (
         Peer,
         tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
         tokio::io::WriteHalf<tokio::io::DuplexStream>,
         mpsc::Receiver<Message>,
     );
 
-    fn asked_peer() -> Asked {
+    fn asked_peer() -> AskedPeer {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
         let (tx, rx) = mpsc::channel(INBOUND_QUEUE);

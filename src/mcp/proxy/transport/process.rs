@@ -48,7 +48,7 @@ mod signal {
 
 /// What the watching task knows.
 #[derive(Clone, Debug, Default)]
-struct State {
+struct Watched {
     /// How the server ended, in words, once it has.
     exit: Option<String>,
     /// Its process group is empty (or was killed and given up on).
@@ -58,7 +58,7 @@ struct State {
 /// A spawned server, watched by its own task.
 pub(crate) struct Process {
     pid: Option<u32>,
-    state: watch::Receiver<State>,
+    state: watch::Receiver<Watched>,
     stop: watch::Sender<bool>,
 }
 
@@ -67,7 +67,7 @@ impl Process {
     /// [`orphans::TAG_ENV`]. Must be called within a tokio runtime.
     pub(crate) fn watch(child: Box<dyn ChildWrapper>, tag: Option<String>) -> Process {
         let pid = child.id();
-        let (state_tx, state) = watch::channel(State::default());
+        let (state_tx, state) = watch::channel(Watched::default());
         let (stop, stop_rx) = watch::channel(false);
         tokio::spawn(reap(Group(child, false), tag, stop_rx, state_tx));
         Process { pid, state, stop }
@@ -109,7 +109,7 @@ impl Process {
 
 /// Waits for a [`Process`] to end, for those who do not own it.
 #[derive(Clone, Debug)]
-pub(crate) struct ExitWatch(watch::Receiver<State>);
+pub(crate) struct ExitWatch(watch::Receiver<Watched>);
 
 impl ExitWatch {
     /// Waits at most `within` for the process to end; how it did.
@@ -146,7 +146,7 @@ async fn reap(
     mut child: Group,
     tag: Option<String>,
     mut stop: watch::Receiver<bool>,
-    state: watch::Sender<State>,
+    state: watch::Sender<Watched>,
 ) {
     // Taken now: tokio forgets the id once it has waited for the leader.
     let pid = child.0.id();

@@ -1,7 +1,7 @@
 //! A server-sent events parser for the streams of Streamable HTTP (the event stream format of
 //! the WHATWG HTML standard, § 9.2.6, which the MCP transport refers to): lines end with CRLF,
 //! LF or CR; `data:` lines of one event are joined with `\n`; `id:` sets the last event id
-//! (kept for resuming with `Last-Event-ID`), `retry:` the reconnection delay; lines starting
+//! (kept for resuming with `Last-SseEvent-ID`), `retry:` the reconnection delay; lines starting
 //! with `:` are comments (keep-alives); an event is dispatched at an empty line, and one with
 //! empty data (a priming event) is not.
 //!
@@ -58,7 +58,7 @@ pub(crate) fn one_line(text: &[u8]) -> Cow<'_, [u8]> {
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Event {
+pub(crate) enum SseEvent {
     /// A `message` event (or one without `event:`): its data.
     Message(String),
     /// An event of another type (`event: endpoint` of the HTTP+SSE transport): its
@@ -119,7 +119,7 @@ impl Parser {
     }
 
     /// The id of the last event dispatched (or of the last `id:` line before an empty event),
-    /// as `Last-Event-ID` wants it.
+    /// as `Last-SseEvent-ID` wants it.
     pub(crate) fn last_id(&self) -> Option<&str> {
         self.last_id.as_deref().filter(|id| !id.is_empty())
     }
@@ -130,7 +130,7 @@ impl Parser {
     }
 
     /// Reads a chunk; the events it completes go to `out`, in order.
-    pub(crate) fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<Event>) {
+    pub(crate) fn feed(&mut self, mut chunk: &[u8], out: &mut Vec<SseEvent>) {
         if self.at_start && !chunk.is_empty() {
             let bom = b"\xEF\xBB\xBF";
             // A BOM split over chunks is not expected from a server; one whole is skipped.
@@ -170,7 +170,7 @@ impl Parser {
         self.line_cut += bytes.len() - kept;
     }
 
-    fn end_line(&mut self, out: &mut Vec<Event>) {
+    fn end_line(&mut self, out: &mut Vec<SseEvent>) {
         let line = std::mem::take(&mut self.line);
         let cut = std::mem::replace(&mut self.line_cut, 0);
         if line.is_empty() && cut == 0 {
@@ -223,7 +223,7 @@ impl Parser {
         self.data_cut += bytes.len() - kept + cut;
     }
 
-    fn dispatch(&mut self, out: &mut Vec<Event>) {
+    fn dispatch(&mut self, out: &mut Vec<SseEvent>) {
         let data = std::mem::take(&mut self.data);
         let cut = std::mem::replace(&mut self.data_cut, 0);
         let has_data = std::mem::replace(&mut self.has_data, false);
@@ -233,7 +233,7 @@ impl Parser {
         }
         if !(event_type.is_empty() || event_type == b"message") {
             if cut == 0 {
-                out.push(Event::Named {
+                out.push(SseEvent::Named {
                     name: String::from_utf8_lossy(&event_type).into_owned(),
                     data: String::from_utf8_lossy(&data).into_owned(),
                 });
@@ -241,16 +241,16 @@ impl Parser {
             return;
         }
         if cut > 0 {
-            out.push(Event::TooLong {
+            out.push(SseEvent::TooLong {
                 size: data.len() + cut,
                 head: data,
             });
             return;
         }
         match String::from_utf8(data) {
-            Ok(text) => out.push(Event::Message(text)),
+            Ok(text) => out.push(SseEvent::Message(text)),
             // Handed on as bytes would be; the reader says it is not UTF-8.
-            Err(e) => out.push(Event::Message(
+            Err(e) => out.push(SseEvent::Message(
                 String::from_utf8_lossy(e.as_bytes()).into_owned(),
             )),
         }
@@ -261,7 +261,7 @@ impl Parser {
 mod tests {
     use super::*;
 
-    fn parse(chunks: &[&[u8]], limit: usize) -> (Vec<Event>, Parser) {
+    fn parse(chunks: &[&[u8]], limit: usize) -> (Vec<SseEvent>, Parser) {
         let mut p = Parser::new(limit);
         let mut out = Vec::new();
         for c in chunks {
@@ -270,8 +270,8 @@ mod tests {
         (out, p)
     }
 
-    fn msg(s: &str) -> Event {
-        Event::Message(s.to_owned())
+    fn msg(s: &str) -> SseEvent {
+        SseEvent::Message(s.to_owned())
     }
 
     #[test]
@@ -293,7 +293,7 @@ mod tests {
         let (out, p) = parse(&[text], 1 << 20);
         let bytes: Vec<&[u8]> = text.chunks(1).collect();
         let (out1, _) = parse(&bytes, 1 << 20);
-        let other = Event::Named {
+        let other = SseEvent::Named {
             name: "other".into(),
             data: "x".into(),
         };
@@ -335,7 +335,7 @@ mod tests {
         for chunk in [big.len(), 100, 7] {
             let chunks: Vec<&[u8]> = big.as_bytes().chunks(chunk).collect();
             let (out, p) = parse(&chunks, 5000);
-            let [Event::TooLong { size, head }] = &out[..] else {
+            let [SseEvent::TooLong { size, head }] = &out[..] else {
                 panic!("{out:?}")
             };
             assert_eq!(*size, big.len() - 8);

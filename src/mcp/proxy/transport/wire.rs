@@ -101,7 +101,7 @@ impl std::fmt::Debug for Message {
 }
 
 #[derive(Deserialize)]
-struct Envelope<'t> {
+struct Outline<'t> {
     #[serde(borrow, default, deserialize_with = "present")]
     id: Option<&'t RawValue>,
     #[serde(default)]
@@ -132,7 +132,7 @@ impl Message {
                 id: None,
             });
         }
-        let envelope: Envelope<'_> = match serde_json::from_str(&text) {
+        let envelope: Outline<'_> = match serde_json::from_str(&text) {
             Ok(e) => e,
             Err(e) => {
                 let id = head_id(text.as_bytes());
@@ -222,8 +222,7 @@ impl Message {
     pub fn progress_token(&self) -> Option<String> {
         let params = self.params()?;
         if self.method() == Some("notifications/progress") && self.id.is_none() {
-            return crate::mcp::raw::get_path(params, &["progressToken"])
-                .map(|t| t.get().to_owned());
+            return crate::mcp::raw::get_path(params, &["progressToken"]).map(|t| t.to_owned());
         }
         request_progress_token(params)
     }
@@ -249,7 +248,7 @@ impl Message {
 /// The `_meta.progressToken` of request params (JSON text), as JSON text.
 #[must_use]
 pub fn request_progress_token(params: &str) -> Option<String> {
-    crate::mcp::raw::get_path(params, &["_meta", "progressToken"]).map(|t| t.get().to_owned())
+    crate::mcp::raw::get_path(params, &["_meta", "progressToken"]).map(|t| t.to_owned())
 }
 
 /// What a message is, as JSON-RPC.

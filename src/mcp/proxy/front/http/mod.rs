@@ -85,7 +85,7 @@ use stateless::Stateless;
 /// The session header (2025-11-25 transports, § Session Management).
 const SESSION_ID: &str = "mcp-session-id";
 /// The revision header (§ Protocol Version Header).
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// How long a client may take to send a request's headers, and how long an authenticated
 /// keep-alive connection may stay idle.
@@ -207,7 +207,7 @@ pub async fn serve_http(
     let local = listener
         .local_addr()
         .map_err(|source| HttpError::Options(format!("the listener has no address: {source}")))?;
-    let front = Arc::new(Front {
+    let front = Arc::new(HttpFront {
         local,
         toolboxes,
         mode,
@@ -258,7 +258,7 @@ pub async fn serve_http(
 }
 
 /// Serves one connection until it ends or is dismissed (see `connections.rs`).
-async fn connection(front: Arc<Front>, stream: tokio::net::TcpStream, conn: Arc<Conn>) {
+async fn connection(front: Arc<HttpFront>, stream: tokio::net::TcpStream, conn: Arc<Conn>) {
     let service = {
         let (front, conn) = (front.clone(), conn.clone());
         hyper::service::service_fn(move |request| {
@@ -278,7 +278,7 @@ async fn connection(front: Arc<Front>, stream: tokio::net::TcpStream, conn: Arc<
 }
 
 /// Closes idle sessions, every so often.
-async fn reap(front: std::sync::Weak<Front>) {
+async fn reap(front: std::sync::Weak<HttpFront>) {
     loop {
         let every = match front.upgrade() {
             Some(front) => (front.options.idle_timeout / 4)
@@ -324,7 +324,7 @@ fn short(id: &str) -> &str {
 
 type Body = UnsyncBoxBody<Bytes, Infallible>;
 
-struct Front {
+struct HttpFront {
     local: SocketAddr,
     toolboxes: ToolboxFactory,
     mode: Mode,
@@ -336,7 +336,7 @@ struct Front {
     stateless: Mutex<Option<Arc<Stateless>>>,
 }
 
-impl Front {
+impl HttpFront {
     async fn handle(
         self: Arc<Self>,
         request: Request<Incoming>,
@@ -927,7 +927,7 @@ impl Drop for Forget {
 /// "the server MUST respond with 400 Bad Request"); `-32022` names the revisions it serves.
 fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
     let version = headers_version(headers);
-    if headers.get(PROTOCOL_VERSION).is_none()
+    if headers.get(PROTOCOL_VERSION_HEADER).is_none()
         || SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
         || MODERN_VERSIONS.contains(&version)
     {
@@ -939,7 +939,7 @@ fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
 /// The `MCP-Protocol-Version` header's value (`?` when unreadable, empty when absent).
 fn headers_version(headers: &HeaderMap) -> &str {
     headers
-        .get(PROTOCOL_VERSION)
+        .get(PROTOCOL_VERSION_HEADER)
         .map_or("", |v| v.to_str().unwrap_or("?"))
 }
 
@@ -1042,12 +1042,12 @@ fn rpc_status(status: StatusCode, code: i64, text: &str) -> Response<Body> {
 mod tests {
     use super::*;
 
-    fn front(addr: &str, allowed: &[&str]) -> Front {
+    fn front(addr: &str, allowed: &[&str]) -> HttpFront {
         let options = HttpOptions {
             allowed_origins: allowed.iter().map(|o| (*o).to_owned()).collect(),
             ..HttpOptions::default()
         };
-        Front {
+        HttpFront {
             local: addr.parse().unwrap(),
             toolboxes: Arc::new(|| unreachable!()),
             mode: Mode::Passthrough,

@@ -15,7 +15,7 @@ use crate::mcp::proxy::sync::lock;
 
 /// The sending side, kept by the session.
 pub(super) struct Outbox {
-    state: Mutex<State>,
+    state: Mutex<Queued>,
     ready: Notify,
     /// The session's count of bytes held for its client (responses are not counted: each
     /// POST waits for exactly one).
@@ -23,7 +23,7 @@ pub(super) struct Outbox {
 }
 
 #[derive(Default)]
-struct State {
+struct Queued {
     queue: VecDeque<Out>,
     /// Bytes of the queue's messages that are not responses.
     bytes: usize,

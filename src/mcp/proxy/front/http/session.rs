@@ -31,7 +31,7 @@ use crate::mcp::proxy::transport::wire::{Kind, Message};
 pub(super) const SESSION_BYTES: usize = 4 << 20;
 
 /// A POST waiting for its request's response, and for what the servers send meanwhile.
-struct Pending {
+struct SessionPost {
     to: Arc<Outbox>,
     /// The `progressToken` of the request (as [`token_key`]), if it gave one.
     progress: Option<String>,
@@ -44,7 +44,7 @@ struct Pending {
 /// before anything newer.
 #[derive(Default)]
 struct Outlets {
-    pending: HashMap<String, Pending>,
+    pending: HashMap<String, SessionPost>,
     /// The GET stream (§ "Listening for Messages from the Server"), when one was opened.
     standalone: Option<Arc<Outbox>>,
     /// Messages for a stream not open yet, oldest first.
@@ -148,7 +148,7 @@ impl Session {
         }
         outlets.pending.insert(
             key,
-            Pending {
+            SessionPost {
                 to,
                 progress: progress.map(token_key),
                 since: Instant::now(),

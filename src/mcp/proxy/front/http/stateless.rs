@@ -47,12 +47,11 @@ use std::time::{Duration, Instant};
 
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
-use serde_json::value::RawValue;
 
 use super::outbox::{Inbox, Outbox};
 use super::pipe::FrontPipe;
 use super::stream::Out;
-use super::{Body, Forget, PROTOCOL_VERSION, stream};
+use super::{Body, Forget, PROTOCOL_VERSION_HEADER, stream};
 use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
 use crate::mcp::proxy::log::note;
 use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
@@ -84,8 +83,8 @@ const STREAM_BYTES: usize = 4 << 20;
 const CUT_OFF: i64 = -32000;
 
 /// A POST waiting for its request's response (and, for a listen, its notifications).
-struct Pending {
-    /// Closed when the `Pending` goes: its reader gets what is queued, then the end.
+struct StatelessPost {
+    /// Closed when the `StatelessPost` goes: its reader gets what is queued, then the end.
     to: Arc<Outbox>,
     /// The client's id of the request (JSON text).
     id: String,
@@ -98,10 +97,10 @@ struct Pending {
     dropped: u64,
 }
 
-impl Pending {
-    fn new(id: String, progress: Option<String>, logs: bool) -> (Pending, Inbox) {
+impl StatelessPost {
+    fn new(id: String, progress: Option<String>, logs: bool) -> (StatelessPost, Inbox) {
         let (to, from) = Outbox::new(Arc::default());
-        let pending = Pending {
+        let pending = StatelessPost {
             to,
             id,
             progress,
@@ -112,7 +111,7 @@ impl Pending {
     }
 }
 
-impl Drop for Pending {
+impl Drop for StatelessPost {
     fn drop(&mut self) {
         self.to.close();
         if self.dropped > 0 {
@@ -132,7 +131,7 @@ pub(super) struct Stateless {
     /// The front.
     pipe: FrontPipe,
     /// By internal id (as [`token_key`]).
-    pending: Mutex<HashMap<String, Pending>>,
+    pending: Mutex<HashMap<String, StatelessPost>>,
     next: AtomicU64,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
@@ -214,13 +213,11 @@ impl Stateless {
         let meta = message
             .params()
             .and_then(|params| raw::get_path(params, &["_meta"]))
-            .and_then(|meta| raw::entries(meta.get()))
+            .and_then(|meta| raw::entries(meta))
             .unwrap_or_default();
         let envelope: Vec<String> = [era::VERSION_KEY, era::CAPABILITIES_KEY]
             .iter()
-            .filter_map(|key| {
-                raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v.get()))
-            })
+            .filter_map(|key| raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v)))
             .collect();
         let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
         let line = format!(
@@ -228,7 +225,7 @@ impl Stateless {
             envelope.join(",")
         );
         let key = token_key(&internal);
-        let (pending, mut answer) = Pending::new(internal, None, false);
+        let (pending, mut answer) = StatelessPost::new(internal, None, false);
         lock(&self.pending).insert(key.clone(), pending);
         if self.send(&line).await {
             let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
@@ -254,7 +251,7 @@ impl Stateless {
         let progress = message.progress_token();
         let line = inward(message, &internal);
         let key = token_key(&internal);
-        let (pending, mut answers) = Pending::new(id.to_owned(), progress, logs);
+        let (pending, mut answers) = StatelessPost::new(id.to_owned(), progress, logs);
         lock(&self.pending).insert(key.clone(), pending);
         // § Cancellation: "Closing the SSE response stream MUST be treated by the server as
         // cancellation of that request" (a JSON answer's POST, too, when its client goes).
@@ -335,11 +332,11 @@ impl Stateless {
                     return;
                 };
                 let mut pending = lock(&self.pending);
-                let waiting = pending.get_mut(&token_key(token.get()));
+                let waiting = pending.get_mut(&token_key(token));
                 if let Some(waiting) = waiting
                     && let Some(theirs) = &waiting.progress
                 {
-                    let text = replaced(&message, token.get(), theirs);
+                    let text = replaced(&message, token, theirs);
                     advise(waiting, text);
                 }
             }
@@ -355,7 +352,7 @@ impl Stateless {
                     return;
                 };
                 let mut pending = lock(&self.pending);
-                let waiting = pending.get_mut(&token_key(internal.get()));
+                let waiting = pending.get_mut(&token_key(internal));
                 if let Some(waiting) = waiting.filter(|p| p.logs) {
                     let mut splice = raw::Splice::new(text);
                     splice.remove(text, &entries, RELATED_KEY);
@@ -433,8 +430,7 @@ fn inward(message: &Message, internal: &str) -> String {
     }
     let token = message
         .params()
-        .and_then(|params| raw::get_path(params, &["_meta", "progressToken"]))
-        .map(|t| t.get());
+        .and_then(|params| raw::get_path(params, &["_meta", "progressToken"]));
     if let Some(token) = token {
         splice.replace(token, internal.to_owned());
     }
@@ -451,7 +447,7 @@ fn offer(to: &Outbox, text: String) -> bool {
 
 /// Offers a progress or log message, advisory as on the stdio front: dropped (and counted)
 /// when its client reads too slowly.
-fn advise(waiting: &mut Pending, text: String) {
+fn advise(waiting: &mut StatelessPost, text: String) {
     if !offer(&waiting.to, text) && waiting.to.is_open() {
         waiting.dropped += 1;
     }
@@ -479,7 +475,7 @@ fn replaced(message: &Message, part: &str, with: &str) -> String {
 /// A notification's `params._meta["io.modelcontextprotocol/subscriptionId"]` (a slice of its
 /// text).
 fn subscription_id(message: &Message) -> Option<&str> {
-    raw::get_path(message.params()?, &["_meta", SUBSCRIPTION_ID_KEY]).map(|v| v.get())
+    raw::get_path(message.params()?, &["_meta", SUBSCRIPTION_ID_KEY])
 }
 
 /// The HTTP status of a JSON answer: 404 for an unknown method (§ Protocol Version Header:
@@ -490,9 +486,7 @@ fn status_of(text: &str) -> StatusCode {
     let code = Message::parse(text.to_owned())
         .ok()
         .and_then(|m| m.error().map(str::to_owned))
-        .and_then(|e| {
-            raw::entries(&e).and_then(|e| raw::get(&e, "code").map(|c| c.get().to_owned()))
-        })
+        .and_then(|e| raw::entries(&e).and_then(|e| raw::get(&e, "code").map(|c| c.to_owned())))
         .and_then(|c| c.parse::<i64>().ok());
     match code {
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
@@ -516,7 +510,7 @@ pub(super) fn is_modern(headers: &HeaderMap, message: &Message) -> bool {
         return false;
     }
     let header = headers
-        .get(PROTOCOL_VERSION)
+        .get(PROTOCOL_VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| era::MODERN_VERSIONS.contains(&v));
     header
@@ -577,7 +571,7 @@ pub(super) fn check(
     };
     // Rung 2: the headers mirror the body (§ Server Validation).
     let mismatch = |why: String| refuse(StatusCode::BAD_REQUEST, HEADER_MISMATCH, &why, None);
-    for name in [PROTOCOL_VERSION, MCP_METHOD, MCP_NAME] {
+    for name in [PROTOCOL_VERSION_HEADER, MCP_METHOD, MCP_NAME] {
         if headers.get_all(name).iter().count() > 1 {
             return Err(mismatch(format!(
                 "Header mismatch: {name} is given more than once"
@@ -585,7 +579,7 @@ pub(super) fn check(
         }
     }
     let header = |name: &str| headers.get(name).map(|v| v.to_str().map_err(|_| ()));
-    match header(PROTOCOL_VERSION) {
+    match header(PROTOCOL_VERSION_HEADER) {
         Some(Ok(v)) if v == version => {}
         Some(Ok(v)) => {
             return Err(mismatch(format!(
@@ -690,7 +684,7 @@ fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str)
         let at: Vec<&str> = std::iter::once("arguments")
             .chain(path.iter().map(String::as_str))
             .collect();
-        let Some(value) = raw::get_path(params, &at).filter(|v| v.get() != "null") else {
+        let Some(value) = raw::get_path(params, &at).filter(|v| *v != "null") else {
             continue;
         };
         let header = format!("mcp-param-{}", name.to_ascii_lowercase());
@@ -712,7 +706,7 @@ fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str)
             return Some(format!(
                 "Header mismatch: {header} header value '{given}' does not match body value \
                  '{}'",
-                value.get()
+                value
             ));
         }
     }
@@ -723,10 +717,9 @@ fn param_mismatch(headers: &HeaderMap, schema: &serde_json::Value, params: &str)
 /// string as it is, a boolean as `true` or `false`, an integer in decimal, compared as a
 /// number (§ Server Validation: "`42.0` and `42` are considered equal") and exactly, from the
 /// texts: through `f64`, 9007199254740993 would pass for 9007199254740992.
-fn same_value(value: &RawValue, given: &str) -> bool {
-    let text = value.get();
+fn same_value(text: &str, given: &str) -> bool {
     match text.as_bytes().first() {
-        Some(b'"') => raw::string(value).is_some_and(|s| s == given),
+        Some(b'"') => raw::string(text).is_some_and(|s| s == given),
         Some(b't' | b'f') => text == given,
         Some(b'-' | b'0'..=b'9') => {
             let exact = crate::json::canonical_number;

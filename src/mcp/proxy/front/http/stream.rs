@@ -61,7 +61,7 @@ impl Messages for mpsc::Receiver<Out> {
     }
 }
 
-struct State<M> {
+struct Writing<M> {
     first: Option<Out>,
     messages: M,
     /// A request's stream: disarmed once its response is written.
@@ -77,7 +77,7 @@ pub(super) fn stream(
     messages: impl Messages,
     forget: Option<Forget>,
 ) -> Response<Body> {
-    let state = State {
+    let state = Writing {
         first,
         messages,
         forget,
@@ -131,7 +131,7 @@ mod tests {
         let mut parser = sse::Parser::new(1 << 20);
         let mut out = Vec::new();
         parser.feed(&event(text), &mut out);
-        let [sse::Event::Message(data)] = &out[..] else {
+        let [sse::SseEvent::Message(data)] = &out[..] else {
             panic!("{out:?}")
         };
         let read: serde_json::Value = serde_json::from_str(data).unwrap();

@@ -114,7 +114,7 @@ async fn read(shared: Arc<Shared>, mut body: Incoming, endpoint: oneshot::Sender
         parser.feed(&chunk, &mut events);
         for event in events.drain(..) {
             let frame = match event {
-                sse::Event::Named { name, data } if name == "endpoint" => {
+                sse::SseEvent::Named { name, data } if name == "endpoint" => {
                     let Some(tx) = endpoint.take() else { continue };
                     match resolve(&shared.uri, &data) {
                         Some(uri) => {
@@ -128,9 +128,9 @@ async fn read(shared: Arc<Shared>, mut body: Incoming, endpoint: oneshot::Sender
                     }
                     continue;
                 }
-                sse::Event::Named { .. } => continue,
-                sse::Event::Message(text) => text_frame(text.as_bytes(), None),
-                sse::Event::TooLong { size, head } => Err(Bad::TooLong {
+                sse::SseEvent::Named { .. } => continue,
+                sse::SseEvent::Message(text) => text_frame(text.as_bytes(), None),
+                sse::SseEvent::TooLong { size, head } => Err(Bad::TooLong {
                     size,
                     id: head_id(&head),
                 }),

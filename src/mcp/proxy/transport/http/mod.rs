@@ -83,7 +83,7 @@ const ERROR_BODY: usize = 64 << 10;
 const ACCEPT_BOTH: &str = "application/json, text/event-stream";
 const EVENT_STREAM: &str = "text/event-stream";
 const SESSION_ID: &str = "mcp-session-id";
-const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// Why a URL cannot be a server's endpoint (for the configuration's errors; never quotes it).
@@ -384,7 +384,7 @@ impl Shared {
                 headers.insert(SESSION_ID, session);
             }
             if let Some(version) = lock(&self.version).clone() {
-                headers.insert(PROTOCOL_VERSION, version);
+                headers.insert(PROTOCOL_VERSION_HEADER, version);
             }
             if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
                 headers.insert(LAST_EVENT_ID, id);
@@ -555,7 +555,7 @@ impl Shared {
             .and_then(|m| m.error().and_then(crate::mcp::raw::entries));
         let from_body = error.as_ref().and_then(|e| {
             let code = crate::mcp::raw::get(e, "code")
-                .and_then(|c| serde_json::from_str::<i64>(c.get()).ok())?;
+                .and_then(|c| serde_json::from_str::<i64>(c).ok())?;
             let message = crate::mcp::raw::get(e, "message").and_then(crate::mcp::raw::string)?;
             Some((code, message))
         });
@@ -637,12 +637,12 @@ impl Shared {
             for event in events.drain(..) {
                 let fallback = answer.map(|(id, _)| id);
                 let frame = match event {
-                    sse::Event::Message(text) => text_frame(text.as_bytes(), fallback),
-                    sse::Event::TooLong { size, head } => Err(Bad::TooLong {
+                    sse::SseEvent::Message(text) => text_frame(text.as_bytes(), fallback),
+                    sse::SseEvent::TooLong { size, head } => Err(Bad::TooLong {
                         size,
                         id: wire::head_id(&head).or_else(|| fallback.map(str::to_owned)),
                     }),
-                    sse::Event::Named { .. } => continue,
+                    sse::SseEvent::Named { .. } => continue,
                 };
                 if self.answer(frame, answer).await {
                     read.answered = true;
@@ -804,9 +804,7 @@ async fn dispatch(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<String>) {
                 let cancelled = message
                     .params()
                     .and_then(crate::mcp::raw::entries)
-                    .and_then(|e| {
-                        crate::mcp::raw::get(&e, "requestId").map(|id| token_key(id.get()))
-                    });
+                    .and_then(|e| crate::mcp::raw::get(&e, "requestId").map(token_key));
                 if let Some(task) = cancelled.and_then(|key| lock(&shared.tasks).remove(&key)) {
                     task.abort();
                 }
