@@ -16,7 +16,7 @@
 //!     [`Choice`](crate::table::Choice); `toon --auto` on the command line);
 //!   - **cheaper**: the cheaper of TOON with given options and compact JSON, two renderings
 //!     instead of four ([`Output::Cheaper`]). The MCP result encoder's default is this one
-//!     (`toon::mcp::Format::Cheaper`, which `toon mcp … --format auto` names on the command
+//!     (`toon::mcp::Format::Cheaper`, which `toon mcp … --format cheaper` names on the command
 //!     line).
 //!
 //! ```

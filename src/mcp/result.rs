@@ -23,13 +23,14 @@ use crate::{EncodeOptions, Recording, Value};
 /// ```
 /// use toon::mcp::Format;
 /// use toon::render::Output;
-/// assert_eq!(Format::parse("auto"), Some(Format::Cheaper));
+/// assert_eq!(Format::parse("cheaper"), Some(Format::Cheaper));
 /// assert_eq!(Format::default().output(), Output::Cheaper(toon::EncodeOptions::default()));
 /// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub enum Format {
     /// The cheaper of TOON and compact JSON by [`tokens::cost`](crate::tokens::cost)
-    /// ([`Output::Cheaper`]; `auto` on the command line).
+    /// ([`Output::Cheaper`]; `cheaper` on the command line). Not [`Output::Auto`], which also
+    /// tries TOON's tab and pipe delimiters (`toon --auto`).
     #[default]
     Cheaper,
     /// Always TOON ([`Output::Toon`]).
@@ -39,11 +40,12 @@ pub enum Format {
 }
 
 impl Format {
-    /// Parses the command line's words: `auto` ([`Format::Cheaper`]), `toon` or `json`.
+    /// Parses the command line's words: `cheaper` ([`Format::Cheaper`]), `toon` or `json`;
+    /// `auto`, `cheaper`'s old name, is still read as it.
     #[must_use]
     pub fn parse(s: &str) -> Option<Format> {
         match s {
-            "auto" => Some(Format::Cheaper),
+            "cheaper" | "auto" => Some(Format::Cheaper),
             "toon" => Some(Format::Toon),
             "json" => Some(Format::CompactJson),
             _ => None,

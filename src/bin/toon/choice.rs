@@ -39,11 +39,25 @@ pub(crate) enum ModeArg {
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
     /// The cheaper of TOON and compact JSON, per text block.
-    Auto,
+    Cheaper,
     /// Always TOON.
     Toon,
     /// Always compact JSON.
     Json,
+    /// The old name of `cheaper`, still read (with a warning): `auto` means one thing,
+    /// `toon --auto`'s choice among TOON with each delimiter and compact JSON.
+    #[value(hide = true)]
+    Auto,
+}
+
+impl FormatArg {
+    /// The warning `--format auto` gets, since `cheaper` is its name.
+    pub(crate) fn warning(self) -> Option<&'static str> {
+        (self == FormatArg::Auto).then_some(
+            "warning: --format auto is now --format cheaper (the cheaper of TOON and compact \
+             JSON); `auto` is `toon --auto`, which also tries the tab and pipe delimiters",
+        )
+    }
 }
 
 /// `--structured` of `toon mcp result` and `toon mcp serve`.
@@ -103,7 +117,7 @@ mod to_library {
     impl From<FormatArg> for Format {
         fn from(arg: FormatArg) -> Self {
             match arg {
-                FormatArg::Auto => Format::Cheaper,
+                FormatArg::Cheaper | FormatArg::Auto => Format::Cheaper,
                 FormatArg::Toon => Format::Toon,
                 FormatArg::Json => Format::CompactJson,
             }
@@ -127,5 +141,32 @@ impl From<ModeArg> for toon::mcp::proxy::Mode {
             ModeArg::Passthrough => toon::mcp::proxy::Mode::Passthrough,
             ModeArg::Lean => toon::mcp::proxy::Mode::Lean,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FormatArg;
+    use clap::ValueEnum;
+
+    #[test]
+    fn format_auto_is_cheapers_old_name_read_with_a_warning() {
+        let auto = FormatArg::from_str("auto", false).unwrap();
+        let cheaper = FormatArg::from_str("cheaper", false).unwrap();
+        assert!(auto.warning().unwrap().contains("--format cheaper"));
+        assert_eq!(cheaper.warning(), None);
+        // `--help` lists cheaper, toon and json: auto is hidden.
+        let listed: Vec<String> = FormatArg::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value())
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        assert_eq!(listed, ["cheaper", "toon", "json"]);
+        #[cfg(feature = "mcp")]
+        assert_eq!(
+            toon::mcp::Format::from(auto),
+            toon::mcp::Format::from(cheaper)
+        );
     }
 }

@@ -186,7 +186,7 @@ const MAX_SIZE_BYTES: usize = 16 << 20;
 /// The result policy (`toon mcp result` and `toon mcp serve`).
 #[derive(Args)]
 struct PolicyArgs {
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    #[arg(long, value_enum, default_value_t = FormatArg::Cheaper)]
     format: FormatArg,
     /// Text blocks under N bytes stay as they are.
     #[arg(long, value_name = "N", default_value_t = 100)]

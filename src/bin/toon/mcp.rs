@@ -35,6 +35,9 @@ fn policy_of(args: PolicyArgs) -> Policy {
     policy.exclude_tools = args.exclude_tools.into_iter().flatten().collect();
     policy.convert_tools = args.convert_tools.into_iter().flatten().collect();
     policy.skip_on_error = true;
+    if let Some(warning) = args.format.warning() {
+        eprintln!("{warning}");
+    }
     policy.format = args.format.into();
     policy.structured = args.structured.into();
     policy
