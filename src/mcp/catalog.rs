@@ -483,7 +483,7 @@ impl Catalog {
                     if entries.is_empty() {
                         return Err(shape_error());
                     }
-                    for super::raw::Entry {
+                    for super::raw::Member {
                         key: server,
                         value: list,
                     } in entries

@@ -25,15 +25,15 @@ use super::json_text::byte_matches;
 /// One entry of a JSON object (read by [`entries`], [`call_result`] or the one-pass
 /// reader): its key (unescaped) and its value's text as sent (a slice of the whole text).
 #[derive(Debug, PartialEq, Eq)]
-pub(crate) struct Entry<'t> {
+pub(crate) struct Member<'t> {
     pub key: Cow<'t, str>,
     pub value: &'t str,
 }
 
 /// The entries of `text` in order, when it is a JSON object; `None` for anything else (or an
 /// object whose keys cannot be read as strings, such as a key with a lone surrogate).
-pub(crate) fn entries(text: &str) -> Option<Vec<Entry<'_>>> {
-    serde_json::from_str::<EntryList<'_>>(text)
+pub(crate) fn entries(text: &str) -> Option<Vec<Member<'_>>> {
+    serde_json::from_str::<MemberList<'_>>(text)
         .ok()
         .map(|e| e.0)
 }
@@ -63,28 +63,11 @@ pub(crate) fn items(text: &str) -> Option<Vec<&RawValue>> {
     serde_json::from_str::<Items<'_>>(text).ok().map(|i| i.0)
 }
 
-/// What [`Splice`] needs of an object's entries: each one's key and value text.
-pub(crate) trait Field {
-    /// The key, unescaped.
-    fn key(&self) -> &str;
-    /// The value's text as sent (a slice of the whole text).
-    fn text(&self) -> &str;
-}
-
-impl Field for Entry<'_> {
-    fn key(&self) -> &str {
-        &self.key
-    }
-    fn text(&self) -> &str {
-        self.value
-    }
-}
-
 /// A `tools/call` result read by [`call_result`].
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct CallResult<'t> {
     /// Its entries in order, `content` among them.
-    pub members: Vec<Entry<'t>>,
+    pub members: Vec<Member<'t>>,
     /// Its (last) `content`, when that is an array.
     pub content: Option<Content<'t>>,
 }
@@ -101,7 +84,7 @@ pub(crate) struct Content<'t> {
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct ContentObject<'t> {
     pub json: &'t str,
-    pub members: Vec<Entry<'t>>,
+    pub members: Vec<Member<'t>>,
     /// Its (last) `text` entry, read with the object; `None` when it has none.
     pub text: Option<ItemText<'t>>,
 }
@@ -237,7 +220,7 @@ impl<'t> Reader<'t> {
                 }
                 reader.value()?
             };
-            members.push(Entry { key, value });
+            members.push(Member { key, value });
             Some(())
         })?;
         // Nothing but whitespace after the object.
@@ -285,7 +268,7 @@ impl<'t> Reader<'t> {
                 }
                 value
             };
-            members.push(Entry { key, value });
+            members.push(Member { key, value });
             Some(())
         })?;
         Some(ContentObject {
@@ -301,7 +284,7 @@ impl<'t> Reader<'t> {
 /// [`entries`] on each would read every item twice, and a long string with many escapes is
 /// slow to skip). [`call_result`]'s fallback.
 fn objects(text: &str) -> Option<Vec<Option<ContentObject<'_>>>> {
-    struct Objects<'t>(Vec<Vec<Entry<'t>>>);
+    struct Objects<'t>(Vec<Vec<Member<'t>>>);
     impl<'de> Deserialize<'de> for Objects<'de> {
         fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
             struct ObjectsVisitor;
@@ -315,7 +298,7 @@ fn objects(text: &str) -> Option<Vec<Option<ContentObject<'_>>>> {
                     mut seq: A,
                 ) -> Result<Objects<'de>, A::Error> {
                     let mut out = Vec::new();
-                    while let Some(item) = seq.next_element::<EntryList<'de>>()? {
+                    while let Some(item) = seq.next_element::<MemberList<'de>>()? {
                         out.push(item.0);
                     }
                     Ok(Objects(out))
@@ -324,7 +307,7 @@ fn objects(text: &str) -> Option<Vec<Option<ContentObject<'_>>>> {
             d.deserialize_seq(ObjectsVisitor)
         }
     }
-    fn object<'t>(json: &'t str, entries: Vec<Entry<'t>>) -> ContentObject<'t> {
+    fn object<'t>(json: &'t str, entries: Vec<Member<'t>>) -> ContentObject<'t> {
         let text = get(&entries, "text").map(ItemText::of);
         ContentObject {
             json,
@@ -366,34 +349,34 @@ fn objects(text: &str) -> Option<Vec<Option<ContentObject<'_>>>> {
 
 /// A JSON object's entries in order, keys unescaped and values as sent: what [`entries`] reads,
 /// and [`objects`] reads each item into.
-struct EntryList<'t>(Vec<Entry<'t>>);
+struct MemberList<'t>(Vec<Member<'t>>);
 
-impl<'de> Deserialize<'de> for EntryList<'de> {
+impl<'de> Deserialize<'de> for MemberList<'de> {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(EntryListVisitor)
+        d.deserialize_map(MemberListVisitor)
     }
 }
 
-/// Reads a map into an [`EntryList`].
-struct EntryListVisitor;
+/// Reads a map into an [`MemberList`].
+struct MemberListVisitor;
 
-impl<'de> Visitor<'de> for EntryListVisitor {
-    type Value = EntryList<'de>;
+impl<'de> Visitor<'de> for MemberListVisitor {
+    type Value = MemberList<'de>;
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON object")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EntryList<'de>, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MemberList<'de>, A::Error> {
         let mut out = Vec::new();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let value = map.next_value::<&'de RawValue>()?.get();
-            out.push(Entry { key, value });
+            out.push(Member { key, value });
         }
-        Ok(EntryList(out))
+        Ok(MemberList(out))
     }
 }
 
 /// The value of `key` among `entries` (the last one, as JSON parsers resolve duplicates).
-pub(crate) fn get<'t>(entries: &[Entry<'t>], key: &str) -> Option<&'t str> {
+pub(crate) fn get<'t>(entries: &[Member<'t>], key: &str) -> Option<&'t str> {
     entries.iter().rev().find(|e| e.key == key).map(|e| e.value)
 }
 
@@ -762,9 +745,9 @@ impl<'t> Splice<'t> {
 
     /// Sets `key` of the object `object` (a slice of the text whose `entries` are given) to
     /// `value` (JSON text): replaces its last value, or adds the entry at the end.
-    pub(crate) fn set(&mut self, object: &str, entries: &[impl Field], key: &str, value: String) {
-        match entries.iter().rev().find(|e| e.key() == key) {
-            Some(old) => self.replace(old.text(), value),
+    pub(crate) fn set(&mut self, object: &str, entries: &[Member<'_>], key: &str, value: String) {
+        match entries.iter().rev().find(|e| e.key == key) {
+            Some(old) => self.replace(old.value, value),
             None => {
                 let end = span(self.text, json_trim(object)).end - 1;
                 let comma = if entries.is_empty() { "" } else { "," };
@@ -792,7 +775,7 @@ impl<'t> Splice<'t> {
     }
 
     /// Removes every entry `key` of the object `object` (with its comma).
-    pub(crate) fn remove(&mut self, object: &str, entries: &[impl Field], key: &str) {
+    pub(crate) fn remove(&mut self, object: &str, entries: &[Member<'_>], key: &str) {
         let whole = span(self.text, json_trim(object));
         // An entry runs from its key's opening quote, the first `"` after the previous value
         // (or the brace), to its value's end.
@@ -800,7 +783,7 @@ impl<'t> Splice<'t> {
         let mut ends = Vec::with_capacity(entries.len());
         let mut from = whole.start + 1;
         for entry in entries {
-            let value = span(self.text, entry.text());
+            let value = span(self.text, entry.value);
             let quote_at = self.text[from..value.start]
                 .find('"')
                 .map_or(from, |i| from + i);
@@ -809,7 +792,7 @@ impl<'t> Splice<'t> {
             from = value.end;
         }
         let doomed: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries[i].key() == key)
+            .filter(|&i| entries[i].key == key)
             .collect();
         if doomed.len() == entries.len() {
             if !entries.is_empty() {

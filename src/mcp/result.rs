@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use super::META_KEY;
 use super::error::{Error, Result};
 use super::json_text::{minify, minify_joined};
-use super::raw::{self, Entry, ItemText, Splice};
+use super::raw::{self, ItemText, Member, Splice};
 use super::shaping::Shaping;
 use crate::render::{Output, Pipeline};
 use crate::table::Rendering;
@@ -291,13 +291,13 @@ enum MetaSlot<'t> {
     /// No `_meta`: one is added.
     Absent,
     /// A readable object: the marker is set among its entries.
-    Object(&'t str, Vec<Entry<'t>>),
+    Object(&'t str, Vec<Member<'t>>),
     /// Not an object (the server's business) or not readable.
     Unusable,
 }
 
 impl<'t> MetaSlot<'t> {
-    fn of(members: &[Entry<'t>]) -> Self {
+    fn of(members: &[Member<'t>]) -> Self {
         match raw::get(members, "_meta") {
             None => MetaSlot::Absent,
             Some(meta) => match raw::entries(meta) {
@@ -308,7 +308,7 @@ impl<'t> MetaSlot<'t> {
     }
 
     /// Sets `_meta[META_KEY]` to `marker` (JSON text) on `object`, keeping any other keys.
-    fn set(&self, splice: &mut Splice<'t>, object: &str, members: &[Entry<'_>], marker: String) {
+    fn set(&self, splice: &mut Splice<'t>, object: &str, members: &[Member<'_>], marker: String) {
         match self {
             MetaSlot::Absent => {
                 let meta = format!("{{{}:{marker}}}", raw::quote(META_KEY));

@@ -163,7 +163,7 @@ pub(crate) fn legacy_only(method: &str) -> bool {
 
 /// An object (JSON text) rebuilt from its entries: those `keep` accepts, each value as it
 /// came, then `extra` entries (`"key":value` text) at the end.
-fn rebuild(entries: &[raw::Entry<'_>], keep: impl Fn(&str) -> bool, extra: &[String]) -> String {
+fn rebuild(entries: &[raw::Member<'_>], keep: impl Fn(&str) -> bool, extra: &[String]) -> String {
     let mut parts: Vec<String> = entries
         .iter()
         .filter(|e| keep(&e.key))

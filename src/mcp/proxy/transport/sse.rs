@@ -80,7 +80,7 @@ pub(crate) enum SseEvent {
 
 /// The parser's state between chunks.
 #[derive(Debug)]
-pub(crate) struct Parser {
+pub(crate) struct EventParser {
     /// Largest data of one event.
     limit: usize,
     /// The line being read (at most `limit` bytes plus a field name are kept).
@@ -100,10 +100,10 @@ pub(crate) struct Parser {
     retry: Option<u64>,
 }
 
-impl Parser {
+impl EventParser {
     /// A parser for events of at most `limit` bytes of data.
-    pub(crate) fn new(limit: usize) -> Parser {
-        Parser {
+    pub(crate) fn new(limit: usize) -> EventParser {
+        EventParser {
             limit,
             line: Vec::new(),
             line_cut: 0,
@@ -261,8 +261,8 @@ impl Parser {
 mod tests {
     use super::*;
 
-    fn parse(chunks: &[&[u8]], limit: usize) -> (Vec<SseEvent>, Parser) {
-        let mut p = Parser::new(limit);
+    fn parse(chunks: &[&[u8]], limit: usize) -> (Vec<SseEvent>, EventParser) {
+        let mut p = EventParser::new(limit);
         let mut out = Vec::new();
         for c in chunks {
             p.feed(c, &mut out);

@@ -128,7 +128,7 @@ mod tests {
     fn a_message_with_line_breaks_is_one_event_a_reader_reads_back() {
         // Valid JSON: CR and LF only as whitespace, escaped in strings.
         let text = "{\"jsonrpc\":\"2.0\",\r\"id\":7,\r\n\"result\":{\"t\":\"a\\r\\nb\"}\n}";
-        let mut parser = sse::Parser::new(1 << 20);
+        let mut parser = sse::EventParser::new(1 << 20);
         let mut out = Vec::new();
         parser.feed(&event(text), &mut out);
         let [sse::SseEvent::Message(data)] = &out[..] else {

@@ -99,7 +99,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<String
 /// go to the peer. The connection ends with the stream.
 async fn read(shared: Arc<Shared>, mut body: Incoming, endpoint: oneshot::Sender<Uri>) {
     use http_body_util::BodyExt;
-    let mut parser = sse::Parser::new(MAX_MESSAGE_BYTES);
+    let mut parser = sse::EventParser::new(MAX_MESSAGE_BYTES);
     let mut endpoint = Some(endpoint);
     let mut events = Vec::new();
     let reason = loop {

@@ -472,7 +472,7 @@ impl Shared {
         }
         let answer = Some((id, method));
         if is_event_stream(&response) {
-            let mut parser = sse::Parser::new(MAX_MESSAGE_BYTES);
+            let mut parser = sse::EventParser::new(MAX_MESSAGE_BYTES);
             let mut read = self
                 .read_events(response.into_body(), &mut parser, answer)
                 .await;
@@ -604,7 +604,7 @@ impl Shared {
     async fn read_events(
         &self,
         mut body: Incoming,
-        parser: &mut sse::Parser,
+        parser: &mut sse::EventParser,
         answer: Option<(&str, &str)>,
     ) -> Read {
         let mut read = Read {
@@ -658,7 +658,7 @@ impl Shared {
     /// The standalone GET stream: the server's requests and notifications that belong to no
     /// request. Reopened when it drops, resuming after the last event seen.
     async fn listen(self: Arc<Self>) {
-        let mut parser = sse::Parser::new(MAX_MESSAGE_BYTES);
+        let mut parser = sse::EventParser::new(MAX_MESSAGE_BYTES);
         let mut delay = RETRY_FIRST;
         let mut failures = 0;
         loop {
