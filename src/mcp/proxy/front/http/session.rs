@@ -16,7 +16,7 @@ use super::pipe::FrontPipe;
 use super::short;
 
 use crate::mcp::proxy::front::serve::Mode;
-use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::transport::peer::{lock, token_key};
 use crate::mcp::proxy::transport::wire::{Kind, Message};
@@ -242,11 +242,13 @@ impl Session {
         if self.over(text.len()) {
             // The GET stream is behind: cut, what it had not read becomes the oldest kept.
             if let Some(get) = outlets.standalone.take_if(|s| s.queued() > 0) {
-                note(&format!(
+                tracing::warn!(
+                    target: PROXY,
+                    session = short(&self.id),
                     "toon: http: session {}: its GET stream fell {} bytes behind, closed",
                     short(&self.id),
                     get.queued()
-                ));
+                );
                 outlets.reclaim(get.cut());
             }
             let mut dropped = 0;
@@ -290,11 +292,13 @@ impl Session {
     /// Counts messages dropped for want of room; says so when dropping starts.
     fn dropped(&self, outlets: &mut Outlets, n: u64) {
         if n > 0 && outlets.dropped == 0 {
-            note(&format!(
+            tracing::warn!(
+                target: PROXY,
+                session = short(&self.id),
                 "toon: http: session {}: its client reads too slowly, messages for it dropped \
                  past {SESSION_BYTES} bytes",
                 short(&self.id)
-            ));
+            );
         }
         outlets.dropped += n;
     }
@@ -317,10 +321,12 @@ impl Session {
             outlets.dropped
         };
         if dropped > 0 {
-            note(&format!(
+            tracing::warn!(
+                target: PROXY,
+                session = short(&self.id),
                 "toon: http: session {}: {dropped} messages for its client were dropped",
                 short(&self.id)
-            ));
+            );
         }
         self.toolbox.shutdown().await;
         self.pipe.abort();
