@@ -24,7 +24,7 @@ ln -s "$root/tests" "$dir/crate/tests"
 find "$dir/crate/src" -name '*.rs' -exec perl -pi -e \
   's/(?<![\w\$])crate::(mcp\b(::)?)?/defined $1 ? (defined $2 ? "crate::" : "crate") : "toon::"/ge' {} +
 # The MCP features' dependencies, as this crate's manifest declares them.
-deps=$(sed -n '/^\[dependencies\]/,/^\[/p' Cargo.toml | grep -E '^(serde|serde_json|memchr|foldhash|thiserror|tokio|tokio-util|bytes|futures-util|process-wrap|getrandom|hyper|hyper-util|http-body-util|hyper-rustls|rustls|webpki-roots) ' | sed 's/^thiserror = .*/thiserror = "2"/')
+deps=$(sed -n '/^\[dependencies\]/,/^\[/p' Cargo.toml | grep -E '^(serde|serde_json|memchr|foldhash|thiserror|tokio|tokio-util|bytes|futures-util|process-wrap|getrandom|tracing|tracing-subscriber|hyper|hyper-util|http-body-util|hyper-rustls|rustls|webpki-roots) ' | sed 's/^thiserror = .*/thiserror = "2"/')
 nix=$(grep -E '^nix ' Cargo.toml)
 dep_list() { sed -n "/^$1 = \\[/,/^\\]/p" Cargo.toml | grep -oE '"dep:[a-z_-]+"' | paste -sd, -; }
 stdio=$(dep_list mcp-stdio)

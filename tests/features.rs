@@ -87,3 +87,20 @@ fn stdio_proxying_links_no_http_or_tls_stack() {
     // `mcp-proxy`, which existing users name, is still the whole proxy.
     assert_eq!(crates_with("cli,mcp-proxy"), http);
 }
+
+#[test]
+fn only_the_proxy_links_tracing() {
+    // The codec, the CLI and `toon::mcp` log nothing; the proxy's events (and the stderr layer
+    // the CLI installs for them) come with `mcp-stdio`.
+    let tracing = ["tracing", "tracing-core", "tracing-subscriber"];
+    for features in ["cli", "mcp", "cli,mcp"] {
+        let crates = crates_with(features);
+        for name in tracing {
+            assert!(!crates.iter().any(|c| c == name), "{features} links {name}");
+        }
+    }
+    let stdio = crates_with("mcp-stdio");
+    for name in tracing {
+        assert!(stdio.iter().any(|c| c == name), "mcp-stdio lacks {name}");
+    }
+}

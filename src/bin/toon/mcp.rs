@@ -205,21 +205,59 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
 #[cfg(feature = "mcp-stdio")]
 mod proxy {
     use std::path::Path;
+    use std::sync::OnceLock;
 
     use std::time::Duration;
 
     use super::{Failure, HttpArgs};
-    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, log, serve, stop_orphans};
+    use toon::mcp::proxy::log::{PROXY, StderrLayer};
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, serve, stop_orphans};
     #[cfg(feature = "mcp-http")]
     use toon::mcp::proxy::{
         HTTP_TOKEN_ENV,
         http::{self, HttpOptions},
     };
     pub(super) use toon::mcp::proxy::{Mode, Options};
+    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::layer::{Layer, SubscriberExt};
 
     /// How long the last lines may take to reach stderr at exit (a client that does not read
     /// it must not keep the proxy alive).
     const FLUSH: Duration = Duration::from_secs(1);
+
+    /// The proxy's lines on stderr: unset, the library's at `INFO` and up, each as it always
+    /// was; set, a filter (`debug`, `warn`, `toon::mcp::server=off,info`: tracing-subscriber's
+    /// `Targets`) and lines that also say their level, target and fields.
+    const LOG_ENV: &str = "TOON_LOG";
+
+    /// The stderr writer `log_to_stderr` installed, to flush at exit.
+    static STDERR: OnceLock<StderrLayer> = OnceLock::new();
+
+    /// Installs the subscriber that writes the library's events to stderr, never blocking
+    /// (`toon::mcp::proxy::log`).
+    fn log_to_stderr() {
+        let asked = std::env::var(LOG_ENV).ok().filter(|v| !v.is_empty());
+        let parsed = asked.as_deref().map(str::parse::<Targets>);
+        let filter = match &parsed {
+            Some(Ok(targets)) => targets.clone(),
+            _ => Targets::new().with_target("toon", LevelFilter::INFO),
+        };
+        let layer = StderrLayer::new().detailed(asked.is_some());
+        let subscriber = tracing_subscriber::registry().with(layer.clone().with_filter(filter));
+        if tracing::subscriber::set_global_default(subscriber).is_ok() {
+            let _ = STDERR.set(layer);
+        }
+        if let Some(Err(e)) = parsed {
+            tracing::warn!(target: PROXY, "toon: warning: ${LOG_ENV} not used: {e}");
+        }
+    }
+
+    /// Waits at most `FLUSH` for the last lines to reach stderr.
+    fn flush() {
+        if let Some(stderr) = STDERR.get() {
+            stderr.flush(FLUSH);
+        }
+    }
 
     fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         tokio::runtime::Builder::new_multi_thread()
@@ -232,10 +270,11 @@ mod proxy {
     fn load(config: Option<&str>) -> Result<Config, Failure> {
         let (config, path) = Config::load(config.map(Path::new)).map_err(Failure::of)?;
         let enabled = config.enabled().count();
-        log::note(&format!(
+        tracing::info!(
+            target: PROXY,
             "toon: {enabled} MCP servers from {}",
             path.display()
-        ));
+        );
         Ok(config)
     }
 
@@ -244,6 +283,7 @@ mod proxy {
         mode: Mode,
         options: Options,
     ) -> Result<(), Failure> {
+        log_to_stderr();
         let config = load(config)?;
         let rt = runtime()?;
         let mut options = options;
@@ -265,11 +305,11 @@ mod proxy {
             }
             toolbox.shutdown().await;
             stop_orphans().await;
-            log::note(&format!("toon: {}", toolbox.encoder().stats().summary()));
+            tracing::info!(target: PROXY, "toon: {}", toolbox.encoder().stats().summary());
         });
         // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
         rt.shutdown_background();
-        log::flush(FLUSH);
+        flush();
         Ok(())
     }
 
@@ -294,6 +334,7 @@ mod proxy {
         options: Options,
         args: HttpArgs,
     ) -> Result<(), Failure> {
+        log_to_stderr();
         let addr_text = args.http.unwrap_or_default();
         let addr: std::net::SocketAddr = match addr_text.parse() {
             Ok(addr) => addr,
@@ -310,15 +351,17 @@ mod proxy {
                 )
                 .into());
             }
-            log::note(&format!(
+            tracing::warn!(
+                target: PROXY,
                 "toon: warning: serving MCP on {addr}, reachable from other machines"
-            ));
+            );
         }
         let token = token(args.http_token_file.as_deref(), args.http_token)?;
         if token.is_none() && !addr.ip().is_loopback() {
-            log::note(
+            tracing::warn!(
+                target: PROXY,
                 "toon: warning: no token (--http-token-file or $TOON_MCP_HTTP_TOKEN): \
-                 requests are not authenticated",
+                 requests are not authenticated"
             );
         }
         let mut http = HttpOptions::default();
@@ -340,10 +383,11 @@ mod proxy {
             let local = (listener.local_addr())
                 .map_err(|e| Failure::because(format!("cannot listen on {addr}"), e))?;
             // The address with the port the system chose for :0, for whoever started us.
-            log::note(&format!(
+            tracing::info!(
+                target: PROXY,
                 "toon: MCP Streamable HTTP on http://{local}{}",
                 http.path
-            ));
+            );
             let factory: http::ToolboxFactory =
                 std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
             let served = http::serve_http(listener, factory, mode, http, stop_signal()).await;
@@ -351,11 +395,12 @@ mod proxy {
             served.map_err(Failure::of)
         });
         rt.shutdown_background();
-        log::flush(FLUSH);
+        flush();
         served
     }
 
     pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, Failure> {
+        log_to_stderr();
         let config = load(config)?;
         let policy = options.policy.clone();
         let report = runtime()?.block_on(async {
@@ -367,7 +412,7 @@ mod proxy {
             stop_orphans().await;
             report.map(|r| r.to_string()).map_err(Failure::of)
         });
-        log::flush(FLUSH);
+        flush();
         report
     }
 
@@ -375,10 +420,11 @@ mod proxy {
     /// becomes the proxy's, to be stopped with them: this process spawns nothing else.
     fn adopt() {
         if let Err(e) = adopt_orphans() {
-            log::note(&format!(
+            tracing::warn!(
+                target: PROXY,
                 "toon: warning: cannot adopt the servers' orphans ({e}): daemons they start \
                  may outlive them"
-            ));
+            );
         }
     }
 
@@ -389,10 +435,11 @@ mod proxy {
         let token = if let Some(path) = file {
             Some(read_token_file(Path::new(path))?)
         } else if let Some(token) = flag {
-            log::note(
+            tracing::warn!(
+                target: PROXY,
                 "toon: warning: --http-token is deprecated: every local user can read it in the \
                  process list (/proc/PID/cmdline); use --http-token-file FILE or \
-                 $TOON_MCP_HTTP_TOKEN",
+                 $TOON_MCP_HTTP_TOKEN"
             );
             Some(token)
         } else {

@@ -1,39 +1,171 @@
-//! The proxy's stderr: servers' lines (`[NAME] line`) and the proxy's own notes.
+//! The proxy's log: `tracing` events, and [`StderrLayer`], the stderr writer `toon mcp serve`
+//! and `toon mcp inspect` install (a program on the library can install the same).
 //!
-//! stdout carries protocol only, so everything else goes to stderr — which a client may never
-//! read. A blocking write there would stall whichever task logged (two chatty servers stall a
-//! two-thread runtime, shutdown included), so lines go through a bounded queue to one writer
-//! thread. When the queue is full a line is dropped and counted, and the count is written once
-//! the writer catches up: `[proxy] N log lines dropped: stderr not read`.
+//! The library never writes to stderr itself: what it has to say are `tracing` events, and a
+//! program that installs no subscriber hears none of them. Two targets:
+//! - [`SERVER`] (`toon::mcp::server`), at `INFO`, with `server = NAME`: a server's own words,
+//!   each line it writes on its stderr and each of its `notifications/message` log messages
+//!   (as `LEVEL: DATA`).
+//! - [`PROXY`] (`toon::mcp::proxy`): the proxy's notes, with `server = NAME` when about one
+//!   server: `INFO` for what happened (a server reconnected, an HTTP session opened or
+//!   closed), `WARN` for what failed, was refused or dropped, `ERROR` for a server that is
+//!   unavailable.
+//!
+//! No event carries a secret: no token, header or configured `env` value, and an HTTP session
+//! id only by its first 8 characters.
+//!
+//! [`StderrLayer`] writes each event as one line: `[NAME] message` for an event with a
+//! `server`, the message alone otherwise (the proxy's lines as they always were), or, when
+//! [`detailed`](StderrLayer::detailed), after the level and target and followed by the
+//! event's other fields. stdout carries protocol only, so these lines go to stderr, which a
+//! client may never read. A blocking write there would stall whichever task logged (two
+//! chatty servers stall a two-thread runtime, shutdown included), so lines go through a
+//! bounded queue to one writer thread. When the queue is full a line is dropped and counted,
+//! and the count is written once the writer catches up:
+//! `[proxy] N log lines dropped: stderr not read`.
+//!
+//! ```
+//! use tracing_subscriber::layer::SubscriberExt;
+//! use toon::mcp::proxy::log::StderrLayer;
+//!
+//! let stderr = StderrLayer::new();
+//! let subscriber = tracing_subscriber::registry().with(stderr.clone());
+//! tracing::subscriber::with_default(subscriber, || {
+//!     // What a server wrote on its stderr: `[git] ready` on ours.
+//!     tracing::info!(target: toon::mcp::proxy::log::SERVER, server = "git", "ready");
+//! });
+//! // At exit: lines still queued are lost, so give them a moment (not forever).
+//! stderr.flush(std::time::Duration::from_secs(1));
+//! ```
 
+use std::fmt::{Debug, Write as _};
 use std::io::Write;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
+
+use tracing::field::{Field, Visit};
+use tracing::{Event, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+
+/// The target of a server's own words: its stderr lines and its log messages.
+pub const SERVER: &str = "toon::mcp::server";
+
+/// The target of the proxy's own notes.
+pub const PROXY: &str = "toon::mcp::proxy";
 
 /// Lines waiting for the writer, at most (about 4 MiB at the 4 KiB cap on a server's line).
 const QUEUE: usize = 1024;
 
-/// Writes `[name] line` to stderr without blocking (dropped and counted if stderr is not read).
-pub fn log(name: &str, line: &str) {
-    stderr().send(format!("[{name}] {line}\n"));
+/// A `tracing_subscriber` layer that writes events to stderr, one line each, without ever
+/// blocking the task that logs (see the [module](self)). Clones share one queue and writer
+/// thread: keep one to [`flush`](Self::flush) at exit.
+#[derive(Clone)]
+pub struct StderrLayer {
+    queue: Arc<Queue>,
+    detailed: bool,
 }
 
-/// Writes `line` to stderr as is, without blocking.
-pub fn note(line: &str) {
-    stderr().send(format!("{line}\n"));
+impl StderrLayer {
+    /// A layer writing to this process's stderr, through a writer thread of its own.
+    pub fn new() -> StderrLayer {
+        StderrLayer::to(QUEUE, stderr_writer())
+    }
+
+    fn to(capacity: usize, out: Box<dyn Write + Send>) -> StderrLayer {
+        StderrLayer {
+            queue: Arc::new(Queue::start(capacity, out)),
+            detailed: false,
+        }
+    }
+
+    /// With `detailed`, each line starts with the event's level and target, and ends with its
+    /// fields other than `message` and `server` (`key=value`).
+    pub fn detailed(mut self, detailed: bool) -> StderrLayer {
+        self.detailed = detailed;
+        self
+    }
+
+    /// Waits at most `within` for the lines queued so far to be written; whether they were.
+    /// For the end of a run: lines still queued when the process exits are lost.
+    pub fn flush(&self, within: Duration) -> bool {
+        self.queue.flush(within)
+    }
+
+    /// `event` as its line, with the newline.
+    fn line(&self, event: &Event<'_>) -> String {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let mut line = String::new();
+        if self.detailed {
+            let meta = event.metadata();
+            let _ = write!(line, "{:>5} {}: ", meta.level(), meta.target());
+        }
+        if let Some(server) = &fields.server {
+            let _ = write!(line, "[{server}] ");
+        }
+        line.push_str(&fields.message);
+        if self.detailed {
+            line.push_str(&fields.rest);
+        }
+        line.push('\n');
+        line
+    }
 }
 
-/// Waits at most `within` for the lines queued so far to be written; whether they were.
-/// For the end of a run: lines still queued when the process exits are lost.
-pub fn flush(within: Duration) -> bool {
-    stderr().flush(within)
+impl Default for StderrLayer {
+    fn default() -> StderrLayer {
+        StderrLayer::new()
+    }
 }
 
-fn stderr() -> &'static Queue {
-    static STDERR: OnceLock<Queue> = OnceLock::new();
-    STDERR.get_or_init(|| Queue::start(QUEUE, stderr_writer()))
+impl Debug for StderrLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StderrLayer")
+            .field("detailed", &self.detailed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Subscriber> Layer<S> for StderrLayer {
+    fn on_event(&self, event: &Event<'_>, _: Context<'_, S>) {
+        self.queue.send(self.line(event));
+    }
+}
+
+/// An event's fields as its line shows them.
+#[derive(Default)]
+struct Fields {
+    message: String,
+    server: Option<String>,
+    /// ` key=value` for each other field.
+    rest: String,
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        match field.name() {
+            "message" => self.message.push_str(value),
+            "server" => self.server = Some(value.to_owned()),
+            name => {
+                let _ = write!(self.rest, " {name}={value:?}");
+            }
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        match field.name() {
+            // The message's `format_args!`, whose `Debug` is its text.
+            "message" => {
+                let _ = write!(self.message, "{value:?}");
+            }
+            "server" => self.server = Some(format!("{value:?}")),
+            name => {
+                let _ = write!(self.rest, " {name}={value:?}");
+            }
+        }
+    }
 }
 
 /// Our own handle on fd 2 where there is one: a writer blocked on a full pipe then holds no
@@ -134,6 +266,162 @@ mod tests {
     use super::*;
     use std::sync::Mutex;
     use std::sync::mpsc::{Sender, channel};
+    use tracing_subscriber::layer::SubscriberExt;
+
+    /// Output that keeps what is written, for the test to read.
+    #[derive(Clone, Default)]
+    struct Kept(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// What `layer` writes for the events `emit` sends.
+    fn written(layer: StderrLayer, kept: &Kept, emit: impl FnOnce()) -> String {
+        let subscriber = tracing_subscriber::registry().with(layer.clone());
+        tracing::subscriber::with_default(subscriber, emit);
+        assert!(layer.flush(Duration::from_secs(30)));
+        String::from_utf8(kept.0.lock().unwrap().clone()).unwrap()
+    }
+
+    fn some_events() {
+        tracing::info!(target: SERVER, server = "git", "Serving on stdio…");
+        let why = "it exited (code 3)";
+        tracing::error!(target: PROXY, server = "git", "unavailable: {why}");
+        tracing::info!(target: PROXY, session = "1a2b3c4d", "toon: http: session 1a2b3c4d closed");
+    }
+
+    #[test]
+    fn a_server_s_line_is_its_name_in_brackets_and_the_line_and_a_note_is_as_said() {
+        let kept = Kept::default();
+        let text = written(
+            StderrLayer::to(8, Box::new(kept.clone())),
+            &kept,
+            some_events,
+        );
+        assert_eq!(
+            text,
+            "[git] Serving on stdio…\n[git] unavailable: it exited (code 3)\n\
+             toon: http: session 1a2b3c4d closed\n"
+        );
+    }
+
+    #[test]
+    fn detailed_lines_say_level_target_and_the_other_fields() {
+        let kept = Kept::default();
+        let layer = StderrLayer::to(8, Box::new(kept.clone())).detailed(true);
+        let text = written(layer, &kept, some_events);
+        assert_eq!(
+            text,
+            " INFO toon::mcp::server: [git] Serving on stdio…\n\
+             ERROR toon::mcp::proxy: [git] unavailable: it exited (code 3)\n \
+             INFO toon::mcp::proxy: toon: http: session 1a2b3c4d closed session=\"1a2b3c4d\"\n"
+        );
+    }
+
+    #[test]
+    fn events_that_find_the_queue_full_are_dropped_counted_and_said() {
+        let gate = Arc::new(Mutex::new(()));
+        let closed = gate.lock().unwrap();
+        let (written, output) = channel();
+        let stuck = Stuck {
+            gate: gate.clone(),
+            written,
+        };
+        let layer = StderrLayer::to(4, Box::new(stuck));
+        let subscriber = tracing_subscriber::registry().with(layer.clone());
+        let started = Instant::now();
+        tracing::subscriber::with_default(subscriber, || {
+            for i in 0..50 {
+                tracing::info!(target: SERVER, server = "chatty", "line {i}");
+            }
+        });
+        // The writer cannot write, and no event waited for it.
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(!layer.flush(Duration::from_millis(50)));
+        drop(closed);
+        assert!(layer.flush(Duration::from_secs(30)));
+        let text: String = output
+            .try_iter()
+            .map(|b| String::from_utf8(b).unwrap())
+            .collect();
+        let lines: Vec<&str> = text.lines().collect();
+        let kept = lines
+            .iter()
+            .filter(|l| l.starts_with("[chatty] line "))
+            .count();
+        assert!((4..=5).contains(&kept), "{lines:?}");
+        let note = format!("[proxy] {} log lines dropped: stderr not read", 50 - kept);
+        assert_eq!(lines.last(), Some(&note.as_str()), "{lines:?}");
+    }
+
+    /// This test binary again, running only `child`, with `CHILD` set to `mode`: its stderr.
+    #[cfg(unix)]
+    fn child_stderr(mode: &str) -> String {
+        let path = module_path!().split_once("::").map_or("", |(_, p)| p);
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", &format!("{path}::child"), "--nocapture"])
+            .env(CHILD, mode)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}{stderr}");
+        assert!(stdout.contains("1 passed"), "{stdout}");
+        stderr
+    }
+
+    const CHILD: &str = "TOON_LOG_TEST_CHILD";
+
+    #[cfg(unix)]
+    #[test]
+    fn without_a_subscriber_the_library_writes_nothing_to_stderr() {
+        // With the layer installed, the server's line and the proxy's note are heard...
+        let heard = child_stderr("layer");
+        assert!(heard.contains("[noisy] a line on stderr\n"), "{heard}");
+        assert!(heard.contains("[noisy] unavailable: "), "{heard}");
+        // ...and without, the same run says nothing.
+        assert_eq!(child_stderr("none"), "");
+    }
+
+    /// Run by the test above only (in a process of its own): the library starts a server that
+    /// writes a line on its stderr and exits.
+    #[cfg(unix)]
+    #[test]
+    fn child() {
+        use crate::mcp::proxy::{Config, Options, Toolbox};
+        let Ok(mode) = std::env::var(CHILD) else {
+            return;
+        };
+        let layer = (mode == "layer").then(|| {
+            let layer = StderrLayer::new();
+            let subscriber = tracing_subscriber::registry().with(layer.clone());
+            tracing::subscriber::set_global_default(subscriber).unwrap();
+            layer
+        });
+        let config = Config::from_str(
+            r#"{"mcpServers": {"noisy": {"command": "sh",
+                "args": ["-c", "echo a line on stderr >&2; sleep 0.2; exit 3"]}}}"#,
+        )
+        .unwrap();
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        runtime.block_on(async {
+            let toolbox = Toolbox::start(&config, Options::default());
+            toolbox.ready().await;
+            // The stderr line is read by then; time for it to be logged as well.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            toolbox.shutdown().await;
+        });
+        if let Some(layer) = layer {
+            assert!(layer.flush(Duration::from_secs(30)));
+        }
+    }
 
     /// Output that blocks every write until the test lets it go, like a pipe nobody reads.
     struct Stuck {

@@ -12,8 +12,10 @@
 //!   toolbox is dropped first; whenever a server exits, whatever is left of its process group
 //!   is terminated too, and on Linux, once [`adopt_orphans`] was called, what it started
 //!   outside its group (a `setsid` daemon). A stdio server does not inherit the proxy's own
-//!   variables ([`PROXY_ENV`]) unless its entry's `env` names them. Their stderr reaches ours as `[NAME] line`, through [`log`], which
-//!   never blocks.
+//!   variables ([`PROXY_ENV`]) unless its entry's `env` names them. Their stderr lines, like
+//!   the proxy's own notes, are `tracing` events ([`log`]): the library writes no stderr
+//!   itself, and the CLI writes them as `[NAME] line` through [`log::StderrLayer`], which never
+//!   blocks.
 //! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
 //!   [`Mode::Lean`] (the three meta-tools).
 //! - [`http`]: the same server over MCP Streamable HTTP, a session (own toolbox, own servers)

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::code;
@@ -192,9 +192,10 @@ impl Routes {
                 let uri = member(&item, "uri");
                 match routes.get(&uri) {
                     Some(first) if *first != server => {
-                        log(
-                            &server,
-                            &format!("resource {uri} is also listed by {first}: it is read there"),
+                        tracing::warn!(
+                            target: PROXY,
+                            server,
+                            "resource {uri} is also listed by {first}: it is read there"
                         );
                     }
                     Some(_) => {}
@@ -225,12 +226,11 @@ impl Routes {
                 let template = member(&item, "uriTemplate");
                 if let Some((_, first)) = routes.iter().find(|(t, _)| *t == template) {
                     if *first != server {
-                        log(
-                            &server,
-                            &format!(
-                                "resource template {template} is also listed by {first}: it is \
-                                 read there"
-                            ),
+                        tracing::warn!(
+                            target: PROXY,
+                            server,
+                            "resource template {template} is also listed by {first}: it is \
+                             read there"
                         );
                     }
                     continue;
@@ -256,7 +256,7 @@ impl Routes {
         all.retain(|(server, name, _)| {
             let first = seen.insert((server.clone(), name.clone()));
             if !first {
-                log(server, &format!("prompt {name} is listed twice: once kept"));
+                tracing::warn!(target: PROXY, server, "prompt {name} is listed twice: once kept");
             }
             first
         });
@@ -395,7 +395,7 @@ async fn set_level(
         match forward(toolbox, server, "logging/setLevel", params).await {
             Ok(_) => any = true,
             Err(e) => {
-                log(server, &format!("logging/setLevel failed: {e}"));
+                tracing::warn!(target: PROXY, server, "logging/setLevel failed: {e}");
                 first.get_or_insert(e);
             }
         }
@@ -436,7 +436,7 @@ async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> 
         let reply = match toolbox.request(server, method, params.as_deref()).await {
             Ok(reply) => reply,
             Err(e) => {
-                log(server, &format!("{method} failed: {e}"));
+                tracing::warn!(target: PROXY, server, "{method} failed: {e}");
                 return items;
             }
         };
@@ -451,7 +451,7 @@ async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> 
             Ok(Some(next)) => cursor = Some(next),
             Ok(None) => return items,
             Err(e) => {
-                log(server, &format!("{method}: {e}"));
+                tracing::warn!(target: PROXY, server, "{method}: {e}");
                 return items;
             }
         }

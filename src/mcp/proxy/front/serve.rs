@@ -31,7 +31,7 @@ use crate::Value;
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
-use crate::mcp::proxy::log;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
@@ -904,9 +904,10 @@ impl Front {
                 let n = self.unheard.fetch_add(1, Ordering::Relaxed) + 1;
                 if n.is_power_of_two() {
                     let why = "they came while several requests were in flight to the server";
-                    log::log(
+                    tracing::warn!(
+                        target: PROXY,
                         server,
-                        &format!("{n} log messages reached no client: {why}"),
+                        "{n} log messages reached no client: {why}"
                     );
                 }
             }

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::log::{PROXY, SERVER};
 use crate::mcp::proxy::transport::orphans;
 use crate::mcp::proxy::transport::orphans::EXIT_GRACE;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
@@ -442,7 +442,7 @@ async fn handle_inbound(
                 method: "notifications/message",
             } => {
                 // On stderr, and to the client (tagged with the server) by the front.
-                log(&server, &log_line(&message));
+                tracing::info!(target: SERVER, server, "{}", log_line(&message));
                 let event = ServerEvent::Notification {
                     server: server.clone(),
                     message,
@@ -468,9 +468,10 @@ async fn handle_inbound(
                 if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
                     dropped += 1;
                     if dropped.is_power_of_two() {
-                        log(
-                            &server,
-                            &format!("{dropped} notifications dropped: the client reads slowly"),
+                        tracing::warn!(
+                            target: PROXY,
+                            server,
+                            "{dropped} notifications dropped: the client reads slowly"
                         );
                     }
                 }
@@ -582,8 +583,8 @@ fn emit(name: &str, line: &[u8], cut: bool) {
     let text = String::from_utf8_lossy(line);
     let text = text.trim_end_matches('\r');
     if cut {
-        log(name, &format!("{text}…"));
+        tracing::info!(target: SERVER, server = name, "{text}…");
     } else {
-        log(name, text);
+        tracing::info!(target: SERVER, server = name, "{text}");
     }
 }

@@ -12,7 +12,7 @@ use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 use super::config::{Config, Launch, ServerConfig};
 use super::downstream::{Downstream, ServerEvent};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, LogSink, ProgressSink};
 use crate::mcp::proxy::transport::wire::Message;
@@ -309,9 +309,11 @@ impl Toolbox {
                 };
                 match toolbox.connect(&config).await {
                     Ok(()) => {
-                        log(
-                            name,
-                            &format!("reconnected (attempt {} of {attempts})", attempt + 1),
+                        tracing::info!(
+                            target: PROXY,
+                            server = name,
+                            "reconnected (attempt {} of {attempts})",
+                            attempt + 1
                         );
                         let changed =
                             crate::mcp::proxy::transport::wire::notification(LIST_CHANGED, None);
@@ -331,12 +333,11 @@ impl Toolbox {
                             "giving up"
                         };
                         write(&toolbox.catalog).add_unavailable(name, &why);
-                        log(
-                            name,
-                            &format!(
-                                "reconnecting failed (attempt {} of {attempts}): {why}; {next}",
-                                attempt + 1
-                            ),
+                        tracing::warn!(
+                            target: PROXY,
+                            server = name,
+                            "reconnecting failed (attempt {} of {attempts}): {why}; {next}",
+                            attempt + 1
                         );
                     }
                 }
@@ -348,7 +349,7 @@ impl Toolbox {
     fn log_warnings(&self, server: &str) {
         if let Some(listed) = self.catalog().server(server) {
             for warning in listed.warnings() {
-                log(server, &format!("tools/list: {warning}"));
+                tracing::warn!(target: PROXY, server, "tools/list: {warning}");
             }
         }
     }
@@ -357,7 +358,7 @@ impl Toolbox {
     /// reason in the catalog (said first, a request could still hear "not running").
     fn unavailable(&self, server: &str, why: &str) {
         write(&self.catalog).add_unavailable(server, why);
-        log(server, &format!("unavailable: {why}"));
+        tracing::error!(target: PROXY, server, "unavailable: {why}");
     }
 
     /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
@@ -683,7 +684,9 @@ impl Toolbox {
                     }
                     match self.relist(&server).await {
                         Ok(()) => return Some(Change::ToolsChanged { server }),
-                        Err(e) => log(&server, &format!("re-listing tools failed: {e}")),
+                        Err(e) => {
+                            tracing::warn!(target: PROXY, server, "re-listing tools failed: {e}");
+                        }
                     }
                 }
                 ServerEvent::Notification { server, message } => {

@@ -15,7 +15,7 @@ use tokio_util::codec::{FramedRead, FramedWrite};
 
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::raw;
 
@@ -383,7 +383,11 @@ impl Peer {
                             }
                         }
                         Kind::Invalid if bad_frames.is_none() => {
-                            log(&reader_name, "ignored a message that is not JSON-RPC");
+                            tracing::warn!(
+                                target: PROXY,
+                                server = &*reader_name,
+                                "ignored a message that is not JSON-RPC"
+                            );
                         }
                         Kind::Notification {
                             method: "notifications/progress",
@@ -412,11 +416,10 @@ impl Peer {
                                 Err(mpsc::error::TrySendError::Full(_)) => {
                                     let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
                                     if n.is_power_of_two() {
-                                        log(
-                                            &reader_name,
-                                            &format!(
-                                                "{n} notifications dropped: not read fast enough"
-                                            ),
+                                        tracing::warn!(
+                                            target: PROXY,
+                                            server = &*reader_name,
+                                            "{n} notifications dropped: not read fast enough"
                                         );
                                     }
                                 }
@@ -770,14 +773,14 @@ fn fail_waiter(server: &str, waiters: &Waiters, bad: &Bad) {
     match waiter {
         Some(waiter) => {
             let method = waiter.method;
-            log(server, &format!("its reply to {method} was {bad}"));
+            tracing::warn!(target: PROXY, server, "its reply to {method} was {bad}");
             let _ = waiter.to.send(Err(CallError::BadReply {
                 server: server.to_owned(),
                 method,
                 why: bad.to_string(),
             }));
         }
-        None => log(server, &format!("ignored {bad}")),
+        None => tracing::warn!(target: PROXY, server, "ignored {bad}"),
     }
 }
 

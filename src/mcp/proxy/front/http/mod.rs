@@ -73,7 +73,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::mcp::proxy::front::serve::Mode;
-use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
@@ -229,7 +229,7 @@ pub async fn serve_http(
             } => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
-                    note(&format!("toon: http: accept: {e}"));
+                    tracing::warn!(target: PROXY, "toon: http: accept: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 }
@@ -239,7 +239,7 @@ pub async fn serve_http(
         let (stream, conn) = match front.connections.admit(stream) {
             Ok(admitted) => admitted,
             Err(e) => {
-                note(&format!("toon: http: accept: {e}"));
+                tracing::warn!(target: PROXY, "toon: http: accept: {e}");
                 continue;
             }
         };
@@ -297,10 +297,12 @@ async fn reap(front: std::sync::Weak<HttpFront>) {
             ids.iter().filter_map(|id| sessions.remove(id)).collect()
         };
         for session in idle {
-            note(&format!(
+            tracing::info!(
+                target: PROXY,
+                session = short(&session.id),
                 "toon: http: session {} idle, closed",
                 short(&session.id)
-            ));
+            );
             tokio::spawn(async move { session.close().await });
         }
         let idle = {
@@ -311,7 +313,10 @@ async fn reap(front: std::sync::Weak<HttpFront>) {
             if idle { stateless.take() } else { None }
         };
         if let Some(stateless) = idle {
-            note("toon: http: the front for 2026-07-28 requests idle, closed");
+            tracing::info!(
+                target: PROXY,
+                "toon: http: the front for 2026-07-28 requests idle, closed"
+            );
             tokio::spawn(async move { stateless.close().await });
         }
     }
@@ -587,10 +592,12 @@ impl HttpFront {
         let undelivered = {
             let (front, id) = (self.clone(), session.id.clone());
             Forget::new(move || {
-                note(&format!(
+                tracing::warn!(
+                    target: PROXY,
+                    session = short(&id),
                     "toon: http: session {}: its initialize answer was not delivered",
                     short(&id)
-                ));
+                );
                 tokio::spawn(async move { front.end(&id).await });
             })
         };
@@ -670,7 +677,10 @@ impl HttpFront {
                     if let Some(old) = shared.replace(front.clone()) {
                         tokio::spawn(async move { old.close().await });
                     }
-                    note("toon: http: the front for 2026-07-28 requests started");
+                    tracing::info!(
+                        target: PROXY,
+                        "toon: http: the front for 2026-07-28 requests started"
+                    );
                     front
                 }
             }
@@ -714,10 +724,13 @@ impl HttpFront {
             sessions.insert(id, session.clone());
             sessions.len()
         };
-        note(&format!(
+        tracing::info!(
+            target: PROXY,
+            session = short(&session.id),
+            open,
             "toon: http: session {} opened ({open} open)",
             short(&session.id)
-        ));
+        );
         Ok(session)
     }
 
@@ -726,7 +739,12 @@ impl HttpFront {
         let session = lock(&self.sessions).remove(id);
         if let Some(session) = session {
             session.close().await;
-            note(&format!("toon: http: session {} closed", short(id)));
+            tracing::info!(
+                target: PROXY,
+                session = short(id),
+                "toon: http: session {} closed",
+                short(id)
+            );
         }
     }
 

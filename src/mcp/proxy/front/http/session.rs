@@ -17,7 +17,7 @@ use super::short;
 use super::stream::Out;
 
 use crate::mcp::proxy::front::serve::Mode;
-use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
@@ -237,11 +237,13 @@ impl Session {
         if self.over(text.len()) {
             // The GET stream is behind: cut, what it had not read becomes the oldest kept.
             if let Some(get) = outlets.standalone.take_if(|s| s.queued() > 0) {
-                note(&format!(
+                tracing::warn!(
+                    target: PROXY,
+                    session = short(&self.id),
                     "toon: http: session {}: its GET stream fell {} bytes behind, closed",
                     short(&self.id),
                     get.queued()
-                ));
+                );
                 outlets.reclaim(get.cut());
             }
             let mut dropped = 0;
@@ -285,11 +287,13 @@ impl Session {
     /// Counts messages dropped for want of room; says so when dropping starts.
     fn dropped(&self, outlets: &mut Outlets, n: u64) {
         if n > 0 && outlets.dropped == 0 {
-            note(&format!(
+            tracing::warn!(
+                target: PROXY,
+                session = short(&self.id),
                 "toon: http: session {}: its client reads too slowly, messages for it dropped \
                  past {SESSION_BYTES} bytes",
                 short(&self.id)
-            ));
+            );
         }
         outlets.dropped += n;
     }
@@ -312,10 +316,12 @@ impl Session {
             outlets.dropped
         };
         if dropped > 0 {
-            note(&format!(
+            tracing::warn!(
+                target: PROXY,
+                session = short(&self.id),
                 "toon: http: session {}: {dropped} messages for its client were dropped",
                 short(&self.id)
-            ));
+            );
         }
         self.toolbox.shutdown().await;
         self.pipe.abort();

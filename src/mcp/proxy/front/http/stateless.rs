@@ -53,7 +53,7 @@ use super::pipe::FrontPipe;
 use super::stream::Out;
 use super::{Body, Forget, PROTOCOL_VERSION_HEADER, stream};
 use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
-use crate::mcp::proxy::log::note;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::sync::lock;
@@ -115,11 +115,12 @@ impl Drop for StatelessPost {
     fn drop(&mut self) {
         self.to.close();
         if self.dropped > 0 {
-            note(&format!(
+            tracing::warn!(
+                target: PROXY,
                 "toon: http: a 2026-07-28 request's client read too slowly: {} progress or log \
                  messages for it were dropped",
                 self.dropped
-            ));
+            );
         }
     }
 }
@@ -389,7 +390,10 @@ impl Stateless {
         );
         let text = wire::error(&waiting.id, CUT_OFF, &why, None);
         let _ = waiting.to.push(Out { text, last: true });
-        note("toon: http: a 2026-07-28 listen ended: its client did not read its stream");
+        tracing::warn!(
+            target: PROXY,
+            "toon: http: a 2026-07-28 listen ended: its client did not read its stream"
+        );
         self.cancel(internal, "the client did not read its stream");
     }
 

@@ -196,7 +196,10 @@ impl Front {
                 .answer(&self.toolbox, "resources/subscribe", &params)
                 .await;
             if let Err(e) = subscribed {
-                crate::mcp::proxy::log::log("proxy", &format!("resources/subscribe {uri}: {e}"));
+                tracing::warn!(
+                    target: crate::mcp::proxy::log::PROXY,
+                    "[proxy] resources/subscribe {uri}: {e}"
+                );
             }
         }
         // Its end is the client's `notifications/cancelled`, which drops this future.

@@ -51,7 +51,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::AbortHandle;
 
 use super::sse;
-use crate::mcp::proxy::log::log;
+use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
@@ -683,11 +683,10 @@ impl Shared {
                     }
                     failures += 1;
                     if failures >= STREAM_FAILURES {
-                        log(
-                            &self.name,
-                            &format!(
-                                "the server's stream (GET) was refused {failures} times, last with HTTP {status}; its notifications come only with answers now"
-                            ),
+                        tracing::warn!(
+                            target: PROXY,
+                            server = &*self.name,
+                            "the server's stream (GET) was refused {failures} times, last with HTTP {status}; its notifications come only with answers now"
                         );
                         return;
                     }
@@ -717,14 +716,17 @@ impl Shared {
         )
         .await;
         match sent {
-            Err(_) => log(
-                &self.name,
-                &format!("{what}: no HTTP answer within {SHORT_WAIT:?}"),
+            Err(_) => tracing::warn!(
+                target: PROXY,
+                server = &*self.name,
+                "{what}: no HTTP answer within {SHORT_WAIT:?}"
             ),
             Ok(Err(Failed::Unreachable(why))) => {
                 self.end(format!("cannot reach the server: {why}"));
             }
-            Ok(Err(Failed::Other(why))) => log(&self.name, &format!("{what} not sent: {why}")),
+            Ok(Err(Failed::Other(why))) => {
+                tracing::warn!(target: PROXY, server = &*self.name, "{what} not sent: {why}");
+            }
             Ok(Ok(r)) if r.status().is_success() => {
                 // Drained so the connection goes back to the pool.
                 let _ = read_body(r.into_body(), ERROR_BODY).await;
@@ -737,7 +739,9 @@ impl Shared {
                     .unwrap_or_default();
                 match self.session_lost(status, &body) {
                     Some(lost) => self.end(lost),
-                    None => log(&self.name, &format!("{what} refused: HTTP {status}")),
+                    None => {
+                        tracing::warn!(target: PROXY, server = &*self.name, "{what} refused: HTTP {status}");
+                    }
                 }
             }
         }
