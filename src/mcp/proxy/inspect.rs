@@ -126,6 +126,18 @@ impl fmt::Display for Inspection {
             "estimated tokens (build with feature tiktoken for exact o200k counts)"
         };
         writeln!(f, "{counted}")?;
+        self.write_servers(f)?;
+        writeln!(f)?;
+        self.write_renderings(f)?;
+        self.write_warnings(f)?;
+        self.write_results(f)
+    }
+}
+
+impl Inspection {
+    /// The table of servers: each one's tools, the tokens of its `tools/list` and `full`
+    /// view, its status; then the totals.
+    fn write_servers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "{:<20} {:>6} {:>11} {:>6}  status",
@@ -143,8 +155,12 @@ impl fmt::Display for Inspection {
             f,
             "{:<20} {:>6} {:>11} {:>6}",
             "total", tools, self.tools_list, self.full
-        )?;
-        writeln!(f)?;
+        )
+    }
+
+    /// What the model reads of the tools in each mode and view, in tokens and against the
+    /// `tools/list` JSON.
+    fn write_renderings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let ratio = |n: usize| {
             if self.tools_list == 0 {
                 String::new()
@@ -167,6 +183,11 @@ impl fmt::Display for Inspection {
         ] {
             writeln!(f, "{what:<34} {n:>7}  {}", ratio(n))?;
         }
+        Ok(())
+    }
+
+    /// The `tools/list` problems worked around, by server; nothing when there were none.
+    fn write_warnings(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let warned: Vec<&ServerCost> = self
             .servers
             .iter()
@@ -180,6 +201,11 @@ impl fmt::Display for Inspection {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Whether each tool's results are converted or passed on verbatim, and why.
+    fn write_results(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.results.is_empty() {
             writeln!(
                 f,

@@ -33,7 +33,7 @@ use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
-use crate::mcp::proxy::revisions::era::{self, Envelope};
+use crate::mcp::proxy::revisions::era::{self, Declared, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{self, Claim, ProgressAs, Rounds};
 use crate::mcp::proxy::servers::downstream::PROTOCOL_VERSION;
@@ -250,38 +250,11 @@ impl Front {
     async fn dispatch(self: Arc<Self>, message: Message) {
         match message.kind() {
             Kind::Request { id, method } => {
-                // `// 2026-07-28 basic/versioning`: each request says its revision.
-                let declared = match era::envelope(method, message.params()) {
-                    Envelope::Legacy => None,
-                    Envelope::Modern(declared) => Some(declared),
-                    Envelope::Unsupported(version) => {
-                        return self.client.send(era::unsupported(id, &version)).await;
-                    }
-                    Envelope::Malformed(why) => {
-                        let reply = wire::error(id, code::INVALID_PARAMS, &why, None);
-                        return self.client.send(reply).await;
-                    }
+                let declared = match declared_revision(id, method, message.params()) {
+                    Ok(declared) => declared,
+                    Err(reply) => return self.client.send(reply).await,
                 };
-                // Servers start with what the client declared at `initialize`, or in the
-                // first 2026-07-28 request (which has no `initialize`: the capabilities of
-                // its `_meta`); a client that asks for their tools (or anything else of
-                // theirs) without either gets servers told of no capability. A probe such as
-                // a 2025 `server/discover` or `ping` first starts nothing.
-                if declared.is_some() {
-                    // Before any server starts: none of their requests may reach this client
-                    // as a request (`// 2026-07-28 basic/transports/stdio`).
-                    self.serves_2026.store(true, Ordering::Relaxed);
-                }
-                if !self.toolbox.has_client() {
-                    if let Some(declared) = &declared {
-                        self.toolbox.client_connected(&declared.capabilities);
-                    } else if method == "initialize" {
-                        let capabilities = message.params_json()["capabilities"].to_string();
-                        self.toolbox.client_connected(&capabilities);
-                    } else if needs_servers(method) {
-                        self.toolbox.client_connected("{}");
-                    }
-                }
+                self.connect_client(method, &message, declared.as_ref());
                 let key = token_key(id);
                 let reply_id = id.to_owned();
                 let refused =
@@ -337,16 +310,7 @@ impl Front {
             }
             Kind::Notification {
                 method: "notifications/cancelled",
-            } => {
-                let request = message
-                    .params()
-                    .and_then(raw::entries)
-                    .and_then(|e| raw::get(&e, "requestId").map(token_key));
-                if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
-                    // Dropping the call's future tells its server (notifications/cancelled).
-                    call.task.abort();
-                }
-            }
+            } => self.cancel(&message),
             Kind::Notification {
                 method: "notifications/roots/list_changed",
             } => {
@@ -362,6 +326,41 @@ impl Front {
                     .send(wire::error(id, code::INVALID_REQUEST, text, None))
                     .await;
             }
+        }
+    }
+
+    /// Servers start with what the client declared at `initialize`, or in the first
+    /// 2026-07-28 request (`declared`: it has no `initialize`, the capabilities are its
+    /// `_meta`'s); a client that asks for their tools (or anything else of theirs) without
+    /// either gets servers told of no capability. A probe such as a 2025 `server/discover` or
+    /// `ping` first starts nothing.
+    fn connect_client(&self, method: &str, message: &Message, declared: Option<&Declared>) {
+        if declared.is_some() {
+            // Before any server starts: none of their requests may reach this client
+            // as a request (`// 2026-07-28 basic/transports/stdio`).
+            self.serves_2026.store(true, Ordering::Relaxed);
+        }
+        if !self.toolbox.has_client() {
+            if let Some(declared) = declared {
+                self.toolbox.client_connected(&declared.capabilities);
+            } else if method == "initialize" {
+                let capabilities = message.params_json()["capabilities"].to_string();
+                self.toolbox.client_connected(&capabilities);
+            } else if needs_servers(method) {
+                self.toolbox.client_connected("{}");
+            }
+        }
+    }
+
+    /// The client's `notifications/cancelled`: the request it names stops.
+    fn cancel(&self, message: &Message) {
+        let request = message
+            .params()
+            .and_then(raw::entries)
+            .and_then(|e| raw::get(&e, "requestId").map(token_key));
+        if let Some(call) = request.and_then(|id| lock(&self.in_flight).remove(&id)) {
+            // Dropping the call's future tells its server (notifications/cancelled).
+            call.task.abort();
         }
     }
 
@@ -572,21 +571,9 @@ impl Front {
         self.toolbox.ready().await;
         // Read to validate and plan; what reaches the server is the text the model sent.
         let arguments_text = raw::get(&entries, "arguments");
-        // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
-        // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
-        // that problems are listed in the order the model sent the arguments.
-        let arguments: Value = match arguments_text {
-            None => Value::Object(crate::Map::new()),
-            Some(text) => {
-                let readable = crate::mcp::json_text::readable(text);
-                match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
-                    Ok(arguments) => arguments,
-                    Err(e) => {
-                        let why = format!("{name}: its arguments could not be read: {e}");
-                        return Ok(result_text(&why, true));
-                    }
-                }
-            }
+        let arguments = match read_arguments(&name, arguments_text) {
+            Ok(arguments) => arguments,
+            Err(answer) => return Ok(answer),
         };
         let call = MetaTools::new(&self.toolbox.catalog()).outcome(&name, &arguments);
         match call {
@@ -600,37 +587,10 @@ impl Front {
             }),
             Outcome::Execute(mut plan) => {
                 // A later page comes from the result kept at the first: never a new run.
-                match plan.shaping.cursor_key() {
-                    Ok(Some(key)) => {
-                        let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
-                        return Ok(match kept {
-                            Ok(result) => {
-                                plan.shaping.kept_as = Some(key);
-                                plan.finish_text(self.toolbox.encoder(), &result)
-                            }
-                            Err(why) => result_text(&why, true),
-                        });
-                    }
-                    Ok(None) if plan.shaping.cursor.is_some() => {
-                        let why = "this cursor names no result the proxy kept: call without cursor";
-                        return Ok(result_text(why, true));
-                    }
-                    Ok(None) => {}
-                    Err(e) => return Ok(result_text(&e.to_string(), true)),
+                if let Some(answer) = self.kept_page(&mut plan) {
+                    return Ok(answer);
                 }
-                let tool_arguments = arguments_text
-                    .and_then(raw::entries)
-                    .and_then(|e| raw::get(&e, "arguments").map(|a| a.to_owned()))
-                    .unwrap_or_else(|| "{}".to_owned());
-                let mut forwarded = format!(
-                    r#"{{"name":{},"arguments":{tool_arguments}"#,
-                    raw::quote(&plan.tool)
-                );
-                if let Some(meta) = raw::get(&entries, "_meta") {
-                    forwarded.push_str(r#","_meta":"#);
-                    forwarded.push_str(meta);
-                }
-                forwarded.push('}');
+                let forwarded = forwarded_call(&plan, arguments_text, &entries);
                 let runs_as_task = self
                     .toolbox
                     .catalog()
@@ -657,6 +617,29 @@ impl Front {
                 }
                 Ok(plan.finish_text(self.toolbox.encoder(), result))
             }
+        }
+    }
+
+    /// The answer to a call for a later page (its cursor names a result kept at the first
+    /// page), or why there is none; `None` for a first call.
+    fn kept_page(&self, plan: &mut Plan) -> Option<String> {
+        match plan.shaping.cursor_key() {
+            Ok(Some(key)) => {
+                let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
+                Some(match kept {
+                    Ok(result) => {
+                        plan.shaping.kept_as = Some(key);
+                        plan.finish_text(self.toolbox.encoder(), &result)
+                    }
+                    Err(why) => result_text(&why, true),
+                })
+            }
+            Ok(None) if plan.shaping.cursor.is_some() => {
+                let why = "this cursor names no result the proxy kept: call without cursor";
+                Some(result_text(why, true))
+            }
+            Ok(None) => None,
+            Err(e) => Some(result_text(&e.to_string(), true)),
         }
     }
 
@@ -1047,6 +1030,67 @@ fn error_reply(id: &str, e: &CallError) -> String {
         } => wire::error(id, *code, message, data.as_deref()),
         e => wire::error(id, e.code(), &e.to_string(), None),
     }
+}
+
+/// The revision a request declares (`// 2026-07-28 basic/versioning`: each request says its
+/// own): `None` for a legacy request, what a 2026-07-28 one declares, or the reply refusing
+/// a revision the proxy does not serve or a malformed envelope.
+fn declared_revision(
+    id: &str,
+    method: &str,
+    params: Option<&str>,
+) -> Result<Option<Declared>, String> {
+    match era::envelope(method, params) {
+        Envelope::Legacy => Ok(None),
+        Envelope::Modern(declared) => Ok(Some(declared)),
+        Envelope::Unsupported(version) => Err(era::unsupported(id, &version)),
+        Envelope::Malformed(why) => Err(wire::error(id, code::INVALID_PARAMS, &why, None)),
+    }
+}
+
+/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or the tool
+/// result saying they could not be read.
+fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, String> {
+    // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
+    // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
+    // that problems are listed in the order the model sent the arguments.
+    match text {
+        None => Ok(Value::Object(crate::Map::new())),
+        Some(text) => {
+            let readable = crate::mcp::json_text::readable(text);
+            match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
+                Ok(arguments) => Ok(arguments),
+                Err(e) => {
+                    let why = format!("{name}: its arguments could not be read: {e}");
+                    Err(result_text(&why, true))
+                }
+            }
+        }
+    }
+}
+
+/// The `tools/call` params an `execute_tool` call sends its server: the tool's name, its
+/// arguments as the model sent them (`arguments_text` is `execute_tool`'s), and the call's
+/// `_meta` (from `entries`, its params).
+fn forwarded_call(
+    plan: &Plan,
+    arguments_text: Option<&str>,
+    entries: &[raw::Member<'_>],
+) -> String {
+    let tool_arguments = arguments_text
+        .and_then(raw::entries)
+        .and_then(|e| raw::get(&e, "arguments").map(|a| a.to_owned()))
+        .unwrap_or_else(|| "{}".to_owned());
+    let mut forwarded = format!(
+        r#"{{"name":{},"arguments":{tool_arguments}"#,
+        raw::quote(&plan.tool)
+    );
+    if let Some(meta) = raw::get(entries, "_meta") {
+        forwarded.push_str(r#","_meta":"#);
+        forwarded.push_str(meta);
+    }
+    forwarded.push('}');
+    forwarded
 }
 
 /// Whether a request is served by the servers (so they must be started to answer it).

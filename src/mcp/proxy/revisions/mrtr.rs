@@ -171,6 +171,66 @@ impl Exchange {
             TrySendError::Closed(_) => TrySendError::Closed(()),
         })
     }
+
+    /// Answers the questions of a call that has ended (asked late, still open or queued) with
+    /// an error, closing its queue of steps.
+    async fn refuse_late(&self, toolbox: &Toolbox, steps: &mut mpsc::Receiver<Next>) {
+        steps.close();
+        let mut open: Vec<Question> = lock(&self.pending).drain(..).collect();
+        while let Ok(step) = steps.try_recv() {
+            if let Next::Question(asked) = step {
+                open.push(asked);
+            }
+        }
+        for asked in open {
+            refuse(toolbox, &asked, "the request this was asked for has ended").await;
+        }
+    }
+
+    /// A legacy server's URL elicitations (its `-32042`) as the next round's questions, the
+    /// call to be made again on the retry; the answer to the client's request `id` instead
+    /// when the request does not declare the elicitation capability.
+    fn url_round(&self, id: &str, elicitations: Vec<String>) -> Result<(), String> {
+        if !self.can_take("elicitation/create") {
+            let why = "the server requires a URL elicitation, and the request does not declare \
+                       the client's elicitation capability";
+            let data = r#"{"requiredCapabilities":{"elicitation":{"url":{}}}}"#;
+            return Err(wire::error(
+                id,
+                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                why,
+                Some(data),
+            ));
+        }
+        let mut pending = lock(&self.pending);
+        for params in elicitations {
+            let n = self.keys.fetch_add(1, Ordering::Relaxed);
+            pending.push(Question {
+                key: format!("elicitation-{n}"),
+                server: String::new(),
+                id: None,
+                method: "elicitation/create".to_owned(),
+                params: Some(params),
+            });
+        }
+        self.again.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// The open questions as the members of an `input_required` result's `inputRequests`.
+    fn input_requests(&self) -> Vec<String> {
+        lock(&self.pending)
+            .iter()
+            .map(|a| {
+                format!(
+                    r#"{}:{{"method":{},"params":{}}}"#,
+                    raw::quote(&a.key),
+                    raw::quote(&a.method),
+                    client_params(&a.method, a.params.as_deref())
+                )
+            })
+            .collect()
+    }
 }
 
 /// Exchanges waiting for a retry, by `requestState`, with the timers that end them.
@@ -398,44 +458,15 @@ impl Rounds {
                     guard.exchange = None;
                     // Questions of a request that has ended (asked late) are answered: never
                     // left open on their server, never put to another request.
-                    steps.close();
-                    let mut open: Vec<Question> = lock(&exchange.pending).drain(..).collect();
-                    while let Ok(step) = steps.try_recv() {
-                        if let Next::Question(asked) = step {
-                            open.push(asked);
-                        }
-                    }
-                    for asked in open {
-                        refuse(toolbox, &asked, "the request this was asked for has ended").await;
-                    }
+                    exchange.refuse_late(toolbox, &mut steps).await;
                     // `// 2026-07-28 client/elicitation` "URL Mode Flow": a legacy server's
                     // -32042 (2025-11-25 only) becomes a round of URL elicitations, and the
                     // retry sends the request again, as a 2025-11-25 client does once the
                     // user has been to the URL.
                     if let Some(elicitations) = url_elicitations(&reply) {
-                        if !exchange.can_take("elicitation/create") {
-                            let why = "the server requires a URL elicitation, and the request \
-                                       does not declare the client's elicitation capability";
-                            let data = r#"{"requiredCapabilities":{"elicitation":{"url":{}}}}"#;
-                            return wire::error(
-                                id,
-                                code::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                                why,
-                                Some(data),
-                            );
+                        if let Err(refusal) = exchange.url_round(id, elicitations) {
+                            return refusal;
                         }
-                        let mut pending = lock(&exchange.pending);
-                        for params in elicitations {
-                            let n = exchange.keys.fetch_add(1, Ordering::Relaxed);
-                            pending.push(Question {
-                                key: format!("elicitation-{n}"),
-                                server: String::new(),
-                                id: None,
-                                method: "elicitation/create".to_owned(),
-                                params: Some(params),
-                            });
-                        }
-                        exchange.again.store(true, Ordering::Relaxed);
                         break;
                     }
                     return era::complete_reply(&reply, id, &exchange.method);
@@ -455,17 +486,7 @@ impl Rounds {
             let why = "the proxy could not draw a random requestState";
             return wire::error(id, code::INTERNAL_ERROR, why, None);
         };
-        let requests: Vec<String> = lock(&exchange.pending)
-            .iter()
-            .map(|a| {
-                format!(
-                    r#"{}:{{"method":{},"params":{}}}"#,
-                    raw::quote(&a.key),
-                    raw::quote(&a.method),
-                    client_params(&a.method, a.params.as_deref())
-                )
-            })
-            .collect();
+        let requests = exchange.input_requests();
         // No progress reaches the client between rounds: it waits on no token now.
         *lock(&exchange.progress) = None;
         self.park(toolbox, &state, exchange.clone(), patience);

@@ -515,13 +515,7 @@ fn server(
     let entry = entry
         .as_object()
         .ok_or_else(|| bad(path, "expected an object"))?;
-    let string = |key: &str| -> Result<Option<String>> {
-        match entry.get(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(bad(&path.key(key), "expected a string")),
-        }
-    };
+    let string = |key: &str| entry_string(text, path, entry, key);
     let disabled = match entry.get("disabled") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
@@ -543,43 +537,7 @@ fn server(
             let http_sse = kind.as_deref() == Some("sse");
             http(text, path, entry, &url, env, http_sse)?
         }
-        (Some(command), _) => {
-            let args = match entry.get("args") {
-                None | Some(Value::Null) => Vec::new(),
-                Some(Value::Array(a)) => a
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| {
-                        v.as_str()
-                            .map(str::to_owned)
-                            .ok_or_else(|| bad(&path.key("args").index(i), "expected a string"))
-                    })
-                    .collect::<Result<Vec<_>>>()?,
-                Some(_) => {
-                    return Err(bad(&path.key("args"), "expected an array of strings"));
-                }
-            };
-            let env = match entry.get("env") {
-                None | Some(Value::Null) => BTreeMap::new(),
-                Some(Value::Object(m)) => m
-                    .iter()
-                    .map(|(k, v)| {
-                        v.as_str()
-                            .map(|v| (k.to_owned(), v.to_owned()))
-                            .ok_or_else(|| bad(&path.key("env").key(k), "expected a string"))
-                    })
-                    .collect::<Result<BTreeMap<_, _>>>()?,
-                Some(_) => {
-                    return Err(bad(&path.key("env"), "expected an object of strings"));
-                }
-            };
-            Launch::Stdio {
-                command,
-                args,
-                env,
-                cwd: string("cwd")?.map(PathBuf::from),
-            }
-        }
+        (Some(command), _) => stdio(text, path, entry, command)?,
         (None, None) => {
             return Err(bad(
                 path,
@@ -591,6 +549,60 @@ fn server(
         name: name.to_owned(),
         launch,
         disabled,
+    })
+}
+
+/// The string at `key` of an entry (`path`, in `text`); `None` when it is absent or null.
+fn entry_string(
+    text: &str,
+    path: &KeyPath,
+    entry: &crate::Map,
+    key: &str,
+) -> Result<Option<String>> {
+    match entry.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => Err(at(text, &path.key(key), "expected a string")),
+    }
+}
+
+/// A `command` entry (a stdio server): its `args`, `env` and `cwd`, each checked.
+fn stdio(text: &str, path: &KeyPath, entry: &crate::Map, command: String) -> Result<Launch> {
+    let bad = |path: &KeyPath, what: &str| at(text, path, what);
+    let args = match entry.get("args") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| bad(&path.key("args").index(i), "expected a string"))
+            })
+            .collect::<Result<Vec<_>>>()?,
+        Some(_) => {
+            return Err(bad(&path.key("args"), "expected an array of strings"));
+        }
+    };
+    let env = match entry.get("env") {
+        None | Some(Value::Null) => BTreeMap::new(),
+        Some(Value::Object(m)) => m
+            .iter()
+            .map(|(k, v)| {
+                v.as_str()
+                    .map(|v| (k.to_owned(), v.to_owned()))
+                    .ok_or_else(|| bad(&path.key("env").key(k), "expected a string"))
+            })
+            .collect::<Result<BTreeMap<_, _>>>()?,
+        Some(_) => {
+            return Err(bad(&path.key("env"), "expected an object of strings"));
+        }
+    };
+    Ok(Launch::Stdio {
+        command,
+        args,
+        env,
+        cwd: entry_string(text, path, entry, "cwd")?.map(PathBuf::from),
     })
 }
 

@@ -137,33 +137,7 @@ impl Downstream {
     ) -> Result<Downstream, String> {
         let name = config.name.clone();
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
-        let (peer, link) = match &config.launch {
-            Launch::Stdio {
-                command,
-                args,
-                env,
-                cwd,
-            } => {
-                let (peer, process) = spawn(&name, command, args, env, cwd.as_deref(), inbound_tx)?;
-                (peer, Link::Process(process))
-            }
-            #[cfg(feature = "mcp-http")]
-            Launch::Http { url, headers } | Launch::Sse { url, headers } => {
-                let (frames, outgoing, connection) = if matches!(config.launch, Launch::Sse { .. })
-                {
-                    crate::mcp::proxy::transport::http::open_http_sse(&name, url, headers)?
-                } else {
-                    crate::mcp::proxy::transport::http::open(&name, url, headers)?
-                };
-                let sink = tokio_util::sync::PollSender::new(outgoing);
-                let peer = Peer::start_with(&name, frames, sink, inbound_tx, None);
-                (peer, Link::Http(connection))
-            }
-            // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
-            #[cfg(not(feature = "mcp-http"))]
-            Launch::Http { .. } | Launch::Sse { .. } => return Err(super::config::NO_HTTP.into()),
-            Launch::Unsupported(why) => return Err(why.clone()),
-        };
+        let (peer, link) = connect(&name, &config.launch, inbound_tx)?;
         let exited = match &link {
             Link::Process(process) => Some(process.exit_watch()),
             Link::Http(_) => None,
@@ -172,12 +146,22 @@ impl Downstream {
         peer.hold_while_asking();
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
-        let mut server = Downstream {
+        let server = Downstream {
             name,
             peer,
             link,
             initialize: Json::Null,
         };
+        server.handshake(capabilities, startup).await
+    }
+
+    /// The `initialize` handshake, within `startup`, declaring `capabilities`: the server,
+    /// ready, or why it did not start (the child is being stopped).
+    async fn handshake(
+        mut self,
+        capabilities: &str,
+        startup: Duration,
+    ) -> Result<Downstream, String> {
         let client_info = serde_json::to_string(&crate::toon!({
             "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
@@ -186,46 +170,50 @@ impl Downstream {
             r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
             crate::mcp::raw::quote(PROTOCOL_VERSION)
         );
-        match server
+        match self
             .peer
             .request("initialize", Some(&params), startup)
             .await
         {
             Ok(reply) => {
                 // Read, not forwarded: what the proxy learns of the server.
-                server.initialize = reply
+                self.initialize = reply
                     .result()
                     .and_then(|r| crate::json::from_str(r).ok())
                     .unwrap_or(Json::Null);
-                server
-                    .peer
+                self.peer
                     .send(wire::notification("notifications/initialized", None))
                     .await;
-                Ok(server)
+                Ok(self)
             }
             Err(e) => {
-                let reason = match e {
-                    CallError::Timeout { after, .. } => {
-                        format!(
-                            "did not finish starting within {:.1} s",
-                            after.as_secs_f64()
-                        )
-                    }
-                    CallError::Closed { reason, .. } => match &server.link {
-                        Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await
-                        {
-                            Some(exit) => format!("{exit} while starting"),
-                            None => "closed its stdout while starting".to_owned(),
-                        },
-                        Link::Http(_) => reason,
-                    },
-                    other => format!("initialize failed: {other}"),
-                };
-                if let Link::Process(process) = &server.link {
+                let reason = self.not_started(e).await;
+                if let Link::Process(process) = &self.link {
                     process.stop();
                 }
                 Err(reason)
             }
+        }
+    }
+
+    /// Why the server did not start, from how its `initialize` failed: in time, its exit (a
+    /// stdio server's status), or the server's refusal.
+    async fn not_started(&self, e: CallError) -> String {
+        match e {
+            CallError::Timeout { after, .. } => {
+                format!(
+                    "did not finish starting within {:.1} s",
+                    after.as_secs_f64()
+                )
+            }
+            CallError::Closed { reason, .. } => match &self.link {
+                Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await {
+                    Some(exit) => format!("{exit} while starting"),
+                    None => "closed its stdout while starting".to_owned(),
+                },
+                Link::Http(_) => reason,
+            },
+            other => format!("initialize failed: {other}"),
         }
     }
 
@@ -485,6 +473,42 @@ async fn handle_inbound(
         exited.wait(EXIT_STATUS_WAIT).await;
     }
     let _ = events.send(ServerEvent::Exited { server, reason }).await;
+}
+
+/// The server's transport, as its entry says: a stdio server spawned, or a `url` server's
+/// HTTP connection opened (Streamable HTTP, or the 2024-11-05 HTTP+SSE one); its peer
+/// started on it, handing what the server sends to `inbound_tx`.
+fn connect(
+    name: &str,
+    launch: &Launch,
+    inbound_tx: mpsc::Sender<Message>,
+) -> Result<(Peer, Link), String> {
+    Ok(match launch {
+        Launch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => {
+            let (peer, process) = spawn(name, command, args, env, cwd.as_deref(), inbound_tx)?;
+            (peer, Link::Process(process))
+        }
+        #[cfg(feature = "mcp-http")]
+        Launch::Http { url, headers } | Launch::Sse { url, headers } => {
+            let (frames, outgoing, connection) = if matches!(launch, Launch::Sse { .. }) {
+                crate::mcp::proxy::transport::http::open_http_sse(name, url, headers)?
+            } else {
+                crate::mcp::proxy::transport::http::open(name, url, headers)?
+            };
+            let sink = tokio_util::sync::PollSender::new(outgoing);
+            let peer = Peer::start_with(name, frames, sink, inbound_tx, None);
+            (peer, Link::Http(connection))
+        }
+        // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
+        #[cfg(not(feature = "mcp-http"))]
+        Launch::Http { .. } | Launch::Sse { .. } => return Err(super::config::NO_HTTP.into()),
+        Launch::Unsupported(why) => return Err(why.clone()),
+    })
 }
 
 /// Spawns a stdio server (in its own process group on Unix; with the proxy's environment

@@ -4,6 +4,7 @@
 //! told to be that request's ([`Cause`]) when nothing else is in flight to it.
 
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -326,7 +327,7 @@ impl Peer {
         F: futures_util::Stream<Item = Result<wire::Frame, String>> + Send + Unpin + 'static,
         K: futures_util::Sink<String> + Send + Unpin + 'static,
     {
-        let (outgoing, mut outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
+        let (outgoing, outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
         let (closed_tx, closed) = watch::channel(None);
         let waiters: Arc<Waiters> = Arc::default();
         let name: Arc<str> = Arc::from(name);
@@ -335,125 +336,22 @@ impl Peer {
         let asking: Arc<Asking> = Arc::default();
         let logs: Arc<Mutex<Option<LogSink>>> = Arc::default();
 
-        let mut sink = sink;
-        tokio::spawn(async move {
-            while let Some(msg) = outgoing_rx.recv().await {
-                match msg {
-                    Outgoing::Message(m) => {
-                        if sink.send(m).await.is_err() {
-                            break;
-                        }
-                    }
-                    Outgoing::Close => break,
-                }
-            }
-            // Dropping the sink closes the pipe: a stdio server reads EOF and exits.
-            let _ = sink.close().await;
-        });
+        spawn_writer(sink, outgoing_rx);
 
-        let reader_waiters = waiters.clone();
-        let reader_name = name.clone();
-        let reader_dropped = dropped.clone();
-        let reader_routes = routes.clone();
-        let reader_asking = asking.clone();
-        let reader_logs = logs.clone();
+        let reader = Reader {
+            waiters: waiters.clone(),
+            name: name.clone(),
+            dropped: dropped.clone(),
+            routes: routes.clone(),
+            asking: asking.clone(),
+            logs: logs.clone(),
+            inbound,
+            bad_frames,
+        };
         tokio::spawn(async move {
-            let mut frames = frames;
-            let reason = loop {
-                match frames.next().await {
-                    None => break "closed its output".to_owned(),
-                    Some(Err(why)) => break why,
-                    Some(Ok(Err(bad))) => match &bad_frames {
-                        // Waits for room: a peer sending garbage is slowed, not buffered.
-                        Some(tx) => {
-                            if tx.send(bad).await.is_err() {
-                                break "stopped".to_owned();
-                            }
-                        }
-                        None => fail_waiter(&reader_name, &reader_waiters, &bad),
-                    },
-                    Some(Ok(Ok(message))) => match message.kind() {
-                        Kind::Response { id } => {
-                            let waiter = id
-                                .parse::<u64>()
-                                .ok()
-                                .and_then(|id| reader_waiters.answered(id));
-                            if let Some(waiter) = waiter {
-                                let _ = waiter.to.send(outcome(&reader_name, message));
-                            }
-                        }
-                        Kind::Invalid if bad_frames.is_none() => {
-                            tracing::warn!(
-                                target: PROXY,
-                                server = &*reader_name,
-                                "ignored a message that is not JSON-RPC"
-                            );
-                        }
-                        Kind::Notification {
-                            method: "notifications/progress",
-                        } if routed(&reader_routes, &message) => {}
-                        Kind::Notification { method } => {
-                            if method == "notifications/message"
-                                && let Some(to) = lock(&reader_logs).clone()
-                            {
-                                // Which request it came for, as the request's replies are read.
-                                let cause = reader_waiters.calls().cause();
-                                to(&reader_name, message.text(), cause);
-                            }
-                            if method == "notifications/cancelled" {
-                                // The peer withdrew a question: it no longer waits for it.
-                                let entries = message.params().and_then(raw::entries);
-                                let id = entries
-                                    .as_deref()
-                                    .and_then(|e| raw::get(e, "requestId"))
-                                    .map(|id| id.to_owned());
-                                if let Some(id) = id {
-                                    reader_asking.settled(&id);
-                                }
-                            }
-                            match inbound.try_send(message) {
-                                Ok(()) => {}
-                                Err(mpsc::error::TrySendError::Full(_)) => {
-                                    let n = reader_dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                                    if n.is_power_of_two() {
-                                        tracing::warn!(
-                                            target: PROXY,
-                                            server = &*reader_name,
-                                            "{n} notifications dropped: not read fast enough"
-                                        );
-                                    }
-                                }
-                                Err(mpsc::error::TrySendError::Closed(_)) => {
-                                    break "stopped".to_owned();
-                                }
-                            }
-                        }
-                        _ => {
-                            if let Kind::Request { id, .. } = message.kind() {
-                                // Which request it came for: told now, in order with the
-                                // replies, not when it is handled.
-                                reader_asking.asked(id, reader_waiters.calls().cause());
-                            }
-                            if inbound.send(message).await.is_err() {
-                                break "stopped".to_owned();
-                            }
-                        }
-                    },
-                }
-            };
+            let reason = reader.read(frames).await;
             let _ = closed_tx.send(Some(reason.clone()));
-            let waiting: Vec<Waiter> = {
-                let mut calls = reader_waiters.calls();
-                calls.given_up.clear();
-                calls.waiting.drain().map(|(_, w)| w).collect()
-            };
-            reader_waiters.fewer.notify_waiters();
-            for waiter in waiting {
-                let _ = waiter.to.send(Err(CallError::Closed {
-                    server: reader_name.to_string(),
-                    reason: reason.clone(),
-                }));
-            }
+            reader.fail_waiting(&reason);
         });
 
         Peer {
@@ -759,6 +657,179 @@ impl Drop for ProgressRoute {
             if *holders == 0 {
                 routes.remove(&self.token);
             }
+        }
+    }
+}
+
+/// The writer task: writes each outgoing message to `sink` in order, until the connection
+/// is closed (by [`Peer::close`] or every sender gone) or the sink fails.
+fn spawn_writer<K>(mut sink: K, mut outgoing_rx: mpsc::Receiver<Outgoing>)
+where
+    K: futures_util::Sink<String> + Send + Unpin + 'static,
+{
+    tokio::spawn(async move {
+        while let Some(msg) = outgoing_rx.recv().await {
+            match msg {
+                Outgoing::Message(m) => {
+                    if sink.send(m).await.is_err() {
+                        break;
+                    }
+                }
+                Outgoing::Close => break,
+            }
+        }
+        // Dropping the sink closes the pipe: a stdio server reads EOF and exits.
+        let _ = sink.close().await;
+    });
+}
+
+/// The reader task's share of a [`Peer`]: where each message the peer sends goes.
+struct Reader {
+    waiters: Arc<Waiters>,
+    name: Arc<str>,
+    dropped: Arc<AtomicU64>,
+    routes: ProgressRoutes,
+    asking: Arc<Asking>,
+    logs: Arc<Mutex<Option<LogSink>>>,
+    inbound: mpsc::Sender<Message>,
+    bad_frames: Option<mpsc::Sender<Bad>>,
+}
+
+impl Reader {
+    /// Reads `frames` until the connection ends; returns why it ended.
+    async fn read<F>(&self, mut frames: F) -> String
+    where
+        F: futures_util::Stream<Item = Result<wire::Frame, String>> + Unpin,
+    {
+        loop {
+            let flow = match frames.next().await {
+                None => break "closed its output".to_owned(),
+                Some(Err(why)) => break why,
+                Some(Ok(Err(bad))) => self.bad_frame(bad).await,
+                Some(Ok(Ok(message))) => match message.kind() {
+                    Kind::Response { id } => {
+                        let waiter = id
+                            .parse::<u64>()
+                            .ok()
+                            .and_then(|id| self.waiters.answered(id));
+                        if let Some(waiter) = waiter {
+                            let _ = waiter.to.send(outcome(&self.name, message));
+                        }
+                        ControlFlow::Continue(())
+                    }
+                    Kind::Invalid if self.bad_frames.is_none() => {
+                        tracing::warn!(
+                            target: PROXY,
+                            server = &*self.name,
+                            "ignored a message that is not JSON-RPC"
+                        );
+                        ControlFlow::Continue(())
+                    }
+                    Kind::Notification {
+                        method: "notifications/progress",
+                    } if routed(&self.routes, &message) => ControlFlow::Continue(()),
+                    Kind::Notification { method } => {
+                        if method == "notifications/message" {
+                            self.route_log(&message);
+                        }
+                        if method == "notifications/cancelled" {
+                            self.withdrawn(&message);
+                        }
+                        self.queue_notification(message)
+                    }
+                    _ => self.queue_request(message).await,
+                },
+            };
+            if let ControlFlow::Break(why) = flow {
+                break why;
+            }
+        }
+    }
+
+    /// A line that is not a message: to `bad_frames` when given, else it fails the request
+    /// whose id it shows.
+    async fn bad_frame(&self, bad: Bad) -> ControlFlow<String> {
+        match &self.bad_frames {
+            // Waits for room: a peer sending garbage is slowed, not buffered.
+            Some(tx) => {
+                if tx.send(bad).await.is_err() {
+                    return ControlFlow::Break("stopped".to_owned());
+                }
+            }
+            None => fail_waiter(&self.name, &self.waiters, &bad),
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// A `notifications/message` to the log sink, if one is routed (see [`Peer::route_logs`]).
+    fn route_log(&self, message: &Message) {
+        if let Some(to) = lock(&self.logs).clone() {
+            // Which request it came for, as the request's replies are read.
+            let cause = self.waiters.calls().cause();
+            to(&self.name, message.text(), cause);
+        }
+    }
+
+    /// A `notifications/cancelled`: the peer withdrew a question, it no longer waits for it.
+    fn withdrawn(&self, message: &Message) {
+        let entries = message.params().and_then(raw::entries);
+        let id = entries
+            .as_deref()
+            .and_then(|e| raw::get(e, "requestId"))
+            .map(|id| id.to_owned());
+        if let Some(id) = id {
+            self.asking.settled(&id);
+        }
+    }
+
+    /// A notification to the inbound queue, dropped (and counted) when the queue is full.
+    fn queue_notification(&self, message: Message) -> ControlFlow<String> {
+        match self.inbound.try_send(message) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                if n.is_power_of_two() {
+                    tracing::warn!(
+                        target: PROXY,
+                        server = &*self.name,
+                        "{n} notifications dropped: not read fast enough"
+                    );
+                }
+            }
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                return ControlFlow::Break("stopped".to_owned());
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// A request (or, with `bad_frames`, a message that is not JSON-RPC) to the inbound
+    /// queue, waiting for room.
+    async fn queue_request(&self, message: Message) -> ControlFlow<String> {
+        if let Kind::Request { id, .. } = message.kind() {
+            // Which request it came for: told now, in order with the replies, not when it is
+            // handled.
+            self.asking.asked(id, self.waiters.calls().cause());
+        }
+        if self.inbound.send(message).await.is_err() {
+            return ControlFlow::Break("stopped".to_owned());
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// The connection closed for `reason`: every request still waiting fails with it.
+    fn fail_waiting(&self, reason: &str) {
+        let waiting: Vec<Waiter> = {
+            let mut calls = self.waiters.calls();
+            calls.given_up.clear();
+            calls.waiting.drain().map(|(_, w)| w).collect()
+        };
+        self.waiters.fewer.notify_waiters();
+        for waiter in waiting {
+            let _ = waiter.to.send(Err(CallError::Closed {
+                server: self.name.to_string(),
+                reason: reason.to_owned(),
+            }));
         }
     }
 }

@@ -486,61 +486,12 @@ impl HttpFront {
 
     async fn post(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
         let headers = request.headers().clone();
-        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
-            return status(
-                StatusCode::NOT_ACCEPTABLE,
-                "Accept must list application/json and text/event-stream",
-            );
-        }
-        let json = headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| {
-                v.split(';')
-                    .next()
-                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
-            });
-        if !json {
-            return status(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Content-Type must be application/json",
-            );
-        }
-        if let Some(refused) = version_refused(&headers) {
+        if let Some(refused) = post_headers_refused(&headers) {
             return refused;
         }
-        let declared = headers
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse::<u64>().ok());
-        if declared.is_some_and(|n| n > MAX_MESSAGE_BYTES as u64) {
-            return too_large();
-        }
-        let body = match read_body(request.into_body()).await {
-            Ok(body) => body,
-            Err(refused) => return *refused,
-        };
-        let Ok(text) = String::from_utf8(body.to_vec()) else {
-            return rpc_status(
-                StatusCode::BAD_REQUEST,
-                code::PARSE_ERROR,
-                "the body is not UTF-8",
-            );
-        };
-        if text.trim_start().starts_with('[') {
-            return rpc_status(
-                StatusCode::BAD_REQUEST,
-                code::INVALID_REQUEST,
-                "JSON-RPC batches are not supported (removed in 2025-06-18): one message per POST",
-            );
-        }
-        // Newlines in JSON can only be whitespace between tokens: the front reads lines.
-        let line = text.replace(['\n', '\r'], " ");
-        let message = match Message::parse(line) {
+        let message = match read_message(request.into_body()).await {
             Ok(message) => message,
-            Err(bad) => {
-                return rpc_status(StatusCode::BAD_REQUEST, code::PARSE_ERROR, &bad.to_string());
-            }
+            Err(refused) => return *refused,
         };
         let session = match self.session(&headers) {
             Ok(session) => session,
@@ -857,6 +808,72 @@ impl<G: Guard> hyper::body::Body for Guarded<G> {
     fn size_hint(&self) -> SizeHint {
         self.body.size_hint()
     }
+}
+
+/// The checks of a POST's headers, before its body is read (§ Sending Messages to the
+/// Server): `Accept` (406), `Content-Type` (415), `MCP-Protocol-Version` (400),
+/// `Content-Length` (413).
+fn post_headers_refused(headers: &HeaderMap) -> Option<Response<Body>> {
+    if !accepts(headers, "application/json") || !accepts(headers, "text/event-stream") {
+        return Some(status(
+            StatusCode::NOT_ACCEPTABLE,
+            "Accept must list application/json and text/event-stream",
+        ));
+    }
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.split(';')
+                .next()
+                .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+        });
+    if !json {
+        return Some(status(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        ));
+    }
+    if let Some(refused) = version_refused(headers) {
+        return Some(refused);
+    }
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_MESSAGE_BYTES as u64) {
+        return Some(too_large());
+    }
+    None
+}
+
+/// A POST's body read as one JSON-RPC message, or the answer refusing it (not UTF-8, a
+/// batch, not a message).
+async fn read_message(body: Incoming) -> Result<Message, Box<Response<Body>>> {
+    let body = read_body(body).await?;
+    let Ok(text) = String::from_utf8(body.to_vec()) else {
+        return Err(Box::new(rpc_status(
+            StatusCode::BAD_REQUEST,
+            code::PARSE_ERROR,
+            "the body is not UTF-8",
+        )));
+    };
+    if text.trim_start().starts_with('[') {
+        return Err(Box::new(rpc_status(
+            StatusCode::BAD_REQUEST,
+            code::INVALID_REQUEST,
+            "JSON-RPC batches are not supported (removed in 2025-06-18): one message per POST",
+        )));
+    }
+    // Newlines in JSON can only be whitespace between tokens: the front reads lines.
+    let line = text.replace(['\n', '\r'], " ");
+    Message::parse(line).map_err(|bad| {
+        Box::new(rpc_status(
+            StatusCode::BAD_REQUEST,
+            code::PARSE_ERROR,
+            &bad.to_string(),
+        ))
+    })
 }
 
 /// A 413 for a body over [`MAX_MESSAGE_BYTES`].

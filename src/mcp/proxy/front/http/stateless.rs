@@ -548,99 +548,11 @@ pub(super) fn check(
     };
     // Rung 1: the envelope (`// 2026-07-28 basic/index` "Request metadata").
     let envelope = era::envelope(method, message.params());
-    let version = match &envelope {
-        Envelope::Legacy => {
-            let why = format!(
-                "params._meta is missing the required envelope key(s): {}, {}",
-                era::VERSION_KEY,
-                era::CAPABILITIES_KEY
-            );
-            return Err(refuse(
-                StatusCode::BAD_REQUEST,
-                code::INVALID_PARAMS,
-                &why,
-                None,
-            ));
-        }
-        Envelope::Malformed(why) => {
-            return Err(refuse(
-                StatusCode::BAD_REQUEST,
-                code::INVALID_PARAMS,
-                why,
-                None,
-            ));
-        }
-        Envelope::Modern(_) => body_version(message).unwrap_or_default(),
-        Envelope::Unsupported(version) => version.clone(),
-    };
+    let version = envelope_version(message, &envelope)
+        .map_err(|why| refuse(StatusCode::BAD_REQUEST, code::INVALID_PARAMS, &why, None))?;
     // Rung 2: the headers mirror the body (§ Server Validation).
-    let mismatch = |why: String| refuse(StatusCode::BAD_REQUEST, HEADER_MISMATCH, &why, None);
-    for name in [PROTOCOL_VERSION_HEADER, MCP_METHOD, MCP_NAME] {
-        if headers.get_all(name).iter().count() > 1 {
-            return Err(mismatch(format!(
-                "Header mismatch: {name} is given more than once"
-            )));
-        }
-    }
-    let header = |name: &str| headers.get(name).map(|v| v.to_str().map_err(|_| ()));
-    match header(PROTOCOL_VERSION_HEADER) {
-        Some(Ok(v)) if v == version => {}
-        Some(Ok(v)) => {
-            return Err(mismatch(format!(
-                "Header mismatch: MCP-Protocol-Version header value '{v}' does not match body \
-                 value '{version}'"
-            )));
-        }
-        _ => {
-            return Err(mismatch(
-                "Header mismatch: the MCP-Protocol-Version header is missing or malformed".into(),
-            ));
-        }
-    }
-    match header(MCP_METHOD) {
-        Some(Ok(v)) if v == method => {}
-        Some(Ok(v)) => {
-            return Err(mismatch(format!(
-                "Header mismatch: Mcp-Method header value '{v}' does not match body value \
-                 '{method}'"
-            )));
-        }
-        _ => {
-            return Err(mismatch(
-                "Header mismatch: the Mcp-Method header is missing or malformed".into(),
-            ));
-        }
-    }
-    let name_key = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
-    if let Some(key) = name_key {
-        let body = message
-            .params()
-            .and_then(raw::entries)
-            .and_then(|e| raw::get(&e, key).and_then(raw::string));
-        if let Some(body) = body {
-            let given = match header(MCP_NAME) {
-                Some(Ok(v)) => decode(v),
-                _ => None,
-            };
-            match given {
-                Some(given) if given == body => {}
-                Some(given) => {
-                    return Err(mismatch(format!(
-                        "Header mismatch: Mcp-Name header value '{given}' does not match body \
-                         value '{body}'"
-                    )));
-                }
-                None => {
-                    return Err(mismatch(
-                        "Header mismatch: the Mcp-Name header is missing or malformed".into(),
-                    ));
-                }
-            }
-        }
+    if let Some(why) = header_mismatch(headers, message, method, &version) {
+        return Err(refuse(StatusCode::BAD_REQUEST, HEADER_MISMATCH, &why, None));
     }
     // Rung 3: the revision (`// 2026-07-28 basic/versioning` "Unsupported versions").
     match envelope {
@@ -653,6 +565,90 @@ pub(super) fn check(
         }),
         Envelope::Legacy | Envelope::Malformed(_) => unreachable!("refused above"),
     }
+}
+
+/// The protocol version a request's envelope declares (rung 1 of [`check`]), or why the
+/// envelope is refused (missing or malformed).
+fn envelope_version(message: &Message, envelope: &Envelope) -> Result<String, String> {
+    match envelope {
+        Envelope::Legacy => Err(format!(
+            "params._meta is missing the required envelope key(s): {}, {}",
+            era::VERSION_KEY,
+            era::CAPABILITIES_KEY
+        )),
+        Envelope::Malformed(why) => Err(why.to_string()),
+        Envelope::Modern(_) => Ok(body_version(message).unwrap_or_default()),
+        Envelope::Unsupported(version) => Ok(version.clone()),
+    }
+}
+
+/// Why the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers do not mirror the
+/// body's `version` and `method` (rung 2 of [`check`], § Server Validation), or `None` when
+/// they do.
+fn header_mismatch(
+    headers: &HeaderMap,
+    message: &Message,
+    method: &str,
+    version: &str,
+) -> Option<String> {
+    for name in [PROTOCOL_VERSION_HEADER, MCP_METHOD, MCP_NAME] {
+        if headers.get_all(name).iter().count() > 1 {
+            return Some(format!("Header mismatch: {name} is given more than once"));
+        }
+    }
+    match header_text(headers, PROTOCOL_VERSION_HEADER) {
+        Some(v) if v == version => {}
+        Some(v) => {
+            return Some(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{v}' does not match body \
+                 value '{version}'"
+            ));
+        }
+        None => {
+            return Some(
+                "Header mismatch: the MCP-Protocol-Version header is missing or malformed".into(),
+            );
+        }
+    }
+    match header_text(headers, MCP_METHOD) {
+        Some(v) if v == method => {}
+        Some(v) => {
+            return Some(format!(
+                "Header mismatch: Mcp-Method header value '{v}' does not match body value \
+                 '{method}'"
+            ));
+        }
+        None => {
+            return Some("Header mismatch: the Mcp-Method header is missing or malformed".into());
+        }
+    }
+    name_mismatch(headers, message, method)
+}
+
+/// Why the `Mcp-Name` header does not mirror the tool or prompt `name` or resource `uri` in
+/// the body, or `None` when it does (or the method names nothing).
+fn name_mismatch(headers: &HeaderMap, message: &Message, method: &str) -> Option<String> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    let body = message
+        .params()
+        .and_then(raw::entries)
+        .and_then(|e| raw::get(&e, key).and_then(raw::string))?;
+    match header_text(headers, MCP_NAME).and_then(decode) {
+        Some(given) if given == body => None,
+        Some(given) => Some(format!(
+            "Header mismatch: Mcp-Name header value '{given}' does not match body value '{body}'"
+        )),
+        None => Some("Header mismatch: the Mcp-Name header is missing or malformed".into()),
+    }
+}
+
+/// A header's value as text; `None` when it is missing or not visible ASCII.
+fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// The `x-mcp-header` annotations of a tool's `inputSchema`: each one's chain of

@@ -470,69 +470,83 @@ impl Shared {
                 format!("the server accepted {method} without answering it (HTTP {status})");
             return self.fail(id, code::INTERNAL_ERROR, &message).await;
         }
-        let answer = Some((id, method));
         if is_event_stream(&response) {
-            let mut parser = sse::EventParser::new(MAX_MESSAGE_BYTES);
-            let mut read = self
-                .read_events(response.into_body(), &mut parser, answer)
-                .await;
-            // "the client MAY ... resume the stream by issuing an HTTP GET ... with the
-            // Last-Event-ID header."
-            let mut resumes = 0;
-            let mut delay = RETRY_FIRST;
-            while !read.answered && resumes < RESUMES && read.peer_there {
-                let Some(last) = parser.last_id().map(str::to_owned) else {
-                    break;
-                };
-                resumes += 1;
-                tokio::time::sleep(parser.retry().map_or(delay, Duration::from_millis)).await;
-                delay = (delay * 2).min(RETRY_MAX);
-                match self
-                    .send(Method::GET, None, EVENT_STREAM, Some(&last))
-                    .await
-                {
-                    Ok(r) if r.status().is_success() && is_event_stream(&r) => {
-                        read = self.read_events(r.into_body(), &mut parser, answer).await;
-                    }
-                    Ok(r) => {
-                        if let Some(lost) = self.lost_by(r).await {
-                            return self.end(lost);
-                        }
-                    }
-                    Err(Failed::Unreachable(why)) => {
-                        return self.end(format!("cannot reach the server: {why}"));
-                    }
-                    Err(Failed::Other(_)) => {}
-                }
-            }
-            if !read.answered && read.peer_there {
-                let why = read.error.map_or_else(String::new, |e| format!(": {e}"));
-                let message = format!(
-                    "the server ended the response stream of {method} without answering it{why}"
-                );
-                self.fail(id, code::INTERNAL_ERROR, &message).await;
-            }
+            self.answer_from_stream(id, method, response).await;
         } else {
-            let declared = response
-                .headers()
-                .get(header::CONTENT_LENGTH)
-                .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
-            match read_body(response.into_body(), MAX_MESSAGE_BYTES).await {
-                Ok(body) => {
-                    self.answer(text_frame(&body, Some(id)), answer).await;
+            self.answer_from_body(id, method, response).await;
+        }
+    }
+
+    /// The answer to request `id` as an SSE stream: its events to the peer, the stream
+    /// resumed with `Last-Event-ID` when it ends before the answer (§ Resumability and
+    /// Redelivery); the request fails when it never comes.
+    async fn answer_from_stream(&self, id: &str, method: &str, response: Response<Incoming>) {
+        let answer = Some((id, method));
+        let mut parser = sse::EventParser::new(MAX_MESSAGE_BYTES);
+        let mut read = self
+            .read_events(response.into_body(), &mut parser, answer)
+            .await;
+        // "the client MAY ... resume the stream by issuing an HTTP GET ... with the
+        // Last-Event-ID header."
+        let mut resumes = 0;
+        let mut delay = RETRY_FIRST;
+        while !read.answered && resumes < RESUMES && read.peer_there {
+            let Some(last) = parser.last_id().map(str::to_owned) else {
+                break;
+            };
+            resumes += 1;
+            tokio::time::sleep(parser.retry().map_or(delay, Duration::from_millis)).await;
+            delay = (delay * 2).min(RETRY_MAX);
+            match self
+                .send(Method::GET, None, EVENT_STREAM, Some(&last))
+                .await
+            {
+                Ok(r) if r.status().is_success() && is_event_stream(&r) => {
+                    read = self.read_events(r.into_body(), &mut parser, answer).await;
                 }
-                Err(BodyError::TooLong { size }) => {
-                    // Its whole size when the server said it; what was read otherwise.
-                    let bad = Bad::TooLong {
-                        size: declared.unwrap_or(size).max(size),
-                        id: Some(id.to_owned()),
-                    };
-                    self.deliver(Err(bad)).await;
+                Ok(r) => {
+                    if let Some(lost) = self.lost_by(r).await {
+                        return self.end(lost);
+                    }
                 }
-                Err(BodyError::Failed(why)) => {
-                    let message = format!("reading the answer to {method} failed: {why}");
-                    self.fail(id, code::INTERNAL_ERROR, &message).await;
+                Err(Failed::Unreachable(why)) => {
+                    return self.end(format!("cannot reach the server: {why}"));
                 }
+                Err(Failed::Other(_)) => {}
+            }
+        }
+        if !read.answered && read.peer_there {
+            let why = read.error.map_or_else(String::new, |e| format!(": {e}"));
+            let message = format!(
+                "the server ended the response stream of {method} without answering it{why}"
+            );
+            self.fail(id, code::INTERNAL_ERROR, &message).await;
+        }
+    }
+
+    /// The answer to request `id` as a JSON body (one message), within
+    /// [`MAX_MESSAGE_BYTES`].
+    async fn answer_from_body(&self, id: &str, method: &str, response: Response<Incoming>) {
+        let answer = Some((id, method));
+        let declared = response
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+        match read_body(response.into_body(), MAX_MESSAGE_BYTES).await {
+            Ok(body) => {
+                self.answer(text_frame(&body, Some(id)), answer).await;
+            }
+            Err(BodyError::TooLong { size }) => {
+                // Its whole size when the server said it; what was read otherwise.
+                let bad = Bad::TooLong {
+                    size: declared.unwrap_or(size).max(size),
+                    id: Some(id.to_owned()),
+                };
+                self.deliver(Err(bad)).await;
+            }
+            Err(BodyError::Failed(why)) => {
+                let message = format!("reading the answer to {method} failed: {why}");
+                self.fail(id, code::INTERNAL_ERROR, &message).await;
             }
         }
     }
