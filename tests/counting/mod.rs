@@ -1,37 +1,50 @@
-//! A counting global allocator for the memory tests: each test binary that declares
-//! `mod counting;` counts its own heap. Such a binary should hold one test, so no other test's
-//! allocations are counted.
+//! A counting global allocator for the memory tests. It counts each thread's heap apart, so a
+//! test measures only what its own thread allocates, not what the tests beside it or the test
+//! harness allocate: the tests of one binary can run side by side.
 #![allow(dead_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::cell::Cell;
 
 struct Counting;
 
-static CURRENT: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    // `const`, with no destructor: reading them never allocates and never fails, even while
+    // the thread is set up or torn down, so the allocator can read them. Signed, since a
+    // thread may free what another allocated.
+    static CURRENT: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 
 fn grew(by: usize) {
-    let now = CURRENT.fetch_add(by, Relaxed) + by;
-    PEAK.fetch_max(now, Relaxed);
+    let by = by.cast_signed();
+    CURRENT.with(|current| {
+        let now = current.get() + by;
+        current.set(now);
+        PEAK.with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+fn shrank(by: usize) {
+    CURRENT.with(|current| current.set(current.get() - by.cast_signed()));
 }
 
 // SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
-// counters are plain atomics and never affect the allocation itself.
+// counters are plain thread-local cells and never affect the allocation itself.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         grew(layout.size());
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        CURRENT.fetch_sub(layout.size(), Relaxed);
+        shrank(layout.size());
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
             grew(new_size - layout.size());
         } else {
-            CURRENT.fetch_sub(layout.size() - new_size, Relaxed);
+            shrank(layout.size() - new_size);
         }
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -40,28 +53,37 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
-/// Peak bytes allocated while `f` runs, above what was live before.
-pub fn peak_during(f: impl FnOnce()) -> usize {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    f();
-    PEAK.load(Relaxed) - base
+fn current() -> isize {
+    CURRENT.with(Cell::get)
 }
 
-/// Peak heap while `f` runs and the heap its result still holds, both above what was live
-/// before.
+/// Bytes from `base` up to `to`, which `base` never exceeds in these uses.
+fn above(to: isize, base: isize) -> usize {
+    usize::try_from(to - base).expect("a heap that shrank below its base")
+}
+
+/// Peak bytes this thread allocated while `f` runs, above what it held before.
+pub fn peak_during(f: impl FnOnce()) -> usize {
+    let base = current();
+    PEAK.with(|peak| peak.set(base));
+    f();
+    above(PEAK.with(Cell::get), base)
+}
+
+/// Peak heap of this thread while `f` runs and the heap its result still holds, both above
+/// what the thread held before.
 pub fn peak_and_retained<R>(f: impl FnOnce() -> R) -> (usize, usize, R) {
-    let base = CURRENT.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let base = current();
+    PEAK.with(|peak| peak.set(base));
     let result = f();
     (
-        PEAK.load(Relaxed) - base,
-        CURRENT.load(Relaxed) - base,
+        above(PEAK.with(Cell::get), base),
+        above(current(), base),
         result,
     )
 }
 
-/// Bytes live on the heap now.
+/// Bytes this thread holds on the heap now (allocated and not yet freed).
 pub fn live() -> usize {
-    CURRENT.load(Relaxed)
+    above(current(), 0)
 }
