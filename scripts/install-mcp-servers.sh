@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the pinned third-party MCP servers that the end-to-end proxy tests (tests/mcp_proxy.rs)
+# Installs the pinned third-party MCP servers that the end-to-end proxy tests (tests/proxy/)
 # run against (npm packages with the machine's Node, PyPI packages in a venv) and the official
 # TypeScript SDK a test client is built on. Idempotent: a version already installed is not
 # fetched again. Prints nothing on stdout but the cache folder.

@@ -4,7 +4,7 @@
 # other `crate::` written `toon::`, on a manifest that depends on this crate (as `toon`) and
 # the MCP features' dependencies. Its library and unit tests are then checked with each feature
 # combination: the tree uses the codec only through its public API (issue #44), including what
-# `tests/boundary.rs` cannot see from the sources (methods of public types, `super::` paths).
+# `tests/repo/boundary.rs` cannot see from the sources (methods of public types, `super::` paths).
 # Not part of the test command (it builds the tree a second time); run it after moving code
 # between the codec and `src/mcp/`. Offline once the crate's own dependencies are fetched.
 #

@@ -1,4 +1,4 @@
-//! The event reader's own promises; `tests/stream.rs` holds it against the decoder.
+//! The event reader's own promises; `tests/codec/stream.rs` holds it against the decoder.
 
 use std::borrow::Cow;
 

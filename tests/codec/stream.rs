@@ -5,7 +5,7 @@
 //! the decoder refuses ends the events with the decoder's error, at its line and column.
 //! Then random bytes and mutated fixtures: no entry point panics, and all agree.
 
-mod common;
+use crate::common;
 
 use std::io::BufReader;
 

@@ -5,17 +5,14 @@
 //! repo's documents server, and raw JSON-RPC for what the SDK does not show (version errors,
 //! removed methods, `requestState` checks, rounds, abandoned rounds, listens).
 //!
-//! The servers come from `scripts/install-mcp-servers.sh`, as for `tests/mcp_proxy.rs`
+//! The servers come from `scripts/install-mcp-servers.sh`, as for `tests/proxy/stdio.rs`
 //! (`TOON_MCP_SERVERS` names an installed set; `TOON_MCP_SKIP_REAL_SERVERS=1` skips).
-#![cfg(all(feature = "mcp-stdio", feature = "cli", unix))]
-
-mod mcp_servers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use mcp_servers::{Scratch, WAIT, entry, servers_dir};
+use crate::mcp_servers::{self, Scratch, WAIT, entry, servers_dir};
 use serde_json::{Value as Json, json};
 
 const VERSION: &str = "2026-07-28";

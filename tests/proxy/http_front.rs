@@ -5,11 +5,8 @@
 //! transport's rules checked on the wire with a plain HTTP/1.1 client (status codes, token,
 //! Origin, sessions, limits, shutdown).
 //!
-//! The SDKs and servers come from `scripts/install-mcp-servers.sh`, as for tests/mcp_proxy.rs
+//! The SDKs and servers come from `scripts/install-mcp-servers.sh`, as for tests/proxy/stdio.rs
 //! (`TOON_MCP_SERVERS`, `TOON_MCP_SKIP_REAL_SERVERS=1`). The wire tests need only Python 3.
-#![cfg(all(feature = "mcp-http", feature = "cli", unix))]
-
-mod mcp_servers;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -17,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_servers::{Scratch, descendants, servers_dir};
+use crate::mcp_servers::{self, Scratch, descendants, servers_dir};
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve --http 127.0.0.1:0 ARGS`, and the address it printed.

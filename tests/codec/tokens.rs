@@ -1,7 +1,7 @@
 //! Token estimator calibration against the o200k_base counts published with the data sets
 //! (`tests/fixtures/datasets/README.md`), and — with the `tiktoken` feature — against exact counts.
 
-mod common;
+use crate::common;
 
 use toon::tokens::estimate;
 

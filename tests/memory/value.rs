@@ -1,15 +1,14 @@
 //! Decoding into `toon::Value` peaks no higher than serde_json decoding the same data into
 //! `serde_json::Value` (with `preserve_order`, the order-keeping model `toon::Value` matches),
-//! on every benchmark data set. Measured with a counting allocator; this binary holds a single
-//! test.
+//! on every benchmark data set. Measured with a counting allocator (this test's own
+//! thread).
 //!
-//! This crate's features leave serde_json's defaults alone (`tests/features.rs`), so
+//! This crate's features leave serde_json's defaults alone (`tests/repo/features.rs`), so
 //! `serde_json::Value` here keeps its keys in a `BTreeMap`; [`Ordered`] is that `Value` as
 //! `preserve_order` builds it.
 
-mod common;
-mod counting;
-use counting::peak_during;
+use crate::common;
+use crate::counting::peak_during;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 

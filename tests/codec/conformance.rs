@@ -1,7 +1,7 @@
 //! The official TOON conformance suite (read from the shared spec checkout, never copied) and
 //! our own fixtures in `spec-fixtures/`, in the same JSON format.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

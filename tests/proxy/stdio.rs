@@ -8,16 +8,13 @@
 //! The third-party servers come from `scripts/install-mcp-servers.sh` (run by `.ci/run`; run
 //! here too when `TOON_MCP_SERVERS` is not set). Without Node or Python these tests fail,
 //! unless `TOON_MCP_SKIP_REAL_SERVERS=1` says to skip them.
-#![cfg(all(feature = "mcp-stdio", feature = "cli", unix))]
-
-mod mcp_servers;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use mcp_servers::{
-    Scratch, WAIT, alive, answer_until, config, descendants, entry, servers_dir,
+use crate::mcp_servers::{
+    self, Scratch, WAIT, alive, answer_until, config, descendants, entry, servers_dir,
     wait_for_notification,
 };
 use serde_json::{Value as Json, json};
@@ -648,7 +645,7 @@ fn replies_are_forwarded_exactly_or_answered_at_once() {
     client.close();
 }
 
-/// No serde_json feature keeps key order or float digits in this build (`tests/features.rs`):
+/// No serde_json feature keeps key order or float digits in this build (`tests/repo/features.rs`):
 /// what the proxy forwards, converts and writes itself keeps them all the same.
 #[test]
 fn key_order_and_float_digits_survive_the_proxy_in_both_modes() {

@@ -3,16 +3,15 @@
 //! sessions, a GET stream, server requests), and `tests/fixtures/mcp/servers/http_server.py`
 //! (plain JSON answers, session expiry, headers echoed). Each test starts its servers on free
 //! ports and stops them at the end.
-#![cfg(all(feature = "mcp-http", feature = "cli", unix))]
-
-mod mcp_servers;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mcp_servers::{Scratch, WAIT, answer_until, root, servers_dir, wait_for_notification};
+use crate::mcp_servers::{
+    self, Scratch, WAIT, answer_until, root, servers_dir, wait_for_notification,
+};
 use serde_json::{Value as Json, json};
 
 /// A server listening on a local port, killed when dropped; its stderr and stdout go to a file.

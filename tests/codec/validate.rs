@@ -2,7 +2,7 @@
 //! the decoder's (the first one is exactly `from_str`'s), valid documents get none, and
 //! independent errors seeded into generated documents are all found, each once.
 
-mod common;
+use crate::common;
 
 use toon::{DecodeOptions, Diagnostic, Severity, Value};
 

@@ -1,12 +1,11 @@
 //! A tabular header is not a decompression bomb: its field names are held once, not copied
 //! into every row. `toon::Value` shares them; targets that own their keys (`serde_json::Value`,
 //! `HashMap<String, _>`) are stopped by `DecodeOptions::max_expansion` with a clear error.
-//! Measured with a counting allocator; this binary holds a single test.
+//! Measured with a counting allocator (this test's own thread).
 
 use std::collections::HashMap;
 
-mod counting;
-use counting::peak_during;
+use crate::counting::peak_during;
 
 fn rows(n: usize, row: &str) -> String {
     format!("  {row}\n").repeat(n)

@@ -1,13 +1,12 @@
 //! `toon::stream::Events` reads a document of any size in memory bounded by its longest
 //! line: a tabular document generated on the fly by a reader (never held whole), its events
-//! counted, the heap's peak measured with a counting allocator. This binary holds one test,
-//! so no other test's allocations are counted.
+//! counted, the heap's peak measured with a counting allocator (this test's own thread).
 //!
 //! `TOON_STREAM_MB` sets the document's size (default 24 MB, a few seconds in a debug
-//! build); `TOON_STREAM_MB=200 cargo test --release --test stream_memory -- --nocapture`
+//! build); `TOON_STREAM_MB=200 cargo test --release --test memory stream:: -- --nocapture`
 //! reads 200 MB.
 
-mod counting;
+use crate::counting;
 
 use std::io::{BufReader, Read};
 

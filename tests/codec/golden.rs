@@ -2,7 +2,7 @@
 //! that TOON decodes back to the data. The bundled example is checked the same way, so this test
 //! runs even where the shared data sets are absent.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
