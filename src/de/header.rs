@@ -162,115 +162,35 @@ fn parse_full<'de>(
     max_depth: usize,
     cache: &mut HeaderCache<'de>,
 ) -> Parsed<'de> {
-    let bracket_start = if content.starts_with('"') {
-        match find_closing_quote(content, 0) {
-            Some(close) if content.as_bytes().get(close + 1) == Some(&b'[') => close + 1,
-            _ => return Parsed::NotHeader,
-        }
-    } else {
-        match find_unquoted(content, b'[', 0) {
-            Some(i) => i,
-            None => return Parsed::NotHeader,
-        }
+    match full_header(content, strict, max_depth, cache) {
+        Ok(header) => Parsed::Header(header),
+        Err(not_a_header) => not_a_header,
+    }
+}
+
+/// One step of [`parse_full`]: its result, or what the line is when the parse stops there
+/// ([`Parsed::NotHeader`] or [`Parsed::Invalid`], never a header).
+type Step<'de, T> = std::result::Result<T, Parsed<'de>>;
+
+/// The header in `content`, its segments read in the order their errors take precedence:
+/// where they lie, the key, the bracket, the field list, what may follow the colon.
+fn full_header<'de>(
+    content: &'de str,
+    strict: bool,
+    max_depth: usize,
+    cache: &mut HeaderCache<'de>,
+) -> Step<'de, Header<'de>> {
+    let at = Segments::find(content)?;
+    let key = header_key(content, at.bracket_start)?;
+    let after_colon = trim_spaces(&content[at.colon + 1..]);
+    let (len, delim, keyed) = bracket(&content[at.bracket_start + 1..at.bracket_end], strict)
+        .map_err(|e| Parsed::Invalid(e, at.bracket_start))?;
+    let fields = match at.field_list {
+        Some((open, close)) => Some(field_list(content, open, close, delim, max_depth, cache)?),
+        None => None,
     };
-    // §5.2: a line whose first unquoted colon precedes its first '[' is a key-value line.
-    match find_unquoted(content, b':', 0) {
-        Some(colon) if colon > bracket_start => {}
-        _ => return Parsed::NotHeader,
-    }
-    let Some(bracket_end) = find_unquoted(content, b']', bracket_start) else {
-        return invalid("unterminated bracket segment in header", bracket_start);
-    };
-    let mut brace_end = bracket_end + 1;
-    let brace_start = find_unquoted(content, b'{', bracket_end)
-        .filter(|&b| find_unquoted(content, b':', bracket_end).is_some_and(|c| b < c));
-    if let Some(brace_start) = brace_start {
-        let gap = &content[bracket_end + 1..brace_start];
-        if !gap.is_empty() {
-            return gap_error(gap, "field list", bracket_end + 1);
-        }
-        if let Some(close) = find_matching_brace(content, brace_start) {
-            brace_end = close + 1;
-        }
-    }
-    let brace_close =
-        brace_start.and_then(|_| brace_end.checked_sub(1).filter(|&c| c > bracket_end));
-    let Some(colon) = find_unquoted(content, b':', bracket_end.max(brace_end)) else {
-        return invalid("missing colon after array header", content.len());
-    };
-    let gap_start = (bracket_end + 1).max(brace_end);
-    let gap = &content[gap_start..colon];
-    if !gap.is_empty() {
-        return gap_error(gap, "colon", gap_start);
-    }
-    let key = if bracket_start > 0 {
-        let raw_key = &content[..bracket_start];
-        if raw_key.ends_with([' ', '\t']) {
-            return invalid(
-                "unexpected whitespace between key and bracket segment",
-                bracket_start,
-            );
-        }
-        match parse_name(raw_key) {
-            Ok(k) => Some(k),
-            Err(e) => return Parsed::Invalid(e, 0),
-        }
-    } else {
-        None
-    };
-    let after_colon = trim_spaces(&content[colon + 1..]);
-    let (len, delim, keyed) = match bracket(&content[bracket_start + 1..bracket_end], strict) {
-        Ok(b) => b,
-        Err(e) => return Parsed::Invalid(e, bracket_start),
-    };
-    let mut fields = None;
-    if let Some(brace_start) = brace_start.filter(|&b| b < colon)
-        && let Some(close) = brace_close.filter(|&c| c < colon)
-    {
-        let inner = &content[brace_start + 1..close];
-        // A field list seen before passed every check below.
-        if let Some(list) = cache.get(inner, delim) {
-            fields = Some(list);
-        } else {
-            for other in [b',', b'\t', b'|'] {
-                if other != delim && find_unquoted(inner, other, 0).is_some() {
-                    return invalid(
-                        format!(
-                            "header delimiter mismatch: the bracket declares {} but the field \
-                             list contains an unquoted {}",
-                            show(delim),
-                            show(other)
-                        ),
-                        brace_start,
-                    );
-                }
-            }
-            match cache.parse(inner, delim, max_depth) {
-                Ok(f) => fields = Some(f),
-                Err(e) => return Parsed::Invalid(e, brace_start),
-            }
-        }
-    }
-    let duplicate = fields.as_ref().and_then(|f| f.duplicate.as_deref());
-    if keyed && fields.is_none() {
-        return invalid("a keyed header requires a field list", bracket_end);
-    }
-    if fields.is_some() && !after_colon.is_empty() {
-        return invalid(
-            match &duplicate {
-                Some(name) => format!("duplicate field name {} in field list", Quoted(name)),
-                None => "unexpected content after a fields-bearing header's colon".to_string(),
-            },
-            colon + 1,
-        );
-    }
-    if strict && let Some(name) = duplicate {
-        return invalid(
-            format!("duplicate field name {} in field list", Quoted(name)),
-            brace_end,
-        );
-    }
-    Parsed::Header(Header {
+    at.check_fields(fields.as_deref(), keyed, after_colon, strict)?;
+    Ok(Header {
         key,
         len,
         delim,
@@ -278,6 +198,159 @@ fn parse_full<'de>(
         fields,
         inline: (!after_colon.is_empty()).then_some(after_colon),
     })
+}
+
+/// Where a header's segments lie in its content (§6), as byte offsets:
+/// `key[bracket]{field list}:inline values`.
+struct Segments {
+    /// The `[` opening the bracket segment; the key is all before it.
+    bracket_start: usize,
+    bracket_end: usize,
+    /// The field list's `{` and its matching `}`, when it has both.
+    field_list: Option<(usize, usize)>,
+    /// Just past the field list's `}`, or past `]` without one.
+    brace_end: usize,
+    colon: usize,
+}
+
+impl Segments {
+    /// The segments of `content`, or why it is no header or an invalid one: nothing may
+    /// stand between `]`, the field list and the colon.
+    fn find(content: &str) -> Step<'_, Segments> {
+        let bracket_start = bracket_start(content).ok_or(Parsed::NotHeader)?;
+        // §5.2: a line whose first unquoted colon precedes its first '[' is a key-value line.
+        match find_unquoted(content, b':', 0) {
+            Some(colon) if colon > bracket_start => {}
+            _ => return Err(Parsed::NotHeader),
+        }
+        let bracket_end = find_unquoted(content, b']', bracket_start)
+            .ok_or_else(|| invalid("unterminated bracket segment in header", bracket_start))?;
+        let mut brace_end = bracket_end + 1;
+        let brace_start = find_unquoted(content, b'{', bracket_end)
+            .filter(|&b| find_unquoted(content, b':', bracket_end).is_some_and(|c| b < c));
+        if let Some(brace_start) = brace_start {
+            let gap = &content[bracket_end + 1..brace_start];
+            if !gap.is_empty() {
+                return Err(gap_error(gap, "field list", bracket_end + 1));
+            }
+            if let Some(close) = find_matching_brace(content, brace_start) {
+                brace_end = close + 1;
+            }
+        }
+        let brace_close =
+            brace_start.and_then(|_| brace_end.checked_sub(1).filter(|&c| c > bracket_end));
+        let colon = find_unquoted(content, b':', bracket_end.max(brace_end))
+            .ok_or_else(|| invalid("missing colon after array header", content.len()))?;
+        let gap_start = (bracket_end + 1).max(brace_end);
+        let gap = &content[gap_start..colon];
+        if !gap.is_empty() {
+            return Err(gap_error(gap, "colon", gap_start));
+        }
+        Ok(Segments {
+            bracket_start,
+            bracket_end,
+            field_list: brace_start
+                .filter(|&b| b < colon)
+                .zip(brace_close.filter(|&c| c < colon)),
+            brace_end,
+            colon,
+        })
+    }
+
+    /// What a field list allows (§6, §9.5, §14.3): a keyed header needs one, nothing may
+    /// follow the colon of a header with one, and strict mode refuses a repeated name.
+    fn check_fields<'de>(
+        &self,
+        fields: Option<&FieldList<'_>>,
+        keyed: bool,
+        after_colon: &str,
+        strict: bool,
+    ) -> Step<'de, ()> {
+        let duplicate = fields.and_then(|f| f.duplicate.as_deref());
+        if keyed && fields.is_none() {
+            return Err(invalid(
+                "a keyed header requires a field list",
+                self.bracket_end,
+            ));
+        }
+        if fields.is_some() && !after_colon.is_empty() {
+            return Err(invalid(
+                match &duplicate {
+                    Some(name) => format!("duplicate field name {} in field list", Quoted(name)),
+                    None => "unexpected content after a fields-bearing header's colon".to_string(),
+                },
+                self.colon + 1,
+            ));
+        }
+        if strict && let Some(name) = duplicate {
+            return Err(invalid(
+                format!("duplicate field name {} in field list", Quoted(name)),
+                self.brace_end,
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Where the bracket segment opens: after a quoted key, or at the first unquoted `[`.
+/// `None` when the line has none, so it is no header.
+fn bracket_start(content: &str) -> Option<usize> {
+    if content.starts_with('"') {
+        let close = find_closing_quote(content, 0)?;
+        (content.as_bytes().get(close + 1) == Some(&b'[')).then_some(close + 1)
+    } else {
+        find_unquoted(content, b'[', 0)
+    }
+}
+
+/// The key before the bracket segment (§7.4), `None` for a root array's header.
+fn header_key(content: &str, bracket_start: usize) -> Step<'_, Option<Cow<'_, str>>> {
+    if bracket_start == 0 {
+        return Ok(None);
+    }
+    let raw_key = &content[..bracket_start];
+    if raw_key.ends_with([' ', '\t']) {
+        return Err(invalid(
+            "unexpected whitespace between key and bracket segment",
+            bracket_start,
+        ));
+    }
+    parse_name(raw_key)
+        .map(Some)
+        .map_err(|e| Parsed::Invalid(e, 0))
+}
+
+/// The field list between the braces at `open` and `close` (§6 fields-seg), from the cache
+/// when its text was parsed before; its unquoted delimiters must be the bracket's (§11).
+fn field_list<'de>(
+    content: &'de str,
+    open: usize,
+    close: usize,
+    delim: u8,
+    max_depth: usize,
+    cache: &mut HeaderCache<'de>,
+) -> Step<'de, Rc<FieldList<'de>>> {
+    let inner = &content[open + 1..close];
+    // A field list seen before passed every check below.
+    if let Some(list) = cache.get(inner, delim) {
+        return Ok(list);
+    }
+    for other in [b',', b'\t', b'|'] {
+        if other != delim && find_unquoted(inner, other, 0).is_some() {
+            return Err(invalid(
+                format!(
+                    "header delimiter mismatch: the bracket declares {} but the field list \
+                     contains an unquoted {}",
+                    show(delim),
+                    show(other)
+                ),
+                open,
+            ));
+        }
+    }
+    cache
+        .parse(inner, delim, max_depth)
+        .map_err(|e| Parsed::Invalid(e, open))
 }
 
 /// The common header in one forward pass: a plain key (§7.3 characters, or none), a bracket
