@@ -756,9 +756,9 @@ mod tests {
         }
     }
 
-    /// The typed-hint paths agree with the full grammar wherever they answer.
-    #[test]
-    fn fast_paths_agree_with_parse_primitive() {
+    /// The integer, number and plain-string hints agree with the full grammar on tokens at
+    /// the edges of each: `i64`/`u64` bounds, leading zeros, literals and near-literals.
+    fn hints_agree_at_the_edges() {
         for token in [
             "0",
             "-0",
@@ -810,6 +810,11 @@ mod tests {
             Some(Integer::U64(9999999999999999999))
         );
         assert!(parse_integer("-9223372036854775809").is_none());
+    }
+
+    /// The decimal fast path agrees with the full grammar on generated decimals of up to 17
+    /// digits, signed or not, with every split between integer and fraction digits.
+    fn generated_decimals_agree() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..50_000 {
             crate::test_rng::next(&mut state);
@@ -838,6 +843,13 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The typed-hint paths agree with the full grammar wherever they answer.
+    #[test]
+    fn fast_paths_agree_with_parse_primitive() {
+        hints_agree_at_the_edges();
+        generated_decimals_agree();
         for token in [
             "3959.77",
             "0.67",
