@@ -760,23 +760,30 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 self.m.close(Some(&line), self.sink)?;
                 continue;
             }
-            self.m.consume()?;
-            // The item opens the §12 array span of its scope, and is its last line so far.
-            let number = self.m.number;
-            let Some(scope) = self.m.frames.last_mut().and_then(Frame::scope) else {
-                return Ok(());
-            };
-            if !scope.started {
-                scope.started = true;
-                self.m.spans += 1;
-            }
-            scope.count += 1;
-            scope.last.set::<K>(number, self.raw, &line);
-            return match role {
-                Role::Item => self.list_item(&line, depth),
-                Role::Row(delim) => self.row(line.content, &line, delim),
-                Role::Entry => self.entry(&line),
-            };
+            return self.scope_item(&line, role, depth);
+        }
+    }
+
+    /// The innermost scope's next item (a list item, row or keyed entry at its item depth):
+    /// counted, kept as the scope's last line, then read as its role says.
+    #[inline]
+    fn scope_item(&mut self, line: &Line<'l>, role: Role, depth: usize) -> Result<()> {
+        self.m.consume()?;
+        // The item opens the §12 array span of its scope, and is its last line so far.
+        let number = self.m.number;
+        let Some(scope) = self.m.frames.last_mut().and_then(Frame::scope) else {
+            return Ok(());
+        };
+        if !scope.started {
+            scope.started = true;
+            self.m.spans += 1;
+        }
+        scope.count += 1;
+        scope.last.set::<K>(number, self.raw, line);
+        match role {
+            Role::Item => self.list_item(line, depth),
+            Role::Row(delim) => self.row(line.content, line, delim),
+            Role::Entry => self.entry(line),
         }
     }
 
