@@ -15,7 +15,7 @@ use crate::de::scanner::{Indentation, RawLine};
 use crate::error::{Error, clipped};
 use crate::options::DecodeOptions;
 use crate::stream::Event;
-use crate::stream::machine::{Borrow, Depth, Machine, Resume};
+use crate::stream::machine::{Borrow, Machine, RawDepth, Resume};
 
 /// How serious a [`Diagnostic`] is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -234,20 +234,20 @@ pub fn validate_with(text: &str, options: &DecodeOptions) -> Vec<Diagnostic> {
     for raw in lines.raw.iter().copied() {
         if let Some(depth) = skipping {
             match machine.depth_of(raw) {
-                Depth::At(d) if d > depth => {
+                RawDepth::At(d) if d > depth => {
                     machine.skip();
                     continue;
                 }
-                Depth::Bad => {
+                RawDepth::Bad => {
                     machine.skip();
                     continue;
                 }
                 // Blank and comment lines inside the block go with it.
-                Depth::None => {
+                RawDepth::None => {
                     machine.skip();
                     continue;
                 }
-                Depth::At(_) => skipping = None,
+                RawDepth::At(_) => skipping = None,
             }
         }
         trailing_spaces(raw, machine.lines() + 1, &indentation, &mut found);

@@ -293,7 +293,7 @@ pub(crate) enum Resume {
 }
 
 /// What a raw line is to a reader skipping a bad block.
-pub(crate) enum Depth {
+pub(crate) enum RawDepth {
     /// A blank or comment line: read as usual.
     None,
     /// A significant line at this depth.
@@ -354,12 +354,12 @@ impl<'a> Machine<'a> {
     }
 
     /// What the next raw line is, for a reader skipping a bad block.
-    pub(crate) fn depth_of(&self, raw: &str) -> Depth {
+    pub(crate) fn depth_of(&self, raw: &str) -> RawDepth {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         match self.indentation.read(raw) {
-            Ok(RawLine::Line(line)) => Depth::At(line.depth),
-            Ok(_) => Depth::None,
-            Err(_) => Depth::Bad,
+            Ok(RawLine::Line(line)) => RawDepth::At(line.depth),
+            Ok(_) => RawDepth::None,
+            Err(_) => RawDepth::Bad,
         }
     }
 

@@ -33,13 +33,13 @@ fn name_slot(name: &str) -> usize {
 }
 
 /// The emit pass's state, in five parts: the text and its lines ([`Lines`]), the nesting
-/// guard ([`Depth`]), buffers lent from one container to the next ([`Scratch`]), struct field
+/// guard ([`DepthGuard`]), buffers lent from one container to the next ([`Scratch`]), struct field
 /// names known to need no quotes ([`PlainNames`]), and the field list of the last table
 /// written on a guess ([`LastTable`]). What needs two parts at once (a key, a header) is a
 /// method here.
 pub(crate) struct Emitter<'w> {
     pub(super) lines: Lines<'w>,
-    pub(super) depth: Depth,
+    pub(super) depth: DepthGuard,
     pub(super) scratch: Scratch,
     names: PlainNames,
     pub(super) last_table: LastTable,
@@ -63,7 +63,7 @@ pub(super) struct Lines<'w> {
 }
 
 /// Nesting levels: how many are still allowed (`EncodeOptions::max_depth` at the root).
-pub(super) struct Depth {
+pub(super) struct DepthGuard {
     pub(super) left: usize,
     max: usize,
 }
@@ -134,7 +134,7 @@ impl<'w> Emitter<'w> {
                 speculating: None,
                 rows_start: 0,
             },
-            depth: Depth {
+            depth: DepthGuard {
                 left: options.max_depth,
                 max: options.max_depth,
             },
@@ -372,10 +372,10 @@ impl Lines<'_> {
     }
 }
 
-impl Depth {
+impl DepthGuard {
     /// Opens one level of nesting for a container's content: past the limit, an error
     /// instead of a stack overflow. An error ends the encoding, so only success needs
-    /// [`Depth::leave`].
+    /// [`DepthGuard::leave`].
     pub(super) fn enter(&mut self) -> Result<()> {
         self.left = self.left.checked_sub(1).ok_or_else(|| {
             Error::data(format!(
@@ -386,7 +386,7 @@ impl Depth {
         Ok(())
     }
 
-    /// Closes the level [`Depth::enter`] opened.
+    /// Closes the level [`DepthGuard::enter`] opened.
     pub(super) fn leave(&mut self) {
         self.left += 1;
     }
