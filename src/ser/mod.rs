@@ -168,7 +168,7 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         value: &T,
     ) -> Result<()> {
         if name == number::NUMBER {
-            return to_writer_with(&mut self.writer, &number::Exact(value), &self.options);
+            return to_writer_with(&mut self.writer, &number::ExactNumber(value), &self.options);
         }
         to_writer_with(&mut self.writer, value, &self.options)
     }

@@ -16,9 +16,9 @@ use serde::ser::{self, Impossible, Serialize};
 pub(crate) const NUMBER: &str = "$toon::private::Number";
 
 /// Serializes an exact number: `text` (§2 canonical number text) under [`NUMBER`].
-pub(crate) struct Exact<'a, T: ?Sized>(pub(crate) &'a T);
+pub(crate) struct ExactNumber<'a, T: ?Sized>(pub(crate) &'a T);
 
-impl<T: ?Sized + Serialize> Serialize for Exact<'_, T> {
+impl<T: ?Sized + Serialize> Serialize for ExactNumber<'_, T> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_newtype_struct(NUMBER, self.0)
     }

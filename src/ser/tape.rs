@@ -236,7 +236,7 @@ impl Serialize for Node<'_> {
                     },
                 }
             }
-            Ev::Num(st, l) => number::Exact(tape.str_at(st, l)).serialize(s),
+            Ev::Num(st, l) => number::ExactNumber(tape.str_at(st, l)).serialize(s),
             Ev::Arr { len, .. } => {
                 let mut seq = s.serialize_seq(Some(len as usize))?;
                 for at in tape.elements(self.at) {

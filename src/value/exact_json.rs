@@ -23,7 +23,7 @@ use crate::json_text::{self, Kept};
 use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
-/// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
+/// an exact text instead where one is due ([`&DueNumbers`](DueNumbers)). A type parameter, so that
 /// plain recording compiles to what it was.
 pub(super) trait Numbers: Copy {
     /// Records a number event: as visited, unless an exact text is due in its place.
@@ -155,7 +155,7 @@ enum Due {
 }
 
 /// The numbers due, by number event.
-pub(super) struct Exact {
+pub(super) struct DueNumbers {
     /// (index of the number event, what to record), in text order.
     due: Vec<(usize, Due)>,
     /// Number events seen so far, and the next entry of `due`.
@@ -163,7 +163,7 @@ pub(super) struct Exact {
     next: Cell<usize>,
 }
 
-impl Numbers for &Exact {
+impl Numbers for &DueNumbers {
     fn number(
         self,
         tape: &mut Tape,
@@ -187,7 +187,7 @@ impl Numbers for &Exact {
     }
 }
 
-impl Exact {
+impl DueNumbers {
     /// Whether a token loses digits (is recorded as text), not only read off.
     #[cfg(test)]
     pub(super) fn loses_digits(&self) -> bool {
@@ -203,7 +203,7 @@ impl Exact {
 /// # Errors
 ///
 /// A number whose exponent reaches ±2^40 (its canonical text would be another number).
-pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, Exact)>> {
+pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, DueNumbers)>> {
     let mut due = Vec::new();
     let mut copy: Option<Vec<u8>> = None;
     for (n, range) in json_text::numbers(text).enumerate() {
@@ -239,7 +239,7 @@ pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, 
         due.push((n, exact));
     }
     Ok(copy.map(|copy| {
-        let exact = Exact {
+        let exact = DueNumbers {
             due,
             seen: Cell::new(0),
             next: Cell::new(0),
