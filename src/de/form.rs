@@ -60,7 +60,7 @@ pub(crate) fn after_colon(rest: &str) -> After<'_> {
 }
 
 /// What follows an object field's key.
-pub(crate) enum Field<'de> {
+pub(crate) enum FieldForm<'de> {
     After(After<'de>),
     /// An array or keyed-table header (§6) with this key.
     Header(Header<'de>),
@@ -80,9 +80,9 @@ pub(crate) fn field<'de>(
     content: &'de str,
     line: &Line<'de>,
     rules: &mut Rules<'_, 'de>,
-) -> Result<(Cow<'de, str>, Field<'de>)> {
+) -> Result<(Cow<'de, str>, FieldForm<'de>)> {
     if let Some((key, after)) = plain_field(content) {
-        return Ok((Cow::Borrowed(key), Field::After(after)));
+        return Ok((Cow::Borrowed(key), FieldForm::After(after)));
     }
     if let Some(mut header) = rules.header(content, line)? {
         let Some(key) = header.key.take() else {
@@ -92,10 +92,10 @@ pub(crate) fn field<'de>(
                 "a keyless array header is only valid at the document root or as a list item"
             }));
         };
-        return Ok((key, Field::Header(header)));
+        return Ok((key, FieldForm::Header(header)));
     }
     let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
-    Ok((key, Field::After(after_colon(trim_spaces(rest)))))
+    Ok((key, FieldForm::After(after_colon(trim_spaces(rest)))))
 }
 
 /// What a list item's hyphen line holds (§9.4, §10).

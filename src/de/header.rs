@@ -10,15 +10,15 @@ use crate::error::{Error, Quoted, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
 #[derive(Debug)]
-pub(crate) struct Field<'de> {
+pub(crate) struct HeaderField<'de> {
     pub(crate) name: Cow<'de, str>,
-    pub(crate) children: Option<Vec<Field<'de>>>,
+    pub(crate) children: Option<Vec<HeaderField<'de>>>,
     /// A later field of the same group has the same name and wins (§14.3, non-strict).
     pub(crate) overridden: bool,
 }
 
 /// Number of cells a row carries: the depth-first count of leaf fields.
-pub(crate) fn leaf_count(fields: &[Field<'_>]) -> usize {
+pub(crate) fn leaf_count(fields: &[HeaderField<'_>]) -> usize {
     fields
         .iter()
         .map(|f| f.children.as_deref().map_or(1, leaf_count))
@@ -29,7 +29,7 @@ pub(crate) fn leaf_count(fields: &[Field<'_>]) -> usize {
 /// repeated name, if any (§14.3). Shared by every header with the same field list.
 #[derive(Debug, Default)]
 pub(crate) struct FieldList<'de> {
-    pub(crate) fields: Vec<Field<'de>>,
+    pub(crate) fields: Vec<HeaderField<'de>>,
     pub(crate) leaves: usize,
     duplicate: Option<String>,
 }
@@ -46,10 +46,10 @@ impl FieldList<'_> {
     }
 }
 
-fn owned_fields(fields: &[Field<'_>]) -> Vec<Field<'static>> {
+fn owned_fields(fields: &[HeaderField<'_>]) -> Vec<HeaderField<'static>> {
     fields
         .iter()
-        .map(|f| Field {
+        .map(|f| HeaderField {
             name: Cow::Owned(f.name.clone().into_owned()),
             children: f.children.as_deref().map(owned_fields),
             overridden: f.overridden,
@@ -96,7 +96,7 @@ impl<'de> HeaderCache<'de> {
         &mut self,
         inner: &'de str,
         delim: u8,
-        mut fields: Vec<Field<'de>>,
+        mut fields: Vec<HeaderField<'de>>,
     ) -> Rc<FieldList<'de>> {
         let duplicate = find_duplicate(&fields);
         if duplicate.is_some() {
@@ -446,7 +446,7 @@ fn plain_fields<'de>(
     at: &mut usize,
     delim: u8,
     depth_left: usize,
-) -> Option<Vec<Field<'de>>> {
+) -> Option<Vec<HeaderField<'de>>> {
     if depth_left == 0 {
         return None;
     }
@@ -466,7 +466,7 @@ fn plain_fields<'de>(
         } else {
             None
         };
-        fields.push(Field {
+        fields.push(HeaderField {
             name: Cow::Borrowed(name),
             children,
             overridden: false,
@@ -571,7 +571,7 @@ fn find_matching_brace(s: &str, open: usize) -> Option<usize> {
 }
 
 /// Parses field entries recursively (§6 fields-seg, §9.3 nested field groups).
-fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Field<'_>>> {
+fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<HeaderField<'_>>> {
     if depth_left == 0 {
         return Err(Error::syntax(
             "nested field groups exceed the nesting limit",
@@ -584,7 +584,7 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
                 return Err(Error::syntax("empty field name in field list"));
             }
             let Some(group_start) = find_unquoted(entry, b'{', 0) else {
-                return Ok(Field {
+                return Ok(HeaderField {
                     name: parse_name(entry)?,
                     children: None,
                     overridden: false,
@@ -606,7 +606,7 @@ fn field_entries(content: &str, delim: u8, depth_left: usize) -> Result<Vec<Fiel
             if close != entry.len() - 1 {
                 return Err(Error::syntax("unexpected content after nested field group"));
             }
-            Ok(Field {
+            Ok(HeaderField {
                 name: parse_name(name)?,
                 children: Some(field_entries(
                     &entry[group_start + 1..close],
@@ -667,7 +667,7 @@ impl<'s> Iterator for TopLevel<'s> {
 
 /// Marks every field that a later field of its group overrides, in one pass per group, so
 /// that rows skip them in O(1) (§14.3 last-write-wins).
-fn mark_overridden(fields: &mut [Field<'_>]) {
+fn mark_overridden(fields: &mut [HeaderField<'_>]) {
     let mut last = std::collections::HashMap::with_capacity(fields.len());
     for (i, f) in fields.iter().enumerate() {
         last.insert(f.name.clone(), i);
@@ -680,7 +680,7 @@ fn mark_overridden(fields: &mut [Field<'_>]) {
     }
 }
 
-fn find_duplicate(fields: &[Field<'_>]) -> Option<String> {
+fn find_duplicate(fields: &[HeaderField<'_>]) -> Option<String> {
     // Short lists (nearly all) are searched pairwise: no hashing, no allocation.
     let mut seen =
         (fields.len() > 16).then(|| std::collections::HashSet::with_capacity(fields.len()));

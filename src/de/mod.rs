@@ -288,8 +288,8 @@ impl<'de> Deserializer<'de> {
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
         let (key, field) = form::field(content, &line, &mut self.rules())?;
         let slot = match field {
-            form::Field::After(after) => Slot::after(after, base),
-            form::Field::Header(header) => Slot::Header {
+            form::FieldForm::After(after) => Slot::after(after, base),
+            form::FieldForm::Header(header) => Slot::Header {
                 header: self.boxed(header),
                 base,
                 line,
@@ -352,7 +352,7 @@ pub(crate) enum Slot<'a, 'de> {
     },
     /// An object built from row cells by a field list (§9.3).
     Row {
-        fields: &'a [header::Field<'de>],
+        fields: &'a [header::HeaderField<'de>],
         cells: &'a [&'de str],
         cursor: &'a mut usize,
         line: Line<'de>,

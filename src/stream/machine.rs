@@ -14,7 +14,7 @@ use std::rc::Rc;
 use super::{Event, Primitive};
 use crate::de::duplicates::{SeenKeys, duplicate};
 use crate::de::form::{self, Rules};
-use crate::de::header::{Field, FieldList, Header, HeaderCache};
+use crate::de::header::{FieldList, Header, HeaderCache, HeaderField};
 use crate::de::keyed::entry_line;
 use crate::de::list::is_extra_item;
 use crate::de::row::check_cells;
@@ -824,8 +824,8 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         let (key, field) = form::field(content, line, &mut self.m.rules::<K>(&mut local))?;
         self.key(key, line)?;
         match field {
-            form::Field::After(after) => self.after(after, line, depth),
-            form::Field::Header(header) => self.header(header, depth, line),
+            form::FieldForm::After(after) => self.after(after, line, depth),
+            form::FieldForm::Header(header) => self.header(header, depth, line),
         }
     }
 
@@ -959,7 +959,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// objects of their own.
     fn row_object(
         &mut self,
-        fields: &[Field<'a>],
+        fields: &[HeaderField<'a>],
         cells: &[&'l str],
         next: &mut usize,
         line: &Line<'l>,
