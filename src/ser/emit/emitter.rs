@@ -7,7 +7,7 @@ use std::io;
 
 use serde::ser::Serialize;
 
-use super::super::probe::Fields;
+use super::super::probe::TableFields;
 use super::cell::{Cell, Fail};
 use crate::canonical;
 use crate::error::{Error, Result};
@@ -91,7 +91,7 @@ struct PlainNames {
 /// The field list of the last table written on a guess, offered to the next guess
 /// (`probe::guess::shape_or_guess`): arrays of the same records repeat it.
 pub(super) struct LastTable {
-    pub(super) fields: Option<Fields>,
+    pub(super) fields: Option<TableFields>,
     /// The `{…}` text of `fields`: a table whose guess took `fields` copies its header's list
     /// instead of writing it name by name.
     list: Vec<u8>,
@@ -183,7 +183,7 @@ impl<'w> Emitter<'w> {
         &mut self,
         key: Option<&str>,
         len: usize,
-        fields: Option<&Fields>,
+        fields: Option<&TableFields>,
         keyed: bool,
     ) {
         if let Some(key) = key {
@@ -212,7 +212,7 @@ impl<'w> Emitter<'w> {
     }
 
     /// `{f1,f2{a,b}}` with nested field groups (§9.3).
-    pub(super) fn field_list(&mut self, fields: &Fields) {
+    pub(super) fn field_list(&mut self, fields: &TableFields) {
         self.lines.buf.push(b'{');
         for (j, name) in fields.names.iter().enumerate() {
             if j > 0 {
@@ -411,7 +411,7 @@ impl LastTable {
     /// guess; its `{…}` text is the last list written in `buf` (a guess holds its output back
     /// from the writer), unless the table took the last table's list (`took_last`), which is
     /// that text already.
-    pub(super) fn keep(&mut self, fields: Fields, took_last: bool, buf: &[u8]) {
+    pub(super) fn keep(&mut self, fields: TableFields, took_last: bool, buf: &[u8]) {
         if !took_last {
             self.list.clear();
             self.list.extend_from_slice(&buf[self.list_at.clone()]);

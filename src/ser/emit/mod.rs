@@ -14,7 +14,7 @@ use serde::ser::{self, Serialize};
 
 use super::probe::Stop;
 use super::probe::guess::Probed;
-use super::probe::{self, ArrayForm, Fields, ObjectForm, Shape};
+use super::probe::{self, ArrayForm, ObjectForm, Shape, TableFields};
 use crate::error::Error;
 use cell::{Cell, Fail};
 use drive::Drive;
@@ -398,14 +398,14 @@ enum Sink<'f> {
     },
     /// §9.3 tabular rows.
     Rows {
-        fields: &'f Fields,
+        fields: &'f TableFields,
         depth: usize,
         count: usize,
         len: usize,
     },
     /// §9.5 keyed entry rows.
     Keyed {
-        fields: &'f Fields,
+        fields: &'f TableFields,
         depth: usize,
         count: usize,
         len: usize,
@@ -442,7 +442,7 @@ impl<'f> Sink<'f> {
         }
     }
 
-    fn rows(fields: &'f Fields, len: usize, depth: usize) -> Self {
+    fn rows(fields: &'f TableFields, len: usize, depth: usize) -> Self {
         Sink::Rows {
             fields,
             depth,
@@ -451,7 +451,7 @@ impl<'f> Sink<'f> {
         }
     }
 
-    fn keyed(fields: &'f Fields, len: usize, depth: usize) -> Self {
+    fn keyed(fields: &'f TableFields, len: usize, depth: usize) -> Self {
         Sink::Keyed {
             fields,
             depth,
