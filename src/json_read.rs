@@ -29,7 +29,7 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// [`crate::json::from_str`].
 pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    let floats = Floats::new(text.as_bytes(), Vec::new());
+    let floats = NumberScan::new(text.as_bytes(), Vec::new());
     match parse(serde_json::Deserializer::from_str(text), &floats) {
         Err(e) if out_of_range(&e) => again(text.as_bytes(), e),
         read => read,
@@ -38,7 +38,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T>
 
 /// [`crate::json::from_slice`].
 pub(crate) fn from_slice<T: DeserializeOwned>(text: &[u8]) -> serde_json::Result<T> {
-    let floats = Floats::new(text, Vec::new());
+    let floats = NumberScan::new(text, Vec::new());
     match parse(serde_json::Deserializer::from_slice(text), &floats) {
         Err(e) if out_of_range(&e) => again(text, e),
         read => read,
@@ -61,13 +61,13 @@ fn again<T: DeserializeOwned>(text: &[u8], refused: serde_json::Error) -> serde_
     }
     parse(
         serde_json::Deserializer::from_slice(&copy),
-        &Floats::new(text, due),
+        &NumberScan::new(text, due),
     )
 }
 
 fn parse<'de, R: serde_json::de::Read<'de>, T: de::Deserialize<'de>>(
     mut de: serde_json::Deserializer<R>,
-    floats: &Floats<'_>,
+    floats: &NumberScan<'_>,
 ) -> serde_json::Result<T> {
     let value = T::deserialize(Counted(&mut de, floats))?;
     de.end()?;
@@ -98,7 +98,7 @@ fn finite_placeholders(text: &[u8]) -> (Vec<u8>, Vec<(usize, f64)>) {
 }
 
 /// The numbers visited so far, and where the scan for their tokens stands.
-struct Floats<'t> {
+struct NumberScan<'t> {
     text: &'t [u8],
     /// Numbers visited.
     seen: Cell<usize>,
@@ -112,9 +112,9 @@ struct Floats<'t> {
     lost: Cell<bool>,
 }
 
-impl<'t> Floats<'t> {
+impl<'t> NumberScan<'t> {
     fn new(text: &'t [u8], due: Vec<(usize, f64)>) -> Self {
-        Floats {
+        NumberScan {
             text,
             seen: Cell::new(0),
             found: Cell::new(0),
@@ -165,10 +165,10 @@ impl<'t> Floats<'t> {
 }
 
 /// A serde_json deserializer (or one of its parts) whose numbers are counted.
-struct Counted<'f, 't, D>(D, &'f Floats<'t>);
+struct Counted<'f, 't, D>(D, &'f NumberScan<'t>);
 
 /// A visitor (or seed) whose numbers are counted, and whose floats are corrected.
-struct Corrected<'f, 't, V>(V, &'f Floats<'t>);
+struct Corrected<'f, 't, V>(V, &'f NumberScan<'t>);
 
 macro_rules! forward {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {

@@ -5,7 +5,7 @@
 //! refuses `1e400`.
 //!
 //! The text is parsed as serde_json reads it first, noting whether any number came as an `f64`
-//! ([`Floats`]). Only then can a token have lost digits ([`Floats`] says why), and only then is
+//! ([`FloatSeen`]). Only then can a token have lost digits ([`FloatSeen`] says why), and only then is
 //! the text scanned ([`json_text::numbers`], [`json_text::exact_in_f64`]): most documents
 //! (integers only) cost no scan at all, and a document whose numbers all keep their value is
 //! the first parse's recording. Otherwise those tokens are replaced, in a copy, by a `0` padded
@@ -62,25 +62,25 @@ impl Numbers for Plain {}
 /// proves nothing either way: `0.1000000000000000055511151231257827` is visited as `0.1`, the
 /// same `f64` as `0.1`; only its token tells.
 #[derive(Default)]
-pub(super) struct Floats {
+pub(super) struct FloatSeen {
     seen: Cell<bool>,
 }
 
-impl Floats {
+impl FloatSeen {
     /// Whether a number came as an `f64`.
     pub(super) fn seen(&self) -> bool {
         self.seen.get()
     }
 }
 
-impl Numbers for &Floats {
+impl Numbers for &FloatSeen {
     #[inline(always)]
     fn float(self) {
         self.seen.set(true);
     }
 }
 
-/// Whether every number that `tape`, the first parse of `text` ([`Floats`]), recorded as an
+/// Whether every number that `tape`, the first parse of `text` ([`FloatSeen`]), recorded as an
 /// `f64` keeps its value ([`json_text::exact_in_f64`]), each then made its token's nearest
 /// `f64` where serde_json read it otherwise (without `float_roundtrip`, which this crate does
 /// not turn on, serde_json reads a float of more than 15 digits or with an exponent to within
@@ -93,7 +93,7 @@ impl Numbers for &Floats {
 /// is neither whitespace nor `,`, `:`, `]` or `}` (the closing brackets have no event). Most
 /// tokens' lengths are known without reading them: a bracket is one byte, a literal four or
 /// five, a `u64` or `i64` event its digits (a token visited as an integer is the integer's
-/// digits, [`Floats`]), and a string without escapes its text's length and two quotes (an
+/// digits, [`FloatSeen`]), and a string without escapes its text's length and two quotes (an
 /// escape makes the token longer than its text, so when the quote is not there, or is escaped,
 /// [`json_text::string_end`] finds it). Only a float's token is read.
 pub(super) fn floats_exact(text: &[u8], tape: &mut Tape) -> bool {

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-use super::exact_json::{self, Floats, Numbers, Plain};
+use super::exact_json::{self, FloatSeen, Numbers, Plain};
 use crate::ser::tape::{Ev, Node, Tape};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
@@ -196,14 +196,14 @@ impl Recording {
     /// whose exponent reaches ±2^40.
     pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Recording> {
         // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
-        // without one, no token can have lost digits (`exact_json::Floats`), so most
+        // without one, no token can have lost digits (`exact_json::FloatSeen`), so most
         // documents need no scan. With one, the floats' tokens are found by walking the text
         // along the recording (`floats_exact`, which skips strings by their length, and makes
         // each float its token's nearest `f64` where serde_json read it otherwise). When a
         // token did lose digits, or the text is not JSON as it stands (it may be once `1e400`
         // is replaced), the scan decides as it always did; when it finds nothing to replace,
         // the first parse is the answer, error included.
-        let floats = Floats::default();
+        let floats = FloatSeen::default();
         let mut first = Recording::parse(text, &floats);
         if let Ok(doc) = &mut first
             && (!floats.seen() || exact_json::floats_exact(text, &mut doc.tape))
@@ -610,7 +610,7 @@ plain[3]: 1.5,2,\"3\"";
         );
         for text in &texts {
             // The walk along the recording says what the scan says, on any JSON text.
-            if let Ok(mut first) = Recording::parse(text.as_bytes(), &Floats::default()) {
+            if let Ok(mut first) = Recording::parse(text.as_bytes(), &FloatSeen::default()) {
                 let scan = exact_json::prepare(text.as_bytes());
                 assert_eq!(
                     exact_json::floats_exact(text.as_bytes(), &mut first.tape),
