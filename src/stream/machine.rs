@@ -211,8 +211,8 @@ struct Scope<'a> {
     tainted: bool,
 }
 
-/// An open scope.
-enum Frame<'a> {
+/// An open scope: one frame of the machine's stack.
+enum ScopeFrame<'a> {
     /// An object's fields at `depth`; lines shallower than `min_depth` end it (§8).
     Object {
         min_depth: usize,
@@ -260,7 +260,7 @@ pub(crate) struct Machine<'a> {
     /// Lines read so far, blank and comment lines included.
     number: usize,
     root: Root<'a>,
-    frames: Vec<Frame<'a>>,
+    frames: Vec<ScopeFrame<'a>>,
     /// Containers open, against `max_depth`.
     open: usize,
     /// Scopes whose first item was read and that have not ended (§12 array spans).
@@ -440,7 +440,7 @@ impl<'a> Machine<'a> {
             if matches!(self.resume, Resume::Skip(_) | Resume::Line) {
                 self.frames
                     .iter_mut()
-                    .filter_map(Frame::scope)
+                    .filter_map(ScopeFrame::scope)
                     .for_each(|s| s.tainted = true);
             }
             err.resolve_in_line(raw, self.number)
@@ -546,7 +546,7 @@ impl<'a> Machine<'a> {
         self.open = self.open.saturating_sub(1);
         let strict = self.strict;
         let (scope, what, end) = match frame {
-            Frame::Object { seen, .. } => {
+            ScopeFrame::Object { seen, .. } => {
                 if let Some(seen) = seen {
                     seen.close(&mut self.keys);
                 }
@@ -554,14 +554,14 @@ impl<'a> Machine<'a> {
                 return Ok(());
             }
             // §8: no deeper line followed `key:`; the value is `{}`.
-            Frame::Block { .. } => {
+            ScopeFrame::Block { .. } => {
                 sink.push(Event::StartObject);
                 sink.push(Event::EndObject);
                 return Ok(());
             }
-            Frame::List(scope) => (scope, Role::Item, Event::EndArray),
-            Frame::Table { scope, delim, .. } => (scope, Role::Row(delim), Event::EndArray),
-            Frame::Keyed { scope, seen, .. } => {
+            ScopeFrame::List(scope) => (scope, Role::Item, Event::EndArray),
+            ScopeFrame::Table { scope, delim, .. } => (scope, Role::Row(delim), Event::EndArray),
+            ScopeFrame::Keyed { scope, seen, .. } => {
                 if let Some(seen) = seen {
                     seen.close(&mut self.keys);
                 }
@@ -632,7 +632,7 @@ impl<'a> Machine<'a> {
         // Either way an error: a reader that goes on reads the rest as the root object's
         // fields, this line again when it is one of them.
         let seen = self.strict.then(|| SeenKeys::open(&self.keys));
-        self.frames.push(Frame::Object {
+        self.frames.push(ScopeFrame::Object {
             min_depth: 0,
             depth: 0,
             seen,
@@ -671,7 +671,7 @@ impl<'a> Machine<'a> {
         self.enter_at(line)?;
         sink.push(Event::StartObject);
         let seen = self.strict.then(|| SeenKeys::open(&self.keys));
-        self.frames.push(Frame::Object {
+        self.frames.push(ScopeFrame::Object {
             min_depth: depth,
             depth,
             seen,
@@ -707,7 +707,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 return Err(form::after_document(&line, true));
             };
             let (scope, role) = match frame {
-                Frame::Object {
+                ScopeFrame::Object {
                     min_depth, depth, ..
                 } => {
                     if !form::object_line(&line, *min_depth, *depth)? {
@@ -718,7 +718,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                     self.m.consume()?;
                     return self.field(line.content, &line, depth);
                 }
-                Frame::Block { parent } => {
+                ScopeFrame::Block { parent } => {
                     let parent = *parent;
                     if !form::opens_block(parent, Some(&line)) {
                         self.m.close(Some(&line), self.sink)?;
@@ -727,16 +727,16 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                     let depth = form::scope_depth(parent, Some(&line), strict)?;
                     self.sink.push(Event::StartObject);
                     let seen = strict.then(|| SeenKeys::open(&self.m.keys));
-                    *frame = Frame::Object {
+                    *frame = ScopeFrame::Object {
                         min_depth: parent + 1,
                         depth,
                         seen,
                     };
                     continue;
                 }
-                Frame::List(scope) => (scope, Role::Item),
-                Frame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
-                Frame::Keyed { scope, .. } => (scope, Role::Entry),
+                ScopeFrame::List(scope) => (scope, Role::Item),
+                ScopeFrame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
+                ScopeFrame::Keyed { scope, .. } => (scope, Role::Entry),
             };
             let depth = match scope.depth {
                 Some(depth) => depth,
@@ -771,7 +771,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         self.m.consume()?;
         // The item opens the §12 array span of its scope, and is its last line so far.
         let number = self.m.number;
-        let Some(scope) = self.m.frames.last_mut().and_then(Frame::scope) else {
+        let Some(scope) = self.m.frames.last_mut().and_then(ScopeFrame::scope) else {
             return Ok(());
         };
         if !scope.started {
@@ -831,7 +831,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
 
     /// An object field's key: strict mode refuses one seen before in the object (§14.3).
     fn key(&mut self, key: Cow<'l, str>, line: &Line<'l>) -> Result<()> {
-        if let Some(Frame::Object {
+        if let Some(ScopeFrame::Object {
             seen: Some(seen), ..
         }) = self.m.frames.last_mut()
             && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
@@ -849,7 +849,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             // reference streams it).
             form::After::Block => {
                 self.m.enter_after(line)?;
-                self.m.frames.push(Frame::Block { parent: depth });
+                self.m.frames.push(ScopeFrame::Block { parent: depth });
                 Ok(())
             }
             form::After::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
@@ -905,7 +905,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 .m
                 .strict
                 .then(|| SeenKeys::sized(&self.m.keys, header.len));
-            self.m.frames.push(Frame::Keyed {
+            self.m.frames.push(ScopeFrame::Keyed {
                 scope,
                 fields: K::fields(header.fields.unwrap_or_default()),
                 delim: header.delim,
@@ -929,12 +929,12 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         }
         self.sink.push(Event::StartArray { length: header.len });
         self.m.frames.push(match header.fields {
-            Some(fields) => Frame::Table {
+            Some(fields) => ScopeFrame::Table {
                 scope,
                 fields: K::fields(fields),
                 delim: header.delim,
             },
-            None => Frame::List(scope),
+            None => ScopeFrame::List(scope),
         });
         Ok(())
     }
@@ -942,7 +942,9 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// A tabular row (§9.3): `content` split on the delimiter, one cell per leaf field.
     fn row(&mut self, content: &'l str, line: &Line<'l>, delim: u8) -> Result<()> {
         let fields = match self.m.frames.last() {
-            Some(Frame::Table { fields, .. } | Frame::Keyed { fields, .. }) => Rc::clone(fields),
+            Some(ScopeFrame::Table { fields, .. } | ScopeFrame::Keyed { fields, .. }) => {
+                Rc::clone(fields)
+            }
             _ => return Ok(()),
         };
         let mut cells = recycle(std::mem::take(&mut self.m.cells));
@@ -987,7 +989,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// A keyed table's entry row (§9.5): `key: cells`.
     fn entry(&mut self, line: &Line<'l>) -> Result<()> {
         let (key, rest) = key::split_key(line.content).map_err(|e| line.error_at(0, e))?;
-        if let Some(Frame::Keyed {
+        if let Some(ScopeFrame::Keyed {
             seen: Some(seen), ..
         }) = self.m.frames.last_mut()
             && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
@@ -995,7 +997,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             return Err(duplicate(line, &key));
         }
         let delim = match self.m.frames.last() {
-            Some(Frame::Keyed { delim, .. }) => *delim,
+            Some(ScopeFrame::Keyed { delim, .. }) => *delim,
             _ => b',',
         };
         self.sink.key(key, K::text);
@@ -1030,13 +1032,13 @@ enum Role {
     Entry,
 }
 
-impl<'a> Frame<'a> {
+impl<'a> ScopeFrame<'a> {
     fn scope(&mut self) -> Option<&mut Scope<'a>> {
         match self {
-            Frame::List(scope) | Frame::Table { scope, .. } | Frame::Keyed { scope, .. } => {
-                Some(scope)
-            }
-            Frame::Object { .. } | Frame::Block { .. } => None,
+            ScopeFrame::List(scope)
+            | ScopeFrame::Table { scope, .. }
+            | ScopeFrame::Keyed { scope, .. } => Some(scope),
+            ScopeFrame::Object { .. } | ScopeFrame::Block { .. } => None,
         }
     }
 }
