@@ -253,11 +253,11 @@ impl<'de> Deserializer<'de> {
         let root = form::root(&first, &mut self.rules())?;
         self.scan.consume()?;
         match root {
-            form::Root::EmptyArray => {
+            form::RootForm::EmptyArray => {
                 self.root_is_closed_form = true;
                 Ok(Slot::EmptyArray)
             }
-            form::Root::Header(header) => {
+            form::RootForm::Header(header) => {
                 self.root_is_closed_form = true;
                 Ok(Slot::Header {
                     header: self.boxed(header),
@@ -265,14 +265,14 @@ impl<'de> Deserializer<'de> {
                     line: first,
                 })
             }
-            form::Root::Undecided
+            form::RootForm::Undecided
                 if !form::root_without_colon(&first, self.scan.peek()?.as_ref())? =>
             {
                 Ok(Slot::Token {
                     text: first.content,
                 })
             }
-            form::Root::Object | form::Root::Undecided => Ok(Slot::Object {
+            form::RootForm::Object | form::RootForm::Undecided => Ok(Slot::Object {
                 first: Some(First::Text(first.content, first)),
                 depth: 0,
             }),
@@ -301,18 +301,18 @@ impl<'de> Deserializer<'de> {
     /// One list item (§9.4, §10) whose hyphen line has just been consumed.
     fn list_item(&mut self, line: Line<'de>, item_depth: usize) -> Result<Slot<'de, 'de>> {
         Ok(match form::list_item(&line, &mut self.rules())? {
-            form::Item::EmptyObject => Slot::EmptyObject,
-            form::Item::EmptyArray => Slot::EmptyArray,
-            form::Item::Header(header) => Slot::Header {
+            form::ItemForm::EmptyObject => Slot::EmptyObject,
+            form::ItemForm::EmptyArray => Slot::EmptyArray,
+            form::ItemForm::Header(header) => Slot::Header {
                 header: self.boxed(header),
                 base: item_depth,
                 line,
             },
-            form::Item::Object(after) => Slot::Object {
+            form::ItemForm::Object(after) => Slot::Object {
                 first: Some(First::Text(after, line)),
                 depth: item_depth + 1,
             },
-            form::Item::Token(after) => Slot::Token { text: after },
+            form::ItemForm::Token(after) => Slot::Token { text: after },
         })
     }
 

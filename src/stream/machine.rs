@@ -240,7 +240,7 @@ enum ScopeFrame<'a> {
 }
 
 /// Where the document's root stands (§5).
-enum Root<'a> {
+enum RootState<'a> {
     /// No significant line yet.
     Start,
     /// A first line without a colon: the next line (or the end) decides.
@@ -259,7 +259,7 @@ pub(crate) struct Machine<'a> {
     max_depth: usize,
     /// Lines read so far, blank and comment lines included.
     number: usize,
-    root: Root<'a>,
+    root: RootState<'a>,
     frames: Vec<ScopeFrame<'a>>,
     /// Containers open, against `max_depth`.
     open: usize,
@@ -331,7 +331,7 @@ impl<'a> Machine<'a> {
             strict: options.strict,
             max_depth: options.max_depth,
             number: 0,
-            root: Root::Start,
+            root: RootState::Start,
             frames: Vec::new(),
             open: 0,
             spans: 0,
@@ -464,8 +464,8 @@ impl<'a> Machine<'a> {
     }
 
     fn end<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<()> {
-        match std::mem::replace(&mut self.root, Root::Closed) {
-            Root::Start => {
+        match std::mem::replace(&mut self.root, RootState::Closed) {
+            RootState::Start => {
                 // §5: an empty document is an empty object. The decoder has no line to
                 // place a nesting error on.
                 if self.open >= self.max_depth {
@@ -475,7 +475,7 @@ impl<'a> Machine<'a> {
                 sink.push(Event::EndObject);
                 return Ok(());
             }
-            Root::Pending(mark) => {
+            RootState::Pending(mark) => {
                 // §5: a single line without a colon is the document's primitive.
                 let token = mark.line().content;
                 if S::EXACT
@@ -626,7 +626,7 @@ impl<'a> Machine<'a> {
     /// line at depth 0, or a deeper one that makes the first line an object's field, whose
     /// colon is missing.
     fn second_line(&mut self, next: &Line<'_>) -> Result<()> {
-        let Root::Pending(first) = std::mem::replace(&mut self.root, Root::Object) else {
+        let RootState::Pending(first) = std::mem::replace(&mut self.root, RootState::Object) else {
             return Ok(());
         };
         // Either way an error: a reader that goes on reads the rest as the root object's
@@ -696,9 +696,9 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         // After an error in this line, its block is skipped (unless said otherwise).
         self.m.resume = Resume::Skip(line.depth);
         match &self.m.root {
-            Root::Start => return self.root_line(line),
-            Root::Pending(_) => return self.m.second_line(&line),
-            Root::Object | Root::Closed => {}
+            RootState::Start => return self.root_line(line),
+            RootState::Pending(_) => return self.m.second_line(&line),
+            RootState::Object | RootState::Closed => {}
         }
         loop {
             let strict = self.m.strict;
@@ -793,21 +793,21 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         let root = form::root(&line, &mut self.m.rules::<K>(&mut local))?;
         self.m.consume()?;
         match root {
-            form::Root::EmptyArray => {
-                self.m.root = Root::Closed;
+            form::RootForm::EmptyArray => {
+                self.m.root = RootState::Closed;
                 self.empty(&line, Event::StartArray { length: 0 })
             }
-            form::Root::Header(header) => {
-                self.m.root = Root::Closed;
+            form::RootForm::Header(header) => {
+                self.m.root = RootState::Closed;
                 self.header(header, 0, &line)
             }
-            form::Root::Object => {
-                self.m.root = Root::Object;
+            form::RootForm::Object => {
+                self.m.root = RootState::Object;
                 self.m.open_object(&line, 0, self.sink)?;
                 self.field(line.content, &line, 0)
             }
-            form::Root::Undecided => {
-                self.m.root = Root::Pending(Mark::new::<K>(self.m.number, self.raw, &line));
+            form::RootForm::Undecided => {
+                self.m.root = RootState::Pending(Mark::new::<K>(self.m.number, self.raw, &line));
                 Ok(())
             }
         }
@@ -875,14 +875,14 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     fn list_item(&mut self, line: &Line<'l>, depth: usize) -> Result<()> {
         let mut local = HeaderCache::default();
         match form::list_item(line, &mut self.m.rules::<K>(&mut local))? {
-            form::Item::EmptyObject => self.empty(line, Event::StartObject),
-            form::Item::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
-            form::Item::Header(header) => self.header(header, depth, line),
-            form::Item::Object(first) => {
+            form::ItemForm::EmptyObject => self.empty(line, Event::StartObject),
+            form::ItemForm::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
+            form::ItemForm::Header(header) => self.header(header, depth, line),
+            form::ItemForm::Object(first) => {
                 self.m.open_object(line, depth + 1, self.sink)?;
                 self.field(first, line, depth + 1)
             }
-            form::Item::Token(text) => self.token(text),
+            form::ItemForm::Token(text) => self.token(text),
         }
     }
 
