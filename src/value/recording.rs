@@ -337,7 +337,7 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
         let (tape, numbers) = (self.0, self.1);
         let at = tape.open(true);
         let mut count = 0u32;
-        while map.next_key_seed(Key(&mut *tape))?.is_some() {
+        while map.next_key_seed(KeyRecorder(&mut *tape))?.is_some() {
             map.next_value_seed(Record(&mut *tape, numbers))?;
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
@@ -350,22 +350,22 @@ fn too_many<E: de::Error>() -> E {
 }
 
 /// Records an object key: a string, or an integer or boolean key's text (as serde_json does).
-struct Key<'t>(&'t mut Tape);
+struct KeyRecorder<'t>(&'t mut Tape);
 
-impl<'de> DeserializeSeed<'de> for Key<'_> {
+impl<'de> DeserializeSeed<'de> for KeyRecorder<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Key<'_> {
+impl KeyRecorder<'_> {
     fn key<E: de::Error>(self, key: &str) -> Result<(), E> {
         self.0.push_key(key).map_err(E::custom)
     }
 }
 
-impl<'de> Visitor<'de> for Key<'_> {
+impl<'de> Visitor<'de> for KeyRecorder<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
