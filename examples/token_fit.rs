@@ -32,7 +32,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use json_files::{json_files, json_values, renderings};
-use toon::tokens::__private::{Kind, Letters, Pieces, Prefix, Script, text_key, vocab};
+use toon::tokens::__private::{Letters, PieceKind, Pieces, Prefix, Script, text_key, vocab};
 use toon::tokens::{Encoding, count};
 
 /// Fewer observations than this and a cell takes a coarser mean.
@@ -179,7 +179,7 @@ impl Fit {
                 continue;
             }
             match piece.kind {
-                Kind::Word { prefix, letters } => {
+                PieceKind::Word { prefix, letters } => {
                     let letters_text = match prefix {
                         Some(_) => {
                             let first = piece.text.chars().next().map_or(0, char::len_utf8);
@@ -208,8 +208,10 @@ impl Fit {
                         }
                     }
                 }
-                Kind::Digits => doc.digits[piece.text.chars().count().clamp(1, 3) - 1].add(tokens),
-                Kind::Punct if !piece.text.is_ascii() => {
+                PieceKind::Digits => {
+                    doc.digits[piece.text.chars().count().clamp(1, 3) - 1].add(tokens)
+                }
+                PieceKind::Punct if !piece.text.is_ascii() => {
                     let mut widths = piece
                         .text
                         .chars()
@@ -240,8 +242,8 @@ impl Fit {
                 kind => {
                     let chars = piece.text.chars().count();
                     let table = match kind {
-                        Kind::Punct => &mut doc.punct,
-                        Kind::Newline => &mut doc.newline,
+                        PieceKind::Punct => &mut doc.punct,
+                        PieceKind::Newline => &mut doc.newline,
                         _ => &mut doc.space,
                     };
                     if chars <= BY_CHARS {
