@@ -147,7 +147,7 @@ impl<'a> Sink<'a> for std::collections::VecDeque<Event<'a>> {
 
 /// A line kept past its step, for errors placed on it later: its 1-based number, its raw
 /// text (no newline, no CR) and where its content lies in it.
-struct Mark<'a> {
+struct KeptLine<'a> {
     number: usize,
     raw: Cow<'a, str>,
     start: usize,
@@ -155,9 +155,9 @@ struct Mark<'a> {
     depth: usize,
 }
 
-impl<'a> Mark<'a> {
+impl<'a> KeptLine<'a> {
     fn new<'l, K: Keep<'a, 'l>>(number: usize, raw: &'l str, line: &Line<'l>) -> Self {
-        let mut mark = Mark {
+        let mut mark = KeptLine {
             number: 0,
             raw: Cow::Borrowed(""),
             start: 0,
@@ -205,7 +205,7 @@ struct Scope<'a> {
     started: bool,
     header_line: usize,
     /// The last item's line (the header's before any).
-    last: Mark<'a>,
+    last: KeptLine<'a>,
     /// A reader that went on after an error skipped lines of this scope: its count says
     /// nothing, and is not checked.
     tainted: bool,
@@ -244,7 +244,7 @@ enum RootState<'a> {
     /// No significant line yet.
     Start,
     /// A first line without a colon: the next line (or the end) decides.
-    Pending(Mark<'a>),
+    Pending(KeptLine<'a>),
     /// A root object, open to the end.
     Object,
     /// A root array or keyed table (§5: it spans the whole document).
@@ -266,7 +266,7 @@ pub(crate) struct Machine<'a> {
     /// Scopes whose first item was read and that have not ended (§12 array spans).
     spans: usize,
     /// The first blank line since the last consumed line.
-    blank: Option<Mark<'a>>,
+    blank: Option<KeptLine<'a>>,
     /// The keys of the open objects (strict duplicates, §14.3), owned where they are copies.
     keys: Vec<(u64, Cow<'a, str>)>,
     headers: HeaderCache<'a>,
@@ -427,7 +427,7 @@ impl<'a> Machine<'a> {
                         content: raw,
                         depth: 0,
                     };
-                    self.blank = Some(Mark::new::<K>(self.number, raw, &line));
+                    self.blank = Some(KeptLine::new::<K>(self.number, raw, &line));
                 }
                 Ok(())
             }
@@ -807,7 +807,8 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 self.field(line.content, &line, 0)
             }
             form::RootForm::Undecided => {
-                self.m.root = RootState::Pending(Mark::new::<K>(self.m.number, self.raw, &line));
+                self.m.root =
+                    RootState::Pending(KeptLine::new::<K>(self.m.number, self.raw, &line));
                 Ok(())
             }
         }
@@ -897,7 +898,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             started: false,
             header_line: self.m.number,
             tainted: false,
-            last: Mark::new::<K>(self.m.number, self.raw, line),
+            last: KeptLine::new::<K>(self.m.number, self.raw, line),
         };
         if header.keyed {
             self.sink.push(Event::StartObject);
