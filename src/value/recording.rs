@@ -7,7 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::ser::{Serialize, Serializer};
 
 use super::exact_json::{self, FloatSeen, Numbers, Plain};
-use crate::ser::tape::{Ev, Node, Tape};
+use crate::ser::tape::{Ev, Tape, TapeValue};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
 /// container, and all text in one buffer. It deserializes from any self-describing format
@@ -165,7 +165,7 @@ impl Serialize for Recording {
             // `Recording::default()`: nothing recorded.
             return serializer.serialize_unit();
         }
-        Node {
+        TapeValue {
             tape: &self.tape,
             at: 0,
         }
@@ -220,7 +220,7 @@ impl Recording {
     fn parse<N: Numbers>(text: &[u8], numbers: N) -> serde_json::Result<Recording> {
         let mut de = serde_json::Deserializer::from_slice(text);
         let mut tape = Tape::default();
-        Record(&mut tape, numbers).deserialize(&mut de)?;
+        ValueRecorder(&mut tape, numbers).deserialize(&mut de)?;
         de.end()?;
         Ok(Recording::finish(tape))
     }
@@ -235,23 +235,23 @@ impl Recording {
 impl<'de> de::Deserialize<'de> for Recording {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut tape = Tape::default();
-        Record(&mut tape, Plain).deserialize(deserializer)?;
+        ValueRecorder(&mut tape, Plain).deserialize(deserializer)?;
         Ok(Recording::finish(tape))
     }
 }
 
 /// Records one value (and everything in it) at the end of the tape; `N` says what to do with
 /// its numbers (`exact_json`).
-struct Record<'t, N>(&'t mut Tape, N);
+struct ValueRecorder<'t, N>(&'t mut Tape, N);
 
-impl<'de, N: Numbers> DeserializeSeed<'de> for Record<'_, N> {
+impl<'de, N: Numbers> DeserializeSeed<'de> for ValueRecorder<'_, N> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<N: Numbers> Record<'_, N> {
+impl<N: Numbers> ValueRecorder<'_, N> {
     fn scalar<E>(self, ev: Ev) -> Result<(), E> {
         self.0.ev.push(ev);
         Ok(())
@@ -271,7 +271,7 @@ impl<N: Numbers> Record<'_, N> {
     }
 }
 
-impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
+impl<'de, N: Numbers> Visitor<'de> for ValueRecorder<'_, N> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -325,7 +325,7 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
         let at = tape.open(false);
         let mut count = 0u32;
         while seq
-            .next_element_seed(Record(&mut *tape, numbers))?
+            .next_element_seed(ValueRecorder(&mut *tape, numbers))?
             .is_some()
         {
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
@@ -338,7 +338,7 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
         let at = tape.open(true);
         let mut count = 0u32;
         while map.next_key_seed(KeyRecorder(&mut *tape))?.is_some() {
-            map.next_value_seed(Record(&mut *tape, numbers))?;
+            map.next_value_seed(ValueRecorder(&mut *tape, numbers))?;
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
         tape.close(at, count).map_err(de::Error::custom)
