@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::de::{self, Deserializer as _, Visitor};
 
 use super::exact;
-use super::token::{self, Primitive, TypedNumber};
+use super::token::{self, ParsedPrimitive, TypedNumber};
 use super::{Deserializer, Slot, ValueDe, at_text, visit_integer, visit_number, visit_primitive};
 use crate::error::{Error, Result};
 
@@ -167,9 +167,9 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     fn literal<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
         let text = self.run(|b| b.is_ascii_lowercase());
         let prim = match text {
-            "true" => Some(Primitive::Bool(true)),
-            "false" => Some(Primitive::Bool(false)),
-            "null" => Some(Primitive::Null),
+            "true" => Some(ParsedPrimitive::Bool(true)),
+            "false" => Some(ParsedPrimitive::Bool(false)),
+            "null" => Some(ParsedPrimitive::Null),
             _ => None,
         };
         self.whole(text, prim, visitor, visit_primitive)

@@ -44,7 +44,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Integer, Primitive, TypedNumber, parse_primitive, trim_spaces};
+use token::{Integer, ParsedPrimitive, TypedNumber, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -383,15 +383,18 @@ pub(crate) struct ValueDe<'a, 'de> {
     pub(crate) slot: Slot<'a, 'de>,
 }
 
-fn visit_primitive<'de, V: Visitor<'de>>(prim: Primitive<'de>, visitor: V) -> Result<V::Value> {
+fn visit_primitive<'de, V: Visitor<'de>>(
+    prim: ParsedPrimitive<'de>,
+    visitor: V,
+) -> Result<V::Value> {
     match prim {
-        Primitive::Null => visitor.visit_unit(),
-        Primitive::Bool(b) => visitor.visit_bool(b),
-        Primitive::I64(v) => visitor.visit_i64(v),
-        Primitive::U64(v) => visitor.visit_u64(v),
-        Primitive::F64(v) => visitor.visit_f64(v),
-        Primitive::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
-        Primitive::Str(Cow::Owned(s)) => visitor.visit_string(s),
+        ParsedPrimitive::Null => visitor.visit_unit(),
+        ParsedPrimitive::Bool(b) => visitor.visit_bool(b),
+        ParsedPrimitive::I64(v) => visitor.visit_i64(v),
+        ParsedPrimitive::U64(v) => visitor.visit_u64(v),
+        ParsedPrimitive::F64(v) => visitor.visit_f64(v),
+        ParsedPrimitive::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+        ParsedPrimitive::Str(Cow::Owned(s)) => visitor.visit_string(s),
     }
 }
 
@@ -413,7 +416,7 @@ fn visit_number<'de, V: Visitor<'de>>(number: TypedNumber, visitor: V) -> Result
     }
 }
 
-fn token(text: &str) -> Result<Primitive<'_>> {
+fn token(text: &str) -> Result<ParsedPrimitive<'_>> {
     parse_primitive(text).map_err(|e| at_text(text, e))
 }
 
@@ -566,10 +569,10 @@ fn visit_header<'de, V: Visitor<'de>>(
 fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Result<V::Value> {
     match value.slot {
         Slot::Token { text } => match token(text)? {
-            Primitive::Str(Cow::Borrowed(s)) => visitor
+            ParsedPrimitive::Str(Cow::Borrowed(s)) => visitor
                 .visit_enum(de::value::BorrowedStrDeserializer::<Error>::new(s))
                 .map_err(|e| at_text(text, e)),
-            Primitive::Str(Cow::Owned(s)) => visitor
+            ParsedPrimitive::Str(Cow::Owned(s)) => visitor
                 .visit_enum(s.into_deserializer())
                 .map_err(|e: Error| at_text(text, e)),
             _ => Err(at_text(

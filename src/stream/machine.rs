@@ -310,17 +310,19 @@ fn recycle<'x>(mut cells: Vec<&str>) -> Vec<&'x str> {
 
 /// A decoded token as an event's primitive.
 fn primitive<'x, 'a>(
-    token: token::Primitive<'x>,
+    token: token::ParsedPrimitive<'x>,
     keep: impl FnOnce(Cow<'x, str>) -> Cow<'a, str>,
 ) -> Primitive<'a> {
     match token {
-        token::Primitive::Null => Primitive::Null,
-        token::Primitive::Bool(b) => Primitive::Bool(b),
-        token::Primitive::U64(v) => Primitive::Number(Number::from(v)),
-        token::Primitive::I64(v) => Primitive::Number(Number::from(v)),
+        token::ParsedPrimitive::Null => Primitive::Null,
+        token::ParsedPrimitive::Bool(b) => Primitive::Bool(b),
+        token::ParsedPrimitive::U64(v) => Primitive::Number(Number::from(v)),
+        token::ParsedPrimitive::I64(v) => Primitive::Number(Number::from(v)),
         // Never infinite (§4: such a token is a string), but `toon::Value` reads it so.
-        token::Primitive::F64(v) => Number::from_f64(v).map_or(Primitive::Null, Primitive::Number),
-        token::Primitive::Str(s) => Primitive::String(keep(s)),
+        token::ParsedPrimitive::F64(v) => {
+            Number::from_f64(v).map_or(Primitive::Null, Primitive::Number)
+        }
+        token::ParsedPrimitive::Str(s) => Primitive::String(keep(s)),
     }
 }
 
@@ -1015,7 +1017,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             return Ok(());
         }
         match token::parse_primitive(text).map_err(|e| at_text(text, e))? {
-            token::Primitive::Str(s) => self.sink.string(s, K::text),
+            token::ParsedPrimitive::Str(s) => self.sink.string(s, K::text),
             parsed => self.sink.push(Event::Primitive(primitive(parsed, K::text))),
         }
         Ok(())
