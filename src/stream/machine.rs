@@ -89,11 +89,11 @@ impl<'l> Keep<'static, 'l> for Own {
 }
 
 /// Where the machine's events go. A step that fails takes back the events it produced
-/// ([`Sink::checkpoint`], [`Sink::rollback`]), so that an error comes after the events of
+/// ([`EventSink::checkpoint`], [`EventSink::rollback`]), so that an error comes after the events of
 /// the lines before it and nothing of its own line.
-pub(crate) trait Sink<'a> {
+pub(crate) trait EventSink<'a> {
     /// Whether numbers that an `f64` would change are handed over as their §2 canonical text
-    /// ([`Sink::exact`]) instead of as a [`Number`] (the JSON writer's exact numbers).
+    /// ([`EventSink::exact`]) instead of as a [`Number`] (the JSON writer's exact numbers).
     const EXACT: bool = false;
     fn push(&mut self, event: Event<'a>);
     fn exact(&mut self, _text: String) {}
@@ -103,7 +103,7 @@ pub(crate) trait Sink<'a> {
     fn key<'l>(&mut self, key: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
         self.push(Event::Key(keep(key)));
     }
-    /// A string of the current line, as [`Sink::key`].
+    /// A string of the current line, as [`EventSink::key`].
     #[inline]
     fn string<'l>(&mut self, text: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
         self.push(Event::Primitive(Primitive::String(keep(text))));
@@ -119,7 +119,7 @@ pub(crate) trait Sink<'a> {
     fn rollback(&mut self, at: usize);
 }
 
-impl<'a> Sink<'a> for Vec<Event<'a>> {
+impl<'a> EventSink<'a> for Vec<Event<'a>> {
     #[inline]
     fn push(&mut self, event: Event<'a>) {
         Vec::push(self, event);
@@ -132,7 +132,7 @@ impl<'a> Sink<'a> for Vec<Event<'a>> {
     }
 }
 
-impl<'a> Sink<'a> for std::collections::VecDeque<Event<'a>> {
+impl<'a> EventSink<'a> for std::collections::VecDeque<Event<'a>> {
     #[inline]
     fn push(&mut self, event: Event<'a>) {
         self.push_back(event);
@@ -370,7 +370,7 @@ impl<'a> Machine<'a> {
     /// # Errors
     ///
     /// As [`Self::step`].
-    pub(crate) fn again<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    pub(crate) fn again<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -392,7 +392,7 @@ impl<'a> Machine<'a> {
     /// The first error of the line, or one about an earlier line that this line made
     /// certain (a scope's count, §14.1; a blank line inside an array, §12), with its line
     /// and column as the decoder reports them.
-    pub(crate) fn step<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    pub(crate) fn step<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -401,7 +401,7 @@ impl<'a> Machine<'a> {
         self.read_raw::<K, S>(raw, sink)
     }
 
-    fn read_raw<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    fn read_raw<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -456,7 +456,7 @@ impl<'a> Machine<'a> {
     ///
     /// A scope short of its declared count (strict, [`crate::Category::Eof`]), a document
     /// whose only line is an invalid primitive, or the nesting limit for the empty document.
-    pub(crate) fn finish<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+    pub(crate) fn finish<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         let checkpoint = sink.checkpoint();
         let result = self.end(sink);
         if result.is_err() {
@@ -465,7 +465,7 @@ impl<'a> Machine<'a> {
         result
     }
 
-    fn end<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+    fn end<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         match std::mem::replace(&mut self.root, RootState::Closed) {
             RootState::Start => {
                 // §5: an empty document is an empty object. The decoder has no line to
@@ -541,7 +541,7 @@ impl<'a> Machine<'a> {
 
     /// Closes the innermost scope, ended by `next` (or by the end of input): its checks,
     /// then its closing event.
-    fn close<S: Sink<'a>>(&mut self, next: Option<&Line<'_>>, sink: &mut S) -> Result<()> {
+    fn close<S: EventSink<'a>>(&mut self, next: Option<&Line<'_>>, sink: &mut S) -> Result<()> {
         let Some(frame) = self.frames.pop() else {
             return Ok(());
         };
@@ -664,7 +664,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Opens an object whose first field is on `line` (the root, §5; a list item, §10).
-    fn open_object<S: Sink<'a>>(
+    fn open_object<S: EventSink<'a>>(
         &mut self,
         line: &Line<'_>,
         depth: usize,
@@ -691,7 +691,7 @@ struct Reading<'m, 'a, 'l, K, S> {
     keep: PhantomData<K>,
 }
 
-impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
+impl<'a, 'l, K: Keep<'a, 'l>, S: EventSink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// One significant line: the scopes it ends are closed, then the one that takes it
     /// reads it.
     fn line(&mut self, line: Line<'l>) -> Result<()> {

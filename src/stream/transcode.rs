@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use serde::Serialize;
 use serde_json::ser::Formatter as _;
 
-use super::machine::Sink;
+use super::machine::EventSink;
 use super::reader::LineReader;
 use super::{Event, Primitive};
 use crate::error::{Error, Result};
@@ -122,7 +122,7 @@ impl<W: Write> JsonSink<'_, W> {
     }
 }
 
-impl<W: Write> Sink<'static> for JsonSink<'_, W> {
+impl<W: Write> EventSink<'static> for JsonSink<'_, W> {
     const EXACT: bool = true;
 
     fn push(&mut self, event: Event<'static>) {

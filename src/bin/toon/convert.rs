@@ -16,7 +16,7 @@ use toon::render::{Output, Pipeline};
 use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, EncodeOptions, Recording, Value};
 
-use crate::io::{Input, Sink, Stream};
+use crate::io::{BufferedOutput, Input, Stream};
 use crate::overflow;
 use crate::{Failure, parse_paths};
 
@@ -242,7 +242,7 @@ fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
     let options = encode_options(args);
     let label = input.label.clone();
     let stats_input = args.stats.then_some(input);
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let written = match &stats_input {
         None => toon::to_writer_with(&mut sink, &document, &options)
             .map_err(|e| Failure::because(&label, e)),
@@ -294,7 +294,7 @@ fn decode(args: &Convert) -> Result<(), Failure> {
             .map_err(|e| Failure::because(format_args!("cannot read {label}"), e))?;
         head
     };
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let options = decode_options(args);
     let written = if large || (!over_input && head.len() as u64 > STREAM_ABOVE) {
         let reader = std::io::Cursor::new(head).chain(input.reader);
@@ -380,7 +380,7 @@ fn reshape(
         toon::json::to_string_pretty(&value, args.indent)
             .map_err(|e| Failure::because(&input.label, e))?
     };
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let written = sink
         .write_all(output.as_bytes())
         .map_err(|e| Failure::because("cannot write output", e));
