@@ -301,7 +301,7 @@ fn listing(fields: &BTreeSet<String>) -> String {
     let mut out = fields
         .iter()
         .take(LISTED)
-        .map(|name| crate::error::clipped(name, crate::error::Quoted::MAX).into_owned())
+        .map(|name| crate::error::clipped(name, crate::error::QuotedInput::MAX).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if fields.len() > LISTED {
@@ -383,7 +383,7 @@ impl<T: ?Sized + Serialize> Serialize for Within<'_, '_, T> {
         if self.at.is_identity() {
             return self.value.serialize(serializer);
         }
-        self.value.serialize(Filter {
+        self.value.serialize(FieldFilter {
             inner: serializer,
             at: self.at,
         })
@@ -391,7 +391,7 @@ impl<T: ?Sized + Serialize> Serialize for Within<'_, '_, T> {
 }
 
 /// A serializer that filters the fields of every object it sees by its [`Level`].
-struct Filter<'p, S> {
+struct FieldFilter<'p, S> {
     inner: S,
     at: Level<'p>,
 }
@@ -404,7 +404,7 @@ macro_rules! forward {
     )*};
 }
 
-impl<'p, S: Serializer> Serializer for Filter<'p, S> {
+impl<'p, S: Serializer> Serializer for FieldFilter<'p, S> {
     type Ok = S::Ok;
     type Error = S::Error;
     type SerializeSeq = FilterSeq<'p, S::SerializeSeq>;

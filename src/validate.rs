@@ -351,7 +351,7 @@ fn json_keys(raw: &str, number: usize, events: &[Event<'_>], found: &mut Vec<Dia
                 raw[..at].chars().count() + 1,
                 format!(
                     "the key {} looks like JSON: TOON keys stand alone, as in `name: value`",
-                    crate::error::Quoted(key)
+                    crate::error::QuotedInput(key)
                 ),
                 raw.strip_suffix('\r').unwrap_or(raw),
             ));

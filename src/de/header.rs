@@ -6,7 +6,7 @@ use std::rc::Rc;
 use super::token::{
     Unquoted, after_quoted, find_closing_quote, find_unquoted, parse_name, trim_spaces,
 };
-use crate::error::{Error, Quoted, Result};
+use crate::error::{Error, QuotedInput, Result};
 
 /// One field entry of a fields segment, possibly a nested field group (§9.3).
 #[derive(Debug)]
@@ -279,7 +279,9 @@ impl Segments {
         if fields.is_some() && !after_colon.is_empty() {
             return Err(invalid(
                 match &duplicate {
-                    Some(name) => format!("duplicate field name {} in field list", Quoted(name)),
+                    Some(name) => {
+                        format!("duplicate field name {} in field list", QuotedInput(name))
+                    }
                     None => "unexpected content after a fields-bearing header's colon".to_string(),
                 },
                 self.colon + 1,
@@ -287,7 +289,7 @@ impl Segments {
         }
         if strict && let Some(name) = duplicate {
             return Err(invalid(
-                format!("duplicate field name {} in field list", Quoted(name)),
+                format!("duplicate field name {} in field list", QuotedInput(name)),
                 self.brace_end,
             ));
         }
@@ -490,7 +492,7 @@ fn gap_error<'de>(gap: &str, before: &str, at: usize) -> Parsed<'de> {
     } else {
         format!(
             "unexpected content {} between bracket segment and {before}",
-            Quoted(trimmed)
+            QuotedInput(trimmed)
         )
     };
     invalid(message, at)
@@ -530,7 +532,7 @@ fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
     if !valid {
         return Err(Error::syntax(format!(
             "invalid array length {}: expected a non-negative integer without leading zeros",
-            Quoted(segment)
+            QuotedInput(segment)
         )));
     }
     let len = match value {
@@ -539,7 +541,7 @@ fn bracket(segment: &str, strict: bool) -> Result<(usize, u8, bool)> {
         None => {
             return Err(Error::syntax(format!(
                 "array length {} is too large",
-                Quoted(digits)
+                QuotedInput(digits)
             )));
         }
     };

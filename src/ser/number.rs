@@ -29,7 +29,7 @@ impl<T: ?Sized + Serialize> Serialize for ExactNumber<'_, T> {
 /// value it is. Only number characters are ever written unquoted: whatever a caller puts
 /// under the name cannot break the document's syntax.
 pub(crate) fn text<T: ?Sized + Serialize>(value: &T) -> Option<String> {
-    value.serialize(Text).ok()
+    value.serialize(TextTaker).ok()
 }
 
 fn is_number_text(text: &str) -> bool {
@@ -56,9 +56,9 @@ impl ser::Error for NotText {
 }
 
 /// Takes the string of a [`NUMBER`] newtype and nothing else.
-struct Text;
+struct TextTaker;
 
-impl ser::Serializer for Text {
+impl ser::Serializer for TextTaker {
     type Ok = String;
     type Error = NotText;
     type SerializeSeq = Impossible<String, NotText>;

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use std::io::BufRead;
 
 use super::machine::{EventSink, Machine, Own};
-use super::{Event, State, pull};
+use super::{Event, ReaderState, pull};
 use crate::de::utf8_error;
 use crate::error::{Error, Result};
 use crate::options::DecodeOptions;
@@ -96,7 +96,7 @@ impl<R: BufRead> LineReader<R> {
 pub struct Events<R> {
     lines: LineReader<R>,
     queue: VecDeque<Event<'static>>,
-    state: State,
+    state: ReaderState,
 }
 
 impl<R: BufRead> Events<R> {
@@ -116,7 +116,7 @@ impl<R: BufRead> Events<R> {
         Events {
             lines: LineReader::new(reader, options),
             queue: VecDeque::new(),
-            state: State::Reading,
+            state: ReaderState::Reading,
         }
     }
 }

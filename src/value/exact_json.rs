@@ -19,7 +19,7 @@ use std::cell::Cell;
 
 use serde::de::Error as _;
 
-use crate::json_text::{self, Kept};
+use crate::json_text::{self, NumberKept};
 use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
@@ -84,7 +84,7 @@ impl Numbers for &FloatSeen {
 /// `f64` keeps its value ([`json_text::exact_in_f64`]), each then made its token's nearest
 /// `f64` where serde_json read it otherwise (without `float_roundtrip`, which this crate does
 /// not turn on, serde_json reads a float of more than 15 digits or with an exponent to within
-/// one unit in the last place; [`json_text::Kept`]): the scan for texts with floats, without
+/// one unit in the last place; [`json_text::NumberKept`]): the scan for texts with floats, without
 /// reading their strings. `false` when one does not keep its value, and when the walk finds a
 /// byte it did not expect (it never should): then [`prepare`] decides.
 ///
@@ -120,12 +120,12 @@ pub(super) fn floats_exact(text: &[u8], tape: &mut Tape) -> bool {
                 }
             }
             (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_kept(text, at) {
-                (end, Kept::Plain) => end,
-                (end, Kept::Nearest(nearest)) => {
+                (end, NumberKept::Plain) => end,
+                (end, NumberKept::Nearest(nearest)) => {
                     *ev = Ev::F64(nearest);
                     end
                 }
-                (_, Kept::Lost) => return false,
+                (_, NumberKept::Lost) => return false,
             },
             _ => return false,
         };
