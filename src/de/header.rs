@@ -173,7 +173,7 @@ fn parse_full<'de>(
 
 /// One step of [`parse_full`]: its result, or what the line is when the parse stops there
 /// ([`Parsed::NotHeader`] or [`Parsed::Invalid`], never a header).
-type Step<'de, T> = std::result::Result<T, Parsed<'de>>;
+type FullParse<'de, T> = std::result::Result<T, Parsed<'de>>;
 
 /// The header in `content`, its segments read in the order their errors take precedence:
 /// where they lie, the key, the bracket, the field list, what may follow the colon.
@@ -182,7 +182,7 @@ fn full_header<'de>(
     strict: bool,
     max_depth: usize,
     cache: &mut HeaderCache<'de>,
-) -> Step<'de, Header<'de>> {
+) -> FullParse<'de, Header<'de>> {
     let at = Segments::find(content)?;
     let key = header_key(content, at.bracket_start)?;
     let after_colon = trim_spaces(&content[at.colon + 1..]);
@@ -219,7 +219,7 @@ struct Segments {
 impl Segments {
     /// The segments of `content`, or why it is no header or an invalid one: nothing may
     /// stand between `]`, the field list and the colon.
-    fn find(content: &str) -> Step<'_, Segments> {
+    fn find(content: &str) -> FullParse<'_, Segments> {
         let bracket_start = bracket_start(content).ok_or(Parsed::NotHeader)?;
         // §5.2: a line whose first unquoted colon precedes its first '[' is a key-value line.
         match find_unquoted(content, b':', 0) {
@@ -268,7 +268,7 @@ impl Segments {
         keyed: bool,
         after_colon: &str,
         strict: bool,
-    ) -> Step<'de, ()> {
+    ) -> FullParse<'de, ()> {
         let duplicate = fields.and_then(|f| f.duplicate.as_deref());
         if keyed && fields.is_none() {
             return Err(invalid(
@@ -309,7 +309,7 @@ fn bracket_start(content: &str) -> Option<usize> {
 }
 
 /// The key before the bracket segment (§7.4), `None` for a root array's header.
-fn header_key(content: &str, bracket_start: usize) -> Step<'_, Option<Cow<'_, str>>> {
+fn header_key(content: &str, bracket_start: usize) -> FullParse<'_, Option<Cow<'_, str>>> {
     if bracket_start == 0 {
         return Ok(None);
     }
@@ -334,7 +334,7 @@ fn field_list<'de>(
     delim: u8,
     max_depth: usize,
     cache: &mut HeaderCache<'de>,
-) -> Step<'de, Rc<FieldList<'de>>> {
+) -> FullParse<'de, Rc<FieldList<'de>>> {
     let inner = &content[open + 1..close];
     // A field list seen before passed every check below.
     if let Some(list) = cache.get(inner, delim) {
