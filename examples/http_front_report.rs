@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use mcp_servers::{Client, Scratch, examples_dir};
@@ -44,15 +45,26 @@ fn main() {
         json!({"mcpServers": {"notes": {"command": notes}}}).to_string(),
     )
     .unwrap();
+    let proxy = Proxy::start(&toon, &config, max_sessions);
+    overhead(&proxy, &toon, &notes, &config);
+    println!(
+        "\n## {clients} concurrent clients × {calls} calls, a session each \
+         (--http-max-sessions {max_sessions})\n"
+    );
+    concurrent_clients(&proxy, clients, calls);
+    drop(proxy);
+}
 
+/// The overhead per call: notes_server directly, through the HTTP front and through the
+/// stdio proxy, calls interleaved.
+fn overhead(proxy: &Proxy, toon: &Path, notes: &Path, config: &Path) {
     println!(
         "## Overhead per call (notes_server: direct over stdio vs through the HTTP front, interleaved)\n"
     );
-    let proxy = Proxy::start(&toon, &config, max_sessions);
-    let mut direct = Client::spawn(Command::new(&notes));
+    let mut direct = Client::spawn(Command::new(notes));
     direct.initialize("2025-11-25");
     let mut http = Session::open(&proxy.addr);
-    let mut stdio = Client::proxy(&toon, &config, &[]);
+    let mut stdio = Client::proxy(toon, config, &[]);
     stdio.initialize("2025-11-25");
     for i in 0..8 {
         let args =
@@ -85,43 +97,19 @@ fn main() {
     http.close();
     direct.close();
     stdio.close();
+}
 
-    println!(
-        "\n## {clients} concurrent clients × {calls} calls, a session each \
-         (--http-max-sessions {max_sessions})\n"
-    );
-    let peak_tree = Arc::new(AtomicU64::new(0));
+/// `clients` concurrent clients of `calls` calls each, every one with a session of its own;
+/// their times and errors, and the peak memory of the proxy and of the proxy with its
+/// servers.
+fn concurrent_clients(proxy: &Proxy, clients: usize, calls: usize) {
     let stop = Arc::new(AtomicBool::new(false));
-    let sampler = {
-        let (peak, stop, pid) = (peak_tree.clone(), stop.clone(), proxy.child.id());
-        std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                let total: u64 = std::iter::once(pid)
-                    .chain(mcp_servers::descendants(pid))
-                    .map(rss_kib)
-                    .sum();
-                peak.fetch_max(total, Ordering::Relaxed);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
+    let (peak_tree, sampler) = peak_rss(proxy.child.id(), stop.clone());
     let started = Instant::now();
     let workers: Vec<_> = (0..clients)
         .map(|c| {
             let addr = proxy.addr.clone();
-            std::thread::spawn(move || -> Result<Duration, String> {
-                let started = Instant::now();
-                let mut session = Session::try_open(&addr)?;
-                for i in 0..calls {
-                    let args = json!({"title": format!("c{c} n{i}"), "body": "x", "tags": []});
-                    let r = session.try_call("add_note", &args)?;
-                    if r["result"]["isError"] == true || r.get("error").is_some() {
-                        return Err(format!("client {c} call {i}: {r}"));
-                    }
-                }
-                session.close();
-                Ok(started.elapsed())
-            })
+            std::thread::spawn(move || client_calls(&addr, c, calls))
         })
         .collect();
     let mut errors = Vec::new();
@@ -153,7 +141,42 @@ fn main() {
         "peak RSS: proxy alone {hwm}; proxy + its servers (sampled every 20 ms) {} MiB",
         peak_tree.load(Ordering::Relaxed) / 1024
     );
-    drop(proxy);
+}
+
+/// The highest resident memory of process `pid` with its descendants, sampled every 20 ms
+/// on a thread of its own until `stop`.
+fn peak_rss(pid: u32, stop: Arc<AtomicBool>) -> (Arc<AtomicU64>, JoinHandle<()>) {
+    let peak = Arc::new(AtomicU64::new(0));
+    let sampler = {
+        let peak = peak.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let total: u64 = std::iter::once(pid)
+                    .chain(mcp_servers::descendants(pid))
+                    .map(rss_kib)
+                    .sum();
+                peak.fetch_max(total, Ordering::Relaxed);
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    (peak, sampler)
+}
+
+/// Client `c`: a session of its own, `calls` calls, closed; how long it took, or its first
+/// error.
+fn client_calls(addr: &str, c: usize, calls: usize) -> Result<Duration, String> {
+    let started = Instant::now();
+    let mut session = Session::try_open(addr)?;
+    for i in 0..calls {
+        let args = json!({"title": format!("c{c} n{i}"), "body": "x", "tags": []});
+        let r = session.try_call("add_note", &args)?;
+        if r["result"]["isError"] == true || r.get("error").is_some() {
+            return Err(format!("client {c} call {i}: {r}"));
+        }
+    }
+    session.close();
+    Ok(started.elapsed())
 }
 
 struct Proxy {

@@ -11,7 +11,7 @@
 #[path = "../tests/mcp_servers/mod.rs"]
 mod mcp_servers;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -40,10 +40,32 @@ fn main() {
         .unwrap();
     println!("{}", String::from_utf8_lossy(&inspect.stdout));
 
+    let mut proxy = start_up(&toon, &five, servers, &scratch.0);
+    results(&mut proxy, servers, &scratch.0);
+    let status = std::fs::read_to_string(format!("/proc/{}/status", proxy.child.id())).unwrap();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .unwrap_or(k)
+            .to_owned()
+    };
+    println!(
+        "## Proxy memory with five servers behind it\n\n{}\n{}\n",
+        field("VmHWM"),
+        field("VmRSS")
+    );
+    proxy.close();
+    overhead(&toon, &scratch.0);
+}
+
+/// Start-up: each server alone (initialize + tools/list), then the proxy with all five,
+/// which is returned for the calls that follow.
+fn start_up(toon: &Path, five: &Path, servers: &Path, scratch: &Path) -> Client {
     println!("## Start-up (initialize + tools/list)\n");
     let mut alone = Vec::new();
     for name in SERVERS {
-        let command = command(&entry(servers, &scratch.0, name));
+        let command = command(&entry(servers, scratch, name));
         let started = Instant::now();
         let mut c = Client::spawn(command);
         c.initialize("2025-11-25");
@@ -55,7 +77,7 @@ fn main() {
         println!("{name:<12} alone {:>7.0} ms", ms(*t));
     }
     let started = Instant::now();
-    let mut proxy = Client::proxy(&toon, &five, &[]);
+    let mut proxy = Client::proxy(toon, five, &[]);
     proxy.initialize("2025-11-25");
     let listed = proxy.tools().len();
     let through = started.elapsed();
@@ -67,7 +89,11 @@ fn main() {
         ms(slowest),
         ms(sum)
     );
+    proxy
+}
 
+/// Tokens of real results: each call made directly to its server and through `proxy`.
+fn results(proxy: &mut Client, servers: &Path, scratch: &Path) {
     println!("## Results: tokens of the text the model reads\n");
     println!(
         "{:<40} {:>8} {:>8} {:>7}",
@@ -79,17 +105,17 @@ fn main() {
         (
             "filesystem",
             "list_directory_with_sizes",
-            json!({"path": scratch.0.join("files")}),
+            json!({"path": scratch.join("files")}),
         ),
         (
             "filesystem",
             "directory_tree",
-            json!({"path": scratch.0.join("files")}),
+            json!({"path": scratch.join("files")}),
         ),
         (
             "git",
             "git_log",
-            json!({"repo_path": scratch.0.join("repo"), "max_count": 20}),
+            json!({"repo_path": scratch.join("repo"), "max_count": 20}),
         ),
         (
             "time",
@@ -104,7 +130,7 @@ fn main() {
     ];
     let (mut before, mut after) = (0, 0);
     for (server, tool, args) in &calls {
-        let mut direct = Client::spawn(command(&entry(servers, &scratch.0, server)));
+        let mut direct = Client::spawn(command(&entry(servers, scratch, server)));
         direct.initialize("2025-11-25");
         let sent = text_tokens(&direct.call(tool, args.clone()));
         direct.close();
@@ -122,27 +148,15 @@ fn main() {
         "total",
         after as f64 / before as f64
     );
+}
 
-    let status = std::fs::read_to_string(format!("/proc/{}/status", proxy.child.id())).unwrap();
-    let field = |k: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(k))
-            .unwrap_or(k)
-            .to_owned()
-    };
-    println!(
-        "## Proxy memory with five servers behind it\n\n{}\n{}\n",
-        field("VmHWM"),
-        field("VmRSS")
-    );
-    proxy.close();
-
+/// Overhead per call: notes_server directly and through the proxy, calls interleaved.
+fn overhead(toon: &Path, scratch: &Path) {
     println!("## Overhead per call (notes_server, direct vs through the proxy, interleaved)\n");
     let notes = || Command::new(examples_dir().join("notes_server"));
-    let notes_config = config(&scratch.0, &["notes"]).unwrap();
+    let notes_config = config(scratch, &["notes"]).unwrap();
     let mut direct = Client::spawn(notes());
-    let mut proxied = Client::proxy(&toon, &notes_config, &[]);
+    let mut proxied = Client::proxy(toon, &notes_config, &[]);
     for c in [&mut direct, &mut proxied] {
         c.initialize("2025-11-25");
         for i in 0..8 {
@@ -195,7 +209,7 @@ fn text_tokens(result: &Json) -> usize {
 
 /// Data for the calls: files, a git history, a knowledge graph (in the memory file the
 /// servers share through the config's MEMORY_FILE_PATH).
-fn seed(scratch: &std::path::Path) {
+fn seed(scratch: &Path) {
     let files = scratch.join("files");
     for i in 0..30 {
         let dir = files.join(format!("dir{}", i % 5));

@@ -32,7 +32,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use json_files::{json_files, json_values, renderings};
-use toon::tokens::__private::{Kind, Letters, Pieces, Prefix, Script, text_key, vocab};
+use toon::tokens::__private::{Letters, PieceKind, Pieces, Prefix, Script, text_key, vocab};
 use toon::tokens::{Encoding, count};
 
 /// Fewer observations than this and a cell takes a coarser mean.
@@ -179,7 +179,7 @@ impl Fit {
                 continue;
             }
             match piece.kind {
-                Kind::Word { prefix, letters } => {
+                PieceKind::Word { prefix, letters } => {
                     let letters_text = match prefix {
                         Some(_) => {
                             let first = piece.text.chars().next().map_or(0, char::len_utf8);
@@ -208,8 +208,10 @@ impl Fit {
                         }
                     }
                 }
-                Kind::Digits => doc.digits[piece.text.chars().count().clamp(1, 3) - 1].add(tokens),
-                Kind::Punct if !piece.text.is_ascii() => {
+                PieceKind::Digits => {
+                    doc.digits[piece.text.chars().count().clamp(1, 3) - 1].add(tokens)
+                }
+                PieceKind::Punct if !piece.text.is_ascii() => {
                     let mut widths = piece
                         .text
                         .chars()
@@ -240,8 +242,8 @@ impl Fit {
                 kind => {
                     let chars = piece.text.chars().count();
                     let table = match kind {
-                        Kind::Punct => &mut doc.punct,
-                        Kind::Newline => &mut doc.newline,
+                        PieceKind::Punct => &mut doc.punct,
+                        PieceKind::Newline => &mut doc.newline,
                         _ => &mut doc.space,
                     };
                     if chars <= BY_CHARS {
@@ -342,51 +344,11 @@ fn backed_off(row: &[Cell], per_length: usize, default: f64) -> Vec<f64> {
         .collect()
 }
 
+/// `src/tokens/weights.rs`: every table of the estimate, from the fitted cells.
 fn render(fit: &Fit) -> String {
     let cells = &fit.cells;
     let punct = by_chars(&cells.punct);
-    // What a non-ASCII character adds to punctuation beyond its ASCII runs, by width.
-    let mut extra = [(0.0, 0.0); 3];
-    for WidePunct {
-        runs,
-        width,
-        wide,
-        tokens,
-    } in &cells.wide_punct
-    {
-        // Each run as the estimate weighs it: its common text's mean, or by length.
-        let narrow: f64 = runs
-            .iter()
-            .map(|&(n, key)| match key.and_then(|k| cells.texts.get(&k)) {
-                Some(c) => c.tokens / c.seen.max(1.0),
-                None => {
-                    f64::from(punct[n.min(BY_CHARS) - 1]) / UNIT
-                        * (n.max(BY_CHARS) as f64 / BY_CHARS as f64)
-                }
-            })
-            .sum();
-        let at = width.clamp(&2, &4) - 2;
-        extra[at].0 += *tokens as f64 - narrow;
-        extra[at].1 += *wide as f64;
-    }
-    let wide_char: Vec<i32> = extra
-        .iter()
-        .zip([1.0, 1.0, 1.5])
-        .map(|(&(tokens, chars), default)| {
-            units(if chars < MIN_SEEN {
-                default
-            } else {
-                tokens / chars
-            })
-        })
-        .collect();
-    let mut texts: Vec<(u64, i32)> = cells
-        .texts
-        .iter()
-        .map(|(&k, c)| (k, units(c.tokens / c.seen.max(1.0))))
-        .collect();
-    texts.sort_unstable();
-
+    let wide_char = wide_char_weights(cells, &punct);
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -399,37 +361,7 @@ fn render(fit: &Fit) -> String {
         fit.documents
     );
     out.push_str("pub(super) const UNIT: i64 = 1024;\n\n");
-    let groups = Letters::GROUPS;
-    let _ = writeln!(
-        out,
-        "pub(super) const WORD: [i32; {groups}] = {};\n",
-        rust_array(&word_weights(cells), "")
-    );
-    let _ = writeln!(
-        out,
-        "pub(super) const PREFIX: [[i32; {groups}]; {}] = [",
-        Prefix::COUNT
-    );
-    for row in &cells.prefix {
-        let _ = writeln!(out, "    {},", rust_array(&prefix_weights(row), "    "));
-    }
-    out.push_str("];\n\n");
-    // Words that are tokens, by vocabulary class, case and length: backed off like
-    // `PREFIX`, else a token each.
-    let _ = writeln!(
-        out,
-        "pub(super) const VOCAB_WORD: [[i32; {}]; {}] = [",
-        vocab::GROUPS,
-        1 + Prefix::COUNT
-    );
-    for row in &cells.vocab {
-        let weights: Vec<i32> = backed_off(row, vocab::MAX_CHARS, 1.0)
-            .into_iter()
-            .map(units)
-            .collect();
-        let _ = writeln!(out, "    {},", rust_array(&weights, "    "));
-    }
-    out.push_str("];\n\n");
+    write_word_tables(&mut out, cells);
     let digits: Vec<i32> = cells
         .digits
         .iter()
@@ -453,6 +385,90 @@ fn render(fit: &Fit) -> String {
         "pub(super) const PUNCT_WIDE_CHAR: [i32; 3] = {};\n",
         rust_array(&wide_char, "")
     );
+    write_texts(&mut out, cells);
+    out
+}
+
+/// What a non-ASCII character adds to punctuation beyond its ASCII runs, by width (2, 3, 4
+/// bytes), each run weighed as the estimate weighs it: its common text's mean, or by length.
+fn wide_char_weights(cells: &Cells, punct: &[i32]) -> Vec<i32> {
+    let mut extra = [(0.0, 0.0); 3];
+    for WidePunct {
+        runs,
+        width,
+        wide,
+        tokens,
+    } in &cells.wide_punct
+    {
+        let narrow: f64 = runs
+            .iter()
+            .map(|&(n, key)| match key.and_then(|k| cells.texts.get(&k)) {
+                Some(c) => c.tokens / c.seen.max(1.0),
+                None => {
+                    f64::from(punct[n.min(BY_CHARS) - 1]) / UNIT
+                        * (n.max(BY_CHARS) as f64 / BY_CHARS as f64)
+                }
+            })
+            .sum();
+        let at = width.clamp(&2, &4) - 2;
+        extra[at].0 += *tokens as f64 - narrow;
+        extra[at].1 += *wide as f64;
+    }
+    extra
+        .iter()
+        .zip([1.0, 1.0, 1.5])
+        .map(|(&(tokens, chars), default)| {
+            units(if chars < MIN_SEEN {
+                default
+            } else {
+                tokens / chars
+            })
+        })
+        .collect()
+}
+
+/// The word tables: `WORD`, `PREFIX`, and `VOCAB_WORD` (words that are tokens, by
+/// vocabulary class, case and length: backed off like `PREFIX`, else a token each).
+fn write_word_tables(out: &mut String, cells: &Cells) {
+    let groups = Letters::GROUPS;
+    let _ = writeln!(
+        out,
+        "pub(super) const WORD: [i32; {groups}] = {};\n",
+        rust_array(&word_weights(cells), "")
+    );
+    let _ = writeln!(
+        out,
+        "pub(super) const PREFIX: [[i32; {groups}]; {}] = [",
+        Prefix::COUNT
+    );
+    for row in &cells.prefix {
+        let _ = writeln!(out, "    {},", rust_array(&prefix_weights(row), "    "));
+    }
+    out.push_str("];\n\n");
+    let _ = writeln!(
+        out,
+        "pub(super) const VOCAB_WORD: [[i32; {}]; {}] = [",
+        vocab::GROUPS,
+        1 + Prefix::COUNT
+    );
+    for row in &cells.vocab {
+        let weights: Vec<i32> = backed_off(row, vocab::MAX_CHARS, 1.0)
+            .into_iter()
+            .map(units)
+            .collect();
+        let _ = writeln!(out, "    {},", rust_array(&weights, "    "));
+    }
+    out.push_str("];\n\n");
+}
+
+/// `TEXTS`: the common short pieces by `text_key`, sorted, with their weight and text.
+fn write_texts(out: &mut String, cells: &Cells) {
+    let mut texts: Vec<(u64, i32)> = cells
+        .texts
+        .iter()
+        .map(|(&k, c)| (k, units(c.tokens / c.seen.max(1.0))))
+        .collect();
+    texts.sort_unstable();
     let _ = writeln!(
         out,
         "/// Common short pieces by `text_key` (sorted), and their weight.\n\
@@ -466,7 +482,6 @@ fn render(fit: &Fit) -> String {
         let _ = writeln!(out, "    ({key:#018x}, {weight}), // {shown}");
     }
     out.push_str("];\n");
-    out
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -8,7 +8,7 @@
 use std::collections::HashSet;
 use std::io::Write as _;
 
-use toon::tokens::__private::vocab::{Form, class_in, holdable, insert};
+use toon::tokens::__private::vocab::{WordForm, class_in, holdable, insert};
 
 /// Filter size in 64-bit blocks (128 KiB): about 10 bits per word held.
 const BLOCKS: usize = 16 * 1024;
@@ -29,10 +29,10 @@ fn main() {
     }
     let mut filter = vec![0u64; BLOCKS];
     for word in &bare {
-        insert(&mut filter, word, Form::Bare);
+        insert(&mut filter, word, WordForm::Bare);
     }
     for word in &spaced {
-        insert(&mut filter, word, Form::Spaced);
+        insert(&mut filter, word, WordForm::Spaced);
     }
     // False positives: words held in one form taken for tokens in the other.
     let (mut others, mut wrong) = (0usize, 0usize);

@@ -220,16 +220,16 @@ impl Error {
 }
 
 /// Input text quoted inside a message (a key, a field name, a stray token): `Debug`-quoted,
-/// cut to [`Quoted::MAX`] characters with its full size noted, so a message stays short
+/// cut to [`QuotedInput::MAX`] characters with its full size noted, so a message stays short
 /// whatever the input holds.
-pub(crate) struct Quoted<'a>(pub(crate) &'a str);
+pub(crate) struct QuotedInput<'a>(pub(crate) &'a str);
 
-impl Quoted<'_> {
+impl QuotedInput<'_> {
     /// Characters quoted, at most.
     pub(crate) const MAX: usize = 48;
 }
 
-impl fmt::Display for Quoted<'_> {
+impl fmt::Display for QuotedInput<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match clipped(self.0, Self::MAX) {
             Cow::Owned(short) => write!(f, "{short:?} ({} bytes)", self.0.len()),

@@ -272,7 +272,7 @@ pub fn transcode<W: io::Write>(
     mut writer: W,
     indent: usize,
 ) -> Result<()> {
-    let mut json = Json {
+    let mut json = JsonWriter {
         out: &mut writer,
         format: Formatter::new(indent),
         failed: None,
@@ -289,13 +289,13 @@ pub fn transcode<W: io::Write>(
 
 /// Writes each value it is shown as JSON. An I/O error is kept aside (the deserializer's error
 /// type cannot carry it) and reported once decoding unwinds.
-struct Json<'w, W> {
+struct JsonWriter<'w, W> {
     out: &'w mut W,
     format: Formatter,
     failed: Option<io::Error>,
 }
 
-impl<W: io::Write> Json<'_, W> {
+impl<W: io::Write> JsonWriter<'_, W> {
     fn write<E: de::Error>(&mut self, result: io::Result<()>) -> std::result::Result<(), E> {
         result.map_err(|e| {
             let message = e.to_string();
@@ -312,14 +312,14 @@ impl<W: io::Write> Json<'_, W> {
     }
 }
 
-impl<'de, W: io::Write> DeserializeSeed<'de> for &mut Json<'_, W> {
+impl<'de, W: io::Write> DeserializeSeed<'de> for &mut JsonWriter<'_, W> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         d.deserialize_newtype_struct(EXACT_NUMBERS, self)
     }
 }
 
-impl<'de, W: io::Write> Visitor<'de> for &mut Json<'_, W> {
+impl<'de, W: io::Write> Visitor<'de> for &mut JsonWriter<'_, W> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -381,7 +381,7 @@ impl<'de, W: io::Write> Visitor<'de> for &mut Json<'_, W> {
         self.write(begun)?;
         let mut first = true;
         while map
-            .next_key_seed(Key {
+            .next_key_seed(KeyWriter {
                 json: &mut *self,
                 first,
             })?
@@ -398,7 +398,7 @@ impl<'de, W: io::Write> Visitor<'de> for &mut Json<'_, W> {
 }
 
 /// The text of an exact number, written as it is.
-struct NumberText<'j, 'w, W>(&'j mut Json<'w, W>);
+struct NumberText<'j, 'w, W>(&'j mut JsonWriter<'w, W>);
 
 impl<W: io::Write> Visitor<'_> for NumberText<'_, '_, W> {
     type Value = ();
@@ -416,7 +416,7 @@ impl<W: io::Write> Visitor<'_> for NumberText<'_, '_, W> {
 
 /// An array element: its separator is written only once the element is known to exist.
 struct Element<'j, 'w, W> {
-    json: &'j mut Json<'w, W>,
+    json: &'j mut JsonWriter<'w, W>,
     first: bool,
 }
 
@@ -431,19 +431,19 @@ impl<'de, W: io::Write> DeserializeSeed<'de> for Element<'_, '_, W> {
 }
 
 /// An object key, written with the separators around it.
-struct Key<'j, 'w, W> {
-    json: &'j mut Json<'w, W>,
+struct KeyWriter<'j, 'w, W> {
+    json: &'j mut JsonWriter<'w, W>,
     first: bool,
 }
 
-impl<'de, W: io::Write> DeserializeSeed<'de> for Key<'_, '_, W> {
+impl<'de, W: io::Write> DeserializeSeed<'de> for KeyWriter<'_, '_, W> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
         d.deserialize_str(self)
     }
 }
 
-impl<W: io::Write> Visitor<'_> for Key<'_, '_, W> {
+impl<W: io::Write> Visitor<'_> for KeyWriter<'_, '_, W> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -29,7 +29,7 @@ const RAW_VALUE: &str = "$serde_json::private::RawValue";
 
 /// [`crate::json::from_str`].
 pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T> {
-    let floats = Floats::new(text.as_bytes(), Vec::new());
+    let floats = NumberScan::new(text.as_bytes(), Vec::new());
     match parse(serde_json::Deserializer::from_str(text), &floats) {
         Err(e) if out_of_range(&e) => again(text.as_bytes(), e),
         read => read,
@@ -38,7 +38,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(text: &str) -> serde_json::Result<T>
 
 /// [`crate::json::from_slice`].
 pub(crate) fn from_slice<T: DeserializeOwned>(text: &[u8]) -> serde_json::Result<T> {
-    let floats = Floats::new(text, Vec::new());
+    let floats = NumberScan::new(text, Vec::new());
     match parse(serde_json::Deserializer::from_slice(text), &floats) {
         Err(e) if out_of_range(&e) => again(text, e),
         read => read,
@@ -61,13 +61,13 @@ fn again<T: DeserializeOwned>(text: &[u8], refused: serde_json::Error) -> serde_
     }
     parse(
         serde_json::Deserializer::from_slice(&copy),
-        &Floats::new(text, due),
+        &NumberScan::new(text, due),
     )
 }
 
 fn parse<'de, R: serde_json::de::Read<'de>, T: de::Deserialize<'de>>(
     mut de: serde_json::Deserializer<R>,
-    floats: &Floats<'_>,
+    floats: &NumberScan<'_>,
 ) -> serde_json::Result<T> {
     let value = T::deserialize(Counted(&mut de, floats))?;
     de.end()?;
@@ -98,7 +98,7 @@ fn finite_placeholders(text: &[u8]) -> (Vec<u8>, Vec<(usize, f64)>) {
 }
 
 /// The numbers visited so far, and where the scan for their tokens stands.
-struct Floats<'t> {
+struct NumberScan<'t> {
     text: &'t [u8],
     /// Numbers visited.
     seen: Cell<usize>,
@@ -112,9 +112,9 @@ struct Floats<'t> {
     lost: Cell<bool>,
 }
 
-impl<'t> Floats<'t> {
+impl<'t> NumberScan<'t> {
     fn new(text: &'t [u8], due: Vec<(usize, f64)>) -> Self {
-        Floats {
+        NumberScan {
             text,
             seen: Cell::new(0),
             found: Cell::new(0),
@@ -165,16 +165,16 @@ impl<'t> Floats<'t> {
 }
 
 /// A serde_json deserializer (or one of its parts) whose numbers are counted.
-struct Counted<'f, 't, D>(D, &'f Floats<'t>);
+struct Counted<'f, 't, D>(D, &'f NumberScan<'t>);
 
 /// A visitor (or seed) whose numbers are counted, and whose floats are corrected.
-struct Exact<'f, 't, V>(V, &'f Floats<'t>);
+struct Corrected<'f, 't, V>(V, &'f NumberScan<'t>);
 
 macro_rules! forward {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {
         $(
             fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
-                self.0.$method($($arg,)* Exact(visitor, self.1))
+                self.0.$method($($arg,)* Corrected(visitor, self.1))
             }
         )*
     };
@@ -224,12 +224,12 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Counted<'_, '_, D> {
             self.1.lost.set(true);
         }
         self.0
-            .deserialize_newtype_struct(name, Exact(visitor, self.1))
+            .deserialize_newtype_struct(name, Corrected(visitor, self.1))
     }
 
     /// Read as any value: serde_json would skip it without visiting its numbers.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_any(Exact(visitor, self.1))
+        self.0.deserialize_any(Corrected(visitor, self.1))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -237,7 +237,7 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Counted<'_, '_, D> {
     }
 }
 
-impl<'de, V: DeserializeSeed<'de>> DeserializeSeed<'de> for Exact<'_, '_, V> {
+impl<'de, V: DeserializeSeed<'de>> DeserializeSeed<'de> for Corrected<'_, '_, V> {
     type Value = V::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<V::Value, D::Error> {
@@ -245,7 +245,7 @@ impl<'de, V: DeserializeSeed<'de>> DeserializeSeed<'de> for Exact<'_, '_, V> {
     }
 }
 
-impl<'de, V: Visitor<'de>> Exact<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Corrected<'_, '_, V> {
     /// An integer visited: counted, and visited as it came unless its token was replaced by
     /// a placeholder (then as the float it stands for).
     fn integer<E: de::Error>(
@@ -259,7 +259,7 @@ impl<'de, V: Visitor<'de>> Exact<'_, '_, V> {
     }
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for Exact<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for Corrected<'_, '_, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -337,7 +337,7 @@ impl<'de, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Counted<'_, '_, A> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, A::Error> {
-        self.0.next_element_seed(Exact(seed, self.1))
+        self.0.next_element_seed(Corrected(seed, self.1))
     }
 }
 
@@ -347,7 +347,7 @@ impl<'de, A: de::MapAccess<'de>> de::MapAccess<'de> for Counted<'_, '_, A> {
     type Error = A::Error;
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, A::Error> {
-        self.0.next_value_seed(Exact(seed, self.1))
+        self.0.next_value_seed(Corrected(seed, self.1))
     }
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -380,11 +380,11 @@ impl<'de, A: de::VariantAccess<'de>> de::VariantAccess<'de> for Counted<'_, '_, 
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, A::Error> {
-        self.0.newtype_variant_seed(Exact(seed, self.1))
+        self.0.newtype_variant_seed(Corrected(seed, self.1))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, len: usize, visitor: V) -> Result<V::Value, A::Error> {
-        self.0.tuple_variant(len, Exact(visitor, self.1))
+        self.0.tuple_variant(len, Corrected(visitor, self.1))
     }
 
     fn struct_variant<V: Visitor<'de>>(
@@ -392,6 +392,6 @@ impl<'de, A: de::VariantAccess<'de>> de::VariantAccess<'de> for Counted<'_, '_, 
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, A::Error> {
-        self.0.struct_variant(fields, Exact(visitor, self.1))
+        self.0.struct_variant(fields, Corrected(visitor, self.1))
     }
 }

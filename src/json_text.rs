@@ -79,7 +79,7 @@ fn exact_in_f64_general(token: &[u8]) -> bool {
 /// when that was computed on the way (tokens of more than 15 significant digits, or beyond
 /// 10^±290), `Some(None)` when it was not needed.
 fn general(token: &[u8]) -> Option<Option<f64>> {
-    let sent = Parts::parse(token)?;
+    let sent = NumberParts::parse(token)?;
     // Up to 15 significant digits a double round-trips (DBL_DIG), and an integer of up to 18
     // digits is a u64 or i64: nothing to compute (or allocate) for the common tokens.
     let plain_integer = sent.frac.is_empty() && !sent.has_exponent;
@@ -121,7 +121,7 @@ pub(crate) fn read_exactly(token: &[u8]) -> bool {
     if short_plain(token) {
         return true;
     }
-    let Some(parts) = Parts::parse(token) else {
+    let Some(parts) = NumberParts::parse(token) else {
         return false;
     };
     let mut significand: u64 = 0;
@@ -147,7 +147,7 @@ pub(crate) fn reads_as_integer(token: &[u8]) -> bool {
 /// What a number token comes to read as serde_json reads it without `float_roundtrip`
 /// ([`number_kept`]).
 #[derive(Copy, Clone, Debug, PartialEq)]
-pub(crate) enum Kept {
+pub(crate) enum NumberKept {
     /// A [`short_plain`] token: serde_json reads it exactly, and it keeps its value.
     Plain,
     /// It keeps its value ([`exact_in_f64`]) in this `f64`, its nearest; serde_json may have
@@ -192,11 +192,11 @@ pub(crate) fn short_plain(token: &[u8]) -> bool {
         }
 }
 
-/// The end of the number token that starts at `at`, and what it comes to ([`Kept`]): one pass
+/// The end of the number token that starts at `at`, and what it comes to ([`NumberKept`]): one pass
 /// over the common token (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`, no exponent, the [`short_plain`]
-/// case), the general path for any other (a float's `Kept::Nearest` is its nearest `f64`;
+/// case), the general path for any other (a float's `NumberKept::Nearest` is its nearest `f64`;
 /// an integer's is its value as an `f64`, unused: serde_json reads integers exactly).
-pub(crate) fn number_kept(text: &[u8], at: usize) -> (usize, Kept) {
+pub(crate) fn number_kept(text: &[u8], at: usize) -> (usize, NumberKept) {
     let digits_from = |mut i: usize| {
         while text.get(i).is_some_and(u8::is_ascii_digit) {
             i += 1;
@@ -218,14 +218,14 @@ pub(crate) fn number_kept(text: &[u8], at: usize) -> (usize, Kept) {
         && (int_len == 1 || int_len > 1 && text[int] != b'0')
         && (text.get(int + int_len) != Some(&b'.') || fraction);
     if plain && (digits <= 15 || !fraction && digits <= 18) {
-        return (end, Kept::Plain);
+        return (end, NumberKept::Plain);
     }
     let end = number_end(text, at);
     let token = &text[at..end];
     let kept = match general(token) {
-        None => Kept::Lost,
-        Some(Some(value)) => Kept::Nearest(value),
-        Some(None) => nearest(token).map_or(Kept::Lost, Kept::Nearest),
+        None => NumberKept::Lost,
+        Some(Some(value)) => NumberKept::Nearest(value),
+        Some(None) => nearest(token).map_or(NumberKept::Lost, NumberKept::Nearest),
     };
     (end, kept)
 }
@@ -236,7 +236,7 @@ pub(crate) fn number_kept(text: &[u8], at: usize) -> (usize, Kept) {
 /// is. `None` when the token is not a JSON number, or its exponent reaches ±2^40.
 #[must_use]
 pub(crate) fn canonical(token: &[u8]) -> Option<String> {
-    let parts = Parts::parse(token)?;
+    let parts = NumberParts::parse(token)?;
     let exact = Decimal::from(&parts);
     if !exact.digits.is_empty() && parts.exponent.unsigned_abs() >= EXPONENT_CAP {
         return None;
@@ -251,7 +251,7 @@ pub(crate) fn canonical(token: &[u8]) -> Option<String> {
 /// Whether the token is a JSON number (RFC 8259 §6).
 #[must_use]
 pub(crate) fn is_number(token: &[u8]) -> bool {
-    Parts::parse(token).is_some()
+    NumberParts::parse(token).is_some()
 }
 
 /// Exponents beyond any double and any text a reader would write out are capped here, which
@@ -259,7 +259,7 @@ pub(crate) fn is_number(token: &[u8]) -> bool {
 const EXPONENT_CAP: u64 = 1 << 40;
 
 /// A number token's parts (RFC 8259 §6), borrowed: read without allocating.
-struct Parts<'t> {
+struct NumberParts<'t> {
     negative: bool,
     int: &'t [u8],
     frac: &'t [u8],
@@ -268,9 +268,9 @@ struct Parts<'t> {
     exponent: i64,
 }
 
-impl<'t> Parts<'t> {
+impl<'t> NumberParts<'t> {
     /// `None` when the token is not a JSON number.
-    fn parse(token: &'t [u8]) -> Option<Parts<'t>> {
+    fn parse(token: &'t [u8]) -> Option<NumberParts<'t>> {
         let (negative, rest) = match token.split_first()? {
             (b'-', rest) => (true, rest),
             _ => (false, token),
@@ -310,7 +310,7 @@ impl<'t> Parts<'t> {
         if !rest.is_empty() {
             return None;
         }
-        Some(Parts {
+        Some(NumberParts {
             negative,
             int,
             frac,
@@ -351,12 +351,12 @@ struct Decimal {
 impl Decimal {
     /// `None` when the token is not a JSON number (RFC 8259 §6).
     fn parse(token: &[u8]) -> Option<Decimal> {
-        Parts::parse(token).map(|parts| Decimal::from(&parts))
+        NumberParts::parse(token).map(|parts| Decimal::from(&parts))
     }
 }
 
-impl From<&Parts<'_>> for Decimal {
-    fn from(parts: &Parts<'_>) -> Decimal {
+impl From<&NumberParts<'_>> for Decimal {
+    fn from(parts: &NumberParts<'_>) -> Decimal {
         let (len, exponent) = parts.significant();
         let lead = parts.all().take_while(|&b| b == b'0').count();
         Decimal {
@@ -520,12 +520,12 @@ mod tests {
                 let (kept_end, kept) = number_kept(text.as_bytes(), at);
                 assert_eq!(kept_end, end, "{text}");
                 match kept {
-                    Kept::Plain => assert!(short_plain(bytes), "{text}"),
-                    Kept::Nearest(v) => {
+                    NumberKept::Plain => assert!(short_plain(bytes), "{text}"),
+                    NumberKept::Nearest(v) => {
                         assert!(exact_in_f64(bytes), "{text}");
                         assert_eq!(Some(v), nearest(bytes), "{text}");
                     }
-                    Kept::Lost => assert!(!exact_in_f64(bytes), "{text}"),
+                    NumberKept::Lost => assert!(!exact_in_f64(bytes), "{text}"),
                 }
             }
         }

@@ -63,7 +63,6 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
 
 #[macro_use]
 mod macros;

@@ -174,7 +174,7 @@ macro_rules! elements {
 /// ```ignore
 /// fields! {
 ///     impl[] for Building {
-///         Ok = Fields, Error = BuildStop;
+///         Ok = TableFields, Error = BuildStop;
 ///         field(this, key, value) => { this.key = Cow::Borrowed(key); this.column(value) };
 ///         end(this) => this.done();
 ///     }

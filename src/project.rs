@@ -31,18 +31,18 @@ use crate::value::Value;
 
 /// One level of a path tree.
 #[derive(Debug, Default, Clone)]
-struct Node {
+struct PathNode {
     id: usize,
     /// The path up to here, for error messages.
     path: String,
     /// A path ends here: the whole value at this level is named.
     terminal: bool,
-    children: Vec<(String, Node)>,
-    wildcard: Option<Box<Node>>,
+    children: Vec<(String, PathNode)>,
+    wildcard: Option<Box<PathNode>>,
 }
 
-impl Node {
-    fn child(&self, key: &str) -> Option<&Node> {
+impl PathNode {
+    fn child(&self, key: &str) -> Option<&PathNode> {
         self.children
             .iter()
             .find(|(k, _)| k == key)
@@ -64,7 +64,8 @@ impl Node {
                 match node.children.iter().position(|(k, _)| k == segment) {
                     Some(i) => &mut node.children[i].1,
                     None => {
-                        node.children.push((segment.to_owned(), Node::default()));
+                        node.children
+                            .push((segment.to_owned(), PathNode::default()));
                         &mut node.children.last_mut().expect("just pushed").1
                     }
                 }
@@ -79,7 +80,7 @@ impl Node {
         node.terminal = true;
     }
 
-    fn all<'a>(&'a self, out: &mut Vec<&'a Node>) {
+    fn all<'a>(&'a self, out: &mut Vec<&'a PathNode>) {
         for (_, child) in &self.children {
             out.push(child);
             child.all(out);
@@ -120,8 +121,8 @@ pub enum Unknown {
 /// ```
 #[derive(Debug, Default, Clone)]
 pub struct Projection {
-    include: Option<Node>,
-    exclude: Option<Node>,
+    include: Option<PathNode>,
+    exclude: Option<PathNode>,
     unknown: Unknown,
     nodes: usize,
 }
@@ -205,7 +206,7 @@ impl Projection {
 }
 
 /// Adds non-empty, trimmed `paths` to a path tree, creating it on first use.
-fn add_paths<I, S>(tree: &mut Option<Node>, paths: I, next_id: &mut usize)
+fn add_paths<I, S>(tree: &mut Option<PathNode>, paths: I, next_id: &mut usize)
 where
     I: IntoIterator<Item = S>,
     S: AsRef<str>,
@@ -213,7 +214,8 @@ where
     for path in paths {
         let path = path.as_ref().trim();
         if !path.is_empty() {
-            tree.get_or_insert_with(Node::default).insert(path, next_id);
+            tree.get_or_insert_with(PathNode::default)
+                .insert(path, next_id);
         }
     }
 }
@@ -299,7 +301,7 @@ fn listing(fields: &BTreeSet<String>) -> String {
     let mut out = fields
         .iter()
         .take(LISTED)
-        .map(|name| crate::error::clipped(name, crate::error::Quoted::MAX).into_owned())
+        .map(|name| crate::error::clipped(name, crate::error::QuotedInput::MAX).into_owned())
         .collect::<Vec<_>>()
         .join(", ");
     if fields.len() > LISTED {
@@ -312,9 +314,9 @@ fn listing(fields: &BTreeSet<String>) -> String {
 #[derive(Copy, Clone)]
 struct Level<'p> {
     /// `None`: keep everything below.
-    include: Option<&'p Node>,
+    include: Option<&'p PathNode>,
     /// `None`: drop nothing below.
-    exclude: Option<&'p Node>,
+    exclude: Option<&'p PathNode>,
     tracker: Option<&'p Tracker>,
 }
 
@@ -325,7 +327,7 @@ impl<'p> Level<'p> {
 
     /// The child of `node` for field `key`; records the field and the match for
     /// [`Unknown::Error`].
-    fn step(&self, node: &'p Node, key: &str) -> Option<&'p Node> {
+    fn step(&self, node: &'p PathNode, key: &str) -> Option<&'p PathNode> {
         let child = node.child(key);
         if let Some(t) = self.tracker {
             let below = node.children.iter().map(|(_, n)| n);
@@ -381,7 +383,7 @@ impl<T: ?Sized + Serialize> Serialize for Within<'_, '_, T> {
         if self.at.is_identity() {
             return self.value.serialize(serializer);
         }
-        self.value.serialize(Filter {
+        self.value.serialize(FieldFilter {
             inner: serializer,
             at: self.at,
         })
@@ -389,7 +391,7 @@ impl<T: ?Sized + Serialize> Serialize for Within<'_, '_, T> {
 }
 
 /// A serializer that filters the fields of every object it sees by its [`Level`].
-struct Filter<'p, S> {
+struct FieldFilter<'p, S> {
     inner: S,
     at: Level<'p>,
 }
@@ -402,7 +404,7 @@ macro_rules! forward {
     )*};
 }
 
-impl<'p, S: Serializer> Serializer for Filter<'p, S> {
+impl<'p, S: Serializer> Serializer for FieldFilter<'p, S> {
     type Ok = S::Ok;
     type Error = S::Error;
     type SerializeSeq = FilterSeq<'p, S::SerializeSeq>;

@@ -260,7 +260,7 @@ impl Table {
             if out.insert(name.clone(), Value::Object(rest)).is_some() {
                 return Err(Error::data(format!(
                     "duplicate key {} in `{key}`",
-                    crate::error::Quoted(name)
+                    crate::error::QuotedInput(name)
                 )));
             }
         }

@@ -15,7 +15,7 @@ use crate::de::scanner::{Indentation, RawLine};
 use crate::error::{Error, clipped};
 use crate::options::DecodeOptions;
 use crate::stream::Event;
-use crate::stream::machine::{Borrow, Depth, Machine, Resume};
+use crate::stream::machine::{Borrow, Machine, RawDepth, Resume};
 
 /// How serious a [`Diagnostic`] is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -87,7 +87,7 @@ impl Diagnostic {
     }
 
     /// A decoder's error as a diagnostic, with the line of `text` it is on.
-    fn from_error(err: &Error, text: &Lines<'_>) -> Self {
+    fn from_error(err: &Error, text: &RawLines<'_>) -> Self {
         Diagnostic {
             line: err.line(),
             column: err.column(),
@@ -223,7 +223,7 @@ pub fn validate(text: &str) -> Vec<Diagnostic> {
 /// ```
 #[must_use]
 pub fn validate_with(text: &str, options: &DecodeOptions) -> Vec<Diagnostic> {
-    let lines = Lines::new(text);
+    let lines = RawLines::new(text);
     let mut found = Vec::new();
     json_document(text, options, &lines, &mut found);
     let mut machine = Machine::new(options);
@@ -234,20 +234,20 @@ pub fn validate_with(text: &str, options: &DecodeOptions) -> Vec<Diagnostic> {
     for raw in lines.raw.iter().copied() {
         if let Some(depth) = skipping {
             match machine.depth_of(raw) {
-                Depth::At(d) if d > depth => {
+                RawDepth::At(d) if d > depth => {
                     machine.skip();
                     continue;
                 }
-                Depth::Bad => {
+                RawDepth::Bad => {
                     machine.skip();
                     continue;
                 }
                 // Blank and comment lines inside the block go with it.
-                Depth::None => {
+                RawDepth::None => {
                     machine.skip();
                     continue;
                 }
-                Depth::At(_) => skipping = None,
+                RawDepth::At(_) => skipping = None,
             }
         }
         trailing_spaces(raw, machine.lines() + 1, &indentation, &mut found);
@@ -284,17 +284,17 @@ pub fn validate_with(text: &str, options: &DecodeOptions) -> Vec<Diagnostic> {
 }
 
 /// The input's raw lines (no newline, no CR), as the decoder splits them.
-struct Lines<'a> {
+struct RawLines<'a> {
     raw: Vec<&'a str>,
 }
 
-impl<'a> Lines<'a> {
+impl<'a> RawLines<'a> {
     fn new(text: &'a str) -> Self {
         let mut raw: Vec<&str> = text.split('\n').collect();
         if text.ends_with('\n') || text.is_empty() {
             raw.pop();
         }
-        Lines { raw }
+        RawLines { raw }
     }
 
     /// Line `number` (1-based) without its CR and the first line's BOM.
@@ -315,7 +315,7 @@ impl<'a> Lines<'a> {
 fn json_document(
     text: &str,
     options: &DecodeOptions,
-    lines: &Lines<'_>,
+    lines: &RawLines<'_>,
     found: &mut Vec<Diagnostic>,
 ) {
     let trimmed = text.trim_start_matches('\u{feff}').trim();
@@ -351,7 +351,7 @@ fn json_keys(raw: &str, number: usize, events: &[Event<'_>], found: &mut Vec<Dia
                 raw[..at].chars().count() + 1,
                 format!(
                     "the key {} looks like JSON: TOON keys stand alone, as in `name: value`",
-                    crate::error::Quoted(key)
+                    crate::error::QuotedInput(key)
                 ),
                 raw.strip_suffix('\r').unwrap_or(raw),
             ));

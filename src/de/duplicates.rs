@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use foldhash::fast::RandomState;
 
 use super::scanner::Line;
-use crate::error::{Error, Quoted};
+use crate::error::{Error, QuotedInput};
 
 /// A key on the shared stack with its [`fingerprint`]: the decoder's keys are borrowed from
 /// the input only (a key with escapes moves its object to a set).
@@ -197,7 +197,7 @@ impl<'de> SeenKeys<'de> {
 pub(crate) fn duplicate(line: &Line<'_>, key: &str) -> Error {
     line.error(format!(
         "duplicate key {} (strict mode; non-strict keeps the last)",
-        Quoted(key)
+        QuotedInput(key)
     ))
 }
 

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use serde::de::{self, Deserializer as _, Visitor};
 
 use super::exact;
-use super::token::{self, Primitive, TypedNumber};
+use super::token::{self, ParsedPrimitive, TypedNumber};
 use super::{Deserializer, Slot, ValueDe, at_text, visit_integer, visit_number, visit_primitive};
 use crate::error::{Error, Result};
 
@@ -94,7 +94,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
         read: Option<T>,
         visitor: V,
         visit: impl FnOnce(T, V) -> Result<V::Value>,
-    ) -> Read<'a, 'de, V> {
+    ) -> CursorRead<'a, 'de, V> {
         match read {
             Some(read) if self.de.scan.end_value(self.at + text.len()) => {
                 Ok(visit(read, visitor).map_err(|e| at_text(text, e)))
@@ -106,7 +106,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     /// An integer, accumulated as its digits are found (for integers, fewer instructions
     /// than reading a word, `number`'s way, and no slower: measured).
     #[inline]
-    fn integer<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+    fn integer<V: Visitor<'de>>(self, visitor: V) -> CursorRead<'a, 'de, V> {
         let text = self.de.scan.text();
         match token::integer_prefix(text.as_bytes(), self.at) {
             Some((int, end)) if self.de.scan.end_value(end) => {
@@ -120,7 +120,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
     /// A number: a short one read from one word ([`token::number_in_word`]); else the §4
     /// number bytes, typed as the general path types them.
     #[inline]
-    fn number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+    fn number<V: Visitor<'de>>(self, visitor: V) -> CursorRead<'a, 'de, V> {
         if let Some((word, len)) = self.de.scan.short_value(self.at)
             && let Some(number) = token::number_in_word(word, len)
         {
@@ -149,7 +149,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
 
     /// [`Self::number`], for a number whose value an `f64` keeps: a short one (up to eight
     /// bytes, no exponent: at most eight digits) always does.
-    fn exact_number<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+    fn exact_number<V: Visitor<'de>>(self, visitor: V) -> CursorRead<'a, 'de, V> {
         if let Some((word, len)) = self.de.scan.short_value(self.at)
             && let Some(number) = token::number_in_word(word, len)
         {
@@ -164,12 +164,12 @@ impl<'a, 'de> FieldValue<'a, 'de> {
 
     /// `true`, `false` or `null`.
     #[inline]
-    fn literal<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+    fn literal<V: Visitor<'de>>(self, visitor: V) -> CursorRead<'a, 'de, V> {
         let text = self.run(|b| b.is_ascii_lowercase());
         let prim = match text {
-            "true" => Some(Primitive::Bool(true)),
-            "false" => Some(Primitive::Bool(false)),
-            "null" => Some(Primitive::Null),
+            "true" => Some(ParsedPrimitive::Bool(true)),
+            "false" => Some(ParsedPrimitive::Bool(false)),
+            "null" => Some(ParsedPrimitive::Null),
             _ => None,
         };
         self.whole(text, prim, visitor, visit_primitive)
@@ -177,7 +177,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
 
     /// A quoted string, found, unescaped and its line ended in one pass.
     #[inline]
-    fn quoted<V: Visitor<'de>>(self, visitor: V) -> Read<'a, 'de, V> {
+    fn quoted<V: Visitor<'de>>(self, visitor: V) -> CursorRead<'a, 'de, V> {
         let text = self.de.scan.text();
         if text.as_bytes().get(self.at) == Some(&b'"')
             && let Some(rest) = text.get(self.at..)
@@ -196,7 +196,7 @@ impl<'a, 'de> FieldValue<'a, 'de> {
 }
 
 /// A value read where it stands, or the value and visitor handed back for the general path.
-type Read<'a, 'de, V> =
+type CursorRead<'a, 'de, V> =
     std::result::Result<Result<<V as Visitor<'de>>::Value>, (FieldValue<'a, 'de>, V)>;
 
 /// Methods with no reading of their own: the value is settled into a slot and read there.

@@ -60,7 +60,7 @@ pub(crate) fn after_colon(rest: &str) -> After<'_> {
 }
 
 /// What follows an object field's key.
-pub(crate) enum Field<'de> {
+pub(crate) enum FieldForm<'de> {
     After(After<'de>),
     /// An array or keyed-table header (§6) with this key.
     Header(Header<'de>),
@@ -80,9 +80,9 @@ pub(crate) fn field<'de>(
     content: &'de str,
     line: &Line<'de>,
     rules: &mut Rules<'_, 'de>,
-) -> Result<(Cow<'de, str>, Field<'de>)> {
+) -> Result<(Cow<'de, str>, FieldForm<'de>)> {
     if let Some((key, after)) = plain_field(content) {
-        return Ok((Cow::Borrowed(key), Field::After(after)));
+        return Ok((Cow::Borrowed(key), FieldForm::After(after)));
     }
     if let Some(mut header) = rules.header(content, line)? {
         let Some(key) = header.key.take() else {
@@ -92,14 +92,14 @@ pub(crate) fn field<'de>(
                 "a keyless array header is only valid at the document root or as a list item"
             }));
         };
-        return Ok((key, Field::Header(header)));
+        return Ok((key, FieldForm::Header(header)));
     }
     let (key, rest) = key::split_key(content).map_err(|e| line.error_in(content, e))?;
-    Ok((key, Field::After(after_colon(trim_spaces(rest)))))
+    Ok((key, FieldForm::After(after_colon(trim_spaces(rest)))))
 }
 
 /// What a list item's hyphen line holds (§9.4, §10).
-pub(crate) enum Item<'de> {
+pub(crate) enum ItemForm<'de> {
     /// `-` or `- ` alone: `{}`.
     EmptyObject,
     /// `- []`.
@@ -119,9 +119,12 @@ pub(crate) fn is_list_item(content: &str) -> bool {
 }
 
 /// Reads a list item's hyphen line (§9.4, §10).
-pub(crate) fn list_item<'de>(line: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Result<Item<'de>> {
+pub(crate) fn list_item<'de>(
+    line: &Line<'de>,
+    rules: &mut Rules<'_, 'de>,
+) -> Result<ItemForm<'de>> {
     if line.content == "-" {
-        return Ok(Item::EmptyObject);
+        return Ok(ItemForm::EmptyObject);
     }
     let after = line
         .content
@@ -129,10 +132,10 @@ pub(crate) fn list_item<'de>(line: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Re
         .unwrap_or_default()
         .trim_start_matches(' ');
     if after.is_empty() {
-        return Ok(Item::EmptyObject);
+        return Ok(ItemForm::EmptyObject);
     }
     if after == "[]" {
-        return Ok(Item::EmptyArray);
+        return Ok(ItemForm::EmptyArray);
     }
     let has_colon = find_unquoted(after, b':', 0).is_some();
     if after.starts_with('[')
@@ -144,16 +147,16 @@ pub(crate) fn list_item<'de>(line: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Re
                 line.error("a keyless header with a field list is only valid at the document root")
             );
         }
-        return Ok(Item::Header(header));
+        return Ok(ItemForm::Header(header));
     }
     if has_colon {
-        return Ok(Item::Object(after));
+        return Ok(ItemForm::Object(after));
     }
-    Ok(Item::Token(after))
+    Ok(ItemForm::Token(after))
 }
 
 /// The form of a document's root (§5), from its first significant line.
-pub(crate) enum Root<'de> {
+pub(crate) enum RootForm<'de> {
     /// `[]`.
     EmptyArray,
     /// A keyless header: a root array or keyed table.
@@ -166,7 +169,7 @@ pub(crate) enum Root<'de> {
 }
 
 /// §5 root form discovery from the first significant line.
-pub(crate) fn root<'de>(first: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Result<Root<'de>> {
+pub(crate) fn root<'de>(first: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Result<RootForm<'de>> {
     if first.depth != 0 {
         return Err(first.error(format!(
             "over-indented line: expected depth 0, found {}",
@@ -174,19 +177,19 @@ pub(crate) fn root<'de>(first: &Line<'de>, rules: &mut Rules<'_, 'de>) -> Result
         )));
     }
     if first.content == "[]" {
-        return Ok(Root::EmptyArray);
+        return Ok(RootForm::EmptyArray);
     }
     let has_colon = find_unquoted(first.content, b':', 0).is_some();
     if first.content.starts_with('[')
         && has_colon
         && let Some(header) = rules.header(first.content, first)?
     {
-        return Ok(Root::Header(header));
+        return Ok(RootForm::Header(header));
     }
     Ok(if has_colon {
-        Root::Object
+        RootForm::Object
     } else {
-        Root::Undecided
+        RootForm::Undecided
     })
 }
 

@@ -121,8 +121,8 @@ mod tests {
 
     impl<'de> Deserialize<'de> for Hints {
         fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct Record;
-            impl<'de> Visitor<'de> for Record {
+            struct HintsVisitor;
+            impl<'de> Visitor<'de> for HintsVisitor {
                 type Value = Hints;
                 fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                     f.write_str("a map")
@@ -135,7 +135,7 @@ mod tests {
                     Ok(Hints(hints))
                 }
             }
-            deserializer.deserialize_map(Record)
+            deserializer.deserialize_map(HintsVisitor)
         }
     }
 

@@ -95,14 +95,14 @@ mod tests {
     use crate::{DecodeOptions, Value, toon};
 
     #[derive(Deserialize, Debug, PartialEq)]
-    struct Item {
+    struct ItemStruct {
         a: u32,
         #[serde(default)]
         b: Option<String>,
     }
 
     #[derive(Deserialize, Debug, PartialEq)]
-    enum Kind {
+    enum ItemEnum {
         A,
         B(u32),
         C { x: u8 },
@@ -114,7 +114,7 @@ mod tests {
     fn item_objects_read_at_the_cursor_and_the_general_way() {
         let text =
             "[5]:\n  - a: 1\n    b: x\n  -   a: 2\n  - \"a\": 3\n  - a: 4\n  - b: \"y\"\n    a: 5";
-        let items: Vec<Item> = crate::from_str(text).unwrap();
+        let items: Vec<ItemStruct> = crate::from_str(text).unwrap();
         let a: Vec<u32> = items.iter().map(|i| i.a).collect();
         assert_eq!(a, [1, 2, 3, 4, 5]);
         assert_eq!(items[4].b.as_deref(), Some("y"));
@@ -129,9 +129,9 @@ mod tests {
 
     #[test]
     fn enum_items() {
-        let kinds: Vec<Kind> =
+        let kinds: Vec<ItemEnum> =
             crate::from_str("[3]:\n  - B: 5\n  - A\n  - C:\n      x: 1").unwrap();
-        assert_eq!(kinds, [Kind::B(5), Kind::A, Kind::C { x: 1 }]);
+        assert_eq!(kinds, [ItemEnum::B(5), ItemEnum::A, ItemEnum::C { x: 1 }]);
     }
 
     /// Non-strict, a repeated key's last value wins, also when the first is on the hyphen line.
@@ -139,24 +139,24 @@ mod tests {
     fn last_write_wins_on_the_hyphen_line() {
         let text = "[2]:\n  - a: 1\n    a: 2\n  - a: 3\n    b: z\n    a: 4";
         let options = DecodeOptions::new().strict(false);
-        let items: Vec<Item> = crate::from_str_with(text, &options).unwrap();
-        assert_eq!(items[0], Item { a: 2, b: None });
+        let items: Vec<ItemStruct> = crate::from_str_with(text, &options).unwrap();
+        assert_eq!(items[0], ItemStruct { a: 2, b: None });
         assert_eq!(
             items[1],
-            Item {
+            ItemStruct {
                 a: 4,
                 b: Some("z".into())
             }
         );
-        let err = crate::from_str::<Vec<Item>>(text).unwrap_err();
+        let err = crate::from_str::<Vec<ItemStruct>>(text).unwrap_err();
         assert_eq!((err.line(), err.column()), (3, 5), "{err}");
     }
 
     #[test]
     fn errors_on_the_hyphen_line_point_at_the_value() {
-        let err = crate::from_str::<Vec<Item>>("[1]:\n  - a: x").unwrap_err();
+        let err = crate::from_str::<Vec<ItemStruct>>("[1]:\n  - a: x").unwrap_err();
         assert_eq!((err.line(), err.column()), (2, 8), "{err}");
-        let err = crate::from_str::<Vec<Item>>("[2]:\n  - a: 1\n  - b: x").unwrap_err();
+        let err = crate::from_str::<Vec<ItemStruct>>("[2]:\n  - a: 1\n  - b: x").unwrap_err();
         assert_eq!(err.line(), 3, "{err}");
         assert!(err.message().contains("missing field `a`"), "{err}");
     }

@@ -44,7 +44,7 @@ use object::{First, ObjectAccess};
 use row::RowMap;
 use scanner::{Line, Scanner};
 use tabular::TabularSeq;
-use token::{Integer, Primitive, TypedNumber, parse_primitive, trim_spaces};
+use token::{Integer, ParsedPrimitive, TypedNumber, parse_primitive, trim_spaces};
 
 /// Inputs shorter than this are treated as this long when the expansion limit is set, so
 /// small documents with wide tables are never refused.
@@ -253,11 +253,11 @@ impl<'de> Deserializer<'de> {
         let root = form::root(&first, &mut self.rules())?;
         self.scan.consume()?;
         match root {
-            form::Root::EmptyArray => {
+            form::RootForm::EmptyArray => {
                 self.root_is_closed_form = true;
                 Ok(Slot::EmptyArray)
             }
-            form::Root::Header(header) => {
+            form::RootForm::Header(header) => {
                 self.root_is_closed_form = true;
                 Ok(Slot::Header {
                     header: self.boxed(header),
@@ -265,14 +265,14 @@ impl<'de> Deserializer<'de> {
                     line: first,
                 })
             }
-            form::Root::Undecided
+            form::RootForm::Undecided
                 if !form::root_without_colon(&first, self.scan.peek()?.as_ref())? =>
             {
                 Ok(Slot::Token {
                     text: first.content,
                 })
             }
-            form::Root::Object | form::Root::Undecided => Ok(Slot::Object {
+            form::RootForm::Object | form::RootForm::Undecided => Ok(Slot::Object {
                 first: Some(First::Text(first.content, first)),
                 depth: 0,
             }),
@@ -288,8 +288,8 @@ impl<'de> Deserializer<'de> {
     ) -> Result<(Cow<'de, str>, Slot<'de, 'de>)> {
         let (key, field) = form::field(content, &line, &mut self.rules())?;
         let slot = match field {
-            form::Field::After(after) => Slot::after(after, base),
-            form::Field::Header(header) => Slot::Header {
+            form::FieldForm::After(after) => Slot::after(after, base),
+            form::FieldForm::Header(header) => Slot::Header {
                 header: self.boxed(header),
                 base,
                 line,
@@ -301,18 +301,18 @@ impl<'de> Deserializer<'de> {
     /// One list item (§9.4, §10) whose hyphen line has just been consumed.
     fn list_item(&mut self, line: Line<'de>, item_depth: usize) -> Result<Slot<'de, 'de>> {
         Ok(match form::list_item(&line, &mut self.rules())? {
-            form::Item::EmptyObject => Slot::EmptyObject,
-            form::Item::EmptyArray => Slot::EmptyArray,
-            form::Item::Header(header) => Slot::Header {
+            form::ItemForm::EmptyObject => Slot::EmptyObject,
+            form::ItemForm::EmptyArray => Slot::EmptyArray,
+            form::ItemForm::Header(header) => Slot::Header {
                 header: self.boxed(header),
                 base: item_depth,
                 line,
             },
-            form::Item::Object(after) => Slot::Object {
+            form::ItemForm::Object(after) => Slot::Object {
                 first: Some(First::Text(after, line)),
                 depth: item_depth + 1,
             },
-            form::Item::Token(after) => Slot::Token { text: after },
+            form::ItemForm::Token(after) => Slot::Token { text: after },
         })
     }
 
@@ -352,7 +352,7 @@ pub(crate) enum Slot<'a, 'de> {
     },
     /// An object built from row cells by a field list (§9.3).
     Row {
-        fields: &'a [header::Field<'de>],
+        fields: &'a [header::HeaderField<'de>],
         cells: &'a [&'de str],
         cursor: &'a mut usize,
         line: Line<'de>,
@@ -383,15 +383,18 @@ pub(crate) struct ValueDe<'a, 'de> {
     pub(crate) slot: Slot<'a, 'de>,
 }
 
-fn visit_primitive<'de, V: Visitor<'de>>(prim: Primitive<'de>, visitor: V) -> Result<V::Value> {
+fn visit_primitive<'de, V: Visitor<'de>>(
+    prim: ParsedPrimitive<'de>,
+    visitor: V,
+) -> Result<V::Value> {
     match prim {
-        Primitive::Null => visitor.visit_unit(),
-        Primitive::Bool(b) => visitor.visit_bool(b),
-        Primitive::I64(v) => visitor.visit_i64(v),
-        Primitive::U64(v) => visitor.visit_u64(v),
-        Primitive::F64(v) => visitor.visit_f64(v),
-        Primitive::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
-        Primitive::Str(Cow::Owned(s)) => visitor.visit_string(s),
+        ParsedPrimitive::Null => visitor.visit_unit(),
+        ParsedPrimitive::Bool(b) => visitor.visit_bool(b),
+        ParsedPrimitive::I64(v) => visitor.visit_i64(v),
+        ParsedPrimitive::U64(v) => visitor.visit_u64(v),
+        ParsedPrimitive::F64(v) => visitor.visit_f64(v),
+        ParsedPrimitive::Str(Cow::Borrowed(s)) => visitor.visit_borrowed_str(s),
+        ParsedPrimitive::Str(Cow::Owned(s)) => visitor.visit_string(s),
     }
 }
 
@@ -413,7 +416,7 @@ fn visit_number<'de, V: Visitor<'de>>(number: TypedNumber, visitor: V) -> Result
     }
 }
 
-fn token(text: &str) -> Result<Primitive<'_>> {
+fn token(text: &str) -> Result<ParsedPrimitive<'_>> {
     parse_primitive(text).map_err(|e| at_text(text, e))
 }
 
@@ -566,10 +569,10 @@ fn visit_header<'de, V: Visitor<'de>>(
 fn visit_enum<'de, V: Visitor<'de>>(value: ValueDe<'_, 'de>, visitor: V) -> Result<V::Value> {
     match value.slot {
         Slot::Token { text } => match token(text)? {
-            Primitive::Str(Cow::Borrowed(s)) => visitor
+            ParsedPrimitive::Str(Cow::Borrowed(s)) => visitor
                 .visit_enum(de::value::BorrowedStrDeserializer::<Error>::new(s))
                 .map_err(|e| at_text(text, e)),
-            Primitive::Str(Cow::Owned(s)) => visitor
+            ParsedPrimitive::Str(Cow::Owned(s)) => visitor
                 .visit_enum(s.into_deserializer())
                 .map_err(|e: Error| at_text(text, e)),
             _ => Err(at_text(

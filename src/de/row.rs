@@ -5,7 +5,7 @@ use serde::de::{DeserializeSeed, MapAccess};
 
 use std::rc::Rc;
 
-use super::header::{Field, FieldList, Header, leaf_count};
+use super::header::{FieldList, Header, HeaderField, leaf_count};
 use super::key::FieldKeyDe;
 use super::scanner::Line;
 use super::span::{Span, counted};
@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// cell, nested field groups recurse with the same cursor.
 pub(crate) struct RowMap<'a, 'de> {
     de: &'a mut Deserializer<'de>,
-    fields: &'a [Field<'de>],
+    fields: &'a [HeaderField<'de>],
     cells: &'a [&'de str],
     cursor: &'a mut usize,
     next: usize,
@@ -50,7 +50,7 @@ impl<'a, 'de> RowMap<'a, 'de> {
 
     pub(crate) fn new(
         de: &'a mut Deserializer<'de>,
-        fields: &'a [Field<'de>],
+        fields: &'a [HeaderField<'de>],
         cells: &'a [&'de str],
         cursor: &'a mut usize,
         line: Line<'de>,

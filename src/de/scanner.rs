@@ -704,11 +704,9 @@ mod tests {
             .then(|| (key, content[at + 1..].trim_start_matches(' ')))
     }
 
-    /// Over generated documents (indents, tabs, comments, blank lines, CR, trailing spaces,
-    /// quoted keys, headers, list items), the cursor fast path either declines without
-    /// moving, or reads exactly the line, key and rest that the general path reads.
-    #[test]
-    fn key_and_header_lines_agree_with_the_general_path() {
+    /// A generated document of one to six `indent key colon value end` lines, the last end
+    /// dropped half the time.
+    fn key_lines_document(pick: &mut impl FnMut(usize) -> usize) -> String {
         const INDENTS: [&str; 7] = ["", "  ", "    ", " ", "   ", "\t", "  \t"];
         const KEYS: [&str; 16] = [
             "a", "key_1", "x y", "\"q\"", "-", "- a", "#c", "", "a[2]", "é", "a.b", "[1]", "- b c",
@@ -717,103 +715,150 @@ mod tests {
         const COLONS: [&str; 5] = [":", ": ", ":   ", " : ", ""];
         const VALUES: [&str; 7] = ["", "1", "x y", "[]", "\"s: t\"", "a: b", "é"];
         const ENDS: [&str; 5] = ["\n", " \n", "\r\n", " \r\n", "\n\n"];
+        let mut text = String::new();
+        for _ in 0..1 + pick(6) {
+            for part in [
+                INDENTS[pick(7)],
+                KEYS[pick(16)],
+                COLONS[pick(5)],
+                VALUES[pick(7)],
+                ENDS[pick(5)],
+            ] {
+                text.push_str(part);
+            }
+        }
+        if pick(2) == 0 {
+            text.pop();
+        }
+        text
+    }
+
+    /// `starts_at_depth` and `shallower_than` are promises about the line the general path
+    /// peeks: it is at that depth, or the input ends or the line is shallower.
+    fn depth_promises_hold(fast: &Scanner<'_>, plain: &Scanner<'_>, depth: usize, text: &str) {
+        if fast.starts_at_depth(depth) {
+            let peeked = plain.clone().peek().unwrap().unwrap();
+            assert_eq!(peeked.depth, depth, "{text:?}");
+        }
+        if fast.shallower_than(depth)
+            && let Ok(Some(peeked)) = plain.clone().peek()
+        {
+            assert!(peeked.depth < depth, "{text:?}");
+        }
+    }
+
+    /// A list item's first field read at the cursor: the general path reads the hyphen line,
+    /// then the key-value text after `- `. Whether the fast path took the line.
+    fn item_key_agrees(fast: &Scanner<'_>, plain: &Scanner<'_>, depth: usize, text: &str) -> bool {
+        let mut item = fast.clone();
+        let Some((line, key, at)) = item.next_item_key_at(depth) else {
+            return false;
+        };
+        let rest = item.finish_value(at);
+        let mut general = plain.clone();
+        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
+        assert_eq!((line.id(), line.depth), (read.id(), read.depth), "{text:?}");
+        let after = read.content.strip_prefix("- ").unwrap();
+        assert_eq!(Some((key, rest)), plain_split(after), "{text:?}");
+        assert_eq!(item.pos, general.pos, "{text:?}");
+        true
+    }
+
+    /// A header line inside an object: the line the general path reads. Whether the fast
+    /// path took it.
+    fn header_line_agrees(
+        fast: &Scanner<'_>,
+        plain: &Scanner<'_>,
+        depth: usize,
+        text: &str,
+    ) -> bool {
+        let mut header = fast.clone();
+        let Some(line) = header.next_header_line(depth) else {
+            return false;
+        };
+        let mut general = plain.clone();
+        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
+        assert_eq!(
+            (line.id(), line.content, line.depth),
+            (read.id(), read.content, read.depth),
+            "{text:?}"
+        );
+        assert_eq!(header.pos, general.pos, "{text:?}");
+        true
+    }
+
+    /// The key lines the agreement test met, taken and declined.
+    #[derive(Default)]
+    struct KeyLinesMet {
+        taken: usize,
+        declined: usize,
+    }
+
+    /// `next_key_at` stops at the value; with `finish_value` it reads the same line as
+    /// `next_key_line`, and declines the same lines. A taken line is the general path's, key
+    /// and rest split as [`plain_split`] does; a declined one leaves the cursor where it was,
+    /// and both paths then read the next line. `false` once the input ends or fails.
+    fn key_line_agrees(
+        fast: &mut Scanner<'_>,
+        plain: &mut Scanner<'_>,
+        depth: usize,
+        text: &str,
+        met: &mut KeyLinesMet,
+    ) -> bool {
+        let before = fast.pos;
+        let mut lazy = fast.clone();
+        let at_value = lazy
+            .next_key_at(depth)
+            .map(|(line, key, at)| (line.id(), line.depth, key, lazy.finish_value(at), lazy.pos));
+        let Some((line, key, rest)) = fast.next_key_line(depth) else {
+            assert_eq!(at_value, None, "{text:?}");
+            met.declined += 1;
+            assert_eq!(fast.pos, before, "{text:?}");
+            return step_both(fast, plain, text);
+        };
+        assert_eq!(
+            at_value,
+            Some((line.id(), line.depth, key, rest, fast.pos)),
+            "{text:?}"
+        );
+        met.taken += 1;
+        let read = plain.next_if(|l| Ok(l.depth == depth)).unwrap().unwrap();
+        assert_eq!(
+            (line.id(), line.content, line.depth),
+            (read.id(), read.content, read.depth),
+            "{text:?}"
+        );
+        assert_eq!(Some((key, rest)), plain_split(read.content), "{text:?}");
+        assert_eq!(fast.pos, plain.pos, "{text:?}");
+        true
+    }
+
+    /// Over generated documents (indents, tabs, comments, blank lines, CR, trailing spaces,
+    /// quoted keys, headers, list items), the cursor fast path either declines without
+    /// moving, or reads exactly the line, key and rest that the general path reads.
+    #[test]
+    fn key_and_header_lines_agree_with_the_general_path() {
         let mut state = 0x2545_f491_4f6c_dd1d;
         let mut pick = |n: usize| crate::test_rng::next(&mut state) as usize % n;
-        let (mut taken, mut declined, mut items, mut headers) = (0, 0, 0, 0);
+        let mut met = KeyLinesMet::default();
+        let (mut items, mut headers) = (0, 0);
         for _ in 0..3000 {
-            let mut text = String::new();
-            for _ in 0..1 + pick(6) {
-                for part in [
-                    INDENTS[pick(7)],
-                    KEYS[pick(16)],
-                    COLONS[pick(5)],
-                    VALUES[pick(7)],
-                    ENDS[pick(5)],
-                ] {
-                    text.push_str(part);
-                }
-            }
-            if pick(2) == 0 {
-                text.pop();
-            }
+            let text = key_lines_document(&mut pick);
             for strict in [true, false] {
                 let mut fast = Scanner::new(&text, 2, strict);
                 let mut plain = fast.clone();
                 loop {
                     let depth = pick(3);
-                    let before = fast.pos;
-                    // `starts_at_depth` is a promise about the line the general path peeks.
-                    if fast.starts_at_depth(depth) {
-                        let peeked = plain.clone().peek().unwrap().unwrap();
-                        assert_eq!(peeked.depth, depth, "{text:?}");
-                    }
-                    // So is `shallower_than`: the input ends, or the line is shallower.
-                    if fast.shallower_than(depth)
-                        && let Ok(Some(peeked)) = plain.clone().peek()
-                    {
-                        assert!(peeked.depth < depth, "{text:?}");
-                    }
-                    // A list item's first field: the general path reads the hyphen line,
-                    // then the key-value text after `- `.
-                    let mut item = fast.clone();
-                    if let Some((line, key, at)) = item.next_item_key_at(depth) {
-                        let rest = item.finish_value(at);
-                        let mut general = plain.clone();
-                        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
-                        assert_eq!((line.id(), line.depth), (read.id(), read.depth), "{text:?}");
-                        let after = read.content.strip_prefix("- ").unwrap();
-                        assert_eq!(Some((key, rest)), plain_split(after), "{text:?}");
-                        assert_eq!(item.pos, general.pos, "{text:?}");
-                        items += 1;
-                    }
-                    // A header line inside an object: the line the general path reads.
-                    let mut header = fast.clone();
-                    if let Some(line) = header.next_header_line(depth) {
-                        let mut general = plain.clone();
-                        let read = general.next_if(|_| Ok(true)).unwrap().unwrap();
-                        assert_eq!(
-                            (line.id(), line.content, line.depth),
-                            (read.id(), read.content, read.depth),
-                            "{text:?}"
-                        );
-                        assert_eq!(header.pos, general.pos, "{text:?}");
-                        headers += 1;
-                    }
-                    // `next_key_at` stops at the value; with `finish_value` it reads the
-                    // same line as `next_key_line`, and declines the same lines.
-                    let mut lazy = fast.clone();
-                    let at_value = lazy.next_key_at(depth).map(|(line, key, at)| {
-                        (line.id(), line.depth, key, lazy.finish_value(at), lazy.pos)
-                    });
-                    match fast.next_key_line(depth) {
-                        Some((line, key, rest)) => {
-                            assert_eq!(
-                                at_value,
-                                Some((line.id(), line.depth, key, rest, fast.pos)),
-                                "{text:?}"
-                            );
-                            taken += 1;
-                            let read = plain.next_if(|l| Ok(l.depth == depth)).unwrap().unwrap();
-                            assert_eq!(
-                                (line.id(), line.content, line.depth),
-                                (read.id(), read.content, read.depth),
-                                "{text:?}"
-                            );
-                            assert_eq!(Some((key, rest)), plain_split(read.content), "{text:?}");
-                            assert_eq!(fast.pos, plain.pos, "{text:?}");
-                        }
-                        None => {
-                            assert_eq!(at_value, None, "{text:?}");
-                            declined += 1;
-                            assert_eq!(fast.pos, before, "{text:?}");
-                            if !step_both(&mut fast, &mut plain, &text) {
-                                break;
-                            }
-                        }
+                    depth_promises_hold(&fast, &plain, depth, &text);
+                    items += usize::from(item_key_agrees(&fast, &plain, depth, &text));
+                    headers += usize::from(header_line_agrees(&fast, &plain, depth, &text));
+                    if !key_line_agrees(&mut fast, &mut plain, depth, &text, &mut met) {
+                        break;
                     }
                 }
             }
         }
+        let KeyLinesMet { taken, declined } = met;
         assert!(
             taken > 500 && declined > 500 && items > 100 && headers > 100,
             "{taken} taken, {declined} declined, {items} items, {headers} headers"

@@ -9,7 +9,7 @@ use crate::swar::{find_any, find_either};
 
 /// A decoded primitive.
 #[derive(Debug, PartialEq)]
-pub(crate) enum Primitive<'de> {
+pub(crate) enum ParsedPrimitive<'de> {
     Null,
     Bool(bool),
     I64(i64),
@@ -395,32 +395,32 @@ pub(crate) fn parse_name(token: &str) -> Result<Cow<'_, str>> {
 }
 
 /// Types one value token (§4).
-pub(crate) fn parse_primitive(token: &str) -> Result<Primitive<'_>> {
+pub(crate) fn parse_primitive(token: &str) -> Result<ParsedPrimitive<'_>> {
     let token = trim_spaces(token);
     match token.as_bytes().first() {
-        None => return Ok(Primitive::Str(Cow::Borrowed(""))),
-        Some(b'"') => return parse_quoted(token).map(Primitive::Str),
-        Some(b't') if token == "true" => return Ok(Primitive::Bool(true)),
-        Some(b'f') if token == "false" => return Ok(Primitive::Bool(false)),
-        Some(b'n') if token == "null" => return Ok(Primitive::Null),
+        None => return Ok(ParsedPrimitive::Str(Cow::Borrowed(""))),
+        Some(b'"') => return parse_quoted(token).map(ParsedPrimitive::Str),
+        Some(b't') if token == "true" => return Ok(ParsedPrimitive::Bool(true)),
+        Some(b'f') if token == "false" => return Ok(ParsedPrimitive::Bool(false)),
+        Some(b'n') if token == "null" => return Ok(ParsedPrimitive::Null),
         _ => {}
     }
-    Ok(parse_number(token).unwrap_or(Primitive::Str(Cow::Borrowed(token))))
+    Ok(parse_number(token).unwrap_or(ParsedPrimitive::Str(Cow::Borrowed(token))))
 }
 
 /// An integer as [`parse_primitive`] types it: unsigned unless negative. A type of its own
-/// so that visiting one is two arms, not the seven of a [`Primitive`], in every typed hint.
+/// so that visiting one is two arms, not the seven of a [`ParsedPrimitive`], in every typed hint.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Integer {
     U64(u64),
     I64(i64),
 }
 
-impl From<Integer> for Primitive<'_> {
+impl From<Integer> for ParsedPrimitive<'_> {
     fn from(int: Integer) -> Self {
         match int {
-            Integer::U64(v) => Primitive::U64(v),
-            Integer::I64(v) => Primitive::I64(v),
+            Integer::U64(v) => ParsedPrimitive::U64(v),
+            Integer::I64(v) => ParsedPrimitive::I64(v),
         }
     }
 }
@@ -557,7 +557,7 @@ pub(crate) fn is_integer(token: &str) -> bool {
 /// §4 number grammar `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`. Integers are exact in
 /// i64/u64; integers beyond u64 and all fractions/exponents become f64; a token whose value
 /// overflows f64 is not a number (it stays a string, as in the reference decoder).
-fn parse_number(token: &str) -> Option<Primitive<'_>> {
+fn parse_number(token: &str) -> Option<ParsedPrimitive<'_>> {
     let b = token.as_bytes();
     let mut i = usize::from(b.first() == Some(&b'-'));
     let int_start = i;
@@ -601,20 +601,20 @@ fn parse_number(token: &str) -> Option<Primitive<'_>> {
         if b[0] == b'-' {
             if let Ok(v) = token.parse::<i64>() {
                 return Some(if v == 0 {
-                    Primitive::U64(0)
+                    ParsedPrimitive::U64(0)
                 } else {
-                    Primitive::I64(v)
+                    ParsedPrimitive::I64(v)
                 });
             }
         } else if let Ok(v) = token.parse::<u64>() {
-            return Some(Primitive::U64(v));
+            return Some(ParsedPrimitive::U64(v));
         }
     }
     let v: f64 = token.parse().ok()?;
     if !v.is_finite() {
         return None;
     }
-    Some(Primitive::F64(if v == 0.0 { 0.0 } else { v }))
+    Some(ParsedPrimitive::F64(if v == 0.0 { 0.0 } else { v }))
 }
 
 #[cfg(test)]
@@ -739,26 +739,36 @@ mod tests {
 
     #[test]
     fn number_grammar_of_section_4() {
-        assert_eq!(parse_primitive("42").unwrap(), Primitive::U64(42));
-        assert_eq!(parse_primitive("-7").unwrap(), Primitive::I64(-7));
-        assert_eq!(parse_primitive("-0").unwrap(), Primitive::U64(0));
-        assert_eq!(parse_primitive("1.5000").unwrap(), Primitive::F64(1.5));
-        assert_eq!(parse_primitive("-1E+03").unwrap(), Primitive::F64(-1000.0));
-        assert_eq!(parse_primitive("0.5").unwrap(), Primitive::F64(0.5));
+        assert_eq!(parse_primitive("42").unwrap(), ParsedPrimitive::U64(42));
+        assert_eq!(parse_primitive("-7").unwrap(), ParsedPrimitive::I64(-7));
+        assert_eq!(parse_primitive("-0").unwrap(), ParsedPrimitive::U64(0));
+        assert_eq!(
+            parse_primitive("1.5000").unwrap(),
+            ParsedPrimitive::F64(1.5)
+        );
+        assert_eq!(
+            parse_primitive("-1E+03").unwrap(),
+            ParsedPrimitive::F64(-1000.0)
+        );
+        assert_eq!(parse_primitive("0.5").unwrap(), ParsedPrimitive::F64(0.5));
         assert_eq!(
             parse_primitive("18446744073709551616").unwrap(),
-            Primitive::F64(18446744073709551616.0)
+            ParsedPrimitive::F64(18446744073709551616.0)
         );
         for s in [
             "05", "-05", ".5", "1.", "+5", "1e", "0x10", "1_000", "Infinity", "1e999",
         ] {
-            assert_eq!(parse_primitive(s).unwrap(), Primitive::Str(s.into()), "{s}");
+            assert_eq!(
+                parse_primitive(s).unwrap(),
+                ParsedPrimitive::Str(s.into()),
+                "{s}"
+            );
         }
     }
 
-    /// The typed-hint paths agree with the full grammar wherever they answer.
-    #[test]
-    fn fast_paths_agree_with_parse_primitive() {
+    /// The integer, number and plain-string hints agree with the full grammar on tokens at
+    /// the edges of each: `i64`/`u64` bounds, leading zeros, literals and near-literals.
+    fn hints_agree_at_the_edges() {
         for token in [
             "0",
             "-0",
@@ -788,17 +798,17 @@ mod tests {
         ] {
             let full = parse_primitive(token).unwrap();
             if let Some(fast) = parse_integer(token) {
-                assert_eq!(Primitive::from(fast), full, "{token}");
+                assert_eq!(ParsedPrimitive::from(fast), full, "{token}");
             }
             match typed_number(token) {
-                Some(TypedNumber::F64(v)) => assert_eq!(Primitive::F64(v), full, "{token}"),
+                Some(TypedNumber::F64(v)) => assert_eq!(ParsedPrimitive::F64(v), full, "{token}"),
                 Some(TypedNumber::Integer(int)) => {
-                    assert_eq!(Primitive::from(int), full, "{token}")
+                    assert_eq!(ParsedPrimitive::from(int), full, "{token}")
                 }
                 None => {}
             }
             if is_plain_string(token) {
-                assert_eq!(full, Primitive::Str(token.into()), "{token}");
+                assert_eq!(full, ParsedPrimitive::Str(token.into()), "{token}");
             }
         }
         assert_eq!(
@@ -810,6 +820,11 @@ mod tests {
             Some(Integer::U64(9999999999999999999))
         );
         assert!(parse_integer("-9223372036854775809").is_none());
+    }
+
+    /// The decimal fast path agrees with the full grammar on generated decimals of up to 17
+    /// digits, signed or not, with every split between integer and fraction digits.
+    fn generated_decimals_agree() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         for _ in 0..50_000 {
             crate::test_rng::next(&mut state);
@@ -827,7 +842,7 @@ mod tests {
             );
             if let Some(fast) = parse_decimal(&token) {
                 assert_eq!(
-                    Primitive::F64(fast),
+                    ParsedPrimitive::F64(fast),
                     parse_primitive(&token).unwrap(),
                     "{token}"
                 );
@@ -838,6 +853,13 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The typed-hint paths agree with the full grammar wherever they answer.
+    #[test]
+    fn fast_paths_agree_with_parse_primitive() {
+        hints_agree_at_the_edges();
+        generated_decimals_agree();
         for token in [
             "3959.77",
             "0.67",
@@ -849,9 +871,11 @@ mod tests {
             "01.5",
         ] {
             match parse_decimal(token) {
-                Some(fast) => assert_eq!(Primitive::F64(fast), parse_primitive(token).unwrap()),
+                Some(fast) => {
+                    assert_eq!(ParsedPrimitive::F64(fast), parse_primitive(token).unwrap())
+                }
                 None => assert!(
-                    !matches!(parse_primitive(token).unwrap(), Primitive::F64(_))
+                    !matches!(parse_primitive(token).unwrap(), ParsedPrimitive::F64(_))
                         || token.len() > 17,
                     "{token}"
                 ),
@@ -879,7 +903,7 @@ mod tests {
                 token.push_str(PARTS[(crate::test_rng::next(&mut state) % 10) as usize]);
             }
             let full = parse_primitive(&token).unwrap();
-            let string = matches!(full, Primitive::Str(_));
+            let string = matches!(full, ParsedPrimitive::Str(_));
             assert_eq!(is_plain_string(&token), string, "{token}: {full:?}");
         }
         for token in [

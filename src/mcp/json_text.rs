@@ -122,21 +122,7 @@ pub(crate) fn minify_joined(text: &str) -> (String, bool) {
             b' ' | b'\t' | b'\n' | b'\r' => {
                 // The whole run (a newline and its indentation), then whether it sat between
                 // two bytes of a token.
-                at += 1;
-                loop {
-                    if let Some(chunk) = bytes[at..].first_chunk::<8>() {
-                        let other = u64::from_le_bytes(*chunk) ^ (ONES * u64::from(b' '));
-                        // Past the spaces: all eight when there is no other byte.
-                        at += (other.trailing_zeros() / 8) as usize;
-                        if other == 0 {
-                            continue;
-                        }
-                    }
-                    match bytes.get(at) {
-                        Some(b' ' | b'\t' | b'\n' | b'\r') => at += 1,
-                        _ => break,
-                    }
-                }
+                at = whitespace_end(bytes, at + 1);
                 if len > 0
                     && WORD[usize::from(out[len - 1])]
                     && bytes.get(at).is_some_and(|&b| WORD[usize::from(b)])
@@ -157,6 +143,26 @@ pub(crate) fn minify_joined(text: &str) -> (String, bool) {
     let out = String::from_utf8(out)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     (out, joins)
+}
+
+/// Where a run of whitespace going on at `at` ends: eight spaces at a time, as indentation
+/// comes.
+#[inline(always)]
+fn whitespace_end(bytes: &[u8], mut at: usize) -> usize {
+    loop {
+        if let Some(chunk) = bytes[at..].first_chunk::<8>() {
+            let other = u64::from_le_bytes(*chunk) ^ (ONES * u64::from(b' '));
+            // Past the spaces: all eight when there is no other byte.
+            at += (other.trailing_zeros() / 8) as usize;
+            if other == 0 {
+                continue;
+            }
+        }
+        match bytes.get(at) {
+            Some(b' ' | b'\t' | b'\n' | b'\r') => at += 1,
+            _ => return at,
+        }
+    }
 }
 
 /// The bytes of numbers and of `true`, `false` and `null` (and of what is neither but would

@@ -515,94 +515,122 @@ impl ResultEncoder {
             Structured::Drop => raw::get(entries, "structuredContent"),
             Structured::Keep => None,
         };
-        // `null` holds nothing to carry.
-        let mut carried = structured.is_none_or(|s| s == "null");
-        let carrier = structured.map(super::structured::Carried::new);
-        let mut splice = Splice::new(result);
-        let mut blocks = Vec::new();
+        let mut rewriting = Rewriting {
+            splice: Splice::new(result),
+            blocks: Vec::new(),
+            carrier: structured.map(super::structured::Carried::new),
+            // `null` holds nothing to carry.
+            carried: structured.is_none_or(|s| s == "null"),
+        };
         for item in content.items.iter().flatten() {
-            let fields = &item.members;
-            let is_text = raw::get(fields, "type").and_then(raw::unquote);
-            if is_text.as_deref() != Some("text") {
-                continue;
-            }
-            let (Some(text_value), Some(text)) = (raw::get(fields, "text"), &item.text) else {
-                continue;
-            };
-            let ItemText::String(text) = text else {
-                // Not a string, or a lone surrogate Rust strings cannot hold.
-                blocks.push(Block::Skipped(SkipReason::NotJson));
-                continue;
-            };
-            if let Some(carrier) = &carrier
-                && !carried
-            {
-                carried = carrier.by(text);
-            }
-            if !convert {
-                blocks.push(Block::Skipped(SkipReason::Verbatim));
-                continue;
-            }
-            // A converted block must carry its format marker; a `_meta` that is not an object
-            // cannot, so the block stays as it is.
-            let slot = MetaSlot::of(fields);
-            if matches!(slot, MetaSlot::Unusable) {
-                blocks.push(Block::Skipped(SkipReason::Failed));
-                continue;
-            }
-            match self.block(text, shaping)? {
-                Err(skipped) => blocks.push(skipped),
-                Ok((new_text, block)) => {
-                    splice.replace_quoted(text_value, new_text);
-                    slot.set(&mut splice, item.json, fields, block_marker(&block));
-                    if let Some(note) = note_block(&block) {
-                        splice.insert_after(item.json, format!(",{note}"));
-                    }
-                    blocks.push(block);
-                }
-            }
+            self.content_item(item, shaping, convert, &mut rewriting)?;
         }
+        let Rewriting {
+            mut splice,
+            mut blocks,
+            carried,
+            ..
+        } = rewriting;
         if let Some(data) = structured {
             if !carried {
                 // The only copy of the data: it becomes a text block like any JSON block.
-                let text = minify(data);
-                let converted = if convert {
-                    self.block(&text, shaping)?
-                } else {
-                    Err(Block::Skipped(SkipReason::Verbatim))
-                };
-                let added = match converted {
-                    Err(skipped) => {
-                        blocks.push(skipped);
-                        text_block(&text, None)
-                    }
-                    Ok((new_text, block)) => {
-                        let mut added = text_block(&new_text, Some(block_marker(&block)));
-                        if let Some(note) = note_block(&block) {
-                            added = format!("{added},{note}");
-                        }
-                        blocks.push(block);
-                        added
-                    }
-                };
+                let added = self.structured_block(data, shaping, convert, &mut blocks)?;
                 splice.push(content.json, content.items.len(), &added);
             }
             splice.remove(result, entries, "structuredContent");
         }
         let totals = Totals::of(&blocks);
         if let Some(format) = totals.format {
-            // Written in this order whatever serde_json's map keeps.
-            let marker = format!(
-                r#"{{"format":"{format}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
-                totals.before.0,
-                totals.after.0,
-                totals.before.1,
-                totals.after.1,
-                started.elapsed().as_micros() as u64,
-            );
+            let marker = totals.marker(format, started);
             MetaSlot::of(entries).set(&mut splice, result, entries, marker);
         }
         Ok((splice.finish(), totals))
+    }
+
+    /// One item of `content`: a text block is converted in place (its text, its `_meta`
+    /// marker, a note after it) or stays, and may be the one that carries the structured
+    /// data (`--structured drop`). Items that are not text blocks are left.
+    fn content_item<'t>(
+        &self,
+        item: &raw::ContentObject<'t>,
+        shaping: &Shaping,
+        convert: bool,
+        rewriting: &mut Rewriting<'t>,
+    ) -> std::result::Result<(), Skip> {
+        let fields = &item.members;
+        let is_text = raw::get(fields, "type").and_then(raw::unquote);
+        if is_text.as_deref() != Some("text") {
+            return Ok(());
+        }
+        let (Some(text_value), Some(text)) = (raw::get(fields, "text"), &item.text) else {
+            return Ok(());
+        };
+        let blocks = &mut rewriting.blocks;
+        let ItemText::String(text) = text else {
+            // Not a string, or a lone surrogate Rust strings cannot hold.
+            blocks.push(Block::Skipped(SkipReason::NotJson));
+            return Ok(());
+        };
+        if let Some(carrier) = &rewriting.carrier
+            && !rewriting.carried
+        {
+            rewriting.carried = carrier.by(text);
+        }
+        if !convert {
+            blocks.push(Block::Skipped(SkipReason::Verbatim));
+            return Ok(());
+        }
+        // A converted block must carry its format marker; a `_meta` that is not an object
+        // cannot, so the block stays as it is.
+        let slot = MetaSlot::of(fields);
+        if matches!(slot, MetaSlot::Unusable) {
+            blocks.push(Block::Skipped(SkipReason::Failed));
+            return Ok(());
+        }
+        match self.block(text, shaping)? {
+            Err(skipped) => blocks.push(skipped),
+            Ok((new_text, block)) => {
+                let splice = &mut rewriting.splice;
+                splice.replace_quoted(text_value, new_text);
+                slot.set(splice, item.json, fields, block_marker(&block));
+                if let Some(note) = note_block(&block) {
+                    splice.insert_after(item.json, format!(",{note}"));
+                }
+                blocks.push(block);
+            }
+        }
+        Ok(())
+    }
+
+    /// The text block added for structured data no text block carries
+    /// (`--structured drop`): its minified JSON, converted as any JSON block is.
+    fn structured_block(
+        &self,
+        data: &str,
+        shaping: &Shaping,
+        convert: bool,
+        blocks: &mut Vec<Block>,
+    ) -> std::result::Result<String, Skip> {
+        let text = minify(data);
+        let converted = if convert {
+            self.block(&text, shaping)?
+        } else {
+            Err(Block::Skipped(SkipReason::Verbatim))
+        };
+        Ok(match converted {
+            Err(skipped) => {
+                blocks.push(skipped);
+                text_block(&text, None)
+            }
+            Ok((new_text, block)) => {
+                let mut added = text_block(&new_text, Some(block_marker(&block)));
+                if let Some(note) = note_block(&block) {
+                    added = format!("{added},{note}");
+                }
+                blocks.push(block);
+                added
+            }
+        })
     }
 
     /// One block's conversion: `Ok(Err(skipped))` when it stays as it is, `Err` for what is
@@ -829,6 +857,15 @@ impl ResultEncoder {
     }
 }
 
+/// A result's text as its blocks are rewritten: the edits to it, what each block came to,
+/// and (`--structured drop`) whether a text block carries the structured data.
+struct Rewriting<'t> {
+    splice: Splice<'t>,
+    blocks: Vec<Block>,
+    carrier: Option<super::structured::Carried<'t>>,
+    carried: bool,
+}
+
 /// What the blocks of one result came to.
 struct Totals {
     /// The format of the first converted block; `None` when none was.
@@ -866,6 +903,19 @@ impl Totals {
             }
         }
         totals
+    }
+
+    /// The result's `_meta` marker: the format of its first converted block, its totals
+    /// and the time taken, written in this order whatever serde_json's map keeps.
+    fn marker(&self, format: &str, started: Instant) -> String {
+        format!(
+            r#"{{"format":"{format}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
+            self.before.0,
+            self.after.0,
+            self.before.1,
+            self.after.1,
+            started.elapsed().as_micros() as u64,
+        )
     }
 }
 

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::schema::{required_names, resolve};
-use crate::Value;
+use crate::{Map, Value};
 
 /// Nested schemas are checked this deep; deeper values are accepted as they are.
 const MAX_DEPTH: usize = 32;
@@ -71,102 +71,134 @@ fn check(
         return;
     }
     let schema = resolve(root, schema);
-    let mut report = |message: String| {
-        out.push(Violation {
+    match keywords(root, schema, value, path, depth) {
+        Verdict::Fits => {}
+        Verdict::Breaks(message) => out.push(Violation {
             path: path.clone(),
             message,
-        });
-    };
+        }),
+        Verdict::Members => match value {
+            Value::Object(map) => check_properties(root, schema, map, path, depth, out),
+            Value::Array(items) => check_items(root, schema, items, path, depth, out),
+            _ => {}
+        },
+    }
+}
+
+/// What a schema's value keywords say of a value.
+enum Verdict {
+    /// Nothing against it: its members are checked next (`properties`, `items`).
+    Members,
+    /// It fits a keyword that decides alone (`enum`, `const`, `anyOf`/`oneOf`).
+    Fits,
+    /// It breaks one, `type` included.
+    Breaks(String),
+}
+
+/// `enum`, `const`, `anyOf`/`oneOf` (each decides alone, the first present) and `type`.
+fn keywords(root: &Value, schema: &Value, value: &Value, path: &str, depth: usize) -> Verdict {
     if let Some(allowed) = schema.get("enum").and_then(Value::as_array) {
-        if !allowed.iter().any(|a| a == value) {
-            let list: Vec<String> = allowed.iter().map(show).collect();
-            let got = crate::json::to_string(value).unwrap_or_default();
-            report(format!("{got} is not one of {}", list.join(", ")));
+        if allowed.iter().any(|a| a == value) {
+            return Verdict::Fits;
         }
-        return;
+        let list: Vec<String> = allowed.iter().map(show).collect();
+        let got = crate::json::to_string(value).unwrap_or_default();
+        return Verdict::Breaks(format!("{got} is not one of {}", list.join(", ")));
     }
     if let Some(expected) = schema.get("const") {
-        if expected != value {
-            report(format!("must be {}", show(expected)));
+        if expected == value {
+            return Verdict::Fits;
         }
-        return;
+        return Verdict::Breaks(format!("must be {}", show(expected)));
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(members) = schema.get(key).and_then(Value::as_array) {
             let fits = members.iter().any(|m| {
                 let mut probe = Vec::new();
-                check(root, m, value, &mut path.clone(), depth + 1, &mut probe);
+                check(root, m, value, &mut path.to_owned(), depth + 1, &mut probe);
                 probe.is_empty()
             });
-            if !fits {
-                report(format!(
-                    "{} fits none of the allowed shapes",
-                    show_kind(value)
-                ));
+            if fits {
+                return Verdict::Fits;
             }
-            return;
+            let kind = show_kind(value);
+            return Verdict::Breaks(format!("{kind} fits none of the allowed shapes"));
         }
     }
-    if let Some(types) = declared_types(schema)
-        && !types.iter().any(|t| has_type(value, t))
-    {
-        report(format!(
+    match declared_types(schema) {
+        Some(types) if !types.iter().any(|t| has_type(value, t)) => Verdict::Breaks(format!(
             "expected {}, got {}",
             types.join(" or "),
             show_kind(value)
-        ));
-        return;
+        )),
+        _ => Verdict::Members,
     }
-    match value {
-        Value::Object(map) => {
-            let props = schema.get("properties").and_then(Value::as_object);
-            for name in required_names(schema) {
-                if !map.contains_key(name) {
-                    let ty = props
-                        .and_then(|p| p.get(name))
-                        .map(|s| resolve(root, s))
-                        .and_then(declared_types)
-                        .map(|t| format!(" ({})", t.join(" or ")))
-                        .unwrap_or_default();
-                    out.push(Violation {
-                        path: path.clone(),
-                        message: format!("missing required field {name:?}{ty}"),
-                    });
-                }
-            }
-            let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-            for (key, child) in map {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(key);
-                match props.and_then(|p| p.get(key)) {
-                    Some(child_schema) => check(root, child_schema, child, path, depth + 1, out),
-                    None if closed => {
-                        let known: Vec<&str> =
-                            props.map(|p| p.keys().collect()).unwrap_or_default();
-                        out.push(Violation {
-                            path: path.clone(),
-                            message: format!("unknown field; allowed: {}", known.join(", ")),
-                        });
-                    }
-                    None => {}
-                }
-                path.truncate(len);
-            }
+}
+
+/// An object's `required` names and `properties`, each member checked against its own
+/// schema; with `additionalProperties: false`, a member the schema does not name is one too
+/// many.
+fn check_properties(
+    root: &Value,
+    schema: &Value,
+    map: &Map,
+    path: &mut String,
+    depth: usize,
+    out: &mut Vec<Violation>,
+) {
+    let props = schema.get("properties").and_then(Value::as_object);
+    for name in required_names(schema) {
+        if !map.contains_key(name) {
+            let ty = props
+                .and_then(|p| p.get(name))
+                .map(|s| resolve(root, s))
+                .and_then(declared_types)
+                .map(|t| format!(" ({})", t.join(" or ")))
+                .unwrap_or_default();
+            out.push(Violation {
+                path: path.clone(),
+                message: format!("missing required field {name:?}{ty}"),
+            });
         }
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
-                for (i, item) in items.iter().enumerate() {
-                    let len = path.len();
-                    path.push_str(&format!("[{i}]"));
-                    check(root, item_schema, item, path, depth + 1, out);
-                    path.truncate(len);
-                }
-            }
+    }
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    for (key, child) in map {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
         }
-        _ => {}
+        path.push_str(key);
+        match props.and_then(|p| p.get(key)) {
+            Some(child_schema) => check(root, child_schema, child, path, depth + 1, out),
+            None if closed => {
+                let known: Vec<&str> = props.map(|p| p.keys().collect()).unwrap_or_default();
+                out.push(Violation {
+                    path: path.clone(),
+                    message: format!("unknown field; allowed: {}", known.join(", ")),
+                });
+            }
+            None => {}
+        }
+        path.truncate(len);
+    }
+}
+
+/// An array's elements, each against `items` when that is a schema.
+fn check_items(
+    root: &Value,
+    schema: &Value,
+    items: &[Value],
+    path: &mut String,
+    depth: usize,
+    out: &mut Vec<Violation>,
+) {
+    if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
+        for (i, item) in items.iter().enumerate() {
+            let len = path.len();
+            path.push_str(&format!("[{i}]"));
+            check(root, item_schema, item, path, depth + 1, out);
+            path.truncate(len);
+        }
     }
 }
 

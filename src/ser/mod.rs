@@ -25,7 +25,7 @@ use serde::ser::{self, Serialize};
 
 use crate::error::{Error, Result};
 use crate::options::EncodeOptions;
-use tape::{Node, Open, Recorder, Tape};
+use tape::{Open, Recorder, Tape, TapeValue};
 
 /// A TOON serializer writing to any [`io::Write`], like `serde_json::Serializer`.
 ///
@@ -76,7 +76,7 @@ fn write_recorded<W: io::Write>(
     options: &EncodeOptions,
     tape: &Tape,
 ) -> Result<()> {
-    to_writer_with(writer, &Node { tape, at: 0 }, options)
+    to_writer_with(writer, &TapeValue { tape, at: 0 }, options)
 }
 
 /// The compound serializer for the root value of a [`Serializer`].
@@ -168,7 +168,7 @@ impl<'a, W: io::Write> ser::Serializer for &'a mut Serializer<W> {
         value: &T,
     ) -> Result<()> {
         if name == number::NUMBER {
-            return to_writer_with(&mut self.writer, &number::Exact(value), &self.options);
+            return to_writer_with(&mut self.writer, &number::ExactNumber(value), &self.options);
         }
         to_writer_with(&mut self.writer, value, &self.options)
     }

@@ -16,9 +16,9 @@ use serde::ser::{self, Impossible, Serialize};
 pub(crate) const NUMBER: &str = "$toon::private::Number";
 
 /// Serializes an exact number: `text` (§2 canonical number text) under [`NUMBER`].
-pub(crate) struct Exact<'a, T: ?Sized>(pub(crate) &'a T);
+pub(crate) struct ExactNumber<'a, T: ?Sized>(pub(crate) &'a T);
 
-impl<T: ?Sized + Serialize> Serialize for Exact<'_, T> {
+impl<T: ?Sized + Serialize> Serialize for ExactNumber<'_, T> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_newtype_struct(NUMBER, self.0)
     }
@@ -29,7 +29,7 @@ impl<T: ?Sized + Serialize> Serialize for Exact<'_, T> {
 /// value it is. Only number characters are ever written unquoted: whatever a caller puts
 /// under the name cannot break the document's syntax.
 pub(crate) fn text<T: ?Sized + Serialize>(value: &T) -> Option<String> {
-    value.serialize(Text).ok()
+    value.serialize(TextTaker).ok()
 }
 
 fn is_number_text(text: &str) -> bool {
@@ -56,9 +56,9 @@ impl ser::Error for NotText {
 }
 
 /// Takes the string of a [`NUMBER`] newtype and nothing else.
-struct Text;
+struct TextTaker;
 
-impl ser::Serializer for Text {
+impl ser::Serializer for TextTaker {
     type Ok = String;
     type Error = NotText;
     type SerializeSeq = Impossible<String, NotText>;

@@ -1,7 +1,7 @@
 //! A compact recording of one serialized value, for the one path that cannot serialize a value
 //! twice: [`crate::Serializer`] used as a serde `Serializer` sees the root's elements once, as
 //! serde hands them over. It records them here (one 16-byte event per scalar, container or key,
-//! all text in one arena) and then lays the recording out through [`Node`], its `Serialize`
+//! all text in one arena) and then lays the recording out through [`TapeValue`], its `Serialize`
 //! view. `to_string`/`to_writer` never record: they probe and emit the value directly.
 
 use serde::ser::{self, Serialize};
@@ -209,12 +209,12 @@ impl<'t> Iterator for TapeEntries<'t> {
 }
 
 /// A recorded value, serializable again (as many times as layout needs).
-pub(crate) struct Node<'t> {
+pub(crate) struct TapeValue<'t> {
     pub(crate) tape: &'t Tape,
     pub(crate) at: usize,
 }
 
-impl Serialize for Node<'_> {
+impl Serialize for TapeValue<'_> {
     fn serialize<S: ser::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use ser::{SerializeMap, SerializeSeq};
         let tape = self.tape;
@@ -236,18 +236,18 @@ impl Serialize for Node<'_> {
                     },
                 }
             }
-            Ev::Num(st, l) => number::Exact(tape.str_at(st, l)).serialize(s),
+            Ev::Num(st, l) => number::ExactNumber(tape.str_at(st, l)).serialize(s),
             Ev::Arr { len, .. } => {
                 let mut seq = s.serialize_seq(Some(len as usize))?;
                 for at in tape.elements(self.at) {
-                    seq.serialize_element(&Node { tape, at })?;
+                    seq.serialize_element(&TapeValue { tape, at })?;
                 }
                 seq.end()
             }
             Ev::Obj { len, .. } => {
                 let mut map = s.serialize_map(Some(len as usize))?;
                 for (key, at) in tape.entries(self.at) {
-                    map.serialize_entry(key, &Node { tape, at })?;
+                    map.serialize_entry(key, &TapeValue { tape, at })?;
                 }
                 map.end()
             }

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use super::{Event, Primitive};
 use crate::de::duplicates::{SeenKeys, duplicate};
 use crate::de::form::{self, Rules};
-use crate::de::header::{Field, FieldList, Header, HeaderCache};
+use crate::de::header::{FieldList, Header, HeaderCache, HeaderField};
 use crate::de::keyed::entry_line;
 use crate::de::list::is_extra_item;
 use crate::de::row::check_cells;
@@ -89,11 +89,11 @@ impl<'l> Keep<'static, 'l> for Own {
 }
 
 /// Where the machine's events go. A step that fails takes back the events it produced
-/// ([`Sink::checkpoint`], [`Sink::rollback`]), so that an error comes after the events of
+/// ([`EventSink::checkpoint`], [`EventSink::rollback`]), so that an error comes after the events of
 /// the lines before it and nothing of its own line.
-pub(crate) trait Sink<'a> {
+pub(crate) trait EventSink<'a> {
     /// Whether numbers that an `f64` would change are handed over as their §2 canonical text
-    /// ([`Sink::exact`]) instead of as a [`Number`] (the JSON writer's exact numbers).
+    /// ([`EventSink::exact`]) instead of as a [`Number`] (the JSON writer's exact numbers).
     const EXACT: bool = false;
     fn push(&mut self, event: Event<'a>);
     fn exact(&mut self, _text: String) {}
@@ -103,7 +103,7 @@ pub(crate) trait Sink<'a> {
     fn key<'l>(&mut self, key: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
         self.push(Event::Key(keep(key)));
     }
-    /// A string of the current line, as [`Sink::key`].
+    /// A string of the current line, as [`EventSink::key`].
     #[inline]
     fn string<'l>(&mut self, text: Cow<'l, str>, keep: impl FnOnce(Cow<'l, str>) -> Cow<'a, str>) {
         self.push(Event::Primitive(Primitive::String(keep(text))));
@@ -119,7 +119,7 @@ pub(crate) trait Sink<'a> {
     fn rollback(&mut self, at: usize);
 }
 
-impl<'a> Sink<'a> for Vec<Event<'a>> {
+impl<'a> EventSink<'a> for Vec<Event<'a>> {
     #[inline]
     fn push(&mut self, event: Event<'a>) {
         Vec::push(self, event);
@@ -132,7 +132,7 @@ impl<'a> Sink<'a> for Vec<Event<'a>> {
     }
 }
 
-impl<'a> Sink<'a> for std::collections::VecDeque<Event<'a>> {
+impl<'a> EventSink<'a> for std::collections::VecDeque<Event<'a>> {
     #[inline]
     fn push(&mut self, event: Event<'a>) {
         self.push_back(event);
@@ -147,7 +147,7 @@ impl<'a> Sink<'a> for std::collections::VecDeque<Event<'a>> {
 
 /// A line kept past its step, for errors placed on it later: its 1-based number, its raw
 /// text (no newline, no CR) and where its content lies in it.
-struct Mark<'a> {
+struct KeptLine<'a> {
     number: usize,
     raw: Cow<'a, str>,
     start: usize,
@@ -155,9 +155,9 @@ struct Mark<'a> {
     depth: usize,
 }
 
-impl<'a> Mark<'a> {
+impl<'a> KeptLine<'a> {
     fn new<'l, K: Keep<'a, 'l>>(number: usize, raw: &'l str, line: &Line<'l>) -> Self {
-        let mut mark = Mark {
+        let mut mark = KeptLine {
             number: 0,
             raw: Cow::Borrowed(""),
             start: 0,
@@ -205,14 +205,14 @@ struct Scope<'a> {
     started: bool,
     header_line: usize,
     /// The last item's line (the header's before any).
-    last: Mark<'a>,
+    last: KeptLine<'a>,
     /// A reader that went on after an error skipped lines of this scope: its count says
     /// nothing, and is not checked.
     tainted: bool,
 }
 
-/// An open scope.
-enum Frame<'a> {
+/// An open scope: one frame of the machine's stack.
+enum ScopeFrame<'a> {
     /// An object's fields at `depth`; lines shallower than `min_depth` end it (§8).
     Object {
         min_depth: usize,
@@ -240,11 +240,11 @@ enum Frame<'a> {
 }
 
 /// Where the document's root stands (§5).
-enum Root<'a> {
+enum RootState<'a> {
     /// No significant line yet.
     Start,
     /// A first line without a colon: the next line (or the end) decides.
-    Pending(Mark<'a>),
+    Pending(KeptLine<'a>),
     /// A root object, open to the end.
     Object,
     /// A root array or keyed table (§5: it spans the whole document).
@@ -259,14 +259,14 @@ pub(crate) struct Machine<'a> {
     max_depth: usize,
     /// Lines read so far, blank and comment lines included.
     number: usize,
-    root: Root<'a>,
-    frames: Vec<Frame<'a>>,
+    root: RootState<'a>,
+    frames: Vec<ScopeFrame<'a>>,
     /// Containers open, against `max_depth`.
     open: usize,
     /// Scopes whose first item was read and that have not ended (§12 array spans).
     spans: usize,
     /// The first blank line since the last consumed line.
-    blank: Option<Mark<'a>>,
+    blank: Option<KeptLine<'a>>,
     /// The keys of the open objects (strict duplicates, §14.3), owned where they are copies.
     keys: Vec<(u64, Cow<'a, str>)>,
     headers: HeaderCache<'a>,
@@ -293,7 +293,7 @@ pub(crate) enum Resume {
 }
 
 /// What a raw line is to a reader skipping a bad block.
-pub(crate) enum Depth {
+pub(crate) enum RawDepth {
     /// A blank or comment line: read as usual.
     None,
     /// A significant line at this depth.
@@ -310,17 +310,19 @@ fn recycle<'x>(mut cells: Vec<&str>) -> Vec<&'x str> {
 
 /// A decoded token as an event's primitive.
 fn primitive<'x, 'a>(
-    token: token::Primitive<'x>,
+    token: token::ParsedPrimitive<'x>,
     keep: impl FnOnce(Cow<'x, str>) -> Cow<'a, str>,
 ) -> Primitive<'a> {
     match token {
-        token::Primitive::Null => Primitive::Null,
-        token::Primitive::Bool(b) => Primitive::Bool(b),
-        token::Primitive::U64(v) => Primitive::Number(Number::from(v)),
-        token::Primitive::I64(v) => Primitive::Number(Number::from(v)),
+        token::ParsedPrimitive::Null => Primitive::Null,
+        token::ParsedPrimitive::Bool(b) => Primitive::Bool(b),
+        token::ParsedPrimitive::U64(v) => Primitive::Number(Number::from(v)),
+        token::ParsedPrimitive::I64(v) => Primitive::Number(Number::from(v)),
         // Never infinite (§4: such a token is a string), but `toon::Value` reads it so.
-        token::Primitive::F64(v) => Number::from_f64(v).map_or(Primitive::Null, Primitive::Number),
-        token::Primitive::Str(s) => Primitive::String(keep(s)),
+        token::ParsedPrimitive::F64(v) => {
+            Number::from_f64(v).map_or(Primitive::Null, Primitive::Number)
+        }
+        token::ParsedPrimitive::Str(s) => Primitive::String(keep(s)),
     }
 }
 
@@ -331,7 +333,7 @@ impl<'a> Machine<'a> {
             strict: options.strict,
             max_depth: options.max_depth,
             number: 0,
-            root: Root::Start,
+            root: RootState::Start,
             frames: Vec::new(),
             open: 0,
             spans: 0,
@@ -354,12 +356,12 @@ impl<'a> Machine<'a> {
     }
 
     /// What the next raw line is, for a reader skipping a bad block.
-    pub(crate) fn depth_of(&self, raw: &str) -> Depth {
+    pub(crate) fn depth_of(&self, raw: &str) -> RawDepth {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         match self.indentation.read(raw) {
-            Ok(RawLine::Line(line)) => Depth::At(line.depth),
-            Ok(_) => Depth::None,
-            Err(_) => Depth::Bad,
+            Ok(RawLine::Line(line)) => RawDepth::At(line.depth),
+            Ok(_) => RawDepth::None,
+            Err(_) => RawDepth::Bad,
         }
     }
 
@@ -368,7 +370,7 @@ impl<'a> Machine<'a> {
     /// # Errors
     ///
     /// As [`Self::step`].
-    pub(crate) fn again<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    pub(crate) fn again<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -390,7 +392,7 @@ impl<'a> Machine<'a> {
     /// The first error of the line, or one about an earlier line that this line made
     /// certain (a scope's count, §14.1; a blank line inside an array, §12), with its line
     /// and column as the decoder reports them.
-    pub(crate) fn step<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    pub(crate) fn step<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -399,7 +401,7 @@ impl<'a> Machine<'a> {
         self.read_raw::<K, S>(raw, sink)
     }
 
-    fn read_raw<'l, K: Keep<'a, 'l>, S: Sink<'a>>(
+    fn read_raw<'l, K: Keep<'a, 'l>, S: EventSink<'a>>(
         &mut self,
         raw: &'l str,
         sink: &mut S,
@@ -427,7 +429,7 @@ impl<'a> Machine<'a> {
                         content: raw,
                         depth: 0,
                     };
-                    self.blank = Some(Mark::new::<K>(self.number, raw, &line));
+                    self.blank = Some(KeptLine::new::<K>(self.number, raw, &line));
                 }
                 Ok(())
             }
@@ -440,7 +442,7 @@ impl<'a> Machine<'a> {
             if matches!(self.resume, Resume::Skip(_) | Resume::Line) {
                 self.frames
                     .iter_mut()
-                    .filter_map(Frame::scope)
+                    .filter_map(ScopeFrame::scope)
                     .for_each(|s| s.tainted = true);
             }
             err.resolve_in_line(raw, self.number)
@@ -454,7 +456,7 @@ impl<'a> Machine<'a> {
     ///
     /// A scope short of its declared count (strict, [`crate::Category::Eof`]), a document
     /// whose only line is an invalid primitive, or the nesting limit for the empty document.
-    pub(crate) fn finish<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+    pub(crate) fn finish<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
         let checkpoint = sink.checkpoint();
         let result = self.end(sink);
         if result.is_err() {
@@ -463,9 +465,9 @@ impl<'a> Machine<'a> {
         result
     }
 
-    fn end<S: Sink<'a>>(&mut self, sink: &mut S) -> Result<()> {
-        match std::mem::replace(&mut self.root, Root::Closed) {
-            Root::Start => {
+    fn end<S: EventSink<'a>>(&mut self, sink: &mut S) -> Result<()> {
+        match std::mem::replace(&mut self.root, RootState::Closed) {
+            RootState::Start => {
                 // §5: an empty document is an empty object. The decoder has no line to
                 // place a nesting error on.
                 if self.open >= self.max_depth {
@@ -475,7 +477,7 @@ impl<'a> Machine<'a> {
                 sink.push(Event::EndObject);
                 return Ok(());
             }
-            Root::Pending(mark) => {
+            RootState::Pending(mark) => {
                 // §5: a single line without a colon is the document's primitive.
                 let token = mark.line().content;
                 if S::EXACT
@@ -539,14 +541,14 @@ impl<'a> Machine<'a> {
 
     /// Closes the innermost scope, ended by `next` (or by the end of input): its checks,
     /// then its closing event.
-    fn close<S: Sink<'a>>(&mut self, next: Option<&Line<'_>>, sink: &mut S) -> Result<()> {
+    fn close<S: EventSink<'a>>(&mut self, next: Option<&Line<'_>>, sink: &mut S) -> Result<()> {
         let Some(frame) = self.frames.pop() else {
             return Ok(());
         };
         self.open = self.open.saturating_sub(1);
         let strict = self.strict;
         let (scope, what, end) = match frame {
-            Frame::Object { seen, .. } => {
+            ScopeFrame::Object { seen, .. } => {
                 if let Some(seen) = seen {
                     seen.close(&mut self.keys);
                 }
@@ -554,14 +556,14 @@ impl<'a> Machine<'a> {
                 return Ok(());
             }
             // §8: no deeper line followed `key:`; the value is `{}`.
-            Frame::Block { .. } => {
+            ScopeFrame::Block { .. } => {
                 sink.push(Event::StartObject);
                 sink.push(Event::EndObject);
                 return Ok(());
             }
-            Frame::List(scope) => (scope, Role::Item, Event::EndArray),
-            Frame::Table { scope, delim, .. } => (scope, Role::Row(delim), Event::EndArray),
-            Frame::Keyed { scope, seen, .. } => {
+            ScopeFrame::List(scope) => (scope, Role::Item, Event::EndArray),
+            ScopeFrame::Table { scope, delim, .. } => (scope, Role::Row(delim), Event::EndArray),
+            ScopeFrame::Keyed { scope, seen, .. } => {
                 if let Some(seen) = seen {
                     seen.close(&mut self.keys);
                 }
@@ -626,13 +628,13 @@ impl<'a> Machine<'a> {
     /// line at depth 0, or a deeper one that makes the first line an object's field, whose
     /// colon is missing.
     fn second_line(&mut self, next: &Line<'_>) -> Result<()> {
-        let Root::Pending(first) = std::mem::replace(&mut self.root, Root::Object) else {
+        let RootState::Pending(first) = std::mem::replace(&mut self.root, RootState::Object) else {
             return Ok(());
         };
         // Either way an error: a reader that goes on reads the rest as the root object's
         // fields, this line again when it is one of them.
         let seen = self.strict.then(|| SeenKeys::open(&self.keys));
-        self.frames.push(Frame::Object {
+        self.frames.push(ScopeFrame::Object {
             min_depth: 0,
             depth: 0,
             seen,
@@ -662,7 +664,7 @@ impl<'a> Machine<'a> {
     }
 
     /// Opens an object whose first field is on `line` (the root, §5; a list item, §10).
-    fn open_object<S: Sink<'a>>(
+    fn open_object<S: EventSink<'a>>(
         &mut self,
         line: &Line<'_>,
         depth: usize,
@@ -671,7 +673,7 @@ impl<'a> Machine<'a> {
         self.enter_at(line)?;
         sink.push(Event::StartObject);
         let seen = self.strict.then(|| SeenKeys::open(&self.keys));
-        self.frames.push(Frame::Object {
+        self.frames.push(ScopeFrame::Object {
             min_depth: depth,
             depth,
             seen,
@@ -689,16 +691,16 @@ struct Reading<'m, 'a, 'l, K, S> {
     keep: PhantomData<K>,
 }
 
-impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
+impl<'a, 'l, K: Keep<'a, 'l>, S: EventSink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// One significant line: the scopes it ends are closed, then the one that takes it
     /// reads it.
     fn line(&mut self, line: Line<'l>) -> Result<()> {
         // After an error in this line, its block is skipped (unless said otherwise).
         self.m.resume = Resume::Skip(line.depth);
         match &self.m.root {
-            Root::Start => return self.root_line(line),
-            Root::Pending(_) => return self.m.second_line(&line),
-            Root::Object | Root::Closed => {}
+            RootState::Start => return self.root_line(line),
+            RootState::Pending(_) => return self.m.second_line(&line),
+            RootState::Object | RootState::Closed => {}
         }
         loop {
             let strict = self.m.strict;
@@ -707,7 +709,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 return Err(form::after_document(&line, true));
             };
             let (scope, role) = match frame {
-                Frame::Object {
+                ScopeFrame::Object {
                     min_depth, depth, ..
                 } => {
                     if !form::object_line(&line, *min_depth, *depth)? {
@@ -718,7 +720,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                     self.m.consume()?;
                     return self.field(line.content, &line, depth);
                 }
-                Frame::Block { parent } => {
+                ScopeFrame::Block { parent } => {
                     let parent = *parent;
                     if !form::opens_block(parent, Some(&line)) {
                         self.m.close(Some(&line), self.sink)?;
@@ -727,16 +729,16 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                     let depth = form::scope_depth(parent, Some(&line), strict)?;
                     self.sink.push(Event::StartObject);
                     let seen = strict.then(|| SeenKeys::open(&self.m.keys));
-                    *frame = Frame::Object {
+                    *frame = ScopeFrame::Object {
                         min_depth: parent + 1,
                         depth,
                         seen,
                     };
                     continue;
                 }
-                Frame::List(scope) => (scope, Role::Item),
-                Frame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
-                Frame::Keyed { scope, .. } => (scope, Role::Entry),
+                ScopeFrame::List(scope) => (scope, Role::Item),
+                ScopeFrame::Table { scope, delim, .. } => (scope, Role::Row(*delim)),
+                ScopeFrame::Keyed { scope, .. } => (scope, Role::Entry),
             };
             let depth = match scope.depth {
                 Some(depth) => depth,
@@ -760,23 +762,30 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 self.m.close(Some(&line), self.sink)?;
                 continue;
             }
-            self.m.consume()?;
-            // The item opens the §12 array span of its scope, and is its last line so far.
-            let number = self.m.number;
-            let Some(scope) = self.m.frames.last_mut().and_then(Frame::scope) else {
-                return Ok(());
-            };
-            if !scope.started {
-                scope.started = true;
-                self.m.spans += 1;
-            }
-            scope.count += 1;
-            scope.last.set::<K>(number, self.raw, &line);
-            return match role {
-                Role::Item => self.list_item(&line, depth),
-                Role::Row(delim) => self.row(line.content, &line, delim),
-                Role::Entry => self.entry(&line),
-            };
+            return self.scope_item(&line, role, depth);
+        }
+    }
+
+    /// The innermost scope's next item (a list item, row or keyed entry at its item depth):
+    /// counted, kept as the scope's last line, then read as its role says.
+    #[inline]
+    fn scope_item(&mut self, line: &Line<'l>, role: Role, depth: usize) -> Result<()> {
+        self.m.consume()?;
+        // The item opens the §12 array span of its scope, and is its last line so far.
+        let number = self.m.number;
+        let Some(scope) = self.m.frames.last_mut().and_then(ScopeFrame::scope) else {
+            return Ok(());
+        };
+        if !scope.started {
+            scope.started = true;
+            self.m.spans += 1;
+        }
+        scope.count += 1;
+        scope.last.set::<K>(number, self.raw, line);
+        match role {
+            Role::Item => self.list_item(line, depth),
+            Role::Row(delim) => self.row(line.content, line, delim),
+            Role::Entry => self.entry(line),
         }
     }
 
@@ -786,21 +795,22 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         let root = form::root(&line, &mut self.m.rules::<K>(&mut local))?;
         self.m.consume()?;
         match root {
-            form::Root::EmptyArray => {
-                self.m.root = Root::Closed;
+            form::RootForm::EmptyArray => {
+                self.m.root = RootState::Closed;
                 self.empty(&line, Event::StartArray { length: 0 })
             }
-            form::Root::Header(header) => {
-                self.m.root = Root::Closed;
+            form::RootForm::Header(header) => {
+                self.m.root = RootState::Closed;
                 self.header(header, 0, &line)
             }
-            form::Root::Object => {
-                self.m.root = Root::Object;
+            form::RootForm::Object => {
+                self.m.root = RootState::Object;
                 self.m.open_object(&line, 0, self.sink)?;
                 self.field(line.content, &line, 0)
             }
-            form::Root::Undecided => {
-                self.m.root = Root::Pending(Mark::new::<K>(self.m.number, self.raw, &line));
+            form::RootForm::Undecided => {
+                self.m.root =
+                    RootState::Pending(KeptLine::new::<K>(self.m.number, self.raw, &line));
                 Ok(())
             }
         }
@@ -817,14 +827,14 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         let (key, field) = form::field(content, line, &mut self.m.rules::<K>(&mut local))?;
         self.key(key, line)?;
         match field {
-            form::Field::After(after) => self.after(after, line, depth),
-            form::Field::Header(header) => self.header(header, depth, line),
+            form::FieldForm::After(after) => self.after(after, line, depth),
+            form::FieldForm::Header(header) => self.header(header, depth, line),
         }
     }
 
     /// An object field's key: strict mode refuses one seen before in the object (§14.3).
     fn key(&mut self, key: Cow<'l, str>, line: &Line<'l>) -> Result<()> {
-        if let Some(Frame::Object {
+        if let Some(ScopeFrame::Object {
             seen: Some(seen), ..
         }) = self.m.frames.last_mut()
             && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
@@ -842,7 +852,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             // reference streams it).
             form::After::Block => {
                 self.m.enter_after(line)?;
-                self.m.frames.push(Frame::Block { parent: depth });
+                self.m.frames.push(ScopeFrame::Block { parent: depth });
                 Ok(())
             }
             form::After::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
@@ -868,14 +878,14 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     fn list_item(&mut self, line: &Line<'l>, depth: usize) -> Result<()> {
         let mut local = HeaderCache::default();
         match form::list_item(line, &mut self.m.rules::<K>(&mut local))? {
-            form::Item::EmptyObject => self.empty(line, Event::StartObject),
-            form::Item::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
-            form::Item::Header(header) => self.header(header, depth, line),
-            form::Item::Object(first) => {
+            form::ItemForm::EmptyObject => self.empty(line, Event::StartObject),
+            form::ItemForm::EmptyArray => self.empty(line, Event::StartArray { length: 0 }),
+            form::ItemForm::Header(header) => self.header(header, depth, line),
+            form::ItemForm::Object(first) => {
                 self.m.open_object(line, depth + 1, self.sink)?;
                 self.field(first, line, depth + 1)
             }
-            form::Item::Token(text) => self.token(text),
+            form::ItemForm::Token(text) => self.token(text),
         }
     }
 
@@ -890,7 +900,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             started: false,
             header_line: self.m.number,
             tainted: false,
-            last: Mark::new::<K>(self.m.number, self.raw, line),
+            last: KeptLine::new::<K>(self.m.number, self.raw, line),
         };
         if header.keyed {
             self.sink.push(Event::StartObject);
@@ -898,7 +908,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
                 .m
                 .strict
                 .then(|| SeenKeys::sized(&self.m.keys, header.len));
-            self.m.frames.push(Frame::Keyed {
+            self.m.frames.push(ScopeFrame::Keyed {
                 scope,
                 fields: K::fields(header.fields.unwrap_or_default()),
                 delim: header.delim,
@@ -922,12 +932,12 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
         }
         self.sink.push(Event::StartArray { length: header.len });
         self.m.frames.push(match header.fields {
-            Some(fields) => Frame::Table {
+            Some(fields) => ScopeFrame::Table {
                 scope,
                 fields: K::fields(fields),
                 delim: header.delim,
             },
-            None => Frame::List(scope),
+            None => ScopeFrame::List(scope),
         });
         Ok(())
     }
@@ -935,7 +945,9 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// A tabular row (§9.3): `content` split on the delimiter, one cell per leaf field.
     fn row(&mut self, content: &'l str, line: &Line<'l>, delim: u8) -> Result<()> {
         let fields = match self.m.frames.last() {
-            Some(Frame::Table { fields, .. } | Frame::Keyed { fields, .. }) => Rc::clone(fields),
+            Some(ScopeFrame::Table { fields, .. } | ScopeFrame::Keyed { fields, .. }) => {
+                Rc::clone(fields)
+            }
             _ => return Ok(()),
         };
         let mut cells = recycle(std::mem::take(&mut self.m.cells));
@@ -952,7 +964,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// objects of their own.
     fn row_object(
         &mut self,
-        fields: &[Field<'a>],
+        fields: &[HeaderField<'a>],
         cells: &[&'l str],
         next: &mut usize,
         line: &Line<'l>,
@@ -980,7 +992,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// A keyed table's entry row (§9.5): `key: cells`.
     fn entry(&mut self, line: &Line<'l>) -> Result<()> {
         let (key, rest) = key::split_key(line.content).map_err(|e| line.error_at(0, e))?;
-        if let Some(Frame::Keyed {
+        if let Some(ScopeFrame::Keyed {
             seen: Some(seen), ..
         }) = self.m.frames.last_mut()
             && !seen.insert(&mut self.m.keys, &K::text(key.clone()))
@@ -988,7 +1000,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             return Err(duplicate(line, &key));
         }
         let delim = match self.m.frames.last() {
-            Some(Frame::Keyed { delim, .. }) => *delim,
+            Some(ScopeFrame::Keyed { delim, .. }) => *delim,
             _ => b',',
         };
         self.sink.key(key, K::text);
@@ -1005,7 +1017,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: Sink<'a>> Reading<'_, 'a, 'l, K, S> {
             return Ok(());
         }
         match token::parse_primitive(text).map_err(|e| at_text(text, e))? {
-            token::Primitive::Str(s) => self.sink.string(s, K::text),
+            token::ParsedPrimitive::Str(s) => self.sink.string(s, K::text),
             parsed => self.sink.push(Event::Primitive(primitive(parsed, K::text))),
         }
         Ok(())
@@ -1023,13 +1035,13 @@ enum Role {
     Entry,
 }
 
-impl<'a> Frame<'a> {
+impl<'a> ScopeFrame<'a> {
     fn scope(&mut self) -> Option<&mut Scope<'a>> {
         match self {
-            Frame::List(scope) | Frame::Table { scope, .. } | Frame::Keyed { scope, .. } => {
-                Some(scope)
-            }
-            Frame::Object { .. } | Frame::Block { .. } => None,
+            ScopeFrame::List(scope)
+            | ScopeFrame::Table { scope, .. }
+            | ScopeFrame::Keyed { scope, .. } => Some(scope),
+            ScopeFrame::Object { .. } | ScopeFrame::Block { .. } => None,
         }
     }
 }

@@ -169,13 +169,13 @@ pub fn from_str_with<'a>(text: &'a str, options: &DecodeOptions) -> Iter<'a> {
         pos: 0,
         machine: Machine::new(options),
         queue: VecDeque::new(),
-        state: State::Reading,
+        state: ReaderState::Reading,
     }
 }
 
 /// Where a reader stands: reading lines, past the input's end, or stopped by an error.
 #[derive(Clone, Copy, PartialEq)]
-enum State {
+enum ReaderState {
     Reading,
     Ended,
     Failed,
@@ -188,7 +188,7 @@ pub struct Iter<'a> {
     pos: usize,
     machine: Machine<'a>,
     queue: VecDeque<Event<'a>>,
-    state: State,
+    state: ReaderState,
 }
 
 /// The next event of a pulling reader: the next queued one, else `read` fills the queue
@@ -196,21 +196,21 @@ pub struct Iter<'a> {
 /// error.
 fn pull<'a>(
     queue: &mut VecDeque<Event<'a>>,
-    state: &mut State,
+    state: &mut ReaderState,
     mut read: impl FnMut(&mut VecDeque<Event<'a>>) -> Result<bool>,
 ) -> Option<Result<Event<'a>>> {
     loop {
         if let Some(event) = queue.pop_front() {
             return Some(Ok(event));
         }
-        if *state != State::Reading {
+        if *state != ReaderState::Reading {
             return None;
         }
         match read(queue) {
             Ok(true) => {}
-            Ok(false) => *state = State::Ended,
+            Ok(false) => *state = ReaderState::Ended,
             Err(err) => {
-                *state = State::Failed;
+                *state = ReaderState::Failed;
                 return Some(Err(err));
             }
         }

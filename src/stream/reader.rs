@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 use std::io::BufRead;
 
-use super::machine::{Machine, Own, Sink};
-use super::{Event, State, pull};
+use super::machine::{EventSink, Machine, Own};
+use super::{Event, ReaderState, pull};
 use crate::de::utf8_error;
 use crate::error::{Error, Result};
 use crate::options::DecodeOptions;
@@ -14,7 +14,7 @@ use crate::options::DecodeOptions;
 /// One raw line (its bytes without the newline) for an owning machine: checked for UTF-8
 /// (§4; the error placed as the decoder places a bad byte, `offset` being the line's first
 /// byte in the input), then read.
-pub(crate) fn step_bytes<S: Sink<'static>>(
+pub(crate) fn step_bytes<S: EventSink<'static>>(
     machine: &mut Machine<'static>,
     line: &[u8],
     offset: usize,
@@ -52,7 +52,7 @@ impl<R: BufRead> LineReader<R> {
 
     /// Reads the next line into `sink`, or, at the end of input, ends the document there
     /// (`Ok(false)`).
-    pub(crate) fn read<S: Sink<'static>>(&mut self, sink: &mut S) -> Result<bool> {
+    pub(crate) fn read<S: EventSink<'static>>(&mut self, sink: &mut S) -> Result<bool> {
         self.line.clear();
         let read = self
             .reader
@@ -96,7 +96,7 @@ impl<R: BufRead> LineReader<R> {
 pub struct Events<R> {
     lines: LineReader<R>,
     queue: VecDeque<Event<'static>>,
-    state: State,
+    state: ReaderState,
 }
 
 impl<R: BufRead> Events<R> {
@@ -116,7 +116,7 @@ impl<R: BufRead> Events<R> {
         Events {
             lines: LineReader::new(reader, options),
             queue: VecDeque::new(),
-            state: State::Reading,
+            state: ReaderState::Reading,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::io::{self, BufRead, Write};
 use serde::Serialize;
 use serde_json::ser::Formatter as _;
 
-use super::machine::Sink;
+use super::machine::EventSink;
 use super::reader::LineReader;
 use super::{Event, Primitive};
 use crate::error::{Error, Result};
@@ -41,7 +41,7 @@ pub fn transcode<R: BufRead, W: Write>(
     options: &DecodeOptions,
 ) -> Result<()> {
     let mut lines = LineReader::new(reader, options);
-    let mut json = Json {
+    let mut json = JsonSink {
         out: &mut writer,
         format: Formatter::new(indent),
         open: Vec::new(),
@@ -61,7 +61,7 @@ pub fn transcode<R: BufRead, W: Write>(
 
 /// The JSON writer's sink: each event written as it comes. An I/O error is kept until the
 /// step ends.
-struct Json<'w, W> {
+struct JsonSink<'w, W> {
     out: &'w mut W,
     format: Formatter,
     /// For each open container: whether it is an object, and whether it has no element yet.
@@ -69,7 +69,7 @@ struct Json<'w, W> {
     failed: Option<io::Error>,
 }
 
-impl<W: Write> Json<'_, W> {
+impl<W: Write> JsonSink<'_, W> {
     fn write(&mut self, result: io::Result<()>) {
         if let Err(e) = result
             && self.failed.is_none()
@@ -122,7 +122,7 @@ impl<W: Write> Json<'_, W> {
     }
 }
 
-impl<W: Write> Sink<'static> for Json<'_, W> {
+impl<W: Write> EventSink<'static> for JsonSink<'_, W> {
     const EXACT: bool = true;
 
     fn push(&mut self, event: Event<'static>) {

@@ -16,7 +16,7 @@ mod pretokenize;
 mod vocab;
 mod weights;
 
-use pretokenize::{Kind, Letters, Piece, Pieces, Script};
+use pretokenize::{Letters, Piece, PieceKind, Pieces, Script};
 
 /// Estimates the number of o200k_base tokens (GPT-4o, GPT-5) in `text`, without the vocabulary
 /// (only a 128 KiB filter of its ASCII words).
@@ -55,7 +55,7 @@ fn weight(piece: &Piece<'_>) -> i64 {
         return i64::from(weight);
     }
     match piece.kind {
-        Kind::Word { prefix, letters } => {
+        PieceKind::Word { prefix, letters } => {
             if letters.script == Script::Ascii {
                 // The letters: the piece after its prefix's character.
                 let first =
@@ -73,9 +73,9 @@ fn weight(piece: &Piece<'_>) -> i64 {
             let word = beyond(WORD[g], letters.chars, Letters::MAX_CHARS);
             word + prefix.map_or(0, |p| i64::from(PREFIX[p.index()][g]))
         }
-        Kind::Digits => i64::from(DIGITS[piece.text.chars().count().clamp(1, 3) - 1]),
-        Kind::Punct if piece.text.is_ascii() => by_length(&PUNCT_BY_CHARS, piece.text.len()),
-        Kind::Punct => {
+        PieceKind::Digits => i64::from(DIGITS[piece.text.chars().count().clamp(1, 3) - 1]),
+        PieceKind::Punct if piece.text.is_ascii() => by_length(&PUNCT_BY_CHARS, piece.text.len()),
+        PieceKind::Punct => {
             // Emoji and other non-ASCII symbols cost by their width in bytes (byte-level
             // BPE), and split the ASCII around them into runs that merge apart.
             let mut weight = 0;
@@ -89,8 +89,8 @@ fn weight(piece: &Piece<'_>) -> i64 {
             }
             weight
         }
-        Kind::Newline => by_length(&NEWLINE_BY_CHARS, piece.text.chars().count()),
-        Kind::Space => by_length(&SPACE_BY_CHARS, piece.text.chars().count()),
+        PieceKind::Newline => by_length(&NEWLINE_BY_CHARS, piece.text.chars().count()),
+        PieceKind::Space => by_length(&SPACE_BY_CHARS, piece.text.chars().count()),
     }
 }
 
@@ -180,11 +180,13 @@ fn common_text(key: u64) -> Option<i32> {
 /// The pre-tokenizer and table keys, for `examples/token_fit.rs`, which fits the weights.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::pretokenize::{Case, Kind, Letters, Piece, Pieces, Prefix, Script};
+    pub use super::pretokenize::{Case, Letters, Piece, PieceKind, Pieces, Prefix, Script};
 
     /// The vocabulary filter (`vocab`), for `examples/token_vocab.rs`.
     pub mod vocab {
-        pub use super::super::vocab::{Form, GROUPS, MAX_CHARS, class, group, holdable, insert};
+        pub use super::super::vocab::{
+            GROUPS, MAX_CHARS, WordForm, class, group, holdable, insert,
+        };
 
         /// See `vocab::class_in`.
         #[must_use]

@@ -211,7 +211,7 @@ impl Letters {
 
 /// A piece's kind; see the module docs for the pattern of each.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Kind {
+pub enum PieceKind {
     /// Letters with at most one character before them.
     Word {
         /// The character before the letters, if any.
@@ -235,7 +235,7 @@ pub struct Piece<'a> {
     /// The piece's text.
     pub text: &'a str,
     /// What it is.
-    pub kind: Kind,
+    pub kind: PieceKind,
 }
 
 /// The pieces of a text, in order; their texts concatenate to it.
@@ -253,7 +253,7 @@ impl<'a> Pieces<'a> {
     }
 
     /// A word whose letters start at `start` (a letter) and that began at `self.pos`.
-    fn word(&self, start: usize) -> (Kind, usize) {
+    fn word(&self, start: usize) -> (PieceKind, usize) {
         let text = self.text;
         let first = self.pos;
         let prefix = (start > first).then(|| match self.text.as_bytes()[first] {
@@ -296,11 +296,11 @@ impl<'a> Pieces<'a> {
             script,
             case,
         };
-        (Kind::Word { prefix, letters }, end)
+        (PieceKind::Word { prefix, letters }, end)
     }
 
     /// ` ?[^\s\p{L}\p{N}]+[\r\n/]*` from `start` (punctuation).
-    fn punct(&self, start: usize) -> (Kind, usize) {
+    fn punct(&self, start: usize) -> (PieceKind, usize) {
         let (text, len) = (self.text, self.text.len());
         let mut end = start;
         while end < len {
@@ -313,13 +313,13 @@ impl<'a> Pieces<'a> {
         while end < len && matches!(text.as_bytes()[end], b'\r' | b'\n' | b'/') {
             end += 1;
         }
-        (Kind::Punct, end)
+        (PieceKind::Punct, end)
     }
 
     /// A whitespace run from `self.pos`: to its last newline if it has one; else all of it at
     /// the end of the text, all but its last character before other text (which that character
     /// joins), or one character.
-    fn space(&self) -> (Kind, usize) {
+    fn space(&self) -> (PieceKind, usize) {
         let (text, len) = (self.text, self.text.len());
         let mut end = self.pos;
         let (mut last_newline, mut last_width, mut count) = (None, 1, 0);
@@ -335,13 +335,13 @@ impl<'a> Pieces<'a> {
             count += 1;
         }
         if let Some(at) = last_newline {
-            (Kind::Newline, at)
+            (PieceKind::Newline, at)
         } else if end < len && count > 1 {
-            (Kind::Space, end - last_width)
+            (PieceKind::Space, end - last_width)
         } else if end < len {
-            (Kind::Space, self.pos + last_width)
+            (PieceKind::Space, self.pos + last_width)
         } else {
-            (Kind::Space, end)
+            (PieceKind::Space, end)
         }
     }
 }
@@ -433,7 +433,7 @@ impl<'a> Iterator for Pieces<'a> {
                         _ => break,
                     }
                 }
-                (Kind::Digits, end)
+                (PieceKind::Digits, end)
             }
             Class::Newline => self.space(),
             // `[^\r\n\p{L}\p{N}]` before letters is part of the word.
@@ -498,8 +498,8 @@ mod tests {
 
     #[test]
     fn words_know_their_prefix_and_letters() {
-        let kinds: Vec<Kind> = Pieces::new("\"Name ID,x\tüber").map(|p| p.kind).collect();
-        let word = |prefix, chars, script, case| Kind::Word {
+        let kinds: Vec<PieceKind> = Pieces::new("\"Name ID,x\tüber").map(|p| p.kind).collect();
+        let word = |prefix, chars, script, case| PieceKind::Word {
             prefix,
             letters: Letters {
                 chars,

@@ -65,7 +65,7 @@ pub fn group(class: u8, case: Case, chars: usize) -> usize {
 
 /// How a word is written in the vocabulary.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
-pub enum Form {
+pub enum WordForm {
     /// `face`.
     Bare,
     /// `" face"`.
@@ -117,7 +117,7 @@ fn lookup<B: Blocks + ?Sized>(filter: &B, word: &[u8]) -> u8 {
         let mask = mask(h, form);
         block & mask == mask
     };
-    u8::from(has(Form::Bare)) | u8::from(has(Form::Spaced)) << 1
+    u8::from(has(WordForm::Bare)) | u8::from(has(WordForm::Spaced)) << 1
 }
 
 /// Adds `word` in `form` to `filter` (a power of two of blocks), for the generator.
@@ -125,7 +125,7 @@ fn lookup<B: Blocks + ?Sized>(filter: &B, word: &[u8]) -> u8 {
 /// # Panics
 ///
 /// `word` is not 1 to `MAX_CHARS` ASCII letters, or `filter`'s length is not a power of two.
-pub fn insert(filter: &mut [u64], word: &[u8], form: Form) {
+pub fn insert(filter: &mut [u64], word: &[u8], form: WordForm) {
     assert!(holdable(word) && filter.len().is_power_of_two());
     let h = hash(word);
     filter[block_index(h, filter.len())] |= mask(h, form);
@@ -148,10 +148,10 @@ fn block_index(h: u64, blocks: usize) -> usize {
 /// The 4 bits of `form` in a block: 6 bits of the hash each, from its low 24 bits (bare) or
 /// the next 24 (spaced).
 #[inline]
-fn mask(h: u64, form: Form) -> u64 {
+fn mask(h: u64, form: WordForm) -> u64 {
     let h = match form {
-        Form::Bare => h,
-        Form::Spaced => h >> 24,
+        WordForm::Bare => h,
+        WordForm::Spaced => h >> 24,
     };
     1 << (h & 63) | 1 << (h >> 6 & 63) | 1 << (h >> 12 & 63) | 1 << (h >> 18 & 63)
 }
@@ -209,10 +209,10 @@ mod tests {
     #[test]
     fn a_filter_holds_what_was_inserted() {
         let mut filter = vec![0u64; 64];
-        insert(&mut filter, b"face", Form::Bare);
-        insert(&mut filter, b"smile", Form::Spaced);
-        insert(&mut filter, b"Name", Form::Bare);
-        insert(&mut filter, b"Name", Form::Spaced);
+        insert(&mut filter, b"face", WordForm::Bare);
+        insert(&mut filter, b"smile", WordForm::Spaced);
+        insert(&mut filter, b"Name", WordForm::Bare);
+        insert(&mut filter, b"Name", WordForm::Spaced);
         assert_eq!(class_in(&filter, b"face"), 1);
         assert_eq!(class_in(&filter, b"smile"), 2);
         assert_eq!(class_in(&filter, b"Name"), 3);
@@ -238,7 +238,7 @@ mod tests {
         assert_eq!(class_in(&filter, b""), 0);
         assert!(!holdable(b"abcdefghijklmnopq"));
         let mut one = [0u64; 1];
-        insert(&mut one, b"x", Form::Bare);
+        insert(&mut one, b"x", WordForm::Bare);
         assert_eq!(class_in(&one, b"x") & 1, 1);
     }
 

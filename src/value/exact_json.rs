@@ -5,7 +5,7 @@
 //! refuses `1e400`.
 //!
 //! The text is parsed as serde_json reads it first, noting whether any number came as an `f64`
-//! ([`Floats`]). Only then can a token have lost digits ([`Floats`] says why), and only then is
+//! ([`FloatSeen`]). Only then can a token have lost digits ([`FloatSeen`] says why), and only then is
 //! the text scanned ([`json_text::numbers`], [`json_text::exact_in_f64`]): most documents
 //! (integers only) cost no scan at all, and a document whose numbers all keep their value is
 //! the first parse's recording. Otherwise those tokens are replaced, in a copy, by a `0` padded
@@ -19,11 +19,11 @@ use std::cell::Cell;
 
 use serde::de::Error as _;
 
-use crate::json_text::{self, Kept};
+use crate::json_text::{self, NumberKept};
 use crate::ser::tape::{Ev, Tape};
 
 /// What the recorder does with a number event: record it ([`Plain`]), or count it and record
-/// an exact text instead where one is due ([`&Exact`](Exact)). A type parameter, so that
+/// an exact text instead where one is due ([`&DueNumbers`](DueNumbers)). A type parameter, so that
 /// plain recording compiles to what it was.
 pub(super) trait Numbers: Copy {
     /// Records a number event: as visited, unless an exact text is due in its place.
@@ -62,29 +62,29 @@ impl Numbers for Plain {}
 /// proves nothing either way: `0.1000000000000000055511151231257827` is visited as `0.1`, the
 /// same `f64` as `0.1`; only its token tells.
 #[derive(Default)]
-pub(super) struct Floats {
+pub(super) struct FloatSeen {
     seen: Cell<bool>,
 }
 
-impl Floats {
+impl FloatSeen {
     /// Whether a number came as an `f64`.
     pub(super) fn seen(&self) -> bool {
         self.seen.get()
     }
 }
 
-impl Numbers for &Floats {
+impl Numbers for &FloatSeen {
     #[inline(always)]
     fn float(self) {
         self.seen.set(true);
     }
 }
 
-/// Whether every number that `tape`, the first parse of `text` ([`Floats`]), recorded as an
+/// Whether every number that `tape`, the first parse of `text` ([`FloatSeen`]), recorded as an
 /// `f64` keeps its value ([`json_text::exact_in_f64`]), each then made its token's nearest
 /// `f64` where serde_json read it otherwise (without `float_roundtrip`, which this crate does
 /// not turn on, serde_json reads a float of more than 15 digits or with an exponent to within
-/// one unit in the last place; [`json_text::Kept`]): the scan for texts with floats, without
+/// one unit in the last place; [`json_text::NumberKept`]): the scan for texts with floats, without
 /// reading their strings. `false` when one does not keep its value, and when the walk finds a
 /// byte it did not expect (it never should): then [`prepare`] decides.
 ///
@@ -93,7 +93,7 @@ impl Numbers for &Floats {
 /// is neither whitespace nor `,`, `:`, `]` or `}` (the closing brackets have no event). Most
 /// tokens' lengths are known without reading them: a bracket is one byte, a literal four or
 /// five, a `u64` or `i64` event its digits (a token visited as an integer is the integer's
-/// digits, [`Floats`]), and a string without escapes its text's length and two quotes (an
+/// digits, [`FloatSeen`]), and a string without escapes its text's length and two quotes (an
 /// escape makes the token longer than its text, so when the quote is not there, or is escaped,
 /// [`json_text::string_end`] finds it). Only a float's token is read.
 pub(super) fn floats_exact(text: &[u8], tape: &mut Tape) -> bool {
@@ -120,12 +120,12 @@ pub(super) fn floats_exact(text: &[u8], tape: &mut Tape) -> bool {
                 }
             }
             (Ev::F64(_), b'-' | b'0'..=b'9') => match json_text::number_kept(text, at) {
-                (end, Kept::Plain) => end,
-                (end, Kept::Nearest(nearest)) => {
+                (end, NumberKept::Plain) => end,
+                (end, NumberKept::Nearest(nearest)) => {
                     *ev = Ev::F64(nearest);
                     end
                 }
-                (_, Kept::Lost) => return false,
+                (_, NumberKept::Lost) => return false,
             },
             _ => return false,
         };
@@ -155,7 +155,7 @@ enum Due {
 }
 
 /// The numbers due, by number event.
-pub(super) struct Exact {
+pub(super) struct DueNumbers {
     /// (index of the number event, what to record), in text order.
     due: Vec<(usize, Due)>,
     /// Number events seen so far, and the next entry of `due`.
@@ -163,7 +163,7 @@ pub(super) struct Exact {
     next: Cell<usize>,
 }
 
-impl Numbers for &Exact {
+impl Numbers for &DueNumbers {
     fn number(
         self,
         tape: &mut Tape,
@@ -187,7 +187,7 @@ impl Numbers for &Exact {
     }
 }
 
-impl Exact {
+impl DueNumbers {
     /// Whether a token loses digits (is recorded as text), not only read off.
     #[cfg(test)]
     pub(super) fn loses_digits(&self) -> bool {
@@ -203,7 +203,7 @@ impl Exact {
 /// # Errors
 ///
 /// A number whose exponent reaches ±2^40 (its canonical text would be another number).
-pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, Exact)>> {
+pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, DueNumbers)>> {
     let mut due = Vec::new();
     let mut copy: Option<Vec<u8>> = None;
     for (n, range) in json_text::numbers(text).enumerate() {
@@ -239,7 +239,7 @@ pub(super) fn prepare(text: &[u8]) -> serde_json::Result<Option<(Cow<'_, [u8]>, 
         due.push((n, exact));
     }
     Ok(copy.map(|copy| {
-        let exact = Exact {
+        let exact = DueNumbers {
             due,
             seen: Cell::new(0),
             next: Cell::new(0),

@@ -142,15 +142,15 @@ impl Number {
 impl std::str::FromStr for Number {
     type Err = crate::Error;
     fn from_str(s: &str) -> crate::Result<Number> {
-        use crate::de::token::{Primitive, parse_primitive};
+        use crate::de::token::{ParsedPrimitive, parse_primitive};
         let invalid = || crate::Error::syntax(format!("invalid number: {s:?}")).at(1, 1, s);
         if s.is_empty() || s.as_bytes()[0] == b' ' || s.as_bytes()[s.len() - 1] == b' ' {
             return Err(invalid());
         }
         match parse_primitive(s).map_err(|_| invalid())? {
-            Primitive::I64(v) => Ok(Number::from(v)),
-            Primitive::U64(v) => Ok(Number::from(v)),
-            Primitive::F64(v) => Number::from_f64(v).ok_or_else(invalid),
+            ParsedPrimitive::I64(v) => Ok(Number::from(v)),
+            ParsedPrimitive::U64(v) => Ok(Number::from(v)),
+            ParsedPrimitive::F64(v) => Number::from_f64(v).ok_or_else(invalid),
             _ => Err(invalid()),
         }
     }

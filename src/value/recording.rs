@@ -6,8 +6,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
-use super::exact_json::{self, Floats, Numbers, Plain};
-use crate::ser::tape::{Ev, Node, Tape};
+use super::exact_json::{self, FloatSeen, Numbers, Plain};
+use crate::ser::tape::{Ev, Tape, TapeValue};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
 /// container, and all text in one buffer. It deserializes from any self-describing format
@@ -165,7 +165,7 @@ impl Serialize for Recording {
             // `Recording::default()`: nothing recorded.
             return serializer.serialize_unit();
         }
-        Node {
+        TapeValue {
             tape: &self.tape,
             at: 0,
         }
@@ -196,14 +196,14 @@ impl Recording {
     /// whose exponent reaches ±2^40.
     pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Recording> {
         // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
-        // without one, no token can have lost digits (`exact_json::Floats`), so most
+        // without one, no token can have lost digits (`exact_json::FloatSeen`), so most
         // documents need no scan. With one, the floats' tokens are found by walking the text
         // along the recording (`floats_exact`, which skips strings by their length, and makes
         // each float its token's nearest `f64` where serde_json read it otherwise). When a
         // token did lose digits, or the text is not JSON as it stands (it may be once `1e400`
         // is replaced), the scan decides as it always did; when it finds nothing to replace,
         // the first parse is the answer, error included.
-        let floats = Floats::default();
+        let floats = FloatSeen::default();
         let mut first = Recording::parse(text, &floats);
         if let Ok(doc) = &mut first
             && (!floats.seen() || exact_json::floats_exact(text, &mut doc.tape))
@@ -220,7 +220,7 @@ impl Recording {
     fn parse<N: Numbers>(text: &[u8], numbers: N) -> serde_json::Result<Recording> {
         let mut de = serde_json::Deserializer::from_slice(text);
         let mut tape = Tape::default();
-        Record(&mut tape, numbers).deserialize(&mut de)?;
+        ValueRecorder(&mut tape, numbers).deserialize(&mut de)?;
         de.end()?;
         Ok(Recording::finish(tape))
     }
@@ -235,23 +235,23 @@ impl Recording {
 impl<'de> de::Deserialize<'de> for Recording {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut tape = Tape::default();
-        Record(&mut tape, Plain).deserialize(deserializer)?;
+        ValueRecorder(&mut tape, Plain).deserialize(deserializer)?;
         Ok(Recording::finish(tape))
     }
 }
 
 /// Records one value (and everything in it) at the end of the tape; `N` says what to do with
 /// its numbers (`exact_json`).
-struct Record<'t, N>(&'t mut Tape, N);
+struct ValueRecorder<'t, N>(&'t mut Tape, N);
 
-impl<'de, N: Numbers> DeserializeSeed<'de> for Record<'_, N> {
+impl<'de, N: Numbers> DeserializeSeed<'de> for ValueRecorder<'_, N> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<N: Numbers> Record<'_, N> {
+impl<N: Numbers> ValueRecorder<'_, N> {
     fn scalar<E>(self, ev: Ev) -> Result<(), E> {
         self.0.ev.push(ev);
         Ok(())
@@ -271,7 +271,7 @@ impl<N: Numbers> Record<'_, N> {
     }
 }
 
-impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
+impl<'de, N: Numbers> Visitor<'de> for ValueRecorder<'_, N> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -325,7 +325,7 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
         let at = tape.open(false);
         let mut count = 0u32;
         while seq
-            .next_element_seed(Record(&mut *tape, numbers))?
+            .next_element_seed(ValueRecorder(&mut *tape, numbers))?
             .is_some()
         {
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
@@ -337,8 +337,8 @@ impl<'de, N: Numbers> Visitor<'de> for Record<'_, N> {
         let (tape, numbers) = (self.0, self.1);
         let at = tape.open(true);
         let mut count = 0u32;
-        while map.next_key_seed(Key(&mut *tape))?.is_some() {
-            map.next_value_seed(Record(&mut *tape, numbers))?;
+        while map.next_key_seed(KeyRecorder(&mut *tape))?.is_some() {
+            map.next_value_seed(ValueRecorder(&mut *tape, numbers))?;
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
         tape.close(at, count).map_err(de::Error::custom)
@@ -350,22 +350,22 @@ fn too_many<E: de::Error>() -> E {
 }
 
 /// Records an object key: a string, or an integer or boolean key's text (as serde_json does).
-struct Key<'t>(&'t mut Tape);
+struct KeyRecorder<'t>(&'t mut Tape);
 
-impl<'de> DeserializeSeed<'de> for Key<'_> {
+impl<'de> DeserializeSeed<'de> for KeyRecorder<'_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_str(self)
     }
 }
 
-impl Key<'_> {
+impl KeyRecorder<'_> {
     fn key<E: de::Error>(self, key: &str) -> Result<(), E> {
         self.0.push_key(key).map_err(E::custom)
     }
 }
 
-impl<'de> Visitor<'de> for Key<'_> {
+impl<'de> Visitor<'de> for KeyRecorder<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -610,7 +610,7 @@ plain[3]: 1.5,2,\"3\"";
         );
         for text in &texts {
             // The walk along the recording says what the scan says, on any JSON text.
-            if let Ok(mut first) = Recording::parse(text.as_bytes(), &Floats::default()) {
+            if let Ok(mut first) = Recording::parse(text.as_bytes(), &FloatSeen::default()) {
                 let scan = exact_json::prepare(text.as_bytes());
                 assert_eq!(
                     exact_json::floats_exact(text.as_bytes(), &mut first.tape),

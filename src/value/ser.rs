@@ -52,9 +52,9 @@ impl ser::Serializer for ValueSerializer {
     type SerializeTuple = Elements;
     type SerializeTupleStruct = Elements;
     type SerializeTupleVariant = Elements;
-    type SerializeMap = Fields;
-    type SerializeStruct = Fields;
-    type SerializeStructVariant = Fields;
+    type SerializeMap = MapSerializer;
+    type SerializeStruct = MapSerializer;
+    type SerializeStructVariant = MapSerializer;
 
     fn serialize_bool(self, v: bool) -> Result<Value> {
         Ok(Value::Bool(v))
@@ -166,14 +166,14 @@ impl ser::Serializer for ValueSerializer {
         elements.variant = Some(variant);
         Ok(elements)
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Fields> {
-        Ok(Fields {
+    fn serialize_map(self, len: Option<usize>) -> Result<MapSerializer> {
+        Ok(MapSerializer {
             map: Map::with_capacity(len.unwrap_or(0).min(4096)),
             key: None,
             variant: None,
         })
     }
-    fn serialize_struct(self, _: &'static str, len: usize) -> Result<Fields> {
+    fn serialize_struct(self, _: &'static str, len: usize) -> Result<MapSerializer> {
         self.serialize_map(Some(len))
     }
     fn serialize_struct_variant(
@@ -182,7 +182,7 @@ impl ser::Serializer for ValueSerializer {
         _: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Fields> {
+    ) -> Result<MapSerializer> {
         let mut fields = self.serialize_map(Some(len))?;
         fields.variant = Some(variant);
         Ok(fields)
@@ -221,13 +221,13 @@ elements! {
     SerializeTupleVariant::serialize_field
 }
 
-pub(crate) struct Fields {
+pub(crate) struct MapSerializer {
     map: Map,
     key: Option<String>,
     variant: Option<&'static str>,
 }
 
-impl ser::SerializeMap for Fields {
+impl ser::SerializeMap for MapSerializer {
     type Ok = Value;
     type Error = Error;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<()> {
@@ -248,7 +248,7 @@ impl ser::SerializeMap for Fields {
 }
 
 fields! {
-    impl[] for Fields {
+    impl[] for MapSerializer {
         Ok = Value, Error = Error;
         field(this, key, value) => {
             this.map

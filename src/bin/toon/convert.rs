@@ -16,7 +16,7 @@ use toon::render::{Output, Pipeline};
 use toon::table::Tabularize;
 use toon::{DecodeOptions, Delimiter, EncodeOptions, Recording, Value};
 
-use crate::io::{Input, Sink, Stream};
+use crate::io::{BufferedOutput, Input, Stream};
 use crate::overflow;
 use crate::{Failure, parse_paths};
 
@@ -95,26 +95,27 @@ fn parse_indent(n: &str) -> Result<usize, String> {
         .ok_or_else(|| format!("invalid indent {n:?}: expected an integer 0..=32"))
 }
 
+/// Which way a conversion goes: JSON to TOON or back (the official CLI's mode).
 #[derive(Copy, Clone, PartialEq)]
-enum Mode {
+enum Direction {
     Encode,
     Decode,
 }
 
-impl Mode {
+impl Direction {
     /// As the official CLI decides: the flags, then a `.toon` file decodes; everything else
     /// (`.json`, other files, standard input) encodes. Never guessed from the content, so
     /// malformed JSON is an error rather than a one-string TOON document.
-    fn of(args: &Convert) -> Mode {
+    fn of(args: &Convert) -> Direction {
         let toon_file = args
             .input
             .as_deref()
             .and_then(Path::extension)
             .is_some_and(|ext| ext.eq_ignore_ascii_case("toon"));
         if args.decode || (toon_file && !args.encode) {
-            Mode::Decode
+            Direction::Decode
         } else {
-            Mode::Encode
+            Direction::Encode
         }
     }
 }
@@ -123,10 +124,10 @@ pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
     if args.check {
         return check(args);
     }
-    let mode = Mode::of(args);
-    let pipeline = pipeline(args, mode);
+    let direction = Direction::of(args);
+    let pipeline = pipeline(args, direction);
     let reshaped = pipeline.transforms() || args.auto || args.stats || args.no_strict;
-    if mode == Mode::Decode && !reshaped && !args.tokens {
+    if direction == Direction::Decode && !reshaped && !args.tokens {
         return decode(args);
     }
     let input = Input::read(args.input.as_deref())?;
@@ -136,21 +137,21 @@ pub(crate) fn run(args: &Convert) -> Result<(), Failure> {
         println!("{}", count_tokens(text, args.exact)?);
         return Ok(());
     }
-    match mode {
-        Mode::Encode if args.indent == 0 => {
+    match direction {
+        Direction::Encode if args.indent == 0 => {
             Err("--indent 0 applies to decoding (compact JSON); TOON needs 1 or more".into())
         }
-        Mode::Encode if pipeline.transforms() || args.auto => {
+        Direction::Encode if pipeline.transforms() || args.auto => {
             let value = parse_value(&input)?;
-            reshape(args, mode, &pipeline, &input, value)
+            reshape(args, direction, &pipeline, &input, value)
         }
-        Mode::Encode => encode(args, input),
-        Mode::Decode => {
+        Direction::Encode => encode(args, input),
+        Direction::Decode => {
             // Non-strict decoding resolves duplicate keys last-write-wins (§14.3), which
             // needs the whole object: it goes through a `Value` too.
             let value = toon::from_slice_with(&input.bytes, &decode_options(args))
                 .map_err(|e| Failure::because(&input.label, e))?;
-            reshape(args, mode, &pipeline, &input, value)
+            reshape(args, direction, &pipeline, &input, value)
         }
     }
 }
@@ -242,7 +243,7 @@ fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
     let options = encode_options(args);
     let label = input.label.clone();
     let stats_input = args.stats.then_some(input);
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let written = match &stats_input {
         None => toon::to_writer_with(&mut sink, &document, &options)
             .map_err(|e| Failure::because(&label, e)),
@@ -258,7 +259,7 @@ fn encode(args: &Convert, input: Input) -> Result<(), Failure> {
         }
     };
     sink.finish(written)?;
-    announce(args, Mode::Encode, &label);
+    announce(args, Direction::Encode, &label);
     Ok(())
 }
 
@@ -294,7 +295,7 @@ fn decode(args: &Convert) -> Result<(), Failure> {
             .map_err(|e| Failure::because(format_args!("cannot read {label}"), e))?;
         head
     };
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let options = decode_options(args);
     let written = if large || (!over_input && head.len() as u64 > STREAM_ABOVE) {
         let reader = std::io::Cursor::new(head).chain(input.reader);
@@ -304,7 +305,7 @@ fn decode(args: &Convert) -> Result<(), Failure> {
             .and_then(|mut de| toon::json::transcode(&mut de, &mut sink, args.indent))
     };
     sink.finish(written.map_err(|e| Failure::because(&label, e)))?;
-    announce(args, Mode::Decode, &label);
+    announce(args, Direction::Decode, &label);
     Ok(())
 }
 
@@ -363,14 +364,14 @@ fn writes_over_input(args: &Convert) -> bool {
 /// The `Value` route: projection, tabularize, budget, `--auto`, then the output.
 fn reshape(
     args: &Convert,
-    mode: Mode,
+    direction: Direction,
     pipeline: &Pipeline,
     input: &Input,
     value: Value,
 ) -> Result<(), Failure> {
     let (value, notes) = pipeline.transform(value).map_err(|e| e.to_string())?;
     notes.iter().for_each(|n| eprintln!("{n}"));
-    let output = if args.auto || mode == Mode::Encode {
+    let output = if args.auto || direction == Direction::Encode {
         let rendered = pipeline
             .write(&value)
             .map_err(|e| Failure::because(&input.label, e))?;
@@ -380,25 +381,25 @@ fn reshape(
         toon::json::to_string_pretty(&value, args.indent)
             .map_err(|e| Failure::because(&input.label, e))?
     };
-    let mut sink = Sink::open(args.output.as_deref())?;
+    let mut sink = BufferedOutput::open(args.output.as_deref())?;
     let written = sink
         .write_all(output.as_bytes())
         .map_err(|e| Failure::because("cannot write output", e));
     sink.finish(written)?;
-    announce(args, mode, &input.label);
+    announce(args, direction, &input.label);
     if args.stats {
         // The input as given where nothing transformed it; otherwise the value's own texts.
         let transformed = pipeline.transforms();
         let as_given = || String::from_utf8_lossy(&input.bytes);
-        let json = match mode {
-            Mode::Encode if !transformed => as_given(),
+        let json = match direction {
+            Direction::Encode if !transformed => as_given(),
             _ => toon::json::to_string(&value)
                 .map_err(|e| e.to_string())?
                 .into(),
         };
-        let toon = match mode {
-            Mode::Encode if !args.auto => output.as_str().into(),
-            Mode::Decode if !transformed => as_given(),
+        let toon = match direction {
+            Direction::Encode if !args.auto => output.as_str().into(),
+            Direction::Decode if !transformed => as_given(),
             _ => toon::to_string(&value).map_err(|e| e.to_string())?.into(),
         };
         stats(&json, &toon);
@@ -406,7 +407,7 @@ fn reshape(
     Ok(())
 }
 
-fn pipeline(args: &Convert, mode: Mode) -> Pipeline {
+fn pipeline(args: &Convert, direction: Direction) -> Pipeline {
     let mut p = Pipeline::new()
         .fields(args.fields.iter().flatten())
         .exclude(args.exclude.iter().flatten());
@@ -418,7 +419,7 @@ fn pipeline(args: &Convert, mode: Mode) -> Pipeline {
     }
     let output = if args.auto {
         Output::Auto
-    } else if mode == Mode::Encode {
+    } else if direction == Direction::Encode {
         Output::Toon(encode_options(args))
     } else {
         // Decoding writes pretty JSON itself; the pipeline only transforms.
@@ -428,11 +429,11 @@ fn pipeline(args: &Convert, mode: Mode) -> Pipeline {
 }
 
 /// `Encoded `in` → `out`` on stderr when writing to a file, as the official CLI does.
-fn announce(args: &Convert, mode: Mode, label: &str) {
+fn announce(args: &Convert, direction: Direction, label: &str) {
     if let Some(path) = &args.output {
-        let verb = match mode {
-            Mode::Encode => "Encoded",
-            Mode::Decode => "Decoded",
+        let verb = match direction {
+            Direction::Encode => "Encoded",
+            Direction::Decode => "Decoded",
         };
         eprintln!("{verb} `{label}` → `{}`", path.display());
     }

@@ -77,15 +77,15 @@ impl Stream {
 
 /// Where output goes: buffered, remembering a closed pipe so that the error it causes deep in
 /// a serializer can be told apart from a real one.
-pub(crate) struct Sink {
+pub(crate) struct BufferedOutput {
     out: BufWriter<Box<dyn Write>>,
     file: Option<PathBuf>,
     closed_pipe: bool,
 }
 
-impl Sink {
+impl BufferedOutput {
     /// Standard output, or the file at `path` (created or truncated).
-    pub(crate) fn open(path: Option<&Path>) -> Result<Sink, Failure> {
+    pub(crate) fn open(path: Option<&Path>) -> Result<BufferedOutput, Failure> {
         let (out, file): (Box<dyn Write>, _) = match path {
             None => (Box::new(io::stdout().lock()), None),
             Some(path) => {
@@ -95,7 +95,7 @@ impl Sink {
                 (Box::new(file), Some(path.to_owned()))
             }
         };
-        Ok(Sink {
+        Ok(BufferedOutput {
             out: BufWriter::with_capacity(1 << 16, out),
             file,
             closed_pipe: false,
@@ -137,7 +137,7 @@ impl Sink {
     }
 }
 
-impl Write for Sink {
+impl Write for BufferedOutput {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let result = self.out.write(buf);
         self.note(result)

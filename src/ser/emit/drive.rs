@@ -1,17 +1,17 @@
-//! Drives a container's second serialization into the [`Sink`] for its form, including enum
+//! Drives a container's second serialization into the [`ElementSink`] for its form, including enum
 //! variants whose content arrives piecewise.
 
 use serde::ser::{self, Serialize};
 
-use super::{Emitter, Halt, Result, Sink, Start, inconsistent, open};
+use super::{ElementSink, Emitter, Halt, Result, Start, inconsistent, open};
 use crate::ser::probe::Shape;
 use crate::ser::with_key_text;
 
-/// Drives a container's serialization into a [`Sink`]. `variant` is the probed shape of the
+/// Drives a container's serialization into an [`ElementSink`]. `variant` is the probed shape of the
 /// content when the container is an enum variant whose content arrives piecewise.
 pub(super) struct Drive<'o, 'w, 'f> {
     out: &'o mut Emitter<'w>,
-    sink: Sink<'f>,
+    sink: ElementSink<'f>,
     variant: Option<&'f Shape>,
 }
 
@@ -20,7 +20,7 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
     /// variant whose content arrives piecewise.
     pub(super) fn with(
         out: &'o mut Emitter<'w>,
-        sink: Sink<'f>,
+        sink: ElementSink<'f>,
         variant: Option<&'f Shape>,
     ) -> Self {
         Drive { out, sink, variant }
@@ -39,8 +39,8 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
         };
         // The variant is the object's one field; its content opens like any field's.
         let (start, content) = match sink {
-            Sink::Fields { depth } => (Start::Line(depth), depth + 1),
-            Sink::ItemObject { depth, .. } => (Start::Item(depth), depth + 2),
+            ElementSink::Fields { depth } => (Start::Line(depth), depth + 1),
+            ElementSink::ItemObject { depth, .. } => (Start::Item(depth), depth + 2),
             _ => return Err(inconsistent()),
         };
         out.lines.spill()?;
@@ -56,7 +56,7 @@ impl<'o, 'w, 'f> Drive<'o, 'w, 'f> {
 /// A container whose elements or entries are being driven into a sink.
 pub(super) struct Driving<'o, 'w, 'f> {
     out: &'o mut Emitter<'w>,
-    sink: Sink<'f>,
+    sink: ElementSink<'f>,
     key: String,
 }
 

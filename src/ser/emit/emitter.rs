@@ -7,7 +7,7 @@ use std::io;
 
 use serde::ser::Serialize;
 
-use super::super::probe::Fields;
+use super::super::probe::TableFields;
 use super::cell::{Cell, Fail};
 use crate::canonical;
 use crate::error::{Error, Result};
@@ -32,14 +32,14 @@ fn name_slot(name: &str) -> usize {
     name.as_ptr() as usize % NAME_SLOTS
 }
 
-/// The emit pass's state, in five parts: the text and its lines ([`Lines`]), the nesting
-/// guard ([`Depth`]), buffers lent from one container to the next ([`Scratch`]), struct field
+/// The emit pass's state, in five parts: the text and its lines ([`OutputLines`]), the nesting
+/// guard ([`DepthGuard`]), buffers lent from one container to the next ([`Scratch`]), struct field
 /// names known to need no quotes ([`PlainNames`]), and the field list of the last table
 /// written on a guess ([`LastTable`]). What needs two parts at once (a key, a header) is a
 /// method here.
 pub(crate) struct Emitter<'w> {
-    pub(super) lines: Lines<'w>,
-    pub(super) depth: Depth,
+    pub(super) lines: OutputLines<'w>,
+    pub(super) depth: DepthGuard,
     pub(super) scratch: Scratch,
     names: PlainNames,
     pub(super) last_table: LastTable,
@@ -48,7 +48,7 @@ pub(crate) struct Emitter<'w> {
 /// The output and the line discipline of §12: LF between lines, `indent × depth` spaces, no
 /// trailing newline; output is handed to the writer in chunks, except while a table written
 /// on a guess may still be taken back.
-pub(super) struct Lines<'w> {
+pub(super) struct OutputLines<'w> {
     pub(super) buf: Vec<u8>,
     /// Where full chunks go; `None` when `buf` itself is the result (`to_vec`).
     writer: Option<&'w mut dyn io::Write>,
@@ -58,12 +58,12 @@ pub(super) struct Lines<'w> {
     /// Where a table written on a guess starts (see `emit::shape_or_written`): nothing from
     /// there on may reach the writer until the guess holds.
     pub(super) speculating: Option<usize>,
-    /// Where the first row of the table being guessed starts (see [`Lines::row_line`]).
+    /// Where the first row of the table being guessed starts (see [`OutputLines::row_line`]).
     rows_start: usize,
 }
 
 /// Nesting levels: how many are still allowed (`EncodeOptions::max_depth` at the root).
-pub(super) struct Depth {
+pub(super) struct DepthGuard {
     pub(super) left: usize,
     max: usize,
 }
@@ -91,7 +91,7 @@ struct PlainNames {
 /// The field list of the last table written on a guess, offered to the next guess
 /// (`probe::guess::shape_or_guess`): arrays of the same records repeat it.
 pub(super) struct LastTable {
-    pub(super) fields: Option<Fields>,
+    pub(super) fields: Option<TableFields>,
     /// The `{…}` text of `fields`: a table whose guess took `fields` copies its header's list
     /// instead of writing it name by name.
     list: Vec<u8>,
@@ -104,7 +104,7 @@ pub(super) struct LastTable {
 
 /// A point in the output to return to when a value turns out not to be a primitive.
 #[derive(Copy, Clone)]
-pub(super) struct Mark {
+pub(super) struct OutputMark {
     len: usize,
     started: bool,
 }
@@ -125,7 +125,7 @@ impl<'w> Emitter<'w> {
     #[inline]
     pub(super) fn new(writer: Option<&'w mut dyn io::Write>, options: &EncodeOptions) -> Self {
         Emitter {
-            lines: Lines {
+            lines: OutputLines {
                 buf: Vec::with_capacity(4096),
                 writer,
                 indent: options.indent_size,
@@ -134,7 +134,7 @@ impl<'w> Emitter<'w> {
                 speculating: None,
                 rows_start: 0,
             },
-            depth: Depth {
+            depth: DepthGuard {
                 left: options.max_depth,
                 max: options.max_depth,
             },
@@ -183,7 +183,7 @@ impl<'w> Emitter<'w> {
         &mut self,
         key: Option<&str>,
         len: usize,
-        fields: Option<&Fields>,
+        fields: Option<&TableFields>,
         keyed: bool,
     ) {
         if let Some(key) = key {
@@ -212,7 +212,7 @@ impl<'w> Emitter<'w> {
     }
 
     /// `{f1,f2{a,b}}` with nested field groups (§9.3).
-    pub(super) fn field_list(&mut self, fields: &Fields) {
+    pub(super) fn field_list(&mut self, fields: &TableFields) {
         self.lines.buf.push(b'{');
         for (j, name) in fields.names.iter().enumerate() {
             if j > 0 {
@@ -227,7 +227,7 @@ impl<'w> Emitter<'w> {
     }
 }
 
-impl Lines<'_> {
+impl OutputLines<'_> {
     /// Writes what is buffered to the writer (and flushes it), or returns the output.
     fn finish(&mut self) -> Result<Vec<u8>> {
         match &mut self.writer {
@@ -241,7 +241,7 @@ impl Lines<'_> {
     }
 
     /// Starts the line of a table row (§9.3) or keyed entry (§9.5) at `depth`, `written` rows
-    /// of `total` done (counted here). [`Lines::spill`] first; while the table is a guess
+    /// of `total` done (counted here). [`OutputLines::spill`] first; while the table is a guess
     /// held back from a writer, the guess is given up as soon as the rows so far project past
     /// the limit, not after writing up to it.
     pub(super) fn row_line(
@@ -291,7 +291,7 @@ impl Lines<'_> {
         if due { self.spill_due() } else { Ok(()) }
     }
 
-    /// The work [`Lines::spill`] found due: a full chunk written, the output grown, or a
+    /// The work [`OutputLines::spill`] found due: a full chunk written, the output grown, or a
     /// guessed table's size checked.
     #[inline(never)]
     fn spill_due(&mut self) -> Result<()> {
@@ -310,14 +310,14 @@ impl Lines<'_> {
         Ok(())
     }
 
-    pub(super) fn mark(&self) -> Mark {
-        Mark {
+    pub(super) fn mark(&self) -> OutputMark {
+        OutputMark {
             len: self.buf.len(),
             started: self.started,
         }
     }
 
-    pub(super) fn reset(&mut self, mark: Mark) {
+    pub(super) fn reset(&mut self, mark: OutputMark) {
         self.buf.truncate(mark.len);
         self.started = mark.started;
     }
@@ -350,7 +350,7 @@ impl Lines<'_> {
     pub(super) fn try_primitive<T: ?Sized + Serialize>(
         &mut self,
         value: &T,
-        mark: Mark,
+        mark: OutputMark,
     ) -> Result<Tried> {
         let delim = self.delim;
         match value.serialize(Cell {
@@ -372,10 +372,10 @@ impl Lines<'_> {
     }
 }
 
-impl Depth {
+impl DepthGuard {
     /// Opens one level of nesting for a container's content: past the limit, an error
     /// instead of a stack overflow. An error ends the encoding, so only success needs
-    /// [`Depth::leave`].
+    /// [`DepthGuard::leave`].
     pub(super) fn enter(&mut self) -> Result<()> {
         self.left = self.left.checked_sub(1).ok_or_else(|| {
             Error::data(format!(
@@ -386,7 +386,7 @@ impl Depth {
         Ok(())
     }
 
-    /// Closes the level [`Depth::enter`] opened.
+    /// Closes the level [`DepthGuard::enter`] opened.
     pub(super) fn leave(&mut self) {
         self.left += 1;
     }
@@ -411,7 +411,7 @@ impl LastTable {
     /// guess; its `{…}` text is the last list written in `buf` (a guess holds its output back
     /// from the writer), unless the table took the last table's list (`took_last`), which is
     /// that text already.
-    pub(super) fn keep(&mut self, fields: Fields, took_last: bool, buf: &[u8]) {
+    pub(super) fn keep(&mut self, fields: TableFields, took_last: bool, buf: &[u8]) {
         if !took_last {
             self.list.clear();
             self.list.extend_from_slice(&buf[self.list_at.clone()]);
@@ -420,7 +420,7 @@ impl LastTable {
     }
 }
 
-/// What [`Lines::try_primitive`] found.
+/// What [`OutputLines::try_primitive`] found.
 #[derive(Copy, Clone)]
 pub(super) enum Tried {
     /// A primitive, now written.

@@ -2,7 +2,7 @@
 //!
 //! Every value position is tried as a primitive first (the common case costs one serialize
 //! call); a container is probed ([`super::probe`]) and then serialized again through [`Drive`],
-//! which hands each element or entry to a [`Sink`] for its form. Nothing is buffered but one
+//! which hands each element or entry to an [`ElementSink`] for its form. Nothing is buffered but one
 //! tabular row (to put cells in header order) and the output itself.
 
 mod cell;
@@ -14,7 +14,7 @@ use serde::ser::{self, Serialize};
 
 use super::probe::Stop;
 use super::probe::guess::Probed;
-use super::probe::{self, ArrayForm, Fields, ObjectForm, Shape};
+use super::probe::{self, ArrayForm, ObjectForm, Shape, TableFields};
 use crate::error::Error;
 use cell::{Cell, Fail};
 use drive::Drive;
@@ -118,7 +118,11 @@ fn root<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T) -> Result<()> {
     match shape {
         // A root object's fields sit at depth 0 with no opening line (a keyed root has one).
         Shape::Object { form, .. } if !matches!(form, ObjectForm::Keyed(_)) => nested(out, |out| {
-            value.serialize(Drive::with(out, Sink::Fields { depth: 0 }, form.variant()))
+            value.serialize(Drive::with(
+                out,
+                ElementSink::Fields { depth: 0 },
+                form.variant(),
+            ))
         }),
         shape => container(out, None, value, &shape, 0),
     }
@@ -167,7 +171,7 @@ fn object_at_once<T: ?Sized + Serialize>(
         start.begin(out);
         out.key(key);
         out.lines.buf.push(b':');
-        let sink = Sink::FieldsUnlessKeyed {
+        let sink = ElementSink::FieldsUnlessKeyed {
             depth: content,
             first: true,
             keyed: false,
@@ -275,7 +279,7 @@ fn open<'f>(
     shape: &'f Shape,
     start: Start,
     content: usize,
-) -> Result<(Sink<'f>, Option<&'f Shape>)> {
+) -> Result<(ElementSink<'f>, Option<&'f Shape>)> {
     start.begin(out);
     Ok(match shape {
         Shape::Array { len: 0, .. } => {
@@ -286,7 +290,7 @@ fn open<'f>(
                 }
                 None => out.lines.buf.extend_from_slice(b"[]"),
             }
-            (Sink::Inline { count: 0, len: 0 }, None)
+            (ElementSink::Inline { count: 0, len: 0 }, None)
         }
         Shape::Array { len, form } => {
             let fields = match form {
@@ -294,14 +298,14 @@ fn open<'f>(
                 _ => None,
             };
             out.header(key, *len, fields, false);
-            (Sink::for_array(form, *len, content), None)
+            (ElementSink::for_array(form, *len, content), None)
         }
         Shape::Object {
             len,
             form: ObjectForm::Keyed(fields),
         } => {
             out.header(key, *len, Some(fields), true);
-            (Sink::keyed(fields, *len, content), None)
+            (ElementSink::keyed(fields, *len, content), None)
         }
         Shape::Object { form, .. } => {
             // Root objects are laid out by document(): an object here always has a key.
@@ -310,7 +314,7 @@ fn open<'f>(
             };
             out.key(key);
             out.lines.buf.push(b':');
-            (Sink::Fields { depth: content }, form.variant())
+            (ElementSink::Fields { depth: content }, form.variant())
         }
         Shape::Primitive => return Err(inconsistent()),
     })
@@ -325,7 +329,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T, depth: usize) -
         Tried::Written => return Ok(()),
         // A list item's object has one layout whatever its values (§10): no probe needed.
         Tried::Object => {
-            let sink = Sink::ItemObject { depth, first: true };
+            let sink = ElementSink::ItemObject { depth, first: true };
             return nested(out, |out| value.serialize(Drive::with(out, sink, None)));
         }
         Tried::Container => {}
@@ -337,8 +341,8 @@ fn item<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T, depth: usize) -
             out.header(None, len, None, false);
             // A keyless fields header is root-only (§6): nested arrays stay in list form.
             let sink = match form {
-                ArrayForm::Inline => Sink::Inline { count: 0, len },
-                _ => Sink::items(len, depth + 1),
+                ArrayForm::Inline => ElementSink::Inline { count: 0, len },
+                _ => ElementSink::items(len, depth + 1),
             };
             nested(out, |out| value.serialize(Drive::with(out, sink, None)))
         }
@@ -348,7 +352,7 @@ fn item<T: ?Sized + Serialize>(out: &mut Emitter<'_>, value: &T, depth: usize) -
             Ok(())
         }
         Shape::Object { form, .. } => {
-            let sink = Sink::ItemObject { depth, first: true };
+            let sink = ElementSink::ItemObject { depth, first: true };
             nested(out, |out| {
                 value.serialize(Drive::with(out, sink, form.variant()))
             })
@@ -387,7 +391,7 @@ fn first_field<T: ?Sized + Serialize>(
 }
 
 /// What to do with each element or entry of the container being driven.
-enum Sink<'f> {
+enum ElementSink<'f> {
     /// §9.1 inline values after the header: ` v1,v2`.
     Inline { count: usize, len: usize },
     /// §9.4 list items.
@@ -398,14 +402,14 @@ enum Sink<'f> {
     },
     /// §9.3 tabular rows.
     Rows {
-        fields: &'f Fields,
+        fields: &'f TableFields,
         depth: usize,
         count: usize,
         len: usize,
     },
     /// §9.5 keyed entry rows.
     Keyed {
-        fields: &'f Fields,
+        fields: &'f TableFields,
         depth: usize,
         count: usize,
         len: usize,
@@ -425,25 +429,25 @@ enum Sink<'f> {
     ItemObject { depth: usize, first: bool },
 }
 
-impl<'f> Sink<'f> {
+impl<'f> ElementSink<'f> {
     fn for_array(form: &'f ArrayForm, len: usize, depth: usize) -> Self {
         match form {
-            ArrayForm::Inline => Sink::Inline { count: 0, len },
-            ArrayForm::Table(fields) => Sink::rows(fields, len, depth),
-            ArrayForm::InlineArrays | ArrayForm::List => Sink::items(len, depth),
+            ArrayForm::Inline => ElementSink::Inline { count: 0, len },
+            ArrayForm::Table(fields) => ElementSink::rows(fields, len, depth),
+            ArrayForm::InlineArrays | ArrayForm::List => ElementSink::items(len, depth),
         }
     }
 
     fn items(len: usize, depth: usize) -> Self {
-        Sink::Items {
+        ElementSink::Items {
             depth,
             count: 0,
             len,
         }
     }
 
-    fn rows(fields: &'f Fields, len: usize, depth: usize) -> Self {
-        Sink::Rows {
+    fn rows(fields: &'f TableFields, len: usize, depth: usize) -> Self {
+        ElementSink::Rows {
             fields,
             depth,
             count: 0,
@@ -451,8 +455,8 @@ impl<'f> Sink<'f> {
         }
     }
 
-    fn keyed(fields: &'f Fields, len: usize, depth: usize) -> Self {
-        Sink::Keyed {
+    fn keyed(fields: &'f TableFields, len: usize, depth: usize) -> Self {
+        ElementSink::Keyed {
             fields,
             depth,
             count: 0,
@@ -462,7 +466,7 @@ impl<'f> Sink<'f> {
 
     fn element<T: ?Sized + Serialize>(&mut self, out: &mut Emitter<'_>, value: &T) -> Result<()> {
         match self {
-            Sink::Inline { count, .. } => {
+            ElementSink::Inline { count, .. } => {
                 out.lines
                     .buf
                     .push(if *count == 0 { b' ' } else { out.lines.delim });
@@ -473,11 +477,11 @@ impl<'f> Sink<'f> {
                     Tried::Object | Tried::Container => Err(inconsistent()),
                 }
             }
-            Sink::Items { depth, count, .. } => {
+            ElementSink::Items { depth, count, .. } => {
                 *count += 1;
                 item(out, value, *depth)
             }
-            Sink::Rows {
+            ElementSink::Rows {
                 fields,
                 depth,
                 count,
@@ -486,10 +490,10 @@ impl<'f> Sink<'f> {
                 out.lines.row_line(count, *len, *depth)?;
                 Ok(row_cells(out, fields, value)?)
             }
-            Sink::Keyed { .. }
-            | Sink::Fields { .. }
-            | Sink::FieldsUnlessKeyed { .. }
-            | Sink::ItemObject { .. } => Err(inconsistent()),
+            ElementSink::Keyed { .. }
+            | ElementSink::Fields { .. }
+            | ElementSink::FieldsUnlessKeyed { .. }
+            | ElementSink::ItemObject { .. } => Err(inconsistent()),
         }
     }
 
@@ -500,8 +504,8 @@ impl<'f> Sink<'f> {
         value: &T,
     ) -> Result<()> {
         match self {
-            Sink::Fields { depth } => field(out, key, value, *depth),
-            Sink::FieldsUnlessKeyed {
+            ElementSink::Fields { depth } => field(out, key, value, *depth),
+            ElementSink::FieldsUnlessKeyed {
                 depth,
                 first,
                 keyed,
@@ -516,14 +520,14 @@ impl<'f> Sink<'f> {
                 }
                 field(out, key, value, *depth)
             }
-            Sink::ItemObject { depth, first } => {
+            ElementSink::ItemObject { depth, first } => {
                 if std::mem::replace(first, false) {
                     first_field(out, key, value, *depth)
                 } else {
                     field(out, key, value, *depth + 1)
                 }
             }
-            Sink::Keyed {
+            ElementSink::Keyed {
                 fields,
                 depth,
                 count,
@@ -534,7 +538,9 @@ impl<'f> Sink<'f> {
                 out.lines.buf.extend_from_slice(b": ");
                 Ok(row_cells(out, fields, value)?)
             }
-            Sink::Inline { .. } | Sink::Items { .. } | Sink::Rows { .. } => Err(inconsistent()),
+            ElementSink::Inline { .. } | ElementSink::Items { .. } | ElementSink::Rows { .. } => {
+                Err(inconsistent())
+            }
         }
     }
 
@@ -543,16 +549,16 @@ impl<'f> Sink<'f> {
         match self {
             // An empty object as a list item is a lone hyphen (§10); written at once
             // (`item`), it learns it is empty only here.
-            Sink::ItemObject { depth, first: true } => {
+            ElementSink::ItemObject { depth, first: true } => {
                 out.lines.line(depth);
                 out.lines.buf.push(b'-');
                 Ok(())
             }
-            Sink::FieldsUnlessKeyed { keyed: true, .. } => Err(Halt::KeyedCandidate),
-            Sink::Inline { count, len }
-            | Sink::Items { count, len, .. }
-            | Sink::Rows { count, len, .. }
-            | Sink::Keyed { count, len, .. }
+            ElementSink::FieldsUnlessKeyed { keyed: true, .. } => Err(Halt::KeyedCandidate),
+            ElementSink::Inline { count, len }
+            | ElementSink::Items { count, len, .. }
+            | ElementSink::Rows { count, len, .. }
+            | ElementSink::Keyed { count, len, .. }
                 if count != len =>
             {
                 Err(inconsistent())

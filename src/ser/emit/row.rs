@@ -6,7 +6,7 @@ use serde::ser::{self, Serialize};
 use super::cell::{Cell, Fail};
 use super::{Emitter, inconsistent};
 use crate::error::{Error, Result};
-use crate::ser::probe::Fields;
+use crate::ser::probe::TableFields;
 use crate::ser::with_key_text;
 
 /// Writes one row's leaf cells in header order (§9.3), whatever order its keys come in.
@@ -18,7 +18,7 @@ use crate::ser::with_key_text;
 /// which puts cells in order and reports what breaks the table.
 pub(super) fn row_cells<T: ?Sized + Serialize>(
     out: &mut Emitter<'_>,
-    fields: &Fields,
+    fields: &TableFields,
     value: &T,
 ) -> Result<()> {
     let start = out.lines.buf.len();
@@ -42,7 +42,7 @@ pub(super) fn row_cells<T: ?Sized + Serialize>(
 #[inline(never)]
 fn reordered<T: ?Sized + Serialize>(
     out: &mut Emitter<'_>,
-    fields: &Fields,
+    fields: &TableFields,
     value: &T,
     start: usize,
 ) -> Result<()> {
@@ -115,7 +115,7 @@ struct RowWriter<'a> {
     row: &'a mut Vec<u8>,
     start: usize,
     spans: &'a mut Vec<(usize, usize)>,
-    fields: &'a Fields,
+    fields: &'a TableFields,
     /// Index of this group's first leaf in the row.
     base: usize,
     delim: u8,
@@ -269,7 +269,7 @@ struct InOrder<'a> {
     /// The output; this row starts at `start`.
     row: &'a mut Vec<u8>,
     start: usize,
-    fields: &'a Fields,
+    fields: &'a TableFields,
     delim: u8,
 }
 
@@ -424,7 +424,7 @@ mod tests {
     }
 
     /// The field list a table of `rows` would have.
-    fn fields_of<T: Serialize>(rows: &[T]) -> Fields {
+    fn fields_of<T: Serialize>(rows: &[T]) -> TableFields {
         match probe::shape(rows, 64) {
             Ok(Shape::Array {
                 form: ArrayForm::Table(fields),
@@ -435,7 +435,7 @@ mod tests {
     }
 
     /// A row written by `row_cells` (in-order path first) and by the general path alone.
-    fn both<T: ?Sized + Serialize>(fields: &Fields, row: &T) -> [Result<String>; 2] {
+    fn both<T: ?Sized + Serialize>(fields: &TableFields, row: &T) -> [Result<String>; 2] {
         let options = EncodeOptions::default();
         let write = |general: bool| {
             let mut out = Emitter::new(None, &options);
@@ -451,7 +451,7 @@ mod tests {
         [write(false), write(true)]
     }
 
-    fn agree<T: ?Sized + Serialize>(fields: &Fields, row: &T) -> Option<String> {
+    fn agree<T: ?Sized + Serialize>(fields: &TableFields, row: &T) -> Option<String> {
         let [fast, general] = both(fields, row);
         match (fast, general) {
             (Ok(a), Ok(b)) => {

@@ -19,8 +19,8 @@ use serde::ser::{self, Serialize};
 use super::kind::is_flat_object;
 use super::tabular::{RowOutcome, TableCheck};
 use super::{
-    ArrayForm, ArrayProbe, Fields, ObjectForm, ObjectScan, Shape, ShapeProbe, Stop, VariantProbe,
-    second_look,
+    ArrayForm, ArrayProbe, ObjectForm, ObjectScan, Shape, ShapeProbe, Stop, TableFields,
+    VariantProbe, second_look,
 };
 
 /// What [`shape_or_guess`] found.
@@ -38,7 +38,7 @@ pub(crate) enum Probed {
 pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
     value: &T,
     left: usize,
-    candidate: &mut Option<Fields>,
+    candidate: &mut Option<TableFields>,
 ) -> Result<Probed, Stop> {
     let rows = left.saturating_sub(1);
     let mut guessed = None;
@@ -57,7 +57,7 @@ pub(crate) fn shape_or_guess<T: ?Sized + Serialize>(
 struct Guessing<'g> {
     probe: ShapeProbe,
     guessed: &'g mut Option<Shape>,
-    candidate: &'g mut Option<Fields>,
+    candidate: &'g mut Option<TableFields>,
 }
 
 impl<'g> Guessing<'g> {
@@ -89,7 +89,7 @@ impl<'g> Guessing<'g> {
 struct GuessingArray<'g> {
     probe: ArrayProbe,
     /// A field list to try for the first row before building one (`shape_or_guess`).
-    candidate: &'g mut Option<Fields>,
+    candidate: &'g mut Option<TableFields>,
     declared: Option<usize>,
     guessed: &'g mut Option<Shape>,
 }

@@ -101,7 +101,7 @@ pub(crate) enum ArrayForm {
     /// §9.2 every element an array of primitives.
     InlineArrays,
     /// §9.3 uniform objects.
-    Table(Fields),
+    Table(TableFields),
     /// §9.4 anything else.
     List,
 }
@@ -111,7 +111,7 @@ pub(crate) enum ObjectForm {
     /// §8 fields (also the empty object).
     Fields,
     /// §9.5 keyed tabular.
-    Keyed(Fields),
+    Keyed(TableFields),
     /// An enum variant with content, `{Variant: content}`, whose content arrives as fields or
     /// elements rather than as one value; its own shape is known here.
     Variant(Box<Shape>),
@@ -131,19 +131,19 @@ impl ObjectForm {
 
 /// A field list with nested field groups (§9.3), in the first row's key order.
 #[derive(Debug, Default)]
-pub(crate) struct Fields {
+pub(crate) struct TableFields {
     /// Borrowed for struct fields (`&'static str`), owned for map keys.
     pub(crate) names: Vec<Cow<'static, str>>,
     /// `Some` for a nested field group, `None` for a leaf.
-    pub(crate) groups: Vec<Option<Fields>>,
+    pub(crate) groups: Vec<Option<TableFields>>,
     /// Index of each field's first leaf within this group, and the total; set by `index`.
     offsets: Vec<usize>,
     leaves: usize,
 }
 
-impl Fields {
-    fn new(names: Vec<Cow<'static, str>>, groups: Vec<Option<Fields>>) -> Self {
-        Fields {
+impl TableFields {
+    fn new(names: Vec<Cow<'static, str>>, groups: Vec<Option<TableFields>>) -> Self {
+        TableFields {
             names,
             groups,
             offsets: Vec::new(),
@@ -322,7 +322,7 @@ impl ArrayProbe {
     fn adopt_first<T: ?Sized + Serialize>(
         &mut self,
         value: &T,
-        candidate: &mut Option<Fields>,
+        candidate: &mut Option<TableFields>,
     ) -> bool {
         if self.len > 0 || !self.table.adopt_first(value, candidate) {
             return false;

@@ -4,13 +4,13 @@
 use serde::ser::{self, Impossible, Serialize};
 use std::borrow::Cow;
 
-use super::Fields;
+use super::TableFields;
 use super::kind::is_primitive;
 use crate::ser::{key_string, with_key_text};
 
 /// Incremental §9.3 detection over rows given one at a time.
 pub(crate) struct TableCheck {
-    fields: Option<Fields>,
+    fields: Option<TableFields>,
     pub(super) dead: bool,
     /// Nesting levels a row may use, itself included: a row nested deeper than the encoder's
     /// limit breaks the table, and the list form then reports the depth.
@@ -41,7 +41,7 @@ impl TableCheck {
     pub(super) fn adopt_first<T: ?Sized + Serialize>(
         &mut self,
         row: &T,
-        candidate: &mut Option<Fields>,
+        candidate: &mut Option<TableFields>,
     ) -> bool {
         let matches = match candidate {
             Some(fields) if self.fields.is_none() && !self.dead && self.left >= 1 => row
@@ -95,7 +95,7 @@ impl TableCheck {
 
     /// Takes the field list so far if every row was uniform (and, unless `groups`, none has
     /// nested groups): the speculative guess of `guess.rs`, which stops probing there.
-    pub(super) fn take_guess(&mut self, groups: bool) -> Option<Fields> {
+    pub(super) fn take_guess(&mut self, groups: bool) -> Option<TableFields> {
         let fields = self.fields.as_ref().filter(|_| !self.dead)?;
         if !groups && fields.groups.iter().any(Option::is_some) {
             return None;
@@ -106,7 +106,7 @@ impl TableCheck {
         Some(fields)
     }
 
-    pub(super) fn finish(self) -> Option<Fields> {
+    pub(super) fn finish(self) -> Option<TableFields> {
         if self.dead {
             return None;
         }
@@ -270,7 +270,7 @@ struct BuildRow {
 }
 
 struct Building {
-    fields: Fields,
+    fields: TableFields,
     /// Nesting levels left for nested groups.
     left: usize,
     key: Cow<'static, str>,
@@ -297,25 +297,27 @@ impl Building {
         Ok(())
     }
 
-    fn done(self) -> Result<Fields, BuildStop> {
+    fn done(self) -> Result<TableFields, BuildStop> {
         if self.fields.names.is_empty() {
             // §9.3: an empty object never makes a row or a nested group.
             return Err(BuildStop::Breaks);
         }
         Ok(match self.variant {
-            Some(variant) => Fields::new(vec![Cow::Borrowed(variant)], vec![Some(self.fields)]),
+            Some(variant) => {
+                TableFields::new(vec![Cow::Borrowed(variant)], vec![Some(self.fields)])
+            }
             None => self.fields,
         })
     }
 }
 
 impl ser::Serializer for BuildRow {
-    type Ok = Fields;
+    type Ok = TableFields;
     type Error = BuildStop;
-    type SerializeSeq = Impossible<Fields, BuildStop>;
-    type SerializeTuple = Impossible<Fields, BuildStop>;
-    type SerializeTupleStruct = Impossible<Fields, BuildStop>;
-    type SerializeTupleVariant = Impossible<Fields, BuildStop>;
+    type SerializeSeq = Impossible<TableFields, BuildStop>;
+    type SerializeTuple = Impossible<TableFields, BuildStop>;
+    type SerializeTupleStruct = Impossible<TableFields, BuildStop>;
+    type SerializeTupleVariant = Impossible<TableFields, BuildStop>;
     type SerializeMap = Building;
     type SerializeStruct = Building;
     type SerializeStructVariant = Building;
@@ -329,7 +331,7 @@ impl ser::Serializer for BuildRow {
         _: u32,
         variant: &'static str,
         value: &T,
-    ) -> Result<Fields, BuildStop> {
+    ) -> Result<TableFields, BuildStop> {
         let mut row = self.serialize_map(Some(1))?;
         row.key = Cow::Borrowed(variant);
         row.column(value)?;
@@ -355,7 +357,7 @@ impl ser::Serializer for BuildRow {
         };
         let n = len.unwrap_or(0).min(64);
         Ok(Building {
-            fields: Fields::new(Vec::with_capacity(n), Vec::with_capacity(n)),
+            fields: TableFields::new(Vec::with_capacity(n), Vec::with_capacity(n)),
             left,
             key: Cow::Borrowed(""),
             variant: None,
@@ -367,7 +369,7 @@ impl ser::Serializer for BuildRow {
 }
 
 impl ser::SerializeMap for Building {
-    type Ok = Fields;
+    type Ok = TableFields;
     type Error = BuildStop;
     fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), BuildStop> {
         self.key = Cow::Owned(key_string(key).map_err(|_| BuildStop::Breaks)?);
@@ -376,14 +378,14 @@ impl ser::SerializeMap for Building {
     fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), BuildStop> {
         self.column(value)
     }
-    fn end(self) -> Result<Fields, BuildStop> {
+    fn end(self) -> Result<TableFields, BuildStop> {
         self.done()
     }
 }
 
 fields! {
     impl[] for Building {
-        Ok = Fields, Error = BuildStop;
+        Ok = TableFields, Error = BuildStop;
         field(this, key, value) => {
             this.key = Cow::Borrowed(key);
             this.column(value)
@@ -425,12 +427,12 @@ impl Seen {
 /// recursively uniform. `ordered` also asks for the keys in the list's order (a first row
 /// matching a candidate list, which must be what building from it would give).
 struct CheckRow<'f> {
-    fields: &'f Fields,
+    fields: &'f TableFields,
     ordered: bool,
 }
 
 struct Checking<'f> {
-    fields: &'f Fields,
+    fields: &'f TableFields,
     ordered: bool,
     seen: Seen,
     count: usize,
