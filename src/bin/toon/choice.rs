@@ -50,6 +50,7 @@ pub(crate) enum FormatArg {
     Auto,
 }
 
+#[cfg(any(feature = "mcp", test))]
 impl FormatArg {
     /// The warning `--format auto` gets, since `cheaper` is its name.
     pub(crate) fn warning(self) -> Option<&'static str> {

@@ -112,22 +112,22 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             http,
         } => {
             let mode = mode.into();
-            let mut options = proxy::Options::default();
+            let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
             options.policy = policy_of(policy);
             if http.http.is_some() {
-                proxy::serve_http(servers.config.as_deref(), mode, options, http)?;
+                serving::serve_http(servers.config.as_deref(), mode, options, http)?;
             } else {
-                proxy::serve_stdio(servers.config.as_deref(), mode, options)?;
+                serving::serve_stdio(servers.config.as_deref(), mode, options)?;
             }
         }
         #[cfg(feature = "mcp-stdio")]
         McpCommand::Inspect { servers, policy } => {
-            let mut options = proxy::Options::default();
+            let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.policy = policy_of(policy);
-            let report = proxy::inspect(servers.config.as_deref(), options)?;
+            let report = serving::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }
         #[cfg(not(feature = "mcp-stdio"))]
@@ -203,7 +203,7 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
 
 /// The async part: a tokio runtime around the library's toolbox and server.
 #[cfg(feature = "mcp-stdio")]
-mod proxy {
+mod serving {
     use std::path::Path;
     use std::sync::OnceLock;
 
