@@ -117,7 +117,7 @@ impl<'t> ItemText<'t> {
 /// holds all of them unescaped while its blocks are converted, where unescaping one block at
 /// a time held one (a single block, the common case, is read once instead of twice).
 pub(crate) fn call_result(text: &str) -> Option<CallResult<'_>> {
-    let mut reader = Reader { text, at: 0 };
+    let mut reader = OnePassReader { text, at: 0 };
     reader.call_result().or_else(|| call_result_by_serde(text))
 }
 
@@ -140,12 +140,12 @@ fn call_result_by_serde(text: &str) -> Option<CallResult<'_>> {
 /// walked here; every value it does not walk is read by serde_json as a [`RawValue`], and
 /// strings by [`literal`], so it accepts exactly what serde_json accepts. `None` means
 /// "not read here": the caller falls back to serde_json, which decides.
-struct Reader<'t> {
+struct OnePassReader<'t> {
     text: &'t str,
     at: usize,
 }
 
-impl<'t> Reader<'t> {
+impl<'t> OnePassReader<'t> {
     /// The next byte after JSON whitespace, not consumed.
     fn peek(&mut self) -> Option<u8> {
         let bytes = self.text.as_bytes();
@@ -938,7 +938,7 @@ mod tests {
     /// The one-pass reader reads what serde_json reads, or leaves the text to it.
     #[test]
     fn results_read_in_one_pass_as_serde_json_reads_them() {
-        let one_pass = |text| Reader { text, at: 0 }.call_result();
+        let one_pass = |text| OnePassReader { text, at: 0 }.call_result();
         let text = "\"a\\\"b\\\\c\\/d\\be\\ff\\ng\\rh\\ti \\u00e9\\ud83d\\ude00 é\"";
         for (result, fast) in [
             (r#"{"content": []}"#, true),
@@ -1014,7 +1014,7 @@ mod tests {
                     }
                 }
                 let text: String = chars.concat();
-                if let Some(read) = (Reader { text: &text, at: 0 }).call_result() {
+                if let Some(read) = (OnePassReader { text: &text, at: 0 }).call_result() {
                     assert_eq!(Some(read), call_result_by_serde(&text), "{text}");
                 }
                 let _ = call_result(&text);

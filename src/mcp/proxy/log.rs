@@ -270,9 +270,9 @@ mod tests {
 
     /// Output that keeps what is written, for the test to read.
     #[derive(Clone, Default)]
-    struct Kept(Arc<Mutex<Vec<u8>>>);
+    struct CapturedOutput(Arc<Mutex<Vec<u8>>>);
 
-    impl Write for Kept {
+    impl Write for CapturedOutput {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
             self.0.lock().unwrap().extend_from_slice(buf);
             Ok(buf.len())
@@ -283,7 +283,7 @@ mod tests {
     }
 
     /// What `layer` writes for the events `emit` sends.
-    fn written(layer: StderrLayer, kept: &Kept, emit: impl FnOnce()) -> String {
+    fn written(layer: StderrLayer, kept: &CapturedOutput, emit: impl FnOnce()) -> String {
         let subscriber = tracing_subscriber::registry().with(layer.clone());
         tracing::subscriber::with_default(subscriber, emit);
         assert!(layer.flush(Duration::from_secs(30)));
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn a_server_s_line_is_its_name_in_brackets_and_the_line_and_a_note_is_as_said() {
-        let kept = Kept::default();
+        let kept = CapturedOutput::default();
         let text = written(
             StderrLayer::to(8, Box::new(kept.clone())),
             &kept,
@@ -314,7 +314,7 @@ mod tests {
 
     #[test]
     fn detailed_lines_say_level_target_and_the_other_fields() {
-        let kept = Kept::default();
+        let kept = CapturedOutput::default();
         let layer = StderrLayer::to(8, Box::new(kept.clone())).detailed(true);
         let text = written(layer, &kept, some_events);
         assert_eq!(

@@ -338,7 +338,7 @@ impl Peer {
 
         spawn_writer(sink, outgoing_rx);
 
-        let reader = Reader {
+        let reader = ReaderTask {
             waiters: waiters.clone(),
             name: name.clone(),
             dropped: dropped.clone(),
@@ -684,7 +684,7 @@ where
 }
 
 /// The reader task's share of a [`Peer`]: where each message the peer sends goes.
-struct Reader {
+struct ReaderTask {
     waiters: Arc<Waiters>,
     name: Arc<str>,
     dropped: Arc<AtomicU64>,
@@ -695,7 +695,7 @@ struct Reader {
     bad_frames: Option<mpsc::Sender<Bad>>,
 }
 
-impl Reader {
+impl ReaderTask {
     /// Reads `frames` until the connection ends; returns why it ended.
     async fn read<F>(&self, mut frames: F) -> String
     where
