@@ -64,14 +64,14 @@ impl Drop for Proxy {
 }
 
 #[derive(Debug)]
-struct Reply {
-    status: u16,
+pub(super) struct Reply {
+    pub(super) status: u16,
     headers: Vec<(String, String)>,
     body: String,
 }
 
 impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -79,7 +79,7 @@ impl Reply {
     }
 
     /// The JSON-RPC message of a JSON body, or the last `data:` of an event stream.
-    fn message(&self) -> Json {
+    pub(super) fn message(&self) -> Json {
         if self.header("content-type") == Some("text/event-stream") {
             let data = self
                 .body
@@ -93,7 +93,13 @@ impl Reply {
     }
 }
 
-fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+pub(super) fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Reply {
     http_within(addr, method, path, headers, body, Duration::from_secs(60))
 }
 
@@ -162,7 +168,7 @@ fn dechunk(mut body: &str) -> String {
     out
 }
 
-const POST: [(&str, &str); 2] = [
+pub(super) const POST: [(&str, &str); 2] = [
     ("Accept", "application/json, text/event-stream"),
     ("Content-Type", "application/json"),
 ];
@@ -198,7 +204,7 @@ fn initialize_body() -> String {
 }
 
 /// A configuration with the repo's wild fixture server only (Python 3, no install needed).
-fn wild_config(scratch: &Path) -> PathBuf {
+pub(super) fn wild_config(scratch: &Path) -> PathBuf {
     let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
     let path = scratch.join("mcp.json");
     let config = json!({"mcpServers": {"wild": {"command": "python3", "args": [script]}}});
@@ -698,7 +704,10 @@ fn python_sdk_2026_clients_are_served_statelessly_pinned_and_in_auto_mode() {
 
 /// The headers a 2026-07-28 request carries (§ Request Metadata), besides Accept and
 /// Content-Type.
-fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+pub(super) fn modern_headers<'a>(
+    method: &'a str,
+    name: Option<&'a str>,
+) -> Vec<(&'a str, &'a str)> {
     let mut headers = POST.to_vec();
     headers.push(("MCP-Protocol-Version", "2026-07-28"));
     headers.push(("Mcp-Method", method));
@@ -709,7 +718,7 @@ fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &
 }
 
 /// A 2026-07-28 request body (`params` gets the `_meta` envelope).
-fn modern_body(id: Json, method: &str, mut params: Json) -> String {
+pub(super) fn modern_body(id: Json, method: &str, mut params: Json) -> String {
     let meta = params
         .as_object_mut()
         .unwrap()

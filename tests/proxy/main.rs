@@ -13,4 +13,6 @@ mod http_front;
 #[cfg(feature = "mcp-http")]
 mod http_servers;
 mod revision_2026;
+#[cfg(feature = "mcp-http")]
+mod scale_out;
 mod stdio;

@@ -163,6 +163,14 @@ struct HttpArgs {
     /// has 10 s to make one); one more closes the oldest idle one.
     #[arg(long, value_name = "N", default_value_t = 128, requires = "http")]
     http_max_unauthenticated: usize,
+    /// This replica's name behind a load balancer: session ids start with NAME. so that
+    /// the balancer can route each session to its replica (docs/deployment.md).
+    #[arg(long, value_name = "NAME", requires = "http")]
+    http_replica: Option<String>,
+    /// Seconds requests in progress get to be answered at shutdown (SIGTERM, SIGINT) after
+    /// the listener has closed, before sessions are closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "http")]
+    http_drain: f64,
 }
 
 /// Where the servers come from.

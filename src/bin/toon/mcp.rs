@@ -373,6 +373,8 @@ mod serving {
         http.max_unauthenticated = args.http_max_unauthenticated;
         http.idle_timeout = super::seconds("--http-idle-timeout", args.http_idle_timeout)?;
         http.session_wait = super::seconds("--http-session-wait", args.http_session_wait)?;
+        http.replica = args.http_replica;
+        http.drain = super::seconds("--http-drain", args.http_drain)?;
         let config = std::sync::Arc::new(load(config)?);
         let rt = runtime()?;
         let mut options = options;

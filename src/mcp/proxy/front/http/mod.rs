@@ -47,6 +47,7 @@
 //! 2026-07-28 header there is refused with `-32022`, as before).
 
 mod connections;
+mod drain;
 mod outbox;
 mod pipe;
 mod session;
@@ -79,6 +80,7 @@ use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
 use connections::{Busy, Conn, Connections};
+use drain::{Drain, Post};
 use session::Session;
 use stateless::Stateless;
 
@@ -127,6 +129,13 @@ pub struct HttpOptions {
     /// Connections that have not made an authenticated request yet, kept open at once
     /// (default 128); each has 10 s to make one. One more closes the oldest idle one.
     pub max_unauthenticated: usize,
+    /// This replica's name among several behind a load balancer: session ids then start
+    /// with `NAME.`, so that the balancer can send a session's requests to the replica that
+    /// holds it (docs/deployment.md). ASCII letters, digits, `-` and `_`, at most 63 (a Kubernetes pod name fits).
+    pub replica: Option<String>,
+    /// At shutdown, how long POSTs in progress may take to be answered after the listener
+    /// has closed, before sessions are closed (default 10 s).
+    pub drain: Duration,
 }
 
 impl Default for HttpOptions {
@@ -140,6 +149,8 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(30 * 60),
             max_connections: 512,
             max_unauthenticated: 128,
+            replica: None,
+            drain: Duration::from_secs(10),
         }
     }
 }
@@ -189,6 +200,31 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HttpError> {
+    check(&options)?;
+    let local = listener
+        .local_addr()
+        .map_err(|source| HttpError::Options(format!("the listener has no address: {source}")))?;
+    let front = Arc::new(HttpFront {
+        local,
+        toolboxes,
+        mode,
+        slots: Arc::new(Semaphore::new(options.max_sessions)),
+        connections: Connections::new(options.max_unauthenticated, options.max_connections),
+        options,
+        sessions: Mutex::default(),
+        stateless: Mutex::default(),
+        drain: Arc::default(),
+    });
+    let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
+    accept(&front, &listener, shutdown).await;
+    drop(listener);
+    reaper.abort();
+    front.stop().await;
+    Ok(())
+}
+
+/// Options that cannot work.
+fn check(options: &HttpOptions) -> Result<(), HttpError> {
     for (flag, n) in [
         ("--http-max-sessions", options.max_sessions),
         ("--http-max-connections", options.max_connections),
@@ -204,20 +240,22 @@ pub async fn serve_http(
             options.path
         )));
     }
-    let local = listener
-        .local_addr()
-        .map_err(|source| HttpError::Options(format!("the listener has no address: {source}")))?;
-    let front = Arc::new(HttpFront {
-        local,
-        toolboxes,
-        mode,
-        slots: Arc::new(Semaphore::new(options.max_sessions)),
-        connections: Connections::new(options.max_unauthenticated, options.max_connections),
-        options,
-        sessions: Mutex::default(),
-        stateless: Mutex::default(),
-    });
-    let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
+    if let Some(name) = &options.replica
+        && !replica_name_ok(name)
+    {
+        return Err(HttpError::Options(format!(
+            "the replica name {name:?} must be 1 to 63 ASCII letters, digits, - or _"
+        )));
+    }
+    Ok(())
+}
+
+/// Takes connections in until `shutdown` completes.
+async fn accept(
+    front: &Arc<HttpFront>,
+    listener: &TcpListener,
+    shutdown: impl Future<Output = ()>,
+) {
     tokio::pin!(shutdown);
     loop {
         // A new connection pushes an idle one out of its room (`connections.rs`).
@@ -235,35 +273,55 @@ pub async fn serve_http(
                 }
             },
         };
-        let _ = stream.set_nodelay(true);
-        let (stream, conn) = match front.connections.admit(stream) {
-            Ok(admitted) => admitted,
-            Err(e) => {
-                tracing::warn!(target: PROXY, "toon: http: accept: {e}");
-                continue;
-            }
-        };
-        tokio::spawn(connection(front.clone(), stream, conn));
+        take(front, stream, None);
         // Lets the connections accepted make their first request before more are taken in.
         tokio::task::yield_now().await;
     }
-    reaper.abort();
-    let sessions: Vec<_> = lock(&front.sessions).drain().map(|(_, s)| s).collect();
-    futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
-    let stateless = lock(&front.stateless).take();
-    if let Some(stateless) = stateless {
-        stateless.close().await;
+    // Connections the kernel completed before the listener closes are served, not reset
+    // with it (a balancer has sent them a request it cannot resend elsewhere); their first
+    // request counts as in progress from now (`drain.rs`).
+    // (The short wait lets the reactor see those that came last; the bound, that a
+    // balancer still sending here does not keep the listener open.)
+    let until = tokio::time::Instant::now() + Duration::from_millis(50);
+    while let Ok(Ok((stream, _))) = tokio::time::timeout_at(
+        until.min(tokio::time::Instant::now() + Duration::from_millis(5)),
+        listener.accept(),
+    )
+    .await
+    {
+        take(front, stream, Some(front.drain.post()));
     }
-    Ok(())
+}
+
+/// Serves an accepted connection, `first` held until its first request is answered.
+fn take(front: &Arc<HttpFront>, stream: tokio::net::TcpStream, first: Option<Post>) {
+    let _ = stream.set_nodelay(true);
+    match front.connections.admit(stream) {
+        Ok((stream, conn)) => {
+            tokio::spawn(connection(front.clone(), stream, conn, first));
+        }
+        Err(e) => tracing::warn!(target: PROXY, "toon: http: accept: {e}"),
+    }
 }
 
 /// Serves one connection until it ends or is dismissed (see `connections.rs`).
-async fn connection(front: Arc<HttpFront>, stream: tokio::net::TcpStream, conn: Arc<Conn>) {
+async fn connection(
+    front: Arc<HttpFront>,
+    stream: tokio::net::TcpStream,
+    conn: Arc<Conn>,
+    first: Option<Post>,
+) {
+    let first = Arc::new(Mutex::new(first));
     let service = {
         let (front, conn) = (front.clone(), conn.clone());
         hyper::service::service_fn(move |request| {
             let (front, conn) = (front.clone(), conn.clone());
-            async move { Ok::<_, Infallible>(front.handle(request, &conn).await) }
+            let first = lock(&first).take();
+            async move {
+                let response = front.handle(request, &conn).await;
+                drop(first);
+                Ok::<_, Infallible>(response)
+            }
         })
     };
     let served = hyper::server::conn::http1::Builder::new()
@@ -339,15 +397,53 @@ struct HttpFront {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// The front 2026-07-28 requests without a session share, once one came.
     stateless: Mutex<Option<Arc<Stateless>>>,
+    /// The POSTs in progress, waited for at shutdown (`drain.rs`).
+    drain: Arc<Drain>,
 }
 
 impl HttpFront {
+    /// After the listener has closed: lets the POSTs in progress be answered
+    /// ([`HttpOptions::drain`] at most), then closes every session and the stateless front.
+    async fn stop(&self) {
+        let posts = self.drain.in_progress();
+        if posts > 0 {
+            tracing::info!(
+                target: PROXY,
+                posts,
+                "toon: http: stopping: {posts} requests in progress, answered first"
+            );
+        }
+        if !self.drain.settled(self.options.drain).await {
+            tracing::warn!(
+                target: PROXY,
+                "toon: http: stopping: {} requests still in progress after {:?}, cut off",
+                self.drain.in_progress(),
+                self.options.drain
+            );
+        }
+        self.drain.close();
+        let sessions: Vec<_> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
+        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
+        let stateless = lock(&self.stateless).take();
+        if let Some(stateless) = stateless {
+            stateless.close().await;
+        }
+    }
+
     async fn handle(
         self: Arc<Self>,
         request: Request<Incoming>,
         conn: &Arc<Conn>,
     ) -> Response<Body> {
         let busy = conn.busy();
+        if self.drain.closed() {
+            let mut response = status(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        }
+        let post = (request.method() == Method::POST).then(|| self.drain.post());
         if let Some(refused) = self.refuse(&request) {
             return refused;
         }
@@ -365,7 +461,7 @@ impl HttpFront {
             return response;
         }
         // The connection is busy until the response has been written.
-        Guarded::wrap(self.answer(request).await, busy)
+        Guarded::wrap(self.answer(request).await, (busy, post))
     }
 
     async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
@@ -663,7 +759,7 @@ impl HttpFront {
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
             return Err(Box::new(response));
         };
-        let id = session_id().map_err(|e| {
+        let id = session_id(self.options.replica.as_deref()).map_err(|e| {
             Box::new(status(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 &format!("no random session id: {e}"),
@@ -756,6 +852,19 @@ trait Guard: Send + Unpin + 'static {
 /// A connection is busy until its response is written.
 impl Guard for Busy {
     fn delivered(self) {}
+}
+
+/// A POST is in progress until its response is written (`drain.rs`).
+impl Guard for Option<Post> {
+    fn delivered(self) {}
+}
+
+/// Both guards, for one body.
+impl<A: Guard, B: Guard> Guard for (A, B) {
+    fn delivered(self) {
+        self.0.delivered();
+        self.1.delivered();
+    }
 }
 
 /// A session's initialize is undone unless its answer is written.
@@ -1048,11 +1157,22 @@ fn same(given: &[u8], expected: &[u8]) -> bool {
     differ == 0
 }
 
-/// 128 random bits as 32 hex digits (visible ASCII, § Session Management).
-fn session_id() -> Result<String, getrandom::Error> {
+/// 128 random bits as 32 hex digits (visible ASCII, § Session Management), after
+/// `REPLICA.` when the front has a replica name.
+fn session_id(replica: Option<&str>) -> Result<String, getrandom::Error> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let mut id = replica.map(|name| format!("{name}.")).unwrap_or_default();
+    id.extend(bytes.iter().map(|b| format!("{b:02x}")));
+    Ok(id)
+}
+
+/// A replica name fits a session id and a load balancer's pattern as it is.
+fn replica_name_ok(name: &str) -> bool {
+    (1..=63).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// A plain-text answer.
@@ -1091,6 +1211,7 @@ mod tests {
             connections: Connections::new(1, 1),
             sessions: Mutex::default(),
             stateless: Mutex::default(),
+            drain: Arc::default(),
         }
     }
 
@@ -1144,8 +1265,22 @@ mod tests {
         for other in [&b"toke"[..], b"tokens", b"tokem", b""] {
             assert!(!same(other, b"token"));
         }
-        let id = session_id().unwrap();
+        let id = session_id(None).unwrap();
         assert_eq!(id.len(), 32);
-        assert_ne!(id, session_id().unwrap());
+        assert_ne!(id, session_id(None).unwrap());
+    }
+
+    #[test]
+    fn a_replica_names_its_session_ids() {
+        let id = session_id(Some("r-2_b")).unwrap();
+        let (name, random) = id.split_once('.').unwrap();
+        assert_eq!(name, "r-2_b");
+        assert!(random.len() == 32 && random.bytes().all(|b| b.is_ascii_hexdigit()));
+        for ok in ["a", "r1", "web-3", "A_b", &"x".repeat(63)] {
+            assert!(replica_name_ok(ok), "{ok}");
+        }
+        for bad in ["", "r.1", "r 1", "é", "r/1", "r1\n", &"x".repeat(64)] {
+            assert!(!replica_name_ok(bad), "{bad:?}");
+        }
     }
 }
