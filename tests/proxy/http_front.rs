@@ -204,7 +204,7 @@ fn initialize_body() -> String {
 }
 
 /// A configuration with the repo's wild fixture server only (Python 3, no install needed).
-pub(super) fn wild_config(scratch: &Path) -> PathBuf {
+fn wild_config(scratch: &Path) -> PathBuf {
     let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
     let path = scratch.join("mcp.json");
     let config = json!({"mcpServers": {"wild": {"command": "python3", "args": [script]}}});

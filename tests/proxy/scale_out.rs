@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::http_front::{POST, Reply, http, modern_body, modern_headers, wild_config};
+use super::http_front::{POST, Reply, http, modern_body, modern_headers};
 use crate::mcp_servers::{self, Scratch};
 
 const REPLICAS: usize = 3;
@@ -196,25 +196,25 @@ impl Run {
         reply
     }
 
-    /// The text of a tools/call answer, checked to be this request's own.
-    fn checked(reply: &Reply, id: &str, tag: &str) {
+    /// A tools/call answer, checked to be this request's own and to say `text`.
+    fn checked(reply: &Reply, id: &str, text: &str) {
         assert_eq!(reply.status, 200, "{id}: {reply:?}");
         let m = reply.message();
         assert_eq!(m["id"], id, "{m}");
-        let text = m["result"]["content"][0]["text"].as_str().unwrap_or("");
-        assert!(text.contains(tag), "{id}: {tag} not in {m}");
+        assert_eq!(m["result"]["content"][0]["text"], text, "{id}: {m}");
     }
 
+    /// Calls `wait` (the notes server's tool that says how long it waited).
     fn stateless_client(&self, i: usize) {
         for n in 0..CALLS {
-            let (id, tag) = (format!("s{i}-{n}"), format!("tag-s{i}-{n}-end"));
+            let id = format!("s{i}-{n}");
             let body = modern_body(
                 json!(id),
                 "tools/call",
-                json!({"name": "echo_request", "arguments": {"tag": tag}}),
+                json!({"name": "wait", "arguments": {"millis": n}}),
             );
-            let reply = self.call(&modern_headers("tools/call", Some("echo_request")), &body);
-            Self::checked(&reply, &id, &tag);
+            let reply = self.call(&modern_headers("tools/call", Some("wait")), &body);
+            Self::checked(&reply, &id, &format!("waited {n} ms"));
             self.calls.fetch_add(1, Ordering::SeqCst);
         }
     }
@@ -234,12 +234,15 @@ impl Run {
         session
     }
 
+    /// Adds notes: the session's own server numbers them, so each answer shows that the
+    /// request reached its session's replica and server, and no other.
     fn session_client(&self, i: usize) {
         let mut session = self.initialize();
+        let mut notes = 0;
         for n in 0..CALLS {
-            let (id, tag) = (format!("c{i}-{n}"), format!("tag-c{i}-{n}-end"));
+            let id = format!("c{i}-{n}");
             let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                   "params": {"name": "echo_request", "arguments": {"tag": tag}}})
+                   "params": {"name": "add_note", "arguments": {"title": id, "body": "b"}}})
             .to_string();
             let mut headers = POST.to_vec();
             headers.push(("Mcp-Session-Id", &session));
@@ -251,11 +254,13 @@ impl Run {
                 assert_eq!(reply.message()["error"]["code"], -32001, "{reply:?}");
                 self.gone.lock().unwrap().push(session.clone());
                 session = self.initialize();
+                notes = 0;
                 let mut headers = POST.to_vec();
                 headers.push(("Mcp-Session-Id", &session));
                 reply = self.call(&headers, &body);
             }
-            Self::checked(&reply, &id, &tag);
+            notes += 1;
+            Self::checked(&reply, &id, &format!("added note {notes}"));
             self.calls.fetch_add(1, Ordering::SeqCst);
         }
         let r = http(
@@ -298,7 +303,7 @@ fn three_replicas_behind_nginx_100_clients_and_one_replica_stopped() {
         return;
     };
     let scratch = Scratch::new("scale-out");
-    let config = wild_config(&scratch.0);
+    let config = notes_config(&scratch.0);
     let toon = Path::new(env!("CARGO_BIN_EXE_toon"));
     let mut replicas: Vec<(String, Child, String)> = (1..=REPLICAS)
         .map(|n| {
@@ -418,10 +423,22 @@ fn check_routing(nginx: &Nginx, replicas: &[(String, Child, String)], run: &Run)
     eprintln!("scale-out: requests without a session, by replica: {without_session:?}");
 }
 
+/// The repo's notes server (Rust, rmcp): each of the 50 sessions starts one, in
+/// milliseconds, so the test costs little beside the others.
+fn notes_config(scratch: &Path) -> PathBuf {
+    let notes = mcp_servers::examples_dir().join("notes_server");
+    assert!(notes.exists(), "{} not built", notes.display());
+    let path = scratch.join("mcp.json");
+    let config = json!({"mcpServers": {"notes": {"command": notes}}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    path
+}
+
 #[test]
 fn a_replica_name_that_cannot_start_a_session_id_is_refused() {
     let scratch = Scratch::new("scale-out-name");
-    let config = wild_config(&scratch.0);
+    let config = scratch.0.join("mcp.json");
+    std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_toon"))
         .args(["mcp", "serve", "--config"])
         .arg(&config)
