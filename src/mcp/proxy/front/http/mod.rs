@@ -47,6 +47,7 @@
 //! 2026-07-28 header there is refused with `-32022`, as before).
 
 mod connections;
+mod observe;
 mod outbox;
 mod pipe;
 mod session;
@@ -81,6 +82,8 @@ use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message,
 use connections::{Busy, Conn, Connections};
 use session::Session;
 use stateless::Stateless;
+
+pub use observe::serve_metrics;
 
 /// The session header (2025-11-25 transports, § Session Management).
 const SESSION_ID: &str = "mcp-session-id";
@@ -127,6 +130,9 @@ pub struct HttpOptions {
     /// Connections that have not made an authenticated request yet, kept open at once
     /// (default 128); each has 10 s to make one. One more closes the oldest idle one.
     pub max_unauthenticated: usize,
+    /// `/metrics` answers without the token (default `false`: it needs it as MCP does;
+    /// `/healthz` and `/readyz` never do). See `observe.rs`.
+    pub metrics_public: bool,
 }
 
 impl Default for HttpOptions {
@@ -140,6 +146,7 @@ impl Default for HttpOptions {
             idle_timeout: Duration::from_secs(30 * 60),
             max_connections: 512,
             max_unauthenticated: 128,
+            metrics_public: false,
         }
     }
 }
@@ -348,8 +355,14 @@ impl HttpFront {
         conn: &Arc<Conn>,
     ) -> Response<Body> {
         let busy = conn.busy();
-        if let Some(refused) = self.refuse(&request) {
+        // Probes come without the token, and take no room among authenticated connections.
+        let page = self.page(request.uri().path());
+        let open = page.is_some_and(|(_, open)| open);
+        if let Some(refused) = self.refuse(&request, !open) {
             return refused;
+        }
+        if let Some((page, true)) = page {
+            return Guarded::wrap(self.answer_page(page, request.method()), busy);
         }
         if !self.connections.authenticate(conn) {
             let mut response = status(
@@ -369,6 +382,9 @@ impl HttpFront {
     }
 
     async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        if let Some((page, _)) = self.page(request.uri().path()) {
+            return self.answer_page(page, request.method());
+        }
         if request.uri().path() != self.options.path {
             return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
         }
@@ -400,10 +416,11 @@ impl HttpFront {
         }
     }
 
-    /// The checks every request passes first: token (401), `Origin` and `Host` (403).
-    fn refuse(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+    /// The checks every request passes first: token (401, when `token`), `Origin` and
+    /// `Host` (403).
+    fn refuse(&self, request: &Request<Incoming>, token: bool) -> Option<Response<Body>> {
         let headers = request.headers();
-        if let Some(token) = &self.options.token {
+        if token && let Some(token) = &self.options.token {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
