@@ -105,15 +105,21 @@ fn check_workload(text: &str) {
     promtool_accepts(text);
 }
 
-#[test]
-fn the_http_front_serves_metrics_of_a_known_workload_and_probes_without_the_token() {
-    let scratch = Scratch::new("observe-http");
-    let config = wild_config(&scratch.0);
-    let token = scratch.0.join("token");
+/// A private token file holding `s3cret`.
+fn token_file(scratch: &Path) -> std::path::PathBuf {
+    let token = scratch.join("token");
     std::fs::write(&token, "s3cret\n").unwrap();
     let mut perms = std::fs::metadata(&token).unwrap().permissions();
     std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o600);
     std::fs::set_permissions(&token, perms).unwrap();
+    token
+}
+
+#[test]
+fn the_http_front_serves_metrics_of_a_known_workload_and_probes_without_the_token() {
+    let scratch = Scratch::new("observe-http");
+    let config = wild_config(&scratch.0);
+    let token = token_file(&scratch.0);
     let proxy = Proxy::start(&config, &["--http-token-file", token.to_str().unwrap()]);
     let bearer = [("Authorization", "Bearer s3cret")];
 
@@ -170,11 +176,7 @@ fn the_http_front_serves_metrics_of_a_known_workload_and_probes_without_the_toke
 fn metrics_public_opens_only_the_metrics() {
     let scratch = Scratch::new("observe-public");
     let config = wild_config(&scratch.0);
-    let token = scratch.0.join("token");
-    std::fs::write(&token, "s3cret\n").unwrap();
-    let mut perms = std::fs::metadata(&token).unwrap().permissions();
-    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o600);
-    std::fs::set_permissions(&token, perms).unwrap();
+    let token = token_file(&scratch.0);
     let proxy = Proxy::start(
         &config,
         &[
@@ -240,6 +242,7 @@ fn a_stdio_proxy_serves_metrics_on_its_own_address_and_says_its_totals_on_exit()
     assert_eq!(scrape.status, 200);
     check_workload(&scrape.body);
     assert_eq!(http(&addr, "GET", "/mcp", &[], "").status, 404);
+    assert_eq!(http(&addr, "GET", "/status", &[], "").status, 404);
 
     assert!(!client.stderr().contains("toon: totals:"));
     let stderr = client.close_then_stderr_with(&["toon: totals: "]);
@@ -282,4 +285,153 @@ fn metrics_without_the_http_transport_name_the_feature() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+/// Headless Chromium (Debian's `chromium`) run on `args` and `url`, at most 60 s: its stdout,
+/// or `None` when it is not installed (the caller says so).
+fn chromium(scratch: &Path, args: &[&str], url: &str) -> Option<String> {
+    let binary = ["chromium", "chromium-browser"].into_iter().find(|b| {
+        Command::new(b)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })?;
+    let mut child = Command::new(binary)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            scratch.join("chromium").display()
+        ))
+        .args(args)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        let _ = std::io::Read::read_to_string(&mut stdout, &mut out);
+        out
+    });
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("chromium did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Some(reader.join().unwrap())
+}
+
+#[test]
+fn the_status_page_renders_in_headless_chromium_with_untrusted_names_as_text() {
+    let scratch = Scratch::new("observe-status");
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
+    let hostile = "<b>wild</b> & \"co\" <script>document.title='owned'</script>";
+    let config = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        hostile: {"command": "python3", "args": [script]},
+        "gone": {"command": scratch.0.join("no-such-server")},
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    // No token (loopback): the browser sends none; the token rule is the other pages'.
+    let proxy = Proxy::start(&config, &[]);
+    let session = initialize(&proxy, &[]);
+    for _ in 0..3 {
+        let r = call_in(&proxy, &session, &[], "ordered", json!({}));
+        assert!(r["result"].is_object(), "{r}");
+    }
+    let page = http(&proxy.addr, "GET", "/status", &[], "");
+    assert_eq!(page.status, 200, "{page:?}");
+    assert_eq!(
+        page.header("content-type"),
+        Some("text/html; charset=utf-8")
+    );
+    assert!(page.header("content-security-policy").is_some());
+    assert!(!page.body.contains("<script"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("&lt;b&gt;wild&lt;/b&gt; &amp; &quot;co&quot;")
+    );
+
+    let url = format!("http://{}/status", proxy.addr);
+    let Some(dom) = chromium(&scratch.0, &["--dump-dom"], &url) else {
+        eprintln!(
+            "SKIPPED the browser check: no `chromium` on PATH (Debian package `chromium`; \
+             scripts/install-test-tools.sh installs it)"
+        );
+        return;
+    };
+    // What the browser built: the table's rows, the names as text (no element, no script
+    // run), two bars per server in the SVG.
+    assert!(
+        dom.contains("<title>toon MCP gateway: status</title>"),
+        "{dom}"
+    );
+    assert!(!dom.contains("owned") || dom.contains("document.title='owned'"));
+    assert!(
+        !dom.contains("<b>wild</b>") && !dom.contains("<script"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("&lt;b&gt;wild&lt;/b&gt; &amp; \"co\""),
+        "{dom}"
+    );
+    assert_eq!(
+        dom.matches("<tr>").count(),
+        3,
+        "a header and two servers: {dom}"
+    );
+    assert!(dom.contains("<td class=\"up\">up</td>"), "{dom}");
+    assert!(
+        dom.contains("<td class=\"unavailable\">unavailable: "),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("2 servers, 1 sessions, 3 calls (0 failed), tokens "),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("<rect class=\"before\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("<rect class=\"after\"").count(), 2, "{dom}");
+
+    let shot = scratch.0.join("status.png");
+    let arg = format!("--screenshot={}", shot.display());
+    chromium(&scratch.0, &[&arg, "--window-size=900,700"], &url).unwrap();
+    let png = std::fs::read(&shot).expect("chromium wrote the screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{}",
+        png.len()
+    );
+    if let Ok(keep) = std::env::var("TOON_STATUS_SCREENSHOT") {
+        std::fs::copy(&shot, keep).unwrap();
+    }
+}
+
+#[test]
+fn the_status_page_needs_the_token() {
+    let scratch = Scratch::new("observe-status-token");
+    let config = wild_config(&scratch.0);
+    let token = token_file(&scratch.0);
+    let args = [
+        "--http-token-file",
+        token.to_str().unwrap(),
+        "--metrics-public",
+    ];
+    let proxy = Proxy::start(&config, &args);
+    assert_eq!(http(&proxy.addr, "GET", "/status", &[], "").status, 401);
+    let bearer = [("Authorization", "Bearer s3cret")];
+    let page = http(&proxy.addr, "GET", "/status", &bearer, "");
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(page.body.contains("<svg id=\"tokens\""));
 }

@@ -34,6 +34,8 @@ pub mod log;
 pub mod metrics;
 mod revisions;
 mod servers;
+#[cfg(feature = "mcp-http")]
+mod status_page;
 mod sync;
 mod transport;
 

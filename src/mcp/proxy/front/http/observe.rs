@@ -1,12 +1,14 @@
 //! What operators and their tools read beside MCP: `/healthz` (200 while the process serves),
 //! `/readyz` (200 once every configured server has started or been reported unavailable,
 //! 503 before; a JSON body names each server's state), `/metrics` (the Prometheus text
-//! format, [`metrics`]). On the HTTP front, at paths other than the MCP endpoint's; for a
-//! stdio proxy, on their own listener ([`serve_metrics`], `toon mcp serve --metrics ADDR`).
+//! format, [`metrics`]), and on the HTTP front `/status` (the status page, `status_page.rs`).
+//! On the HTTP front, at paths other than the MCP endpoint's; for a stdio proxy, all but the
+//! status page on their own listener ([`serve_metrics`], `toon mcp serve --metrics ADDR`).
 //!
 //! Probes come without tokens: `/healthz` and `/readyz` answer without one (the `Origin` and
 //! `Host` rules still apply), and say no more than each server's name and state. `/metrics`
-//! needs the token as MCP does unless [`HttpOptions::metrics_public`](super::HttpOptions).
+//! needs the token as MCP does unless [`HttpOptions::metrics_public`](super::HttpOptions);
+//! `/status` always does (it says why a server is unavailable).
 //!
 //! Over HTTP a session starts its own servers, so none may have started when a load balancer
 //! first asks: the first `/readyz` then starts every server once, in a toolbox of its own
@@ -26,8 +28,8 @@ use tokio::net::TcpListener;
 
 use super::{Body, HEADER_TIMEOUT, HttpFront, ToolboxFactory, status};
 use crate::mcp::proxy::log::PROXY;
-use crate::mcp::proxy::metrics;
 use crate::mcp::proxy::sync::lock;
+use crate::mcp::proxy::{metrics, status_page};
 
 /// What a path beside the MCP endpoint is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +37,7 @@ pub(super) enum Page {
     Health,
     Ready,
     Metrics,
+    Status,
 }
 
 impl Page {
@@ -43,6 +46,7 @@ impl Page {
             "/healthz" => Some(Page::Health),
             "/readyz" => Some(Page::Ready),
             "/metrics" => Some(Page::Metrics),
+            "/status" => Some(Page::Status),
             _ => None,
         }
     }
@@ -62,19 +66,19 @@ impl HttpFront {
         let open = match page {
             Page::Health | Page::Ready => true,
             Page::Metrics => self.options.metrics_public,
+            Page::Status => false,
         };
         Some((page, open))
     }
 
     /// Answers a page (GET or HEAD).
     pub(super) fn answer_page(&self, page: Page, method: &Method) -> Response<Body> {
-        if page == Page::Metrics {
-            metrics::global().set_sessions(lock(&self.sessions).len());
-        }
+        let sessions = lock(&self.sessions).len();
+        metrics::global().set_sessions(sessions);
         if page == Page::Ready {
             warm_up(&self.toolboxes);
         }
-        answer(page, method)
+        answer(page, method, sessions)
     }
 }
 
@@ -93,7 +97,7 @@ fn warm_up(toolboxes: &ToolboxFactory) {
 }
 
 /// A page's answer, wherever it is served.
-fn answer(page: Page, method: &Method) -> Response<Body> {
+fn answer(page: Page, method: &Method, sessions: usize) -> Response<Body> {
     if method != Method::GET && method != Method::HEAD {
         let mut response = status(StatusCode::METHOD_NOT_ALLOWED, "use GET");
         response
@@ -118,12 +122,25 @@ fn answer(page: Page, method: &Method) -> Response<Body> {
             (code, "application/json", readiness.json())
         }
         Page::Metrics => (StatusCode::OK, metrics::CONTENT_TYPE, metrics.encode()),
+        Page::Status => {
+            let page = status_page::render(&metrics.servers(), sessions);
+            (StatusCode::OK, "text/html; charset=utf-8", page)
+        }
     };
     let mut response = Response::new(Full::new(Bytes::from(text)).boxed_unsync());
     *response.status_mut() = code;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if page == Page::Status {
+        // No script, no asset from anywhere: a server name that slipped through escaping
+        // still could not run or load anything.
+        let policy = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'";
+        headers.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(policy),
+        );
+    }
     response
 }
 
@@ -145,8 +162,10 @@ pub async fn serve_metrics(listener: TcpListener, shutdown: impl Future<Output =
         };
         let service = hyper::service::service_fn(|request: Request<hyper::body::Incoming>| {
             let response = match Page::of(request.uri().path()) {
-                Some(page) => answer(page, request.method()),
-                None => status(StatusCode::NOT_FOUND, "/metrics, /healthz, /readyz"),
+                // The status page names why servers are unavailable: HTTP front only, where
+                // it needs the token.
+                Some(page) if page != Page::Status => answer(page, request.method(), 0),
+                _ => status(StatusCode::NOT_FOUND, "/metrics, /healthz, /readyz"),
             };
             async move { Ok::<_, Infallible>(response) }
         });
