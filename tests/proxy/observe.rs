@@ -64,7 +64,8 @@ fn check_workload(text: &str) {
     );
     assert_eq!(
         series(&format!("toon_mcp_tool_errors_total{ordered}")),
-        None
+        Some(0.0),
+        "every call's error series starts at 0"
     );
     assert_eq!(
         series(&format!("toon_mcp_tool_calls_total{nan}")),

@@ -13,7 +13,7 @@
 //! other call is counted under `tool="(other)"`; `format` and `reason` are the encoder's own
 //! words.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
@@ -150,12 +150,23 @@ impl Readiness {
     }
 }
 
-/// The servers' states and totals, and the tool labels kept.
+/// One (`server`, `tool`) pair's series, kept so that a call finds them with one lookup.
+#[derive(Clone)]
+struct ToolSeries {
+    calls: Counter,
+    errors: Counter,
+    latency: Histogram,
+}
+
+/// The servers' states and totals, and the tool series kept.
 #[derive(Default)]
 struct Board {
     servers: IndexMap<String, ServerSummary>,
     started_any: bool,
-    labels: HashSet<(String, String)>,
+    /// By server, then tool label; at most [`MAX_TOOL_LABELS`] tools in all, besides
+    /// `(other)`.
+    series: HashMap<String, HashMap<String, ToolSeries>>,
+    labelled: usize,
 }
 
 impl Board {
@@ -176,19 +187,18 @@ impl Board {
         &mut self.servers[server]
     }
 
-    /// The `tool` label for a call: the name, while it is a tool name and room is left.
-    fn tool_label(&mut self, server: &str, tool: &str) -> String {
+    /// The `tool` label for a call not yet seen: the name, while it is a tool name and room
+    /// is left, else [`OTHER_TOOL`].
+    fn tool_label<'t>(&self, tool: &'t str) -> &'t str {
         let valid = !tool.is_empty()
             && tool.len() <= 128
             && tool
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-        let pair = (server.to_owned(), tool.to_owned());
-        if valid && (self.labels.contains(&pair) || self.labels.len() < MAX_TOOL_LABELS) {
-            self.labels.insert(pair);
-            tool.to_owned()
+        if valid && self.labelled < MAX_TOOL_LABELS {
+            tool
         } else {
-            OTHER_TOOL.to_owned()
+            OTHER_TOOL
         }
     }
 }
@@ -365,7 +375,8 @@ impl Metrics {
         self.enabled.store(enabled, Ordering::Relaxed);
     }
 
-    fn enabled(&self) -> bool {
+    /// Whether per-call counting is on ([`set_enabled`](Self::set_enabled)).
+    pub(crate) fn enabled(&self) -> bool {
         self.enabled.load(Ordering::Relaxed)
     }
 
@@ -383,24 +394,44 @@ impl Metrics {
         if !self.enabled() {
             return;
         }
-        let tool = {
+        let series = {
             let mut board = lock(&self.board);
             let entry = board.entry(server);
             entry.calls += 1;
             entry.errors += u64::from(failed);
-            board.tool_label(server, tool)
+            match board.series.get(server).and_then(|tools| tools.get(tool)) {
+                Some(series) => series.clone(),
+                None => self.new_series(&mut board, server, tool),
+            }
         };
+        series.calls.inc();
+        if failed {
+            series.errors.inc();
+        }
+        series.latency.observe(elapsed.as_secs_f64());
+    }
+
+    /// The series of a call to a tool not seen yet (or of `(other)`), created and kept.
+    fn new_series(&self, board: &mut Board, server: &str, tool: &str) -> ToolSeries {
+        let label = board.tool_label(tool).to_owned();
+        if let Some(series) = board.series.get(server).and_then(|t| t.get(&label)) {
+            return series.clone();
+        }
         let labels = ToolLabels {
             server: server.to_owned(),
-            tool,
+            tool: label.clone(),
         };
-        self.calls.get_or_create(&labels).inc();
-        if failed {
-            self.errors.get_or_create(&labels).inc();
+        let series = ToolSeries {
+            calls: self.calls.get_or_create(&labels).clone(),
+            errors: self.errors.get_or_create(&labels).clone(),
+            latency: self.latency.get_or_create(&labels).clone(),
+        };
+        if label != OTHER_TOOL {
+            board.labelled += 1;
         }
-        self.latency
-            .get_or_create(&labels)
-            .observe(elapsed.as_secs_f64());
+        let tools = board.series.entry(server.to_owned()).or_default();
+        tools.insert(label, series.clone());
+        series
     }
 
     /// What a result of `server`'s came to.

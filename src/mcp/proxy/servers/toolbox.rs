@@ -634,7 +634,8 @@ impl Toolbox {
         params: Option<&str>,
         progress: Option<ProgressSink>,
     ) -> Result<Message, CallError> {
-        if method != "tools/call" {
+        // Off (`--no-metrics`): not even the tool's name is read.
+        if method != "tools/call" || !metrics::global().enabled() {
             return self
                 .request_unmeasured(server, method, params, progress)
                 .await;
@@ -648,9 +649,12 @@ impl Toolbox {
             .and_then(raw::entries)
             .and_then(|e| raw::get(&e, "name").and_then(raw::string))
             .unwrap_or_default();
+        // Read whole only when the key is there at all: most results have no `isError`, and
+        // reading a large result's members is most of what counting a call would cost.
         let failed = reply.as_ref().map_or(true, |reply| {
             reply
                 .result()
+                .filter(|r| memchr::memmem::find(r.as_bytes(), b"\"isError\"").is_some())
                 .and_then(raw::entries)
                 .is_some_and(|e| raw::get(&e, "isError") == Some("true"))
         });
@@ -800,10 +804,16 @@ impl Toolbox {
 /// Tells the metrics what each result a toolbox's encoder counts came to, under the server of
 /// the tool it names (a result kept verbatim names none).
 fn observer(toolbox: &Weak<Toolbox>) -> crate::mcp::result::Observer {
+    use crate::mcp::result::Outcome;
     let toolbox = toolbox.clone();
     Arc::new(move |tool, outcome| {
-        let server = toolbox
-            .upgrade()
+        if !metrics::global().enabled() {
+            return;
+        }
+        // Only converted results are counted per server.
+        let server = matches!(outcome, Outcome::Converted { .. })
+            .then(|| toolbox.upgrade())
+            .flatten()
             .and_then(|t| t.catalog().get(tool).map(|t| t.server().to_owned()));
         metrics::global().result(server.as_deref(), outcome);
     })
