@@ -273,6 +273,39 @@ impl Stats {
 pub struct ResultEncoder {
     policy: Policy,
     stats: Mutex<Stats>,
+    /// Told each result's outcome as it is counted (the proxy's metrics).
+    #[cfg(feature = "mcp-stdio")]
+    observer: Observing,
+}
+
+/// What one result came to, as an [`Observer`] is told: its converted blocks' format and
+/// totals, or why it was kept as sent.
+#[cfg(feature = "mcp-stdio")]
+pub(crate) enum Outcome {
+    /// At least one block converted: the first one's format, (tokens, bytes) before and after.
+    Converted {
+        format: &'static str,
+        before: (u64, u64),
+        after: (u64, u64),
+    },
+    /// Left as sent, for its first block's reason (or the result's).
+    Kept(SkipReason),
+}
+
+/// Called with the tool's name and each result's [`Outcome`], outside the stats' lock.
+#[cfg(feature = "mcp-stdio")]
+pub(crate) type Observer = std::sync::Arc<dyn Fn(&str, &Outcome) + Send + Sync>;
+
+/// An encoder's observer, if any (a type of its own for `Debug` and `Default`).
+#[cfg(feature = "mcp-stdio")]
+#[derive(Default)]
+struct Observing(Option<Observer>);
+
+#[cfg(feature = "mcp-stdio")]
+impl std::fmt::Debug for Observing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Observing")
+    }
 }
 
 /// What converting one block did.
@@ -327,6 +360,46 @@ impl ResultEncoder {
         ResultEncoder {
             policy,
             stats: Mutex::default(),
+            #[cfg(feature = "mcp-stdio")]
+            observer: Observing::default(),
+        }
+    }
+
+    /// The encoder with `observer` told of every result it counts.
+    #[cfg(feature = "mcp-stdio")]
+    #[must_use]
+    pub(crate) fn with_observer(mut self, observer: Observer) -> Self {
+        self.observer = Observing(Some(observer));
+        self
+    }
+
+    /// Without the proxy, no one observes.
+    #[cfg(not(feature = "mcp-stdio"))]
+    fn observe(&self, _: &str, _: Option<SkipReason>, _: Option<&Totals>) {}
+
+    /// Tells the observer, if any, what a result of `tool` came to.
+    #[cfg(feature = "mcp-stdio")]
+    fn observe(&self, tool: &str, kept: Option<SkipReason>, totals: Option<&Totals>) {
+        if let Some(observer) = &self.observer.0 {
+            let outcome = match (kept, totals) {
+                (Some(reason), _) => Outcome::Kept(reason),
+                (
+                    None,
+                    Some(Totals {
+                        format: Some(format),
+                        before,
+                        after,
+                        ..
+                    }),
+                ) => Outcome::Converted {
+                    format,
+                    before: (before.0 as u64, before.1 as u64),
+                    after: (after.0 as u64, after.1 as u64),
+                },
+                (None, Some(t)) => Outcome::Kept(t.first_skip.unwrap_or(SkipReason::NoText)),
+                (None, None) => Outcome::Kept(SkipReason::Failed),
+            };
+            observer(tool, &outcome);
         }
     }
 
@@ -375,9 +448,12 @@ impl ResultEncoder {
             let mut stats = self.stats.lock().unwrap_or_else(|e| e.into_inner());
             stats.attempted += 1;
             *stats.skipped.entry(SkipReason::Verbatim).or_default() += 1;
+            drop(stats);
+            self.observe("", Some(SkipReason::Verbatim), None);
             return result.to_owned();
         }
         self.count(
+            "",
             result,
             self.rewrite("", result, &Shaping::default(), Instant::now(), false),
         )
@@ -452,13 +528,18 @@ impl ResultEncoder {
     /// As [`encode_with`](Self::encode_with).
     pub fn encode_text(&self, tool: &str, result: &str, shaping: &Shaping) -> Result<String> {
         let started = Instant::now();
-        self.count(result, self.rewrite(tool, result, shaping, started, true))
+        self.count(
+            tool,
+            result,
+            self.rewrite(tool, result, shaping, started, true),
+        )
     }
 
     /// Counts what [`rewrite`](Self::rewrite) did in the stats; its text, or the result as
     /// sent when it was left.
     fn count(
         &self,
+        tool: &str,
         result: &str,
         outcome: std::result::Result<(String, Totals), Skip>,
     ) -> Result<String> {
@@ -468,10 +549,14 @@ impl ResultEncoder {
             Ok(done) => done,
             Err(Skip::Result(reason)) => {
                 *stats.skipped.entry(reason).or_default() += 1;
+                drop(stats);
+                self.observe(tool, Some(reason), None);
                 return Ok(result.to_owned());
             }
             Err(Skip::Error(e) | Skip::Shaping(e)) => {
                 *stats.skipped.entry(SkipReason::Failed).or_default() += 1;
+                drop(stats);
+                self.observe(tool, None, None);
                 return Err(e);
             }
         };
@@ -488,6 +573,8 @@ impl ResultEncoder {
                 stats.bytes_after += totals.after.1 as u64;
             }
         }
+        drop(stats);
+        self.observe(tool, None, Some(&totals));
         Ok(out)
     }
 

@@ -348,6 +348,21 @@ impl Client {
         }
     }
 
+    /// Closes stdin, waits for the proxy to exit, and returns its stderr once it contains
+    /// every one of `lines` (or as it is after `WAIT`).
+    pub fn close_then_stderr_with(self, lines: &[&str]) -> String {
+        let stderr = self.stderr.clone();
+        self.close();
+        let deadline = Instant::now() + WAIT;
+        loop {
+            let text = stderr.lock().unwrap().clone();
+            if lines.iter().all(|line| text.contains(line)) || Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Closes stdin and waits for the proxy to exit; returns how long it took.
     pub fn close(mut self) -> Duration {
         let started = Instant::now();

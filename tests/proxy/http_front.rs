@@ -18,13 +18,13 @@ use crate::mcp_servers::{self, Scratch, descendants, servers_dir};
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve --http 127.0.0.1:0 ARGS`, and the address it printed.
-struct Proxy {
+pub(super) struct Proxy {
     child: Child,
-    addr: String,
+    pub(super) addr: String,
 }
 
 impl Proxy {
-    fn start(config: &Path, args: &[&str]) -> Proxy {
+    pub(super) fn start(config: &Path, args: &[&str]) -> Proxy {
         let (child, addr) =
             mcp_servers::http_proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, args);
         Proxy { child, addr }
@@ -39,7 +39,7 @@ impl Proxy {
         http(&self.addr, method, "/mcp", headers, body)
     }
 
-    fn interrupt(&mut self) {
+    pub(super) fn interrupt(&mut self) {
         let ok = Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status()
@@ -67,7 +67,7 @@ impl Drop for Proxy {
 pub(super) struct Reply {
     pub(super) status: u16,
     headers: Vec<(String, String)>,
-    body: String,
+    pub(super) body: String,
 }
 
 impl Reply {
@@ -173,7 +173,7 @@ pub(super) const POST: [(&str, &str); 2] = [
     ("Content-Type", "application/json"),
 ];
 
-fn initialize(proxy: &Proxy, extra: &[(&str, &str)]) -> String {
+pub(super) fn initialize(proxy: &Proxy, extra: &[(&str, &str)]) -> String {
     let mut headers = POST.to_vec();
     headers.extend_from_slice(extra);
     let r = proxy.http("POST", &headers, &initialize_body());
@@ -204,7 +204,7 @@ fn initialize_body() -> String {
 }
 
 /// A configuration with the repo's wild fixture server only (Python 3, no install needed).
-fn wild_config(scratch: &Path) -> PathBuf {
+pub(super) fn wild_config(scratch: &Path) -> PathBuf {
     let script = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
     let path = scratch.join("mcp.json");
     let config = json!({"mcpServers": {"wild": {"command": "python3", "args": [script]}}});
@@ -226,7 +226,7 @@ fn everything_config(scratch: &Path) -> Option<PathBuf> {
     Some(path)
 }
 
-fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
+pub(super) fn wait_until(what: &str, within: Duration, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
         assert!(started.elapsed() < within, "{what}: not within {within:?}");
@@ -1459,7 +1459,13 @@ fn stray_config(scratch: &Path) -> PathBuf {
 }
 
 /// A `tools/call` in `session` (with `extra` headers): its response message.
-fn call_in(proxy: &Proxy, session: &str, extra: &[(&str, &str)], name: &str, args: Json) -> Json {
+pub(super) fn call_in(
+    proxy: &Proxy,
+    session: &str,
+    extra: &[(&str, &str)],
+    name: &str,
+    args: Json,
+) -> Json {
     let mut headers = POST.to_vec();
     headers.extend_from_slice(extra);
     headers.push(("Mcp-Session-Id", session));

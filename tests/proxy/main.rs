@@ -12,6 +12,8 @@ mod mcp_servers;
 mod http_front;
 #[cfg(feature = "mcp-http")]
 mod http_servers;
+#[cfg(feature = "mcp-http")]
+mod observe;
 mod revision_2026;
 #[cfg(feature = "mcp-http")]
 mod scale_out;

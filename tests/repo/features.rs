@@ -104,3 +104,24 @@ fn only_the_proxy_links_tracing() {
         assert!(stdio.iter().any(|c| c == name), "mcp-stdio lacks {name}");
     }
 }
+
+#[test]
+fn only_the_gateway_links_the_metrics_client() {
+    // The codec, the CLI and `toon::mcp` count nothing; the proxy's metrics
+    // (`mcp/proxy/metrics.rs`) come with `mcp-stdio` (and so `mcp-http`), with their own
+    // crates: prometheus-client, its derive macro, parking_lot's locks and dtoa
+    // (52 -> 60 crates for `mcp-stdio`, 74 -> 81 for `mcp-http`).
+    let metrics = ["prometheus-client", "prometheus-client-derive-encode"];
+    for features in ["cli", "mcp", "cli,mcp", "mcp-semantic"] {
+        let crates = crates_with(features);
+        for name in metrics {
+            assert!(!crates.iter().any(|c| c == name), "{features} links {name}");
+        }
+    }
+    for features in ["mcp-stdio", "mcp-http"] {
+        let crates = crates_with(features);
+        for name in metrics {
+            assert!(crates.iter().any(|c| c == name), "{features} lacks {name}");
+        }
+    }
+}

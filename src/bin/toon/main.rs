@@ -102,6 +102,8 @@ enum McpCommand {
         request_timeout: f64,
         #[command(flatten)]
         http: HttpArgs,
+        #[command(flatten)]
+        metrics: MetricsArgs,
     },
     /// Start the servers of an mcpServers config and print what their tool lists cost, per
     /// server and with each mode, what was wrong with them, and which tools' results are
@@ -171,6 +173,21 @@ struct HttpArgs {
     /// the listener has closed, before sessions are closed.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "http")]
     http_drain: f64,
+}
+
+/// `toon mcp serve`'s metrics and probes (docs/operating.md).
+#[derive(Args)]
+struct MetricsArgs {
+    /// A stdio proxy: serve /metrics, /healthz and /readyz on ADDR (e.g. 127.0.0.1:9464;
+    /// no token: bind where only the scraper reaches). With --http they are on its address.
+    #[arg(long, value_name = "ADDR", conflicts_with = "http")]
+    metrics: Option<String>,
+    /// With --http: /metrics answers without the token (/healthz and /readyz always do).
+    #[arg(long, requires = "http")]
+    metrics_public: bool,
+    /// Count no calls or results (servers' states, health and gauges stay).
+    #[arg(long)]
+    no_metrics: bool,
 }
 
 /// Where the servers come from.

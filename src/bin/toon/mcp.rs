@@ -110,16 +110,20 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             policy,
             request_timeout,
             http,
+            metrics,
         } => {
             let mode = mode.into();
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
             options.policy = policy_of(policy);
+            toon::mcp::proxy::metrics::global().set_enabled(!metrics.no_metrics);
             if http.http.is_some() {
-                serving::serve_http(servers.config.as_deref(), mode, options, http)?;
+                let public = metrics.metrics_public;
+                serving::serve_http(servers.config.as_deref(), mode, options, http, public)?;
             } else {
-                serving::serve_stdio(servers.config.as_deref(), mode, options)?;
+                let addr = metrics.metrics.as_deref();
+                serving::serve_stdio(servers.config.as_deref(), mode, options, addr)?;
             }
         }
         #[cfg(feature = "mcp-stdio")]
@@ -282,8 +286,10 @@ mod serving {
         config: Option<&str>,
         mode: Mode,
         options: Options,
+        metrics: Option<&str>,
     ) -> Result<(), Failure> {
         log_to_stderr();
+        let metrics = metrics.map(metrics_addr).transpose()?;
         let config = load(config)?;
         let rt = runtime()?;
         let mut options = options;
@@ -292,6 +298,9 @@ mod serving {
         options.await_client = true;
         rt.block_on(async {
             adopt();
+            if let Some(addr) = metrics {
+                serve_metrics(addr).await?;
+            }
             let toolbox = Toolbox::start(&config, options);
             let served = serve(
                 toolbox.clone(),
@@ -306,11 +315,40 @@ mod serving {
             toolbox.shutdown().await;
             stop_orphans().await;
             tracing::info!(target: PROXY, "toon: {}", toolbox.encoder().stats().summary());
-        });
+            let totals = toon::mcp::proxy::metrics::global().summary();
+            tracing::info!(target: PROXY, "toon: totals: {totals}");
+            Ok::<(), Failure>(())
+        })?;
         // The stdin reader is a blocking thread that cannot be cancelled: do not wait for it.
         rt.shutdown_background();
         flush();
         Ok(())
+    }
+
+    /// `--metrics ADDR`'s address.
+    fn metrics_addr(text: &str) -> Result<std::net::SocketAddr, Failure> {
+        use std::net::ToSocketAddrs;
+        let addr = text.to_socket_addrs().ok().and_then(|mut a| a.next());
+        Ok(addr.ok_or_else(|| format!("invalid --metrics {text:?}: use HOST:PORT"))?)
+    }
+
+    /// Serves `--metrics` on its own listener, for as long as the runtime runs.
+    #[cfg(feature = "mcp-http")]
+    async fn serve_metrics(addr: std::net::SocketAddr) -> Result<(), Failure> {
+        let listener = http::bind(addr).await.map_err(Failure::of)?;
+        let local = (listener.local_addr())
+            .map_err(|e| Failure::because(format!("cannot listen on {addr}"), e))?;
+        tracing::info!(target: PROXY, "toon: metrics on http://{local}/metrics");
+        tokio::spawn(http::serve_metrics(listener, std::future::pending()));
+        Ok(())
+    }
+
+    /// `--metrics` in a build without the HTTP transport.
+    #[cfg(not(feature = "mcp-http"))]
+    async fn serve_metrics(_: std::net::SocketAddr) -> Result<(), Failure> {
+        Err("`toon mcp serve --metrics` needs the `mcp-http` feature \
+             (cargo install toon-codec --features cli,mcp-proxy)"
+            .into())
     }
 
     /// `toon mcp serve --http` in a build without the HTTP transport.
@@ -320,6 +358,7 @@ mod serving {
         _: Mode,
         _: Options,
         _: HttpArgs,
+        _: bool,
     ) -> Result<(), Failure> {
         Err("`toon mcp serve --http` needs the `mcp-http` feature \
              (cargo install toon-codec --features cli,mcp-proxy)"
@@ -333,6 +372,7 @@ mod serving {
         mode: Mode,
         options: Options,
         args: HttpArgs,
+        metrics_public: bool,
     ) -> Result<(), Failure> {
         log_to_stderr();
         let addr_text = args.http.unwrap_or_default();
@@ -375,6 +415,7 @@ mod serving {
         http.session_wait = super::seconds("--http-session-wait", args.http_session_wait)?;
         http.replica = args.http_replica;
         http.drain = super::seconds("--http-drain", args.http_drain)?;
+        http.metrics_public = metrics_public;
         let config = std::sync::Arc::new(load(config)?);
         let rt = runtime()?;
         let mut options = options;

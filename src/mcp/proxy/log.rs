@@ -216,6 +216,7 @@ impl Queue {
             Err(TrySendError::Full(_)) => {
                 self.counts.pending.fetch_sub(1, Ordering::SeqCst);
                 self.counts.dropped.fetch_add(1, Ordering::SeqCst);
+                crate::mcp::proxy::metrics::global().log_line_dropped();
             }
             Err(TrySendError::Disconnected(_)) => {
                 self.counts.pending.fetch_sub(1, Ordering::SeqCst);

@@ -31,8 +31,11 @@ mod error;
 mod front;
 mod inspect;
 pub mod log;
+pub mod metrics;
 mod revisions;
 mod servers;
+#[cfg(feature = "mcp-http")]
+mod status_page;
 mod sync;
 mod transport;
 
@@ -42,7 +45,9 @@ mod transport;
 #[cfg(feature = "mcp-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]
 pub mod http {
-    pub use super::front::http::{HttpError, HttpOptions, ToolboxFactory, bind, serve_http};
+    pub use super::front::http::{
+        HttpError, HttpOptions, ToolboxFactory, bind, serve_http, serve_metrics,
+    };
 }
 pub use transport::wire;
 

@@ -266,6 +266,7 @@ impl Front {
                     Ok(permit) => permit,
                     Err(why) => return self.client.send(refused(why)).await,
                 };
+                let held = crate::mcp::proxy::metrics::global().request(listen);
                 let progress_token = message.progress_token().map(|t| token_key(&t));
                 let (id, method) = (id.to_owned(), method.to_owned());
                 let this = self.clone();
@@ -293,7 +294,7 @@ impl Front {
                         None => this.answer(&id, &method, &message).await,
                     };
                     lock(&this.in_flight).remove(&task_key);
-                    drop(permit);
+                    drop((permit, held));
                     this.client.send(reply).await;
                 }));
                 in_flight.insert(

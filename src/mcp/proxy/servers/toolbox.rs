@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
@@ -13,6 +13,7 @@ use super::config::{Config, Launch, ServerConfig};
 use super::downstream::{Downstream, ServerEvent};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
+use crate::mcp::proxy::metrics;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, LogSink, ProgressSink};
 use crate::mcp::proxy::transport::wire::Message;
@@ -175,6 +176,7 @@ impl Toolbox {
         for server in config.enabled() {
             // In the catalog from the start, in file order; replaced once listed.
             catalog.add_unavailable(&server.name, "starting");
+            metrics::global().server_starting(&server.name);
         }
         let configs = config
             .enabled()
@@ -183,7 +185,7 @@ impl Toolbox {
         let toolbox = Arc::new_cyclic(|me| Toolbox {
             servers: RwLock::default(),
             catalog: RwLock::new(catalog),
-            encoder: ResultEncoder::new(options.policy.clone()),
+            encoder: ResultEncoder::new(options.policy.clone()).with_observer(observer(me)),
             options,
             ready,
             former: RwLock::default(),
@@ -213,7 +215,11 @@ impl Toolbox {
     }
 
     async fn start_one(&self, config: ServerConfig) {
-        if let Err(why) = self.connect(&config).await {
+        let started = self.connect(&config).await;
+        if started.is_ok() {
+            self.count_up(&config.name, false);
+        }
+        if let Err(why) = started {
             self.unavailable(&config.name, &why);
             if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
                 self.reconnect_later(&config.name);
@@ -309,6 +315,7 @@ impl Toolbox {
                 };
                 match toolbox.connect(&config).await {
                     Ok(()) => {
+                        toolbox.count_up(name, true);
                         tracing::info!(
                             target: PROXY,
                             server = name,
@@ -345,6 +352,12 @@ impl Toolbox {
         });
     }
 
+    /// Counts `server` up (`again`: reconnected), with the tools it listed.
+    fn count_up(&self, server: &str, again: bool) {
+        let tools = self.catalog().server(server).map_or(0, |s| s.tools().len());
+        metrics::global().server_up(server, tools, again);
+    }
+
     /// What the catalog skipped or ignored in `server`'s listing, one stderr line each.
     fn log_warnings(&self, server: &str) {
         if let Some(listed) = self.catalog().server(server) {
@@ -358,6 +371,7 @@ impl Toolbox {
     /// reason in the catalog (said first, a request could still hear "not running").
     fn unavailable(&self, server: &str, why: &str) {
         write(&self.catalog).add_unavailable(server, why);
+        metrics::global().server_unavailable(server, why);
         tracing::error!(target: PROXY, server, "unavailable: {why}");
     }
 
@@ -620,6 +634,42 @@ impl Toolbox {
         params: Option<&str>,
         progress: Option<ProgressSink>,
     ) -> Result<Message, CallError> {
+        // Off (`--no-metrics`): not even the tool's name is read.
+        if method != "tools/call" || !metrics::global().enabled() {
+            return self
+                .request_unmeasured(server, method, params, progress)
+                .await;
+        }
+        let started = Instant::now();
+        let reply = self
+            .request_unmeasured(server, method, params, progress)
+            .await;
+        // The tool as the server names it: routed here, so one it listed.
+        let tool = params
+            .and_then(raw::entries)
+            .and_then(|e| raw::get(&e, "name").and_then(raw::string))
+            .unwrap_or_default();
+        // Read whole only when the key is there at all: most results have no `isError`, and
+        // reading a large result's members is most of what counting a call would cost.
+        let failed = reply.as_ref().map_or(true, |reply| {
+            reply
+                .result()
+                .filter(|r| memchr::memmem::find(r.as_bytes(), b"\"isError\"").is_some())
+                .and_then(raw::entries)
+                .is_some_and(|e| raw::get(&e, "isError") == Some("true"))
+        });
+        metrics::global().call(server, &tool, started.elapsed(), failed);
+        reply
+    }
+
+    /// [`request_with`](Self::request_with) without counting the call in the metrics.
+    async fn request_unmeasured(
+        &self,
+        server: &str,
+        method: &str,
+        params: Option<&str>,
+        progress: Option<ProgressSink>,
+    ) -> Result<Message, CallError> {
         let server = self.running(server)?;
         let token = progress
             .is_some()
@@ -749,6 +799,24 @@ impl Toolbox {
             let _ = stop.await;
         }
     }
+}
+
+/// Tells the metrics what each result a toolbox's encoder counts came to, under the server of
+/// the tool it names (a result kept verbatim names none).
+fn observer(toolbox: &Weak<Toolbox>) -> crate::mcp::result::Observer {
+    use crate::mcp::result::Outcome;
+    let toolbox = toolbox.clone();
+    Arc::new(move |tool, outcome| {
+        if !metrics::global().enabled() {
+            return;
+        }
+        // Only converted results are counted per server.
+        let server = matches!(outcome, Outcome::Converted { .. })
+            .then(|| toolbox.upgrade())
+            .flatten()
+            .and_then(|t| t.catalog().get(tool).map(|t| t.server().to_owned()));
+        metrics::global().result(server.as_deref(), outcome);
+    })
 }
 
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {

@@ -48,6 +48,7 @@
 
 mod connections;
 mod drain;
+mod observe;
 mod outbox;
 mod pipe;
 mod session;
@@ -83,6 +84,8 @@ use connections::{Busy, Conn, Connections};
 use drain::{Drain, Post};
 use session::Session;
 use stateless::Stateless;
+
+pub use observe::serve_metrics;
 
 /// The session header (2025-11-25 transports, § Session Management).
 const SESSION_ID: &str = "mcp-session-id";
@@ -136,6 +139,9 @@ pub struct HttpOptions {
     /// At shutdown, how long POSTs in progress may take to be answered after the listener
     /// has closed, before sessions are closed (default 10 s).
     pub drain: Duration,
+    /// `/metrics` answers without the token (default `false`: it needs it as MCP does;
+    /// `/healthz` and `/readyz` never do). See `observe.rs`.
+    pub metrics_public: bool,
 }
 
 impl Default for HttpOptions {
@@ -151,6 +157,7 @@ impl Default for HttpOptions {
             max_unauthenticated: 128,
             replica: None,
             drain: Duration::from_secs(10),
+            metrics_public: false,
         }
     }
 }
@@ -444,8 +451,14 @@ impl HttpFront {
             return response;
         }
         let post = (request.method() == Method::POST).then(|| self.drain.post());
-        if let Some(refused) = self.refuse(&request) {
+        // Probes come without the token, and take no room among authenticated connections.
+        let page = self.page(request.uri().path());
+        let open = page.is_some_and(|(_, open)| open);
+        if let Some(refused) = self.refuse(&request, !open) {
             return refused;
+        }
+        if let Some((page, true)) = page {
+            return Guarded::wrap(self.answer_page(page, request.method()), busy);
         }
         if !self.connections.authenticate(conn) {
             let mut response = status(
@@ -465,6 +478,9 @@ impl HttpFront {
     }
 
     async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+        if let Some((page, _)) = self.page(request.uri().path()) {
+            return self.answer_page(page, request.method());
+        }
         if request.uri().path() != self.options.path {
             return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
         }
@@ -496,10 +512,11 @@ impl HttpFront {
         }
     }
 
-    /// The checks every request passes first: token (401), `Origin` and `Host` (403).
-    fn refuse(&self, request: &Request<Incoming>) -> Option<Response<Body>> {
+    /// The checks every request passes first: token (401, when `token`), `Origin` and
+    /// `Host` (403).
+    fn refuse(&self, request: &Request<Incoming>, token: bool) -> Option<Response<Body>> {
         let headers = request.headers();
-        if let Some(token) = &self.options.token {
+        if token && let Some(token) = &self.options.token {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
