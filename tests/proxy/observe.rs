@@ -254,7 +254,7 @@ fn a_stdio_proxy_serves_metrics_on_its_own_address_and_says_its_totals_on_exit()
     assert_eq!(totals.len(), 1, "{stderr}");
     let line = totals[0];
     assert!(
-        line.starts_with("toon: totals: 1 servers (1 up, 0 unavailable), ")
+        line.starts_with("toon: totals: 1 server (1 up, 0 unavailable), ")
             && line.contains(" tools, 5 calls (1 failed), tokens "),
         "{line}"
     );
@@ -399,7 +399,7 @@ fn the_status_page_renders_in_headless_chromium_with_untrusted_names_as_text() {
         "{dom}"
     );
     assert!(
-        dom.contains("2 servers, 1 sessions, 3 calls (0 failed), tokens "),
+        dom.contains("2 servers, 1 session, 3 calls (0 failed), tokens "),
         "{dom}"
     );
     assert_eq!(dom.matches("<rect class=\"before\"").count(), 2, "{dom}");

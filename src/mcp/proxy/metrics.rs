@@ -579,13 +579,22 @@ impl Metrics {
             0.0
         };
         format!(
-            "{} servers ({up} up, {unavailable} unavailable), {} tools, {} calls ({} failed), \
+            "{} ({up} up, {unavailable} unavailable), {}, {} ({} failed), \
              tokens {before} -> {after} ({pct:+.1}%)",
-            servers.len(),
-            sum(|s| s.tools as u64),
-            sum(|s| s.calls),
+            counted(servers.len() as u64, "server"),
+            counted(sum(|s| s.tools as u64), "tool"),
+            counted(sum(|s| s.calls), "call"),
             sum(|s| s.errors),
         )
+    }
+}
+
+/// `1 server`, `2 servers`.
+pub(crate) fn counted(n: u64, what: &str) -> String {
+    if n == 1 {
+        format!("{n} {what}")
+    } else {
+        format!("{n} {what}s")
     }
 }
 
@@ -646,7 +655,7 @@ mod tests {
         assert_eq!(sample(&text, kept), Some(1.0));
         assert_eq!(
             m.summary(),
-            "1 servers (1 up, 0 unavailable), 3 tools, 5 calls (1 failed), tokens 100 -> 60 (-40.0%)"
+            "1 server (1 up, 0 unavailable), 3 tools, 5 calls (1 failed), tokens 100 -> 60 (-40.0%)"
         );
     }
 

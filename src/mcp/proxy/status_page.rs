@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use super::metrics::{ServerState, ServerSummary};
+use super::metrics::{ServerState, ServerSummary, counted};
 
 /// Bar chart geometry, in SVG user units.
 const CHART_WIDTH: u32 = 640;
@@ -52,9 +52,11 @@ pub fn render(servers: &[ServerSummary], sessions: usize) -> String {
     let mut page = String::from(HEAD);
     let _ = write!(
         page,
-        "<h1>toon MCP gateway</h1>\n<p class=\"totals\">{} servers, {sessions} sessions, \
-         {calls} calls ({errors} failed), tokens {before} → {after} ({})</p>\n",
-        servers.len(),
+        "<h1>toon MCP gateway</h1>\n<p class=\"totals\">{}, {}, \
+         {} ({errors} failed), tokens {before} → {after} ({})</p>\n",
+        counted(servers.len() as u64, "server"),
+        counted(sessions as u64, "session"),
+        counted(calls, "call"),
         change(before, after)
     );
     // The chart first: what the gateway saved, at a glance; then each server's numbers.
