@@ -141,26 +141,70 @@ impl Model {
 const DOC_TOKENS: usize = 128;
 
 /// Embeds many texts (a catalog's tools), cutting each distinct word into WordPiece tokens
-/// once: a catalog repeats its words, and the cutting is most of an embedding's cost.
+/// once: a catalog repeats its words, and the cutting is most of an embedding's cost. A text
+/// may be given in pieces ([`push`](Self::push)), read only as far as its first `DOC_TOKENS`
+/// tokens.
 #[derive(Default)]
 pub(crate) struct Embedder {
     pieces: HashMap<String, Vec<u32>, foldhash::fast::FixedState>,
+    /// The token ids of the text being embedded.
+    ids: Vec<u32>,
+    /// A word being lowercased.
+    word: String,
 }
 
 impl Embedder {
     /// What [`embed`] gives for the first `DOC_TOKENS` tokens of `text`.
+    #[cfg(test)]
     pub(crate) fn embed(&mut self, text: &str) -> Option<Vec<f32>> {
-        let model = MODEL.as_ref()?;
-        let ids = model.token_ids(text, DOC_TOKENS, |word, ids| match self.pieces.get(word) {
-            Some(known) => ids.extend_from_slice(known),
-            None => {
-                let mut cut = Vec::new();
-                model.cut(word, &mut cut);
-                ids.extend_from_slice(&cut);
-                self.pieces.insert(word.to_owned(), cut);
+        self.push(text);
+        self.finish()
+    }
+
+    /// Adds `text` to the text being embedded, as if it followed a space; false once that
+    /// text has its `DOC_TOKENS` tokens (more would not count).
+    pub(crate) fn push(&mut self, text: &str) -> bool {
+        let Some(model) = MODEL.as_ref() else {
+            return false;
+        };
+        if self.ids.len() >= DOC_TOKENS {
+            return false;
+        }
+        let (pieces, ids) = (&mut self.pieces, &mut self.ids);
+        let mut add = |word: &str| {
+            match pieces.get(word) {
+                Some(known) => ids.extend_from_slice(known),
+                None => {
+                    let mut cut = Vec::new();
+                    model.cut(word, &mut cut);
+                    ids.extend_from_slice(&cut);
+                    pieces.insert(word.to_owned(), cut);
+                }
             }
-        });
-        model.vector(&ids)
+            ids.len() < DOC_TOKENS
+        };
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            // An ASCII word (most of a catalog's): lowercased it is the tokenizer's one word,
+            // so no scan for punctuation and no new string per word.
+            let word = &mut self.word;
+            word.clear();
+            word.push_str(text);
+            word.make_ascii_lowercase();
+            add(word)
+        } else {
+            wordpiece::words(text, add);
+            self.ids.len() < DOC_TOKENS
+        }
+    }
+
+    /// The embedding of the text pushed since the last call (its first `DOC_TOKENS` tokens),
+    /// and a fresh start for the next.
+    pub(crate) fn finish(&mut self) -> Option<Vec<f32>> {
+        let model = MODEL.as_ref()?;
+        self.ids.truncate(DOC_TOKENS);
+        let vector = model.vector(&self.ids);
+        self.ids.clear();
+        vector
     }
 }
 
