@@ -140,8 +140,9 @@ impl Model {
 /// what it is for (recall on the retrieval sets is the same as with 512; the index is faster).
 const DOC_TOKENS: usize = 128;
 
-/// Embeds many texts (a catalog's tools), cutting each distinct word into WordPiece tokens
-/// once: a catalog repeats its words, and the cutting is most of an embedding's cost. A text
+/// Embeds many texts (a catalog's tools), cutting each distinct word (as written) into
+/// WordPiece tokens once: a catalog repeats its words, and the cutting is most of an
+/// embedding's cost. A text
 /// may be given in pieces ([`push`](Self::push)), read only as far as its first `DOC_TOKENS`
 /// tokens.
 #[derive(Default)]
@@ -149,8 +150,6 @@ pub(crate) struct Embedder {
     pieces: HashMap<String, Vec<u32>, foldhash::fast::FixedState>,
     /// The token ids of the text being embedded.
     ids: Vec<u32>,
-    /// A word being lowercased.
-    word: String,
 }
 
 impl Embedder {
@@ -162,7 +161,8 @@ impl Embedder {
     }
 
     /// Adds `text` to the text being embedded, as if it followed a space; false once that
-    /// text has its `DOC_TOKENS` tokens (more would not count).
+    /// text has its `DOC_TOKENS` tokens (more would not count). A catalog's texts come as
+    /// words, most of them seen before: each distinct one is tokenised once.
     pub(crate) fn push(&mut self, text: &str) -> bool {
         let Some(model) = MODEL.as_ref() else {
             return false;
@@ -170,31 +170,21 @@ impl Embedder {
         if self.ids.len() >= DOC_TOKENS {
             return false;
         }
-        let (pieces, ids) = (&mut self.pieces, &mut self.ids);
-        let mut add = |word: &str| {
-            match pieces.get(word) {
-                Some(known) => ids.extend_from_slice(known),
-                None => {
-                    let mut cut = Vec::new();
+        match self.pieces.get(text) {
+            Some(known) => self.ids.extend_from_slice(known),
+            None => {
+                // All of the text's tokens, though only some may count: `finish` cuts the
+                // ids at `DOC_TOKENS`, so the vector is the same.
+                let mut cut = Vec::new();
+                wordpiece::words(text, |word| {
                     model.cut(word, &mut cut);
-                    ids.extend_from_slice(&cut);
-                    pieces.insert(word.to_owned(), cut);
-                }
+                    true
+                });
+                self.ids.extend_from_slice(&cut);
+                self.pieces.insert(text.to_owned(), cut);
             }
-            ids.len() < DOC_TOKENS
-        };
-        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            // An ASCII word (most of a catalog's): lowercased it is the tokenizer's one word,
-            // so no scan for punctuation and no new string per word.
-            let word = &mut self.word;
-            word.clear();
-            word.push_str(text);
-            word.make_ascii_lowercase();
-            add(word)
-        } else {
-            wordpiece::words(text, add);
-            self.ids.len() < DOC_TOKENS
         }
+        self.ids.len() < DOC_TOKENS
     }
 
     /// The embedding of the text pushed since the last call (its first `DOC_TOKENS` tokens),
