@@ -153,13 +153,6 @@ pub(crate) struct Embedder {
 }
 
 impl Embedder {
-    /// What [`embed`] gives for the first `DOC_TOKENS` tokens of `text`.
-    #[cfg(test)]
-    pub(crate) fn embed(&mut self, text: &str) -> Option<Vec<f32>> {
-        self.push(text);
-        self.finish()
-    }
-
     /// Adds `text` to the text being embedded, as if it followed a space; false once that
     /// text has its `DOC_TOKENS` tokens (more would not count). A catalog's texts come as
     /// words, most of them seen before: each distinct one is tokenised once.
