@@ -140,27 +140,54 @@ impl Model {
 /// what it is for (recall on the retrieval sets is the same as with 512; the index is faster).
 const DOC_TOKENS: usize = 128;
 
-/// Embeds many texts (a catalog's tools), cutting each distinct word into WordPiece tokens
-/// once: a catalog repeats its words, and the cutting is most of an embedding's cost.
+/// Embeds many texts (a catalog's tools), cutting each distinct word (as written) into
+/// WordPiece tokens once: a catalog repeats its words, and the cutting is most of an
+/// embedding's cost. A text
+/// may be given in pieces ([`push`](Self::push)), read only as far as its first `DOC_TOKENS`
+/// tokens.
 #[derive(Default)]
 pub(crate) struct Embedder {
     pieces: HashMap<String, Vec<u32>, foldhash::fast::FixedState>,
+    /// The token ids of the text being embedded.
+    ids: Vec<u32>,
 }
 
 impl Embedder {
-    /// What [`embed`] gives for the first `DOC_TOKENS` tokens of `text`.
-    pub(crate) fn embed(&mut self, text: &str) -> Option<Vec<f32>> {
-        let model = MODEL.as_ref()?;
-        let ids = model.token_ids(text, DOC_TOKENS, |word, ids| match self.pieces.get(word) {
-            Some(known) => ids.extend_from_slice(known),
+    /// Adds `text` to the text being embedded, as if it followed a space; false once that
+    /// text has its `DOC_TOKENS` tokens (more would not count). A catalog's texts come as
+    /// words, most of them seen before: each distinct one is tokenised once.
+    pub(crate) fn push(&mut self, text: &str) -> bool {
+        let Some(model) = MODEL.as_ref() else {
+            return false;
+        };
+        if self.ids.len() >= DOC_TOKENS {
+            return false;
+        }
+        match self.pieces.get(text) {
+            Some(known) => self.ids.extend_from_slice(known),
             None => {
+                // All of the text's tokens, though only some may count: `finish` cuts the
+                // ids at `DOC_TOKENS`, so the vector is the same.
                 let mut cut = Vec::new();
-                model.cut(word, &mut cut);
-                ids.extend_from_slice(&cut);
-                self.pieces.insert(word.to_owned(), cut);
+                wordpiece::words(text, |word| {
+                    model.cut(word, &mut cut);
+                    true
+                });
+                self.ids.extend_from_slice(&cut);
+                self.pieces.insert(text.to_owned(), cut);
             }
-        });
-        model.vector(&ids)
+        }
+        self.ids.len() < DOC_TOKENS
+    }
+
+    /// The embedding of the text pushed since the last call (its first `DOC_TOKENS` tokens),
+    /// and a fresh start for the next.
+    pub(crate) fn finish(&mut self) -> Option<Vec<f32>> {
+        let model = MODEL.as_ref()?;
+        self.ids.truncate(DOC_TOKENS);
+        let vector = model.vector(&self.ids);
+        self.ids.clear();
+        vector
     }
 }
 

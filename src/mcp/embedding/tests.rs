@@ -177,6 +177,34 @@ fn is_deterministic() {
 }
 
 #[test]
+fn the_embedder_word_by_word_is_embed_of_the_first_tokens() {
+    let mut embedder = Embedder::default();
+    let text = "List Azure Container Registries in a subscription, für Köln 東京";
+    for word in text.split(' ') {
+        assert!(embedder.push(word));
+    }
+    assert_eq!(embedder.finish(), embed(text));
+    // A second text starts afresh, and its words are looked up, not cut again, alike.
+    for word in text.split(' ') {
+        embedder.push(word);
+    }
+    assert_eq!(embedder.finish(), embed(text));
+    // Past the limit more words are refused and change nothing.
+    let long: Vec<String> = (0..DOC_TOKENS + 40)
+        .map(|i| format!("file{}", i % 7))
+        .collect();
+    let mut taken = 0;
+    while taken < long.len() && embedder.push(&long[taken]) {
+        taken += 1;
+    }
+    assert!(taken < long.len());
+    assert!(!embedder.push("directory"));
+    let model = MODEL.as_ref().unwrap();
+    let all = model.token_ids(&long.join(" "), usize::MAX, |w, ids| model.cut(w, ids));
+    assert_eq!(embedder.finish(), model.vector(&all[..DOC_TOKENS]));
+}
+
+#[test]
 fn cosine_edges() {
     assert_eq!(cosine(&[1.0, 0.0], &[0.0, 0.0]), 0.0);
     assert_eq!(cosine(&[1.0], &[1.0, 0.0]), 0.0);

@@ -42,17 +42,25 @@ pub(super) fn embed_document(
     };
     let name = of(|k| matches!(k, TextKind::Name));
     let description = of(|k| matches!(k, TextKind::Description));
-    let mut text = String::with_capacity(name.len() + description.len() + 2);
+    // Word by word into the embedder, which stops taking them at its token limit: a long
+    // description is neither copied nor read to its end.
+    let mut more = true;
     for raw in super::words::raw_runs(name) {
         super::words::split(raw, |piece| {
-            if !super::words::is_stop_word(piece) {
-                text.push_str(piece);
-                text.push(' ');
+            if more && !super::words::is_stop_word(piece) {
+                more = embedder.push(piece);
             }
         });
     }
-    content_words(description, embedding::MAX_TOKENS, &mut text);
-    embedder.embed(&text)
+    let content =
+        super::words::raw_runs(description).filter(|raw| !super::words::is_stop_word(raw));
+    for raw in content.take(embedding::MAX_TOKENS) {
+        if !more {
+            break;
+        }
+        more = embedder.push(raw);
+    }
+    embedder.finish()
 }
 
 /// Appends the words of `text` that say what it is about, at most `limit` (each is a token at
