@@ -16,9 +16,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Pinned: the build backend and the uv whose `uvx` runs the wheel as a client would.
+# Pinned: the build backend, the uv whose `uvx` runs the wheel as a client would, and the zig
+# (PyPI's `ziglang`) maturin links with on Linux x86_64, against glibc 2.17's symbols, so that
+# the wheel is manylinux2014 and installs on any distribution since 2014, not only on ones as
+# new as the build machine (which gave manylinux_2_34).
 MATURIN_VERSION=1.16.0
 UV_VERSION=0.13.9
+ZIG_VERSION=0.13.0
 
 fail() {
   echo "test-wheel: FAILED: $*" >&2
@@ -47,19 +51,27 @@ root=$(pwd)
 # The build tools' venv is kept between runs while it has the pinned versions.
 tools=$work/tools
 if [ "$("$tools/bin/maturin" --version 2>/dev/null)" != "maturin $MATURIN_VERSION" ] ||
-  [ "$("$tools/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ]; then
+  [ "$("$tools/bin/uv" --version 2>/dev/null | cut -d' ' -f2)" != "$UV_VERSION" ] ||
+  [ "$("$tools/bin/python" -m ziglang version 2>/dev/null)" != "$ZIG_VERSION" ]; then
   rm -rf "$tools"
   python3 -m venv "$tools" || fail "python3 -m venv $tools failed"
   "$tools/bin/pip" install --quiet --disable-pip-version-check \
-    "maturin==$MATURIN_VERSION" "uv==$UV_VERSION" ||
-    fail "pip could not install maturin==$MATURIN_VERSION and uv==$UV_VERSION"
+    "maturin==$MATURIN_VERSION" "uv==$UV_VERSION" "ziglang==$ZIG_VERSION" ||
+    fail "pip could not install maturin==$MATURIN_VERSION, uv==$UV_VERSION and ziglang==$ZIG_VERSION"
 fi
 
 # The build: `cargo build --release` with pyproject.toml's features, then the binary is
 # stripped, checked against the manylinux policies and zipped into target/wheels/.
 rm -f target/wheels/toon_codec-*.whl
 started=$(date +%s)
-"$tools/bin/maturin" build --release --out target/wheels >&2 || fail "maturin build failed"
+# On Linux x86_64, linked by zig for manylinux2014 (maturin finds zig as the tools venv's
+# `python -m ziglang`); elsewhere, for the machine itself.
+portable=()
+if [ "$(uname -s)/$(uname -m)" = Linux/x86_64 ]; then
+  portable=(--zig --compatibility manylinux2014)
+fi
+PATH="$tools/bin:$PATH" "$tools/bin/maturin" build --release "${portable[@]}" --out target/wheels >&2 ||
+  fail "maturin build failed"
 build_secs=$(($(date +%s) - started))
 wheels=(target/wheels/toon_codec-*.whl)
 [ "${#wheels[@]}" -eq 1 ] && [ -f "${wheels[0]}" ] || fail "expected one wheel, found: ${wheels[*]}"
@@ -67,8 +79,14 @@ wheel=$root/${wheels[0]}
 tag=$(basename "$wheel" .whl | cut -d- -f3-)
 # PyPI takes Linux wheels only with a manylinux (or musllinux) tag: one that maturin gave after
 # checking the binary's libraries and glibc symbol versions.
+if [ ${#portable[@]} -gt 0 ]; then
+  case "$tag" in
+    *manylinux2014_x86_64*) ;;
+    *) fail "the wheel's tag $tag is not manylinux2014: zig did not link it for glibc 2.17" ;;
+  esac
+fi
 case "$(uname -s)/$tag" in
-  Linux/py3-none-manylinux_* | Linux/py3-none-musllinux_* | Darwin/* | MINGW*/* | MSYS*/*) ;;
+  Linux/py3-none-manylinux* | Linux/py3-none-musllinux_* | Darwin/* | MINGW*/* | MSYS*/*) ;;
   *) fail "the wheel's tag $tag is not one PyPI takes for $(uname -s)" ;;
 esac
 
