@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::http_front::{POST, Reply, http, modern_body, modern_headers};
+use super::http_front::{POST, Reply, http, modern_body, modern_headers, wait_until};
 use crate::mcp_servers::{self, Scratch};
 
 const REPLICAS: usize = 3;
@@ -340,11 +340,9 @@ fn three_replicas_behind_nginx_100_clients_and_one_replica_stopped() {
 
     // Mid-run: a third of the calls made, the others under way.
     let total = (STATELESS_CLIENTS + SESSION_CLIENTS) * CALLS;
-    let started = Instant::now();
-    while run.calls.load(Ordering::SeqCst) < total / 3 {
-        assert!(started.elapsed() < Duration::from_secs(120), "too slow");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until("a third of the calls", Duration::from_secs(120), || {
+        run.calls.load(Ordering::SeqCst) >= total / 3
+    });
     let (_, stopped, _) = &mut replicas[1];
     let term = Command::new("kill")
         .args(["-TERM", &stopped.id().to_string()])

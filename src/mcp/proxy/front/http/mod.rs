@@ -444,11 +444,7 @@ impl HttpFront {
     ) -> Response<Body> {
         let busy = conn.busy();
         if self.drain.closed() {
-            let mut response = status(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            return response;
+            return closing(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
         }
         let post = (request.method() == Method::POST).then(|| self.drain.post());
         // Probes come without the token, and take no room among authenticated connections.
@@ -461,17 +457,13 @@ impl HttpFront {
             return Guarded::wrap(self.answer_page(page, request.method()), busy);
         }
         if !self.connections.authenticate(conn) {
-            let mut response = status(
+            return closing(
                 StatusCode::SERVICE_UNAVAILABLE,
                 &format!(
                     "{} connections are busy, the proxy's limit: retry later",
                     self.options.max_connections
                 ),
             );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            return response;
         }
         // The connection is busy until the response has been written.
         Guarded::wrap(self.answer(request).await, (busy, post))
@@ -1046,17 +1038,13 @@ async fn read_body(body: Incoming) -> Result<Bytes, Box<Response<Body>>> {
                 )));
             }
             Err(_) => {
-                let mut response = status(
+                return Err(Box::new(closing(
                     StatusCode::REQUEST_TIMEOUT,
                     &format!(
                         "the body stopped coming for {BODY_TIMEOUT:?}, or came slower than \
                          {BODY_RATE} bytes a second"
                     ),
-                );
-                response
-                    .headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                return Err(Box::new(response));
+                )));
             }
         }
     }
@@ -1190,6 +1178,15 @@ fn replica_name_ok(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A plain-text answer after which the connection closes.
+fn closing(code: StatusCode, text: &str) -> Response<Body> {
+    let mut response = status(code, text);
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
 }
 
 /// A plain-text answer.
