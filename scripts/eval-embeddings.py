@@ -4,8 +4,8 @@ plain BM25) on ../shared/retrieval, to choose the table's dims and quantization.
 
     /tmp/distill/bin/python scripts/eval-embeddings.py --raw /tmp/raw.npy [--full]
 
-`--raw` is the 384-d token-output cache `distill-embeddings.py --raw-cache` writes (it is made
-if missing). `--full` also runs all-MiniLM-L6-v2 itself on every query and tool (minutes).
+`--raw` is the token-output cache `distill-embeddings.py --raw-cache` writes (it is made
+if missing). `--full` also runs the teacher (`--teacher`) itself on every query and tool (minutes).
 Recall@k counts a query's need met when any of its acceptable tools is in the first k.
 """
 
@@ -125,15 +125,17 @@ def main() -> None:
     ap.add_argument("--raw", type=Path, required=True)
     ap.add_argument("--data", type=Path, default=HERE.parent.parent / "shared" / "retrieval")
     ap.add_argument("--full", action="store_true")
+    ap.add_argument("--teacher", choices=sorted(distill.TEACHERS), default=distill.TEACHER.name)
     args = ap.parse_args()
+    distill.use_teacher(args.teacher)
     folder = distill.model_dir()
     tok = distill.reference_tokenizer(folder)
     tok.no_truncation()
     vocab = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")[:-1]
     tokens = [t for t in vocab if not distill.UNUSED.fullmatch(t)]
     raw = np.load(args.raw)
-    bert = distill.Bert(distill.read_safetensors(folder / "model.safetensors")) if args.full else None
-    configs = [(d, q) for d in (64, 128, 256) for q in ("f16", "int8")] + [(384, "f16")]
+    bert = distill.load_encoder(folder) if args.full else None
+    configs = [(d, q) for d in (64, 128, 256) for q in ("f16", "int8")] + [(raw.shape[1], "f16")]
     models = {}
     for d, q in configs:
         table, scale = distill.quantize(distill.distil(raw, d), q)
@@ -180,7 +182,7 @@ def full_model(name, bert, tools, ids, queries) -> None:
     qe = qe / np.linalg.norm(qe, axis=1, keepdims=True)
     de = de / np.linalg.norm(de, axis=1, keepdims=True)
     r = recall(qe @ de.T, ids, queries)
-    print(f"full all-MiniLM-L6-v2 name+desc R@1 {r[1]:.3f} R@5 {r[5]:.3f}")
+    print(f"full {args.teacher} name+desc R@1 {r[1]:.3f} R@5 {r[5]:.3f}")
 
 
 if __name__ == "__main__":

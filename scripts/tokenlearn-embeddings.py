@@ -71,7 +71,7 @@ def _encode_chunk(args):
         return out
     if "bert" not in _WORKER:
         folder = distill.model_dir()
-        _WORKER["bert"] = distill.Bert(distill.read_safetensors(folder / "model.safetensors"))
+        _WORKER["bert"] = distill.load_encoder(folder)
     emb = distill.encode_ids(_WORKER["bert"], seqs, batch=128)
     tmp = out.with_suffix(".tmp.npy")
     np.save(tmp, emb)
@@ -176,6 +176,7 @@ def test_values(path: Path, tok) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--teacher", choices=sorted(distill.TEACHERS), default=distill.TEACHER.name)
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--raw", type=Path, required=True, help="distill-embeddings.py --raw-cache")
     ap.add_argument("--cache", type=Path, required=True, help="folder for the teacher chunks")
@@ -191,6 +192,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--test-values", action="store_true", help="print tests.rs's values for --out, then exit")
     args = ap.parse_args()
+    distill.use_teacher(args.teacher)
     folder = distill.model_dir()
     tok = distill.reference_tokenizer(folder)
     if args.test_values:

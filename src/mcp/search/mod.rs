@@ -132,8 +132,9 @@ impl SearchIndex {
             .collect()
     }
 
-    /// The distinct words of a query, in order, at most `MAX_QUERY_WORDS`. A camelCase run
-    /// counts as one word when the index has it so (`MySQL`), else as its parts.
+    /// The distinct words of a query, in order, at most `MAX_QUERY_WORDS`, then those it
+    /// implies ([`words::implied`]). A camelCase run counts as one word when the index has it
+    /// so (`MySQL`), else as its parts.
     fn query_words(&self, query: &str) -> Vec<String> {
         let mut seen = Vec::new();
         // Run by run, and only the first runs: a 10 MB paste of camelCase runs took seconds
@@ -148,6 +149,11 @@ impl SearchIndex {
             if seen.len() >= MAX_QUERY_WORDS {
                 seen.truncate(MAX_QUERY_WORDS);
                 break;
+            }
+        }
+        for w in words::implied(query, &seen) {
+            if !seen.iter().any(|s| s == w) {
+                seen.push(w.to_owned());
             }
         }
         seen
