@@ -84,8 +84,62 @@ fn runs(text: &str) -> Vec<Run> {
 /// The alphanumeric runs of `text` as they are written; a run longer than any name is pasted
 /// data (base64, hex, a token) and left out.
 pub(crate) fn raw_runs(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|run| !run.is_empty() && (run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN))
+    Runs { text, at: 0 }.filter(|run| run.len() <= MAX_RUN || run.chars().count() <= MAX_RUN)
+}
+
+/// The maximal alphanumeric runs of a text: what splitting it at each non-alphanumeric
+/// character and dropping the empty pieces gives, read a byte at a time where the text is ASCII
+/// (decoding every character cost a tenth of the fused index's build).
+struct Runs<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for Runs<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let start = scan(self.text, self.at, false);
+        let end = scan(self.text, start, true);
+        self.at = end;
+        (start < end).then(|| &self.text[start..end])
+    }
+}
+
+/// Per byte: 1 for an ASCII letter or digit (exactly the ASCII characters `is_alphanumeric`
+/// takes), 0 for any other ASCII byte, 2 for a byte of a non-ASCII character.
+static BYTE_CLASS: [u8; 256] = {
+    let mut class = [2u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        class[b] = (b as u8).is_ascii_alphanumeric() as u8;
+        b += 1;
+    }
+    class
+};
+
+/// The first character boundary from `at` (one) whose character is not alphanumeric when
+/// `alphanumeric`, or is when not; the text's length if none.
+#[inline]
+fn scan(text: &str, mut at: usize, alphanumeric: bool) -> usize {
+    let bytes = text.as_bytes();
+    let same = u8::from(alphanumeric);
+    loop {
+        // A table look-up per ASCII byte; other characters are decoded.
+        while bytes
+            .get(at)
+            .is_some_and(|&b| BYTE_CLASS[usize::from(b)] == same)
+        {
+            at += 1;
+        }
+        if bytes.get(at).is_none_or(u8::is_ascii) {
+            return at;
+        }
+        match text.get(at..).and_then(|rest| rest.chars().next()) {
+            Some(c) if c.is_alphanumeric() == alphanumeric => at += c.len_utf8(),
+            _ => return at,
+        }
+    }
 }
 
 /// `text` as a tool's name to compare with a query that names it: its alphanumeric runs,
@@ -95,8 +149,21 @@ pub(crate) fn name_key(text: &str) -> Option<String> {
     if text.len() > 2 * MAX_RUN {
         return None;
     }
-    let runs: Vec<String> = raw_runs(text).map(str::to_lowercase).collect();
-    (!runs.is_empty()).then(|| runs.join(" "))
+    // One string, not one per run and a join: 10 M instructions for 5,000 names, now 4 M.
+    let mut key = String::with_capacity(text.len());
+    for run in raw_runs(text) {
+        if !key.is_empty() {
+            key.push(' ');
+        }
+        if run.is_ascii() {
+            let at = key.len();
+            key.push_str(run);
+            key[at..].make_ascii_lowercase();
+        } else {
+            key.push_str(&run.to_lowercase());
+        }
+    }
+    (!key.is_empty()).then_some(key)
 }
 
 /// The words of one alphanumeric run.
@@ -157,7 +224,12 @@ const fn pack(word: &[u8]) -> u64 {
 
 /// `word`'s key for [`STOP_KEYS`]; None when it is longer than any stop word (8 letters).
 fn stop_key(word: &str) -> Option<u64> {
-    (word.len() <= 8).then(|| pack(word.as_bytes()))
+    // `pack` at run time: the same key, but eight bytes at once rather than a byte a step.
+    let word = word.as_bytes();
+    let mut bytes = [0u8; 8];
+    bytes.get_mut(..word.len())?.copy_from_slice(word);
+    bytes.make_ascii_lowercase();
+    Some(u64::from_be_bytes(bytes))
 }
 
 /// Whether the alphanumeric run `run` is a stop word, in any case (`The`, `PLEASE`); a
@@ -177,7 +249,16 @@ fn word(piece: &str) -> Option<String> {
 /// Calls `f` with each lowercased piece of the alphanumeric `run`, cut where a lowercase
 /// letter or digit meets an uppercase one (`readFile`) and before the last capital of an
 /// acronym that a word follows (`HTTPServer` → `http`, `server`).
-pub(crate) fn split(run: &str, mut f: impl FnMut(&str)) {
+pub(crate) fn split(run: &str, f: impl FnMut(&str)) {
+    if run.is_ascii() && run.len() <= MAX_RUN {
+        split_ascii(run, f);
+    } else {
+        split_chars(run, f);
+    }
+}
+
+/// [`split`] character by character, lowercasing as Unicode does.
+fn split_chars(run: &str, mut f: impl FnMut(&str)) {
     let mut word = String::new();
     let mut chars = run.chars().peekable();
     let mut prev: Option<char> = None;
@@ -192,6 +273,35 @@ pub(crate) fn split(run: &str, mut f: impl FnMut(&str)) {
         prev = Some(c);
     }
     emit(&mut word, &mut f);
+}
+
+/// [`split`] of an ASCII run of at most `MAX_RUN` bytes: the same cuts, made on a lowercased
+/// copy on the stack, so no piece is copied again (a tool's name pieces are split for every
+/// tool embedded).
+fn split_ascii(run: &str, mut f: impl FnMut(&str)) {
+    let mut buf = [0u8; MAX_RUN];
+    let Some(lower) = buf.get_mut(..run.len()) else {
+        return;
+    };
+    lower.copy_from_slice(run.as_bytes());
+    lower.make_ascii_lowercase();
+    let Ok(lower) = std::str::from_utf8(lower) else {
+        return;
+    };
+    let bytes = run.as_bytes();
+    let mut start = 0;
+    for i in 1..bytes.len() {
+        if bytes[i].is_ascii_uppercase() {
+            let next_lower = bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+            if !bytes[i - 1].is_ascii_uppercase() || next_lower {
+                f(&lower[start..i]);
+                start = i;
+            }
+        }
+    }
+    if start < lower.len() {
+        f(&lower[start..]);
+    }
 }
 
 fn emit(word: &mut String, f: &mut impl FnMut(&str)) {
@@ -370,6 +480,58 @@ mod tests {
         }
         for w in ["file", "theme", "yourselves", "thé", ""] {
             assert!(!is_stop_word(w), "{w}");
+        }
+    }
+
+    #[test]
+    fn the_fast_paths_cut_as_the_slow_ones() {
+        let texts = [
+            "",
+            "a",
+            "A",
+            "readFile",
+            "HTTPServer",
+            "SEOTool",
+            "ec2 s3Bucket",
+            "MySQL_db-x",
+            "list__files--",
+            "ABC",
+            "aBC",
+            "AbC",
+            "x1Y2z3",
+            "über_Größe",
+            "naïveCafé",
+            "日本語 x",
+            "Ωmega ΣΑΣ",
+            "tab\there",
+            "ǅemal",
+            "a\u{300}b",
+        ];
+        for text in texts {
+            let slow: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|r| !r.is_empty())
+                .collect();
+            assert_eq!(Runs { text, at: 0 }.collect::<Vec<_>>(), slow, "{text:?}");
+            for run in &slow {
+                let (mut fast, mut chars) = (Vec::new(), Vec::new());
+                split(run, |p| fast.push(p.to_owned()));
+                split_chars(run, |p| chars.push(p.to_owned()));
+                assert_eq!(fast, chars, "{run:?}");
+            }
+        }
+        for word in [
+            "",
+            "a",
+            "The",
+            "PLEASE",
+            "yourself",
+            "yourselves",
+            "thé",
+            "x\u{0}",
+        ] {
+            let packed = (word.len() <= 8).then(|| pack(word.as_bytes()));
+            assert_eq!(stop_key(word), packed, "{word:?}");
         }
     }
 
