@@ -311,3 +311,20 @@ fn matches_reference_file() {
     println!("{differ} of {total} texts tokenize differently");
     assert_eq!(differ, 0);
 }
+
+#[test]
+fn lines_split_as_split_terminator_does() {
+    for text in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\n\nb\n",
+        "\n\na",
+        "é\nß\n\n",
+    ] {
+        let want: Vec<&str> = text.split_terminator('\n').collect();
+        assert_eq!(super::lines(text).collect::<Vec<_>>(), want, "{text:?}");
+    }
+}
