@@ -178,12 +178,11 @@ impl Model {
     }
 }
 
-/// `text.split_terminator('\n')`, a byte at a time (its character searcher cost more than
-/// the rest of the table's load).
+/// `text.split_terminator('\n')`, its newlines found by memchr's SIMD search (the
+/// character searcher cost more than the rest of the table's load).
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let mut start = 0;
-    let ends = text.bytes().enumerate().filter(|&(_, b)| b == b'\n');
-    let ends = ends.map(|(i, _)| i).chain([text.len()]);
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
     ends.filter_map(move |end| {
         let line = (start < end || end < text.len()).then(|| &text[start..end]);
         start = end + 1;
@@ -203,9 +202,9 @@ const DOC_TOKENS: usize = 128;
 #[derive(Default)]
 pub(crate) struct Embedder {
     /// Per distinct text of at most 16 bytes (nearly all: they are words), where its token
-    /// ids are in `tokens`; keyed by its bytes as one integer and its length, which hash and
-    /// compare without a string's hashing and `memcmp` (a third of the look-ups' cost).
-    short: HashMap<(u128, usize), Range<usize>, foldhash::fast::FixedState>,
+    /// ids are in `tokens`; keyed by integers ([`short_key`]), which hash and compare as
+    /// integers: no string hashing, no call to `memcmp`.
+    short: HashMap<(u64, u64, usize), Range<usize>, foldhash::fast::FixedState>,
     /// The same for longer texts.
     long: HashMap<String, Range<usize>, foldhash::fast::FixedState>,
     tokens: Vec<u32>,
@@ -213,13 +212,25 @@ pub(crate) struct Embedder {
     ids: Vec<u32>,
 }
 
-/// A text of at most 16 bytes as `Embedder::short`'s key: distinct texts, distinct keys.
-fn short_key(text: &str) -> Option<(u128, usize)> {
-    let mut bytes = [0u8; 16];
-    bytes
-        .get_mut(..text.len())?
-        .copy_from_slice(text.as_bytes());
-    Some((u128::from_le_bytes(bytes), text.len()))
+/// A text of at most 16 bytes as `Embedder::short`'s key: its length and two integers that
+/// together hold every byte (read as foldhash reads a short string: overlapping loads, no
+/// copy), so distinct texts have distinct keys.
+fn short_key(text: &str) -> Option<(u64, u64, usize)> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let word = |bytes: Option<&[u8; 8]>| bytes.map_or(0, |b| u64::from_le_bytes(*b));
+    let half = |bytes: Option<&[u8; 4]>| bytes.map_or(0, |b| u64::from(u32::from_le_bytes(*b)));
+    let pair = match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(b[0]) | u64::from(b[n / 2]) << 8,
+            u64::from(b[n - 1]),
+        ),
+        4..=7 => (half(b.first_chunk()), half(b.last_chunk())),
+        8..=16 => (word(b.first_chunk()), word(b.last_chunk())),
+        _ => return None,
+    };
+    Some((pair.0, pair.1, n))
 }
 
 impl Embedder {
