@@ -699,13 +699,14 @@ impl Catalog {
             let tools: Vec<&Tool> = self.tools().collect();
             // Each tool's schema is parsed on the core that indexes it.
             SearchIndex::build(&tools, |tool| {
-                let mut texts = vec![
+                let (names, descriptions) = tool.search_words();
+                let mut texts = Vec::with_capacity(4 + names.len() + descriptions.len());
+                texts.extend([
                     (tool.original_name().into(), TextKind::Name),
                     (tool.server().into(), TextKind::Text),
                     (tool.title().unwrap_or_default().into(), TextKind::Title),
                     (tool.description().into(), TextKind::Description),
-                ];
-                let (names, descriptions) = tool.search_words();
+                ]);
                 texts.extend(names.into_iter().map(|n| (n, TextKind::Param)));
                 texts.extend(descriptions.into_iter().map(|d| (d, TextKind::ParamText)));
                 (tool.name().to_owned(), texts)

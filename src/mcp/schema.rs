@@ -278,7 +278,7 @@ pub(crate) fn quick_search_words(definition: &str) -> Option<SearchWords<'_>> {
     let properties = read.input_schema.and_then(|s| s.0.properties);
     let properties = properties.map_or_else(Vec::new, |p| p.0);
     let mut names = Vec::with_capacity(properties.len());
-    let mut descriptions = Vec::new();
+    let mut descriptions = Vec::with_capacity(properties.len());
     for (name, property) in properties {
         if property.0.reference.is_some() {
             return None;
@@ -286,12 +286,22 @@ pub(crate) fn quick_search_words(definition: &str) -> Option<SearchWords<'_>> {
         names.push(name.0);
         descriptions.extend(property.0.description.map(|d| d.0));
     }
+    (!has_repeats(&names)).then_some((names, descriptions))
+}
+
+/// Whether a name appears twice: pair by pair for the few parameters a tool has (sorting
+/// copies of them cost more than the comparisons, most of which differ in length), sorted
+/// copies past that.
+fn has_repeats(names: &[Cow<'_, str>]) -> bool {
+    if names.len() <= 16 {
+        return names
+            .iter()
+            .enumerate()
+            .any(|(i, a)| names[i + 1..].contains(a));
+    }
     let mut sorted: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
     sorted.sort_unstable();
-    if sorted.windows(2).any(|w| w[0] == w[1]) {
-        return None;
-    }
-    Some((names, descriptions))
+    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 /// A tool definition as far as [`quick_search_words`] reads it; the rest is skipped.

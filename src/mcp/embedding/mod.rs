@@ -22,6 +22,7 @@
 mod wordpiece;
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 /// The distilled table; its format is written by `scripts/distill-embeddings.py`.
@@ -29,6 +30,10 @@ static MODEL_BYTES: &[u8] = include_bytes!("model.bin");
 const MAGIC: &[u8; 8] = b"TOONEMB1";
 /// How many int8 rows an i16 sum holds: |-128| × 255 is the largest that fits.
 const I16_ROWS: usize = 255;
+/// How many dimensions' sums are kept at once: 64 i16 are 8 of SSE2's 16 registers, so they
+/// stay in them while a text's rows are added (summed in memory, each row cost twice as many
+/// instructions).
+const BLOCK: usize = 64;
 
 /// Only the first this many tokens of a text count: a query is a few dozen, a tool's
 /// description a few hundred, and an 18 kB paste should cost no more than a long description.
@@ -64,10 +69,18 @@ impl Model {
         }
         let mut ids =
             HashMap::with_capacity_and_hasher(count, foldhash::fast::FixedState::default());
-        for (i, token) in vocab.split_terminator('\n').enumerate() {
+        let mut longest = None;
+        for (i, token) in lines(vocab).enumerate() {
             ids.insert(token, u32::try_from(i).ok()?);
+            // `trim_start_matches("##")` without its substring searcher, built per token (half
+            // of the table's load).
+            let mut bare = token;
+            while let Some(rest) = bare.strip_prefix("##") {
+                bare = rest;
+            }
+            longest = longest.max(Some(bare.len()));
         }
-        let longest = ids.keys().map(|t| t.trim_start_matches("##").len()).max()?;
+        let longest = longest?;
         (ids.len() == count).then_some(Model {
             dims,
             vectors,
@@ -102,6 +115,37 @@ impl Model {
         self.vector(&self.token_ids(text, MAX_TOKENS, |word, ids| self.cut(word, ids)))
     }
 
+    /// Adds to `sum` dimensions `from..from + BLOCK` of the rows of `ids` (at most `I16_ROWS`).
+    fn add_block(&self, ids: &[u32], from: usize, sum: &mut [i32]) {
+        let mut part = [0i16; BLOCK];
+        for &id in ids {
+            let start = id as usize * self.dims + from;
+            let Some(row) = self.vectors[start..].first_chunk::<BLOCK>() else {
+                continue;
+            };
+            for (acc, &v) in part.iter_mut().zip(row) {
+                *acc += i16::from(v as i8);
+            }
+        }
+        sum.iter_mut()
+            .zip(part)
+            .for_each(|(s, p)| *s += i32::from(p));
+    }
+
+    /// [`add_block`](Self::add_block) for the last dimensions, fewer than `BLOCK`.
+    fn add_tail(&self, ids: &[u32], from: usize, sum: &mut [i32]) {
+        let mut part = vec![0i16; sum.len()];
+        for &id in ids {
+            let start = id as usize * self.dims + from;
+            for (acc, &v) in part.iter_mut().zip(&self.vectors[start..start + sum.len()]) {
+                *acc += i16::from(v as i8);
+            }
+        }
+        sum.iter_mut()
+            .zip(part)
+            .for_each(|(s, p)| *s += i32::from(p));
+    }
+
     /// The normalised sum of the rows of `ids`; None for no ids or a zero sum.
     fn vector(&self, ids: &[u32]) -> Option<Vec<f32>> {
         if ids.is_empty() {
@@ -109,20 +153,18 @@ impl Model {
         }
         // Integer sums are exact, so the vector does not depend on the order of addition.
         // Rows are added in i16 (twice the lanes of i32), `I16_ROWS` at a time, which cannot
-        // overflow (255 × 128 < 32,768), then widened.
+        // overflow (255 × 128 < 32,768), then widened; `BLOCK` dimensions at a time, whose
+        // sums stay in registers while all the rows are added.
         let mut sum = vec![0i32; self.dims];
-        let mut part = vec![0i16; self.dims];
         for chunk in ids.chunks(I16_ROWS) {
-            part.fill(0);
-            for &id in chunk {
-                let start = id as usize * self.dims;
-                for (acc, &v) in part.iter_mut().zip(&self.vectors[start..start + self.dims]) {
-                    *acc += i16::from(v as i8);
-                }
+            let mut from = 0;
+            while from + BLOCK <= self.dims {
+                self.add_block(chunk, from, &mut sum[from..from + BLOCK]);
+                from += BLOCK;
             }
-            sum.iter_mut()
-                .zip(&part)
-                .for_each(|(s, &p)| *s += i32::from(p));
+            if from < self.dims {
+                self.add_tail(chunk, from, &mut sum[from..]);
+            }
         }
         let norm = sum
             .iter()
@@ -136,6 +178,18 @@ impl Model {
     }
 }
 
+/// `text.split_terminator('\n')`, its newlines found by memchr's SIMD search (the
+/// character searcher cost more than the rest of the table's load).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).chain([text.len()]);
+    ends.filter_map(move |end| {
+        let line = (start < end || end < text.len()).then(|| &text[start..end]);
+        start = end + 1;
+        line
+    })
+}
+
 /// Only the first this many tokens of a tool's text count: its name and first sentences say
 /// what it is for (recall on the retrieval sets is the same as with 512; the index is faster).
 const DOC_TOKENS: usize = 128;
@@ -147,9 +201,36 @@ const DOC_TOKENS: usize = 128;
 /// tokens.
 #[derive(Default)]
 pub(crate) struct Embedder {
-    pieces: HashMap<String, Vec<u32>, foldhash::fast::FixedState>,
+    /// Per distinct text of at most 16 bytes (nearly all: they are words), where its token
+    /// ids are in `tokens`; keyed by integers ([`short_key`]), which hash and compare as
+    /// integers: no string hashing, no call to `memcmp`.
+    short: HashMap<(u64, u64, usize), Range<usize>, foldhash::fast::FixedState>,
+    /// The same for longer texts.
+    long: HashMap<String, Range<usize>, foldhash::fast::FixedState>,
+    tokens: Vec<u32>,
     /// The token ids of the text being embedded.
     ids: Vec<u32>,
+}
+
+/// A text of at most 16 bytes as `Embedder::short`'s key: its length and two integers that
+/// together hold every byte (read as foldhash reads a short string: overlapping loads, no
+/// copy), so distinct texts have distinct keys.
+fn short_key(text: &str) -> Option<(u64, u64, usize)> {
+    let b = text.as_bytes();
+    let n = b.len();
+    let word = |bytes: Option<&[u8; 8]>| bytes.map_or(0, |b| u64::from_le_bytes(*b));
+    let half = |bytes: Option<&[u8; 4]>| bytes.map_or(0, |b| u64::from(u32::from_le_bytes(*b)));
+    let pair = match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(b[0]) | u64::from(b[n / 2]) << 8,
+            u64::from(b[n - 1]),
+        ),
+        4..=7 => (half(b.first_chunk()), half(b.last_chunk())),
+        8..=16 => (word(b.first_chunk()), word(b.last_chunk())),
+        _ => return None,
+    };
+    Some((pair.0, pair.1, n))
 }
 
 impl Embedder {
@@ -163,19 +244,33 @@ impl Embedder {
         if self.ids.len() >= DOC_TOKENS {
             return false;
         }
-        match self.pieces.get(text) {
-            Some(known) => self.ids.extend_from_slice(known),
+        let key = short_key(text);
+        let known = match key {
+            Some(key) => self.short.get(&key),
+            None => self.long.get(text),
+        };
+        let range = match known {
+            Some(range) => range.clone(),
             None => {
                 // All of the text's tokens, though only some may count: `finish` cuts the
                 // ids at `DOC_TOKENS`, so the vector is the same.
-                let mut cut = Vec::new();
+                let start = self.tokens.len();
                 wordpiece::words(text, |word| {
-                    model.cut(word, &mut cut);
+                    model.cut(word, &mut self.tokens);
                     true
                 });
-                self.ids.extend_from_slice(&cut);
-                self.pieces.insert(text.to_owned(), cut);
+                let range = start..self.tokens.len();
+                match key {
+                    Some(key) => self.short.insert(key, range.clone()),
+                    None => self.long.insert(text.to_owned(), range.clone()),
+                };
+                range
             }
+        };
+        match self.tokens[range] {
+            // Most words are one token: no copy of a slice (a call to `memcpy`) for it.
+            [id] => self.ids.push(id),
+            ref ids => self.ids.extend_from_slice(ids),
         }
         self.ids.len() < DOC_TOKENS
     }

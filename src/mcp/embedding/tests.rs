@@ -311,3 +311,47 @@ fn matches_reference_file() {
     println!("{differ} of {total} texts tokenize differently");
     assert_eq!(differ, 0);
 }
+
+#[test]
+fn lines_split_as_split_terminator_does() {
+    for text in [
+        "",
+        "\n",
+        "a",
+        "a\n",
+        "a\nb",
+        "a\n\nb\n",
+        "\n\na",
+        "é\nß\n\n",
+    ] {
+        let want: Vec<&str> = text.split_terminator('\n').collect();
+        assert_eq!(super::lines(text).collect::<Vec<_>>(), want, "{text:?}");
+    }
+}
+
+#[test]
+fn short_keys_tell_every_short_text_apart() {
+    let mut texts = vec![String::new()];
+    for base in [
+        "abcdefghijklmnop",
+        "aaaaaaaaaaaaaaaa",
+        "ab\0\0cd\0\0ef\0\0gh\0\0",
+        "éa",
+    ] {
+        for end in 1..=base.len() {
+            if let Some(text) = base.get(..end) {
+                texts.push(text.to_owned());
+                let mut changed = text.to_owned();
+                changed.pop();
+                changed.push('x');
+                texts.push(changed);
+            }
+        }
+    }
+    texts.sort();
+    texts.dedup();
+    let keys: std::collections::HashSet<_> = texts.iter().map(|t| super::short_key(t)).collect();
+    assert_eq!(keys.len(), texts.len());
+    assert!(keys.iter().all(Option::is_some));
+    assert_eq!(super::short_key("abcdefghijklmnopq"), None);
+}

@@ -123,7 +123,7 @@ impl Part {
             }
             part.index.names.push(name);
         }
-        part.words = terms.words;
+        part.words = terms.into_words();
         part
     }
 }
@@ -164,8 +164,8 @@ fn merge(parts: Vec<Part>) -> SearchIndex {
 /// tools share parameters and their descriptions, and 5,000 tools have a few thousand words.
 #[derive(Default)]
 struct Interner<'t> {
+    /// Each word's id, ids counted from 0 in the order words are first seen.
     ids: HashMap<String, u32, FixedState>,
-    words: Vec<String>,
     runs: HashMap<Cow<'t, str>, Vec<u32>, FixedState>,
     /// Per distinct text, where its term ids are in `cut`.
     texts: HashMap<Cow<'t, str>, Range<usize>, FixedState>,
@@ -204,14 +204,19 @@ impl<'t> Interner<'t> {
         self.cut.extend_from_slice(&self.runs[raw]);
     }
 
+    /// `word`'s id: the next one when it is new (one hash per word, and no copy of it).
     fn id(&mut self, word: String) -> u32 {
-        if let Some(&id) = self.ids.get(&word) {
-            return id;
+        let next = self.ids.len() as u32;
+        *self.ids.entry(word).or_insert(next)
+    }
+
+    /// Per term id, the term.
+    fn into_words(self) -> Vec<String> {
+        let mut words = vec![String::new(); self.ids.len()];
+        for (word, id) in self.ids {
+            words[id as usize] = word;
         }
-        let id = self.words.len() as u32;
-        self.words.push(word.clone());
-        self.ids.insert(word, id);
-        id
+        words
     }
 }
 
