@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Fits the static token table of `src/mcp/embedding/model.bin` to all-MiniLM-L6-v2's *sentence*
+"""Fits the static token table of `src/mcp/embedding/model.bin` to the teacher's *sentence*
 embeddings of a corpus (model2vec's "tokenlearn" idea), starting from the table
-`scripts/distill-embeddings.py` distils from single tokens.
+`scripts/distill-embeddings.py` distils from single tokens. The teacher is all-MiniLM-L6-v2
+unless `--teacher all-mpnet-base-v2` (then pass that teacher's `--raw` cache too).
 
     python3 scripts/gather-embedding-corpus.py --out target/embedding-corpus.tsv
     python3 scripts/distill-embeddings.py --raw-cache target/emb-raw.npy --out /dev/null
