@@ -505,16 +505,21 @@ fn sessions_are_bounded_idle_ones_closed_and_all_stopped_on_sigint() {
 fn a_non_loopback_address_needs_its_flag() {
     let scratch = Scratch::new("http-remote");
     let config = wild_config(&scratch.0);
+    let stderr = serve_refused(&config, &["--http", "0.0.0.0:0"]);
+    assert!(stderr.contains("--http-allow-remote"), "{stderr}");
+}
+
+/// `toon mcp serve --config CONFIG ARGS…`, which must refuse to start: what it says on stderr.
+pub(crate) fn serve_refused(config: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_toon"))
         .args(["mcp", "serve", "--config"])
-        .arg(&config)
-        .args(["--http", "0.0.0.0:0"])
+        .arg(config)
+        .args(args)
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("--http-allow-remote"), "{stderr}");
+    assert!(!out.status.success(), "toon mcp serve {args:?} started");
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// An open SSE response: its `data:` messages, one at a time.

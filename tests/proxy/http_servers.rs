@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::http_front::serve_refused;
 use crate::mcp_servers::{
     self, Scratch, WAIT, answer_until, root, servers_dir, wait_for_notification,
 };
@@ -518,14 +519,7 @@ fn headers_expand_the_environment_and_an_expired_session_is_renewed() {
         &scratch.0,
         &json!({"web": {"url": server.url(), "headers": {"Authorization": "Bearer ${TOON_E2E_UNSET_TOKEN}"}}}),
     );
-    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args(["mcp", "serve", "--config"])
-        .arg(&config)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = serve_refused(&config, &[]);
     assert!(
         stderr.contains("mcpServers.web.headers.Authorization: the environment variable TOON_E2E_UNSET_TOKEN is not set"),
         "{stderr}"

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::http_front::{Proxy, call_in, http, initialize, wait_until, wild_config};
+use crate::http_front::{Proxy, call_in, http, initialize, serve_refused, wait_until, wild_config};
 use crate::mcp_servers::{self, Scratch};
 use serde_json::{Value as Json, json};
 
@@ -266,25 +266,12 @@ fn metrics_without_the_http_transport_name_the_feature() {
     // checked instead: not with --http, and an address that does not parse is said.
     let scratch = Scratch::new("observe-flags");
     let config = wild_config(&scratch.0);
-    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args(["mcp", "serve", "--config"])
-        .arg(&config)
-        .args(["--metrics", "nowhere"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = serve_refused(&config, &["--metrics", "nowhere"]);
     assert!(stderr.contains("invalid --metrics \"nowhere\""), "{stderr}");
-    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args(["mcp", "serve", "--config"])
-        .arg(&config)
-        .args(["--metrics", "127.0.0.1:0", "--http", "127.0.0.1:0"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = serve_refused(
+        &config,
+        &["--metrics", "127.0.0.1:0", "--http", "127.0.0.1:0"],
+    );
     assert!(stderr.contains("cannot be used with"), "{stderr}");
 }
 

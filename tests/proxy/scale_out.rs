@@ -17,7 +17,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::http_front::{POST, Reply, http, modern_body, modern_headers, wait_until};
+use super::http_front::{
+    POST, Reply, http, modern_body, modern_headers, serve_refused, wait_until,
+};
 use crate::mcp_servers::{self, Scratch};
 
 const REPLICAS: usize = 3;
@@ -437,15 +439,7 @@ fn a_replica_name_that_cannot_start_a_session_id_is_refused() {
     let scratch = Scratch::new("scale-out-name");
     let config = scratch.0.join("mcp.json");
     std::fs::write(&config, r#"{"mcpServers": {}}"#).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args(["mcp", "serve", "--config"])
-        .arg(&config)
-        .args(["--http", "127.0.0.1:0", "--http-replica", "r.1"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = serve_refused(&config, &["--http", "127.0.0.1:0", "--http-replica", "r.1"]);
     assert!(
         stderr.contains(r#"the replica name "r.1" must be 1 to 63 ASCII letters, digits, - or _"#),
         "{stderr}"

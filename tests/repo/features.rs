@@ -36,26 +36,19 @@ fn serde_json_numbers_are_not_arbitrary_precision() {
 
 /// The crates a build with `features` links (normal dependencies, this crate's own features).
 fn crates_with(features: &str) -> Vec<String> {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "--locked",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-        ])
-        .args(["--no-default-features", "--features", features])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo tree runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let out = super::cargo(&[
+        "tree",
+        "--offline",
+        "--locked",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+        "--no-default-features",
+        "--features",
+        features,
+    ]);
+    let text = String::from_utf8(out).unwrap();
     let mut crates: Vec<String> = text
         .lines()
         .filter_map(|l| l.split_whitespace().next())

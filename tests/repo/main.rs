@@ -8,3 +8,18 @@ mod boundary;
 mod doc_links;
 mod features;
 mod wheel;
+
+/// What `cargo ARGS…` prints, run in this package's directory; it must succeed.
+fn cargo(args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}

@@ -46,23 +46,14 @@ fn pyproject() -> HashMap<(String, String), String> {
 
 /// This package as `cargo metadata` reads Cargo.toml.
 fn package() -> Json {
-    let out = std::process::Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--no-deps",
-            "--offline",
-            "--format-version",
-            "1",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("cargo metadata runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let metadata: Json = serde_json::from_slice(&out.stdout).unwrap();
+    let out = super::cargo(&[
+        "metadata",
+        "--no-deps",
+        "--offline",
+        "--format-version",
+        "1",
+    ]);
+    let metadata: Json = serde_json::from_slice(&out).unwrap();
     // The workspace's packages (`benches/`…): the one whose manifest is this directory's.
     let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
     metadata["packages"]
