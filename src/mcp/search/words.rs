@@ -87,7 +87,7 @@ pub(crate) fn related(stem: &str) -> Option<&'static [&'static str]> {
 pub(crate) fn implied(query: &str, words: &[String]) -> Vec<&'static str> {
     let mut out = Vec::new();
     if query.split_whitespace().any(is_file_path) {
-        out.extend(["file"]);
+        out.push("file");
     }
     if words
         .iter()
