@@ -82,18 +82,16 @@ pub(crate) fn related(stem: &str) -> Option<&'static [&'static str]> {
 /// stems) and its text: a file path it names (`save it to /root/notes/x.md`) stands for a
 /// file, a day named relative to today for the current time. Fitted on the fit halves of the
 /// retrieval sets, where agents' requests leave these steps unsaid (benches/README.md). A path
-/// with `save` implies writing (`save the report to /root/x.md` needs `write_file`, and `save`
-/// is only related to `write`); a path alone does not: that put `write_file` first for
-/// "read /tmp/x.txt" without the embeddings (MCPToolBench++ R@1 0.931 → 0.891).
+/// with `save` outside it implies writing (`save the report to /root/x.md` needs `write_file`,
+/// and `save` is only related to `write`); a path alone does not: that put `write_file` first
+/// for "read /tmp/x.txt" without the embeddings (MCPToolBench++ R@1 0.931 → 0.891). A request
+/// that mentions a file it saved before ("read what I saved in /root/x.md") is taken as saving
+/// too.
 pub(crate) fn implied(query: &str, words: &[String]) -> Vec<&'static str> {
     let mut out = Vec::new();
     if query.split_whitespace().any(is_file_path) {
         out.push("file");
-        // The stems of save, saves, saved and saving (the last two are too short to cut).
-        if words
-            .iter()
-            .any(|w| matches!(w.as_str(), "save" | "saved" | "saving"))
-        {
+        if query.split_whitespace().any(is_save) {
             out.push("writ");
         }
     }
@@ -104,6 +102,14 @@ pub(crate) fn implied(query: &str, words: &[String]) -> Vec<&'static str> {
         out.extend(["current", "time"]);
     }
     out
+}
+
+/// Whether `token` is a form of "save", outside a path (`/data/savings.csv` is not).
+fn is_save(token: &str) -> bool {
+    let word = token.trim_matches(|c: char| !c.is_alphanumeric());
+    ["save", "saves", "saved", "saving"]
+        .iter()
+        .any(|s| word.eq_ignore_ascii_case(s))
 }
 
 /// Whether `token` is a file's path: a `/` or `\\` before a name with an extension of one to
@@ -591,6 +597,9 @@ mod tests {
         );
         assert_eq!(implied("Saved at /root/html/ai.html"), ["file", "writ"]);
         assert_eq!(implied("read /tmp/notes.txt"), ["file"]);
+        assert_eq!(implied("read /tmp/savings.csv"), ["file"]);
+        assert_eq!(implied("cat /data/save.json"), ["file"]);
+        assert_eq!(implied("SAVING it to ./out.md, please"), ["file", "writ"]);
         assert_eq!(implied(r"open C:\data\sales.xlsx"), ["file"]);
         assert_eq!(implied("save my settings"), Vec::<&str>::new());
         assert_eq!(
