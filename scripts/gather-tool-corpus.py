@@ -2,26 +2,29 @@
 """Gathers the second corpus `scripts/tokenlearn-embeddings.py --extra` fits the static
 embedding table on: what tools say they do and what people ask of them, across everyday domains
 (shopping, travel, food, finance, health, ...), where the first corpus
-(`gather-embedding-corpus.py`: Debian, man pages, Python) only speaks about software. None of it
-comes from the retrieval evaluation sets (/work/sets, ../shared/retrieval and
-tests/fixtures/retrieval are never read).
+(`gather-embedding-corpus.py`: Debian, man pages, Python) only speaks about software. No source
+is one of the retrieval evaluation sets (azure, metatool, LiveMCPBench, MCPToolBench++).
 
     python3 scripts/gather-tool-corpus.py --src target/tool-corpus-src --out target/tool-corpus.tsv
 
-Sources, read at pinned commits from clones under `--src` (cloned from GitHub when missing), all
-Apache-2.0; recorded per line:
-- `seal`, `sealp`, `sealq`: Seal-Tools (fairyshine/Seal-Tools): its 4,076 tools' descriptions,
-  their parameters' descriptions, and the requests of its dev and test splits;
+Sources, read at pinned commits from bare clones under `--src` (made, or fetched up to the
+commit, from GitHub when missing); recorded per line, a text found twice under the first source
+in this order:
+- `apis`: the public-apis list's descriptions as ToolAlpaca ships them (tangqiaoyu/ToolAlpaca,
+  `data/public_apis.json`; the list itself is MIT, ToolAlpaca Apache-2.0);
+- `seal`, `sealp`, `sealq`: Seal-Tools (fairyshine/Seal-Tools, Apache-2.0): its 4,076 tools'
+  descriptions, their parameters' descriptions, and the requests of its dev and test splits;
 - `bfcl`, `bfclp`, `bfclq`: the Berkeley Function Calling Leaderboard's data
-  (ShishirPatil/gorilla, `bfcl_eval/data`, single-turn files): function and parameter
-  descriptions, and each question's first user message;
-- `apis`, `alpaca`, `alpacaq`: ToolAlpaca (tangqiaoyu/ToolAlpaca): the public-apis list's
-  descriptions, its evaluation APIs' descriptions and their instructions;
-- `req`: every other tool description (by a hash of it) put into a request template ("Can you
-  help me ...?"), so that request words are seen beside tool words.
-Texts are normalised (whitespace collapsed), deduplicated case-insensitively (first source in
-the order above wins), kept if they have 3-40 words (requests: 3-80), and written sorted by
-(source, text). The same commits give the same file: it prints the counts and a sha256.
+  (ShishirPatil/gorilla, Apache-2.0, `bfcl_eval/data`): function and parameter descriptions and
+  each question's first user message, from the single-turn Python files (multi-turn, memory,
+  format-sensitivity, Java and JavaScript files are left out);
+- `alpaca`, `alpacaq`: ToolAlpaca's evaluation APIs' descriptions (all already under `apis`
+  at the pinned commit) and their instructions;
+- `req`: every other tool description (by a hash of it) put into one of three request
+  templates ("Can you help me ...?"), so that request words are seen beside tool words.
+Texts are normalised (whitespace collapsed), deduplicated case-insensitively, kept if they have
+3-40 words (the data sets' own requests, `sealq`, `bfclq`, `alpacaq`: 3-80), and written sorted
+by (source, text). The same commits give the same file: it prints the counts and a sha256.
 """
 
 from __future__ import annotations
@@ -41,11 +44,8 @@ REPOS = {
 BFCL = "berkeley-function-call-leaderboard/bfcl_eval/data/"
 TEMPLATES = [
     "Can you help me {x}?",
-    "I need a tool to {x}.",
     "Is there something that can {x}?",
-    "I want to {x}.",
     "Show me how to {x}.",
-    "Find something to {x}.",
 ]
 
 
@@ -60,18 +60,25 @@ class Corpus:
 
 
 class Repo:
+    """A bare clone of one source, holding its pinned commit."""
+
     def __init__(self, src: Path, key: str) -> None:
         name, self.commit = REPOS[key]
         self.dir = src / name.replace("/", "+")
-        if not (self.dir / ".git").exists() and not (self.dir / "HEAD").exists():
+        if not (self.dir / "HEAD").exists() and not (self.dir / ".git").exists():
             self.dir.parent.mkdir(parents=True, exist_ok=True)
-            subprocess.run(["git", "clone", "-q", f"https://github.com/{name}", str(self.dir)], check=True)
+            url = f"https://github.com/{name}"
+            subprocess.run(["git", "clone", "-q", "--bare", "--filter=blob:none", url, str(self.dir)], check=True)
+        has = subprocess.run(["git", "-C", str(self.dir), "cat-file", "-e", f"{self.commit}^{{commit}}"])
+        if has.returncode != 0:
+            self.git("fetch", "-q", "origin", self.commit)
 
     def show(self, path: str) -> str:
         return self.git("show", f"{self.commit}:{path}")
 
     def git(self, *args: str) -> str:
-        return subprocess.run(["git", "-C", str(self.dir), *args], capture_output=True, text=True, check=True).stdout
+        # stdout only: git's own message reaches the terminal when it fails.
+        return subprocess.run(["git", "-C", str(self.dir), *args], stdout=subprocess.PIPE, text=True, check=True).stdout
 
 
 def seal(repo: Repo, corpus: Corpus, descriptions: list[str]) -> None:
@@ -131,7 +138,7 @@ def requests(corpus: Corpus, descriptions: list[str]) -> None:
             continue
         h = int(hashlib.sha256(text.encode()).hexdigest(), 16)
         if h % 2 == 0:
-            corpus.add("req", TEMPLATES[h % len(TEMPLATES)].format(x=text[0].lower() + text[1:]))
+            corpus.add("req", TEMPLATES[(h // 2) % len(TEMPLATES)].format(x=text[0].lower() + text[1:]))
 
 
 def main() -> None:

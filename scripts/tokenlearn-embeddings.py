@@ -17,7 +17,8 @@ first 8,192 texts in sha256 order, then the whole tool corpus (33,344 texts, 3,0
 sha256 9f1c3611bf79c08ab69328b28789dd0eac095859cc5c8f3f8a021163d2a1274f); model.bin sha256
 2cf6d01d2dc3640237b52a2c844b3f182155defa28b9680ce0b33a14fd4fa7b9. Fitted to the software texts
 alone (the first 24,576, `--lam 1`), the table served the search at macro R@5 0.788 on the four
-retrieval sets; with the tool texts, 0.799 (benches/README.md).
+retrieval sets; with the tool texts, 0.799, and 0.801 with `words::implied`'s `save` rule
+(benches/README.md). The run prints `texts 41536`: the two corpora share no text.
 
 Same requirements as distill-embeddings.py (scripts/distill-requirements.txt) plus scipy (sparse
 matrices only). Deterministic: one BLAS thread per process, the teacher runs in worker
@@ -25,8 +26,8 @@ processes over fixed chunks, and the fit is plain conjugate gradients in float64
 
 Method:
 1. corpus texts in the order of their sha256 (so any prefix is an unbiased sample), then the
-   `--extra` corpus's texts in theirs, each cut to its first 64 WordPiece tokens; teacher = the model's mean-pooled sentence output (cached per
-   chunk of 4096 texts);
+   `--extra` corpus's texts in theirs, each cut to its first 64 WordPiece tokens; teacher =
+   the model's mean-pooled sentence output (cached per chunk of 4096 texts);
 2. the distilled table E0 (distill-embeddings.py steps 1-4: token outputs, PCA to D dims, SIF
    weights) and the same PCA applied to the teacher outputs: y_i, one target per text;
 3. the student of text i is the mean of its tokens' rows, a_i . E (a_i = token counts / length);
@@ -185,7 +186,7 @@ def main() -> None:
     ap.add_argument("--corpus", type=Path, required=True)
     ap.add_argument("--raw", type=Path, required=True, help="distill-embeddings.py --raw-cache")
     ap.add_argument("--cache", type=Path, required=True, help="folder for the teacher chunks")
-    ap.add_argument("--max-texts", type=int, default=0, help="0 = the whole corpus")
+    ap.add_argument("--max-texts", type=int, default=0, help="of --corpus, 0 = all (--extra is used whole)")
     ap.add_argument("--extra", type=Path, help="a second corpus (gather-tool-corpus.py), all of it after --corpus's texts")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--dims", type=int, default=128)
@@ -208,8 +209,9 @@ def main() -> None:
     if args.max_texts:
         texts = texts[: args.max_texts]
     if args.extra:
-        # After the first corpus's chunks, so that their cached teacher outputs still serve.
-        seen = set(texts)
+        # After the first corpus's chunks, so that their cached teacher outputs still serve
+        # (when --max-texts is a multiple of the chunk size).
+        seen = set(all_texts)
         extra = [t for t in load_corpus(args.extra) if t not in seen]
         texts, all_texts = texts + extra, all_texts + extra
     t_out = teacher(texts, tok, args.cache, args.workers, args.reverse)
