@@ -13,12 +13,15 @@ pub(super) use crate::mcp::embedding::{self, Embedder};
 /// How much a document's cosine similarity to the query counts beside its BM25 score divided
 /// by the query's best. Fitted on the fit halves of the retrieval sets (`examples/discovery.rs`)
 /// with the table fitted to tool texts too (`scripts/gather-tool-corpus.py`): macro R@5 0.794 /
-/// 0.795 at 3 / 3.5 (2.5 was best for the table fitted to software texts alone, 0.789).
+/// 0.795 at 3 / 3.5, a tie within one request, and the smaller weight leaves the words more say
+/// (2.5 was best for the table fitted to software texts alone, 0.789).
 const COSINE_WEIGHT: f64 = 3.0;
 /// A document no query word reaches, for a request none of whose words the catalog has, is a
 /// hit only this similar at least: below it, meaning alone is noise (the made-up `zzzqqq`
 /// reaches 0.53 with an azure tool, 3.2 standard deviations over the catalog's mean). 0.5,
-/// 0.55 and 0.6 give the same recall on the four sets; 0.6 leaves `zzzqqq` a margin.
+/// 0.55 and 0.6 give the same recall on the four sets, whose requests nearly always share a
+/// word with the catalog; 0.6 leaves `zzzqqq` a margin. What it costs a request none of whose
+/// words the catalog has (one in another language) is not measured.
 const COSINE_FLOOR: f64 = 0.6;
 /// See [`floor`]: 3 kept zzzqqq, xyzzy and ok from matching azure's tools when texts were
 /// embedded whole, at 0.005 of metatool's R@5 (now `ok` stands 2.2, `xyzzy` 2.1 and `zzzqqq`
@@ -29,7 +32,7 @@ const SPREAD: f64 = 3.0;
 /// (made-up words and chat are not), and the floors above cost metatool's requests the tool they
 /// paraphrase ("the current price of Ethereum" → a finance tool that says "cryptocurrencies"):
 /// its R@5 0.731 → 0.748, the fit halves' macro 0.785 → 0.789 (1 and 2 deviations alike; 2.5
-/// and 3: 0.788).
+/// and 3: 0.788; measured with the table fitted to software texts alone).
 const KNOWN_SPREAD: f64 = 2.0;
 
 /// The embedding of a document: its name's words and its description, without stop words
@@ -85,8 +88,8 @@ fn content_words(text: &str, limit: usize, out: &mut String) {
 }
 
 /// Replaces each lexical score by the fused one: BM25 over the query's best BM25, plus
-/// `COSINE_WEIGHT` × cosine (if positive); a document with no lexical score needs
-/// `COSINE_FLOOR`.
+/// `COSINE_WEIGHT` × cosine (if positive); a document with no lexical score needs a cosine
+/// of [`floor`] at least.
 pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]) {
     let mut content = String::with_capacity(query.len().min(4096));
     content_words(query, embedding::MAX_TOKENS, &mut content);
@@ -117,8 +120,8 @@ pub(super) fn fuse(query: &str, vectors: &[Option<Vec<f32>>], scores: &mut [f64]
 /// How similar a tool no query word reaches must be: `KNOWN_SPREAD` standard deviations over
 /// the catalog's mean similarity to this query when some query word reached a tool, else
 /// `COSINE_FLOOR` and `SPREAD` deviations. Made-up words are about as close to every tool
-/// (zzzqqq: 0.5-0.6 to all of azure's); a request stands out from the catalog at the tool it
-/// means.
+/// (zzzqqq: at most 0.53 to any of azure's); a request stands out from the catalog at the tool
+/// it means.
 fn floor(cosines: &[f64], words_found: bool) -> f64 {
     let n = cosines.len().max(1) as f64;
     let mean = cosines.iter().sum::<f64>() / n;
