@@ -151,7 +151,7 @@ impl SearchIndex {
                 break;
             }
         }
-        for w in words::implied(query, &seen) {
+        for w in words::implied(query, &seen, MAX_QUERY_RUNS) {
             if !seen.iter().any(|s| s == w) {
                 seen.push(w.to_owned());
             }

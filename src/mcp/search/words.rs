@@ -86,12 +86,18 @@ pub(crate) fn related(stem: &str) -> Option<&'static [&'static str]> {
 /// and `save` is only related to `write`); a path alone does not: that put `write_file` first
 /// for "read /tmp/x.txt" without the embeddings (MCPToolBench++ R@1 0.931 → 0.891). A request
 /// that mentions a file it saved before ("read what I saved in /root/x.md") is taken as saving
-/// too.
-pub(crate) fn implied(query: &str, words: &[String]) -> Vec<&'static str> {
+/// too. Only the first `tokens` whitespace-separated tokens are read, as only a query's first
+/// runs give its words.
+pub(crate) fn implied(query: &str, words: &[String], tokens: usize) -> Vec<&'static str> {
     let mut out = Vec::new();
-    if query.split_whitespace().any(is_file_path) {
+    let (mut path, mut save) = (false, false);
+    for token in query.split_whitespace().take(tokens) {
+        path |= is_file_path(token);
+        save |= is_save(token);
+    }
+    if path {
         out.push("file");
-        if query.split_whitespace().any(is_save) {
+        if save {
             out.push("writ");
         }
     }
@@ -590,7 +596,7 @@ mod tests {
 
     #[test]
     fn a_path_to_a_file_saving_and_a_relative_day_imply_their_steps() {
-        let implied = |q: &str| implied(q, &words(q));
+        let implied = |q: &str| implied(q, &words(q), usize::MAX);
         assert_eq!(
             implied("Summarise bitcoin news and save it in /root/markdown/btc.md."),
             ["file", "writ"]
@@ -602,6 +608,12 @@ mod tests {
         assert_eq!(implied("SAVING it to ./out.md, please"), ["file", "writ"]);
         assert_eq!(implied(r"open C:\data\sales.xlsx"), ["file"]);
         assert_eq!(implied("save my settings"), Vec::<&str>::new());
+        // Past the tokens read, a path implies nothing.
+        assert_eq!(
+            super::implied("save a b /x/y.md", &[], 3),
+            Vec::<&str>::new()
+        );
+        assert_eq!(super::implied("save a b /x/y.md", &[], 4), ["file", "writ"]);
         assert_eq!(
             implied("train tickets for next Wednesday"),
             ["current", "time"]
