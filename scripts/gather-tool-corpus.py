@@ -49,12 +49,16 @@ TEMPLATES = [
 ]
 
 
+def clean(text: str | None) -> str:
+    return re.sub(r"\s+", " ", text or "").strip()
+
+
 class Corpus:
     def __init__(self) -> None:
         self.texts: dict[str, tuple[str, str]] = {}
 
     def add(self, source: str, text: str | None, max_words: int = 40) -> None:
-        text = re.sub(r"\s+", " ", text or "").strip()
+        text = clean(text)
         if 3 <= len(text.split()) <= max_words:
             self.texts.setdefault(text.lower(), (source, text))
 
@@ -133,7 +137,7 @@ def alpaca_evals(repo: Repo, corpus: Corpus) -> None:
 
 def requests(corpus: Corpus, descriptions: list[str]) -> None:
     for text in descriptions:
-        text = re.sub(r"\s+", " ", text or "").strip().rstrip(".")
+        text = clean(text).rstrip(".")
         if not text:
             continue
         h = int(hashlib.sha256(text.encode()).hexdigest(), 16)

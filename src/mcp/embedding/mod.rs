@@ -7,9 +7,9 @@
 //! from everyday domains (`scripts/gather-tool-corpus.py`: Seal-Tools, BFCL, ToolAlpaca), none
 //! of the retrieval sets (`scripts/tokenlearn-embeddings.py`: ridge regression toward the
 //! distilled rows). The software texts (then 24,576 of them) lifted the table alone on the fit
-//! halves of the four retrieval sets from R@5 metatool 0.533 to 0.653; the tool texts lift the fused search's
-//! metatool R@5 from 0.748 to 0.765. No runtime, no download: the table is compiled in, read
-//! once on first use, and a query costs microseconds.
+//! halves of the four retrieval sets from R@5 metatool 0.533 to 0.653; the tool texts lift the
+//! fused search's metatool R@5 from 0.748 to 0.765. No runtime, no download: the table is
+//! compiled in, read once on first use, and a query costs microseconds.
 //!
 //! Why 128 int8 dimensions (`scripts/eval-embeddings.py`, recall@5 azure / metatool, tool text
 //! "name: description"): 64 dims 0.861 / 0.424, 128 dims 0.916 / 0.526, 256 dims 0.932 / 0.581
