@@ -904,9 +904,7 @@ fn a_question_goes_to_no_request_but_the_one_it_came_for() {
         "{}",
         got["b"]
     );
-    // B's server may talk about B's call for 2 s after answering it: until then what it asks
-    // is nobody's for sure.
-    std::thread::sleep(Duration::from_millis(2500));
+    // B's call is answered: what the server asks now can only be about A's, at once.
     let answer = json!({ key: {"action": "accept", "content": {"name": "A"}} });
     let r = request_2026(
         &mut client,

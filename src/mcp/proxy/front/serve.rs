@@ -40,7 +40,7 @@ use crate::mcp::proxy::servers::downstream::PROTOCOL_VERSION;
 use crate::mcp::proxy::servers::toolbox::{Change, Toolbox};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{
-    BEHALF, Behalf, Cause, INBOUND_QUEUE, Peer, ProgressSink,
+    BEHALF, Behalf, Cause, ClientId, INBOUND_QUEUE, Peer, ProgressSink,
 };
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
@@ -133,6 +133,8 @@ where
         log_level: Mutex::default(),
         declared: Mutex::default(),
         related,
+        // The stateless front's requests may each be another client's.
+        one_client: (!related).then(ClientId::new),
         unheard: AtomicU64::new(0),
     });
     // Servers' log messages reach the client as their readers read them: a request's log
@@ -207,6 +209,9 @@ struct Front {
     declared: Mutex<Option<String>>,
     /// Whether a 2026-07-28 request's log messages name it ([`serve_with`]).
     related: bool,
+    /// The client every request comes from (stdio, an HTTP session); `None` on the HTTP
+    /// front's stateless one, where nothing ties one request to another's client.
+    one_client: Option<ClientId>,
     /// Servers' log messages no client request could be told to have caused.
     unheard: AtomicU64,
 }
@@ -285,7 +290,7 @@ impl Front {
                     .map(|level| severity(level).unwrap_or(0));
                 let reply_id = id.clone();
                 // What its servers send can be told to be this request's.
-                let behalf = Behalf::new(false);
+                let behalf = Behalf::new(false, self.client_of_request());
                 let task = tokio::spawn(BEHALF.scope(behalf, async move {
                     let reply = match &declared {
                         Some(declared) => {
@@ -781,6 +786,11 @@ impl Front {
             lock(&this.asking).remove(&task_key);
         });
         asking.insert(key, task.abort_handle());
+    }
+
+    /// The client a new request of this front's comes from ([`one_client`](Self::one_client)).
+    fn client_of_request(&self) -> ClientId {
+        self.one_client.unwrap_or_else(ClientId::new)
     }
 
     /// Whether notifications the client did not ask for may be sent: not to a 2026-07-28

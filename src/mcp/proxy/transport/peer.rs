@@ -1,7 +1,8 @@
 //! One JSON-RPC connection (a server's stdio, or the client's): a writer task, a reader task,
 //! and requests matched to their responses by id, each with a timeout. Each request carries
-//! the client request it is made for ([`Behalf`]), so that what the peer asks or logs can be
-//! told to be that request's ([`Cause`]) when nothing else is in flight to it.
+//! the client request it is made for, and that request's client ([`Behalf`]), so that what
+//! the peer asks or logs can be told to be that request's, or at least that client's
+//! ([`Cause`]), when nothing else is in flight to it.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -36,10 +37,11 @@ enum Outgoing {
     Close,
 }
 
-/// How long after its reply a peer's questions and log messages may still be about a request
-/// (a server that logs "done" after answering): until then they cannot be told to be another
-/// request's. A request given up on (cancelled, timed out) counts for its whole timeout, since
-/// a server may go on with it regardless.
+/// How long after its reply a peer's log messages may still be about a request (a server
+/// that logs "done" after answering): until then they cannot be told to be another request's.
+/// A question cannot be about a request already answered (its answer would have had nowhere
+/// to go), so questions do not wait for this. A request given up on (cancelled, timed out)
+/// counts for both for its whole timeout, since a server may go on with it regardless.
 const AFTER_REPLY: Duration = Duration::from_secs(2);
 
 /// A request that reports progress may run this many times the request timeout in all.
@@ -57,26 +59,55 @@ pub(crate) type LogSink = Arc<dyn Fn(&str, &str, Cause) + Send + Sync>;
 /// ProgressRoutes by [`token_key`], each with how many calls hold it.
 type ProgressRoutes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
+/// Unique in the process: request tags and client ids are drawn from it.
+fn next_unique() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// One client of the proxy, as far as isolation goes: the stdio front's client, one HTTP
+/// session, or one stateless 2026-07-28 request (nothing ties two such POSTs together).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct ClientId(u64);
+
+impl ClientId {
+    /// A client not seen before.
+    pub(crate) fn new() -> ClientId {
+        ClientId(next_unique())
+    }
+}
+
 /// The client request a task works for, which the requests it sends to servers are made for
 /// (the task-local [`BEHALF`], set by the front around each client request).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Behalf {
     /// Unique in the process.
     pub(crate) tag: u64,
+    /// The client that sent it.
+    pub(crate) client: ClientId,
     /// Whether a server's questions may be put to it (a 2026-07-28 request that declared
-    /// sampling, elicitation or roots): it then starts on a server only once no request for
-    /// another is in flight there (waiting at most its timeout), so that the questions asked
-    /// while it runs can be told to be its own.
+    /// sampling, elicitation or roots): it then starts on a server only once no request of
+    /// another client is in flight there (waiting at most its timeout), so that the questions
+    /// asked while it runs can be told to be its client's.
     pub(crate) alone: bool,
 }
 
 impl Behalf {
-    /// A new client request's.
-    pub(crate) fn new(alone: bool) -> Behalf {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
+    /// A new request of `client`'s.
+    pub(crate) fn new(alone: bool, client: ClientId) -> Behalf {
         Behalf {
-            tag: NEXT.fetch_add(1, Ordering::Relaxed),
+            tag: next_unique(),
+            client,
             alone,
+        }
+    }
+
+    /// Who made it, as the peer's books keep it.
+    fn owner(self) -> Owner {
+        Owner {
+            tag: self.tag,
+            client: self.client,
+            alone: self.alone,
         }
     }
 
@@ -92,30 +123,73 @@ tokio::task_local! {
 }
 
 /// Which client request a peer's question or log message came for, as far as the proxy can
-/// tell: stdio names none, so only when every request in flight to the peer (sent and not
-/// answered, answered within [`AFTER_REPLY`], or given up on within its timeout) was made for
-/// the same client request. (A server that talks about a request longer than that after
-/// answering it is beyond what stdio lets the proxy tell.)
+/// tell: stdio names none, so only when every request the message may be about was made for
+/// the same client request, or (a question) by the same client. A log message may be about a
+/// request in flight (sent and not answered), answered within [`AFTER_REPLY`], or given up on
+/// within its timeout; a question only about one not answered. (A server that talks about a
+/// request longer than that after answering it is beyond what stdio lets the proxy tell.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cause {
     /// That client request's [`Behalf::tag`].
     Request(u64),
-    /// Unknown: `in_flight` requests were in flight or just answered (none, several for
-    /// different client requests, or the proxy's own).
+    /// A question while `in_flight` requests of one client, each of which may be asked, and
+    /// nothing else were in flight: it is that client's to answer, within any of them.
+    Client {
+        /// Whose.
+        client: ClientId,
+        /// How many of its requests.
+        in_flight: usize,
+    },
+    /// Unknown: `in_flight` requests were in flight or just answered (none, several of
+    /// different clients, or the proxy's own).
     Unknown {
         /// How many.
         in_flight: usize,
     },
 }
 
-/// A request waiting for its response: its method (for messages), the client request it was
-/// made for ([`Behalf::tag`]), and who waits.
+/// What of the peer's the proxy places: a question (a request) can only be about a request
+/// not answered yet; a log message may come just after its request's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum About {
+    Question,
+    Log,
+}
+
+/// The client request a request to the peer was made for, its client, and whether it may be
+/// asked ([`Behalf::alone`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Owner {
+    tag: u64,
+    client: ClientId,
+    alone: bool,
+}
+
+impl Owner {
+    /// Whether a question asked while both run is for `client` to answer: this is one of its
+    /// requests that may be asked.
+    fn askable_by(self, client: ClientId) -> bool {
+        self.alone && self.client == client
+    }
+}
+
+/// A request waiting for its response: its method (for messages), who it was made for
+/// (`None`: the proxy's own), and who waits.
 struct Waiter {
     method: String,
-    tag: Option<u64>,
+    owner: Option<Owner>,
     /// The request's `progressToken` (as [`token_key`]), if it gave one.
     token: Option<String>,
     to: oneshot::Sender<Result<Message, CallError>>,
+}
+
+/// A request no longer waited for that the peer may still be talking about, until `until`.
+struct Lingering {
+    owner: Option<Owner>,
+    until: Instant,
+    /// Answered (only its log messages may follow), rather than given up on (the peer may
+    /// still be at work on it, and ask about it).
+    answered: bool,
 }
 
 /// The requests in flight to the peer.
@@ -123,57 +197,83 @@ struct Waiter {
 struct Calls {
     waiting: HashMap<u64, Waiter>,
     /// Requests answered or given up (cancelled or timed out) that the peer may still be
-    /// talking about: the client request each was for, until the instant given.
-    given_up: HashMap<u64, (Option<u64>, Instant)>,
+    /// talking about.
+    given_up: HashMap<u64, Lingering>,
 }
 
 impl Calls {
-    /// The client requests (tags) of the requests in flight, each once; `None` for the
-    /// proxy's own.
-    fn tags(&mut self) -> Vec<Option<u64>> {
+    /// Who the requests a message may be `about` were made for, each once; `None` for the
+    /// proxy's own. Also how many requests those are.
+    fn owners(&mut self, about: About) -> (Vec<Option<Owner>>, usize) {
         let now = Instant::now();
-        self.given_up.retain(|_, (_, until)| *until > now);
-        let mut tags: Vec<Option<u64>> = self
+        self.given_up.retain(|_, l| l.until > now);
+        let lingering = self
+            .given_up
+            .values()
+            .filter(|l| about == About::Log || !l.answered)
+            .map(|l| l.owner);
+        let mut owners: Vec<Option<Owner>> = self
             .waiting
             .values()
-            .map(|w| w.tag)
-            .chain(self.given_up.values().map(|(tag, _)| *tag))
+            .map(|w| w.owner)
+            .chain(lingering)
             .collect();
-        tags.sort_unstable();
-        tags.dedup();
-        tags
+        let count = owners.len();
+        owners.sort_unstable();
+        owners.dedup();
+        (owners, count)
     }
 
-    fn cause(&mut self) -> Cause {
-        match self.tags()[..] {
-            [Some(tag)] => Cause::Request(tag),
-            _ => Cause::Unknown {
-                in_flight: self.waiting.len() + self.given_up.len(),
-            },
+    fn cause(&mut self, about: About) -> Cause {
+        let (owners, in_flight) = self.owners(about);
+        let client = owners.first().copied().flatten().map(|o| o.client);
+        match (&owners[..], client) {
+            ([Some(owner)], _) => Cause::Request(owner.tag),
+            (_, Some(client))
+                if about == About::Question
+                    && owners
+                        .iter()
+                        .all(|o| o.is_some_and(|o| o.askable_by(client))) =>
+            {
+                Cause::Client { client, in_flight }
+            }
+            _ => Cause::Unknown { in_flight },
         }
     }
 
-    /// A reply came for `id`: the waiter, if one waits. The peer may still talk about it for
+    /// A reply came for `id`: the waiter, if one waits. The peer may still log about it for
     /// [`AFTER_REPLY`].
     fn answered(&mut self, id: u64) -> Option<Waiter> {
         let until = Instant::now() + AFTER_REPLY;
         let waiter = self.waiting.remove(&id);
-        let tag = match (&waiter, self.given_up.remove(&id)) {
-            (Some(w), _) => w.tag,
-            (None, Some((tag, _))) => tag,
+        let owner = match (&waiter, self.given_up.remove(&id)) {
+            (Some(w), _) => w.owner,
+            (None, Some(lingering)) => lingering.owner,
             (None, None) => None,
         };
         // The proxy's own requests (listing, start-up) have no client request to talk about.
-        if tag.is_some() {
-            self.given_up.insert(id, (tag, until));
+        if owner.is_some() {
+            let answered = true;
+            self.given_up.insert(
+                id,
+                Lingering {
+                    owner,
+                    until,
+                    answered,
+                },
+            );
         }
         waiter
     }
 
-    /// Whether a request of another client request than `tag` is in flight, or may still be
-    /// talked about.
-    fn others_than(&mut self, tag: Option<u64>) -> bool {
-        self.tags().iter().any(|t| *t != tag)
+    /// Whether a request is in flight that is not one of `client`'s that may be asked (another
+    /// client's, one that declared nothing to be asked, or the proxy's own), so that a
+    /// question asked now could not be told to be `client`'s.
+    fn others_than(&mut self, client: ClientId) -> bool {
+        let (owners, _) = self.owners(About::Question);
+        owners
+            .iter()
+            .any(|o| !o.is_some_and(|o| o.askable_by(client)))
     }
 }
 
@@ -205,8 +305,16 @@ impl Waiters {
         if given_up {
             let now = Instant::now();
             // Those whose peer never answers are forgotten in time.
-            calls.given_up.retain(|_, (_, until)| *until > now);
-            calls.given_up.insert(id, (waiter.tag, now + linger));
+            calls.given_up.retain(|_, l| l.until > now);
+            let (owner, until, answered) = (waiter.owner, now + linger, false);
+            calls.given_up.insert(
+                id,
+                Lingering {
+                    owner,
+                    until,
+                    answered,
+                },
+            );
         }
         drop(calls);
         self.fewer.notify_waiters();
@@ -473,9 +581,11 @@ impl Peer {
 
     /// Records request `id` as in flight for `behalf`'s client request. A request that may
     /// be asked questions ([`Behalf::alone`]) first waits, at most `timeout`, until every
-    /// request in flight is its client request's own: then what the peer asks meanwhile can
-    /// be told to be its; past that it goes on, and the peer's questions are refused (a busy
-    /// server is shared, never held by one client for another's whole timeout).
+    /// request in flight is one of its client's that may be asked too: then what the peer
+    /// asks meanwhile can be told to be that client's; past that it goes on, and the peer's
+    /// questions are refused (a busy server is shared, never held by one client for another's
+    /// whole timeout). Requests already answered never hold it: a sequential call starts at
+    /// once.
     async fn enter(
         &self,
         id: u64,
@@ -487,7 +597,7 @@ impl Peer {
         let behalf = Behalf::current();
         let waiter = Waiter {
             method: method.to_owned(),
-            tag: behalf.map(|b| b.tag),
+            owner: behalf.map(Behalf::owner),
             token: params
                 .and_then(wire::request_progress_token)
                 .map(|t| token_key(&t)),
@@ -498,7 +608,7 @@ impl Peer {
             .filter(|b| {
                 b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read")
             })
-            .map(|b| b.tag);
+            .map(|b| b.client);
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let fewer = self.waiters.fewer.notified();
@@ -506,7 +616,7 @@ impl Peer {
             fewer.as_mut().enable();
             {
                 let mut calls = self.waiters.calls();
-                let others = alone.is_some_and(|tag| calls.others_than(Some(tag)));
+                let others = alone.is_some_and(|client| calls.others_than(client));
                 if !others || tokio::time::Instant::now() >= deadline {
                     calls.waiting.insert(id, waiter);
                     return;
@@ -515,7 +625,7 @@ impl Peer {
             tokio::select! {
                 () = fewer => {}
                 () = tokio::time::sleep_until(deadline) => {}
-                // What is talked about after its reply is forgotten by time, not signalled.
+                // What is given up on is forgotten by time, not signalled.
                 () = tokio::time::sleep(AFTER_REPLY / 8) => {}
             }
         }
@@ -765,7 +875,7 @@ impl ReaderTask {
     fn route_log(&self, message: &Message) {
         if let Some(to) = lock(&self.logs).clone() {
             // Which request it came for, as the request's replies are read.
-            let cause = self.waiters.calls().cause();
+            let cause = self.waiters.calls().cause(About::Log);
             to(&self.name, message.text(), cause);
         }
     }
@@ -809,7 +919,8 @@ impl ReaderTask {
         if let Kind::Request { id, .. } = message.kind() {
             // Which request it came for: told now, in order with the replies, not when it is
             // handled.
-            self.asking.asked(id, self.waiters.calls().cause());
+            self.asking
+                .asked(id, self.waiters.calls().cause(About::Question));
         }
         if self.inbound.send(message).await.is_err() {
             return ControlFlow::Break("stopped".to_owned());
@@ -1088,7 +1199,11 @@ mod tests {
             let asked = rx.recv().await.unwrap();
             peer.cause_of(asked.id().unwrap())
         };
-        let (a, b) = (Behalf::new(true), Behalf::new(false));
+        // Two clients' requests.
+        let (a, b) = (
+            Behalf::new(true, ClientId::new()),
+            Behalf::new(false, ClientId::new()),
+        );
         let first = call(a);
         lines.read_line(&mut line).await.unwrap();
         assert_eq!(ask("q1").await, Cause::Request(a.tag));
@@ -1104,7 +1219,7 @@ mod tests {
         let _ = second.await;
         // One that may be asked waits while requests of others may still be talked about
         // (given up on: for their timeout), so that what the peer asks then is not told its.
-        let third = call(Behalf::new(true));
+        let third = call(Behalf::new(true, ClientId::new()));
         for _ in 0..2 {
             // The two cancellations.
             line.clear();
@@ -1118,11 +1233,19 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_request_that_shared_the_peer_with_another_s_is_never_told_the_cause() {
+    async fn a_log_after_another_s_answer_is_no_one_s_but_a_question_is_the_one_in_flight() {
         let (peer, mut lines, mut sw, mut rx) = asked_peer();
+        let causes = Arc::new(Mutex::new(Vec::new()));
+        let logged = causes.clone();
+        peer.route_logs(Arc::new(move |_: &str, _: &str, cause: Cause| {
+            lock(&logged).push(cause);
+        }));
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
         let call = |behalf: Behalf| call_for(&peer, behalf);
-        let (a, b) = (Behalf::new(false), Behalf::new(false));
+        let (a, b) = (
+            Behalf::new(false, ClientId::new()),
+            Behalf::new(false, ClientId::new()),
+        );
         let _first = call(a);
         let mut line = String::new();
         lines.read_line(&mut line).await.unwrap();
@@ -1136,14 +1259,110 @@ mod tests {
             .await
             .unwrap();
         let _ = second.await;
+        let log = r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"done"}}"#;
+        sw.write_all(format!("{log}\n").as_bytes()).await.unwrap();
+        // A question cannot be about B's answered request: it is A's, the one in flight.
+        sw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n")
+            .await
+            .unwrap();
+        let mut asked = rx.recv().await.unwrap();
+        while asked.id().is_none() {
+            asked = rx.recv().await.unwrap();
+        }
+        assert_eq!(peer.cause_of(asked.id().unwrap()), Cause::Request(a.tag));
+        assert!(matches!(
+            lock(&causes)[..],
+            [Cause::Unknown { in_flight: 2.. }]
+        ));
+    }
+
+    /// Answers the request on `line` with an empty result.
+    async fn answer(sw: &mut tokio::io::WriteHalf<tokio::io::DuplexStream>, line: &str) {
+        use tokio::io::AsyncWriteExt;
+        let id = serde_json::from_str::<serde_json::Value>(line).unwrap()["id"].clone();
+        let reply = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n");
+        sw.write_all(reply.as_bytes()).await.unwrap();
+    }
+
+    /// A call that may be asked waits only while a call is in flight whose questions could
+    /// not be told from its own: another client's, or one of its client's that may not be
+    /// asked.
+    #[tokio::test]
+    async fn a_call_that_may_be_asked_waits_only_for_another_client_s_call_in_flight() {
+        let (peer, mut lines, mut sw, _rx) = asked_peer();
+        use tokio::io::AsyncBufReadExt;
+        let call = |behalf: Behalf| call_for(&peer, behalf);
+        let (one, other) = (ClientId::new(), ClientId::new());
+        let mut line = String::new();
+        // A sequential call pays nothing for the one before it, of its client or another's.
+        for client in [one, other, one] {
+            let started = std::time::Instant::now();
+            let done = call(Behalf::new(true, client));
+            line.clear();
+            lines.read_line(&mut line).await.unwrap();
+            assert!(started.elapsed() < Duration::from_millis(500), "waited");
+            answer(&mut sw, &line).await;
+            done.await.unwrap();
+        }
+        // Another client's call in flight holds it, until that call is answered.
+        let _first = call(Behalf::new(true, other));
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        let first_line = line.clone();
+        let _second = call(Behalf::new(true, one));
+        line.clear();
+        let started = tokio::time::timeout(Duration::from_millis(300), lines.read_line(&mut line));
+        assert!(
+            started.await.is_err(),
+            "started beside another client's: {line}"
+        );
+        answer(&mut sw, &first_line).await;
+        let started = std::time::Instant::now();
+        lines.read_line(&mut line).await.unwrap();
+        assert!(line.contains("tools/call"), "{line}");
+        assert!(
+            started.elapsed() < Duration::from_millis(500),
+            "waited after the answer"
+        );
+        answer(&mut sw, &line).await;
+        // So does one of its own client's that declared nothing to be asked.
+        let _plain = call(Behalf::new(false, one));
+        line.clear();
+        lines.read_line(&mut line).await.unwrap();
+        let _asked = call(Behalf::new(true, one));
+        line.clear();
+        let started = tokio::time::timeout(Duration::from_millis(300), lines.read_line(&mut line));
+        assert!(
+            started.await.is_err(),
+            "started beside a call that may not be asked: {line}"
+        );
+    }
+
+    #[tokio::test]
+    async fn calls_of_one_client_run_together_and_its_questions_are_its_own() {
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let call = |behalf: Behalf| call_for(&peer, behalf);
+        let client = ClientId::new();
+        let mut line = String::new();
+        let _first = call(Behalf::new(true, client));
+        lines.read_line(&mut line).await.unwrap();
+        let _second = call(Behalf::new(true, client));
+        line.clear();
+        let second = tokio::time::timeout(Duration::from_millis(500), lines.read_line(&mut line));
+        assert!(second.await.is_ok(), "the second call of one client waited");
         sw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n")
             .await
             .unwrap();
         let asked = rx.recv().await.unwrap();
-        assert!(matches!(
-            peer.cause_of(asked.id().unwrap()),
-            Cause::Unknown { in_flight: 2.. }
-        ));
+        let cause = peer.cause_of(asked.id().unwrap());
+        assert_eq!(
+            cause,
+            Cause::Client {
+                client,
+                in_flight: 2
+            }
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
 use crate::mcp::proxy::revisions::mrtr::{Exchange, Worker};
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::{BEHALF, Cause, MAX_EXTENSIONS};
+use crate::mcp::proxy::transport::peer::{BEHALF, Behalf, Cause, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
@@ -110,7 +110,11 @@ impl Front {
                 }
             }
             None => {
-                let (exchange, worker) = self.rounds.start(method, params, &declared.capabilities);
+                // The client of the request this round is (the task runs on its behalf).
+                let client =
+                    Behalf::current().map_or_else(|| self.client_of_request(), |b| b.client);
+                let capabilities = &declared.capabilities;
+                let (exchange, worker) = self.rounds.start(method, params, capabilities, client);
                 self.run(&exchange, worker, method, params);
                 exchange
             }

@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Sequential tool-call latency through `toon mcp serve`, beside the direct call (issue #54).
+
+A client on the official Python SDK (`mcp` 2.3, from the servers' venv) configured as hosts
+are (a roots callback; optionally sampling and elicitation too) calls server-everything's
+`echo` CALLS times in a row, directly and through the gateway, over stdio and over the
+gateway's HTTP front, in the SDK's `auto` mode (2026-07-28 through the gateway, 2025-11-25
+directly: server-everything speaks only that) and pinned to `legacy` (2025-11-25). Then two
+such clients at once on the HTTP front. Prints the median and the 90th percentile of each row,
+in milliseconds, and how many calls failed or took over a second.
+
+    TOON_MCP_SERVERS=DIR DIR/venv/bin/python benches/mcp/call_latency.py CALLS TOON [TOON...] 2>/dev/null
+
+DIR is what `scripts/install-mcp-servers.sh` printed (its venv has the SDK). Several TOON
+binaries (say, before and after a change) are measured in turn in the same run, each row
+named by its binary's path; stderr carries the servers' and the gateway's own lines.
+"""
+
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import CreateMessageResult, ElicitResult, ListRootsResult, Root, TextContent
+
+
+async def roots(ctx):
+    return ListRootsResult(roots=[Root(uri="file:///bench", name="bench")])
+
+
+async def sample(ctx, params):
+    return CreateMessageResult(role="assistant", model="bench",
+                               content=TextContent(type="text", text="sampled"))
+
+
+async def elicit(ctx, params):
+    return ElicitResult(action="decline")
+
+
+def host_callbacks(declared):
+    """The callbacks a host gives (each one declares its capability), or none."""
+    if not declared:
+        return {}
+    return {"list_roots_callback": roots, "sampling_callback": sample,
+            "elicitation_callback": elicit}
+
+
+async def calls(client, n, label):
+    """`n` sequential echo calls; the milliseconds each took."""
+    times = []
+    for i in range(n):
+        text = "%s %d" % (label, i)
+        started = time.perf_counter()
+        try:
+            with anyio.fail_after(10):
+                r = await client.call_tool("echo", {"message": text})
+            ok = r.content[0].text == "Echo: " + text
+        except Exception:  # noqa: BLE001 - a failed call is counted, not fatal
+            ok = False
+        ms = (time.perf_counter() - started) * 1000
+        times.append(ms if ok else None)
+    return times
+
+
+async def stdio_row(command, args, mode, declared, n):
+    server = StdioServerParameters(command=command, args=args)
+    async with Client(server, mode=mode, **host_callbacks(declared)) as c:
+        await calls(c, 3, "warm")
+        return c.protocol_version, await calls(c, n, "call")
+
+
+async def http_row(url, mode, declared, n, label="call"):
+    async with create_mcp_http_client() as h:
+        async with Client(streamable_http_client(url, http_client=h), mode=mode, cache=None,
+                          **host_callbacks(declared)) as c:
+            await calls(c, 3, "warm " + label)
+            return c.protocol_version, await calls(c, n, label)
+
+
+async def two_http_clients(url, n):
+    results = []
+
+    async def one(label):
+        results.append(await http_row(url, "auto", True, n, label))
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(one, "first")
+        tg.start_soon(one, "second")
+    return results[0][0], results[0][1] + results[1][1]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_http(toon, config):
+    port = free_port()
+    proc = subprocess.Popen([toon, "mcp", "serve", "--config", config, "--http",
+                             "127.0.0.1:%d" % port], stderr=subprocess.DEVNULL)
+    for _ in range(200):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return proc, "http://127.0.0.1:%d/mcp" % port
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("the HTTP front did not listen")
+
+
+def report(label, version, times):
+    ok = sorted(t for t in times if t is not None)
+    failed = len(times) - len(ok)
+    slow = sum(1 for t in ok if t > 1000)
+    if not ok:
+        print("%-58s %-10s %8s %8s  all %d failed" % (label, version, "-", "-", failed))
+        return
+    p90 = ok[min(len(ok) - 1, int(len(ok) * 0.9))]
+    print("%-58s %-10s %8.2f %8.2f  %d failed, %d over 1 s" % (
+        label, version, statistics.median(ok), p90, failed, slow))
+
+
+HOSTS = {False: "no client capabilities", True: "roots, sampling, elicitation"}
+
+
+async def gateway_rows(toon, config, n):
+    gateway = ["mcp", "serve", "--config", config]
+    print(toon)
+    for declared in (False, True):
+        for mode in ("auto", "legacy"):
+            report("  stdio, SDK %s, %s" % (mode, HOSTS[declared]),
+                   *await stdio_row(toon, gateway, mode, declared, n))
+    proc, url = start_http(toon, config)
+    try:
+        for declared in (False, True):
+            for mode in ("auto", "legacy"):
+                report("  HTTP, SDK %s, %s" % (mode, HOSTS[declared]),
+                       *await http_row(url, mode, declared, n))
+        report("  HTTP, two such clients at once (auto)", *await two_http_clients(url, n))
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+async def main():
+    n = int(sys.argv[1])
+    everything = os.path.join(os.environ["TOON_MCP_SERVERS"], "npm", "node_modules", ".bin",
+                              "mcp-server-everything")
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump({"mcpServers": {"everything": {"command": everything}}}, f)
+        config = f.name
+    print("%-58s %-10s %8s %8s" % ("echo, %d sequential calls" % n, "revision", "median",
+                                   "p90 ms"))
+    try:
+        print("direct")
+        for declared in (False, True):
+            report("  stdio, SDK auto, %s" % HOSTS[declared],
+                   *await stdio_row(everything, [], "auto", declared, n))
+        for toon in sys.argv[2:]:
+            await gateway_rows(toon, config, n)
+    finally:
+        os.unlink(config)
+
+
+anyio.run(main)
