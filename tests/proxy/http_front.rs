@@ -2016,17 +2016,27 @@ fn post_answered_within(
     rx.recv_timeout(within).ok()
 }
 
-/// Each message a session's GET stream brings: (its `seq`, its size in bytes).
+/// Each announcement a session's GET stream brings, resource update or log message: (its
+/// `seq`, its size in bytes).
 fn updates(events: &mut Events, until: u64) -> Vec<(u64, usize)> {
     let mut seen = Vec::new();
     while seen.last().is_none_or(|(seq, _)| *seq < until) {
         let m = events.next().expect("the GET stream ended");
-        if m["method"] == "notifications/resources/updated" {
-            let seq = m["params"]["seq"].as_u64().unwrap();
-            seen.push((seq, m.to_string().len()));
-        }
+        let seq = match m["method"].as_str() {
+            Some("notifications/resources/updated") => &m["params"]["seq"],
+            Some("notifications/message") => &m["params"]["data"]["seq"],
+            _ => continue,
+        };
+        seen.push((seq.as_u64().unwrap(), m.to_string().len()));
     }
     seen
+}
+
+/// `announce`'s call of `count` announcements `as` resource updates, log messages or both.
+fn announce_as(id: u64, from: u64, count: u64, size: usize, delay: f64, kind: &str) -> String {
+    let mut call: Json = serde_json::from_str(&announce(id, from, count, size, delay)).unwrap();
+    call["params"]["arguments"]["as"] = json!(kind);
+    call.to_string()
 }
 
 /// A chatty proxy and a new session on it: (proxy, session id).
@@ -2058,6 +2068,40 @@ fn a_new_get_stream_gets_what_was_kept_in_order_before_anything_newer() {
     assert_eq!(r.status, 200, "{r:?}");
     let seqs: Vec<u64> = updates(&mut events, 609).iter().map(|(s, _)| *s).collect();
     assert_eq!(seqs, (0..610).collect::<Vec<_>>());
+}
+
+/// So do log messages, and log messages and updates mixed (they travel apart inside the
+/// gateway): 600 kept while no stream was open and 5 sent later, all 605 in order, for each.
+#[test]
+fn a_new_get_stream_gets_kept_log_messages_and_updates_whole_and_in_order() {
+    let scratch = Scratch::new("http-backlog-mixed");
+    let (proxy, session) = chatty_session(&scratch);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let get = [
+        ("Accept", "text/event-stream"),
+        ("Mcp-Session-Id", &*session),
+    ];
+    for (n, kind) in ["log", "mixed"].into_iter().enumerate() {
+        let id = 10 * n as u64;
+        let r = proxy.http(
+            "POST",
+            &headers,
+            &announce_as(id + 2, 0, 600, 1000, 0.2, kind),
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        std::thread::sleep(Duration::from_secs(2));
+        let (status, mut events) = Events::open(&proxy.addr, "GET", &get, "");
+        assert_eq!(status, 200);
+        let r = proxy.http(
+            "POST",
+            &headers,
+            &announce_as(id + 3, 600, 5, 1000, 0.0, kind),
+        );
+        assert_eq!(r.status, 200, "{r:?}");
+        let seqs: Vec<u64> = updates(&mut events, 604).iter().map(|(s, _)| *s).collect();
+        assert_eq!(seqs, (0..605).collect::<Vec<_>>(), "{kind}");
+    }
 }
 
 /// What a session keeps for its client is bounded in bytes (4 MiB and one message): of 60

@@ -15,6 +15,7 @@
 //! says how).
 
 mod modern;
+mod notifications;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -31,7 +32,6 @@ use crate::Value;
 use crate::mcp::meta::{Outcome, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
-use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::mcp::proxy::revisions::era::{self, Declared, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
@@ -137,14 +137,15 @@ where
         one_client: (!related).then(ClientId::new),
         unheard: AtomicU64::new(0),
     });
-    // Servers' log messages reach the client as their readers read them: a request's log
-    // messages before its answer (on HTTP, its response stream closes with the answer).
+    // Servers' notifications reach the client as their readers read them, in the order each
+    // server sent them: a request's log messages before its answer (on HTTP, its response
+    // stream closes with the answer).
     let weak = Arc::downgrade(&front);
     front
         .toolbox
-        .route_logs(Arc::new(move |server: &str, text: &str, cause: Cause| {
+        .route_notifications(Arc::new(move |server: &str, message: &Message, cause| {
             if let Some(front) = weak.upgrade() {
-                front.forward_log(server, text, cause);
+                front.on_notification(server, message, cause);
             }
         }));
     // Its own task: a re-listing in progress is never cut short by a client message.
@@ -664,7 +665,7 @@ impl Front {
     async fn on_change(self: &Arc<Self>, change: Change) {
         match change {
             Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
-                self.to_listens(LIST_CHANGED, None).await;
+                self.to_listens(LIST_CHANGED, None);
                 if self.unsolicited() {
                     self.client
                         .send(wire::notification(LIST_CHANGED, None))
@@ -672,77 +673,6 @@ impl Front {
                 }
             }
             Change::Request { server, message } => self.on_request(server, message).await,
-            Change::Notification { server, message } => {
-                match message.method() {
-                    // Forwarded as the server's reader read it (`forward_log`).
-                    Some("notifications/message") => return,
-                    Some(
-                        method @ ("notifications/resources/list_changed"
-                        | "notifications/prompts/list_changed"),
-                    ) => {
-                        self.routes.forget(method);
-                        self.to_listens(method, message.params()).await;
-                        if self.unsolicited() {
-                            self.client.send(message.text().to_owned()).await;
-                        }
-                        return;
-                    }
-                    Some("notifications/cancelled") => {
-                        // The server withdrew a request put to the client: the client is
-                        // told so under the proxy's id (dropping the wait sends it).
-                        let request = message
-                            .params()
-                            .and_then(raw::entries)
-                            .and_then(|e| raw::get(&e, "requestId").map(token_key));
-                        if let Some(id) = &request {
-                            self.rounds.withdraw(&server, id);
-                        }
-                        let asked = request.and_then(|id| lock(&self.asking).remove(&(server, id)));
-                        if let Some(task) = asked {
-                            task.abort();
-                        }
-                        return;
-                    }
-                    Some("notifications/resources/updated") => {
-                        self.to_listens("notifications/resources/updated", message.params())
-                            .await;
-                        if self.unsolicited() {
-                            self.client.send(message.text().to_owned()).await;
-                        }
-                        return;
-                    }
-                    Some("notifications/tasks/status") => {
-                        // Tasks are not in revision 2026-07-28's core: its clients hold none.
-                        if !self.unsolicited() {
-                            return;
-                        }
-                        // Advisory (the client polls): dropped when the client reads slowly.
-                        let _ = self
-                            .client
-                            .try_send(self.tasks.status_for_client(&server, message.text()));
-                        return;
-                    }
-                    // Revision 2026-07-28 has no such notification (the client learns the
-                    // outcome by retrying): a 2026-07-28 client is not told.
-                    Some("notifications/elicitation/complete") if !self.unsolicited() => return,
-                    _ => {}
-                }
-                // Progress only for a call the client is waiting on, under the token it gave,
-                // from a server that call went to: a server's progress for anything else
-                // (another request's, another client's on the HTTP front) is nobody's
-                // business.
-                if message.method() == Some("notifications/progress")
-                    && message
-                        .progress_token()
-                        .is_some_and(|token| self.expects_progress(&server, &token_key(&token)))
-                {
-                    // Advisory: when the client reads slowly, progress is dropped, not queued.
-                    // A task's progress names the task as the client knows it.
-                    let _ = self
-                        .client
-                        .try_send(tasks::notification_for_client(&server, message.text()));
-                }
-            }
         }
     }
 
@@ -798,13 +728,6 @@ impl Front {
     /// updates only on a `subscriptions/listen` that asked), unless it also initialized.
     fn unsolicited(&self) -> bool {
         !self.serves_2026.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
-    }
-
-    /// A notification to every open listen that asked for it, tagged with its id.
-    async fn to_listens(&self, method: &str, params: Option<&str>) {
-        for notification in self.listens.fan_out(method, params) {
-            self.client.send(notification).await;
-        }
     }
 
     /// Refuses a server's request no 2026-07-28 request of the client claims: that client
@@ -869,49 +792,6 @@ impl Front {
              for a URL elicitation"
                 .to_owned()
         })
-    }
-
-    /// A server's log message to the client, tagged with the server, when the client may
-    /// hear it: once initialized (a 2025 client's logging is the session's), else the
-    /// 2026-07-28 request it came for, if it opted in; one that no request can be told to
-    /// have caused reaches none (it is on stderr).
-    fn forward_log(&self, server: &str, text: &str, cause: Cause) {
-        let Ok(message) = Message::parse(text.to_owned()) else {
-            return;
-        };
-        if self.initialized.load(Ordering::Relaxed) {
-            // Advisory, like progress: dropped when the client reads slowly.
-            let _ = self.client.try_send(tagged_log(server, &message));
-            return;
-        }
-        if !self.serves_2026.load(Ordering::Relaxed) {
-            return;
-        }
-        let level = message
-            .params()
-            .and_then(|params| raw::get_path(params, &["level"]))
-            .and_then(raw::string);
-        // A level the spec does not name is passed on: the client may know it.
-        let level = level.as_deref().and_then(severity).unwrap_or(u8::MAX);
-        let Some(id) = self.log_owner(cause, level) else {
-            if matches!(cause, Cause::Unknown { in_flight } if in_flight > 1) {
-                let n = self.unheard.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_power_of_two() {
-                    let why = "they came while several requests were in flight to the server";
-                    tracing::warn!(
-                        target: PROXY,
-                        server,
-                        "{n} log messages reached no client: {why}"
-                    );
-                }
-            }
-            return;
-        };
-        let mut line = tagged_log(server, &message);
-        if self.related {
-            line = format!("{{{}:{id},{}", raw::quote(RELATED_KEY), &line[1..]);
-        }
-        let _ = self.client.try_send(line);
     }
 
     /// Passes a server's request to the client under the proxy's own id, and the client's
@@ -1010,23 +890,6 @@ pub(crate) fn merged_instructions(
         parts.push(text);
     }
     (!parts.is_empty()).then(|| parts.join("\n\n"))
-}
-
-/// A server's `notifications/message` for the client, its `logger` prefixed with the server's
-/// name (`SERVER` alone when it named none); every other byte as sent.
-fn tagged_log(server: &str, message: &Message) -> String {
-    let text = message.text();
-    let Some(params) = message.params() else {
-        return text.to_owned();
-    };
-    let entries = raw::entries(params).unwrap_or_default();
-    let logger = match raw::get(&entries, "logger").and_then(raw::string) {
-        Some(logger) => format!("{server}/{logger}"),
-        None => server.to_owned(),
-    };
-    let mut splice = raw::Splice::new(params);
-    splice.set(params, &entries, "logger", raw::quote(&logger));
-    wire::notification("notifications/message", Some(&splice.finish()))
 }
 
 /// A JSON-RPC error reply to request `id` for `e`: a server's error as it sent it, the

@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::log::{PROXY, SERVER};
+use crate::mcp::proxy::log::SERVER;
 use crate::mcp::proxy::transport::orphans;
 use crate::mcp::proxy::transport::orphans::EXIT_GRACE;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
@@ -223,10 +223,13 @@ impl Downstream {
         &self.name
     }
 
-    /// Sends the server's `notifications/message` to `sink` as they are read (in order with
-    /// its responses), besides [`ServerEvent::Notification`].
-    pub(crate) fn route_logs(&self, sink: crate::mcp::proxy::transport::peer::LogSink) {
-        self.peer.route_logs(sink);
+    /// Sends the server's notifications to `sink` as they are read (in the order it sent
+    /// them, and with its responses).
+    pub(crate) fn route_notifications(
+        &self,
+        sink: crate::mcp::proxy::transport::peer::NotificationSink,
+    ) {
+        self.peer.route_notifications(sink);
     }
 
     /// Whether a request in flight to the server gave the progress token `token` (as
@@ -396,7 +399,6 @@ async fn handle_inbound(
     exited: Option<ExitWatch>,
 ) {
     let server = peer.name().to_owned();
-    let mut dropped = 0u64;
     while let Some(message) = inbound.recv().await {
         match message.kind() {
             Kind::Request { id, method: "ping" } => peer.send(wire::response(id, "{}")).await,
@@ -429,13 +431,9 @@ async fn handle_inbound(
             Kind::Notification {
                 method: "notifications/message",
             } => {
-                // On stderr, and to the client (tagged with the server) by the front.
+                // On stderr; to the client (tagged with the server) by the front, which got it
+                // as it was read (`route_notifications`).
                 tracing::info!(target: SERVER, server, "{}", log_line(&message));
-                let event = ServerEvent::Notification {
-                    server: server.clone(),
-                    message,
-                };
-                let _ = events.try_send(event);
             }
             Kind::Notification {
                 method: crate::mcp::LIST_CHANGED,
@@ -448,23 +446,8 @@ async fn handle_inbound(
                     break;
                 }
             }
-            Kind::Notification { .. } => {
-                let event = ServerEvent::Notification {
-                    server: server.clone(),
-                    message,
-                };
-                if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
-                    dropped += 1;
-                    if dropped.is_power_of_two() {
-                        tracing::warn!(
-                            target: PROXY,
-                            server,
-                            "{dropped} notifications dropped: the client reads slowly"
-                        );
-                    }
-                }
-            }
-            Kind::Response { .. } | Kind::Invalid => {}
+            // The front got it as it was read, in order (`route_notifications`).
+            Kind::Notification { .. } | Kind::Response { .. } | Kind::Invalid => {}
         }
     }
     let reason = peer.wait_closed().await;

@@ -15,7 +15,7 @@ use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, LogSink, ProgressSink};
+use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, NotificationSink, ProgressSink};
 use crate::mcp::proxy::transport::wire::Message;
 use crate::mcp::raw;
 use crate::mcp::{Catalog, Decision, LIST_CHANGED, Policy, ResultEncoder, Shaping};
@@ -78,13 +78,6 @@ pub enum Change {
         /// The JSON-RPC request, as its text came.
         message: Message,
     },
-    /// Any other notification from a server (`notifications/progress`, ...), as sent.
-    Notification {
-        /// The server.
-        server: String,
-        /// The JSON-RPC message, as its text came.
-        message: Message,
-    },
 }
 
 /// The servers of one configuration, their tools and their calls.
@@ -127,8 +120,9 @@ pub struct Toolbox {
     configs: HashMap<String, ServerConfig>,
     /// Set by [`shutdown`](Toolbox::shutdown): nothing reconnects after.
     stopping: watch::Sender<bool>,
-    /// Where servers' log messages go as they are read ([`route_logs`](Toolbox::route_logs)).
-    logs: Mutex<Option<LogSink>>,
+    /// Where servers' notifications go as they are read
+    /// ([`route_notifications`](Toolbox::route_notifications)).
+    notifications: Mutex<Option<NotificationSink>>,
 }
 
 /// Delays before each attempt to reconnect a server reached over HTTP that went away (or
@@ -195,7 +189,7 @@ impl Toolbox {
             me: me.clone(),
             configs,
             stopping: watch::channel(false).0,
-            logs: Mutex::default(),
+            notifications: Mutex::default(),
         });
         let starts: Vec<_> = config
             .enabled()
@@ -247,8 +241,8 @@ impl Toolbox {
             let server =
                 Downstream::start_for(config, timeout, self.events_tx.clone(), &capabilities)
                     .await?;
-            if let Some(sink) = lock(&self.logs).clone() {
-                server.route_logs(sink);
+            if let Some(sink) = lock(&self.notifications).clone() {
+                server.route_notifications(sink);
             }
             let pages = server
                 .list_tools(self.options.request_timeout)
@@ -272,11 +266,11 @@ impl Toolbox {
         self.log_warnings(&name);
         let server = Arc::new(server);
         {
-            // Under `logs`, as `route_logs` runs: a sink given while this server started
-            // reaches it either here or there.
-            let logs = lock(&self.logs);
-            if let Some(sink) = logs.clone() {
-                server.route_logs(sink);
+            // Under `notifications`, as `route_notifications` runs: a sink given while this
+            // server started reaches it either here or there.
+            let notifications = lock(&self.notifications);
+            if let Some(sink) = notifications.clone() {
+                server.route_notifications(sink);
             }
             write(&self.servers).insert(name.clone(), server.clone());
         }
@@ -395,15 +389,16 @@ impl Toolbox {
         });
     }
 
-    /// Sends every server's `notifications/message` (server name, message text) to `sink` as
-    /// its reader reads them, in order with its responses (they still come as
-    /// [`Change::Notification`] too): a front forwards a request's log messages ahead of its
-    /// answer. Servers started later get it too.
-    pub(crate) fn route_logs(&self, sink: LogSink) {
-        let mut logs = lock(&self.logs);
-        *logs = Some(sink.clone());
+    /// Sends every server's notifications (server name, message, the request it may be
+    /// about) to `sink` as its reader reads them, in the order it sent them and with its
+    /// responses: a front forwards a request's log messages ahead of its answer, and no kind of
+    /// notification overtakes another. A server's `tools/list_changed` also comes as
+    /// [`Change::ToolsChanged`] once it is listed again. Servers started later get it too.
+    pub(crate) fn route_notifications(&self, sink: NotificationSink) {
+        let mut notifications = lock(&self.notifications);
+        *notifications = Some(sink.clone());
         for (_, server) in self.running_in_order() {
-            server.route_logs(sink.clone());
+            server.route_notifications(sink.clone());
         }
     }
 
@@ -739,9 +734,9 @@ impl Toolbox {
                         }
                     }
                 }
-                ServerEvent::Notification { server, message } => {
-                    return Some(Change::Notification { server, message });
-                }
+                // Every other notification went to the front as it was read
+                // (`route_notifications`).
+                ServerEvent::Notification { .. } => {}
                 ServerEvent::Request { server, message } => {
                     return Some(Change::Request { server, message });
                 }

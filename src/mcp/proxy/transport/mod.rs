@@ -13,6 +13,7 @@
 #[cfg(feature = "mcp-http")]
 pub(super) mod http;
 pub(super) mod orphans;
+pub(super) mod outgoing;
 pub(super) mod peer;
 pub(super) mod process;
 #[cfg(feature = "mcp-http")]

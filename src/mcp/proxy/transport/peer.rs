@@ -15,27 +15,18 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+use super::outgoing::{Outgoing, Queue};
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::raw;
 
-/// Messages waiting for the writer; when full, senders wait (back-pressure on a peer that
-/// does not read).
-const OUTGOING_QUEUE: usize = 256;
-
 /// Requests and notifications read but not yet handled. Requests wait for room (the peer is
 /// slowed down, nothing is lost); notifications that find it full are dropped and counted:
 /// progress and log messages are advisory, and a peer that floods them must not grow the
 /// proxy's memory without bound.
 pub(crate) const INBOUND_QUEUE: usize = 1024;
-
-/// What the writer task is given: a message to write, or the end of the connection.
-enum Outgoing {
-    Message(String),
-    Close,
-}
 
 /// How long after its reply a peer's log messages may still be about a request (a server
 /// that logs "done" after answering): until then they cannot be told to be another request's.
@@ -51,10 +42,13 @@ pub const MAX_EXTENSIONS: u32 = 10;
 /// order the peer sent them, before any later response is handed over.
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Where a peer's `notifications/message` go as they are read (its name, the message's text,
-/// the request it came for), besides its inbound queue: in order with its responses, so that
-/// a request's log messages reach the client before its answer.
-pub(crate) type LogSink = Arc<dyn Fn(&str, &str, Cause) + Send + Sync>;
+/// Where a peer's notifications go as they are read (its name, the message, the request it
+/// may be about: [`Cause`], as for a log message), besides its inbound queue: in the order the
+/// peer sent them and with its responses, so that a request's log messages reach the client
+/// before its answer and no kind of notification overtakes another. Called on the reader's
+/// task: it must not wait. (Progress taken by a route, [`Peer::route_progress`], is not
+/// given to it.)
+pub(crate) type NotificationSink = Arc<dyn Fn(&str, &Message, Cause) + Send + Sync>;
 
 /// ProgressRoutes by [`token_key`], each with how many calls hold it.
 type ProgressRoutes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
@@ -141,7 +135,7 @@ pub(crate) enum Cause {
         in_flight: usize,
     },
     /// Unknown: `in_flight` requests were in flight or just answered (none, several of
-    /// different clients, or the proxy's own).
+    /// different clients, or for a log message the proxy's own).
     Unknown {
         /// How many.
         in_flight: usize,
@@ -203,7 +197,8 @@ struct Calls {
 
 impl Calls {
     /// Who the requests a message may be `about` were made for, each once; `None` for the
-    /// proxy's own. Also how many requests those are.
+    /// proxy's own. Also how many requests those are. The proxy's own requests (listing,
+    /// logging levels) ask nothing of a client, so a question is never about them.
     fn owners(&mut self, about: About) -> (Vec<Option<Owner>>, usize) {
         let now = Instant::now();
         self.given_up.retain(|_, l| l.until > now);
@@ -217,6 +212,7 @@ impl Calls {
             .values()
             .map(|w| w.owner)
             .chain(lingering)
+            .filter(|o| about == About::Log || o.is_some())
             .collect();
         let count = owners.len();
         owners.sort_unstable();
@@ -267,8 +263,8 @@ impl Calls {
     }
 
     /// Whether a request is in flight that is not one of `client`'s that may be asked (another
-    /// client's, one that declared nothing to be asked, or the proxy's own), so that a
-    /// question asked now could not be told to be `client`'s.
+    /// client's, or one that declared nothing to be asked), so that a question asked now could
+    /// not be told to be `client`'s.
     fn others_than(&mut self, client: ClientId) -> bool {
         let (owners, _) = self.owners(About::Question);
         owners
@@ -327,7 +323,9 @@ impl Waiters {
 #[derive(Clone)]
 pub(crate) struct Peer {
     name: Arc<str>,
-    outgoing: mpsc::Sender<Outgoing>,
+    /// What waits for the writer, bounded by bytes (back-pressure on a peer that does not
+    /// read; advisory messages past the bound are dropped).
+    outgoing: Arc<Queue>,
     waiters: Arc<Waiters>,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
@@ -338,8 +336,8 @@ pub(crate) struct Peer {
     dropped: Arc<AtomicU64>,
     /// The peer's own requests not answered yet (see [`Peer::hold_while_asking`]).
     asking: Arc<Asking>,
-    /// See [`route_logs`](Self::route_logs).
-    logs: Arc<Mutex<Option<LogSink>>>,
+    /// See [`route_notifications`](Self::route_notifications).
+    notifications: Arc<Mutex<Option<NotificationSink>>>,
 }
 
 /// The requests a peer sent that the proxy has not answered yet (by [`token_key`] of their
@@ -435,16 +433,16 @@ impl Peer {
         F: futures_util::Stream<Item = Result<wire::Frame, String>> + Send + Unpin + 'static,
         K: futures_util::Sink<String> + Send + Unpin + 'static,
     {
-        let (outgoing, outgoing_rx) = mpsc::channel::<Outgoing>(OUTGOING_QUEUE);
+        let (outgoing, outgoing_rx) = Queue::new();
         let (closed_tx, closed) = watch::channel(None);
         let waiters: Arc<Waiters> = Arc::default();
         let name: Arc<str> = Arc::from(name);
         let dropped = Arc::new(AtomicU64::new(0));
         let routes: ProgressRoutes = Arc::default();
         let asking: Arc<Asking> = Arc::default();
-        let logs: Arc<Mutex<Option<LogSink>>> = Arc::default();
+        let notifications: Arc<Mutex<Option<NotificationSink>>> = Arc::default();
 
-        spawn_writer(sink, outgoing_rx);
+        spawn_writer(sink, outgoing_rx, outgoing.clone());
 
         let reader = ReaderTask {
             waiters: waiters.clone(),
@@ -452,7 +450,7 @@ impl Peer {
             dropped: dropped.clone(),
             routes: routes.clone(),
             asking: asking.clone(),
-            logs: logs.clone(),
+            notifications: notifications.clone(),
             inbound,
             bad_frames,
         };
@@ -471,14 +469,14 @@ impl Peer {
             routes,
             dropped,
             asking,
-            logs,
+            notifications,
         }
     }
 
-    /// Sends the peer's `notifications/message` to `sink` as they are read, besides the
-    /// inbound queue, from now on.
-    pub(crate) fn route_logs(&self, sink: LogSink) {
-        *lock(&self.logs) = Some(sink);
+    /// Sends the peer's notifications to `sink` as they are read, besides the inbound queue,
+    /// from now on.
+    pub(crate) fn route_notifications(&self, sink: NotificationSink) {
+        *lock(&self.notifications) = Some(sink);
     }
 
     /// From now on, while the peer (a server) waits for an answer to one of its own requests
@@ -543,10 +541,20 @@ impl Peer {
         let _ = self.outgoing.send(Outgoing::Message(message)).await;
     }
 
-    /// Sends a message if the outgoing queue has room; `false` when it was dropped.
+    /// Sends a message if the outgoing queue has room (by bytes); `false` when it was dropped,
+    /// which is counted and logged.
     pub(crate) fn try_send(&self, message: String) -> bool {
         self.answering(&message);
-        self.outgoing.try_send(Outgoing::Message(message)).is_ok()
+        let sent = self.outgoing.try_send(message);
+        let dropped = self.outgoing.dropped();
+        if !sent && dropped.is_power_of_two() {
+            tracing::warn!(
+                target: PROXY,
+                peer = &*self.name,
+                "{dropped} messages to it dropped: it reads too slowly"
+            );
+        }
+        sent
     }
 
     /// Notes the answer `message` may be to one of the peer's open questions.
@@ -773,12 +781,16 @@ impl Drop for ProgressRoute {
 
 /// The writer task: writes each outgoing message to `sink` in order, until the connection
 /// is closed (by [`Peer::close`] or every sender gone) or the sink fails.
-fn spawn_writer<K>(mut sink: K, mut outgoing_rx: mpsc::Receiver<Outgoing>)
-where
+fn spawn_writer<K>(
+    mut sink: K,
+    mut outgoing_rx: tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
+    queue: Arc<Queue>,
+) where
     K: futures_util::Sink<String> + Send + Unpin + 'static,
 {
     tokio::spawn(async move {
         while let Some(msg) = outgoing_rx.recv().await {
+            queue.written(&msg);
             match msg {
                 Outgoing::Message(m) => {
                     if sink.send(m).await.is_err() {
@@ -800,7 +812,7 @@ struct ReaderTask {
     dropped: Arc<AtomicU64>,
     routes: ProgressRoutes,
     asking: Arc<Asking>,
-    logs: Arc<Mutex<Option<LogSink>>>,
+    notifications: Arc<Mutex<Option<NotificationSink>>>,
     inbound: mpsc::Sender<Message>,
     bad_frames: Option<mpsc::Sender<Bad>>,
 }
@@ -839,9 +851,7 @@ impl ReaderTask {
                         method: "notifications/progress",
                     } if routed(&self.routes, &message) => ControlFlow::Continue(()),
                     Kind::Notification { method } => {
-                        if method == "notifications/message" {
-                            self.route_log(&message);
-                        }
+                        self.route_notification(&message);
                         if method == "notifications/cancelled" {
                             self.withdrawn(&message);
                         }
@@ -871,12 +881,12 @@ impl ReaderTask {
         ControlFlow::Continue(())
     }
 
-    /// A `notifications/message` to the log sink, if one is routed (see [`Peer::route_logs`]).
-    fn route_log(&self, message: &Message) {
-        if let Some(to) = lock(&self.logs).clone() {
+    /// A notification to the sink, if one is routed (see [`Peer::route_notifications`]).
+    fn route_notification(&self, message: &Message) {
+        if let Some(to) = lock(&self.notifications).clone() {
             // Which request it came for, as the request's replies are read.
             let cause = self.waiters.calls().cause(About::Log);
-            to(&self.name, message.text(), cause);
+            to(&self.name, message, cause);
         }
     }
 
@@ -986,10 +996,7 @@ impl Drop for WaitGuard<'_> {
             let _ = self
                 .peer
                 .outgoing
-                .try_send(Outgoing::Message(wire::notification(
-                    "notifications/cancelled",
-                    Some(&params),
-                )));
+                .try_send(wire::notification("notifications/cancelled", Some(&params)));
         }
     }
 }
@@ -1237,7 +1244,7 @@ mod tests {
         let (peer, mut lines, mut sw, mut rx) = asked_peer();
         let causes = Arc::new(Mutex::new(Vec::new()));
         let logged = causes.clone();
-        peer.route_logs(Arc::new(move |_: &str, _: &str, cause: Cause| {
+        peer.route_notifications(Arc::new(move |_: &str, _: &Message, cause: Cause| {
             lock(&logged).push(cause);
         }));
         use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
@@ -1336,6 +1343,37 @@ mod tests {
             started.await.is_err(),
             "started beside a call that may not be asked: {line}"
         );
+    }
+
+    #[tokio::test]
+    async fn the_proxy_s_own_request_in_flight_makes_no_question_ambiguous() {
+        let (peer, mut lines, mut sw, mut rx) = asked_peer();
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let mut line = String::new();
+        // A listing of the proxy's own (no client request behind it), as after a list change.
+        let listing = {
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                let _ = peer
+                    .request("tools/list", None, Duration::from_secs(30))
+                    .await;
+            })
+        };
+        lines.read_line(&mut line).await.unwrap();
+        let asker = Behalf::new(true, ClientId::new());
+        let _call = call_for(&peer, asker);
+        line.clear();
+        let started = tokio::time::timeout(Duration::from_millis(500), lines.read_line(&mut line));
+        assert!(started.await.is_ok(), "waited for the proxy's own listing");
+        sw.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"roots/list\"}\n")
+            .await
+            .unwrap();
+        let asked = rx.recv().await.unwrap();
+        assert_eq!(
+            peer.cause_of(asked.id().unwrap()),
+            Cause::Request(asker.tag)
+        );
+        listing.abort();
     }
 
     #[tokio::test]
