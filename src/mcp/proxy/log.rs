@@ -20,9 +20,15 @@
 //! event's other fields. stdout carries protocol only, so these lines go to stderr, which a
 //! client may never read. A blocking write there would stall whichever task logged (two
 //! chatty servers stall a two-thread runtime, shutdown included), so lines go through a
-//! bounded queue to one writer thread. When the queue is full a line is dropped and counted,
-//! and the count is written once the writer catches up:
+//! bounded queue to one writer thread. When the queue is full (1024 lines) a
+//! line is dropped and counted, and the count is written once the writer catches up:
 //! `[proxy] N log lines dropped: stderr not read`.
+//!
+//! A line is one line whatever its text says: control characters (CR, LF, tab, ESC, the rest
+//! of C0 and C1, DEL) and the Unicode line and paragraph separators are written escaped
+//! (`\n`, `\u{1b}`), so a server's words cannot end its line and start one that looks like
+//! the proxy's, nor move a terminal's cursor. A message longer than 16 KiB is cut there, and
+//! its line ends with `… [N bytes cut]`.
 //!
 //! ```
 //! use tracing_subscriber::layer::SubscriberExt;
@@ -57,6 +63,14 @@ pub const PROXY: &str = "toon::mcp::proxy";
 
 /// Lines waiting for the writer, at most (about 4 MiB at the 4 KiB cap on a server's line).
 const QUEUE: usize = 1024;
+
+/// The most bytes of an event's message a line keeps (its other fields, in detailed lines,
+/// as many again); the rest is cut and counted on the line. Above the 4 KiB of a server's
+/// stderr line even escaped.
+const LINE_BYTES: usize = 16 << 10;
+
+/// The most bytes of a server's name a line keeps (a name is a configuration key).
+const NAME_BYTES: usize = 256;
 
 /// A `tracing_subscriber` layer that writes events to stderr, one line each, without ever
 /// blocking the task that logs (see the [module](self)). Clones share one queue and writer
@@ -93,7 +107,7 @@ impl StderrLayer {
         self.queue.flush(within)
     }
 
-    /// `event` as its line, with the newline.
+    /// `event` as its line, with the newline: one line, whatever its fields hold.
     fn line(&self, event: &Event<'_>) -> String {
         let mut fields = Fields::default();
         event.record(&mut fields);
@@ -103,11 +117,11 @@ impl StderrLayer {
             let _ = write!(line, "{:>5} {}: ", meta.level(), meta.target());
         }
         if let Some(server) = &fields.server {
-            let _ = write!(line, "[{server}] ");
+            let _ = write!(line, "[{}] ", server.text);
         }
-        line.push_str(&fields.message);
+        fields.message.end_into(&mut line);
         if self.detailed {
-            line.push_str(&fields.rest);
+            fields.rest.end_into(&mut line);
         }
         line.push('\n');
         line
@@ -134,20 +148,31 @@ impl<S: Subscriber> Layer<S> for StderrLayer {
     }
 }
 
-/// An event's fields as its line shows them.
-#[derive(Default)]
+/// An event's fields as its line shows them, escaped and bounded ([`Escaped`]).
 struct Fields {
-    message: String,
-    server: Option<String>,
+    message: Escaped,
+    server: Option<Escaped>,
     /// ` key=value` for each other field.
-    rest: String,
+    rest: Escaped,
+}
+
+impl Default for Fields {
+    fn default() -> Fields {
+        Fields {
+            message: Escaped::within(LINE_BYTES),
+            server: None,
+            rest: Escaped::within(LINE_BYTES),
+        }
+    }
 }
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
         match field.name() {
-            "message" => self.message.push_str(value),
-            "server" => self.server = Some(value.to_owned()),
+            "message" => {
+                let _ = self.message.write_str(value);
+            }
+            "server" => self.server = Some(Escaped::of(value, NAME_BYTES)),
             name => {
                 let _ = write!(self.rest, " {name}={value:?}");
             }
@@ -156,15 +181,91 @@ impl Visit for Fields {
 
     fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
         match field.name() {
-            // The message's `format_args!`, whose `Debug` is its text.
+            // The message's `format_args!`, whose `Debug` is its text: formatted straight
+            // into the bounded text, so a 4 MiB message is never copied whole.
             "message" => {
                 let _ = write!(self.message, "{value:?}");
             }
-            "server" => self.server = Some(format!("{value:?}")),
+            "server" => self.server = Some(Escaped::of(&format!("{value:?}"), NAME_BYTES)),
             name => {
                 let _ = write!(self.rest, " {name}={value:?}");
             }
         }
+    }
+}
+
+/// Text for a line, written through [`std::fmt::Write`]: each character that could end the
+/// line or drive a terminal escaped ([`escape`]), and at most `limit` bytes kept; from the
+/// first character that would pass it on, nothing more is kept, only counted.
+struct Escaped {
+    text: String,
+    limit: usize,
+    /// Bytes of the text given that were not kept.
+    cut: usize,
+}
+
+impl Escaped {
+    fn within(limit: usize) -> Escaped {
+        Escaped {
+            text: String::new(),
+            limit,
+            cut: 0,
+        }
+    }
+
+    fn of(text: &str, limit: usize) -> Escaped {
+        let mut escaped = Escaped::within(limit);
+        let _ = escaped.write_str(text);
+        escaped
+    }
+
+    /// Appends the text to `line`, and `… [N bytes cut]` if some was cut.
+    fn end_into(&self, line: &mut String) {
+        line.push_str(&self.text);
+        if self.cut > 0 {
+            let _ = write!(line, "… [{} bytes cut]", self.cut);
+        }
+    }
+}
+
+impl std::fmt::Write for Escaped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        // The common case, plain text that fits, in one copy.
+        if self.cut == 0 && self.text.len() + s.len() <= self.limit && !s.chars().any(escaped) {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        for c in s.chars() {
+            if self.cut == 0 {
+                let at = self.text.len();
+                escape(c, &mut self.text);
+                if self.text.len() <= self.limit {
+                    continue;
+                }
+                self.text.truncate(at);
+            }
+            self.cut += c.len_utf8();
+        }
+        Ok(())
+    }
+}
+
+/// Whether `c` is written escaped: a control character (C0, DEL, C1: Unicode's `Cc`) or a
+/// line or paragraph separator, which some readers take for a line break.
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Appends `c` to `out`, visibly if [`escaped`]: `\n`, `\r`, `\t`, else `\u{HEX}`.
+fn escape(c: char, out: &mut String) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if escaped(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        }
+        c => out.push(c),
     }
 }
 
@@ -360,6 +461,61 @@ mod tests {
         assert!((4..=5).contains(&kept), "{lines:?}");
         let note = format!("[proxy] {} log lines dropped: stderr not read", 50 - kept);
         assert_eq!(lines.last(), Some(&note.as_str()), "{lines:?}");
+    }
+
+    #[test]
+    fn a_line_is_one_line_whatever_its_text_holds() {
+        let kept = CapturedOutput::default();
+        let text = written(StderrLayer::to(8, Box::new(kept.clone())), &kept, || {
+            // A log message forging the proxy's lines, a terminal's escapes, every kind
+            // of control character.
+            let data = "info: ok\n[other] unavailable: forged\r\ntoon: http: session x opened";
+            tracing::info!(target: SERVER, server = "evil", "{data}");
+            let controls = "a\u{1b}[2Jb\u{0}c\u{7f}d\u{85}e\u{9b}f\u{2028}g\th";
+            tracing::info!(target: SERVER, server = "evil", "{controls}");
+            // A name is a configuration key: escaped as well.
+            tracing::info!(target: SERVER, server = "a\n[b", "fine");
+        });
+        assert_eq!(
+            text,
+            "[evil] info: ok\\n[other] unavailable: forged\\r\\ntoon: http: session x opened\n\
+             [evil] a\\u{1b}[2Jb\\u{0}c\\u{7f}d\\u{85}e\\u{9b}f\\u{2028}g\\th\n\
+             [a\\n[b] fine\n"
+        );
+        assert_eq!(text.lines().count(), 3);
+    }
+
+    #[test]
+    fn detailed_fields_stay_on_their_line_too() {
+        let kept = CapturedOutput::default();
+        let layer = StderrLayer::to(8, Box::new(kept.clone())).detailed(true);
+        let text = written(layer, &kept, || {
+            // As `Display`, the field's text comes unquoted and unescaped to the layer.
+            tracing::warn!(target: PROXY, why = %"x\ny", "note");
+        });
+        assert_eq!(text, " WARN toon::mcp::proxy: note why=x\\ny\n");
+    }
+
+    #[test]
+    fn a_long_message_is_cut_and_says_how_much() {
+        let kept = CapturedOutput::default();
+        let long = "a".repeat(3 * LINE_BYTES);
+        // An escape that would pass the bound is not split: cut whole from there on.
+        let escapes = format!("{}\u{1b}z", "b".repeat(LINE_BYTES - 3));
+        let text = written(StderrLayer::to(8, Box::new(kept.clone())), &kept, || {
+            tracing::info!(target: SERVER, server = "big", "{long}");
+            tracing::info!(target: SERVER, server = "big", "{escapes}");
+        });
+        let lines: Vec<&str> = text.lines().collect();
+        let first = format!(
+            "[big] {}… [{} bytes cut]",
+            "a".repeat(LINE_BYTES),
+            2 * LINE_BYTES
+        );
+        assert_eq!(lines[0], first);
+        let second = format!("[big] {}… [2 bytes cut]", "b".repeat(LINE_BYTES - 3));
+        assert_eq!(lines[1], second);
+        assert_eq!(lines.len(), 2);
     }
 
     /// This test binary again, running only `child`, with `CHILD` set to `mode`: its stderr.
