@@ -20,7 +20,7 @@
 //! event's other fields. stdout carries protocol only, so these lines go to stderr, which a
 //! client may never read. A blocking write there would stall whichever task logged (two
 //! chatty servers stall a two-thread runtime, shutdown included), so lines go through a
-//! bounded queue to one writer thread. When the queue is full (1024 lines) a
+//! bounded queue to one writer thread. When the queue is full (1024 lines, or 4 MiB of them) a
 //! line is dropped and counted, and the count is written once the writer catches up:
 //! `[proxy] N log lines dropped: stderr not read`.
 //!
@@ -64,9 +64,14 @@ pub const PROXY: &str = "toon::mcp::proxy";
 /// Lines waiting for the writer, at most (about 4 MiB at the 4 KiB cap on a server's line).
 const QUEUE: usize = 1024;
 
+/// Bytes waiting for the writer, all lines together, at most: the line bound alone let 150
+/// log messages of 4 MiB each, with stderr unread, hold 700 MiB. The same 4 MiB the line
+/// bound means for lines of a server's stderr.
+const QUEUE_BYTES: usize = 4 << 20;
+
 /// The most bytes of an event's message a line keeps (its other fields, in detailed lines,
-/// as many again); the rest is cut and counted on the line. Above the 4 KiB of a server's
-/// stderr line even escaped.
+/// as many again); the rest is cut and counted on the line. Far below `QUEUE_BYTES`, so any
+/// line fits an empty queue, and above the 4 KiB of a server's stderr line even escaped.
 const LINE_BYTES: usize = 16 << 10;
 
 /// The most bytes of a server's name a line keeps (a name is a configuration key).
@@ -89,7 +94,7 @@ impl StderrLayer {
 
     fn to(capacity: usize, out: Box<dyn Write + Send>) -> StderrLayer {
         StderrLayer {
-            queue: Arc::new(Queue::start(capacity, out)),
+            queue: Arc::new(Queue::start(capacity, QUEUE_BYTES, out)),
             detailed: false,
         }
     }
@@ -282,23 +287,27 @@ fn stderr_writer() -> Box<dyn Write + Send> {
     Box::new(std::io::stderr())
 }
 
-/// A bounded queue of lines (each with its newline, written in one piece) in front of one
-/// writer thread.
+/// A queue of lines (each with its newline, written in one piece) in front of one writer
+/// thread, bounded by lines and by bytes.
 struct Queue {
     tx: SyncSender<String>,
     counts: Arc<Counts>,
+    /// The most bytes sent and not yet written.
+    max_bytes: usize,
 }
 
 #[derive(Default)]
 struct Counts {
     /// Sent and not yet written (for [`Queue::flush`]).
     pending: AtomicUsize,
+    /// The bytes of those lines, the one being written included.
+    bytes: AtomicUsize,
     /// Dropped since the writer last said so.
     dropped: AtomicU64,
 }
 
 impl Queue {
-    fn start(capacity: usize, out: Box<dyn Write + Send>) -> Queue {
+    fn start(capacity: usize, max_bytes: usize, out: Box<dyn Write + Send>) -> Queue {
         let (tx, rx) = sync_channel(capacity);
         let counts = Arc::new(Counts::default());
         let writer = counts.clone();
@@ -307,22 +316,38 @@ impl Queue {
         let _ = std::thread::Builder::new()
             .name("toon-stderr".into())
             .spawn(move || write_lines(&rx, out, &writer));
-        Queue { tx, counts }
+        Queue {
+            tx,
+            counts,
+            max_bytes,
+        }
     }
 
     fn send(&self, line: String) {
+        let len = line.len();
+        // Its bytes are taken before it is queued, so that senders racing each other never
+        // hold more than `max_bytes` together.
+        let before = self.counts.bytes.fetch_add(len, Ordering::SeqCst);
+        if before + len > self.max_bytes {
+            self.counts.bytes.fetch_sub(len, Ordering::SeqCst);
+            self.dropped();
+            return;
+        }
         self.counts.pending.fetch_add(1, Ordering::SeqCst);
-        match self.tx.try_send(line) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                self.counts.pending.fetch_sub(1, Ordering::SeqCst);
-                self.counts.dropped.fetch_add(1, Ordering::SeqCst);
-                crate::mcp::proxy::metrics::global().log_line_dropped();
-            }
-            Err(TrySendError::Disconnected(_)) => {
-                self.counts.pending.fetch_sub(1, Ordering::SeqCst);
+        let sent = self.tx.try_send(line);
+        if let Err(e) = sent {
+            self.counts.pending.fetch_sub(1, Ordering::SeqCst);
+            self.counts.bytes.fetch_sub(len, Ordering::SeqCst);
+            if let TrySendError::Full(_) = e {
+                self.dropped();
             }
         }
+    }
+
+    /// Counts a line dropped for want of room (said by the writer, and in the metrics).
+    fn dropped(&self) {
+        self.counts.dropped.fetch_add(1, Ordering::SeqCst);
+        crate::mcp::proxy::metrics::global().log_line_dropped();
     }
 
     fn flush(&self, within: Duration) -> bool {
@@ -349,6 +374,7 @@ fn write_lines(rx: &Receiver<String>, mut out: Box<dyn Write + Send>, counts: &C
         let mut next = Some(first);
         while let Some(line) = next {
             let _ = out.write_all(line.as_bytes());
+            counts.bytes.fetch_sub(line.len(), Ordering::SeqCst);
             counts.pending.fetch_sub(1, Ordering::SeqCst);
             next = rx.try_recv().ok();
         }
@@ -518,6 +544,43 @@ mod tests {
         assert_eq!(lines.len(), 2);
     }
 
+    #[test]
+    fn queued_bytes_stay_within_their_bound_and_the_drops_are_counted() {
+        let gate = Arc::new(Mutex::new(()));
+        let closed = gate.lock().unwrap();
+        let (written, output) = channel();
+        let stuck = Stuck {
+            gate: gate.clone(),
+            written,
+        };
+        // Room for 1024 lines but 1 MiB, lines of 256 KiB (the newline included), and a
+        // writer that cannot write: as the attack's 150 log messages of 4 MiB did.
+        let max = 1 << 20;
+        let queue = Queue::start(1024, max, Box::new(stuck));
+        let line = format!("{}\n", "x".repeat((256 << 10) - 1));
+        for _ in 0..150 {
+            queue.send(line.clone());
+            let queued = queue.counts.bytes.load(Ordering::SeqCst);
+            assert!(queued <= max, "{queued} bytes queued");
+        }
+        // Four lines fill the bound (the one the writer holds counts until written).
+        assert_eq!(queue.counts.pending.load(Ordering::SeqCst), 4);
+        assert_eq!(queue.counts.dropped.load(Ordering::SeqCst), 146);
+        drop(closed);
+        assert!(queue.flush(Duration::from_secs(30)));
+        assert_eq!(queue.counts.bytes.load(Ordering::SeqCst), 0);
+        let text: String = output
+            .try_iter()
+            .map(|b| String::from_utf8(b).unwrap())
+            .collect();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.iter().filter(|l| l.starts_with('x')).count(), 4);
+        assert_eq!(
+            lines.last(),
+            Some(&"[proxy] 146 log lines dropped: stderr not read")
+        );
+    }
+
     /// This test binary again, running only `child`, with `CHILD` set to `mode`: its stderr.
     #[cfg(unix)]
     fn child_stderr(mode: &str) -> String {
@@ -604,6 +667,7 @@ mod tests {
         let (written, output) = channel();
         let queue = Queue::start(
             4,
+            QUEUE_BYTES,
             Box::new(Stuck {
                 gate: gate.clone(),
                 written,
