@@ -748,16 +748,13 @@ impl Catalog {
         })
     }
 
-    /// Tool names close to `name`, for "unknown tool" errors.
+    /// Tool names close to `name`, for "unknown tool" errors: at most three, the best of
+    /// [`search`](Self::search) in a catalog of up to 1,000 tools; in a larger one the same
+    /// keyword scores over a bounded set of candidates, so that each unknown name costs
+    /// about as much whatever the catalog's size (`search/suggest.rs`).
     #[must_use]
     pub fn suggest(&self, name: &str) -> Vec<&str> {
-        let mut hits: Vec<&str> = self
-            .search(name, 3)
-            .into_iter()
-            .map(|hit| hit.tool.name())
-            .collect();
-        hits.truncate(3);
-        hits
+        self.search_index().suggest(name, 3).0
     }
 }
 

@@ -755,3 +755,29 @@ fn a_call_through_the_proxy_reuses_its_connection_and_adds_no_delay_of_another_o
     assert!(connections <= 8, "{connections} connections for 300 calls");
     proxied.close();
 }
+
+/// A URL's credentials (`http://user:secret@…`) go as the `Authorization: Basic` header they
+/// mean, and reach no log line at any level: hyper-util's trace lines printed its connection
+/// pool's key, the URL's authority with the password in it.
+#[test]
+fn a_url_s_password_is_sent_as_basic_auth_and_never_logged() {
+    if servers_dir().is_none() {
+        return;
+    }
+    let scratch = Scratch::new("http-userinfo");
+    let server = HttpServer::fixture(&scratch.0);
+    let url = format!("http://user:secret@127.0.0.1:{}/mcp", server.port);
+    let config = write_config(&scratch.0, &json!({"web": {"url": url}}));
+    let mut client = proxy(&config, &[("TOON_LOG", "trace")]);
+    client.initialize("2025-11-25");
+    let r = call(&mut client, 10, "headers", json!({}));
+    let stderr = client.close_then_stderr_with(&["toon::mcp::proxy"]);
+    // Logging was on at every level, and said neither the password nor the header.
+    assert!(stderr.contains(" INFO toon::mcp::proxy: "), "{stderr}");
+    assert!(!stderr.contains("secret"), "{stderr}");
+    assert!(!stderr.contains("dXNlcjpzZWNyZXQ"), "{stderr}");
+    let seen: Json = serde_json::from_str(&text(&r["result"]))
+        .unwrap_or_else(|_| toon::decode::<Json>(&text(&r["result"])).unwrap());
+    // base64 of `user:secret`.
+    assert_eq!(seen["authorization"], "Basic dXNlcjpzZWNyZXQ=", "{seen}");
+}

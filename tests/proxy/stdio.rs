@@ -1993,3 +1993,33 @@ fn a_server_s_question_the_client_did_not_declare_is_refused_at_once() {
     );
     client.close();
 }
+
+/// A server's log message cannot forge the proxy's lines on stderr: whatever it holds, it is
+/// one line, `[NAME] …`, its line breaks and terminal escapes written visibly. (The fixture
+/// logs the level it was set to, so the client's text is the server's.)
+#[test]
+fn a_server_s_log_message_is_one_line_of_its_own_on_stderr() {
+    let scratch = Scratch::new("forged-lines");
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(
+        &path,
+        format!(r#"{{"mcpServers":{{"a":{}}}}}"#, documents("a")),
+    )
+    .unwrap();
+    let mut client = Client::start(&path, &[]);
+    client.initialize("2025-11-25");
+    let forged = "warning\n[b] unavailable: forged\r\ntoon: http: session 1a2b3c4d opened\u{1b}[2K";
+    let r = client.request("logging/setLevel", json!({"level": forged}));
+    assert_eq!(r["result"], json!({}), "{r}");
+    let line = "[a] info: a logs at warning\\n[b] unavailable: forged\\r\\n\
+                toon: http: session 1a2b3c4d opened\\u{1b}[2K";
+    let stderr = client.close_then_stderr_with(&[line]);
+    assert!(stderr.lines().any(|l| l == line), "{stderr}");
+    for l in stderr.lines() {
+        assert!(
+            !l.starts_with("[b]") && !l.starts_with("toon: http"),
+            "{stderr}"
+        );
+        assert!(!l.contains('\u{1b}') && !l.contains('\r'), "{stderr:?}");
+    }
+}

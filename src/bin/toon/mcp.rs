@@ -222,7 +222,7 @@ mod serving {
         http::{self, HttpOptions},
     };
     pub(super) use toon::mcp::proxy::{Mode, Options};
-    use tracing_subscriber::filter::{LevelFilter, Targets};
+    use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets, filter_fn};
     use tracing_subscriber::layer::{Layer, SubscriberExt};
 
     /// How long the last lines may take to reach stderr at exit (a client that does not read
@@ -247,6 +247,16 @@ mod serving {
             _ => Targets::new().with_target("toon", LevelFilter::INFO),
         };
         let layer = StderrLayer::new().detailed(asked.is_some());
+        // Other crates' events at `WARN` and up only, whatever `$TOON_LOG` asks: hyper's and
+        // hyper-util's debug and trace lines print requests and connection pool keys, which
+        // are not ours to vet for secrets (a URL's password was one).
+        let others_capped = filter_fn(|meta| {
+            let target = meta.target();
+            target == "toon"
+                || target.starts_with("toon::")
+                || *meta.level() <= tracing::Level::WARN
+        });
+        let filter = filter.and(others_capped);
         let subscriber = tracing_subscriber::registry().with(layer.clone().with_filter(filter));
         if tracing::subscriber::set_global_default(subscriber).is_ok() {
             let _ = STDERR.set(layer);

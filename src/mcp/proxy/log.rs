@@ -20,9 +20,15 @@
 //! event's other fields. stdout carries protocol only, so these lines go to stderr, which a
 //! client may never read. A blocking write there would stall whichever task logged (two
 //! chatty servers stall a two-thread runtime, shutdown included), so lines go through a
-//! bounded queue to one writer thread. When the queue is full a line is dropped and counted,
-//! and the count is written once the writer catches up:
+//! bounded queue to one writer thread. When the queue is full (1024 lines, or 4 MiB of them) a
+//! line is dropped and counted, and the count is written once the writer catches up:
 //! `[proxy] N log lines dropped: stderr not read`.
+//!
+//! A line is one line whatever its text says: control characters (CR, LF, tab, ESC, the rest
+//! of C0 and C1, DEL) and the Unicode line and paragraph separators are written escaped
+//! (`\n`, `\u{1b}`), so a server's words cannot end its line and start one that looks like
+//! the proxy's, nor move a terminal's cursor. A message longer than 16 KiB is cut there, and
+//! its line ends with `… [N bytes cut]`.
 //!
 //! ```
 //! use tracing_subscriber::layer::SubscriberExt;
@@ -58,6 +64,19 @@ pub const PROXY: &str = "toon::mcp::proxy";
 /// Lines waiting for the writer, at most (about 4 MiB at the 4 KiB cap on a server's line).
 const QUEUE: usize = 1024;
 
+/// Bytes waiting for the writer, all lines together, at most: the line bound alone let 150
+/// log messages of 4 MiB each, with stderr unread, hold 700 MiB. The same 4 MiB the line
+/// bound means for lines of a server's stderr.
+const QUEUE_BYTES: usize = 4 << 20;
+
+/// The most bytes of an event's message a line keeps (its other fields, in detailed lines,
+/// as many again); the rest is cut and counted on the line. Far below `QUEUE_BYTES`, so any
+/// line fits an empty queue, and above the 4 KiB of a server's stderr line even escaped.
+const LINE_BYTES: usize = 16 << 10;
+
+/// The most bytes of a server's name a line keeps (a name is a configuration key).
+const NAME_BYTES: usize = 256;
+
 /// A `tracing_subscriber` layer that writes events to stderr, one line each, without ever
 /// blocking the task that logs (see the [module](self)). Clones share one queue and writer
 /// thread: keep one to [`flush`](Self::flush) at exit.
@@ -75,7 +94,7 @@ impl StderrLayer {
 
     fn to(capacity: usize, out: Box<dyn Write + Send>) -> StderrLayer {
         StderrLayer {
-            queue: Arc::new(Queue::start(capacity, out)),
+            queue: Arc::new(Queue::start(capacity, QUEUE_BYTES, out)),
             detailed: false,
         }
     }
@@ -93,7 +112,7 @@ impl StderrLayer {
         self.queue.flush(within)
     }
 
-    /// `event` as its line, with the newline.
+    /// `event` as its line, with the newline: one line, whatever its fields hold.
     fn line(&self, event: &Event<'_>) -> String {
         let mut fields = Fields::default();
         event.record(&mut fields);
@@ -103,11 +122,11 @@ impl StderrLayer {
             let _ = write!(line, "{:>5} {}: ", meta.level(), meta.target());
         }
         if let Some(server) = &fields.server {
-            let _ = write!(line, "[{server}] ");
+            let _ = write!(line, "[{}] ", server.text);
         }
-        line.push_str(&fields.message);
+        fields.message.end_into(&mut line);
         if self.detailed {
-            line.push_str(&fields.rest);
+            fields.rest.end_into(&mut line);
         }
         line.push('\n');
         line
@@ -134,20 +153,31 @@ impl<S: Subscriber> Layer<S> for StderrLayer {
     }
 }
 
-/// An event's fields as its line shows them.
-#[derive(Default)]
+/// An event's fields as its line shows them, escaped and bounded ([`Escaped`]).
 struct Fields {
-    message: String,
-    server: Option<String>,
+    message: Escaped,
+    server: Option<Escaped>,
     /// ` key=value` for each other field.
-    rest: String,
+    rest: Escaped,
+}
+
+impl Default for Fields {
+    fn default() -> Fields {
+        Fields {
+            message: Escaped::within(LINE_BYTES),
+            server: None,
+            rest: Escaped::within(LINE_BYTES),
+        }
+    }
 }
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
         match field.name() {
-            "message" => self.message.push_str(value),
-            "server" => self.server = Some(value.to_owned()),
+            "message" => {
+                let _ = self.message.write_str(value);
+            }
+            "server" => self.server = Some(Escaped::of(value, NAME_BYTES)),
             name => {
                 let _ = write!(self.rest, " {name}={value:?}");
             }
@@ -156,15 +186,91 @@ impl Visit for Fields {
 
     fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
         match field.name() {
-            // The message's `format_args!`, whose `Debug` is its text.
+            // The message's `format_args!`, whose `Debug` is its text: formatted straight
+            // into the bounded text, so a 4 MiB message is never copied whole.
             "message" => {
                 let _ = write!(self.message, "{value:?}");
             }
-            "server" => self.server = Some(format!("{value:?}")),
+            "server" => self.server = Some(Escaped::of(&format!("{value:?}"), NAME_BYTES)),
             name => {
                 let _ = write!(self.rest, " {name}={value:?}");
             }
         }
+    }
+}
+
+/// Text for a line, written through [`std::fmt::Write`]: each character that could end the
+/// line or drive a terminal escaped ([`escape`]), and at most `limit` bytes kept; from the
+/// first character that would pass it on, nothing more is kept, only counted.
+struct Escaped {
+    text: String,
+    limit: usize,
+    /// Bytes of the text given that were not kept.
+    cut: usize,
+}
+
+impl Escaped {
+    fn within(limit: usize) -> Escaped {
+        Escaped {
+            text: String::new(),
+            limit,
+            cut: 0,
+        }
+    }
+
+    fn of(text: &str, limit: usize) -> Escaped {
+        let mut escaped = Escaped::within(limit);
+        let _ = escaped.write_str(text);
+        escaped
+    }
+
+    /// Appends the text to `line`, and `… [N bytes cut]` if some was cut.
+    fn end_into(&self, line: &mut String) {
+        line.push_str(&self.text);
+        if self.cut > 0 {
+            let _ = write!(line, "… [{} bytes cut]", self.cut);
+        }
+    }
+}
+
+impl std::fmt::Write for Escaped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        // The common case, plain text that fits, in one copy.
+        if self.cut == 0 && self.text.len() + s.len() <= self.limit && !s.chars().any(escaped) {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        for c in s.chars() {
+            if self.cut == 0 {
+                let at = self.text.len();
+                escape(c, &mut self.text);
+                if self.text.len() <= self.limit {
+                    continue;
+                }
+                self.text.truncate(at);
+            }
+            self.cut += c.len_utf8();
+        }
+        Ok(())
+    }
+}
+
+/// Whether `c` is written escaped: a control character (C0, DEL, C1: Unicode's `Cc`) or a
+/// line or paragraph separator, which some readers take for a line break.
+fn escaped(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Appends `c` to `out`, visibly if [`escaped`]: `\n`, `\r`, `\t`, else `\u{HEX}`.
+fn escape(c: char, out: &mut String) {
+    match c {
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        '\t' => out.push_str("\\t"),
+        c if escaped(c) => {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        }
+        c => out.push(c),
     }
 }
 
@@ -181,23 +287,27 @@ fn stderr_writer() -> Box<dyn Write + Send> {
     Box::new(std::io::stderr())
 }
 
-/// A bounded queue of lines (each with its newline, written in one piece) in front of one
-/// writer thread.
+/// A queue of lines (each with its newline, written in one piece) in front of one writer
+/// thread, bounded by lines and by bytes.
 struct Queue {
     tx: SyncSender<String>,
     counts: Arc<Counts>,
+    /// The most bytes sent and not yet written.
+    max_bytes: usize,
 }
 
 #[derive(Default)]
 struct Counts {
     /// Sent and not yet written (for [`Queue::flush`]).
     pending: AtomicUsize,
+    /// The bytes of those lines, the one being written included.
+    bytes: AtomicUsize,
     /// Dropped since the writer last said so.
     dropped: AtomicU64,
 }
 
 impl Queue {
-    fn start(capacity: usize, out: Box<dyn Write + Send>) -> Queue {
+    fn start(capacity: usize, max_bytes: usize, out: Box<dyn Write + Send>) -> Queue {
         let (tx, rx) = sync_channel(capacity);
         let counts = Arc::new(Counts::default());
         let writer = counts.clone();
@@ -206,22 +316,38 @@ impl Queue {
         let _ = std::thread::Builder::new()
             .name("toon-stderr".into())
             .spawn(move || write_lines(&rx, out, &writer));
-        Queue { tx, counts }
+        Queue {
+            tx,
+            counts,
+            max_bytes,
+        }
     }
 
     fn send(&self, line: String) {
+        let len = line.len();
+        // Its bytes are taken before it is queued, so that senders racing each other never
+        // hold more than `max_bytes` together.
+        let before = self.counts.bytes.fetch_add(len, Ordering::SeqCst);
+        if before + len > self.max_bytes {
+            self.counts.bytes.fetch_sub(len, Ordering::SeqCst);
+            self.dropped();
+            return;
+        }
         self.counts.pending.fetch_add(1, Ordering::SeqCst);
-        match self.tx.try_send(line) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                self.counts.pending.fetch_sub(1, Ordering::SeqCst);
-                self.counts.dropped.fetch_add(1, Ordering::SeqCst);
-                crate::mcp::proxy::metrics::global().log_line_dropped();
-            }
-            Err(TrySendError::Disconnected(_)) => {
-                self.counts.pending.fetch_sub(1, Ordering::SeqCst);
+        let sent = self.tx.try_send(line);
+        if let Err(e) = sent {
+            self.counts.pending.fetch_sub(1, Ordering::SeqCst);
+            self.counts.bytes.fetch_sub(len, Ordering::SeqCst);
+            if let TrySendError::Full(_) = e {
+                self.dropped();
             }
         }
+    }
+
+    /// Counts a line dropped for want of room (said by the writer, and in the metrics).
+    fn dropped(&self) {
+        self.counts.dropped.fetch_add(1, Ordering::SeqCst);
+        crate::mcp::proxy::metrics::global().log_line_dropped();
     }
 
     fn flush(&self, within: Duration) -> bool {
@@ -248,6 +374,7 @@ fn write_lines(rx: &Receiver<String>, mut out: Box<dyn Write + Send>, counts: &C
         let mut next = Some(first);
         while let Some(line) = next {
             let _ = out.write_all(line.as_bytes());
+            counts.bytes.fetch_sub(line.len(), Ordering::SeqCst);
             counts.pending.fetch_sub(1, Ordering::SeqCst);
             next = rx.try_recv().ok();
         }
@@ -362,6 +489,98 @@ mod tests {
         assert_eq!(lines.last(), Some(&note.as_str()), "{lines:?}");
     }
 
+    #[test]
+    fn a_line_is_one_line_whatever_its_text_holds() {
+        let kept = CapturedOutput::default();
+        let text = written(StderrLayer::to(8, Box::new(kept.clone())), &kept, || {
+            // A log message forging the proxy's lines, a terminal's escapes, every kind
+            // of control character.
+            let data = "info: ok\n[other] unavailable: forged\r\ntoon: http: session x opened";
+            tracing::info!(target: SERVER, server = "evil", "{data}");
+            let controls = "a\u{1b}[2Jb\u{0}c\u{7f}d\u{85}e\u{9b}f\u{2028}g\th";
+            tracing::info!(target: SERVER, server = "evil", "{controls}");
+            // A name is a configuration key: escaped as well.
+            tracing::info!(target: SERVER, server = "a\n[b", "fine");
+        });
+        assert_eq!(
+            text,
+            "[evil] info: ok\\n[other] unavailable: forged\\r\\ntoon: http: session x opened\n\
+             [evil] a\\u{1b}[2Jb\\u{0}c\\u{7f}d\\u{85}e\\u{9b}f\\u{2028}g\\th\n\
+             [a\\n[b] fine\n"
+        );
+        assert_eq!(text.lines().count(), 3);
+    }
+
+    #[test]
+    fn detailed_fields_stay_on_their_line_too() {
+        let kept = CapturedOutput::default();
+        let layer = StderrLayer::to(8, Box::new(kept.clone())).detailed(true);
+        let text = written(layer, &kept, || {
+            // As `Display`, the field's text comes unquoted and unescaped to the layer.
+            tracing::warn!(target: PROXY, why = %"x\ny", "note");
+        });
+        assert_eq!(text, " WARN toon::mcp::proxy: note why=x\\ny\n");
+    }
+
+    #[test]
+    fn a_long_message_is_cut_and_says_how_much() {
+        let kept = CapturedOutput::default();
+        let long = "a".repeat(3 * LINE_BYTES);
+        // An escape that would pass the bound is not split: cut whole from there on.
+        let escapes = format!("{}\u{1b}z", "b".repeat(LINE_BYTES - 3));
+        let text = written(StderrLayer::to(8, Box::new(kept.clone())), &kept, || {
+            tracing::info!(target: SERVER, server = "big", "{long}");
+            tracing::info!(target: SERVER, server = "big", "{escapes}");
+        });
+        let lines: Vec<&str> = text.lines().collect();
+        let first = format!(
+            "[big] {}… [{} bytes cut]",
+            "a".repeat(LINE_BYTES),
+            2 * LINE_BYTES
+        );
+        assert_eq!(lines[0], first);
+        let second = format!("[big] {}… [2 bytes cut]", "b".repeat(LINE_BYTES - 3));
+        assert_eq!(lines[1], second);
+        assert_eq!(lines.len(), 2);
+    }
+
+    #[test]
+    fn queued_bytes_stay_within_their_bound_and_the_drops_are_counted() {
+        let gate = Arc::new(Mutex::new(()));
+        let closed = gate.lock().unwrap();
+        let (written, output) = channel();
+        let stuck = Stuck {
+            gate: gate.clone(),
+            written,
+        };
+        // Room for 1024 lines but 1 MiB, lines of 256 KiB (the newline included), and a
+        // writer that cannot write: as the attack's 150 log messages of 4 MiB did.
+        let max = 1 << 20;
+        let queue = Queue::start(1024, max, Box::new(stuck));
+        let line = format!("{}\n", "x".repeat((256 << 10) - 1));
+        for _ in 0..150 {
+            queue.send(line.clone());
+            let queued = queue.counts.bytes.load(Ordering::SeqCst);
+            assert!(queued <= max, "{queued} bytes queued");
+        }
+        // Four lines fill the bound (the one the writer holds counts until written).
+        assert_eq!(queue.counts.pending.load(Ordering::SeqCst), 4);
+        assert_eq!(queue.counts.dropped.load(Ordering::SeqCst), 146);
+        drop(closed);
+        assert!(queue.flush(Duration::from_secs(30)));
+        assert_eq!(queue.counts.bytes.load(Ordering::SeqCst), 0);
+        let text: String = output
+            .try_iter()
+            .map(|b| String::from_utf8(b).unwrap())
+            .collect();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.iter().filter(|l| l.starts_with('x')).count(), 4);
+        assert_eq!(
+            lines.last(),
+            Some(&"[proxy] 146 log lines dropped: stderr not read")
+        );
+    }
+
     /// This test binary again, running only `child`, with `CHILD` set to `mode`: its stderr.
     #[cfg(unix)]
     fn child_stderr(mode: &str) -> String {
@@ -448,6 +667,7 @@ mod tests {
         let (written, output) = channel();
         let queue = Queue::start(
             4,
+            QUEUE_BYTES,
             Box::new(Stuck {
                 gate: gate.clone(),
                 written,

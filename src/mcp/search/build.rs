@@ -156,6 +156,13 @@ fn merge(parts: Vec<Part>) -> SearchIndex {
     }
     let n = index.names.len().max(1) as f64;
     index.avg_len = index.lens.iter().sum::<f64>() / n;
+    let keys = &index.keys;
+    let mut by_key: Vec<u32> = (0..keys.len() as u32)
+        .filter(|&d| keys[d as usize].is_some())
+        .collect();
+    // Stable: equal keys stay in document order.
+    by_key.sort_by(|&a, &b| keys[a as usize].cmp(&keys[b as usize]));
+    index.by_key = by_key;
     index
 }
 

@@ -10,6 +10,7 @@
 mod build;
 #[cfg(feature = "mcp-semantic")]
 mod semantic;
+mod suggest;
 mod words;
 
 /// BM25's term-frequency saturation and length normalisation (the usual values).
@@ -69,6 +70,9 @@ pub(crate) struct SearchIndex {
     names: Vec<String>,
     /// Per document, its name as a query naming it would write it ([`words::name_key`]).
     keys: Vec<Option<String>>,
+    /// The documents that have a key, sorted by it (then in document order): a suggestion
+    /// finds those a name names without comparing every key (`suggest.rs`).
+    by_key: Vec<u32>,
     lens: Vec<f64>,
     avg_len: f64,
     /// (term, its postings: (document, weighted term frequency), documents ascending), terms

@@ -166,7 +166,17 @@ fn resolve(base: &Uri, endpoint: &str) -> Option<Uri> {
     let same = uri.scheme() == base.scheme()
         && uri.host().map(str::to_ascii_lowercase) == base.host().map(str::to_ascii_lowercase)
         && uri.port_u16() == base.port_u16();
-    same.then_some(uri)
+    if !same {
+        return None;
+    }
+    // On the stream's own authority: credentials an absolute endpoint names never reach
+    // hyper, whose pool prints authorities (the stream's went into an Authorization header).
+    Uri::builder()
+        .scheme(base.scheme()?.clone())
+        .authority(base.authority()?.clone())
+        .path_and_query(uri.path_and_query().map_or("/", |p| p.as_str()))
+        .build()
+        .ok()
 }
 
 #[cfg(test)]
@@ -187,6 +197,10 @@ mod tests {
         );
         assert_eq!(
             ok("http://127.0.0.1:3001/m").as_deref(),
+            Some("http://127.0.0.1:3001/m")
+        );
+        assert_eq!(
+            ok("http://u:secret@127.0.0.1:3001/m").as_deref(),
             Some("http://127.0.0.1:3001/m")
         );
         assert_eq!(ok("http://evil.example/m"), None);

@@ -174,6 +174,7 @@ type Parts = (
 /// The state a connection's tasks share, and the channels between them and the peer.
 fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, String> {
     let uri: Uri = url.parse().map_err(|_| "the URL is not valid".to_owned())?;
+    let (uri, basic) = userinfo_as_basic(uri)?;
     let mut map = HeaderMap::new();
     map.insert(
         header::USER_AGENT,
@@ -182,9 +183,15 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
     for (k, v) in headers {
         let name = HeaderName::from_bytes(k.as_bytes())
             .map_err(|_| format!("header {k:?} is not a valid name"))?;
-        let value = HeaderValue::from_str(v)
+        let mut value = HeaderValue::from_str(v)
             .map_err(|_| format!("the value of header {k:?} is not valid"))?;
+        value.set_sensitive(true);
         map.insert(name, value);
+    }
+    // A configured `Authorization` is the one meant; the URL's credentials only stand in
+    // for it.
+    if let Some(basic) = basic {
+        map.entry(header::AUTHORIZATION).or_insert(basic);
     }
     let (frames_tx, frames_rx) = mpsc::channel(FRAMES_QUEUE);
     let (out_tx, out_rx) = mpsc::channel::<String>(FRAMES_QUEUE);
@@ -201,6 +208,78 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
         listening: Mutex::new(None),
     });
     Ok((shared, out_rx, out_tx, frames_rx))
+}
+
+/// `uri` without its userinfo, and that userinfo as the `Authorization: Basic` header it
+/// means (RFC 3986 §3.2.1, RFC 7617: percent-decoded, `user:password` in base64). hyper is
+/// never given a URI with credentials in it: its connection pool's key is the authority,
+/// which hyper-util's trace lines print.
+fn userinfo_as_basic(uri: Uri) -> Result<(Uri, Option<HeaderValue>), String> {
+    let split = uri.authority().and_then(|a| a.as_str().rsplit_once('@'));
+    let Some((userinfo, host)) = split.map(|(u, h)| (u.to_owned(), h.to_owned())) else {
+        return Ok((uri, None));
+    };
+    let mut credentials = percent_decoded(&userinfo);
+    if !credentials.contains(&b':') {
+        // A user alone: an empty password (RFC 7617 §2 always has the colon).
+        credentials.push(b':');
+    }
+    let mut value = HeaderValue::from_str(&format!("Basic {}", base64(&credentials)))
+        .map_err(|_| "the URL's credentials cannot be sent".to_owned())?;
+    value.set_sensitive(true);
+    let mut parts = uri.into_parts();
+    parts.authority = Some(
+        host.parse()
+            .map_err(|_| "the URL's host is not valid".to_owned())?,
+    );
+    let uri = Uri::from_parts(parts).map_err(|_| "the URL is not valid".to_owned())?;
+    Ok((uri, Some(value)))
+}
+
+/// `text` with each `%XX` as the byte it stands for (any other `%` as it is).
+fn percent_decoded(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match hex
+            .filter(|_| bytes[i] == b'%')
+            .map(|h| u8::from_str_radix(h, 16))
+        {
+            Some(Ok(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// `bytes` in base64 (RFC 4648 §4, padded): the one place the client encodes it, so no crate.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The frames the peer reads: what the tasks deliver, then the end's reason.
@@ -914,6 +993,32 @@ fn describe(e: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_url_s_credentials_become_a_basic_authorization_header() {
+        let split = |url: &str| {
+            let (uri, basic) = userinfo_as_basic(url.parse().unwrap()).unwrap();
+            (
+                uri.to_string(),
+                basic.map(|v| v.to_str().unwrap().to_owned()),
+            )
+        };
+        // `us@er:p:ss`, percent-encoded as a URL must have it.
+        let (uri, basic) = split("https://us%40er:p%3Ass@example.com:8443/mcp?x=1");
+        assert_eq!(uri, "https://example.com:8443/mcp?x=1");
+        assert_eq!(basic.as_deref(), Some("Basic dXNAZXI6cDpzcw=="));
+        let (uri, basic) = split("http://user:secret@127.0.0.1:3000/mcp");
+        assert_eq!(uri, "http://127.0.0.1:3000/mcp");
+        assert_eq!(basic.as_deref(), Some("Basic dXNlcjpzZWNyZXQ="));
+        // A user alone has an empty password; a lone `%` is itself.
+        let (_, basic) = split("http://a%@h/");
+        assert_eq!(basic.as_deref(), Some("Basic YSU6"));
+        assert_eq!(split("http://h:1/m"), ("http://h:1/m".to_owned(), None));
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+    }
 
     #[test]
     fn urls_and_headers_are_checked() {
