@@ -28,7 +28,8 @@
 //! **Security** (§ Security Warning): `Origin`, when present, must be the bound address's
 //! own (loopback names are one another's) or listed in [`HttpOptions::allowed_origins`],
 //! else 403; with a loopback bind, `Host` must name loopback (DNS rebinding), else 403; with
-//! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
+//! a token, `Authorization: Bearer TOKEN` is required (the scheme in any case; the token
+//! compared in constant time), else 401
 //! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413,
 //! a body that stops coming for [`BODY_TIMEOUT`] with 408. Connections are kept in two
 //! rooms, unauthenticated and authenticated (`connections.rs`), so that connections without
@@ -450,7 +451,7 @@ impl HttpFront {
         // Probes come without the token, and take no room among authenticated connections.
         let page = self.page(request.uri().path());
         let open = page.is_some_and(|(_, open)| open);
-        if let Some(refused) = self.refuse(&request, !open) {
+        if let Some(refused) = self.refuse(request.headers(), !open) {
             return refused;
         }
         if let Some((page, true)) = page {
@@ -506,17 +507,12 @@ impl HttpFront {
 
     /// The checks every request passes first: token (401, when `token`), `Origin` and
     /// `Host` (403).
-    fn refuse(&self, request: &Request<Incoming>, token: bool) -> Option<Response<Body>> {
-        let headers = request.headers();
+    fn refuse(&self, headers: &HeaderMap, token: bool) -> Option<Response<Body>> {
         if token && let Some(token) = &self.options.token {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| {
-                    v.strip_prefix("Bearer ")
-                        .or_else(|| v.strip_prefix("bearer "))
-                })
-                .map(str::trim);
+                .and_then(bearer);
             if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
                 let mut response = status(StatusCode::UNAUTHORIZED, "a bearer token is required");
                 response
@@ -1153,6 +1149,13 @@ fn is_loopback_name(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The token of an `Authorization` value of the `Bearer` scheme, whose name is
+/// case-insensitive (RFC 9110 § 11.1), as is `BEARER`; one or more spaces after it.
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
 /// Compares two secrets in time that depends on their lengths only.
 fn same(given: &[u8], expected: &[u8]) -> bool {
     let mut differ = u8::from(given.len() != expected.len());
@@ -1258,6 +1261,42 @@ mod tests {
         let f = front("192.168.1.5:9000", &[]);
         assert!(f.origin_allowed("http://192.168.1.5:9000"));
         assert!(!f.origin_allowed("http://localhost:9000"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        let mut f = front("127.0.0.1:8808", &[]);
+        f.options.token = Some("s3cret".to_owned());
+        let answer = |authorization: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::AUTHORIZATION,
+                HeaderValue::from_str(authorization).unwrap(),
+            );
+            f.refuse(&headers, true).map(|r| r.status())
+        };
+        for ok in [
+            "Bearer s3cret",
+            "bearer s3cret",
+            "BEARER s3cret",
+            "bEaReR s3cret",
+            "Bearer  s3cret ",
+        ] {
+            assert_eq!(answer(ok), None, "{ok}");
+        }
+        for refused in [
+            "Bearer s3cre",
+            "Basic s3cret",
+            "Bearers3cret",
+            "s3cret",
+            "Bearer",
+        ] {
+            assert_eq!(answer(refused), Some(StatusCode::UNAUTHORIZED), "{refused}");
+        }
+        assert_eq!(
+            f.refuse(&HeaderMap::new(), true).map(|r| r.status()),
+            Some(StatusCode::UNAUTHORIZED)
+        );
     }
 
     #[test]
