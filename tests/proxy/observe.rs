@@ -423,3 +423,33 @@ fn the_status_page_needs_the_token() {
     assert_eq!(page.status, 200, "{page:?}");
     assert!(page.body.contains("<svg id=\"tokens\""));
 }
+
+#[test]
+fn every_answer_of_the_http_front_says_no_store() {
+    let scratch = Scratch::new("observe-no-store");
+    let config = wild_config(&scratch.0);
+    let token = token_file(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token-file", token.to_str().unwrap()]);
+    let bearer = [("Authorization", "Bearer s3cret")];
+    let origin = [("Origin", "http://evil.example")];
+    let answers = [
+        ("GET", "/status", &[][..], 401),
+        ("GET", "/metrics", &[][..], 401),
+        ("POST", "/metrics", &bearer[..], 405),
+        ("POST", "/status", &bearer[..], 405),
+        ("GET", "/readyz", &origin[..], 403),
+        ("GET", "/nowhere", &bearer[..], 404),
+        ("PUT", "/mcp", &bearer[..], 405),
+        ("GET", "/healthz", &[][..], 200),
+        ("GET", "/metrics", &bearer[..], 200),
+    ];
+    for (method, path, headers, code) in answers {
+        let reply = http(&proxy.addr, method, path, headers, "");
+        assert_eq!(reply.status, code, "{method} {path}: {reply:?}");
+        assert_eq!(
+            reply.header("cache-control"),
+            Some("no-store"),
+            "{method} {path}: {reply:?}"
+        );
+    }
+}

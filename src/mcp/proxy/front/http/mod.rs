@@ -326,8 +326,14 @@ async fn connection(
             let (front, conn) = (front.clone(), conn.clone());
             let first = lock(&first).take();
             async move {
-                let response = front.handle(request, &conn).await;
+                let mut response = front.handle(request, &conn).await;
                 drop(first);
+                // Every answer, here where they all pass: none is for a cache to keep (a
+                // session id, a server's state, a refusal that a token would change).
+                response
+                    .headers_mut()
+                    .entry(header::CACHE_CONTROL)
+                    .or_insert(HeaderValue::from_static("no-store"));
                 Ok::<_, Infallible>(response)
             }
         })
