@@ -208,6 +208,19 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HttpError> {
+    serve(listener, Some(toolboxes), mode, options, shutdown).await
+}
+
+/// Serves the front on `listener` until `shutdown` completes; without `toolboxes`, only the
+/// pages beside MCP (a stdio proxy's `--metrics` listener, `observe.rs`), under the same
+/// rules: Host, Origin, token, connection rooms and timeouts.
+async fn serve(
+    listener: TcpListener,
+    toolboxes: Option<ToolboxFactory>,
+    mode: Mode,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HttpError> {
     check(&options)?;
     let local = listener
         .local_addr()
@@ -403,7 +416,8 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 struct HttpFront {
     local: SocketAddr,
-    toolboxes: ToolboxFactory,
+    /// Each session's toolbox; `None` on a listener with no MCP endpoint, pages only.
+    toolboxes: Option<ToolboxFactory>,
     mode: Mode,
     options: HttpOptions,
     slots: Arc<Semaphore>,
@@ -480,11 +494,14 @@ impl HttpFront {
         if let Some((page, _)) = self.page(request.uri().path()) {
             return self.answer_page(page, request.method());
         }
+        let Some(toolboxes) = self.toolboxes.clone() else {
+            return status(StatusCode::NOT_FOUND, "/metrics, /healthz, /readyz");
+        };
         if request.uri().path() != self.options.path {
             return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
         }
         match *request.method() {
-            Method::POST => self.post(request).await,
+            Method::POST => self.post(request, &toolboxes).await,
             // `// 2026-07-28 basic/transports/streamable-http` § Backward Compatibility:
             // "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed"
             // (a 2026-07-28 client, without a session).
@@ -591,7 +608,11 @@ impl HttpFront {
         }
     }
 
-    async fn post(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+    async fn post(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+        toolboxes: &ToolboxFactory,
+    ) -> Response<Body> {
         let headers = request.headers().clone();
         if let Some(refused) = post_headers_refused(&headers) {
             return refused;
@@ -607,7 +628,7 @@ impl HttpFront {
             Err(refused) => return *refused,
         };
         if session.is_none() && stateless::is_modern(&headers, &message) {
-            return self.stateless(&headers, &message).await;
+            return self.stateless(&headers, &message, toolboxes).await;
         }
         // A session's requests are of the revision its `initialize` chose.
         if session.is_some() && modern_header(&headers) {
@@ -621,7 +642,7 @@ impl HttpFront {
                     method: "initialize",
                     ..
                 },
-            ) => match self.open().await {
+            ) => match self.open(toolboxes).await {
                 Ok(session) => (session, true),
                 Err(refused) => return *refused,
             },
@@ -716,7 +737,12 @@ impl HttpFront {
     }
 
     /// A 2026-07-28 request without a session: checked, then served by the shared front.
-    async fn stateless(&self, headers: &HeaderMap, message: &Message) -> Response<Body> {
+    async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        message: &Message,
+        toolboxes: &ToolboxFactory,
+    ) -> Response<Body> {
         if let Kind::Notification { .. } = message.kind() {
             // § Sending Messages: "202 Accepted"; the revision defines no client notification
             // over HTTP (closing a response stream cancels its request), so none has an effect.
@@ -731,7 +757,7 @@ impl HttpFront {
             match shared.as_ref().filter(|s| !s.is_closed()) {
                 Some(front) => front.clone(),
                 None => {
-                    let front = Stateless::start((self.toolboxes)(), self.mode);
+                    let front = Stateless::start(toolboxes(), self.mode);
                     if let Some(old) = shared.replace(front.clone()) {
                         tokio::spawn(async move { old.close().await });
                     }
@@ -750,7 +776,7 @@ impl HttpFront {
     }
 
     /// A new session, when a slot is free within [`HttpOptions::session_wait`].
-    async fn open(&self) -> Result<Arc<Session>, Box<Response<Body>>> {
+    async fn open(&self, toolboxes: &ToolboxFactory) -> Result<Arc<Session>, Box<Response<Body>>> {
         let slot = tokio::time::timeout(
             self.options.session_wait,
             self.slots.clone().acquire_owned(),
@@ -776,7 +802,7 @@ impl HttpFront {
                 &format!("no random session id: {e}"),
             ))
         })?;
-        let session = Session::start(id.clone(), (self.toolboxes)(), self.mode, slot);
+        let session = Session::start(id.clone(), toolboxes(), self.mode, slot);
         let open = {
             let mut sessions = lock(&self.sessions);
             sessions.insert(id, session.clone());
@@ -1227,7 +1253,7 @@ mod tests {
         };
         HttpFront {
             local: addr.parse().unwrap(),
-            toolboxes: Arc::new(|| unreachable!()),
+            toolboxes: None,
             mode: Mode::Passthrough,
             options,
             slots: Arc::new(Semaphore::new(1)),
