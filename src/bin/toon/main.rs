@@ -100,8 +100,9 @@ enum McpCommand {
         /// Seconds any request to a server may take.
         #[arg(long, value_name = "SECS", default_value_t = 60.0)]
         request_timeout: f64,
+        // Boxed: the largest of the commands' arguments by far.
         #[command(flatten)]
-        http: HttpArgs,
+        http: Box<HttpArgs>,
         #[command(flatten)]
         metrics: MetricsArgs,
     },

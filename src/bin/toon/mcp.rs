@@ -120,7 +120,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             toon::mcp::proxy::metrics::global().set_enabled(!metrics.no_metrics);
             if http.http.is_some() {
                 let public = metrics.metrics_public;
-                serving::serve_http(servers.config.as_deref(), mode, options, http, public)?;
+                serving::serve_http(servers.config.as_deref(), mode, options, *http, public)?;
             } else {
                 serving::serve_stdio(servers.config.as_deref(), mode, options, &metrics)?;
             }
