@@ -40,19 +40,12 @@ impl Proxy {
     }
 
     pub(super) fn interrupt(&mut self) {
-        let ok = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        let started = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "no exit on SIGINT"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.signal("-INT");
+    }
+
+    /// Sends `signal` (`-TERM`) and waits for the proxy to exit.
+    pub(super) fn signal(&mut self, signal: &str) {
+        mcp_servers::signal_and_wait(&mut self.child, signal);
     }
 }
 

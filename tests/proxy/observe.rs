@@ -358,6 +358,30 @@ fn idle_connections_to_a_stdio_proxy_s_metrics_cannot_take_its_descriptors() {
 }
 
 #[test]
+fn a_server_still_starting_for_the_readyz_warm_up_is_stopped_at_sigterm() {
+    let scratch = Scratch::new("observe-stuck-warm-up");
+    let config = scratch.0.join("mcp.json");
+    let stuck = mcp_servers::stuck_starting(&scratch.0);
+    std::fs::write(&config, json!({"mcpServers": {"stuck": stuck}}).to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--startup-timeout", "120"]);
+    assert_eq!(http(&proxy.addr, "GET", "/readyz", &[], "").status, 503);
+    let pid = mcp_servers::stuck_pid(&scratch.0);
+    proxy.signal("-TERM");
+    let started = Instant::now();
+    while mcp_servers::alive(pid) && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !mcp_servers::alive(pid),
+        "the warm-up's server outlived the proxy"
+    );
+    assert!(
+        scratch.0.join("term").exists(),
+        "the server was never sent SIGTERM"
+    );
+}
+
+#[test]
 fn metrics_without_the_http_transport_name_the_feature() {
     // Only a build without `mcp-http` refuses; this binary has it, so the flag's rules are
     // checked instead: not with --http, and an address that does not parse is said.

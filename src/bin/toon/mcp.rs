@@ -214,7 +214,7 @@ mod serving {
 
     use super::{Failure, HttpArgs, MetricsArgs};
     use toon::mcp::proxy::log::{PROXY, StderrLayer};
-    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, serve, stop_orphans};
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, serve, stop_children};
     #[cfg(feature = "mcp-http")]
     use toon::mcp::proxy::{
         HTTP_TOKEN_ENV,
@@ -312,7 +312,7 @@ mod serving {
                 () = stop_signal() => {}
             }
             toolbox.shutdown().await;
-            stop_orphans().await;
+            stop_children().await;
             tracing::info!(target: PROXY, "toon: {}", toolbox.encoder().stats().summary());
             let totals = toon::mcp::proxy::metrics::global().summary();
             tracing::info!(target: PROXY, "toon: totals: {totals}");
@@ -496,7 +496,7 @@ mod serving {
             let factory: http::ToolboxFactory =
                 std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
             let served = http::serve_http(listener, factory, mode, http, stop_signal()).await;
-            stop_orphans().await;
+            stop_children().await;
             served.map_err(Failure::of)
         });
         rt.shutdown_background();
@@ -514,7 +514,7 @@ mod serving {
             toolbox.ready().await;
             let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
-            stop_orphans().await;
+            stop_children().await;
             report.map(|r| r.to_string()).map_err(Failure::of)
         });
         flush();
