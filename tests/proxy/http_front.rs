@@ -561,6 +561,103 @@ impl Events {
     }
 }
 
+/// At shutdown, a call still running when `--http-drain` runs out is answered for its id
+/// that the proxy stopped while it was in flight (-32004, 503 without `Retry-After`; on a
+/// stream, its last event), not told its session ended (404, -32001: initialize again, and
+/// perhaps run the call twice); an open 2026-07-28 listen ends with such an answer too.
+#[test]
+fn calls_and_listens_cut_off_at_the_drain_deadline_are_answered_for_their_ids() {
+    let scratch = Scratch::new("http-drain-cut");
+    let wild = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
+    let docs = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let config = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "wild": {"command": "python3", "args": [wild]},
+        "docs": {"command": "python3", "args": [docs, "docs"]},
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--http-drain", "1"]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    // Three seconds of work, with a progress token: a stream, once its first progress came.
+    let slow = |id: u64, meta: Json| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow_progress", "arguments": {}, "_meta": meta}})
+        .to_string()
+    };
+    let borrowed: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let (status, mut streamed) = Events::open(
+        &proxy.addr,
+        "POST",
+        &borrowed,
+        &slow(3, json!({"progressToken": "p"})),
+    );
+    assert_eq!(status, 200);
+    let progress = streamed.next().expect("a progress notification");
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    // Queued behind it at the server (which works one call at a time): a JSON answer.
+    let plain = {
+        let (addr, headers, body) = (proxy.addr.clone(), headers.clone(), slow(2, json!({})));
+        std::thread::spawn(move || {
+            let headers: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            http(&addr, "POST", "/mcp", &headers, &body)
+        })
+    };
+    let listen = modern_body(
+        json!("l"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["doc://docs/own"]}}),
+    );
+    let (status, mut events) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("subscriptions/listen", None),
+        &listen,
+    );
+    assert_eq!(status, 200);
+    let ack = events.next().expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    std::thread::sleep(Duration::from_millis(300));
+    proxy.signal("-TERM");
+
+    let plain = plain.join().unwrap();
+    assert_eq!(plain.status, 503, "{plain:?}");
+    assert_eq!(plain.header("retry-after"), None, "{plain:?}");
+    let answer = plain.message();
+    assert_eq!(answer["id"], 2, "{plain:?}");
+    assert_eq!(answer["error"]["code"], -32004, "{plain:?}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("may have run it"),
+        "{plain:?}"
+    );
+    for (mut events, id) in [(streamed, json!(3)), (events, json!("l"))] {
+        let mut end = None;
+        while let Some(event) = events.next() {
+            end = Some(event);
+        }
+        let end = end.expect("the stream's last event");
+        assert_eq!(
+            (&end["id"], &end["error"]["code"]),
+            (&id, &json!(-32004)),
+            "{end}"
+        );
+    }
+}
+
 #[test]
 fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream() {
     let scratch = Scratch::new("http-sampling");

@@ -106,6 +106,9 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// its room among the authenticated ones) for as long as its length allows.
 const BODY_RATE: u64 = 64 << 10;
 
+/// How long the answers of requests cut off at shutdown get to be written (`drain.rs`).
+const CUT_WRITE: Duration = Duration::from_secs(1);
+
 /// How `toon mcp serve --http` serves: the defaults with fields set (it may gain fields:
 /// `#[non_exhaustive]`).
 #[derive(Clone, Debug)]
@@ -138,7 +141,8 @@ pub struct HttpOptions {
     /// holds it (docs/deployment.md). ASCII letters, digits, `-` and `_`, at most 63 (a Kubernetes pod name fits).
     pub replica: Option<String>,
     /// At shutdown, how long POSTs in progress may take to be answered after the listener
-    /// has closed, before sessions are closed (default 10 s).
+    /// has closed, before sessions are closed (default 10 s); those still in progress then
+    /// are answered that the proxy stopped while they were (`drain.rs`).
     pub drain: Duration,
     /// `/metrics` answers without the token (default `false`: it needs it as MCP does;
     /// `/healthz` and `/readyz` never do). See `observe.rs`.
@@ -451,8 +455,17 @@ impl HttpFront {
         }
         self.drain.close();
         let sessions: Vec<_> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
-        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
         let stateless = lock(&self.stateless).take();
+        // What is still in progress is answered (`drain.rs`), and given a moment to be
+        // written before the servers, then the process, go.
+        for session in &sessions {
+            session.cut_in_flight();
+        }
+        if let Some(stateless) = &stateless {
+            stateless.cut_in_flight();
+        }
+        let _ = self.drain.settled(CUT_WRITE).await;
+        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
         if let Some(stateless) = stateless {
             stateless.close().await;
         }
@@ -723,14 +736,27 @@ impl HttpFront {
             Forget::new(move || session.forget(&id))
         };
         if let Err(e) = session.send(message.text()).await {
+            if self.drain.closed() {
+                // Not sent: safe to send again, elsewhere.
+                return closing(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
+            }
             return rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string());
         }
         let Some(first) = answers.recv().await else {
+            // Sent, then cut off with its session at shutdown: not a session that ended.
+            if self.drain.closed() {
+                return drain::cut_off_answer(&id);
+            }
             return rpc_status(StatusCode::NOT_FOUND, -32001, "the session has ended");
         };
         if first.last {
             forget.disarm();
-            return stream::json(StatusCode::OK, first.text);
+            let code = if self.drain.closed() {
+                drain::status_of(&first.text)
+            } else {
+                StatusCode::OK
+            };
+            return stream::json(code, first.text);
         }
         // Something came before the response: the rest goes as a stream the response ends.
         stream::stream(Some(first), answers, Some(forget))
@@ -1235,6 +1261,13 @@ fn status(status: StatusCode, text: &str) -> Response<Body> {
         );
     }
     response
+}
+
+/// The `error.code` of a JSON-RPC error's text, if it is one.
+fn error_code(text: &str) -> Option<i64> {
+    let message = Message::parse(text.to_owned()).ok()?;
+    let entries = crate::mcp::raw::entries(message.error()?)?;
+    crate::mcp::raw::get(&entries, "code")?.parse().ok()
 }
 
 /// A JSON-RPC error without id, as an HTTP answer.
