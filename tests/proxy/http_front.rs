@@ -658,6 +658,40 @@ fn calls_and_listens_cut_off_at_the_drain_deadline_are_answered_for_their_ids() 
     }
 }
 
+/// A session's server still starting at SIGTERM (its client's `initialize` waiting for it)
+/// is stopped with the proxy, and that `initialize` is answered as cut off.
+#[test]
+fn a_server_still_starting_for_a_session_is_stopped_at_sigterm() {
+    let scratch = Scratch::new("http-stuck-session");
+    let config = scratch.0.join("mcp.json");
+    let stuck = mcp_servers::stuck_starting(&scratch.0);
+    std::fs::write(&config, json!({"mcpServers": {"stuck": stuck}}).to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--startup-timeout", "120", "--http-drain", "1"]);
+    let addr = proxy.addr.clone();
+    let initialize =
+        std::thread::spawn(move || http(&addr, "POST", "/mcp", &POST, &initialize_body()));
+    let pid = mcp_servers::stuck_pid(&scratch.0);
+    proxy.signal("-TERM");
+    let r = initialize.join().unwrap();
+    assert_eq!(
+        (r.status, &r.message()["error"]["code"]),
+        (503, &json!(-32004)),
+        "{r:?}"
+    );
+    let started = Instant::now();
+    while mcp_servers::alive(pid) && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !mcp_servers::alive(pid),
+        "the session's server outlived the proxy"
+    );
+    assert!(
+        scratch.0.join("term").exists(),
+        "the server was never sent SIGTERM"
+    );
+}
+
 #[test]
 fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream() {
     let scratch = Scratch::new("http-sampling");
