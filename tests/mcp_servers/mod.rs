@@ -420,6 +420,58 @@ pub fn descendants(pid: u32) -> Vec<u32> {
     found
 }
 
+/// An `mcpServers` entry for a server that never finishes starting: it reads `initialize`,
+/// writes its pid to `DIR/pid`, and neither answers nor reads stdin again (so its EOF goes
+/// unseen); a `SIGTERM` is written down in `DIR/term` before it exits (Python 3).
+pub fn stuck_starting(dir: &Path) -> Json {
+    let script = dir.join("stuck_server.py");
+    std::fs::write(&script, STUCK_SERVER).unwrap();
+    json!({"command": "python3", "args": [script, dir]})
+}
+
+const STUCK_SERVER: &str = r#"import os, signal, sys, time
+d = sys.argv[1]
+def term(*_):
+    with open(os.path.join(d, "term"), "w") as f:
+        f.write("TERM")
+    os._exit(0)
+signal.signal(signal.SIGTERM, term)
+sys.stdin.readline()
+with open(os.path.join(d, "pid.tmp"), "w") as f:
+    f.write(str(os.getpid()))
+os.rename(os.path.join(d, "pid.tmp"), os.path.join(d, "pid"))
+time.sleep(300)
+"#;
+
+/// The pid a [`stuck_starting`] server wrote, once it has read its `initialize`.
+pub fn stuck_pid(dir: &Path) -> u32 {
+    let started = Instant::now();
+    loop {
+        if let Ok(pid) = std::fs::read_to_string(dir.join("pid")) {
+            return pid.trim().parse().unwrap();
+        }
+        assert!(started.elapsed() < WAIT, "the server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Sends `signal` (`-TERM`) to `child` and waits, 20 s at most, for it to exit.
+pub fn signal_and_wait(child: &mut Child, signal: &str) {
+    let ok = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "no exit on {signal}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Whether `pid` runs (is not a zombie).
 pub fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))

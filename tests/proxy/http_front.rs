@@ -40,19 +40,12 @@ impl Proxy {
     }
 
     pub(super) fn interrupt(&mut self) {
-        let ok = Command::new("kill")
-            .args(["-INT", &self.child.id().to_string()])
-            .status()
-            .unwrap();
-        assert!(ok.success());
-        let started = Instant::now();
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "no exit on SIGINT"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        self.signal("-INT");
+    }
+
+    /// Sends `signal` (`-TERM`) and waits for the proxy to exit.
+    pub(super) fn signal(&mut self, signal: &str) {
+        mcp_servers::signal_and_wait(&mut self.child, signal);
     }
 }
 
@@ -566,6 +559,137 @@ impl Events {
             }
         }
     }
+}
+
+/// At shutdown, a call still running when `--http-drain` runs out is answered for its id
+/// that the proxy stopped while it was in flight (-32004, 503 without `Retry-After`; on a
+/// stream, its last event), not told its session ended (404, -32001: initialize again, and
+/// perhaps run the call twice); an open 2026-07-28 listen ends with such an answer too.
+#[test]
+fn calls_and_listens_cut_off_at_the_drain_deadline_are_answered_for_their_ids() {
+    let scratch = Scratch::new("http-drain-cut");
+    let wild = mcp_servers::root().join("tests/fixtures/mcp/servers/wild_server.py");
+    let docs = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let config = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {
+        "wild": {"command": "python3", "args": [wild]},
+        "docs": {"command": "python3", "args": [docs, "docs"]},
+    }});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--http-drain", "1"]);
+    let session = initialize(&proxy, &[]);
+    let mut headers = POST.to_vec();
+    headers.push(("Mcp-Session-Id", &session));
+    let headers: Vec<(String, String)> = headers
+        .iter()
+        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+        .collect();
+    // Three seconds of work, with a progress token: a stream, once its first progress came.
+    let slow = |id: u64, meta: Json| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "slow_progress", "arguments": {}, "_meta": meta}})
+        .to_string()
+    };
+    let borrowed: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let (status, mut streamed) = Events::open(
+        &proxy.addr,
+        "POST",
+        &borrowed,
+        &slow(3, json!({"progressToken": "p"})),
+    );
+    assert_eq!(status, 200);
+    let progress = streamed.next().expect("a progress notification");
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    // Queued behind it at the server (which works one call at a time): a JSON answer.
+    let plain = {
+        let (addr, headers, body) = (proxy.addr.clone(), headers.clone(), slow(2, json!({})));
+        std::thread::spawn(move || {
+            let headers: Vec<(&str, &str)> = headers
+                .iter()
+                .map(|(n, v)| (n.as_str(), v.as_str()))
+                .collect();
+            http(&addr, "POST", "/mcp", &headers, &body)
+        })
+    };
+    let listen = modern_body(
+        json!("l"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["doc://docs/own"]}}),
+    );
+    let (status, mut events) = Events::open(
+        &proxy.addr,
+        "POST",
+        &modern_headers("subscriptions/listen", None),
+        &listen,
+    );
+    assert_eq!(status, 200);
+    let ack = events.next().expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    std::thread::sleep(Duration::from_millis(300));
+    proxy.signal("-TERM");
+
+    let plain = plain.join().unwrap();
+    assert_eq!(plain.status, 503, "{plain:?}");
+    assert_eq!(plain.header("retry-after"), None, "{plain:?}");
+    let answer = plain.message();
+    assert_eq!(answer["id"], 2, "{plain:?}");
+    assert_eq!(answer["error"]["code"], -32004, "{plain:?}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("may have run it"),
+        "{plain:?}"
+    );
+    for (mut events, id) in [(streamed, json!(3)), (events, json!("l"))] {
+        let mut end = None;
+        while let Some(event) = events.next() {
+            end = Some(event);
+        }
+        let end = end.expect("the stream's last event");
+        assert_eq!(
+            (&end["id"], &end["error"]["code"]),
+            (&id, &json!(-32004)),
+            "{end}"
+        );
+    }
+}
+
+/// A session's server still starting at SIGTERM (its client's `initialize` waiting for it)
+/// is stopped with the proxy, and that `initialize` is answered as cut off.
+#[test]
+fn a_server_still_starting_for_a_session_is_stopped_at_sigterm() {
+    let scratch = Scratch::new("http-stuck-session");
+    let config = scratch.0.join("mcp.json");
+    let stuck = mcp_servers::stuck_starting(&scratch.0);
+    std::fs::write(&config, json!({"mcpServers": {"stuck": stuck}}).to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--startup-timeout", "120", "--http-drain", "1"]);
+    let addr = proxy.addr.clone();
+    let initialize =
+        std::thread::spawn(move || http(&addr, "POST", "/mcp", &POST, &initialize_body()));
+    let pid = mcp_servers::stuck_pid(&scratch.0);
+    proxy.signal("-TERM");
+    let r = initialize.join().unwrap();
+    assert_eq!(
+        (r.status, &r.message()["error"]["code"]),
+        (503, &json!(-32004)),
+        "{r:?}"
+    );
+    let started = Instant::now();
+    while mcp_servers::alive(pid) && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !mcp_servers::alive(pid),
+        "the session's server outlived the proxy"
+    );
+    assert!(
+        scratch.0.join("term").exists(),
+        "the server was never sent SIGTERM"
+    );
 }
 
 #[test]

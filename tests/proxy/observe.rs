@@ -199,10 +199,16 @@ fn metrics_public_opens_only_the_metrics() {
     assert_eq!(http(&proxy.addr, "GET", "/readyz", &origin, "").status, 403);
 }
 
-/// `toon mcp serve --metrics 127.0.0.1:0 ARGS` over stdio, and the metrics address it printed.
+/// `toon mcp serve --metrics 127.0.0.1:0` over stdio, and the metrics address it printed.
 fn stdio_with_metrics(config: &Path) -> (mcp_servers::Client, String) {
+    stdio_with_metrics_and(config, &[])
+}
+
+/// `toon mcp serve --metrics 127.0.0.1:0 ARGS` over stdio, and the metrics address it printed.
+fn stdio_with_metrics_and(config: &Path, args: &[&str]) -> (mcp_servers::Client, String) {
     let toon = Path::new(env!("CARGO_BIN_EXE_toon"));
-    let client = mcp_servers::Client::proxy(toon, config, &["--metrics", "127.0.0.1:0"]);
+    let args = [&["--metrics", "127.0.0.1:0"][..], args].concat();
+    let client = mcp_servers::Client::proxy(toon, config, &args);
     let started = Instant::now();
     let addr = loop {
         let stderr = client.stderr();
@@ -257,6 +263,121 @@ fn a_stdio_proxy_serves_metrics_on_its_own_address_and_says_its_totals_on_exit()
         line.starts_with("toon: totals: 1 server (1 up, 0 unavailable), ")
             && line.contains(" tools, 5 calls (1 failed), tokens "),
         "{line}"
+    );
+}
+
+#[test]
+fn a_stdio_proxy_s_metrics_refuse_foreign_hosts_and_origins() {
+    let scratch = Scratch::new("observe-stdio-rebinding");
+    let config = wild_config(&scratch.0);
+    let (_client, addr) = stdio_with_metrics(&config);
+    let port = addr.rsplit_once(':').unwrap().1;
+    // A page of another origin, or one that rebound its own name to 127.0.0.1.
+    let rebound = format!("evil.example:{port}");
+    let hostile: [&[(&str, &str)]; 3] = [
+        &[("Host", &rebound)],
+        &[("Origin", "http://evil.example")],
+        &[("Host", &rebound), ("Origin", "http://evil.example")],
+    ];
+    for path in ["/metrics", "/healthz", "/readyz"] {
+        for headers in hostile {
+            let reply = http(&addr, "GET", path, headers, "");
+            assert_eq!(reply.status, 403, "{path} {headers:?}: {reply:?}");
+            assert!(!reply.body.contains("toon_mcp_"), "{reply:?}");
+            assert_eq!(reply.header("cache-control"), Some("no-store"));
+        }
+    }
+    let own = format!("localhost:{port}");
+    let origin = format!("http://127.0.0.1:{port}");
+    let friendly = [("Host", own.as_str()), ("Origin", origin.as_str())];
+    let scrape = http(&addr, "GET", "/metrics", &friendly, "");
+    assert_eq!(scrape.status, 200, "{scrape:?}");
+    assert_eq!(scrape.header("cache-control"), Some("no-store"));
+    let post = http(&addr, "POST", "/metrics", &[], "");
+    assert_eq!(post.status, 405, "{post:?}");
+    assert_eq!(post.header("cache-control"), Some("no-store"));
+}
+
+#[test]
+fn a_stdio_proxy_s_metrics_take_a_token_and_a_flag_to_be_exposed() {
+    let scratch = Scratch::new("observe-stdio-token");
+    let config = wild_config(&scratch.0);
+    let stderr = serve_refused(&config, &["--metrics", "0.0.0.0:9464"]);
+    assert!(
+        stderr.contains("--metrics 0.0.0.0:9464 is not a loopback address")
+            && stderr.contains("--metrics-allow-remote"),
+        "{stderr}"
+    );
+    let token = token_file(&scratch.0);
+    let (_client, addr) =
+        stdio_with_metrics_and(&config, &["--metrics-token-file", token.to_str().unwrap()]);
+    let refused = http(&addr, "GET", "/metrics", &[], "");
+    assert_eq!(refused.status, 401, "{refused:?}");
+    assert_eq!(refused.header("www-authenticate"), Some("Bearer"));
+    assert_eq!(refused.header("cache-control"), Some("no-store"));
+    for bearer in ["Bearer s3cret", "BEARER s3cret"] {
+        let scrape = http(&addr, "GET", "/metrics", &[("Authorization", bearer)], "");
+        assert_eq!(scrape.status, 200, "{bearer}: {scrape:?}");
+    }
+    // Probes stay open.
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").status, 200);
+}
+
+/// The file descriptors `pid` has open (Linux /proc).
+fn open_files(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count)
+}
+
+#[test]
+fn idle_connections_to_a_stdio_proxy_s_metrics_cannot_take_its_descriptors() {
+    let scratch = Scratch::new("observe-stdio-flood");
+    let config = wild_config(&scratch.0);
+    let (mut client, addr) = stdio_with_metrics(&config);
+    let pid = client.child.id();
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").status, 200);
+    let before = open_files(pid);
+    // Connections that never send a byte, held open (1,100 exhausted the default 1,024).
+    let idle: Vec<std::net::TcpStream> = (0..400)
+        .map(|_| std::net::TcpStream::connect(&addr).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(1500));
+    let during = open_files(pid);
+    eprintln!("descriptors: {before} before, {during} with 400 idle connections held");
+    // Each room holds 16 (an unauthenticated one has a second handle, to peek at it).
+    assert!(
+        during <= before + 2 * 16 + 8,
+        "{during} descriptors open with {} idle connections held, {before} before",
+        idle.len()
+    );
+    // Still served: a probe on a new connection, and the servers start and answer.
+    assert_eq!(http(&addr, "GET", "/healthz", &[], "").status, 200);
+    client.initialize("2025-11-25");
+    let r = client.call("ordered", json!({}));
+    assert!(r["content"][0]["text"].is_string(), "{r}");
+    drop(idle);
+}
+
+#[test]
+fn a_server_still_starting_for_the_readyz_warm_up_is_stopped_at_sigterm() {
+    let scratch = Scratch::new("observe-stuck-warm-up");
+    let config = scratch.0.join("mcp.json");
+    let stuck = mcp_servers::stuck_starting(&scratch.0);
+    std::fs::write(&config, json!({"mcpServers": {"stuck": stuck}}).to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--startup-timeout", "120"]);
+    assert_eq!(http(&proxy.addr, "GET", "/readyz", &[], "").status, 503);
+    let pid = mcp_servers::stuck_pid(&scratch.0);
+    proxy.signal("-TERM");
+    let started = Instant::now();
+    while mcp_servers::alive(pid) && started.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !mcp_servers::alive(pid),
+        "the warm-up's server outlived the proxy"
+    );
+    assert!(
+        scratch.0.join("term").exists(),
+        "the server was never sent SIGTERM"
     );
 }
 
@@ -422,4 +543,34 @@ fn the_status_page_needs_the_token() {
     let page = http(&proxy.addr, "GET", "/status", &bearer, "");
     assert_eq!(page.status, 200, "{page:?}");
     assert!(page.body.contains("<svg id=\"tokens\""));
+}
+
+#[test]
+fn every_answer_of_the_http_front_says_no_store() {
+    let scratch = Scratch::new("observe-no-store");
+    let config = wild_config(&scratch.0);
+    let token = token_file(&scratch.0);
+    let proxy = Proxy::start(&config, &["--http-token-file", token.to_str().unwrap()]);
+    let bearer = [("Authorization", "Bearer s3cret")];
+    let origin = [("Origin", "http://evil.example")];
+    let answers = [
+        ("GET", "/status", &[][..], 401),
+        ("GET", "/metrics", &[][..], 401),
+        ("POST", "/metrics", &bearer[..], 405),
+        ("POST", "/status", &bearer[..], 405),
+        ("GET", "/readyz", &origin[..], 403),
+        ("GET", "/nowhere", &bearer[..], 404),
+        ("PUT", "/mcp", &bearer[..], 405),
+        ("GET", "/healthz", &[][..], 200),
+        ("GET", "/metrics", &bearer[..], 200),
+    ];
+    for (method, path, headers, code) in answers {
+        let reply = http(&proxy.addr, method, path, headers, "");
+        assert_eq!(reply.status, code, "{method} {path}: {reply:?}");
+        assert_eq!(
+            reply.header("cache-control"),
+            Some("no-store"),
+            "{method} {path}: {reply:?}"
+        );
+    }
 }

@@ -1054,6 +1054,33 @@ fn a_server_s_children_go_with_it_when_the_proxy_gets_sigterm_or_sigint() {
 }
 
 #[test]
+fn a_server_still_starting_is_stopped_when_the_proxy_gets_sigterm() {
+    let scratch = Scratch::new("stuck-stdio");
+    let stuck = mcp_servers::stuck_starting(&scratch.0);
+    let path = write_config(&scratch.0, json!({ "stuck": stuck }));
+    let mut client = Client::start(&path, &["--startup-timeout", "120"]);
+    // Its initialize makes the proxy start the server, which never answers its own.
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "e2e", "version": "0"}}}),
+    );
+    let pid = mcp_servers::stuck_pid(&scratch.0);
+    mcp_servers::signal_and_wait(&mut client.child, "-TERM");
+    assert!(
+        !still_alive_after(pid, Duration::from_secs(2)),
+        "the server outlived the proxy: {}",
+        cmdline(pid)
+    );
+    // Stopped by the proxy as a server is, SIGTERM first: not killed as its runtime went.
+    assert!(
+        scratch.0.join("term").exists(),
+        "the server was never sent SIGTERM; stderr:\n{}",
+        client.stderr()
+    );
+}
+
+#[test]
 fn a_server_that_dies_takes_its_children_and_says_how_it_died() {
     if servers_dir().is_none() {
         return;

@@ -100,8 +100,9 @@ enum McpCommand {
         /// Seconds any request to a server may take.
         #[arg(long, value_name = "SECS", default_value_t = 60.0)]
         request_timeout: f64,
+        // Boxed: the largest of the commands' arguments by far.
         #[command(flatten)]
-        http: HttpArgs,
+        http: Box<HttpArgs>,
         #[command(flatten)]
         metrics: MetricsArgs,
     },
@@ -178,10 +179,18 @@ struct HttpArgs {
 /// `toon mcp serve`'s metrics and probes (docs/operating.md).
 #[derive(Args)]
 struct MetricsArgs {
-    /// A stdio proxy: serve /metrics, /healthz and /readyz on ADDR (e.g. 127.0.0.1:9464;
-    /// no token: bind where only the scraper reaches). With --http they are on its address.
+    /// A stdio proxy: serve /metrics, /healthz and /readyz on ADDR (e.g. 127.0.0.1:9464).
+    /// Loopback only, unless --metrics-allow-remote. With --http they are on its address.
     #[arg(long, value_name = "ADDR", conflicts_with = "http")]
     metrics: Option<String>,
+    /// With --metrics: /metrics requires `Authorization: Bearer TOKEN`, TOKEN read from FILE
+    /// (one line; chmod 600). /healthz and /readyz never do.
+    #[arg(long, value_name = "FILE", requires = "metrics")]
+    metrics_token_file: Option<String>,
+    /// With --metrics: allow binding a non-loopback address (anyone who can reach it can
+    /// read the metrics: set a token).
+    #[arg(long, requires = "metrics")]
+    metrics_allow_remote: bool,
     /// With --http: /metrics answers without the token (/healthz and /readyz always do).
     #[arg(long, requires = "http")]
     metrics_public: bool,

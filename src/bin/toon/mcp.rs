@@ -1,11 +1,11 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-#[cfg(feature = "mcp-stdio")]
-use super::HttpArgs;
 use super::choice::ViewArg;
 use super::io::Input;
 use super::{Failure, McpCommand, PolicyArgs};
+#[cfg(feature = "mcp-stdio")]
+use super::{HttpArgs, MetricsArgs};
 use toon::mcp::{Catalog, Policy, ResultEncoder, Shaping, SkipReason};
 
 /// Reads a whole text input (for `toon mcp`).
@@ -120,10 +120,9 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             toon::mcp::proxy::metrics::global().set_enabled(!metrics.no_metrics);
             if http.http.is_some() {
                 let public = metrics.metrics_public;
-                serving::serve_http(servers.config.as_deref(), mode, options, http, public)?;
+                serving::serve_http(servers.config.as_deref(), mode, options, *http, public)?;
             } else {
-                let addr = metrics.metrics.as_deref();
-                serving::serve_stdio(servers.config.as_deref(), mode, options, addr)?;
+                serving::serve_stdio(servers.config.as_deref(), mode, options, &metrics)?;
             }
         }
         #[cfg(feature = "mcp-stdio")]
@@ -213,9 +212,9 @@ mod serving {
 
     use std::time::Duration;
 
-    use super::{Failure, HttpArgs};
+    use super::{Failure, HttpArgs, MetricsArgs};
     use toon::mcp::proxy::log::{PROXY, StderrLayer};
-    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, serve, stop_orphans};
+    use toon::mcp::proxy::{Config, Inspection, Toolbox, adopt_orphans, serve, stop_children};
     #[cfg(feature = "mcp-http")]
     use toon::mcp::proxy::{
         HTTP_TOKEN_ENV,
@@ -296,10 +295,10 @@ mod serving {
         config: Option<&str>,
         mode: Mode,
         options: Options,
-        metrics: Option<&str>,
+        metrics: &MetricsArgs,
     ) -> Result<(), Failure> {
         log_to_stderr();
-        let metrics = metrics.map(metrics_addr).transpose()?;
+        let addr = metrics.metrics.as_deref().map(metrics_addr).transpose()?;
         let config = load(config)?;
         let rt = runtime()?;
         let mut options = options;
@@ -308,8 +307,8 @@ mod serving {
         options.await_client = true;
         rt.block_on(async {
             adopt();
-            if let Some(addr) = metrics {
-                serve_metrics(addr).await?;
+            if let Some(addr) = addr {
+                serve_metrics(addr, metrics).await?;
             }
             let toolbox = Toolbox::start(&config, options);
             let served = serve(
@@ -323,7 +322,7 @@ mod serving {
                 () = stop_signal() => {}
             }
             toolbox.shutdown().await;
-            stop_orphans().await;
+            stop_children().await;
             tracing::info!(target: PROXY, "toon: {}", toolbox.encoder().stats().summary());
             let totals = toon::mcp::proxy::metrics::global().summary();
             tracing::info!(target: PROXY, "toon: totals: {totals}");
@@ -342,20 +341,96 @@ mod serving {
         Ok(addr.ok_or_else(|| format!("invalid --metrics {text:?}: use HOST:PORT"))?)
     }
 
-    /// Serves `--metrics` on its own listener, for as long as the runtime runs.
+    /// Serves `--metrics` on its own listener, for as long as the runtime runs, under the
+    /// HTTP front's rules (`--http`'s: loopback unless allowed, a token, warnings).
     #[cfg(feature = "mcp-http")]
-    async fn serve_metrics(addr: std::net::SocketAddr) -> Result<(), Failure> {
+    async fn serve_metrics(addr: std::net::SocketAddr, args: &MetricsArgs) -> Result<(), Failure> {
+        let token = (args.metrics_token_file.as_deref())
+            .map(|path| read_token_file("--metrics-token-file", Path::new(path)))
+            .transpose()?;
+        let exposure = Exposure {
+            flag: "--metrics",
+            serving: "metrics",
+            risk: "read your servers' names, states and tool calls",
+            token_from: "--metrics-token-file",
+        };
+        exposure.check(addr, args.metrics_allow_remote, token.is_some())?;
+        let mut options = HttpOptions::default();
+        options.token = token;
+        // A scraper and a probe or two: idle connections beyond push one another out and
+        // never reach the descriptors the servers need.
+        options.max_connections = METRICS_CONNECTIONS;
+        options.max_unauthenticated = METRICS_CONNECTIONS;
         let listener = http::bind(addr).await.map_err(Failure::of)?;
         let local = (listener.local_addr())
             .map_err(|e| Failure::because(format!("cannot listen on {addr}"), e))?;
         tracing::info!(target: PROXY, "toon: metrics on http://{local}/metrics");
-        tokio::spawn(http::serve_metrics(listener, std::future::pending()));
+        tokio::spawn(async move {
+            if let Err(e) = http::serve_metrics(listener, options, std::future::pending()).await {
+                tracing::error!(target: PROXY, "toon: metrics: {e}");
+            }
+        });
         Ok(())
+    }
+
+    /// Connections `--metrics` keeps open at once, in each of its two rooms.
+    #[cfg(feature = "mcp-http")]
+    const METRICS_CONNECTIONS: usize = 16;
+
+    /// What a listener on a non-loopback address exposes, for its refusal and warnings.
+    #[cfg(feature = "mcp-http")]
+    struct Exposure {
+        /// The address's flag; `FLAG-allow-remote` allows it.
+        flag: &'static str,
+        /// What is served there.
+        serving: &'static str,
+        /// What anyone who can reach it could do.
+        risk: &'static str,
+        /// Where a token comes from.
+        token_from: &'static str,
+    }
+
+    #[cfg(feature = "mcp-http")]
+    impl Exposure {
+        /// Loopback, or another address only when `allowed` (then said on stderr, and said
+        /// again without a token): the same rule for `--http` and `--metrics`.
+        fn check(
+            &self,
+            addr: std::net::SocketAddr,
+            allowed: bool,
+            token: bool,
+        ) -> Result<(), Failure> {
+            if addr.ip().is_loopback() {
+                return Ok(());
+            }
+            let flag = self.flag;
+            if !allowed {
+                return Err(format!(
+                    "{flag} {addr} is not a loopback address: anyone who can reach it could \
+                     {}; add {flag}-allow-remote (and a token) to mean it",
+                    self.risk
+                )
+                .into());
+            }
+            tracing::warn!(
+                target: PROXY,
+                "toon: warning: serving {} on {addr}, reachable from other machines",
+                self.serving
+            );
+            if !token {
+                tracing::warn!(
+                    target: PROXY,
+                    "toon: warning: no token ({}): requests are not authenticated",
+                    self.token_from
+                );
+            }
+            Ok(())
+        }
     }
 
     /// `--metrics` in a build without the HTTP transport.
     #[cfg(not(feature = "mcp-http"))]
-    async fn serve_metrics(_: std::net::SocketAddr) -> Result<(), Failure> {
+    async fn serve_metrics(_: std::net::SocketAddr, _: &MetricsArgs) -> Result<(), Failure> {
         Err("`toon mcp serve --metrics` needs the `mcp-http` feature \
              (cargo install toon-codec --features cli,mcp-proxy)"
             .into())
@@ -393,27 +468,14 @@ mod serving {
                 .and_then(|mut addrs| addrs.next())
                 .ok_or_else(|| format!("invalid --http {addr_text:?}: use HOST:PORT"))?,
         };
-        if !addr.ip().is_loopback() {
-            if !args.http_allow_remote {
-                return Err(format!(
-                    "--http {addr} is not a loopback address: anyone who can reach it could \
-                     run your servers' tools; add --http-allow-remote (and a token) to mean it"
-                )
-                .into());
-            }
-            tracing::warn!(
-                target: PROXY,
-                "toon: warning: serving MCP on {addr}, reachable from other machines"
-            );
-        }
+        let exposure = Exposure {
+            flag: "--http",
+            serving: "MCP",
+            risk: "run your servers' tools",
+            token_from: "--http-token-file or $TOON_MCP_HTTP_TOKEN",
+        };
         let token = token(args.http_token_file.as_deref(), args.http_token)?;
-        if token.is_none() && !addr.ip().is_loopback() {
-            tracing::warn!(
-                target: PROXY,
-                "toon: warning: no token (--http-token-file or $TOON_MCP_HTTP_TOKEN): \
-                 requests are not authenticated"
-            );
-        }
+        exposure.check(addr, args.http_allow_remote, token.is_some())?;
         let mut http = HttpOptions::default();
         http.path = args.http_path;
         http.token = token;
@@ -444,7 +506,7 @@ mod serving {
             let factory: http::ToolboxFactory =
                 std::sync::Arc::new(move || Toolbox::start(&config, options.clone()));
             let served = http::serve_http(listener, factory, mode, http, stop_signal()).await;
-            stop_orphans().await;
+            stop_children().await;
             served.map_err(Failure::of)
         });
         rt.shutdown_background();
@@ -462,7 +524,7 @@ mod serving {
             toolbox.ready().await;
             let report = Inspection::of(&toolbox.catalog(), &policy);
             toolbox.shutdown().await;
-            stop_orphans().await;
+            stop_children().await;
             report.map(|r| r.to_string()).map_err(Failure::of)
         });
         flush();
@@ -486,7 +548,7 @@ mod serving {
     #[cfg(feature = "mcp-http")]
     fn token(file: Option<&str>, flag: Option<String>) -> Result<Option<String>, String> {
         let token = if let Some(path) = file {
-            Some(read_token_file(Path::new(path))?)
+            Some(read_token_file("--http-token-file", Path::new(path))?)
         } else if let Some(token) = flag {
             tracing::warn!(
                 target: PROXY,
@@ -504,16 +566,15 @@ mod serving {
     /// A token file's first line (a trailing newline is not the token's). Refused if other
     /// users could read or change it, as ssh refuses a private key.
     #[cfg(feature = "mcp-http")]
-    fn read_token_file(path: &Path) -> Result<String, String> {
-        let what = |e: std::io::Error| format!("--http-token-file {}: {e}", path.display());
+    fn read_token_file(flag: &str, path: &Path) -> Result<String, String> {
+        let what = |e: std::io::Error| format!("{flag} {}: {e}", path.display());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             let mode = std::fs::metadata(path).map_err(what)?.permissions().mode();
             if mode & 0o077 != 0 {
                 return Err(format!(
-                    "--http-token-file {}: other users can access it (mode {:o}); \
-                     chmod 600 it",
+                    "{flag} {}: other users can access it (mode {:o}); chmod 600 it",
                     path.display(),
                     mode & 0o777
                 ));
@@ -524,7 +585,7 @@ mod serving {
         let token = token.strip_suffix('\r').unwrap_or(token);
         if token.is_empty() || token.contains(['\r', '\n']) {
             return Err(format!(
-                "--http-token-file {}: expected one line, the token",
+                "{flag} {}: expected one line, the token",
                 path.display()
             ));
         }

@@ -28,6 +28,10 @@ pub mod code {
     /// Revision 2026-07-28: the request's `protocolVersion` is not served (`data` lists the
     /// supported ones).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// The HTTP front shut down while the request was in progress, past its drain: the
+    /// request reached the proxy and its server may have acted on it (JSON-RPC 2.0 § 5.1, a
+    /// server error of the proxy's own; answered with HTTP 503).
+    pub const STOPPED_IN_FLIGHT: i64 = -32004;
 }
 
 /// A failed request to a downstream server (or for a tool no server has).

@@ -19,7 +19,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use indexmap::IndexMap;
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -47,13 +47,40 @@ const LATENCY_BUCKETS: [f64; 14] = [
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ToolLabels {
-    server: String,
+    server: ServerName,
     tool: String,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct ServerLabels {
-    server: String,
+    server: ServerName,
+}
+
+/// A server's name as a label value: any text of the operator's file. The text format
+/// escapes only `\`, `"` and LF (the encoder does), and has no escape for CR, which a reader
+/// of lines may take for a line's end: each CR is written as a line break too, `\n`.
+#[derive(Clone, Debug, Hash, PartialEq, Eq)]
+struct ServerName(String);
+
+impl ServerName {
+    fn of(server: &str) -> ServerName {
+        ServerName(server.to_owned())
+    }
+}
+
+impl EncodeLabelValue for ServerName {
+    fn encode(&self, encoder: &mut LabelValueEncoder) -> Result<(), std::fmt::Error> {
+        use std::fmt::Write;
+        let mut lines = self.0.split('\r');
+        if let Some(first) = lines.next() {
+            encoder.write_str(first)?;
+        }
+        for line in lines {
+            encoder.write_str("\n")?;
+            encoder.write_str(line)?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -418,7 +445,7 @@ impl Metrics {
             return series.clone();
         }
         let labels = ToolLabels {
-            server: server.to_owned(),
+            server: ServerName::of(server),
             tool: label.clone(),
         };
         let series = ToolSeries {
@@ -461,7 +488,7 @@ impl Metrics {
                     entry.tokens_after += after.0;
                 }
                 let labels = ServerLabels {
-                    server: server.to_owned(),
+                    server: ServerName::of(server),
                 };
                 self.tokens_before.get_or_create(&labels).inc_by(before.0);
                 self.tokens_after.get_or_create(&labels).inc_by(after.0);
@@ -488,7 +515,7 @@ impl Metrics {
             entry.tools = tools;
         }
         let labels = ServerLabels {
-            server: server.to_owned(),
+            server: ServerName::of(server),
         };
         self.starts.get_or_create(&labels).inc();
         if again {
@@ -505,7 +532,7 @@ impl Metrics {
             entry.settled = true;
         }
         let labels = ServerLabels {
-            server: server.to_owned(),
+            server: ServerName::of(server),
         };
         self.unavailable.get_or_create(&labels).inc();
     }
@@ -692,6 +719,24 @@ mod tests {
         // A later session's start does not make the process unready again.
         m.server_starting("a");
         assert!(m.readiness().ready);
+    }
+
+    #[test]
+    fn a_server_name_s_cr_is_written_escaped_as_a_line_break() {
+        let m = Metrics::new();
+        let name = "a\rb\r\nc \"d\" \\e";
+        m.server_starting(name);
+        m.server_up(name, 1, false);
+        m.call(name, "t", Duration::ZERO, false);
+        let text = m.encode();
+        assert!(!text.contains('\r'), "{text:?}");
+        let label = r#"server="a\nb\n\nc \"d\" \\e""#;
+        let starts = format!("toon_mcp_server_starts_total{{{label}}}");
+        assert_eq!(sample(&text, &starts), Some(1.0), "{text}");
+        let calls = format!("toon_mcp_tool_calls_total{{{label},tool=\"t\"}}");
+        assert_eq!(sample(&text, &calls), Some(1.0), "{text}");
+        // The board keeps the name as configured.
+        assert_eq!(m.servers()[0].name, name);
     }
 
     #[test]

@@ -11,7 +11,8 @@
 //!   is reconnected when it is back. Children are shut down cleanly, and stopped if the
 //!   toolbox is dropped first; whenever a server exits, whatever is left of its process group
 //!   is terminated too, and on Linux, once [`adopt_orphans`] was called, what it started
-//!   outside its group (a `setsid` daemon). A stdio server does not inherit the proxy's own
+//!   outside its group (a `setsid` daemon). At the end, [`stop_children`] stops every server
+//!   no toolbox stopped (one still starting), then those orphans. A stdio server does not inherit the proxy's own
 //!   variables ([`PROXY_ENV`]) unless its entry's `env` names them. Their stderr lines, like
 //!   the proxy's own notes, are `tracing` events ([`log`]): the library writes no stderr
 //!   itself, and the CLI writes them as `[NAME] line` through [`log::StderrLayer`], which never
@@ -64,3 +65,4 @@ pub use servers::downstream::{Downstream, PROTOCOL_VERSION, ServerEvent};
 pub use servers::toolbox::{Change, Options, Toolbox};
 pub use transport::orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use transport::peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
+pub use transport::process::stop_children;

@@ -61,8 +61,9 @@ pub fn adopt_orphans() -> std::io::Result<bool> {
 }
 
 /// Stops every adopted child left (`SIGTERM`, `SIGKILL` after the grace) and reaps them: for
-/// the end of the proxy, once its servers are shut down. Nothing to do unless
-/// [`adopt_orphans`] was called.
+/// the end of the proxy, once its servers are shut down
+/// ([`stop_children`](super::process::stop_children) stops those first, then calls this).
+/// Nothing to do unless [`adopt_orphans`] was called.
 pub async fn stop_orphans() {
     #[cfg(target_os = "linux")]
     linux::stop(None).await;

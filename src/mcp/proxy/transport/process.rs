@@ -7,11 +7,20 @@
 //! children (`npx`, `uvx`, shell wrappers) therefore leaves nothing behind, whichever way the
 //! proxy ends. What it started outside its group (a `setsid` daemon) is found and stopped next,
 //! on Linux, by [`orphans`](super::orphans).
+//!
+//! Every server is registered here from its spawn until its group is cleared, whatever holds
+//! it: a toolbox stops the servers it runs, but one still starting (its `initialize` under
+//! way, for a client or for `/readyz`'s warm-up) is held by no toolbox yet, and would outlive
+//! the proxy. [`stop_children`], at the proxy's end, stops every one registered, and any
+//! spawned after it as it starts.
 
+use std::collections::BTreeMap;
 use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::orphans::{self, EXIT_GRACE};
+use crate::mcp::proxy::sync::lock;
 
 use process_wrap::tokio::ChildWrapper;
 use tokio::sync::watch;
@@ -59,17 +68,53 @@ struct Watched {
 pub(crate) struct Process {
     pid: Option<u32>,
     state: watch::Receiver<Watched>,
-    stop: watch::Sender<bool>,
+    stop: Arc<watch::Sender<bool>>,
+}
+
+/// The servers not cleared yet, each by a number of its own (see the module's documentation).
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    next: 0,
+    ending: false,
+    watched: BTreeMap::new(),
+});
+
+struct Live {
+    next: u64,
+    /// Set by [`stop_children`]: a server spawned from then on is stopped at once.
+    ending: bool,
+    watched: BTreeMap<u64, Watching>,
+}
+
+/// What [`stop_children`] needs of a server: to tell it to stop, and to see it cleared.
+struct Watching {
+    stop: Arc<watch::Sender<bool>>,
+    state: watch::Receiver<Watched>,
 }
 
 impl Process {
     /// Starts watching `child` (its pipes already taken), started with `tag` as its
-    /// [`orphans::TAG_ENV`]. Must be called within a tokio runtime.
+    /// [`orphans::TAG_ENV`], and registers it until it is cleared. Must be called within a
+    /// tokio runtime.
     pub(crate) fn watch(child: Box<dyn ChildWrapper>, tag: Option<String>) -> Process {
         let pid = child.id();
         let (state_tx, state) = watch::channel(Watched::default());
         let (stop, stop_rx) = watch::channel(false);
-        tokio::spawn(reap(Group(child, false), tag, stop_rx, state_tx));
+        let stop = Arc::new(stop);
+        let number = {
+            let mut live = lock(&LIVE);
+            if live.ending {
+                stop.send_replace(true);
+            }
+            live.next += 1;
+            let watching = Watching {
+                stop: stop.clone(),
+                state: state.clone(),
+            };
+            let number = live.next;
+            live.watched.insert(number, watching);
+            number
+        };
+        tokio::spawn(reap(Group(child, false), tag, stop_rx, state_tx, number));
         Process { pid, state, stop }
     }
 
@@ -105,6 +150,38 @@ impl Process {
         let mut state = self.state.clone();
         let _ = state.wait_for(|s| s.cleared).await;
     }
+}
+
+/// Stops every server process still registered, whatever its state (starting, running,
+/// failing), and the adopted orphans left ([`orphans::stop_orphans`]); a server spawned after
+/// this is stopped as it starts. Returns once each is cleared, its group and orphans too
+/// (about six times the grace at most). For the end of the proxy, once its toolboxes are
+/// shut down: what they still held is stopped cleanly, `SIGTERM` first.
+pub async fn stop_children() {
+    let deadline = tokio::time::Instant::now() + EXIT_GRACE * 6;
+    loop {
+        let states: Vec<watch::Receiver<Watched>> = {
+            let mut live = lock(&LIVE);
+            live.ending = true;
+            (live.watched.values())
+                .map(|w| {
+                    w.stop.send_replace(true);
+                    w.state.clone()
+                })
+                .collect()
+        };
+        if states.is_empty() {
+            break;
+        }
+        let cleared =
+            futures_util::future::join_all(states.into_iter().map(|mut state| async move {
+                let _ = state.wait_for(|s| s.cleared).await;
+            }));
+        if tokio::time::timeout_at(deadline, cleared).await.is_err() {
+            break;
+        }
+    }
+    orphans::stop_orphans().await;
 }
 
 /// Waits for a [`Process`] to end, for those who do not own it.
@@ -147,6 +224,7 @@ async fn reap(
     tag: Option<String>,
     mut stop: watch::Receiver<bool>,
     state: watch::Sender<Watched>,
+    number: u64,
 ) {
     // Taken now: tokio forgets the id once it has waited for the leader.
     let pid = child.0.id();
@@ -168,6 +246,8 @@ async fn reap(
     if let Some(tag) = tag {
         orphans::stop(&tag).await;
     }
+    // Unregistered first: a registered server is never one already cleared.
+    lock(&LIVE).watched.remove(&number);
     state.send_modify(|s| s.cleared = true);
 }
 

@@ -5,12 +5,22 @@
 //! replica is answered here, not cut off with its connection (which a balancer could not
 //! retry elsewhere: a POST is not idempotent). Requests that come after that, on
 //! connections kept alive, are answered 503.
+//!
+//! A request still in progress when the drain gives up is answered, not left without a word
+//! (nor told its session has ended, which would have its client initialize and perhaps send
+//! it again): a JSON-RPC error for its id, [`STOPPED_IN_FLIGHT`], that says its server may
+//! have run it, as HTTP 503 without `Retry-After` when nothing was sent for it yet, else as
+//! its stream's last event. A listen ends so too.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use hyper::StatusCode;
 use tokio::sync::Notify;
+
+use super::{Body, stream};
+use crate::mcp::proxy::transport::wire::{self, code::STOPPED_IN_FLIGHT};
 
 /// The POSTs in progress.
 #[derive(Default)]
@@ -72,9 +82,56 @@ impl Drain {
     }
 }
 
+/// The answer for a request (its id, JSON text) cut off at shutdown; `listen` for a listen,
+/// which ends rather than being cut off.
+pub(super) fn cut_off(id: &str, listen: bool) -> String {
+    let why = if listen {
+        "the proxy shut down: this listen has ended; listen again (at another replica)"
+    } else {
+        "the proxy shut down while this request was in progress: its server may have run it, \
+         so do not assume it did not before sending it again"
+    };
+    wire::error(id, STOPPED_IN_FLIGHT, why, None)
+}
+
+/// A session's JSON answer's HTTP status: 503 for [`cut_off`]'s, else 200.
+pub(super) fn status_of(text: &str) -> StatusCode {
+    if super::error_code(text) == Some(STOPPED_IN_FLIGHT) {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    }
+}
+
+/// [`cut_off`] as a whole answer (503).
+pub(super) fn cut_off_answer(id: &str) -> hyper::Response<Body> {
+    stream::json(StatusCode::SERVICE_UNAVAILABLE, cut_off(id, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_off_request_is_answered_for_its_id_with_503() {
+        let text = cut_off(r#""a-1""#, false);
+        let answer: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["id"], "a-1");
+        assert_eq!(answer["error"]["code"], STOPPED_IN_FLIGHT);
+        assert_eq!(status_of(&text), StatusCode::SERVICE_UNAVAILABLE);
+        let listen: serde_json::Value = serde_json::from_str(&cut_off("7", true)).unwrap();
+        assert_eq!(
+            (&listen["id"], &listen["error"]["code"]),
+            (&7.into(), &(-32004).into())
+        );
+        // Only that code: not a server's error that mentions it, nor a result.
+        let other = wire::error("1", -32603, "-32004", None);
+        assert_eq!(status_of(&other), StatusCode::OK);
+        assert_eq!(
+            status_of(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            StatusCode::OK
+        );
+    }
 
     #[tokio::test]
     async fn settles_when_the_last_post_is_answered_and_not_before() {

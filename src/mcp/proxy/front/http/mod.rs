@@ -28,7 +28,8 @@
 //! **Security** (§ Security Warning): `Origin`, when present, must be the bound address's
 //! own (loopback names are one another's) or listed in [`HttpOptions::allowed_origins`],
 //! else 403; with a loopback bind, `Host` must name loopback (DNS rebinding), else 403; with
-//! a token, `Authorization: Bearer TOKEN` is required (compared in constant time), else 401
+//! a token, `Authorization: Bearer TOKEN` is required (the scheme in any case; the token
+//! compared in constant time), else 401
 //! with `WWW-Authenticate: Bearer`. Bodies over [`MAX_MESSAGE_BYTES`] are refused with 413,
 //! a body that stops coming for [`BODY_TIMEOUT`] with 408. Connections are kept in two
 //! rooms, unauthenticated and authenticated (`connections.rs`), so that connections without
@@ -105,6 +106,9 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// its room among the authenticated ones) for as long as its length allows.
 const BODY_RATE: u64 = 64 << 10;
 
+/// How long the answers of requests cut off at shutdown get to be written (`drain.rs`).
+const CUT_WRITE: Duration = Duration::from_secs(1);
+
 /// How `toon mcp serve --http` serves: the defaults with fields set (it may gain fields:
 /// `#[non_exhaustive]`).
 #[derive(Clone, Debug)]
@@ -137,7 +141,8 @@ pub struct HttpOptions {
     /// holds it (docs/deployment.md). ASCII letters, digits, `-` and `_`, at most 63 (a Kubernetes pod name fits).
     pub replica: Option<String>,
     /// At shutdown, how long POSTs in progress may take to be answered after the listener
-    /// has closed, before sessions are closed (default 10 s).
+    /// has closed, before sessions are closed (default 10 s); those still in progress then
+    /// are answered that the proxy stopped while they were (`drain.rs`).
     pub drain: Duration,
     /// `/metrics` answers without the token (default `false`: it needs it as MCP does;
     /// `/healthz` and `/readyz` never do). See `observe.rs`.
@@ -203,6 +208,19 @@ pub async fn bind(addr: SocketAddr) -> Result<TcpListener, HttpError> {
 pub async fn serve_http(
     listener: TcpListener,
     toolboxes: ToolboxFactory,
+    mode: Mode,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HttpError> {
+    serve(listener, Some(toolboxes), mode, options, shutdown).await
+}
+
+/// Serves the front on `listener` until `shutdown` completes; without `toolboxes`, only the
+/// pages beside MCP (a stdio proxy's `--metrics` listener, `observe.rs`), under the same
+/// rules: Host, Origin, token, connection rooms and timeouts.
+async fn serve(
+    listener: TcpListener,
+    toolboxes: Option<ToolboxFactory>,
     mode: Mode,
     options: HttpOptions,
     shutdown: impl Future<Output = ()>,
@@ -325,8 +343,14 @@ async fn connection(
             let (front, conn) = (front.clone(), conn.clone());
             let first = lock(&first).take();
             async move {
-                let response = front.handle(request, &conn).await;
+                let mut response = front.handle(request, &conn).await;
                 drop(first);
+                // Every answer, here where they all pass: none is for a cache to keep (a
+                // session id, a server's state, a refusal that a token would change).
+                response
+                    .headers_mut()
+                    .entry(header::CACHE_CONTROL)
+                    .or_insert(HeaderValue::from_static("no-store"));
                 Ok::<_, Infallible>(response)
             }
         })
@@ -396,7 +420,8 @@ type Body = UnsyncBoxBody<Bytes, Infallible>;
 
 struct HttpFront {
     local: SocketAddr,
-    toolboxes: ToolboxFactory,
+    /// Each session's toolbox; `None` on a listener with no MCP endpoint, pages only.
+    toolboxes: Option<ToolboxFactory>,
     mode: Mode,
     options: HttpOptions,
     slots: Arc<Semaphore>,
@@ -430,8 +455,17 @@ impl HttpFront {
         }
         self.drain.close();
         let sessions: Vec<_> = lock(&self.sessions).drain().map(|(_, s)| s).collect();
-        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
         let stateless = lock(&self.stateless).take();
+        // What is still in progress is answered (`drain.rs`), and given a moment to be
+        // written before the servers, then the process, go.
+        for session in &sessions {
+            session.cut_in_flight();
+        }
+        if let Some(stateless) = &stateless {
+            stateless.cut_in_flight();
+        }
+        let _ = self.drain.settled(CUT_WRITE).await;
+        futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
         if let Some(stateless) = stateless {
             stateless.close().await;
         }
@@ -450,7 +484,7 @@ impl HttpFront {
         // Probes come without the token, and take no room among authenticated connections.
         let page = self.page(request.uri().path());
         let open = page.is_some_and(|(_, open)| open);
-        if let Some(refused) = self.refuse(&request, !open) {
+        if let Some(refused) = self.refuse(request.headers(), !open) {
             return refused;
         }
         if let Some((page, true)) = page {
@@ -473,11 +507,14 @@ impl HttpFront {
         if let Some((page, _)) = self.page(request.uri().path()) {
             return self.answer_page(page, request.method());
         }
+        let Some(toolboxes) = self.toolboxes.clone() else {
+            return status(StatusCode::NOT_FOUND, "/metrics, /healthz, /readyz");
+        };
         if request.uri().path() != self.options.path {
             return status(StatusCode::NOT_FOUND, "no MCP endpoint here");
         }
         match *request.method() {
-            Method::POST => self.post(request).await,
+            Method::POST => self.post(request, &toolboxes).await,
             // `// 2026-07-28 basic/transports/streamable-http` § Backward Compatibility:
             // "HTTP GET or DELETE to the MCP endpoint: respond with 405 Method Not Allowed"
             // (a 2026-07-28 client, without a session).
@@ -506,17 +543,12 @@ impl HttpFront {
 
     /// The checks every request passes first: token (401, when `token`), `Origin` and
     /// `Host` (403).
-    fn refuse(&self, request: &Request<Incoming>, token: bool) -> Option<Response<Body>> {
-        let headers = request.headers();
+    fn refuse(&self, headers: &HeaderMap, token: bool) -> Option<Response<Body>> {
         if token && let Some(token) = &self.options.token {
             let given = headers
                 .get(header::AUTHORIZATION)
                 .and_then(|v| v.to_str().ok())
-                .and_then(|v| {
-                    v.strip_prefix("Bearer ")
-                        .or_else(|| v.strip_prefix("bearer "))
-                })
-                .map(str::trim);
+                .and_then(bearer);
             if !given.is_some_and(|given| same(given.as_bytes(), token.as_bytes())) {
                 let mut response = status(StatusCode::UNAUTHORIZED, "a bearer token is required");
                 response
@@ -589,7 +621,11 @@ impl HttpFront {
         }
     }
 
-    async fn post(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {
+    async fn post(
+        self: Arc<Self>,
+        request: Request<Incoming>,
+        toolboxes: &ToolboxFactory,
+    ) -> Response<Body> {
         let headers = request.headers().clone();
         if let Some(refused) = post_headers_refused(&headers) {
             return refused;
@@ -605,7 +641,7 @@ impl HttpFront {
             Err(refused) => return *refused,
         };
         if session.is_none() && stateless::is_modern(&headers, &message) {
-            return self.stateless(&headers, &message).await;
+            return self.stateless(&headers, &message, toolboxes).await;
         }
         // A session's requests are of the revision its `initialize` chose.
         if session.is_some() && modern_header(&headers) {
@@ -619,7 +655,7 @@ impl HttpFront {
                     method: "initialize",
                     ..
                 },
-            ) => match self.open().await {
+            ) => match self.open(toolboxes).await {
                 Ok(session) => (session, true),
                 Err(refused) => return *refused,
             },
@@ -700,21 +736,39 @@ impl HttpFront {
             Forget::new(move || session.forget(&id))
         };
         if let Err(e) = session.send(message.text()).await {
+            if self.drain.closed() {
+                // Not sent: safe to send again, elsewhere.
+                return closing(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
+            }
             return rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string());
         }
         let Some(first) = answers.recv().await else {
+            // Sent, then cut off with its session at shutdown: not a session that ended.
+            if self.drain.closed() {
+                return drain::cut_off_answer(&id);
+            }
             return rpc_status(StatusCode::NOT_FOUND, -32001, "the session has ended");
         };
         if first.last {
             forget.disarm();
-            return stream::json(StatusCode::OK, first.text);
+            let code = if self.drain.closed() {
+                drain::status_of(&first.text)
+            } else {
+                StatusCode::OK
+            };
+            return stream::json(code, first.text);
         }
         // Something came before the response: the rest goes as a stream the response ends.
         stream::stream(Some(first), answers, Some(forget))
     }
 
     /// A 2026-07-28 request without a session: checked, then served by the shared front.
-    async fn stateless(&self, headers: &HeaderMap, message: &Message) -> Response<Body> {
+    async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        message: &Message,
+        toolboxes: &ToolboxFactory,
+    ) -> Response<Body> {
         if let Kind::Notification { .. } = message.kind() {
             // § Sending Messages: "202 Accepted"; the revision defines no client notification
             // over HTTP (closing a response stream cancels its request), so none has an effect.
@@ -729,7 +783,7 @@ impl HttpFront {
             match shared.as_ref().filter(|s| !s.is_closed()) {
                 Some(front) => front.clone(),
                 None => {
-                    let front = Stateless::start((self.toolboxes)(), self.mode);
+                    let front = Stateless::start(toolboxes(), self.mode);
                     if let Some(old) = shared.replace(front.clone()) {
                         tokio::spawn(async move { old.close().await });
                     }
@@ -748,7 +802,7 @@ impl HttpFront {
     }
 
     /// A new session, when a slot is free within [`HttpOptions::session_wait`].
-    async fn open(&self) -> Result<Arc<Session>, Box<Response<Body>>> {
+    async fn open(&self, toolboxes: &ToolboxFactory) -> Result<Arc<Session>, Box<Response<Body>>> {
         let slot = tokio::time::timeout(
             self.options.session_wait,
             self.slots.clone().acquire_owned(),
@@ -774,7 +828,7 @@ impl HttpFront {
                 &format!("no random session id: {e}"),
             ))
         })?;
-        let session = Session::start(id.clone(), (self.toolboxes)(), self.mode, slot);
+        let session = Session::start(id.clone(), toolboxes(), self.mode, slot);
         let open = {
             let mut sessions = lock(&self.sessions);
             sessions.insert(id, session.clone());
@@ -1153,6 +1207,13 @@ fn is_loopback_name(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The token of an `Authorization` value of the `Bearer` scheme, whose name is
+/// case-insensitive (RFC 9110 § 11.1), as is `BEARER`; one or more spaces after it.
+fn bearer(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
 /// Compares two secrets in time that depends on their lengths only.
 fn same(given: &[u8], expected: &[u8]) -> bool {
     let mut differ = u8::from(given.len() != expected.len());
@@ -1202,6 +1263,13 @@ fn status(status: StatusCode, text: &str) -> Response<Body> {
     response
 }
 
+/// The `error.code` of a JSON-RPC error's text, if it is one.
+fn error_code(text: &str) -> Option<i64> {
+    let message = Message::parse(text.to_owned()).ok()?;
+    let entries = crate::mcp::raw::entries(message.error()?)?;
+    crate::mcp::raw::get(&entries, "code")?.parse().ok()
+}
+
 /// A JSON-RPC error without id, as an HTTP answer.
 fn rpc_status(status: StatusCode, code: i64, text: &str) -> Response<Body> {
     stream::json(status, wire::error("null", code, text, None))
@@ -1218,7 +1286,7 @@ mod tests {
         };
         HttpFront {
             local: addr.parse().unwrap(),
-            toolboxes: Arc::new(|| unreachable!()),
+            toolboxes: None,
             mode: Mode::Passthrough,
             options,
             slots: Arc::new(Semaphore::new(1)),
@@ -1258,6 +1326,42 @@ mod tests {
         let f = front("192.168.1.5:9000", &[]);
         assert!(f.origin_allowed("http://192.168.1.5:9000"));
         assert!(!f.origin_allowed("http://localhost:9000"));
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_case_insensitive() {
+        let mut f = front("127.0.0.1:8808", &[]);
+        f.options.token = Some("s3cret".to_owned());
+        let answer = |authorization: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::AUTHORIZATION,
+                HeaderValue::from_str(authorization).unwrap(),
+            );
+            f.refuse(&headers, true).map(|r| r.status())
+        };
+        for ok in [
+            "Bearer s3cret",
+            "bearer s3cret",
+            "BEARER s3cret",
+            "bEaReR s3cret",
+            "Bearer  s3cret ",
+        ] {
+            assert_eq!(answer(ok), None, "{ok}");
+        }
+        for refused in [
+            "Bearer s3cre",
+            "Basic s3cret",
+            "Bearers3cret",
+            "s3cret",
+            "Bearer",
+        ] {
+            assert_eq!(answer(refused), Some(StatusCode::UNAUTHORIZED), "{refused}");
+        }
+        assert_eq!(
+            f.refuse(&HeaderMap::new(), true).map(|r| r.status()),
+            Some(StatusCode::UNAUTHORIZED)
+        );
     }
 
     #[test]

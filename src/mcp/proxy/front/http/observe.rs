@@ -3,7 +3,9 @@
 //! 503 before; a JSON body names each server's state), `/metrics` (the Prometheus text
 //! format, [`metrics`]), and on the HTTP front `/status` (the status page, `status_page.rs`).
 //! On the HTTP front, at paths other than the MCP endpoint's; for a stdio proxy, all but the
-//! status page on their own listener ([`serve_metrics`], `toon mcp serve --metrics ADDR`).
+//! status page on their own listener ([`serve_metrics`], `toon mcp serve --metrics ADDR`):
+//! the front without its MCP endpoint, so that its checks and connection limits are the
+//! same code.
 //!
 //! Probes come without tokens: `/healthz` and `/readyz` answer without one (the `Origin` and
 //! `Host` rules still apply), and say no more than each server's name and state. `/metrics`
@@ -15,18 +17,17 @@
 //! that is shut down once they have all settled (a warm-up: `npx`/`uvx` also fetch their
 //! packages then), and answers 503 until it has.
 
-use std::convert::Infallible;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::header::{self, HeaderValue};
-use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper::{Method, Response, StatusCode};
 use tokio::net::TcpListener;
 
-use super::{Body, HEADER_TIMEOUT, HttpFront, ToolboxFactory, status};
+use super::{Body, HttpError, HttpFront, HttpOptions, ToolboxFactory, status};
+use crate::mcp::proxy::front::serve::Mode;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::{metrics, status_page};
@@ -59,10 +60,15 @@ impl HttpFront {
     /// The page at the request's path, unless it is the MCP endpoint's; whether it is
     /// answered without the token.
     pub(super) fn page(&self, path: &str) -> Option<(Page, bool)> {
-        if path == self.options.path {
+        if self.toolboxes.is_some() && path == self.options.path {
             return None;
         }
         let page = Page::of(path)?;
+        // The status page says why servers are unavailable: the HTTP front's, where it always
+        // needs the token; a stdio proxy's `--metrics` may have none.
+        if page == Page::Status && self.toolboxes.is_none() {
+            return None;
+        }
         let open = match page {
             Page::Health | Page::Ready => true,
             Page::Metrics => self.options.metrics_public,
@@ -75,8 +81,11 @@ impl HttpFront {
     pub(super) fn answer_page(&self, page: Page, method: &Method) -> Response<Body> {
         let sessions = lock(&self.sessions).len();
         metrics::global().set_sessions(sessions);
-        if page == Page::Ready {
-            warm_up(&self.toolboxes);
+        // A stdio proxy's servers start with its client; only the HTTP front warms up.
+        if page == Page::Ready
+            && let Some(toolboxes) = &self.toolboxes
+        {
+            warm_up(toolboxes);
         }
         answer(page, method, sessions)
     }
@@ -131,7 +140,6 @@ fn answer(page: Page, method: &Method, sessions: usize) -> Response<Body> {
     *response.status_mut() = code;
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if page == Page::Status {
         // No script, no asset from anywhere: a server name that slipped through escaping
         // still could not run or load anything.
@@ -145,35 +153,17 @@ fn answer(page: Page, method: &Method, sessions: usize) -> Response<Body> {
 }
 
 /// Serves `/metrics`, `/healthz` and `/readyz` on `listener` until `shutdown` completes:
-/// a stdio proxy's `--metrics ADDR`. No token: bind it where only its scraper reaches.
-pub async fn serve_metrics(listener: TcpListener, shutdown: impl Future<Output = ()>) {
-    tokio::pin!(shutdown);
-    loop {
-        let stream = tokio::select! {
-            () = &mut shutdown => return,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => {
-                    tracing::warn!(target: PROXY, "toon: metrics: accept: {e}");
-                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-        };
-        let service = hyper::service::service_fn(|request: Request<hyper::body::Incoming>| {
-            let response = match Page::of(request.uri().path()) {
-                // The status page names why servers are unavailable: HTTP front only, where
-                // it needs the token.
-                Some(page) if page != Page::Status => answer(page, request.method(), 0),
-                _ => status(StatusCode::NOT_FOUND, "/metrics, /healthz, /readyz"),
-            };
-            async move { Ok::<_, Infallible>(response) }
-        });
-        tokio::spawn(
-            hyper::server::conn::http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service),
-        );
-    }
+/// a stdio proxy's `--metrics ADDR`. The HTTP front's rules hold there as they do beside
+/// MCP: `Host` and `Origin` (403), [`HttpOptions::token`] for `/metrics` unless
+/// [`HttpOptions::metrics_public`], and the connection rooms and timeouts, so that idle
+/// connections cannot take the process's file descriptors from its servers.
+///
+/// # Errors
+/// [`HttpError::Options`] for options that cannot work (as [`serve_http`](super::serve_http)).
+pub async fn serve_metrics(
+    listener: TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HttpError> {
+    super::serve(listener, None, Mode::Passthrough, options, shutdown).await
 }

@@ -33,6 +33,8 @@ pub(super) const SESSION_BYTES: usize = 4 << 20;
 /// A POST waiting for its request's response, and for what the servers send meanwhile.
 struct SessionPost {
     to: Arc<Outbox>,
+    /// The request's id (JSON text), for an answer the proxy makes itself (`drain.rs`).
+    id: String,
     /// The `progressToken` of the request (as [`token_key`]), if it gave one.
     progress: Option<String>,
     /// When it was sent: server requests with nowhere else to go ride on the newest.
@@ -150,6 +152,7 @@ impl Session {
             key,
             SessionPost {
                 to,
+                id: id.to_owned(),
                 progress: progress.map(token_key),
                 since: Instant::now(),
             },
@@ -296,6 +299,17 @@ impl Session {
             );
         }
         outlets.dropped += n;
+    }
+
+    /// At shutdown, once the drain has given up: each request still waiting is answered that
+    /// the proxy stopped while it was in progress (`drain.rs`), its response's place taken.
+    pub(super) fn cut_in_flight(&self) {
+        let mut outlets = lock(&self.outlets);
+        for (_, pending) in outlets.pending.drain() {
+            let text = super::drain::cut_off(&pending.id, false);
+            let _ = pending.to.push(Out { text, last: true });
+            pending.to.close();
+        }
     }
 
     /// Ends the session: the front's input closes, open responses end, the servers are shut

@@ -93,6 +93,8 @@ struct StatelessPost {
     progress: Option<String>,
     /// Whether the request opted in to log messages (`_meta` `logLevel`).
     logs: bool,
+    /// Whether it is a `subscriptions/listen`, open until it is cut off or cancelled.
+    listen: bool,
     /// Progress and log messages dropped for want of room.
     dropped: u64,
 }
@@ -105,6 +107,7 @@ impl StatelessPost {
             id,
             progress,
             logs,
+            listen: false,
             dropped: 0,
         };
         (pending, from)
@@ -252,7 +255,8 @@ impl Stateless {
         let progress = message.progress_token();
         let line = inward(message, &internal);
         let key = token_key(&internal);
-        let (pending, mut answers) = StatelessPost::new(id.to_owned(), progress, logs);
+        let (mut pending, mut answers) = StatelessPost::new(id.to_owned(), progress, logs);
+        pending.listen = message.method() == Some("subscriptions/listen");
         lock(&self.pending).insert(key.clone(), pending);
         // § Cancellation: "Closing the SSE response stream MUST be treated by the server as
         // cancellation of that request" (a JSON answer's POST, too, when its client goes).
@@ -411,6 +415,17 @@ impl Stateless {
         });
     }
 
+    /// At shutdown, once the drain has given up: each request still waiting, and each open
+    /// listen, is answered for its id that the proxy stopped (`drain.rs`).
+    pub(super) fn cut_in_flight(&self) {
+        let cut: Vec<StatelessPost> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        for waiting in cut {
+            let text = super::drain::cut_off(&waiting.id, waiting.listen);
+            // Dropped after, it closes the stream behind its last message.
+            let _ = waiting.to.push(Out { text, last: true });
+        }
+    }
+
     /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
     pub(super) async fn close(&self) {
         let was_closed = self.closed.swap(true, Ordering::SeqCst);
@@ -485,14 +500,10 @@ fn subscription_id(message: &Message) -> Option<&str> {
 /// The HTTP status of a JSON answer: 404 for an unknown method (§ Protocol Version Header:
 /// "MUST respond with 404 Not Found and a JSON-RPC error with code -32601"), 400 for the
 /// errors the revision pairs with it (malformed request, header mismatch, missing
-/// capability, unsupported version), else 200.
+/// capability, unsupported version), 503 for a request cut off at shutdown (`drain.rs`),
+/// else 200.
 fn status_of(text: &str) -> StatusCode {
-    let code = Message::parse(text.to_owned())
-        .ok()
-        .and_then(|m| m.error().map(str::to_owned))
-        .and_then(|e| raw::entries(&e).and_then(|e| raw::get(&e, "code").map(|c| c.to_owned())))
-        .and_then(|c| c.parse::<i64>().ok());
-    match code {
+    match super::error_code(text) {
         Some(code::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
             code::PARSE_ERROR
@@ -502,6 +513,7 @@ fn status_of(text: &str) -> StatusCode {
             | code::MISSING_REQUIRED_CLIENT_CAPABILITY
             | code::UNSUPPORTED_PROTOCOL_VERSION,
         ) => StatusCode::BAD_REQUEST,
+        Some(code::STOPPED_IN_FLIGHT) => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::OK,
     }
 }

@@ -114,7 +114,7 @@ pub(super) fn stream(
     );
     headers.insert(
         header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, no-transform"),
+        HeaderValue::from_static("no-store, no-transform"),
     );
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
