@@ -114,7 +114,7 @@ mod tests {
     async fn a_burst_fits_by_bytes_and_what_overflows_is_dropped_and_counted() {
         let (queue, mut rx) = Queue::with_bound(1000);
         // 600 small messages: more than any message count bound, far less than the bytes.
-        let (fits, overflows) = ("x".repeat(1), "y".repeat(10));
+        let (fits, overflows) = ("x".to_owned(), "y".repeat(10));
         for _ in 0..600 {
             assert!(queue.try_send(fits.clone()));
         }
