@@ -313,3 +313,82 @@ fn the_check_reads_paths_and_visibility() {
         assert!(api.refuses(&path(private)).is_some(), "{private}");
     }
 }
+
+/// The proxy's layers, lowest first (ARCHITECTURE.md, the picture under `mcp/proxy/`): each
+/// may use the ones below it, never one above; revisions sit beside the front, below it.
+const LAYERS: [&str; 4] = ["transport", "servers", "revisions", "front"];
+
+/// The proxy's modules that every layer may use: its log, errors, metrics (and the status
+/// page drawn from them) and lock helper; none of them uses a layer (but for a test).
+const SHARED: [&str; 5] = ["log", "error", "metrics", "status_page", "sync"];
+
+/// What a path into `crate::mcp::proxy` from a file of `layer` is refused for, if anything.
+fn layer_refuses(layer: usize, path: &[String]) -> Option<String> {
+    let [mcp, proxy, target, ..] = path else {
+        return None;
+    };
+    if mcp != "mcp" || proxy != "proxy" || SHARED.contains(&target.as_str()) {
+        return None;
+    }
+    match LAYERS.iter().position(|l| l == target) {
+        Some(to) if to <= layer => None,
+        Some(to) => Some(format!(
+            "{} imports {}, a layer above it",
+            LAYERS[layer], LAYERS[to]
+        )),
+        // The proxy's root (`inspect`, the status page, re-exports) stands above every layer.
+        None => Some(format!(
+            "{} imports the proxy's `{target}`, above every layer",
+            LAYERS[layer]
+        )),
+    }
+}
+
+#[test]
+fn the_proxy_s_layers_import_only_downward() {
+    let proxy = src().join("mcp/proxy");
+    let mut seen = 0;
+    let mut wrong = Vec::new();
+    for (layer, name) in LAYERS.iter().enumerate() {
+        for file in rust_files(&proxy.join(name)) {
+            let text = fs::read_to_string(&file).unwrap();
+            let shown = file.strip_prefix(src()).unwrap().display().to_string();
+            // `super::super::super` from a layer's file would climb to the proxy's root.
+            if text.contains("super::super::super") {
+                wrong.push(format!("src/{shown}: climbs out of its layer with super::"));
+            }
+            for (line, path) in crate_paths(&text) {
+                seen += 1;
+                if let Some(why) = layer_refuses(layer, &path) {
+                    wrong.push(format!(
+                        "src/{shown}:{line}: crate::{}: {why}",
+                        path.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        seen > 50,
+        "only {seen} `crate::` paths found in the proxy's layers"
+    );
+    assert!(wrong.is_empty(), "upward imports:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_layer_check_refuses_upward_paths() {
+    let path = |text: &str| text.split("::").map(str::to_owned).collect::<Vec<_>>();
+    assert_eq!(layer_refuses(0, &path("mcp::proxy::sync::lock")), None);
+    assert_eq!(
+        layer_refuses(3, &path("mcp::proxy::transport::peer::Peer")),
+        None
+    );
+    assert_eq!(
+        layer_refuses(2, &path("mcp::proxy::servers::toolbox::Toolbox")),
+        None
+    );
+    assert!(layer_refuses(0, &path("mcp::proxy::servers::toolbox::Toolbox")).is_some());
+    assert!(layer_refuses(2, &path("mcp::proxy::front::serve::Mode")).is_some());
+    assert!(layer_refuses(1, &path("mcp::proxy::inspect::inspect")).is_some());
+    assert_eq!(layer_refuses(1, &path("mcp::raw::get")), None);
+}
