@@ -189,7 +189,7 @@ pub(crate) fn result_text(text: &str, is_error: bool) -> String {
 
 /// What a meta-tool call comes to, before it is a `CallToolResult` value ([`MetaCall`]) or
 /// text ([`result_text`]).
-pub(crate) enum Outcome {
+pub(crate) enum Verdict {
     /// A text block, an error's (`isError: true`) or not.
     Answer { text: String, is_error: bool },
     /// See [`MetaCall::Execute`].
@@ -338,34 +338,34 @@ impl<'c> MetaTools<'c> {
     /// ```
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
-        match self.outcome(name, &Value::from(arguments.clone())) {
-            Outcome::Answer {
+        match self.verdict(name, &Value::from(arguments.clone())) {
+            Verdict::Answer {
                 text,
                 is_error: false,
             } => MetaCall::Answer(text_result(&text)),
-            Outcome::Answer {
+            Verdict::Answer {
                 text,
                 is_error: true,
             } => MetaCall::Answer(error_result(&text)),
-            Outcome::Execute(plan) => MetaCall::Execute(plan),
-            Outcome::NotMeta => MetaCall::NotMeta,
+            Verdict::Execute(plan) => MetaCall::Execute(plan),
+            Verdict::NotMeta => MetaCall::NotMeta,
         }
     }
 
     /// [`call`](Self::call) with the arguments as a `toon::Value` (in the order they were
     /// sent), its answer as text to write ([`result_text`]).
-    pub(crate) fn outcome(&self, name: &str, args: &Value) -> Outcome {
-        let answer = |text: String| Outcome::Answer {
+    pub(crate) fn verdict(&self, name: &str, args: &Value) -> Verdict {
+        let answer = |text: String| Verdict::Answer {
             text,
             is_error: false,
         };
-        let outcome = match name {
+        let verdict = match name {
             DISCOVER_TOOLS => self.discover(args).map(answer),
             GET_TOOL_SPEC => self.spec(args).map(answer),
             EXECUTE_TOOL => self.execute(args),
-            _ => return Outcome::NotMeta,
+            _ => return Verdict::NotMeta,
         };
-        outcome.unwrap_or_else(|text| Outcome::Answer {
+        verdict.unwrap_or_else(|text| Verdict::Answer {
             text,
             is_error: true,
         })
@@ -483,7 +483,7 @@ impl<'c> MetaTools<'c> {
             .map_err(|e| e.to_string())
     }
 
-    fn execute(&self, args: &Value) -> std::result::Result<Outcome, String> {
+    fn execute(&self, args: &Value) -> std::result::Result<Verdict, String> {
         Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
         let tool = self.find(args)?;
         let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
@@ -515,7 +515,7 @@ impl<'c> MetaTools<'c> {
                 .map(str::to_owned),
             kept_as: None,
         };
-        Ok(Outcome::Execute(Box::new(Plan {
+        Ok(Verdict::Execute(Box::new(Plan {
             server: tool.server().to_owned(),
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),

@@ -248,7 +248,7 @@ fn structured_drop_adds_no_second_copy_of_what_the_text_carries() {
 /// read_graph of a fresh memory server after `create_entities(entities)`, asked directly
 /// through the library's own client (no proxy, no conversion).
 fn direct_memory_graph(scratch: &Path, entities: &Json) -> Json {
-    use toon::mcp::proxy::{Config, Downstream};
+    use toon::mcp::proxy::{Config, Upstream};
     let servers = servers_dir().unwrap();
     let direct = scratch.join("direct");
     std::fs::create_dir_all(&direct).unwrap();
@@ -257,9 +257,7 @@ fn direct_memory_graph(scratch: &Path, entities: &Json) -> Json {
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let (tx, _rx) = tokio::sync::mpsc::channel(16);
-        let server = Downstream::start(&config.servers[0], WAIT, tx)
-            .await
-            .unwrap();
+        let server = Upstream::start(&config.servers[0], WAIT, tx).await.unwrap();
         let server = &server;
         let call = |name: &str, args: Json| {
             let params = json!({"name": name, "arguments": args}).to_string();
@@ -1118,7 +1116,7 @@ fn start_up_failures_say_what_happened() {
     if servers_dir().is_none() {
         return;
     }
-    use toon::mcp::proxy::{Config, Downstream};
+    use toon::mcp::proxy::{Config, Upstream};
     let scratch = Scratch::new("start-failures");
     let pidfile = scratch.0.join("grandchild.pid");
     let missing = scratch.0.join("no-such-dir");
@@ -1136,7 +1134,7 @@ fn start_up_failures_say_what_happened() {
         let mut reasons = Vec::new();
         for server in &config.servers {
             let (tx, _rx) = tokio::sync::mpsc::channel(16);
-            reasons.push(Downstream::start(server, WAIT, tx).await.unwrap_err());
+            reasons.push(Upstream::start(server, WAIT, tx).await.unwrap_err());
         }
         reasons
     });

@@ -1,12 +1,12 @@
 //! `toon`: convert JSON to TOON and back (a drop-in for the official `@toon-format/cli`), and
 //! `toon mcp …` for MCP tool catalogs and results. A thin layer over library types:
-//! `convert.rs` (the conversions), `io.rs` (input, output, closed pipes), `mcp.rs`.
+//! `convert.rs` (the conversions), `io.rs` (input, output, closed pipes), `gateway.rs` (`toon mcp …`).
 
 mod choice;
 mod convert;
-mod io;
 #[cfg(feature = "mcp")]
-mod mcp;
+mod gateway;
+mod io;
 mod overflow;
 
 use std::fmt;
@@ -325,7 +325,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         None => convert::run(&cli.convert),
         #[cfg(feature = "mcp")]
-        Some(Command::Mcp { command }) => mcp::run(command),
+        Some(Command::Mcp { command }) => gateway::run(command),
         #[cfg(not(feature = "mcp"))]
         Some(Command::Mcp { .. }) => Err(
             "`toon mcp` needs the `mcp` feature (cargo install toon-codec --features cli,mcp)"

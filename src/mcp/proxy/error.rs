@@ -34,7 +34,7 @@ pub mod code {
     pub const STOPPED_IN_FLIGHT: i64 = -32004;
 }
 
-/// A failed request to a downstream server (or for a tool no server has).
+/// A failed request to an upstream server (or for a tool no server has).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CallError {

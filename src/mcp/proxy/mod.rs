@@ -61,8 +61,8 @@ pub use servers::config::{
     CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
     ReadError, ServerConfig, default_path,
 };
-pub use servers::downstream::{Downstream, PROTOCOL_VERSION, ServerEvent};
 pub use servers::toolbox::{Change, Options, Toolbox};
+pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, Upstream};
 pub use transport::orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use transport::peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 pub use transport::process::stop_children;

@@ -29,15 +29,15 @@ use tokio::task::AbortHandle;
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use crate::Value;
-use crate::mcp::meta::{Outcome, result_text};
+use crate::mcp::meta::{Verdict, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
 use crate::mcp::proxy::revisions::era::{self, Declared, Envelope};
 use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{self, Claim, ProgressAs, Rounds};
-use crate::mcp::proxy::servers::downstream::PROTOCOL_VERSION;
 use crate::mcp::proxy::servers::toolbox::{Change, Toolbox};
+use crate::mcp::proxy::servers::upstream::PROTOCOL_VERSION;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{
     BEHALF, Behalf, Cause, ClientId, INBOUND_QUEUE, Peer, ProgressSink,
@@ -582,17 +582,17 @@ impl Front {
             Ok(arguments) => arguments,
             Err(answer) => return Ok(answer),
         };
-        let call = MetaTools::new(&self.toolbox.catalog()).outcome(&name, &arguments);
+        let call = MetaTools::new(&self.toolbox.catalog()).verdict(&name, &arguments);
         match call {
-            Outcome::Answer { text, is_error } => Ok(result_text(&text, is_error)),
-            Outcome::NotMeta => Err(CallError::UnknownTool {
+            Verdict::Answer { text, is_error } => Ok(result_text(&text, is_error)),
+            Verdict::NotMeta => Err(CallError::UnknownTool {
                 name,
                 suggestions: vec![
                     crate::mcp::DISCOVER_TOOLS.to_owned(),
                     crate::mcp::EXECUTE_TOOL.to_owned(),
                 ],
             }),
-            Outcome::Execute(mut plan) => {
+            Verdict::Execute(mut plan) => {
                 // A later page comes from the result kept at the first: never a new run.
                 if let Some(answer) = self.kept_page(&mut plan) {
                     return Ok(answer);

@@ -27,8 +27,8 @@ use std::time::Duration;
 use super::routes::{gather, offering, refusal, server_declares, servers_for};
 use crate::mcp::COLLISION_SEPARATOR;
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::servers::downstream::Downstream;
 use crate::mcp::proxy::servers::toolbox::{RoutedCall, Toolbox};
+use crate::mcp::proxy::servers::upstream::Upstream;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
 use crate::mcp::proxy::transport::wire::code;
@@ -348,7 +348,7 @@ pub(crate) async fn run_to_end(
 /// Sends `tasks/cancel` for a task nobody waits for any more, unless disarmed (`server`
 /// taken).
 struct CancelOnDrop {
-    server: Option<Arc<Downstream>>,
+    server: Option<Arc<Upstream>>,
     params: String,
 }
 

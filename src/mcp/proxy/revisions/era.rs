@@ -6,7 +6,7 @@
 //!   request is judged on its own; a 2025-11-25 client's conversation is not touched.
 //! - Before forwarding, the modern `_meta` keys and the round-trip fields (`inputResponses`,
 //!   `requestState`) are taken out: a legacy server knows none of them
-//!   ([`downstream_params`]).
+//!   ([`legacy_params`]).
 //! - Every modern result gets `resultType`, and the cacheable ones `ttlMs`/`cacheScope`
 //!   (`// 2026-07-28 server/utilities/caching`): `0` and `"private"`, the safe values, since
 //!   the proxy cannot know how long a server's list stays true or whether it depends on the
@@ -176,7 +176,7 @@ fn rebuild(entries: &[raw::Member<'_>], keep: impl Fn(&str) -> bool, extra: &[St
 /// A modern request's params as a legacy server takes them: without the
 /// `io.modelcontextprotocol/…` keys of `_meta` (and without `_meta` when nothing else is in
 /// it) and without `inputResponses`/`requestState`; every other entry as sent.
-pub(crate) fn downstream_params(params: &str) -> String {
+pub(crate) fn legacy_params(params: &str) -> String {
     let Some(entries) = raw::entries(params) else {
         return params.to_owned();
     };
@@ -324,15 +324,15 @@ mod tests {
     fn a_legacy_server_gets_no_modern_field() {
         let modern = enveloped("2026-07-28", "{}");
         assert_eq!(
-            downstream_params(&modern),
+            legacy_params(&modern),
             r#"{"name":"x","_meta":{"progressToken":7}}"#
         );
         let only = format!(
             r#"{{"uri":"a://1","requestState":"s","inputResponses":{{}},"_meta":{{"{VERSION_KEY}":"2026-07-28"}}}}"#
         );
-        assert_eq!(downstream_params(&only), r#"{"uri":"a://1"}"#);
+        assert_eq!(legacy_params(&only), r#"{"uri":"a://1"}"#);
         let legacy = r#"{"n": 1.000000000000000000001, "_meta": {"progressToken": 1}}"#;
-        assert_eq!(downstream_params(legacy), legacy);
+        assert_eq!(legacy_params(legacy), legacy);
     }
 
     #[test]

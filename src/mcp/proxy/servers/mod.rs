@@ -1,9 +1,9 @@
 //! The servers behind the proxy: the `mcpServers` [`config`] (and where a key sits in its
-//! text, [`locate`]), one [`downstream`] server started over its transport and initialized, and
+//! text, [`locate`]), one [`upstream`] server started over its transport and initialized, and
 //! the [`toolbox`] of all of them: started in parallel, their tools in one catalog, calls
 //! routed, results encoded, servers that go away reconnected.
 
 pub(super) mod config;
-pub(super) mod downstream;
 pub(super) mod locate;
 pub(super) mod toolbox;
+pub(super) mod upstream;

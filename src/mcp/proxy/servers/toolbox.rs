@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
 use super::config::{Config, Launch, ServerConfig};
-use super::downstream::{Downstream, ServerEvent};
+use super::upstream::{ServerEvent, Upstream};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
@@ -71,7 +71,7 @@ pub enum Change {
     },
     /// A request from a server to the client (`sampling/createMessage`,
     /// `elicitation/create`, `roots/list`), as sent: answer it with the server's own id
-    /// through [`Downstream::notify`].
+    /// through [`Upstream::notify`].
     Request {
         /// The server.
         server: String,
@@ -102,7 +102,7 @@ pub enum Change {
 /// # Ok(()) }
 /// ```
 pub struct Toolbox {
-    servers: RwLock<HashMap<String, Arc<Downstream>>>,
+    servers: RwLock<HashMap<String, Arc<Upstream>>>,
     catalog: RwLock<Catalog>,
     encoder: ResultEncoder,
     options: Options,
@@ -239,8 +239,7 @@ impl Toolbox {
         let timeout = self.options.startup_timeout;
         let (server, pages) = tokio::time::timeout(timeout, async {
             let server =
-                Downstream::start_for(config, timeout, self.events_tx.clone(), &capabilities)
-                    .await?;
+                Upstream::start_for(config, timeout, self.events_tx.clone(), &capabilities).await?;
             if let Some(sink) = lock(&self.notifications).clone() {
                 server.route_notifications(sink);
             }
@@ -440,7 +439,7 @@ impl Toolbox {
     }
 
     /// The running servers with their names, in configuration order (the catalog's).
-    pub(crate) fn running_in_order(&self) -> Vec<(String, Arc<Downstream>)> {
+    pub(crate) fn running_in_order(&self) -> Vec<(String, Arc<Upstream>)> {
         let names: Vec<String> = self
             .catalog()
             .servers()
@@ -458,7 +457,7 @@ impl Toolbox {
 
     /// A running server.
     #[must_use]
-    pub fn server(&self, name: &str) -> Option<Arc<Downstream>> {
+    pub fn server(&self, name: &str) -> Option<Arc<Upstream>> {
         self.servers
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -691,7 +690,7 @@ impl Toolbox {
     }
 
     /// The running server, or why it is not running.
-    fn running(&self, server: &str) -> Result<Arc<Downstream>, CallError> {
+    fn running(&self, server: &str) -> Result<Arc<Upstream>, CallError> {
         self.server(server).ok_or_else(|| CallError::Unavailable {
             server: server.to_owned(),
             reason: self.unavailable_reason(server),
@@ -785,7 +784,7 @@ impl Toolbox {
     /// Shuts every server down in parallel (close stdin, wait, terminate).
     pub async fn shutdown(&self) {
         self.stopping.send_replace(true);
-        let servers: Vec<Arc<Downstream>> = write(&self.servers).drain().map(|(_, s)| s).collect();
+        let servers: Vec<Arc<Upstream>> = write(&self.servers).drain().map(|(_, s)| s).collect();
         let stops: Vec<_> = servers
             .into_iter()
             .map(|s| tokio::spawn(async move { s.shutdown().await }))

@@ -761,7 +761,7 @@ fn routed(routes: &ProgressRoutes, message: &Message) -> bool {
     }
 }
 
-/// A progress route (`Downstream::route_progress`), removed when dropped.
+/// A progress route (`Upstream::route_progress`), removed when dropped.
 pub struct ProgressRoute {
     routes: ProgressRoutes,
     token: String,

@@ -293,12 +293,12 @@ impl Drop for Closing {
     }
 }
 
-/// The request as a legacy server takes it (see [`era::downstream_params`]), under `id`.
+/// The request as a legacy server takes it (see [`era::legacy_params`]), under `id`.
 fn legacy_request(id: &str, method: &str, params: &str) -> Message {
     let text = format!(
         r#"{{"jsonrpc":"2.0","id":{id},"method":{},"params":{}}}"#,
         raw::quote(method),
-        era::downstream_params(params)
+        era::legacy_params(params)
     );
     Message::parse(text).unwrap_or_else(|_| {
         Message::parse(format!(

@@ -46,7 +46,7 @@ pub enum ServerEvent {
         message: Message,
     },
     /// A request from `server` to the client (`sampling/createMessage`, `elicitation/create`,
-    /// `roots/list`), as sent; answer it with [`Downstream::notify`] and the server's own id.
+    /// `roots/list`), as sent; answer it with [`Upstream::notify`] and the server's own id.
     Request {
         /// The server.
         server: String,
@@ -63,7 +63,7 @@ pub enum ServerEvent {
 }
 
 /// A started, initialized server.
-pub struct Downstream {
+pub struct Upstream {
     name: String,
     peer: Peer,
     link: Link,
@@ -97,15 +97,15 @@ impl Connection {
     }
 }
 
-impl std::fmt::Debug for Downstream {
+impl std::fmt::Debug for Upstream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Downstream")
+        f.debug_struct("Upstream")
             .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
 
-impl Downstream {
+impl Upstream {
     /// Spawns the server (or, for a `url` server, connects to it) and runs the `initialize`
     /// handshake, all within `startup`. Notifications and its exit (for a `url` server: the
     /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
@@ -119,8 +119,8 @@ impl Downstream {
         config: &ServerConfig,
         startup: Duration,
         events: mpsc::Sender<ServerEvent>,
-    ) -> Result<Downstream, String> {
-        Downstream::start_for(config, startup, events, "{}").await
+    ) -> Result<Upstream, String> {
+        Upstream::start_for(config, startup, events, "{}").await
     }
 
     /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
@@ -134,7 +134,7 @@ impl Downstream {
         startup: Duration,
         events: mpsc::Sender<ServerEvent>,
         capabilities: &str,
-    ) -> Result<Downstream, String> {
+    ) -> Result<Upstream, String> {
         let name = config.name.clone();
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let (peer, link) = connect(&name, &config.launch, inbound_tx)?;
@@ -146,7 +146,7 @@ impl Downstream {
         peer.hold_while_asking();
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
-        let server = Downstream {
+        let server = Upstream {
             name,
             peer,
             link,
@@ -161,7 +161,7 @@ impl Downstream {
         mut self,
         capabilities: &str,
         startup: Duration,
-    ) -> Result<Downstream, String> {
+    ) -> Result<Upstream, String> {
         let client_info = serde_json::to_string(&crate::toon!({
             "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
