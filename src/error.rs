@@ -59,6 +59,22 @@ struct ErrorImpl {
 }
 
 impl Error {
+    /// The part of a source line an error message quotes: `line` itself when it is short,
+    /// else 120 characters around `column` (1-based, in characters) with `…` where it was cut.
+    /// For messages about other text that quote it as this crate's errors do.
+    ///
+    /// ```
+    /// assert_eq!(toon::Error::excerpt("a: 1", 3), "a: 1");
+    /// let long = "x".repeat(300);
+    /// let quoted = toon::Error::excerpt(&long, 150);
+    /// assert_eq!(quoted.chars().count(), 122);
+    /// assert!(quoted.starts_with('…') && quoted.ends_with('…'));
+    /// ```
+    #[must_use]
+    pub fn excerpt(line: &str, column: usize) -> String {
+        excerpt(line, column)
+    }
+
     #[cold]
     pub(crate) fn new(category: Category, message: impl Into<String>) -> Self {
         Error {
@@ -251,7 +267,7 @@ pub(crate) fn clipped(text: &str, max: usize) -> Cow<'_, str> {
 const EXCERPT: usize = 120;
 
 /// `line` itself when short; otherwise `EXCERPT` characters around `column` with `…` marking
-/// what was cut.
+/// what was cut ([`Error::excerpt`]).
 pub(crate) fn excerpt(line: &str, column: usize) -> String {
     let total = line.chars().count();
     if total <= EXCERPT {

@@ -184,6 +184,32 @@ pub fn inexact_numbers(text: &[u8]) -> Vec<std::ops::Range<usize>> {
         .collect()
 }
 
+/// The index just past the closing quote of the JSON string whose content starts at `at` (just
+/// after its opening quote), escapes skipped; `text.len()` when it does not close. For well-formed
+/// JSON text; on other text it stays in bounds, but its answer means nothing.
+///
+/// ```
+/// let text = br#"{"a\"b": 1}"#;
+/// assert_eq!(toon::json::string_end(text, 2), 7);
+/// assert_eq!(&text[7..], b": 1}");
+/// ```
+#[must_use]
+pub fn string_end(text: &[u8], at: usize) -> usize {
+    crate::json_text::string_end(text, at)
+}
+
+/// The index just past the JSON number token that starts at `at` (its sign, digits, point and
+/// exponent; the token is not checked).
+///
+/// ```
+/// let text = b"[-1.5e3,2]";
+/// assert_eq!(toon::json::number_end(text, 1), 7);
+/// ```
+#[must_use]
+pub fn number_end(text: &[u8], at: usize) -> usize {
+    crate::json_text::number_end(text, at)
+}
+
 /// The exact value of a JSON number token, written as TOON writes numbers (§2 canonical form:
 /// no exponent when 1e-6 ≤ |n| < 1e21, else `1.5e+400`, as JavaScript lays numbers out), with
 /// every digit of the token kept: no `u64`, `i64` or `f64` in between. Two tokens have the same

@@ -146,7 +146,7 @@ impl Error {
             .lines()
             .nth(line.saturating_sub(1))
             .filter(|_| line > 0)
-            .map(|l| excerpt(l, column));
+            .map(|l| crate::Error::excerpt(l, column));
         let (line, column) = if excerpt.is_some() {
             (line, column)
         } else {
@@ -229,26 +229,4 @@ impl fmt::Display for Quoted<'_> {
             None => write!(f, "{:?}", self.0),
         }
     }
-}
-
-/// Characters of the source line quoted in a message, at most.
-const EXCERPT: usize = 120;
-
-/// `line` itself when short; otherwise `EXCERPT` characters around `column` with `…` marking
-/// what was cut.
-fn excerpt(line: &str, column: usize) -> String {
-    let total = line.chars().count();
-    if total <= EXCERPT {
-        return line.to_owned();
-    }
-    let start = column.saturating_sub(EXCERPT / 2).min(total - EXCERPT);
-    let mut out = String::new();
-    if start > 0 {
-        out.push('…');
-    }
-    out.extend(line.chars().skip(start).take(EXCERPT));
-    if start + EXCERPT < total {
-        out.push('…');
-    }
-    out
 }

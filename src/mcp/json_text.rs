@@ -2,35 +2,13 @@
 //! ends, the text without insignificant whitespace ([`minify`]), and a copy a strict reader
 //! accepts ([`readable`]).
 //!
-//! The codec has scans of its own for its exact numbers (`toon::json::inexact_numbers`); these
-//! are the MCP tree's, reached through no private path of the codec, so that the tree could be
-//! a crate of its own. Every function expects well-formed JSON (the caller has parsed it or is
+//! Where tokens end is the codec's (`toon::json::string_end`, `number_end`); the rest is the
+//! MCP tree's, reached through no private path of the codec, so that the tree could be a crate
+//! of its own. Every function expects well-formed JSON (the caller has parsed it or is
 //! about to): on other text they stay in bounds and terminate, but their answer means nothing.
 
-/// The index just past the closing quote of a string whose content starts at `at`.
-pub(crate) fn string_end(text: &[u8], mut at: usize) -> usize {
-    // Most of a document's bytes are in its strings: skipped to the next quote or backslash
-    // with memchr's SIMD search rather than one byte at a time.
-    while let Some(i) = text
-        .get(at..)
-        .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
-    {
-        at += i;
-        if text[at] == b'"' {
-            return at + 1;
-        }
-        at += 2;
-    }
-    text.len()
-}
-
-/// The index just past the number token that starts at `at`.
-pub(crate) fn number_end(text: &[u8], mut at: usize) -> usize {
-    while at < text.len() && matches!(text[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
-        at += 1;
-    }
-    at
-}
+// Where a string or number token ends: the codec's own scans, through its public API.
+pub(crate) use crate::json::{number_end, string_end};
 
 /// The bytes of `word` equal to `byte`, flagged by their high bit (SWAR): a zero byte in
 /// `word ^ fill` is a match. The lowest flagged byte is always exact (the first match, at
