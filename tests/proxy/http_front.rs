@@ -2527,3 +2527,30 @@ fn flood_beside_a_client(name: &str, args: &[&str], per_thread: usize) {
     assert!(opened >= 4 * per_thread, "{opened}");
     assert!(closed > 0 || per_thread > 64, "{closed}");
 }
+
+/// Review of #54 item 1 (e4eed66): a server that asks a question just after answering
+/// client B's call (a tool that carries on in the background) has that question, B's data in
+/// it, put to client A, whose call declaring sampling started the moment B's was answered.
+/// Before e4eed66 A's call waited 2 s after another client's answer, and the question was
+/// nobody's (refused to the server). Expected: A's call completes and never sees B's secret.
+#[test]
+fn a_question_asked_after_another_client_s_answer_is_not_put_to_the_next_client() {
+    let scratch = Scratch::new("http-2026-late-question");
+    let config = fixtures_config(&scratch.0, &[("s", "late_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    // B declares nothing; its call is answered at once, its server asks 0.3 s later.
+    let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 0.3}});
+    let b = call_apart(&proxy.addr, "b", "leave", b_call, json!({}));
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+    // A, another client, calls the same server right after, declaring sampling.
+    let a_call = json!({"name": "work", "arguments": {"secs": 1.0}});
+    let a = call_apart(&proxy.addr, "a", "work", a_call, json!({"sampling": {}}));
+    let a = a.recv_timeout(wait).unwrap();
+    assert!(
+        !a["body"].as_str().unwrap().contains("B-secret"),
+        "B's question reached A: {a}"
+    );
+    assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+}
