@@ -926,3 +926,68 @@ fn a_question_goes_to_no_request_but_the_one_it_came_for() {
     assert!(text.contains("A-sampled") && text.contains("accept"), "{r}");
     client.close();
 }
+
+/// Review of #54 item 1 (e4eed66), over stdio (one client): a call that opted in to log
+/// messages, made right after the previous call was answered (as every sequential host does,
+/// now that it no longer waits 2 s), gets none of its server's log messages sent in its first
+/// 2 s: the previous call, answered, still counts for them, two requests "could" be their
+/// cause, and they reach no request, though both are this one client's.
+#[test]
+fn a_sequential_call_gets_its_own_log_messages() {
+    let scratch = Scratch::new("era-seq-logs");
+    let config = questioners(&scratch.0, &["q"]);
+    let mut client = proxy(&config, &[]);
+    client.wait = Duration::from_secs(10);
+    let caps = json!({"sampling": {}});
+    let call = |log: &str| {
+        let mut params = enveloped(
+            json!({"name": "slow", "arguments": {"log": log}}),
+            caps.clone(),
+        );
+        params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+        params
+    };
+    for log in ["first-log", "second-log"] {
+        let r = client.request("tools/call", call(log));
+        assert_eq!(result_text(&r), "slow done", "{r}");
+    }
+    let logs: Vec<String> = client
+        .notifications
+        .iter()
+        .filter(|n| n["method"] == "notifications/message")
+        .map(|n| n["params"]["data"].to_string())
+        .collect();
+    assert!(logs.iter().any(|l| l.contains("first-log")), "{logs:?}");
+    assert!(
+        logs.iter().any(|l| l.contains("second-log")),
+        "the second call's log message was dropped: {logs:?}"
+    );
+    client.close();
+}
+
+/// Review of #54 item 1 (e4eed66), over stdio: two calls of one client run, each declaring
+/// elicitation; the server asks for the second (`Cause::Client`), which goes to the oldest,
+/// the first, which the server answers a moment later. The question is then refused as "asked
+/// for a request that has ended", though the second call that asked it runs and declared
+/// elicitation. Expected: the question is put to the client (within the second call's round).
+#[test]
+fn a_question_of_one_client_s_calls_outlives_the_oldest_call_ending() {
+    let scratch = Scratch::new("era-client-cause");
+    let config = one(&scratch.0, "s", "servers/late_server.py", &[]);
+    let mut client = proxy(&config, &[]);
+    client.wait = Duration::from_secs(10);
+    let caps = json!({"elicitation": {}});
+    let r = request_2026(&mut client, "tools/list", json!({}), json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 5, "{r}");
+    send_modern(&mut client, "one", "tools/call", json!({"name": "first"}), &caps);
+    std::thread::sleep(Duration::from_millis(300));
+    send_modern(&mut client, "two", "tools/call", json!({"name": "second"}), &caps);
+    let got = responses(&mut client, &["one", "two"], Duration::from_secs(10));
+    assert_eq!(result_text(&got["one"]), "first done", "{}", got["one"]);
+    assert_eq!(
+        got["two"]["result"]["resultType"], "input_required",
+        "the second call's question was refused: {}",
+        got["two"]
+    );
+    client.close();
+}
