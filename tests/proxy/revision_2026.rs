@@ -964,30 +964,3 @@ fn a_sequential_call_gets_its_own_log_messages() {
     );
     client.close();
 }
-
-/// Review of #54 item 1 (e4eed66), over stdio: two calls of one client run, each declaring
-/// elicitation; the server asks for the second (`Cause::Client`), which goes to the oldest,
-/// the first, which the server answers a moment later. The question is then refused as "asked
-/// for a request that has ended", though the second call that asked it runs and declared
-/// elicitation. Expected: the question is put to the client (within the second call's round).
-#[test]
-fn a_question_of_one_client_s_calls_outlives_the_oldest_call_ending() {
-    let scratch = Scratch::new("era-client-cause");
-    let config = one(&scratch.0, "s", "servers/late_server.py", &[]);
-    let mut client = proxy(&config, &[]);
-    client.wait = Duration::from_secs(10);
-    let caps = json!({"elicitation": {}});
-    let r = request_2026(&mut client, "tools/list", json!({}), json!({}));
-    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 5, "{r}");
-    send_modern(&mut client, "one", "tools/call", json!({"name": "first"}), &caps);
-    std::thread::sleep(Duration::from_millis(300));
-    send_modern(&mut client, "two", "tools/call", json!({"name": "second"}), &caps);
-    let got = responses(&mut client, &["one", "two"], Duration::from_secs(10));
-    assert_eq!(result_text(&got["one"]), "first done", "{}", got["one"]);
-    assert_eq!(
-        got["two"]["result"]["resultType"], "input_required",
-        "the second call's question was refused: {}",
-        got["two"]
-    );
-    client.close();
-}

@@ -242,6 +242,8 @@ struct InFlight {
     id: String,
     /// What the requests made for it to servers carry ([`Behalf::tag`]).
     tag: u64,
+    /// The client that sent it ([`Behalf::client`]).
+    client: ClientId,
     /// The exchange (its [`Behalf::tag`]) whose round it waits for, for a 2026-07-28
     /// request that takes rounds.
     exchange: Option<u64>,
@@ -309,6 +311,7 @@ impl Front {
                         task: task.abort_handle(),
                         id: reply_id,
                         tag: behalf.tag,
+                        client: behalf.client,
                         exchange: None,
                         progress_token,
                         log_level,

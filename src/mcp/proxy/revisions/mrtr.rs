@@ -7,13 +7,13 @@
 //!
 //! The server's call goes on in its own task between rounds (an [`Exchange`]). Which
 //! exchange a server's question belongs to is not on the wire (stdio has no related-request
-//! id): the server's connection tells it ([`Cause`]) when every request in flight to the
-//! server was made for one client request, or by one client. A question goes to that
-//! request's exchange (or the oldest of that client's that can take it), and to no other
-//! client's (the HTTP front's stateless requests share one front, each its own client). An
-//! exchange whose round declared a capability a question may need starts its server call once
-//! no other client's request is in flight to that server ([`Behalf::alone`]), so that its
-//! questions can be told to be its client's; requests already answered never hold it. A question whose
+//! id): the server's connection tells it ([`Cause`]) only when every request the question may
+//! be about was made for one client request. A question goes to that request's exchange, and
+//! to no other: never to another request, or another client's (the HTTP front's stateless
+//! requests share one front, each its own client). An exchange whose round declared a
+//! capability a question may need starts its server call once no other request is in flight
+//! to that server and no other client's was just answered ([`Behalf::alone`]), so that its
+//! questions can be told to be its own; its own client's answered requests never hold it. A question whose
 //! request the proxy cannot tell, whose request did not declare what it needs, or past
 //! [`QUEUED_STEPS`] waiting in its exchange, is refused to the server with an error that says
 //! why (a modern client can only be asked within one of its requests), and so are the
@@ -291,17 +291,20 @@ impl Rounds {
 
     /// Puts a server's question (`sampling/createMessage`, `elicitation/create`,
     /// `roots/list`) into the exchange of the client request it came for (`cause`), if that
-    /// request's latest round declared the capability it needs; one asked while several
-    /// requests of one client ran goes to the oldest of them that declared it (any is that
-    /// client's to answer). Never waits: what an exchange cannot queue is refused.
+    /// request's latest round declared the capability it needs. Never waits: what an exchange
+    /// cannot queue is refused.
     pub(crate) fn claim(&self, server: &str, message: Message, cause: Cause) -> Claim {
         let (Some(id), Some(method)) = (message.id(), message.method()) else {
             return Claim::Unclaimed(message);
         };
-        let Some(capability) = capability_of(method) else {
+        let (Some(capability), Cause::Request(tag)) = (capability_of(method), cause) else {
             return Claim::Unclaimed(message);
         };
-        let Some(exchange) = self.exchange_for(cause, method) else {
+        let exchange = lock(&self.running)
+            .iter()
+            .find(|e| e.behalf.tag == tag)
+            .cloned();
+        let Some(exchange) = exchange else {
             return Claim::Unclaimed(message);
         };
         if !exchange.can_take(method) {
@@ -331,24 +334,6 @@ impl Rounds {
             }
             // Its call has just ended.
             Err(TrySendError::Closed(())) => Claim::Unclaimed(message),
-        }
-    }
-
-    /// The running exchange a question (`method`) asked for `cause` goes to: the request's
-    /// own, or the oldest of the client's that can take it (else its oldest, which refuses).
-    fn exchange_for(&self, cause: Cause, method: &str) -> Option<Arc<Exchange>> {
-        let running = lock(&self.running);
-        match cause {
-            Cause::Request(tag) => running.iter().find(|e| e.behalf.tag == tag).cloned(),
-            Cause::Client { client, .. } => {
-                let own = running.iter().filter(|e| e.behalf.client == client);
-                let first = own.clone().min_by_key(|e| e.serial).cloned();
-                own.filter(|e| e.can_take(method))
-                    .min_by_key(|e| e.serial)
-                    .cloned()
-                    .or(first)
-            }
-            Cause::Unknown { .. } => None,
         }
     }
 
@@ -851,44 +836,6 @@ mod tests {
             .wait(&toolbox, &other, "10", Duration::from_secs(60))
             .await;
         assert!(reply.contains("lost the server's call"), "{reply}");
-    }
-
-    #[test]
-    fn a_question_of_one_client_s_calls_goes_to_its_oldest_call_that_can_take_it() {
-        let rounds = Rounds::default();
-        let (client, stranger) = (ClientId::new(), ClientId::new());
-        let elicits = r#"{"elicitation":{}}"#;
-        let (_theirs, _w0) = rounds.start("tools/call", "{}", elicits, stranger);
-        let (plain, _w1) = rounds.start("tools/call", "{}", "{}", client);
-        let (older, _w2) = rounds.start("tools/call", "{}", elicits, client);
-        let (newer, _w3) = rounds.start("tools/call", "{}", elicits, client);
-        let ask = |id: u32| {
-            let text = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"elicitation/create"}}"#);
-            Message::parse(text).unwrap()
-        };
-        let cause = Cause::Client {
-            client,
-            in_flight: 3,
-        };
-        assert!(matches!(rounds.claim("s", ask(1), cause), Claim::Taken));
-        let queued = |e: &Arc<Exchange>| e.steps.try_lock().unwrap().len();
-        assert_eq!((queued(&plain), queued(&older), queued(&newer)), (0, 1, 0));
-        // None of a client's calls declared it: refused, and never another client's.
-        let rounds = Rounds::default();
-        let (_theirs, _w0) = rounds.start("tools/call", "{}", elicits, stranger);
-        let (_plain, _w1) = rounds.start("tools/call", "{}", "{}", client);
-        assert!(matches!(
-            rounds.claim("s", ask(2), cause),
-            Claim::Refused(_, code::METHOD_NOT_FOUND, _)
-        ));
-        let nobody = Cause::Client {
-            client: ClientId::new(),
-            in_flight: 1,
-        };
-        assert!(matches!(
-            rounds.claim("s", ask(3), nobody),
-            Claim::Unclaimed(_)
-        ));
     }
 
     #[test]

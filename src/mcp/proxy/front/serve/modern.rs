@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::super::routes::offering;
-use super::{Front, Mode};
+use super::{Front, InFlight, Mode};
 use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
@@ -100,6 +100,7 @@ impl Front {
                     .await;
                 match resumed {
                     Ok(exchange) => {
+                        self.hears_for(id, &exchange);
                         // The server's call ended asking for URL elicitations: made again.
                         if let Some(worker) = self.rounds.again(&exchange) {
                             self.run(&exchange, worker, method, params);
@@ -115,14 +116,11 @@ impl Front {
                     Behalf::current().map_or_else(|| self.client_of_request(), |b| b.client);
                 let capabilities = &declared.capabilities;
                 let (exchange, worker) = self.rounds.start(method, params, capabilities, client);
+                self.hears_for(id, &exchange);
                 self.run(&exchange, worker, method, params);
                 exchange
             }
         };
-        // The server's log messages for the exchange's call reach this request.
-        if let Some(call) = lock(&self.in_flight).get_mut(&token_key(id)) {
-            call.exchange = Some(exchange.behalf().tag);
-        }
         // As long as a person may take to answer, as for a 2025-11-25 client's questions.
         let patience = self
             .toolbox
@@ -132,6 +130,14 @@ impl Front {
         self.rounds
             .wait(&self.toolbox, &exchange, id, patience)
             .await
+    }
+
+    /// The server's log messages for the exchange's call reach request `id` from now on: set
+    /// before the call is made, so that none it logs first finds no request to reach.
+    fn hears_for(&self, id: &str, exchange: &Exchange) {
+        if let Some(call) = lock(&self.in_flight).get_mut(&token_key(id)) {
+            call.exchange = Some(exchange.behalf().tag);
+        }
     }
 
     /// Starts an exchange's server call in its own task.
@@ -253,16 +259,19 @@ impl Front {
     /// it came for (`cause`: it is read in order with the replies, so before that request's
     /// own), if that request opted in at `level` ([`severity`](super::severity)) or below
     /// (`// 2026-07-28 server/utilities/logging`).
+    ///
+    /// A log message that may be about any of one client's requests (its last call was just
+    /// answered, its next one runs) is that client's: the first of its requests in flight
+    /// that opted in hears it.
     pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<String> {
-        let Cause::Request(tag) = cause else {
-            return None;
+        let of = |call: &InFlight| match cause {
+            Cause::Request(tag) => call.tag == tag || call.exchange == Some(tag),
+            Cause::Client { client, .. } => call.client == client,
+            Cause::Unknown { .. } => false,
         };
         lock(&self.in_flight)
             .values()
-            .find(|call| {
-                call.log_level.is_some_and(|least| level >= least)
-                    && (call.tag == tag || call.exchange == Some(tag))
-            })
+            .find(|call| call.log_level.is_some_and(|least| level >= least) && of(call))
             .map(|call| call.id.clone())
     }
 }
