@@ -499,6 +499,53 @@ impl ResultEncoder {
         .unwrap_or_else(|_| result.to_owned())
     }
 
+    /// What the client gets for `result`, a server's result of a call to `tool` as the JSON
+    /// text it sent: the one conversion every path of the proxy takes (passthrough calls,
+    /// lean mode's `execute_tool`, task results), so that the format chosen, the `_meta`
+    /// written and what the observer (the proxy's metrics) is told are the same for all.
+    /// `decision` is whether the tool's results are converted, the policy already applied
+    /// ([`Decision::with_policy`](super::Decision::with_policy)); a tool kept verbatim is
+    /// still shaped when `shaping` asks for it. A shaped result loses its
+    /// `structuredContent`: the text says what was cut and where the next page is, which the
+    /// whole data beside it would hide from a client that shows it.
+    ///
+    /// ```
+    /// use toon::mcp::{Decision, Policy, ResultEncoder, Shaping};
+    /// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id": {i}, "name": "user{i}"}}"#)).collect();
+    /// let text = serde_json::to_string(&format!("[{}]", rows.join(", "))).unwrap();
+    /// let sent = format!(r#"{{"content": [{{"type": "text", "text": {text}}}]}}"#);
+    /// let encoder = ResultEncoder::new(Policy::default());
+    /// let none = Shaping::default();
+    /// let verbatim = Decision::Verbatim("document content".into());
+    /// assert_eq!(encoder.convert("read_file", &verbatim, &sent, &none)?, sent);
+    /// let data = Decision::Convert("data".into());
+    /// let out = encoder.convert("list_ids", &data, &sent, &none)?;
+    /// assert!(out.contains(r#""text": "[20]{id,name}:"#), "{out}");
+    /// assert!(out.contains(r#""format":"toon""#));
+    /// assert_eq!((encoder.stats().attempted, encoder.stats().converted), (2, 1));
+    /// # Ok::<(), toon::mcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`encode_with`](Self::encode_with).
+    pub fn convert(
+        &self,
+        tool: &str,
+        decision: &super::Decision,
+        result: &str,
+        shaping: &Shaping,
+    ) -> Result<String> {
+        if !decision.converts() && shaping.is_empty() {
+            return Ok(self.keep_text(result));
+        }
+        let out = self.encode_text(tool, result, shaping)?;
+        Ok(if shaping.is_empty() {
+            out
+        } else {
+            without_structured_content(&out)
+        })
+    }
+
     /// Converts the result of a call to `tool` (a `CallToolResult` as JSON). As
     /// [`encode_text`](Self::encode_text) on the value's JSON text.
     ///
@@ -1066,6 +1113,19 @@ fn block_marker(block: &Block) -> String {
         Block::Converted { format, .. } => format!(r#"{{"format":"{}"}}"#, format.name()),
         Block::Skipped(_) => String::new(),
     }
+}
+
+/// `result` (JSON text) without its `structuredContent`, every other byte as it was.
+fn without_structured_content(result: &str) -> String {
+    let Some(entries) = raw::entries(result) else {
+        return result.to_owned();
+    };
+    if raw::get(&entries, "structuredContent").is_none() {
+        return result.to_owned();
+    }
+    let mut splice = Splice::new(result);
+    splice.remove(result, &entries, "structuredContent");
+    splice.finish()
 }
 
 /// The text block that says what shaping cut, if it cut anything.
