@@ -109,8 +109,8 @@ impl Plan {
         crate::json::from_str(&text).unwrap_or(result)
     }
 
-    /// As [`finish`](Self::finish) on the result's JSON text as the server sent it (see
-    /// [`ResultEncoder::encode_text`]): every byte the encoder does not change stays as sent.
+    /// As [`finish`](Self::finish) on the result's JSON text as the server sent it, through
+    /// [`ResultEncoder::convert`]: every byte the encoder does not change stays as sent.
     ///
     /// ```
     /// use toon::mcp::{Decision, Plan, Policy, ResultEncoder, Shaping};
@@ -141,30 +141,10 @@ impl Plan {
             .content
             .clone()
             .with_policy(encoder.policy(), &self.exposed);
-        if !content.converts() && self.shaping.is_empty() {
-            return encoder.keep_text(result);
-        }
-        match encoder.encode_text(&self.exposed, result, &self.shaping) {
-            // A shaped text says what was cut and where the next page is; a structuredContent
-            // with the whole result beside it would show a client everything, without that.
-            Ok(out) if !self.shaping.is_empty() => without_structured_content(&out),
-            Ok(out) => out,
-            Err(e) => result_text(&e.to_string(), true),
-        }
+        encoder
+            .convert(&self.exposed, &content, result, &self.shaping)
+            .unwrap_or_else(|e| result_text(&e.to_string(), true))
     }
-}
-
-/// `result` (JSON text) without its `structuredContent`, every other byte as it was.
-fn without_structured_content(result: &str) -> String {
-    let Some(entries) = super::raw::entries(result) else {
-        return result.to_owned();
-    };
-    if super::raw::get(&entries, "structuredContent").is_none() {
-        return result.to_owned();
-    }
-    let mut splice = super::raw::Splice::new(result);
-    splice.remove(result, &entries, "structuredContent");
-    splice.finish()
 }
 
 /// A `CallToolResult` with one text block.

@@ -40,15 +40,46 @@ pub enum Format {
 }
 
 impl Format {
-    /// Parses the command line's words: `cheaper` ([`Format::Cheaper`]), `toon` or `json`;
-    /// `auto`, `cheaper`'s old name, is still read as it.
+    /// Every format, in the order the command line lists them.
+    pub const ALL: [Format; 3] = [Format::Cheaper, Format::Toon, Format::CompactJson];
+
+    /// `cheaper`'s old name, still read as it (with a warning on the command line): `auto`
+    /// is `toon --auto`'s choice, which also tries the tab and pipe delimiters.
+    pub const OLD_CHEAPER: &'static str = "auto";
+
+    /// The one spelling of each format: the command line's word (`--format json`), the
+    /// `format` of a converted block's and result's `_meta`, and the proxy's metrics label.
+    /// A converted block is only ever `toon` or `json`.
+    ///
+    /// ```
+    /// use toon::mcp::Format;
+    /// let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+    /// assert_eq!(names, ["cheaper", "toon", "json"]);
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Cheaper => "cheaper",
+            Format::Toon => "toon",
+            Format::CompactJson => "json",
+        }
+    }
+
+    /// Reads a [`name`](Self::name), or [`OLD_CHEAPER`](Self::OLD_CHEAPER).
     #[must_use]
     pub fn parse(s: &str) -> Option<Format> {
-        match s {
-            "cheaper" | "auto" => Some(Format::Cheaper),
-            "toon" => Some(Format::Toon),
-            "json" => Some(Format::CompactJson),
-            _ => None,
+        if s == Self::OLD_CHEAPER {
+            return Some(Format::Cheaper);
+        }
+        Self::ALL.into_iter().find(|format| format.name() == s)
+    }
+
+    /// The format a block written in `rendering` has: TOON with any delimiter is `toon`.
+    #[must_use]
+    pub fn of(rendering: Rendering) -> Format {
+        match rendering {
+            Rendering::CompactJson => Format::CompactJson,
+            Rendering::Toon(_) => Format::Toon,
         }
     }
 
@@ -61,6 +92,13 @@ impl Format {
             Format::Toon => Output::Toon(EncodeOptions::default()),
             Format::CompactJson => Output::CompactJson,
         }
+    }
+}
+
+/// Its [`name`](Format::name).
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -282,9 +320,10 @@ pub struct ResultEncoder {
 /// totals, or why it was kept as sent.
 #[cfg(feature = "mcp-stdio")]
 pub(crate) enum Outcome {
-    /// At least one block converted: the first one's format, (tokens, bytes) before and after.
+    /// At least one block converted: the first one's format (`Toon` or `CompactJson`),
+    /// (tokens, bytes) before and after.
     Converted {
-        format: &'static str,
+        format: Format,
         before: (u64, u64),
         after: (u64, u64),
     },
@@ -311,7 +350,7 @@ impl std::fmt::Debug for Observing {
 /// What converting one block did.
 enum Block {
     Converted {
-        format: &'static str,
+        format: Format,
         before: (usize, usize),
         after: (usize, usize),
         notes: Vec<String>,
@@ -392,7 +431,7 @@ impl ResultEncoder {
                         ..
                     }),
                 ) => Outcome::Converted {
-                    format,
+                    format: *format,
                     before: (before.0 as u64, before.1 as u64),
                     after: (after.0 as u64, after.1 as u64),
                 },
@@ -458,6 +497,53 @@ impl ResultEncoder {
             self.rewrite("", result, &Shaping::default(), Instant::now(), false),
         )
         .unwrap_or_else(|_| result.to_owned())
+    }
+
+    /// What the client gets for `result`, a server's result of a call to `tool` as the JSON
+    /// text it sent: the one conversion every path of the proxy takes (passthrough calls,
+    /// lean mode's `execute_tool`, task results), so that the format chosen, the `_meta`
+    /// written and what the observer (the proxy's metrics) is told are the same for all.
+    /// `decision` is whether the tool's results are converted, the policy already applied
+    /// ([`Decision::with_policy`](super::Decision::with_policy)); a tool kept verbatim is
+    /// still shaped when `shaping` asks for it. A shaped result loses its
+    /// `structuredContent`: the text says what was cut and where the next page is, which the
+    /// whole data beside it would hide from a client that shows it.
+    ///
+    /// ```
+    /// use toon::mcp::{Decision, Policy, ResultEncoder, Shaping};
+    /// let rows: Vec<String> = (0..20).map(|i| format!(r#"{{"id": {i}, "name": "user{i}"}}"#)).collect();
+    /// let text = serde_json::to_string(&format!("[{}]", rows.join(", "))).unwrap();
+    /// let sent = format!(r#"{{"content": [{{"type": "text", "text": {text}}}]}}"#);
+    /// let encoder = ResultEncoder::new(Policy::default());
+    /// let none = Shaping::default();
+    /// let verbatim = Decision::Verbatim("document content".into());
+    /// assert_eq!(encoder.convert("read_file", &verbatim, &sent, &none)?, sent);
+    /// let data = Decision::Convert("data".into());
+    /// let out = encoder.convert("list_ids", &data, &sent, &none)?;
+    /// assert!(out.contains(r#""text": "[20]{id,name}:"#), "{out}");
+    /// assert!(out.contains(r#""format":"toon""#));
+    /// assert_eq!((encoder.stats().attempted, encoder.stats().converted), (2, 1));
+    /// # Ok::<(), toon::mcp::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`encode_with`](Self::encode_with).
+    pub fn convert(
+        &self,
+        tool: &str,
+        decision: &super::Decision,
+        result: &str,
+        shaping: &Shaping,
+    ) -> Result<String> {
+        if !decision.converts() && shaping.is_empty() {
+            return Ok(self.keep_text(result));
+        }
+        let out = self.encode_text(tool, result, shaping)?;
+        Ok(if shaping.is_empty() {
+            out
+        } else {
+            without_structured_content(&out)
+        })
     }
 
     /// Converts the result of a call to `tool` (a `CallToolResult` as JSON). As
@@ -779,7 +865,8 @@ impl ResultEncoder {
         // The text as sent without its whitespace never costs more tokens than it; estimated
         // apart, a long text's sampled estimate can say otherwise (a source map of 220k tokens
         // was left pretty, 780 tokens dearer).
-        let compacted = shaping.is_empty() && format == "json" && new_text.len() < text.len();
+        let compacted =
+            shaping.is_empty() && format == Format::CompactJson && new_text.len() < text.len();
         if compacted {
             before_tokens = before_tokens.max(after_tokens);
         } else if shaping.is_empty()
@@ -811,7 +898,7 @@ impl ResultEncoder {
             return Err(too_large());
         }
         let block = Block::Converted {
-            format: "json",
+            format: Format::CompactJson,
             before: (0, text.len()),
             after: (0, compact.len()),
             notes: Vec::new(),
@@ -828,7 +915,7 @@ impl ResultEncoder {
         &self,
         sent: &str,
         document: Recording,
-    ) -> std::result::Result<(&'static str, String, usize, usize), Skip> {
+    ) -> std::result::Result<(Format, String, usize, usize), Skip> {
         let toon = |document: Recording| crate::to_string(&document).map_err(Skip::codec);
         let cost = |text: &str| costs(&[text])[0];
         // The text as sent is its own JSON candidate when it came compact.
@@ -858,7 +945,7 @@ impl ResultEncoder {
                 let json = json(document);
                 let tokens = cost(&json);
                 let before = before(&json, tokens);
-                Ok(("json", json, tokens, before))
+                Ok((Format::CompactJson, json, tokens, before))
             }
             Format::Toon => {
                 let toon = toon(document)?;
@@ -870,10 +957,10 @@ impl ResultEncoder {
                     let json = minify(sent);
                     if json.len() < sent.len() {
                         let tokens = cost(&json);
-                        return Ok(("json", json, tokens, before));
+                        return Ok((Format::CompactJson, json, tokens, before));
                     }
                 }
-                Ok(("toon", toon, tokens, before))
+                Ok((Format::Toon, toon, tokens, before))
             }
             Format::Cheaper => {
                 let toon = toon(document)?;
@@ -884,9 +971,9 @@ impl ResultEncoder {
                 // beat the text as sent (estimated apart, the two can disagree with the JSON's
                 // estimate, but compact JSON never costs more than the text it compacts).
                 Ok(if both[1] < both[0].min(before) {
-                    ("toon", toon, both[1], before)
+                    (Format::Toon, toon, both[1], before)
                 } else {
-                    ("json", json, both[0], before)
+                    (Format::CompactJson, json, both[0], before)
                 })
             }
         }
@@ -932,15 +1019,12 @@ impl ResultEncoder {
     }
 
     /// (format name, text, tokens) of the policy's rendering of a shaped value.
-    fn render(&self, value: Value) -> Result<(&'static str, String, usize)> {
+    fn render(&self, value: Value) -> Result<(Format, String, usize)> {
         let rendered = Pipeline::new()
             .output(self.policy.format.output())
             .render(value)?;
-        let name = match rendered.rendering {
-            Rendering::CompactJson => "json",
-            Rendering::Toon(_) => "toon",
-        };
-        Ok((name, rendered.text, rendered.tokens))
+        let format = Format::of(rendered.rendering);
+        Ok((format, rendered.text, rendered.tokens))
     }
 }
 
@@ -956,7 +1040,7 @@ struct Rewriting<'t> {
 /// What the blocks of one result came to.
 struct Totals {
     /// The format of the first converted block; `None` when none was.
-    format: Option<&'static str>,
+    format: Option<Format>,
     /// Why the first skipped block stayed.
     first_skip: Option<SkipReason>,
     /// (tokens, bytes) of the converted blocks before and after.
@@ -980,7 +1064,7 @@ impl Totals {
                     after,
                     ..
                 } => {
-                    totals.format.get_or_insert(format);
+                    totals.format.get_or_insert(*format);
                     totals.before = (totals.before.0 + before.0, totals.before.1 + before.1);
                     totals.after = (totals.after.0 + after.0, totals.after.1 + after.1);
                 }
@@ -994,9 +1078,10 @@ impl Totals {
 
     /// The result's `_meta` marker: the format of its first converted block, its totals
     /// and the time taken, written in this order whatever serde_json's map keeps.
-    fn marker(&self, format: &str, started: Instant) -> String {
+    fn marker(&self, format: Format, started: Instant) -> String {
         format!(
-            r#"{{"format":"{format}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
+            r#"{{"format":"{}","tokensBefore":{},"tokensAfter":{},"bytesBefore":{},"bytesAfter":{},"micros":{}}}"#,
+            format.name(),
             self.before.0,
             self.after.0,
             self.before.1,
@@ -1022,12 +1107,25 @@ impl Skip {
     }
 }
 
-/// The `_meta` marker of a converted block: `{"format":"toon"}`.
+/// The `_meta` marker of a converted block: `{"format":"toon"}` ([`Format::name`]).
 fn block_marker(block: &Block) -> String {
     match block {
-        Block::Converted { format, .. } => format!(r#"{{"format":"{format}"}}"#),
+        Block::Converted { format, .. } => format!(r#"{{"format":"{}"}}"#, format.name()),
         Block::Skipped(_) => String::new(),
     }
+}
+
+/// `result` (JSON text) without its `structuredContent`, every other byte as it was.
+fn without_structured_content(result: &str) -> String {
+    let Some(entries) = raw::entries(result) else {
+        return result.to_owned();
+    };
+    if raw::get(&entries, "structuredContent").is_none() {
+        return result.to_owned();
+    }
+    let mut splice = Splice::new(result);
+    splice.remove(result, &entries, "structuredContent");
+    splice.finish()
 }
 
 /// The text block that says what shaping cut, if it cut anything.

@@ -35,29 +35,78 @@ pub(crate) enum ModeArg {
     Lean,
 }
 
-/// `--format` of `toon mcp result` and `toon mcp serve`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum FormatArg {
-    /// The cheaper of TOON and compact JSON, per text block.
-    Cheaper,
-    /// Always TOON.
-    Toon,
-    /// Always compact JSON.
-    Json,
-    /// The old name of `cheaper`, still read (with a warning): `auto` means one thing,
-    /// `toon --auto`'s choice among TOON with each delimiter and compact JSON.
-    #[value(hide = true)]
-    Auto,
+/// `--format` of `toon mcp result` and `toon mcp serve`: a [`toon::mcp::Format`], its words
+/// those of [`Format::name`](toon::mcp::Format::name), so that the command line, `_meta` and
+/// the metrics spell each one way. Without the `mcp` feature the flag takes any word, as
+/// the command only says that it needs the feature.
+#[cfg(feature = "mcp")]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct FormatArg {
+    format: toon::mcp::Format,
+    /// Given as [`Format::OLD_CHEAPER`](toon::mcp::Format::OLD_CHEAPER), read with a warning.
+    old_name: bool,
 }
 
-#[cfg(any(feature = "mcp", test))]
-impl FormatArg {
-    /// The warning `--format auto` gets, since `cheaper` is its name.
-    pub(crate) fn warning(self) -> Option<&'static str> {
-        (self == FormatArg::Auto).then_some(
-            "warning: --format auto is now --format cheaper (the cheaper of TOON and compact \
-             JSON); `auto` is `toon --auto`, which also tries the tab and pipe delimiters",
-        )
+#[cfg(not(feature = "mcp"))]
+pub(crate) type FormatArg = Option<String>;
+
+#[cfg(feature = "mcp")]
+mod format_arg {
+    use super::FormatArg;
+    use clap::ValueEnum;
+    use clap::builder::PossibleValue;
+    use toon::mcp::Format;
+
+    /// What `--format` takes: each format by its name, then `cheaper`'s old name, hidden.
+    const ARGS: [FormatArg; Format::ALL.len() + 1] = {
+        let mut args = [FormatArg {
+            format: Format::Cheaper,
+            old_name: true,
+        }; Format::ALL.len() + 1];
+        let mut i = 0;
+        while i < Format::ALL.len() {
+            args[i] = FormatArg {
+                format: Format::ALL[i],
+                old_name: false,
+            };
+            i += 1;
+        }
+        args
+    };
+
+    impl ValueEnum for FormatArg {
+        fn value_variants<'a>() -> &'a [Self] {
+            &ARGS
+        }
+
+        fn to_possible_value(&self) -> Option<PossibleValue> {
+            if self.old_name {
+                return Some(PossibleValue::new(Format::OLD_CHEAPER).hide(true));
+            }
+            let help = match self.format {
+                Format::Cheaper => "The cheaper of TOON and compact JSON, per text block",
+                Format::Toon => "Always TOON",
+                Format::CompactJson => "Always compact JSON",
+            };
+            Some(PossibleValue::new(self.format.name()).help(help))
+        }
+    }
+
+    impl FormatArg {
+        /// The warning `--format auto` gets, since `cheaper` is its name.
+        pub(crate) fn warning(self) -> Option<&'static str> {
+            self.old_name.then_some(
+                "warning: --format auto is now --format cheaper (the cheaper of TOON and \
+                 compact JSON); `auto` is `toon --auto`, which also tries the tab and pipe \
+                 delimiters",
+            )
+        }
+    }
+
+    impl From<FormatArg> for Format {
+        fn from(arg: FormatArg) -> Self {
+            arg.format
+        }
     }
 }
 
@@ -102,8 +151,8 @@ pub(crate) fn invalid_value(e: &clap::Error) -> Option<String> {
 
 #[cfg(feature = "mcp")]
 mod to_library {
-    use super::{FormatArg, GroupingArg, StructuredArg};
-    use toon::mcp::{Format, Grouping, Structured};
+    use super::{GroupingArg, StructuredArg};
+    use toon::mcp::{Grouping, Structured};
 
     impl From<GroupingArg> for Grouping {
         fn from(arg: GroupingArg) -> Self {
@@ -111,16 +160,6 @@ mod to_library {
                 GroupingArg::Server => Grouping::Server,
                 GroupingArg::Prefix => Grouping::Prefix,
                 GroupingArg::Effect => Grouping::Effect,
-            }
-        }
-    }
-
-    impl From<FormatArg> for Format {
-        fn from(arg: FormatArg) -> Self {
-            match arg {
-                FormatArg::Cheaper | FormatArg::Auto => Format::Cheaper,
-                FormatArg::Toon => Format::Toon,
-                FormatArg::Json => Format::CompactJson,
             }
         }
     }
@@ -145,7 +184,7 @@ impl From<ModeArg> for toon::mcp::proxy::Mode {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "mcp"))]
 mod tests {
     use super::FormatArg;
     use clap::ValueEnum;
@@ -164,7 +203,6 @@ mod tests {
             .map(|v| v.get_name().to_owned())
             .collect();
         assert_eq!(listed, ["cheaper", "toon", "json"]);
-        #[cfg(feature = "mcp")]
         assert_eq!(
             toon::mcp::Format::from(auto),
             toon::mcp::Format::from(cheaper)

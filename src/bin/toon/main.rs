@@ -220,7 +220,9 @@ const MAX_SIZE_BYTES: usize = 16 << 20;
 /// The result policy (`toon mcp result` and `toon mcp serve`).
 #[derive(Args)]
 struct PolicyArgs {
-    #[arg(long, value_enum, default_value_t = FormatArg::Cheaper)]
+    // Its words and their help are `FormatArg`'s, from `toon::mcp::Format`.
+    #[cfg_attr(feature = "mcp", arg(long, value_enum, default_value_t))]
+    #[cfg_attr(not(feature = "mcp"), arg(long))]
     format: FormatArg,
     /// Text blocks under N bytes stay as they are.
     #[arg(long, value_name = "N", default_value_t = 100)]

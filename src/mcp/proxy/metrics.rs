@@ -11,7 +11,7 @@
 //! refused before it reaches a server, so it never makes a label), at most [`MAX_TOOL_LABELS`]
 //! distinct pairs, and only names of MCP's tool-name characters of at most 128 bytes: any
 //! other call is counted under `tool="(other)"`; `format` and `reason` are the encoder's own
-//! words.
+//! words (`Format::name`, `SkipReason::as_str`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -480,7 +480,9 @@ impl Metrics {
                 after,
             } => {
                 self.conversions
-                    .get_or_create(&FormatLabels { format })
+                    .get_or_create(&FormatLabels {
+                        format: format.name(),
+                    })
                     .inc();
                 let Some(server) = server else { return };
                 if let Some(entry) = lock(&self.board).servers.get_mut(server) {
@@ -637,7 +639,7 @@ impl Drop for Held {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mcp::SkipReason;
+    use crate::mcp::{Format, SkipReason};
 
     fn sample(text: &str, name: &str) -> Option<f64> {
         text.lines()
@@ -659,7 +661,7 @@ mod tests {
         m.call("fs", "read_file", Duration::from_millis(2), true);
         m.call("fs", "bad name\"\n", Duration::from_millis(2), false);
         let converted = Outcome::Converted {
-            format: "toon",
+            format: Format::Toon,
             before: (100, 400),
             after: (60, 250),
         };

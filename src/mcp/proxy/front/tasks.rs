@@ -99,7 +99,7 @@ impl Tasks {
                 Ok(created)
             }
             // Run at once (the server does not do this tool as a task): a plain result.
-            None => toolbox.convert_result(&call, result),
+            None => toolbox.convert_result(Some(&call), result),
         }
     }
 
@@ -158,10 +158,7 @@ impl Tasks {
             // What the call would have returned, tied to the task by its `_meta`.
             let result = rewrite(result, &["_meta", RELATED_TASK, "taskId"], named)
                 .map_or_else(|| result.to_owned(), |(text, _)| text);
-            return match self.call_of(&id) {
-                Some(call) => toolbox.convert_result(&call, &result),
-                None => Ok(toolbox.encoder().keep_text(&result)),
-            };
+            return toolbox.convert_result(self.call_of(&id).as_ref(), &result);
         }
         if raw::get_path(result, &["status"])
             .and_then(raw::string)

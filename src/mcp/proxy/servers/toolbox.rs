@@ -509,7 +509,7 @@ impl Toolbox {
         let reply = self
             .request_with(&call.server, "tools/call", Some(&call.params), progress)
             .await?;
-        self.convert_result(&call, reply.result().unwrap_or("{}"))
+        self.convert_result(Some(&call), reply.result().unwrap_or("{}"))
     }
 
     /// Where a `tools/call` (its `params` as sent) goes: the tool's server, and the params
@@ -539,22 +539,27 @@ impl Toolbox {
         })
     }
 
-    /// A result of the routed call, converted as its tool's results are ([`converts`](Self::converts)).
+    /// A result of the routed call as the client gets it, converted as its tool's results
+    /// are ([`converts`](Self::converts)) by [`ResultEncoder::convert`], as lean mode's are.
+    /// With no call (a task the proxy did not see created) there is no tool to judge: the
+    /// result is kept as sent, as a tool's no longer listed is.
     pub(crate) fn convert_result(
         &self,
-        call: &RoutedCall,
+        call: Option<&RoutedCall>,
         result: &str,
     ) -> Result<String, CallError> {
-        if !self.converts(&call.exposed).converts() {
-            return Ok(self.encoder.keep_text(result));
-        }
+        let (tool, decision) = match call {
+            Some(call) => (call.exposed.as_str(), self.converts(&call.exposed)),
+            None => ("", Decision::Verbatim("its call is not known".into())),
+        };
         self.encoder
-            .encode_text(&call.exposed, result, &Shaping::default())
-            .map_err(|e| {
-                CallError::internal(
+            .convert(tool, &decision, result, &Shaping::default())
+            .map_err(|e| match call {
+                Some(call) => CallError::internal(
                     &call.server,
                     format!("cannot encode the result of {}: {e}", call.original),
-                )
+                ),
+                None => CallError::internal("proxy", format!("cannot encode a result: {e}")),
             })
     }
 
