@@ -29,7 +29,7 @@ use tokio::task::AbortHandle;
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use crate::Value;
-use crate::mcp::meta::{Verdict, result_text};
+use crate::mcp::meta::{MetaError, Verdict, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
@@ -580,7 +580,7 @@ impl Front {
         let arguments_text = raw::get(&entries, "arguments");
         let arguments = match read_arguments(&name, arguments_text) {
             Ok(arguments) => arguments,
-            Err(answer) => return Ok(answer),
+            Err(e) => return Ok(result_text(&e.to_string(), true)),
         };
         let call = MetaTools::new(&self.toolbox.catalog()).verdict(&name, &arguments);
         match call {
@@ -922,9 +922,9 @@ fn declared_revision(
     }
 }
 
-/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or the tool
-/// result saying they could not be read.
-fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, String> {
+/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or why they could
+/// not be read (the tool result's text).
+fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, MetaError> {
     // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
     // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
     // that problems are listed in the order the model sent the arguments.
@@ -934,10 +934,10 @@ fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, String> {
             let readable = crate::mcp::json_text::readable(text);
             match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
                 Ok(arguments) => Ok(arguments),
-                Err(e) => {
-                    let why = format!("{name}: its arguments could not be read: {e}");
-                    Err(result_text(&why, true))
-                }
+                Err(source) => Err(MetaError::UnreadableArguments {
+                    tool: name.to_owned(),
+                    source,
+                }),
             }
         }
     }
