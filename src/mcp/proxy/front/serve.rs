@@ -638,7 +638,7 @@ impl Front {
                         plan.shaping.kept_as = Some(key);
                         plan.finish_text(self.toolbox.encoder(), &result)
                     }
-                    Err(why) => result_text(&why, true),
+                    Err(why) => result_text(&why.to_string(), true),
                 })
             }
             Ok(None) if plan.shaping.cursor.is_some() => {
