@@ -44,7 +44,7 @@ use crate::mcp::proxy::transport::peer::{
 };
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
-    self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code,
+    self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, Refusal, code,
 };
 use crate::mcp::raw;
 use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
@@ -258,7 +258,7 @@ impl Front {
             Kind::Request { id, method } => {
                 let declared = match declared_revision(id, method, message.params()) {
                     Ok(declared) => declared,
-                    Err(reply) => return self.client.send(reply).await,
+                    Err(Refusal(reply)) => return self.client.send(reply).await,
                 };
                 self.connect_client(method, &message, declared.as_ref());
                 let key = token_key(id);
@@ -270,7 +270,7 @@ impl Front {
                 let listen = declared.is_some() && method == "subscriptions/listen";
                 let permit = match self.permit(listen) {
                     Ok(permit) => permit,
-                    Err(why) => return self.client.send(refused(why)).await,
+                    Err(busy) => return self.client.send(refused(busy.to_string())).await,
                 };
                 let held = crate::mcp::proxy::metrics::global().request(listen);
                 let progress_token = message.progress_token().map(|t| token_key(&t));
@@ -374,21 +374,18 @@ impl Front {
     /// A permit for a new request, or why there is none. A listen lasts until its client ends
     /// it: listens have a bound of their own ([`MAX_LISTENS`]), apart from the other
     /// requests' ([`MAX_IN_FLIGHT`]), so that open ones never take the room of calls.
-    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, String> {
+    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, Busy> {
         if listen {
-            return self.listens_limit.clone().try_acquire_owned().map_err(|_| {
-                format!(
-                    "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: \
-                     retry when one has ended"
-                )
-            });
+            return self
+                .listens_limit
+                .clone()
+                .try_acquire_owned()
+                .map_err(|_| Busy::Listens);
         }
-        self.limit.clone().try_acquire_owned().map_err(|_| {
-            format!(
-                "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one \
-                 has been answered"
-            )
-        })
+        self.limit
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Busy::Requests)
     }
 
     /// Answers a line that is not a message, with its id when its first bytes show one.
@@ -906,6 +903,24 @@ fn error_reply(id: &str, e: &CallError) -> String {
     }
 }
 
+/// Why a front takes no new request now: it is at one of its bounds (the client is told,
+/// `-32600`).
+#[derive(Debug, thiserror::Error)]
+enum Busy {
+    /// [`MAX_LISTENS`] listens are open.
+    #[error(
+        "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: retry when one \
+         has ended"
+    )]
+    Listens,
+    /// [`MAX_IN_FLIGHT`] requests are in progress.
+    #[error(
+        "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one has been \
+         answered"
+    )]
+    Requests,
+}
+
 /// The revision a request declares (`// 2026-07-28 basic/versioning`: each request says its
 /// own): `None` for a legacy request, what a 2026-07-28 one declares, or the reply refusing
 /// a revision the proxy does not serve or a malformed envelope.
@@ -913,12 +928,12 @@ fn declared_revision(
     id: &str,
     method: &str,
     params: Option<&str>,
-) -> Result<Option<Declared>, String> {
+) -> Result<Option<Declared>, Refusal> {
     match era::envelope(method, params) {
         Envelope::Legacy => Ok(None),
         Envelope::Modern(declared) => Ok(Some(declared)),
-        Envelope::Unsupported(version) => Err(era::unsupported(id, &version)),
-        Envelope::Malformed(why) => Err(wire::error(id, code::INVALID_PARAMS, &why, None)),
+        Envelope::Unsupported(version) => Err(Refusal(era::unsupported(id, &version))),
+        Envelope::Malformed(why) => Err(Refusal(wire::error(id, code::INVALID_PARAMS, &why, None))),
     }
 }
 

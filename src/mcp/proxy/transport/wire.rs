@@ -89,6 +89,11 @@ pub type Frame = Result<Message, Bad>;
 #[error("{0}")]
 pub(crate) struct Closed(pub(crate) String);
 
+/// A JSON-RPC error response refusing a request, as the text to write (made by [`error`]):
+/// what a check gives when its request is answered at once instead of served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal(pub(crate) String);
+
 /// A JSON-RPC message: its text as received, and where its envelope's parts are.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Message {

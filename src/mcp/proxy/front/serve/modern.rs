@@ -106,7 +106,9 @@ impl Front {
                         }
                         exchange
                     }
-                    Err(why) => return wire::error(id, code::INVALID_PARAMS, &why, None),
+                    Err(why) => {
+                        return wire::error(id, code::INVALID_PARAMS, &why.to_string(), None);
+                    }
                 }
             }
             None => {
