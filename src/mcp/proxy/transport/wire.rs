@@ -84,7 +84,7 @@ impl std::fmt::Display for Bad {
 pub type Frame = Result<Message, Bad>;
 
 /// Why a connection closed, in words: what a transport's stream of frames ends with, and
-/// the reason a [`CallError::Closed`](crate::mcp::proxy::CallError::Closed) gives.
+/// the reason a [`CallError::Closed`](crate::mcp::proxy::error::CallError::Closed) gives.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub(crate) struct Closed(pub(crate) String);
