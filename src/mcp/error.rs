@@ -78,13 +78,14 @@ pub enum Error {
         /// The categories there are.
         known: Vec<String>,
     },
-    /// A [`ToolSource`](super::ToolSource) could not list a server; its reason.
-    #[error("{reason}")]
+    /// A [`ToolSource`](super::ToolSource) could not list a server; its error's message.
+    #[error("{source}")]
     Listing {
         /// The server.
         server: String,
-        /// The source's reason.
-        reason: String,
+        /// The tool source's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync + 'static>,
     },
     /// A server's listing repeated a cursor (it would loop).
     #[error("tools/list of {server:?} returned the same cursor {cursor:?} twice")]
@@ -117,6 +118,30 @@ pub enum Error {
         /// The JSON Pointer it names.
         path: String,
     },
+    /// A later page's cursor whose result is no longer kept ([`Pages`](super::Pages): expired,
+    /// pushed out by newer ones, or never kept).
+    #[error(
+        "this cursor's result is no longer kept (results stay pageable for {} minutes, the last \
+         {}); call {} again without cursor to run the tool anew",
+        super::pages::TTL.as_secs() / 60,
+        super::pages::MAX_RESULTS,
+        super::EXECUTE_TOOL
+    )]
+    CursorExpired,
+    /// A later page's cursor made for a result of another tool.
+    #[error("this cursor pages a result of {kept}, not of {tool}")]
+    CursorOtherTool {
+        /// The tool whose result the cursor pages.
+        kept: String,
+        /// The tool called with it.
+        tool: String,
+    },
+    /// A later page's cursor made for a call with other arguments.
+    #[error(
+        "this cursor pages a result of other arguments: pass the arguments of the first call, \
+         or call without cursor to run the tool anew"
+    )]
+    CursorOtherArguments,
     /// A result with numbers a shaped rendering would change (more digits than `u64`, `i64`
     /// or `f64` hold): only the result as sent keeps them.
     #[error(

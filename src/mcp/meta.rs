@@ -9,7 +9,7 @@ use super::content::Decision;
 use super::error::{Error, Result};
 use super::result::ResultEncoder;
 use super::shaping::Shaping;
-use super::validate::validate_arguments;
+use super::validate::{Violation, validate_arguments};
 use super::view::Grouping;
 use crate::Value;
 use crate::toon;
@@ -178,14 +178,71 @@ pub(crate) enum Verdict {
     NotMeta,
 }
 
-/// `TOOL: invalid arguments:` and one line per violation, or `Ok` when they fit.
-fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Result<(), String> {
-    let problems = validate_arguments(schema, args);
-    if problems.is_empty() {
+/// Why a meta-tool call is answered with an error result (`isError: true`) instead of what it
+/// asks for: the result's text is the message, written for the model to fix its call.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum MetaError {
+    /// The call's `arguments` are not JSON (the proxy reads them before the meta-tool does).
+    #[error("{tool}: its arguments could not be read: {source}")]
+    UnreadableArguments {
+        /// The meta-tool called.
+        tool: String,
+        /// serde_json's error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// Arguments that do not fit a schema: `TOOL: invalid arguments:` and one line per
+    /// violation, then, for the tool `execute_tool` runs, its parameters (`params: …`).
+    #[error("{tool}: invalid arguments:{}{}", violation_lines(.violations), params_line(.params))]
+    InvalidArguments {
+        /// The meta-tool, or the tool `execute_tool` was to run.
+        tool: String,
+        /// What does not fit, in the order the arguments came.
+        violations: Vec<Violation>,
+        /// The tool's parameter signature, for the tool `execute_tool` was to run.
+        params: Option<String>,
+    },
+    /// A `cursor` given with a search query: only the browse listing pages.
+    #[error(
+        "cursor pages the listing of every tool (query \"*\"), not a search; call \
+         {DISCOVER_TOOLS} without it"
+    )]
+    SearchCursor,
+    /// A browse listing's `cursor` that is not a number.
+    #[error("{}; a cursor is the one a page's last line gives", Error::InvalidCursor(.0.clone()))]
+    BrowseCursor(String),
+    /// The catalog failed: an unknown tool or category, a view that cannot be rendered.
+    #[error(transparent)]
+    Catalog(#[from] Error),
+    /// The codec failed rendering an answer.
+    #[error(transparent)]
+    Codec(#[from] crate::Error),
+}
+
+/// `\n- violation` for each.
+fn violation_lines(violations: &[Violation]) -> String {
+    violations.iter().map(|v| format!("\n- {v}")).collect()
+}
+
+/// `\nparams: SIGNATURE`, or nothing.
+fn params_line(params: &Option<String>) -> String {
+    params
+        .as_ref()
+        .map(|p| format!("\nparams: {p}"))
+        .unwrap_or_default()
+}
+
+/// [`MetaError::InvalidArguments`] (without `params`) when `args` do not fit `schema`.
+fn check_arguments(tool: &str, schema: &Value, args: &Value) -> std::result::Result<(), MetaError> {
+    let violations = validate_arguments(schema, args);
+    if violations.is_empty() {
         return Ok(());
     }
-    let list: Vec<String> = problems.iter().map(|p| format!("- {p}")).collect();
-    Err(format!("{tool}: invalid arguments:\n{}", list.join("\n")))
+    Err(MetaError::InvalidArguments {
+        tool: tool.to_owned(),
+        violations,
+        params: None,
+    })
 }
 
 // The advertised schemas are the validated ones, kept to what a model needs: every token here
@@ -345,17 +402,17 @@ impl<'c> MetaTools<'c> {
             EXECUTE_TOOL => self.execute(args),
             _ => return Verdict::NotMeta,
         };
-        verdict.unwrap_or_else(|text| Verdict::Answer {
-            text,
+        verdict.unwrap_or_else(|e| Verdict::Answer {
+            text: e.to_string(),
             is_error: true,
         })
     }
 
-    fn own_args(tool: &str, args: &Value, schema: Value) -> std::result::Result<(), String> {
+    fn own_args(tool: &str, args: &Value, schema: Value) -> std::result::Result<(), MetaError> {
         check_arguments(tool, &schema, args)
     }
 
-    fn discover(&self, args: &Value) -> std::result::Result<String, String> {
+    fn discover(&self, args: &Value) -> std::result::Result<String, MetaError> {
         Self::own_args(DISCOVER_TOOLS, args, discover_schema())?;
         let limit = args.get("limit").and_then(Value::as_u64);
         let category = args.get("category").and_then(Value::as_str);
@@ -366,14 +423,10 @@ impl<'c> MetaTools<'c> {
         if browse {
             return self.browse(category, cursor, limit);
         }
-        let e = |e: Error| e.to_string();
         match (query, category) {
-            (None, None) => self.catalog.categories(self.grouping).map_err(e),
-            (None, Some(c)) => self.catalog.full_in(c, self.grouping).map_err(e),
-            (Some(_), _) if cursor.is_some() => Err(format!(
-                "cursor pages the listing of every tool (query \"*\"), not a search; call \
-                 {DISCOVER_TOOLS} without it"
-            )),
+            (None, None) => Ok(self.catalog.categories(self.grouping)?),
+            (None, Some(c)) => Ok(self.catalog.full_in(c, self.grouping)?),
+            (Some(_), _) if cursor.is_some() => Err(MetaError::SearchCursor),
             (Some(q), category) => {
                 let limit = limit.map_or(DEFAULT_LIMIT, |n| clamp(n, MAX_LIMIT));
                 self.search(q, category, limit)
@@ -388,20 +441,17 @@ impl<'c> MetaTools<'c> {
         category: Option<&str>,
         cursor: Option<&str>,
         limit: Option<u64>,
-    ) -> std::result::Result<String, String> {
+    ) -> std::result::Result<String, MetaError> {
         let from = match cursor {
-            Some(c) => c.parse::<usize>().map_err(|_| {
-                format!(
-                    "{}; a cursor is the one a page's last line gives",
-                    Error::InvalidCursor(c.to_owned())
-                )
-            })?,
+            Some(c) => c
+                .parse::<usize>()
+                .map_err(|_| MetaError::BrowseCursor(c.to_owned()))?,
             None => 0,
         };
         let size = limit.map_or(BROWSE_PAGE, |n| clamp(n, MAX_BROWSE_PAGE));
-        self.catalog
-            .browse(category.map(|c| (c, self.grouping)), from, size)
-            .map_err(|e| e.to_string())
+        Ok(self
+            .catalog
+            .browse(category.map(|c| (c, self.grouping)), from, size)?)
     }
 
     /// The `tools` table of the tools that match `query` best (in `category` only, when
@@ -411,7 +461,7 @@ impl<'c> MetaTools<'c> {
         query: &str,
         category: Option<&str>,
         limit: usize,
-    ) -> std::result::Result<String, String> {
+    ) -> std::result::Result<String, MetaError> {
         let members = category.map(|c| self.catalog.members(c, self.grouping).unwrap_or_default());
         let hits: Vec<&Tool> = self
             .catalog
@@ -435,41 +485,43 @@ impl<'c> MetaTools<'c> {
         let rows = hits
             .into_iter()
             .map(super::view::tool_row)
-            .collect::<Result<Vec<Value>>>()
-            .map_err(|e| e.to_string())?;
+            .collect::<Result<Vec<Value>>>()?;
         let mut root = crate::Map::new();
         root.insert("tools".into(), Value::Array(rows));
-        let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)
-            .map_err(|e| e.to_string())?;
+        let table = super::view::table(&Value::Object(root), crate::Delimiter::Comma)?;
         Ok(format!("{}\n{table}", super::schema::LEGEND))
     }
 
-    fn find(&self, args: &Value) -> std::result::Result<&'c Tool, String> {
+    fn find(&self, args: &Value) -> Result<&'c Tool> {
         let name = args.get("name").and_then(Value::as_str).unwrap_or_default();
-        self.catalog.lookup(name).map_err(|e| e.to_string())
+        self.catalog.lookup(name)
     }
 
-    fn spec(&self, args: &Value) -> std::result::Result<String, String> {
+    fn spec(&self, args: &Value) -> std::result::Result<String, MetaError> {
         Self::own_args(GET_TOOL_SPEC, args, spec_schema())?;
         let tool = self.find(args)?;
-        let mut definition = tool.definition().map_err(|e| e.to_string())?.clone();
+        let mut definition = tool.definition()?.clone();
         // The name to call it by is the exposed one (`SERVER__NAME` where servers share it).
         if let Some(object) = definition.as_object_mut() {
             object.insert("name".into(), Value::String(tool.name().into()));
         }
         // The cheaper of TOON and compact JSON: schemas are deep, often JSON wins.
-        crate::table::auto(&definition)
-            .map(|a| a.text)
-            .map_err(|e| e.to_string())
+        Ok(crate::table::auto(&definition).map(|a| a.text)?)
     }
 
-    fn execute(&self, args: &Value) -> std::result::Result<Verdict, String> {
+    fn execute(&self, args: &Value) -> std::result::Result<Verdict, MetaError> {
         Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
         let tool = self.find(args)?;
         let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
-        let schema = tool.input_schema().map_err(|e| e.to_string())?;
-        check_arguments(tool.name(), schema, &arguments)
-            .map_err(|e| format!("{e}\nparams: {}", tool.signature().unwrap_or_default()))?;
+        let schema = tool.input_schema()?;
+        let violations = validate_arguments(schema, &arguments);
+        if !violations.is_empty() {
+            return Err(MetaError::InvalidArguments {
+                tool: tool.name().to_owned(),
+                violations,
+                params: Some(tool.signature().unwrap_or_default()),
+            });
+        }
         let shaping = Shaping {
             fields: args
                 .get("fields")

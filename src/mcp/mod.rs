@@ -69,7 +69,7 @@ pub use meta::{
 };
 pub use pages::Pages;
 pub use primer::PRIMER;
-pub use registry::{LIST_CHANGED, MAX_PAGES, Registry, ToolSource};
+pub use registry::{LIST_CHANGED, ListingResult, MAX_PAGES, Registry, ToolSource};
 pub use result::{Format, MAX_SIZE_BYTES, Policy, ResultEncoder, SkipReason, Stats, Structured};
 pub use shaping::Shaping;
 pub use validate::{Violation, validate_arguments};

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value as Json;
 
+use super::error::Error;
+
 /// Results kept at most (the oldest goes first).
 pub(crate) const MAX_RESULTS: usize = 32;
 /// Bytes of results kept at most (a larger result is not kept: it cannot be paged later).
@@ -87,31 +89,23 @@ impl Pages {
     /// The result kept under `key`, when it was a call of `tool` with `arguments`.
     ///
     /// # Errors
-    /// What the model should be told: the result expired (or never was), or the cursor was
-    /// made for another tool or other arguments.
-    pub fn get(&self, key: &str, tool: &str, arguments: &Json) -> Result<Arc<str>, String> {
+    /// What the model should be told: the result expired or never was
+    /// ([`Error::CursorExpired`]), or the cursor was made for another tool
+    /// ([`Error::CursorOtherTool`]) or other arguments ([`Error::CursorOtherArguments`]).
+    pub fn get(&self, key: &str, tool: &str, arguments: &Json) -> Result<Arc<str>, Error> {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         expire(&mut kept);
         let Some(found) = kept.iter().find(|k| k.key == key) else {
-            return Err(format!(
-                "this cursor's result is no longer kept (results stay pageable for {} minutes, \
-                 the last {MAX_RESULTS}); call {} again without cursor to run the tool anew",
-                TTL.as_secs() / 60,
-                super::EXECUTE_TOOL
-            ));
+            return Err(Error::CursorExpired);
         };
         if found.tool != tool {
-            return Err(format!(
-                "this cursor pages a result of {}, not of {tool}",
-                found.tool
-            ));
+            return Err(Error::CursorOtherTool {
+                kept: found.tool.clone(),
+                tool: tool.to_owned(),
+            });
         }
         if &found.arguments != arguments {
-            return Err(
-                "this cursor pages a result of other arguments: pass the arguments of the first \
-                 call, or call without cursor to run the tool anew"
-                    .to_owned(),
-            );
+            return Err(Error::CursorOtherArguments);
         }
         Ok(found.result.clone())
     }
@@ -139,13 +133,16 @@ mod tests {
         for (i, key) in keys.iter().enumerate() {
             let got = pages.get(key, "t", &json!({"i": i}));
             if i < 3 {
-                assert!(got.unwrap_err().contains("no longer kept"));
+                assert!(got.unwrap_err().to_string().contains("no longer kept"));
             } else {
                 assert_eq!(&*got.unwrap(), i.to_string());
             }
         }
         let last = keys.last().unwrap();
-        let other = pages.get(last, "t", &json!({"i": 0})).unwrap_err();
+        let other = pages
+            .get(last, "t", &json!({"i": 0}))
+            .unwrap_err()
+            .to_string();
         assert!(other.contains("other arguments"), "{other}");
         assert!(
             pages

@@ -18,27 +18,30 @@ pub const LIST_CHANGED: &str = "notifications/tools/list_changed";
 /// pages are kept, with a warning that the listing was cut here.
 pub const MAX_PAGES: usize = 100;
 
+/// What [`ToolSource::list_tools`] gives: a page's JSON text, or why there is none (any error;
+/// a text converts into one with `into`).
+pub type ListingResult =
+    std::result::Result<String, Box<dyn std::error::Error + Send + Sync + 'static>>;
+
 /// Where a [`Registry`] gets `tools/list` results: an MCP client session, a cache, a test.
 pub trait ToolSource {
     /// One page of `server`'s `tools/list` result as JSON text (`cursor` from the previous
     /// page's `nextCursor`).
     ///
     /// # Errors
-    /// Why the server could not be listed (it is then marked unavailable with this reason).
-    fn list_tools(
-        &mut self,
-        server: &str,
-        cursor: Option<&str>,
-    ) -> std::result::Result<String, String>;
+    /// Why the server could not be listed, any error (a text is one: `"closed".into()`); the
+    /// server is then marked unavailable with its message, and the registry's
+    /// [`Error::Listing`] keeps it as its source.
+    fn list_tools(&mut self, server: &str, cursor: Option<&str>) -> ListingResult;
 }
 
 /// A [`Catalog`] with the servers whose tools are out of date.
 ///
 /// ```
-/// use toon::mcp::{Registry, ToolSource};
+/// use toon::mcp::{ListingResult, Registry, ToolSource};
 /// struct Fixed(&'static str);
 /// impl ToolSource for Fixed {
-///     fn list_tools(&mut self, _: &str, _: Option<&str>) -> Result<String, String> {
+///     fn list_tools(&mut self, _: &str, _: Option<&str>) -> ListingResult {
 ///         Ok(self.0.to_owned())
 ///     }
 /// }
@@ -143,9 +146,9 @@ fn list_all(server: &str, source: &mut impl ToolSource) -> Result<Vec<String>> {
     loop {
         let page = source
             .list_tools(server, cursor.as_deref())
-            .map_err(|reason| Error::Listing {
+            .map_err(|source| Error::Listing {
                 server: server.to_owned(),
-                reason,
+                source,
             })?;
         let next = serde_json::from_str::<Json>(&page).ok().and_then(|v| {
             v.get("nextCursor")
@@ -195,11 +198,7 @@ mod tests {
     }
 
     impl ToolSource for Paged {
-        fn list_tools(
-            &mut self,
-            server: &str,
-            cursor: Option<&str>,
-        ) -> std::result::Result<String, String> {
+        fn list_tools(&mut self, server: &str, cursor: Option<&str>) -> ListingResult {
             self.calls += 1;
             if server == "down" {
                 return Err("connection closed".into());
@@ -254,11 +253,7 @@ mod tests {
         );
         struct Loop;
         impl ToolSource for Loop {
-            fn list_tools(
-                &mut self,
-                _: &str,
-                _: Option<&str>,
-            ) -> std::result::Result<String, String> {
+            fn list_tools(&mut self, _: &str, _: Option<&str>) -> ListingResult {
                 Ok(r#"{"tools":[],"nextCursor":"same"}"#.into())
             }
         }

@@ -1134,7 +1134,12 @@ fn start_up_failures_say_what_happened() {
         let mut reasons = Vec::new();
         for server in &config.servers {
             let (tx, _rx) = tokio::sync::mpsc::channel(16);
-            reasons.push(Upstream::start(server, WAIT, tx).await.unwrap_err());
+            reasons.push(
+                Upstream::start(server, WAIT, tx)
+                    .await
+                    .unwrap_err()
+                    .to_string(),
+            );
         }
         reasons
     });

@@ -62,7 +62,10 @@ pub use servers::config::{
     ReadError, ServerConfig, default_path,
 };
 pub use servers::toolbox::{Change, Options, Toolbox};
-pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, Upstream};
+pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, StartError, Upstream};
+#[cfg(feature = "mcp-http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]
+pub use transport::http::OpenError;
 pub use transport::orphans::{TAG_ENV, adopt_orphans, stop_orphans};
 pub use transport::peer::{MAX_EXTENSIONS, ProgressRoute, ProgressSink};
 pub use transport::process::stop_children;

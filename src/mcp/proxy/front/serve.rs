@@ -29,7 +29,7 @@ use tokio::task::AbortHandle;
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use crate::Value;
-use crate::mcp::meta::{Verdict, result_text};
+use crate::mcp::meta::{MetaError, Verdict, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
@@ -44,7 +44,7 @@ use crate::mcp::proxy::transport::peer::{
 };
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
-    self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, code,
+    self, Bad, Kind, Lines, MAX_MESSAGE_BYTES, Message, Refusal, code,
 };
 use crate::mcp::raw;
 use crate::mcp::{Format, Grouping, LIST_CHANGED, MetaTools, PRIMER, Pages, Plan, Structured};
@@ -260,7 +260,7 @@ impl Front {
             Kind::Request { id, method } => {
                 let declared = match declared_revision(id, method, message.params()) {
                     Ok(declared) => declared,
-                    Err(reply) => return self.client.send(reply).await,
+                    Err(Refusal(reply)) => return self.client.send(reply).await,
                 };
                 self.connect_client(method, &message, declared.as_ref());
                 let key = token_key(id);
@@ -272,7 +272,7 @@ impl Front {
                 let listen = declared.is_some() && method == "subscriptions/listen";
                 let permit = match self.permit(listen) {
                     Ok(permit) => permit,
-                    Err(why) => return self.client.send(refused(why)).await,
+                    Err(busy) => return self.client.send(refused(busy.to_string())).await,
                 };
                 let held = crate::mcp::proxy::metrics::global().request(listen);
                 let progress_token = message.progress_token().map(|t| token_key(&t));
@@ -377,21 +377,18 @@ impl Front {
     /// A permit for a new request, or why there is none. A listen lasts until its client ends
     /// it: listens have a bound of their own ([`MAX_LISTENS`]), apart from the other
     /// requests' ([`MAX_IN_FLIGHT`]), so that open ones never take the room of calls.
-    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, String> {
+    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, Busy> {
         if listen {
-            return self.listens_limit.clone().try_acquire_owned().map_err(|_| {
-                format!(
-                    "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: \
-                     retry when one has ended"
-                )
-            });
+            return self
+                .listens_limit
+                .clone()
+                .try_acquire_owned()
+                .map_err(|_| Busy::Listens);
         }
-        self.limit.clone().try_acquire_owned().map_err(|_| {
-            format!(
-                "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one \
-                 has been answered"
-            )
-        })
+        self.limit
+            .clone()
+            .try_acquire_owned()
+            .map_err(|_| Busy::Requests)
     }
 
     /// Answers a line that is not a message, with its id when its first bytes show one.
@@ -583,7 +580,7 @@ impl Front {
         let arguments_text = raw::get(&entries, "arguments");
         let arguments = match read_arguments(&name, arguments_text) {
             Ok(arguments) => arguments,
-            Err(answer) => return Ok(answer),
+            Err(e) => return Ok(result_text(&e.to_string(), true)),
         };
         let call = MetaTools::new(&self.toolbox.catalog()).verdict(&name, &arguments);
         match call {
@@ -641,7 +638,7 @@ impl Front {
                         plan.shaping.kept_as = Some(key);
                         plan.finish_text(self.toolbox.encoder(), &result)
                     }
-                    Err(why) => result_text(&why, true),
+                    Err(why) => result_text(&why.to_string(), true),
                 })
             }
             Ok(None) if plan.shaping.cursor.is_some() => {
@@ -909,6 +906,24 @@ fn error_reply(id: &str, e: &CallError) -> String {
     }
 }
 
+/// Why a front takes no new request now: it is at one of its bounds (the client is told,
+/// `-32600`).
+#[derive(Debug, thiserror::Error)]
+enum Busy {
+    /// [`MAX_LISTENS`] listens are open.
+    #[error(
+        "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: retry when one \
+         has ended"
+    )]
+    Listens,
+    /// [`MAX_IN_FLIGHT`] requests are in progress.
+    #[error(
+        "{MAX_IN_FLIGHT} requests are in progress, the proxy's limit: retry when one has been \
+         answered"
+    )]
+    Requests,
+}
+
 /// The revision a request declares (`// 2026-07-28 basic/versioning`: each request says its
 /// own): `None` for a legacy request, what a 2026-07-28 one declares, or the reply refusing
 /// a revision the proxy does not serve or a malformed envelope.
@@ -916,18 +931,18 @@ fn declared_revision(
     id: &str,
     method: &str,
     params: Option<&str>,
-) -> Result<Option<Declared>, String> {
+) -> Result<Option<Declared>, Refusal> {
     match era::envelope(method, params) {
         Envelope::Legacy => Ok(None),
         Envelope::Modern(declared) => Ok(Some(declared)),
-        Envelope::Unsupported(version) => Err(era::unsupported(id, &version)),
-        Envelope::Malformed(why) => Err(wire::error(id, code::INVALID_PARAMS, &why, None)),
+        Envelope::Unsupported(version) => Err(Refusal(era::unsupported(id, &version))),
+        Envelope::Malformed(why) => Err(Refusal(wire::error(id, code::INVALID_PARAMS, &why, None))),
     }
 }
 
-/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or the tool
-/// result saying they could not be read.
-fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, String> {
+/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or why they could
+/// not be read (the tool result's text).
+fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, MetaError> {
     // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
     // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
     // that problems are listed in the order the model sent the arguments.
@@ -937,10 +952,10 @@ fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, String> {
             let readable = crate::mcp::json_text::readable(text);
             match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
                 Ok(arguments) => Ok(arguments),
-                Err(e) => {
-                    let why = format!("{name}: its arguments could not be read: {e}");
-                    Err(result_text(&why, true))
-                }
+                Err(source) => Err(MetaError::UnreadableArguments {
+                    tool: name.to_owned(),
+                    source,
+                }),
             }
         }
     }

@@ -48,6 +48,22 @@ use tokio::sync::mpsc::{self, error::TryRecvError, error::TrySendError};
 use tokio::task::AbortHandle;
 
 use super::era;
+
+/// Why a retry's `requestState` continues no exchange (the retry is refused, `-32602`).
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum StateError {
+    /// It names no exchange the proxy holds.
+    #[error(
+        "requestState names no request the proxy is holding (expired, already used, or not the \
+         proxy's): send the request again without it"
+    )]
+    Unknown,
+    /// It names another request's exchange.
+    #[error(
+        "requestState belongs to another request: a retry repeats the request's method and params"
+    )]
+    OtherRequest,
+}
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, ClientId};
@@ -191,17 +207,17 @@ impl Exchange {
     /// A legacy server's URL elicitations (its `-32042`) as the next round's questions, the
     /// call to be made again on the retry; the answer to the client's request `id` instead
     /// when the request does not declare the elicitation capability.
-    fn url_round(&self, id: &str, elicitations: Vec<String>) -> Result<(), String> {
+    fn url_round(&self, id: &str, elicitations: Vec<String>) -> Result<(), wire::Refusal> {
         if !self.can_take("elicitation/create") {
             let why = "the server requires a URL elicitation, and the request does not declare \
                        the client's elicitation capability";
             let data = r#"{"requiredCapabilities":{"elicitation":{"url":{}}}}"#;
-            return Err(wire::error(
+            return Err(wire::Refusal(wire::error(
                 id,
                 code::MISSING_REQUIRED_CLIENT_CAPABILITY,
                 why,
                 Some(data),
-            ));
+            )));
         }
         let mut pending = lock(&self.pending);
         for params in elicitations {
@@ -355,7 +371,7 @@ impl Rounds {
     /// `inputResponses`. The retry's own capabilities replace the earlier round's.
     ///
     /// # Errors
-    /// Why the state names no exchange, or not this request's.
+    /// Why the state names no exchange, or not this request's ([`StateError`]).
     pub(crate) async fn resume(
         &self,
         toolbox: &Toolbox,
@@ -363,22 +379,14 @@ impl Rounds {
         method: &str,
         params: &str,
         capabilities: &str,
-    ) -> Result<Arc<Exchange>, String> {
+    ) -> Result<Arc<Exchange>, StateError> {
         let exchange = {
             let mut waiting = lock(&self.waiting);
             let Some((exchange, _)) = waiting.get(state) else {
-                return Err(
-                    "requestState names no request the proxy is holding (expired, already \
-                     used, or not the proxy's): send the request again without it"
-                        .to_owned(),
-                );
+                return Err(StateError::Unknown);
             };
             if exchange.method != method || exchange.fingerprint != era::fingerprint(params) {
-                return Err(
-                    "requestState belongs to another request: a retry repeats the request's \
-                     method and params"
-                        .to_owned(),
-                );
+                return Err(StateError::OtherRequest);
             }
             let (exchange, timer) = waiting.remove(state).expect("just found");
             timer.abort();
@@ -466,7 +474,7 @@ impl Rounds {
                     // retry sends the request again, as a 2025-11-25 client does once the
                     // user has been to the URL.
                     if let Some(elicitations) = url_elicitations(&reply) {
-                        if let Err(refusal) = exchange.url_round(id, elicitations) {
+                        if let Err(wire::Refusal(refusal)) = exchange.url_round(id, elicitations) {
                             return refusal;
                         }
                         break;

@@ -637,7 +637,7 @@ fn http(
 ) -> Result<Launch> {
     let bad = |path: &KeyPath, what: &str| at(text, path, what);
     let url_path = path.key("url");
-    let url = expand(url, env).map_err(|e| bad(&url_path, &e))?;
+    let url = expand(url, env).map_err(|e| bad(&url_path, &e.to_string()))?;
     if let Err(why) = crate::mcp::proxy::transport::http::check_url(&url) {
         return Err(bad(&url_path, why));
     }
@@ -648,7 +648,7 @@ fn http(
             .map(|(k, v)| {
                 let at = path.key("headers").key(k);
                 let v = v.as_str().ok_or_else(|| bad(&at, "expected a string"))?;
-                let v = expand(v, env).map_err(|e| bad(&at, &e))?;
+                let v = expand(v, env).map_err(|e| bad(&at, &e.to_string()))?;
                 crate::mcp::proxy::transport::http::check_header(k, &v)
                     .map_err(|why| bad(&at, why))?;
                 Ok((k.to_owned(), v))
@@ -663,6 +663,25 @@ fn http(
     })
 }
 
+/// Why a `${VAR}` in a `url` or a header cannot be expanded (the configuration error's
+/// message at that key).
+#[cfg(feature = "mcp-http")]
+#[derive(Debug, thiserror::Error)]
+enum ExpandError {
+    /// `${` without its `}`.
+    #[error("a \"${{\" without its \"}}\"")]
+    Unclosed,
+    /// `${...}` whose name is empty or not letters, digits and `_`.
+    #[error("\"${{...}}\" holds no variable name (letters, digits, _)")]
+    NoName,
+    /// A variable that is not set, and no default.
+    #[error("the environment variable {name} is not set")]
+    Unset {
+        /// The variable.
+        name: String,
+    },
+}
+
 /// `text` with each `${NAME}` replaced by the variable's value, and each `${NAME:-default}` by
 /// the value or, when it is unset or empty, the default (as Claude Code reads them). `$` not
 /// followed by `{` is kept.
@@ -670,15 +689,13 @@ fn http(
 /// # Errors
 /// The variable that is not set (and has no default), or a `${` never closed.
 #[cfg(feature = "mcp-http")]
-fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, ExpandError> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
-        let end = after
-            .find('}')
-            .ok_or_else(|| "a \"${\" without its \"}\"".to_owned())?;
+        let end = after.find('}').ok_or(ExpandError::Unclosed)?;
         let inner = &after[..end];
         let (name, default) = match inner.split_once(":-") {
             Some((name, default)) => (name, Some(default)),
@@ -686,7 +703,7 @@ fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, St
         };
         let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
-            return Err("\"${...}\" holds no variable name (letters, digits, _)".to_owned());
+            return Err(ExpandError::NoName);
         }
         match (
             env(name).filter(|v| !v.is_empty() || default.is_none()),
@@ -694,7 +711,11 @@ fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, St
         ) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
-            (None, None) => return Err(format!("the environment variable {name} is not set")),
+            (None, None) => {
+                return Err(ExpandError::Unset {
+                    name: name.to_owned(),
+                });
+            }
         }
         rest = &after[end + 1..];
     }

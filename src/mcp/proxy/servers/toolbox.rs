@@ -10,7 +10,7 @@ use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
 use super::config::{Config, Launch, ServerConfig};
-use super::upstream::{ServerEvent, Upstream};
+use super::upstream::{ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
@@ -214,7 +214,7 @@ impl Toolbox {
             self.count_up(&config.name, false);
         }
         if let Err(why) = started {
-            self.unavailable(&config.name, &why);
+            self.unavailable(&config.name, &why.to_string());
             if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
                 self.reconnect_later(&config.name);
             }
@@ -222,16 +222,16 @@ impl Toolbox {
     }
 
     /// Starts a server and lists its tools into the catalog.
-    async fn connect(&self, config: &ServerConfig) -> Result<(), String> {
+    async fn connect(&self, config: &ServerConfig) -> Result<(), StartError> {
         let name = config.name.clone();
         if let Launch::Unsupported(why) = &config.launch {
-            return Err(why.clone());
+            return Err(StartError::Unsupported(why.clone()));
         }
         let capabilities = if self.options.await_client {
             let mut client = self.client.subscribe();
             match client.wait_for(Option::is_some).await {
                 Ok(capabilities) => capabilities.clone().unwrap_or_default(),
-                Err(_) => return Err("stopped before a client came".to_owned()),
+                Err(_) => return Err(StartError::NoClient),
             }
         } else {
             "{}".to_owned()
@@ -246,21 +246,16 @@ impl Toolbox {
             let pages = server
                 .list_tools(self.options.request_timeout)
                 .await
-                .map_err(|e| format!("tools/list failed: {e}"))?;
-            Ok::<_, String>((server, pages))
+                .map_err(|source| StartError::Listing { source })?;
+            Ok::<_, StartError>((server, pages))
         })
         .await
-        .unwrap_or_else(|_| {
-            Err(format!(
-                "did not finish starting within {:.1} s",
-                timeout.as_secs_f64()
-            ))
-        })?;
+        .unwrap_or(Err(StartError::Timeout { after: timeout }))?;
         let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
         let listed = write(&self.catalog).add_server_pages(&name, &refs);
         if let Err(e) = listed {
             server.shutdown().await;
-            return Err(format!("bad tools/list: {e}"));
+            return Err(StartError::BadListing { source: e });
         }
         self.log_warnings(&name);
         let server = Arc::new(server);
@@ -332,7 +327,7 @@ impl Toolbox {
                         } else {
                             "giving up"
                         };
-                        write(&toolbox.catalog).add_unavailable(name, &why);
+                        write(&toolbox.catalog).add_unavailable(name, &why.to_string());
                         tracing::warn!(
                             target: PROXY,
                             server = name,

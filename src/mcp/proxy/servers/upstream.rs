@@ -34,6 +34,95 @@ const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
 /// Longest stderr line passed on whole; the rest of a longer line is cut.
 const MAX_LOG_LINE: usize = 4096;
 
+/// Why a server did not start (or, for a `url` server, could not be reached and initialized):
+/// the reason the catalog and the log give when it is marked unavailable.
+///
+/// The message ([`Display`](std::fmt::Display)) is that reason; the variant says which step
+/// failed, and keeps what caused it as its [`source`](std::error::Error::source) (the
+/// spawn's `io::Error`, the server's [`CallError`], the catalog's error).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StartError {
+    /// A transport the proxy does not speak, or one this build has no feature for: the
+    /// configuration's reason ([`Launch::Unsupported`]).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The entry's `cwd` is missing or not a directory (checked before spawning).
+    #[error(
+        "working directory {} {}",
+        .path.display(),
+        if *.exists { "is not a directory" } else { "does not exist" }
+    )]
+    WorkingDirectory {
+        /// The directory.
+        path: std::path::PathBuf,
+        /// Whether something else is there.
+        exists: bool,
+    },
+    /// The program could not be spawned.
+    #[error("cannot run {command:?}: {source}")]
+    Spawn {
+        /// The command, as configured.
+        command: String,
+        /// The spawn's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The child came without its stdin or stdout.
+    #[error("no stdio pipes")]
+    NoPipes,
+    /// A `url` server's transport could not be opened.
+    #[cfg(feature = "mcp-http")]
+    #[error(transparent)]
+    Open(#[from] crate::mcp::proxy::transport::http::OpenError),
+    /// Starting (`initialize`, and for a toolbox listing the tools) took longer than allowed.
+    #[error("did not finish starting within {:.1} s", .after.as_secs_f64())]
+    Timeout {
+        /// How long the proxy waited.
+        after: Duration,
+    },
+    /// The stdio server exited before it completed `initialize`.
+    #[error("{exit} while starting")]
+    Exited {
+        /// Its exit status, in words (`exited with status 7`).
+        exit: String,
+    },
+    /// The stdio server closed its stdout before it completed `initialize`, and gave no exit
+    /// status.
+    #[error("closed its stdout while starting")]
+    ClosedStdout,
+    /// A `url` server's connection ended before it completed `initialize`.
+    #[error("{reason}")]
+    Disconnected {
+        /// Why the connection ended.
+        reason: String,
+    },
+    /// The server refused `initialize`, or answered it with nonsense.
+    #[error("initialize failed: {source}")]
+    Handshake {
+        /// The failed request.
+        #[source]
+        source: CallError,
+    },
+    /// The toolbox was shut down while it waited for its client's capabilities.
+    #[error("stopped before a client came")]
+    NoClient,
+    /// The server's `tools/list` failed.
+    #[error("tools/list failed: {source}")]
+    Listing {
+        /// The failed request.
+        #[source]
+        source: CallError,
+    },
+    /// The server's `tools/list` result is not one the catalog reads.
+    #[error("bad tools/list: {source}")]
+    BadListing {
+        /// The catalog's error.
+        #[source]
+        source: crate::mcp::Error,
+    },
+}
+
 /// What a running server said, or that it went away.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ServerEvent {
@@ -111,15 +200,15 @@ impl Upstream {
     /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
     ///
     /// # Errors
-    /// Why it did not start: a transport the proxy does not speak, its working directory
-    /// missing, the program failed to spawn, it exited, the URL could not be reached or
-    /// refused `initialize`, or it did not complete `initialize` in time. The child is being
-    /// stopped (with its process group) when this returns an error.
+    /// A [`StartError`], why it did not start: a transport the proxy does not speak, its
+    /// working directory missing, the program failed to spawn, it exited, the URL could not be
+    /// reached or refused `initialize`, or it did not complete `initialize` in time. The child
+    /// is being stopped (with its process group) when this returns an error.
     pub async fn start(
         config: &ServerConfig,
         startup: Duration,
         events: mpsc::Sender<ServerEvent>,
-    ) -> Result<Upstream, String> {
+    ) -> Result<Upstream, StartError> {
         Upstream::start_for(config, startup, events, "{}").await
     }
 
@@ -134,7 +223,7 @@ impl Upstream {
         startup: Duration,
         events: mpsc::Sender<ServerEvent>,
         capabilities: &str,
-    ) -> Result<Upstream, String> {
+    ) -> Result<Upstream, StartError> {
         let name = config.name.clone();
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
         let (peer, link) = connect(&name, &config.launch, inbound_tx)?;
@@ -161,7 +250,7 @@ impl Upstream {
         mut self,
         capabilities: &str,
         startup: Duration,
-    ) -> Result<Upstream, String> {
+    ) -> Result<Upstream, StartError> {
         let client_info = serde_json::to_string(&crate::toon!({
             "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
@@ -198,22 +287,17 @@ impl Upstream {
 
     /// Why the server did not start, from how its `initialize` failed: in time, its exit (a
     /// stdio server's status), or the server's refusal.
-    async fn not_started(&self, e: CallError) -> String {
+    async fn not_started(&self, e: CallError) -> StartError {
         match e {
-            CallError::Timeout { after, .. } => {
-                format!(
-                    "did not finish starting within {:.1} s",
-                    after.as_secs_f64()
-                )
-            }
+            CallError::Timeout { after, .. } => StartError::Timeout { after },
             CallError::Closed { reason, .. } => match &self.link {
                 Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await {
-                    Some(exit) => format!("{exit} while starting"),
-                    None => "closed its stdout while starting".to_owned(),
+                    Some(exit) => StartError::Exited { exit },
+                    None => StartError::ClosedStdout,
                 },
-                Link::Http(_) => reason,
+                Link::Http(_) => StartError::Disconnected { reason },
             },
-            other => format!("initialize failed: {other}"),
+            source => StartError::Handshake { source },
         }
     }
 
@@ -465,7 +549,7 @@ fn connect(
     name: &str,
     launch: &Launch,
     inbound_tx: mpsc::Sender<Message>,
-) -> Result<(Peer, Link), String> {
+) -> Result<(Peer, Link), StartError> {
     Ok(match launch {
         Launch::Stdio {
             command,
@@ -489,8 +573,10 @@ fn connect(
         }
         // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
         #[cfg(not(feature = "mcp-http"))]
-        Launch::Http { .. } | Launch::Sse { .. } => return Err(super::config::NO_HTTP.into()),
-        Launch::Unsupported(why) => return Err(why.clone()),
+        Launch::Http { .. } | Launch::Sse { .. } => {
+            return Err(StartError::Unsupported(super::config::NO_HTTP.into()));
+        }
+        Launch::Unsupported(why) => return Err(StartError::Unsupported(why.clone())),
     })
 }
 
@@ -504,15 +590,13 @@ fn spawn(
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&std::path::Path>,
     inbound: mpsc::Sender<Message>,
-) -> Result<(Peer, Process), String> {
+) -> Result<(Peer, Process), StartError> {
     // Checked first: spawn's own error would name the command, not the directory.
     if let Some(cwd) = cwd.filter(|d| !d.is_dir()) {
-        let what = if cwd.exists() {
-            "is not a directory"
-        } else {
-            "does not exist"
-        };
-        return Err(format!("working directory {} {what}", cwd.display()));
+        return Err(StartError::WorkingDirectory {
+            path: cwd.to_owned(),
+            exists: cwd.exists(),
+        });
     }
     let mut cmd = tokio::process::Command::new(command);
     // The proxy's own variables (its HTTP token) are not the server's business, unless its
@@ -534,13 +618,17 @@ fn spawn(
     #[cfg(unix)]
     wrap.wrap(process_wrap::tokio::ProcessGroup::leader());
     wrap.wrap(KillOnDrop);
-    let mut child = orphans::spawned(|| wrap.spawn(), |child| child.id())
-        .map_err(|e| format!("cannot run {command:?}: {e}"))?;
+    let mut child = orphans::spawned(|| wrap.spawn(), |child| child.id()).map_err(|source| {
+        StartError::Spawn {
+            command: command.to_owned(),
+            source,
+        }
+    })?;
     let pipes = (child.stdin().take(), child.stdout().take());
     let stderr = child.stderr().take();
     let process = Process::watch(child, Some(tag));
     let (Some(stdin), Some(stdout)) = pipes else {
-        return Err("no stdio pipes".to_owned());
+        return Err(StartError::NoPipes);
     };
     if let Some(stderr) = stderr {
         tokio::spawn(pump_stderr(name.to_owned(), stderr));

@@ -434,7 +434,7 @@ impl Peer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let frames = FramedRead::new(reader, lines)
-            .map(|read| read.map_err(|e| format!("read failed: {e}")));
+            .map(|read| read.map_err(|e| wire::Closed(format!("read failed: {e}"))));
         let sink = FramedWrite::new(writer, Lines::default());
         Peer::start_with(name, frames, sink, inbound, bad_frames)
     }
@@ -450,7 +450,7 @@ impl Peer {
         bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
-        F: futures_util::Stream<Item = Result<wire::Frame, String>> + Send + Unpin + 'static,
+        F: futures_util::Stream<Item = Result<wire::Frame, wire::Closed>> + Send + Unpin + 'static,
         K: futures_util::Sink<String> + Send + Unpin + 'static,
     {
         let (outgoing, outgoing_rx) = Queue::new();
@@ -841,12 +841,12 @@ impl ReaderTask {
     /// Reads `frames` until the connection ends; returns why it ended.
     async fn read<F>(&self, mut frames: F) -> String
     where
-        F: futures_util::Stream<Item = Result<wire::Frame, String>> + Unpin,
+        F: futures_util::Stream<Item = Result<wire::Frame, wire::Closed>> + Unpin,
     {
         loop {
             let flow = match frames.next().await {
                 None => break "closed its output".to_owned(),
-                Some(Err(why)) => break why,
+                Some(Err(wire::Closed(why))) => break why,
                 Some(Ok(Err(bad))) => self.bad_frame(bad).await,
                 Some(Ok(Ok(message))) => match message.kind() {
                     Kind::Response { id } => {

@@ -83,6 +83,17 @@ impl std::fmt::Display for Bad {
 /// One line of the stream: a message, or why the line was not one.
 pub type Frame = Result<Message, Bad>;
 
+/// Why a connection closed, in words: what a transport's stream of frames ends with, and
+/// the reason a [`CallError::Closed`](crate::mcp::proxy::error::CallError::Closed) gives.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct Closed(pub(crate) String);
+
+/// A JSON-RPC error response refusing a request, as the text to write (made by [`error`]):
+/// what a check gives when its request is answered at once instead of served.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal(pub(crate) String);
+
 /// A JSON-RPC message: its text as received, and where its envelope's parts are.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Message {

@@ -560,8 +560,10 @@ pub(super) fn check(
     };
     // Rung 1: the envelope (`// 2026-07-28 basic/index` "Request metadata").
     let envelope = era::envelope(method, message.params());
-    let version = envelope_version(message, &envelope)
-        .map_err(|why| refuse(StatusCode::BAD_REQUEST, code::INVALID_PARAMS, &why, None))?;
+    let version = envelope_version(message, &envelope).map_err(|why| {
+        let why = why.to_string();
+        refuse(StatusCode::BAD_REQUEST, code::INVALID_PARAMS, &why, None)
+    })?;
     // Rung 2: the headers mirror the body (§ Server Validation).
     if let Some(why) = header_mismatch(headers, message, method, &version) {
         return Err(refuse(StatusCode::BAD_REQUEST, HEADER_MISMATCH, &why, None));
@@ -579,16 +581,27 @@ pub(super) fn check(
     }
 }
 
+/// Why a stateless POST's envelope is refused (`-32602`).
+#[derive(Debug, thiserror::Error)]
+enum BadEnvelope {
+    /// A legacy request: the envelope's keys are missing.
+    #[error(
+        "params._meta is missing the required envelope key(s): {}, {}",
+        era::VERSION_KEY,
+        era::CAPABILITIES_KEY
+    )]
+    Missing,
+    /// The envelope is malformed: why.
+    #[error("{0}")]
+    Malformed(String),
+}
+
 /// The protocol version a request's envelope declares (rung 1 of [`check`]), or why the
 /// envelope is refused (missing or malformed).
-fn envelope_version(message: &Message, envelope: &Envelope) -> Result<String, String> {
+fn envelope_version(message: &Message, envelope: &Envelope) -> Result<String, BadEnvelope> {
     match envelope {
-        Envelope::Legacy => Err(format!(
-            "params._meta is missing the required envelope key(s): {}, {}",
-            era::VERSION_KEY,
-            era::CAPABILITIES_KEY
-        )),
-        Envelope::Malformed(why) => Err(why.to_string()),
+        Envelope::Legacy => Err(BadEnvelope::Missing),
+        Envelope::Malformed(why) => Err(BadEnvelope::Malformed(why.clone())),
         Envelope::Modern(_) => Ok(body_version(message).unwrap_or_default()),
         Envelope::Unsupported(version) => Ok(version.clone()),
     }

@@ -107,7 +107,9 @@ impl Front {
                         }
                         exchange
                     }
-                    Err(why) => return wire::error(id, code::INVALID_PARAMS, &why, None),
+                    Err(why) => {
+                        return wire::error(id, code::INVALID_PARAMS, &why.to_string(), None);
+                    }
                 }
             }
             None => {

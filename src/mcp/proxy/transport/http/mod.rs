@@ -55,7 +55,7 @@ use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
-    self, Bad, Frame, Kind, MAX_MESSAGE_BYTES, Message, code,
+    self, Bad, Closed, Frame, Kind, MAX_MESSAGE_BYTES, Message, code,
 };
 
 type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -106,7 +106,66 @@ pub(in crate::mcp::proxy) fn check_header(name: &str, value: &str) -> Result<(),
 
 /// What the peer reads: frames, then why the connection ended.
 pub(in crate::mcp::proxy) type Frames =
-    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Frame, String>> + Send + 'static>>;
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Frame, Closed>> + Send + 'static>>;
+
+/// Why a `url` server's transport could not be opened (nothing was sent yet); never quotes
+/// the URL or a header's value.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The URL does not parse as an absolute URI.
+    #[error("the URL is not valid")]
+    Url,
+    /// The URL's userinfo makes no `Authorization` header.
+    #[error("the URL's credentials cannot be sent")]
+    Credentials,
+    /// The URL's host, once its userinfo is taken out, does not parse.
+    #[error("the URL's host is not valid")]
+    Host,
+    /// A configured header's name is not an HTTP header name.
+    #[error("header {name:?} is not a valid name")]
+    HeaderName {
+        /// The header's name as configured.
+        name: String,
+    },
+    /// A configured header's value is not an HTTP header value.
+    #[error("the value of header {name:?} is not valid")]
+    HeaderValue {
+        /// The header's name.
+        name: String,
+    },
+    /// rustls refused the protocol versions.
+    #[error("TLS set-up failed: {source}")]
+    Tls {
+        /// rustls's error.
+        #[source]
+        source: rustls::Error,
+    },
+    /// The `SSL_CERT_FILE` file could not be read as PEM.
+    #[error("cannot use {CERT_FILE_ENV} ({}): {source}", .path.display())]
+    CertFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The PEM reader's error.
+        #[source]
+        source: rustls::pki_types::pem::Error,
+    },
+    /// A certificate of the `SSL_CERT_FILE` file is not one rustls can trust.
+    #[error("cannot use {CERT_FILE_ENV} ({}): {source}", .path.display())]
+    Certificate {
+        /// The file.
+        path: std::path::PathBuf,
+        /// rustls's error.
+        #[source]
+        source: rustls::Error,
+    },
+    /// The `SSL_CERT_FILE` file holds no certificate.
+    #[error("cannot use {CERT_FILE_ENV} ({}): no certificate in it", .path.display())]
+    NoCertificate {
+        /// The file.
+        path: std::path::PathBuf,
+    },
+}
 
 /// An open connection's handle: ends it when dropped (the dispatcher also ends when the
 /// peer's writer closes).
@@ -139,7 +198,7 @@ pub(in crate::mcp::proxy) fn open(
     name: &str,
     url: &str,
     headers: &[(String, String)],
-) -> Result<(Frames, mpsc::Sender<String>, Connection), String> {
+) -> Result<(Frames, mpsc::Sender<String>, Connection), OpenError> {
     let (shared, out_rx, out_tx, frames_rx) = shared(name, url, headers)?;
     let dispatcher = tokio::spawn(dispatch(shared.clone(), out_rx));
     lock(&shared.tasks).insert(String::new(), dispatcher.abort_handle());
@@ -155,7 +214,7 @@ pub(in crate::mcp::proxy) fn open_http_sse(
     name: &str,
     url: &str,
     headers: &[(String, String)],
-) -> Result<(Frames, mpsc::Sender<String>, Connection), String> {
+) -> Result<(Frames, mpsc::Sender<String>, Connection), OpenError> {
     let (shared, out_rx, out_tx, frames_rx) = shared(name, url, headers)?;
     let dispatcher = tokio::spawn(http_sse::run(shared.clone(), out_rx));
     lock(&shared.tasks).insert(String::new(), dispatcher.abort_handle());
@@ -172,8 +231,8 @@ type Parts = (
 );
 
 /// The state a connection's tasks share, and the channels between them and the peer.
-fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, String> {
-    let uri: Uri = url.parse().map_err(|_| "the URL is not valid".to_owned())?;
+fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, OpenError> {
+    let uri: Uri = url.parse().map_err(|_| OpenError::Url)?;
     let (uri, basic) = userinfo_as_basic(uri)?;
     let mut map = HeaderMap::new();
     map.insert(
@@ -182,9 +241,9 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
     );
     for (k, v) in headers {
         let name = HeaderName::from_bytes(k.as_bytes())
-            .map_err(|_| format!("header {k:?} is not a valid name"))?;
-        let mut value = HeaderValue::from_str(v)
-            .map_err(|_| format!("the value of header {k:?} is not valid"))?;
+            .map_err(|_| OpenError::HeaderName { name: k.clone() })?;
+        let mut value =
+            HeaderValue::from_str(v).map_err(|_| OpenError::HeaderValue { name: k.clone() })?;
         value.set_sensitive(true);
         map.insert(name, value);
     }
@@ -214,7 +273,7 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
 /// means (RFC 3986 §3.2.1, RFC 7617: percent-decoded, `user:password` in base64). hyper is
 /// never given a URI with credentials in it: its connection pool's key is the authority,
 /// which hyper-util's trace lines print.
-fn userinfo_as_basic(uri: Uri) -> Result<(Uri, Option<HeaderValue>), String> {
+fn userinfo_as_basic(uri: Uri) -> Result<(Uri, Option<HeaderValue>), OpenError> {
     let split = uri.authority().and_then(|a| a.as_str().rsplit_once('@'));
     let Some((userinfo, host)) = split.map(|(u, h)| (u.to_owned(), h.to_owned())) else {
         return Ok((uri, None));
@@ -225,14 +284,11 @@ fn userinfo_as_basic(uri: Uri) -> Result<(Uri, Option<HeaderValue>), String> {
         credentials.push(b':');
     }
     let mut value = HeaderValue::from_str(&format!("Basic {}", base64(&credentials)))
-        .map_err(|_| "the URL's credentials cannot be sent".to_owned())?;
+        .map_err(|_| OpenError::Credentials)?;
     value.set_sensitive(true);
     let mut parts = uri.into_parts();
-    parts.authority = Some(
-        host.parse()
-            .map_err(|_| "the URL's host is not valid".to_owned())?,
-    );
-    let uri = Uri::from_parts(parts).map_err(|_| "the URL is not valid".to_owned())?;
+    parts.authority = Some(host.parse().map_err(|_| OpenError::Host)?);
+    let uri = Uri::from_parts(parts).map_err(|_| OpenError::Url)?;
     Ok((uri, Some(value)))
 }
 
@@ -298,9 +354,11 @@ fn frames(shared: &Shared, frames_rx: mpsc::Receiver<Frame>) -> Frames {
                 () = ended(&mut end) => None,
             };
             let item = next.ok_or_else(|| {
-                end.borrow()
-                    .clone()
-                    .unwrap_or_else(|| "disconnected".to_owned())
+                Closed(
+                    end.borrow()
+                        .clone()
+                        .unwrap_or_else(|| "disconnected".to_owned()),
+                )
             });
             let done = item.is_err();
             Some((item, (rx, end, done)))
@@ -317,7 +375,7 @@ async fn ended(end: &mut watch::Receiver<Option<String>>) {
 /// The HTTPS-or-HTTP client: keep-alive pool, `TCP_NODELAY`, rustls on ring trusting the
 /// Mozilla roots and the certificates of the PEM file `SSL_CERT_FILE` names (a company's own
 /// CA, a test CA).
-fn client() -> Result<HttpClient, String> {
+fn client() -> Result<HttpClient, OpenError> {
     let mut http = HttpConnector::new();
     http.enforce_http(false);
     http.set_nodelay(true);
@@ -326,7 +384,7 @@ fn client() -> Result<HttpClient, String> {
         rustls::crypto::ring::default_provider(),
     ))
     .with_safe_default_protocol_versions()
-    .map_err(|e| format!("TLS set-up failed: {e}"))?
+    .map_err(|source| OpenError::Tls { source })?
     .with_root_certificates(roots()?)
     .with_no_client_auth();
     let https = hyper_rustls::HttpsConnectorBuilder::new()
@@ -342,7 +400,7 @@ fn client() -> Result<HttpClient, String> {
 pub(in crate::mcp::proxy) const CERT_FILE_ENV: &str = "SSL_CERT_FILE";
 
 /// The root certificates: Mozilla's, and those of `SSL_CERT_FILE`.
-fn roots() -> Result<rustls::RootCertStore, String> {
+fn roots() -> Result<rustls::RootCertStore, OpenError> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();
@@ -351,16 +409,23 @@ fn roots() -> Result<rustls::RootCertStore, String> {
         return Ok(roots);
     };
     let path = std::path::PathBuf::from(path);
-    let bad =
-        |e: &dyn std::fmt::Display| format!("cannot use {CERT_FILE_ENV} ({}): {e}", path.display());
-    let certs = CertificateDer::pem_file_iter(&path).map_err(|e| bad(&e))?;
+    let pem = |source| OpenError::CertFile {
+        path: path.clone(),
+        source,
+    };
+    let certs = CertificateDer::pem_file_iter(&path).map_err(pem)?;
     let mut added = 0;
     for cert in certs {
-        roots.add(cert.map_err(|e| bad(&e))?).map_err(|e| bad(&e))?;
+        roots
+            .add(cert.map_err(pem)?)
+            .map_err(|source| OpenError::Certificate {
+                path: path.clone(),
+                source,
+            })?;
         added += 1;
     }
     if added == 0 {
-        return Err(bad(&"no certificate in it"));
+        return Err(OpenError::NoCertificate { path });
     }
     Ok(roots)
 }
