@@ -200,20 +200,21 @@ impl Calls {
         self.given_up.retain(|_, l| l.until > now);
     }
 
+    /// Who the client requests the peer is still at work on were made for: in flight, or
+    /// given up on within their timeout (the proxy's own left out).
+    fn live(&self) -> impl Iterator<Item = Owner> + '_ {
+        let given_up = self.given_up.values().filter(|l| !l.answered);
+        (self.waiting.values().map(|w| w.owner))
+            .chain(given_up.map(|l| l.owner))
+            .flatten()
+    }
+
     /// The client requests a question may be about now: those in flight or given up on (the
     /// proxy's own ask nothing of a client, and are left out), and those of another client
     /// than theirs answered within [`AFTER_REPLY`].
     fn question_owners(&mut self) -> (Vec<Option<Owner>>, usize) {
         self.prune();
-        let live: Vec<Owner> = (self.waiting.values().map(|w| w.owner))
-            .chain(
-                self.given_up
-                    .values()
-                    .filter(|l| !l.answered)
-                    .map(|l| l.owner),
-            )
-            .flatten()
-            .collect();
+        let live: Vec<Owner> = self.live().collect();
         let others = self.given_up.values().filter_map(|l| l.owner).filter(|o| {
             let answered_of_another = !live.iter().any(|l| l.client == o.client);
             answered_of_another && !live.is_empty()
@@ -277,15 +278,7 @@ impl Calls {
     /// flight (or given up on), or another client's was answered within [`AFTER_REPLY`].
     fn others_than(&mut self, owner: Owner) -> bool {
         self.prune();
-        let live = (self.waiting.values().map(|w| w.owner))
-            .chain(
-                self.given_up
-                    .values()
-                    .filter(|l| !l.answered)
-                    .map(|l| l.owner),
-            )
-            .flatten()
-            .any(|o| o.tag != owner.tag);
+        let live = self.live().any(|o| o.tag != owner.tag);
         let answered = self.given_up.values().filter(|l| l.answered);
         live || answered
             .filter_map(|l| l.owner)
