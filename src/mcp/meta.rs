@@ -169,7 +169,7 @@ pub(crate) fn result_text(text: &str, is_error: bool) -> String {
 
 /// What a meta-tool call comes to, before it is a `CallToolResult` value ([`MetaCall`]) or
 /// text ([`result_text`]).
-pub(crate) enum Verdict {
+pub(crate) enum Disposition {
     /// A text block, an error's (`isError: true`) or not.
     Answer { text: String, is_error: bool },
     /// See [`MetaCall::Execute`].
@@ -375,34 +375,34 @@ impl<'c> MetaTools<'c> {
     /// ```
     #[must_use]
     pub fn call(&self, name: &str, arguments: &Json) -> MetaCall {
-        match self.verdict(name, &Value::from(arguments.clone())) {
-            Verdict::Answer {
+        match self.disposition(name, &Value::from(arguments.clone())) {
+            Disposition::Answer {
                 text,
                 is_error: false,
             } => MetaCall::Answer(text_result(&text)),
-            Verdict::Answer {
+            Disposition::Answer {
                 text,
                 is_error: true,
             } => MetaCall::Answer(error_result(&text)),
-            Verdict::Execute(plan) => MetaCall::Execute(plan),
-            Verdict::NotMeta => MetaCall::NotMeta,
+            Disposition::Execute(plan) => MetaCall::Execute(plan),
+            Disposition::NotMeta => MetaCall::NotMeta,
         }
     }
 
     /// [`call`](Self::call) with the arguments as a `toon::Value` (in the order they were
     /// sent), its answer as text to write ([`result_text`]).
-    pub(crate) fn verdict(&self, name: &str, args: &Value) -> Verdict {
-        let answer = |text: String| Verdict::Answer {
+    pub(crate) fn disposition(&self, name: &str, args: &Value) -> Disposition {
+        let answer = |text: String| Disposition::Answer {
             text,
             is_error: false,
         };
-        let verdict = match name {
+        let disposition = match name {
             DISCOVER_TOOLS => self.discover(args).map(answer),
             GET_TOOL_SPEC => self.spec(args).map(answer),
             EXECUTE_TOOL => self.execute(args),
-            _ => return Verdict::NotMeta,
+            _ => return Disposition::NotMeta,
         };
-        verdict.unwrap_or_else(|e| Verdict::Answer {
+        disposition.unwrap_or_else(|e| Disposition::Answer {
             text: e.to_string(),
             is_error: true,
         })
@@ -509,7 +509,7 @@ impl<'c> MetaTools<'c> {
         Ok(crate::table::auto(&definition).map(|a| a.text)?)
     }
 
-    fn execute(&self, args: &Value) -> std::result::Result<Verdict, MetaError> {
+    fn execute(&self, args: &Value) -> std::result::Result<Disposition, MetaError> {
         Self::own_args(EXECUTE_TOOL, args, execute_schema())?;
         let tool = self.find(args)?;
         let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
@@ -547,7 +547,7 @@ impl<'c> MetaTools<'c> {
                 .map(str::to_owned),
             kept_as: None,
         };
-        Ok(Verdict::Execute(Box::new(Plan {
+        Ok(Disposition::Execute(Box::new(Plan {
             server: tool.server().to_owned(),
             tool: tool.original_name().to_owned(),
             exposed: tool.name().to_owned(),

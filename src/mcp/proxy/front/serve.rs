@@ -29,7 +29,7 @@ use tokio::task::AbortHandle;
 use super::routes::{self, Routes, offering};
 use super::tasks::{self, Tasks};
 use crate::Value;
-use crate::mcp::meta::{MetaError, Verdict, result_text};
+use crate::mcp::meta::{Disposition, MetaError, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
@@ -377,18 +377,18 @@ impl Front {
     /// A permit for a new request, or why there is none. A listen lasts until its client ends
     /// it: listens have a bound of their own ([`MAX_LISTENS`]), apart from the other
     /// requests' ([`MAX_IN_FLIGHT`]), so that open ones never take the room of calls.
-    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, Busy> {
+    fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, AtLimit> {
         if listen {
             return self
                 .listens_limit
                 .clone()
                 .try_acquire_owned()
-                .map_err(|_| Busy::Listens);
+                .map_err(|_| AtLimit::Listens);
         }
         self.limit
             .clone()
             .try_acquire_owned()
-            .map_err(|_| Busy::Requests)
+            .map_err(|_| AtLimit::Requests)
     }
 
     /// Answers a line that is not a message, with its id when its first bytes show one.
@@ -582,17 +582,17 @@ impl Front {
             Ok(arguments) => arguments,
             Err(e) => return Ok(result_text(&e.to_string(), true)),
         };
-        let call = MetaTools::new(&self.toolbox.catalog()).verdict(&name, &arguments);
+        let call = MetaTools::new(&self.toolbox.catalog()).disposition(&name, &arguments);
         match call {
-            Verdict::Answer { text, is_error } => Ok(result_text(&text, is_error)),
-            Verdict::NotMeta => Err(CallError::UnknownTool {
+            Disposition::Answer { text, is_error } => Ok(result_text(&text, is_error)),
+            Disposition::NotMeta => Err(CallError::UnknownTool {
                 name,
                 suggestions: vec![
                     crate::mcp::DISCOVER_TOOLS.to_owned(),
                     crate::mcp::EXECUTE_TOOL.to_owned(),
                 ],
             }),
-            Verdict::Execute(mut plan) => {
+            Disposition::Execute(mut plan) => {
                 // A later page comes from the result kept at the first: never a new run.
                 if let Some(answer) = self.kept_page(&mut plan) {
                     return Ok(answer);
@@ -909,7 +909,7 @@ fn error_reply(id: &str, e: &CallError) -> String {
 /// Why a front takes no new request now: it is at one of its bounds (the client is told,
 /// `-32600`).
 #[derive(Debug, thiserror::Error)]
-enum Busy {
+enum AtLimit {
     /// [`MAX_LISTENS`] listens are open.
     #[error(
         "{MAX_LISTENS} subscriptions/listen streams are open, the proxy's limit: retry when one \

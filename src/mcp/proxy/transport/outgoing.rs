@@ -1,8 +1,8 @@
 //! A connection's outgoing queue: what waits for its writer, bounded by bytes. A burst of
 //! small messages (a server's 600 log lines read in one go) fits whole, where a bound in
 //! messages would drop most of it while the writer is still at its first; a peer that does
-//! not read is held to [`OUTGOING_BYTES`]. Senders that may wait ([`Queue::send`]) are slowed
-//! down; advisory messages ([`Queue::try_send`]) past the bound are dropped and counted.
+//! not read is held to [`OUTGOING_BYTES`]. Senders that may wait ([`WriteQueue::send`]) are slowed
+//! down; advisory messages ([`WriteQueue::try_send`]) past the bound are dropped and counted.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,9 +20,9 @@ pub(crate) enum Outgoing {
     Close,
 }
 
-/// The senders' side; the writer takes from the receiver [`Queue::new`] gives, and calls
-/// [`Queue::written`] after each message.
-pub(crate) struct Queue {
+/// The senders' side; the writer takes from the receiver [`WriteQueue::new`] gives, and calls
+/// [`WriteQueue::written`] after each message.
+pub(crate) struct WriteQueue {
     tx: mpsc::UnboundedSender<Outgoing>,
     /// Bytes queued and not written yet.
     bytes: Mutex<usize>,
@@ -31,14 +31,14 @@ pub(crate) struct Queue {
     bound: usize,
 }
 
-impl Queue {
-    pub(crate) fn new() -> (Arc<Queue>, mpsc::UnboundedReceiver<Outgoing>) {
-        Queue::with_bound(OUTGOING_BYTES)
+impl WriteQueue {
+    pub(crate) fn new() -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<Outgoing>) {
+        WriteQueue::with_bound(OUTGOING_BYTES)
     }
 
-    fn with_bound(bound: usize) -> (Arc<Queue>, mpsc::UnboundedReceiver<Outgoing>) {
+    fn with_bound(bound: usize) -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<Outgoing>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        let queue = Queue {
+        let queue = WriteQueue {
             tx,
             bytes: Mutex::new(0),
             room: Notify::new(),
@@ -112,7 +112,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_burst_fits_by_bytes_and_what_overflows_is_dropped_and_counted() {
-        let (queue, mut rx) = Queue::with_bound(1000);
+        let (queue, mut rx) = WriteQueue::with_bound(1000);
         // 600 small messages: more than any message count bound, far less than the bytes.
         let (fits, overflows) = ("x".to_owned(), "y".repeat(10));
         for _ in 0..600 {
@@ -135,7 +135,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_sender_waits_for_room_and_goes_on_once_the_writer_made_some() {
-        let (queue, mut rx) = Queue::with_bound(10);
+        let (queue, mut rx) = WriteQueue::with_bound(10);
         assert!(queue.send(Outgoing::Message("0123456789".to_owned())).await);
         let waiting = {
             let queue = queue.clone();

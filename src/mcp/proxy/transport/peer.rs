@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use super::outgoing::{Outgoing, Queue};
+use super::outgoing::{Outgoing, WriteQueue};
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
@@ -338,7 +338,7 @@ pub(crate) struct Peer {
     name: Arc<str>,
     /// What waits for the writer, bounded by bytes (back-pressure on a peer that does not
     /// read; advisory messages past the bound are dropped).
-    outgoing: Arc<Queue>,
+    outgoing: Arc<WriteQueue>,
     waiters: Arc<Waiters>,
     next_id: Arc<AtomicU64>,
     closed: watch::Receiver<Option<String>>,
@@ -427,7 +427,7 @@ impl Peer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let frames = FramedRead::new(reader, lines)
-            .map(|read| read.map_err(|e| wire::Closed(format!("read failed: {e}"))));
+            .map(|read| read.map_err(|e| wire::Hangup(format!("read failed: {e}"))));
         let sink = FramedWrite::new(writer, Lines::default());
         Peer::start_with(name, frames, sink, inbound, bad_frames)
     }
@@ -443,10 +443,10 @@ impl Peer {
         bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
-        F: futures_util::Stream<Item = Result<wire::Frame, wire::Closed>> + Send + Unpin + 'static,
+        F: futures_util::Stream<Item = Result<wire::Frame, wire::Hangup>> + Send + Unpin + 'static,
         K: futures_util::Sink<String> + Send + Unpin + 'static,
     {
-        let (outgoing, outgoing_rx) = Queue::new();
+        let (outgoing, outgoing_rx) = WriteQueue::new();
         let (closed_tx, closed) = watch::channel(None);
         let waiters: Arc<Waiters> = Arc::default();
         let name: Arc<str> = Arc::from(name);
@@ -797,7 +797,7 @@ impl Drop for ProgressRoute {
 fn spawn_writer<K>(
     mut sink: K,
     mut outgoing_rx: tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
-    queue: Arc<Queue>,
+    queue: Arc<WriteQueue>,
 ) where
     K: futures_util::Sink<String> + Send + Unpin + 'static,
 {
@@ -834,12 +834,12 @@ impl ReaderTask {
     /// Reads `frames` until the connection ends; returns why it ended.
     async fn read<F>(&self, mut frames: F) -> String
     where
-        F: futures_util::Stream<Item = Result<wire::Frame, wire::Closed>> + Unpin,
+        F: futures_util::Stream<Item = Result<wire::Frame, wire::Hangup>> + Unpin,
     {
         loop {
             let flow = match frames.next().await {
                 None => break "closed its output".to_owned(),
-                Some(Err(wire::Closed(why))) => break why,
+                Some(Err(wire::Hangup(why))) => break why,
                 Some(Ok(Err(bad))) => self.bad_frame(bad).await,
                 Some(Ok(Ok(message))) => match message.kind() {
                     Kind::Response { id } => {

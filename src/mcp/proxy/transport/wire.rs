@@ -87,7 +87,7 @@ pub type Frame = Result<Message, Bad>;
 /// the reason a [`CallError::Closed`](crate::mcp::proxy::error::CallError::Closed) gives.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub(crate) struct Closed(pub(crate) String);
+pub(crate) struct Hangup(pub(crate) String);
 
 /// A JSON-RPC error response refusing a request, as the text to write (made by [`error`]):
 /// what a check gives when its request is answered at once instead of served.

@@ -55,7 +55,7 @@ use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{
-    self, Bad, Closed, Frame, Kind, MAX_MESSAGE_BYTES, Message, code,
+    self, Bad, Frame, Hangup, Kind, MAX_MESSAGE_BYTES, Message, code,
 };
 
 type HttpClient = Client<hyper_rustls::HttpsConnector<HttpConnector>, Full<Bytes>>;
@@ -106,7 +106,7 @@ pub(in crate::mcp::proxy) fn check_header(name: &str, value: &str) -> Result<(),
 
 /// What the peer reads: frames, then why the connection ended.
 pub(in crate::mcp::proxy) type Frames =
-    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Frame, Closed>> + Send + 'static>>;
+    std::pin::Pin<Box<dyn futures_util::Stream<Item = Result<Frame, Hangup>> + Send + 'static>>;
 
 /// Why a `url` server's transport could not be opened (nothing was sent yet); never quotes
 /// the URL or a header's value.
@@ -354,7 +354,7 @@ fn frames(shared: &Shared, frames_rx: mpsc::Receiver<Frame>) -> Frames {
                 () = ended(&mut end) => None,
             };
             let item = next.ok_or_else(|| {
-                Closed(
+                Hangup(
                     end.borrow()
                         .clone()
                         .unwrap_or_else(|| "disconnected".to_owned()),
