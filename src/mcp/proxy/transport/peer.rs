@@ -50,6 +50,11 @@ pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 /// given to it.)
 pub(crate) type NotificationSink = Arc<dyn Fn(&str, &Message, Cause) + Send + Sync>;
 
+/// The notifications that go to the inbound queue too when a sink took them: a server's log
+/// message (its line on stderr) and its tool list's change (listed again first). The rest
+/// would only fill the queue.
+const QUEUED_WHEN_ROUTED: [&str; 2] = ["notifications/message", crate::mcp::LIST_CHANGED];
+
 /// ProgressRoutes by [`token_key`], each with how many calls hold it.
 type ProgressRoutes = Arc<Mutex<HashMap<String, (ProgressSink, usize)>>>;
 
@@ -864,11 +869,15 @@ impl ReaderTask {
                         method: "notifications/progress",
                     } if routed(&self.routes, &message) => ControlFlow::Continue(()),
                     Kind::Notification { method } => {
-                        self.route_notification(&message);
+                        let routed = self.route_notification(&message);
                         if method == "notifications/cancelled" {
                             self.withdrawn(&message);
                         }
-                        self.queue_notification(message)
+                        if routed && !QUEUED_WHEN_ROUTED.contains(&method) {
+                            ControlFlow::Continue(())
+                        } else {
+                            self.queue_notification(message)
+                        }
                     }
                     _ => self.queue_request(message).await,
                 },
@@ -895,12 +904,15 @@ impl ReaderTask {
     }
 
     /// A notification to the sink, if one is routed (see [`Peer::route_notifications`]).
-    fn route_notification(&self, message: &Message) {
-        if let Some(to) = lock(&self.notifications).clone() {
-            // Which request it came for, as the request's replies are read.
-            let cause = self.waiters.calls().cause(About::Log);
-            to(&self.name, message, cause);
-        }
+    /// Whether a sink took it.
+    fn route_notification(&self, message: &Message) -> bool {
+        let Some(to) = lock(&self.notifications).clone() else {
+            return false;
+        };
+        // Which request it came for, as the request's replies are read.
+        let cause = self.waiters.calls().cause(About::Log);
+        to(&self.name, message, cause);
+        true
     }
 
     /// A `notifications/cancelled`: the peer withdrew a question, it no longer waits for it.
