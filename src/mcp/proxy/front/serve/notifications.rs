@@ -36,9 +36,9 @@ impl Front {
             }
             // Tasks are not in revision 2026-07-28's core: its clients hold none. Advisory
             // (the client polls).
-            Some("notifications/tasks/status") => {
+            Some("notifications/tasks/status") if self.unsolicited() => {
                 let status = self.tasks.status_for_client(server, message.text());
-                self.unsolicited_to_client(status);
+                let _ = self.client.try_send(status);
             }
             Some("notifications/progress") => self.forward_progress(server, message),
             // Revision 2026-07-28 has no `elicitation/complete` (the client learns the outcome
