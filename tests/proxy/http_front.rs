@@ -754,7 +754,10 @@ fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream(
     );
     assert!(events.next().is_none(), "the response ends the stream");
 
-    // With a GET stream open, the question comes there; the call's answer is plain JSON.
+    // With a GET stream open too, the question still comes on the stream of the call it was
+    // asked within (2025-11-25 transports: messages on a POST's stream "SHOULD relate to the
+    // originating client request", the GET stream's "SHOULD be unrelated"), never on the
+    // GET stream.
     let mut get = vec![
         ("Accept", "text/event-stream"),
         ("Mcp-Session-Id", &*session),
@@ -762,27 +765,38 @@ fn a_server_s_request_reaches_the_client_on_the_call_s_stream_or_the_get_stream(
     get.push(("MCP-Protocol-Version", "2025-11-25"));
     let (status, mut stream) = Events::open(&proxy.addr, "GET", &get, "");
     assert_eq!(status, 200);
-    let addr = proxy.addr.clone();
-    let posting = headers
-        .iter()
-        .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
-        .collect::<Vec<_>>();
-    let body = call(11);
-    let caller = std::thread::spawn(move || {
-        let headers: Vec<(&str, &str)> = posting.iter().map(|(n, v)| (&**n, &**v)).collect();
-        http(&addr, "POST", "/mcp", &headers, &body)
-    });
+    let (status, mut events) = Events::open(&proxy.addr, "POST", &headers, &call(11));
+    assert_eq!(status, 200);
     let asked = loop {
-        let m = stream.next().expect("the GET stream ended");
+        let m = events.next().expect("the stream ended before the question");
         if m["method"] == "sampling/createMessage" {
             break m;
         }
     };
-    let r = proxy.http("POST", &headers, &answer(&asked, "on the GET stream"));
+    let r = proxy.http("POST", &headers, &answer(&asked, "with a GET stream open"));
     assert_eq!(r.status, 202, "{r:?}");
-    let r = caller.join().unwrap();
-    assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
-    assert!(r.body.contains("on the GET stream"), "{r:?}");
+    let result = loop {
+        let m = events.next().expect("the stream ended before the result");
+        if m["id"] == 11 {
+            break m;
+        }
+    };
+    assert!(
+        result.to_string().contains("with a GET stream open"),
+        "{result}"
+    );
+    // What the GET stream got meanwhile: nothing of the call's.
+    stream
+        .0
+        .get_ref()
+        .set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    while let Some(m) = stream.next() {
+        assert_ne!(
+            m["method"], "sampling/createMessage",
+            "on the GET stream: {m}"
+        );
+    }
 }
 
 /// server-everything and the repo's documents server `docs` (which sends a resource update

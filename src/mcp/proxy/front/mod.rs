@@ -6,6 +6,7 @@
 
 #[cfg(feature = "mcp-http")]
 pub(super) mod http;
+pub(super) mod link;
 pub(super) mod listing;
 pub(super) mod routes;
 pub(super) mod serve;

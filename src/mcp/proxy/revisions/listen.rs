@@ -9,7 +9,6 @@ use std::sync::Mutex;
 use super::era::SUBSCRIPTION_ID_KEY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire;
-use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::raw;
 
 /// What one listen asked for (`SubscriptionFilter`), or what the proxy honours of it.
@@ -63,50 +62,64 @@ impl Filter {
     }
 }
 
-/// The open listens of one client connection.
+/// The open listens of one front: two clients' listens may share an id (the stateless
+/// front's POSTs), so each is known by its request's [`Behalf::tag`], unique in the proxy.
+///
+/// [`Behalf::tag`]: crate::mcp::proxy::transport::peer::Behalf::tag
 #[derive(Debug, Default)]
 pub(crate) struct Listens {
-    /// Each listen's id (JSON text), what is honoured of its filter, and whether its
-    /// acknowledgement has been sent (nothing goes to it before).
-    open: Mutex<Vec<(String, Filter, bool)>>,
+    open: Mutex<Vec<Listen>>,
+}
+
+#[derive(Debug)]
+struct Listen {
+    tag: u64,
+    /// Its id (JSON text), which its notifications carry.
+    id: String,
+    /// What is honoured of its filter.
+    filter: Filter,
+    /// Whether its acknowledgement has been sent (nothing goes to it before).
+    acked: bool,
 }
 
 impl Listens {
-    /// Opens a listen: the acknowledgement to send first, then to confirm with
-    /// [`acknowledged`](Self::acknowledged); until then it is sent nothing, so that the
+    /// Opens listen `id` of request `tag`: the acknowledgement to send first, then to confirm
+    /// with [`acknowledged`](Self::acknowledged); until then it is sent nothing, so that the
     /// acknowledgement is the first message with its id.
-    pub(crate) fn open(&self, id: &str, honoured: Filter) -> String {
+    pub(crate) fn open(&self, tag: u64, id: &str, honoured: Filter) -> String {
         let ack = format!(
             r#"{{"_meta":{},"notifications":{}}}"#,
             meta(id),
             honoured.json()
         );
-        lock(&self.open).push((id.to_owned(), honoured, false));
+        lock(&self.open).push(Listen {
+            tag,
+            id: id.to_owned(),
+            filter: honoured,
+            acked: false,
+        });
         wire::notification("notifications/subscriptions/acknowledged", Some(&ack))
     }
 
     /// The listen's acknowledgement has been sent: notifications may follow.
-    pub(crate) fn acknowledged(&self, id: &str) {
-        let key = token_key(id);
-        for (i, _, acked) in lock(&self.open).iter_mut() {
-            if token_key(i) == key {
-                *acked = true;
-            }
+    pub(crate) fn acknowledged(&self, tag: u64) {
+        for listen in lock(&self.open).iter_mut().filter(|l| l.tag == tag) {
+            listen.acked = true;
         }
     }
 
     /// Closes a listen: the resource URIs no other open listen still wants.
-    pub(crate) fn close(&self, id: &str) -> Vec<String> {
+    pub(crate) fn close(&self, tag: u64) -> Vec<String> {
         let mut open = lock(&self.open);
-        let key = token_key(id);
-        let Some(at) = open.iter().position(|(i, _, _)| token_key(i) == key) else {
+        let Some(at) = open.iter().position(|l| l.tag == tag) else {
             return Vec::new();
         };
-        let (_, filter, _) = open.remove(at);
-        filter
+        let closed = open.remove(at);
+        closed
+            .filter
             .uris
             .into_iter()
-            .filter(|uri| !open.iter().any(|(_, f, _)| f.uris.contains(uri)))
+            .filter(|uri| !open.iter().any(|l| l.filter.uris.contains(uri)))
             .collect()
     }
 
@@ -114,28 +127,33 @@ impl Listens {
     pub(crate) fn watches(&self, uri: &str) -> bool {
         lock(&self.open)
             .iter()
-            .any(|(_, f, _)| f.uris.iter().any(|u| u == uri))
+            .any(|l| l.filter.uris.iter().any(|u| u == uri))
     }
 
     /// The notification `method` (params as JSON text, or none) for every open listen that
-    /// wants it, each tagged with its listen's id.
-    pub(crate) fn fan_out(&self, method: &str, params: Option<&str>) -> Vec<String> {
+    /// wants it, each tagged with its listen's id: by the listen's request tag.
+    pub(crate) fn fan_out(&self, method: &str, params: Option<&str>) -> Vec<(u64, String)> {
         let uri = params
             .and_then(raw::entries)
             .and_then(|e| raw::get(&e, "uri").and_then(raw::string));
         lock(&self.open)
             .iter()
-            .filter(|(_, _, acked)| *acked)
-            .filter(|(_, f, _)| match method {
-                "notifications/tools/list_changed" => f.tools,
-                "notifications/prompts/list_changed" => f.prompts,
-                "notifications/resources/list_changed" => f.resources,
+            .filter(|l| l.acked)
+            .filter(|l| match method {
+                "notifications/tools/list_changed" => l.filter.tools,
+                "notifications/prompts/list_changed" => l.filter.prompts,
+                "notifications/resources/list_changed" => l.filter.resources,
                 "notifications/resources/updated" => {
-                    uri.as_ref().is_some_and(|uri| f.uris.contains(uri))
+                    uri.as_ref().is_some_and(|uri| l.filter.uris.contains(uri))
                 }
                 _ => false,
             })
-            .map(|(id, _, _)| wire::notification(method, Some(&tagged(params, id))))
+            .map(|l| {
+                (
+                    l.tag,
+                    wire::notification(method, Some(&tagged(params, &l.id))),
+                )
+            })
             .collect()
     }
 }
@@ -172,7 +190,7 @@ mod tests {
             r#"{"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://1"]}}"#,
         );
         assert!(asked.tools && !asked.prompts && asked.uris == ["a://1"]);
-        let ack = listens.open("\"l1\"", asked);
+        let ack = listens.open(1, "\"l1\"", asked);
         assert_eq!(
             ack,
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"},"notifications":{"toolsListChanged":true,"resourceSubscriptions":["a://1"]}}}"#
@@ -182,22 +200,26 @@ mod tests {
                 .fan_out("notifications/tools/list_changed", None)
                 .is_empty()
         );
-        listens.acknowledged("\"l1\"");
-        listens.open("7", Filter::default());
+        listens.acknowledged(1);
+        listens.open(2, "7", Filter::default());
         assert_eq!(
             listens.fan_out("notifications/tools/list_changed", None),
-            [
+            [(
+                1,
                 r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"}}}"#
-            ]
+                    .to_owned()
+            )]
         );
         assert_eq!(
             listens.fan_out(
                 "notifications/resources/updated",
                 Some(r#"{"uri":"a://1"}"#)
             ),
-            [
+            [(
+                1,
                 r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l1"},"uri":"a://1"}}"#
-            ]
+                    .to_owned()
+            )]
         );
         assert!(
             listens
@@ -208,7 +230,7 @@ mod tests {
                 .is_empty()
         );
         assert!(listens.watches("a://1"));
-        assert_eq!(listens.close("\"l1\""), ["a://1"]);
+        assert_eq!(listens.close(1), ["a://1"]);
         assert!(!listens.watches("a://1"));
     }
 }

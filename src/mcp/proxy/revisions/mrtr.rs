@@ -647,26 +647,6 @@ impl Drop for Abandon<'_> {
     }
 }
 
-/// A progress notification (a whole line) under `token` (JSON text) instead of its own; as it
-/// is when it has none; `None` (not sent) when `token` is `None`: the client waits on no token
-/// (`// 2026-07-28 basic/patterns/progress`: progress only under a token the request gave).
-pub(crate) fn retoken(text: &str, token: Option<&str>) -> Option<String> {
-    let token = token?;
-    let Ok(message) = Message::parse(text.to_owned()) else {
-        return Some(text.to_owned());
-    };
-    let Some(params) = message.params() else {
-        return Some(text.to_owned());
-    };
-    let entries = raw::entries(params).unwrap_or_default();
-    let Some(old) = raw::get(&entries, "progressToken") else {
-        return Some(text.to_owned());
-    };
-    let mut splice = raw::Splice::new(message.text());
-    splice.replace(old, token.to_owned());
-    Some(splice.finish())
-}
-
 /// The client capability a server's question needs; `None` for a request that cannot be an
 /// input request (`// 2026-07-28 basic/patterns/mrtr`: `InputRequest` is sampling, roots or
 /// elicitation).
@@ -850,11 +830,11 @@ mod tests {
     fn progress_goes_under_the_latest_round_s_token() {
         let text = r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":4},"jsonrpc":"2.0"}"#;
         assert_eq!(
-            retoken(text, Some("\"r5\"")).unwrap(),
+            wire::retoken(text, Some("\"r5\"")).unwrap(),
             r#"{"method":"notifications/progress","params":{"progress":1,"progressToken":"r5"},"jsonrpc":"2.0"}"#
         );
         // A round without a token (or between rounds): nothing goes out.
-        assert_eq!(retoken(text, None), None);
+        assert_eq!(wire::retoken(text, None), None);
     }
 
     #[test]

@@ -679,6 +679,13 @@ impl Toolbox {
             });
             server.route_progress(token, sink)
         });
+        // A token in use by another request in flight is replaced by the route's own.
+        let renamed = route
+            .as_ref()
+            .and_then(|route| route.renamed())
+            .zip(params)
+            .map(|(own, params)| with_progress_token(params, own));
+        let params = renamed.as_deref().or(params);
         server
             .request_watched(
                 method,
@@ -816,4 +823,14 @@ fn observer(toolbox: &Weak<Toolbox>) -> crate::mcp::result::Observer {
 fn write<T>(lock: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     lock.write()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `params` (JSON text) with `token` (JSON text) as its `_meta.progressToken`.
+fn with_progress_token(params: &str, token: &str) -> String {
+    let Some(old) = crate::mcp::raw::get_path(params, &["_meta", "progressToken"]) else {
+        return params.to_owned();
+    };
+    let mut splice = crate::mcp::raw::Splice::new(params);
+    splice.replace(old, token.to_owned());
+    splice.finish()
 }

@@ -155,12 +155,12 @@ pub enum ServerEvent {
 pub struct Upstream {
     name: String,
     peer: Peer,
-    link: Link,
+    transport: Transport,
     initialize: Json,
 }
 
 /// What carries a server's messages.
-enum Link {
+enum Transport {
     /// A child process's stdin and stdout.
     Process(Process),
     /// Streamable HTTP, or the HTTP+SSE transport of 2024-11-05 (dropped, it stops its tasks).
@@ -226,10 +226,10 @@ impl Upstream {
     ) -> Result<Upstream, StartError> {
         let name = config.name.clone();
         let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
-        let (peer, link) = connect(&name, &config.launch, inbound_tx)?;
-        let exited = match &link {
-            Link::Process(process) => Some(process.exit_watch()),
-            Link::Http(_) => None,
+        let (peer, transport) = connect(&name, &config.launch, inbound_tx)?;
+        let exited = match &transport {
+            Transport::Process(process) => Some(process.exit_watch()),
+            Transport::Http(_) => None,
         };
         // A call whose server waits for the client's answer waits with it.
         peer.hold_while_asking();
@@ -238,7 +238,7 @@ impl Upstream {
         let server = Upstream {
             name,
             peer,
-            link,
+            transport,
             initialize: Json::Null,
         };
         server.handshake(capabilities, startup).await
@@ -277,7 +277,7 @@ impl Upstream {
             }
             Err(e) => {
                 let reason = self.not_started(e).await;
-                if let Link::Process(process) = &self.link {
+                if let Transport::Process(process) = &self.transport {
                     process.stop();
                 }
                 Err(reason)
@@ -290,12 +290,12 @@ impl Upstream {
     async fn not_started(&self, e: CallError) -> StartError {
         match e {
             CallError::Timeout { after, .. } => StartError::Timeout { after },
-            CallError::Closed { reason, .. } => match &self.link {
-                Link::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await {
+            CallError::Closed { reason, .. } => match &self.transport {
+                Transport::Process(process) => match process.exit_within(EXIT_STATUS_WAIT).await {
                     Some(exit) => StartError::Exited { exit },
                     None => StartError::ClosedStdout,
                 },
-                Link::Http(_) => StartError::Disconnected { reason },
+                Transport::Http(_) => StartError::Disconnected { reason },
             },
             source => StartError::Handshake { source },
         }
@@ -338,16 +338,16 @@ impl Upstream {
     /// over HTTP.
     #[must_use]
     pub fn pid(&self) -> Option<u32> {
-        match &self.link {
-            Link::Process(process) => process.pid(),
-            Link::Http(_) => None,
+        match &self.transport {
+            Transport::Process(process) => process.pid(),
+            Transport::Http(_) => None,
         }
     }
 
     /// Whether the server is reached over HTTP (the toolbox reconnects it when it goes).
     #[must_use]
     pub fn is_remote(&self) -> bool {
-        matches!(self.link, Link::Http(_))
+        matches!(self.transport, Transport::Http(_))
     }
 
     /// Why the connection closed, once it has.
@@ -414,7 +414,7 @@ impl Upstream {
             .await
         {
             Err(CallError::Closed { server, reason }) => {
-                let Link::Process(process) = &self.link else {
+                let Transport::Process(process) = &self.transport else {
                     return Err(CallError::Closed { server, reason });
                 };
                 // The exit status may trail the closed pipe by a moment.
@@ -448,9 +448,9 @@ impl Upstream {
     /// A server reached over HTTP is sent `DELETE` for its session (at most the grace).
     pub async fn shutdown(&self) {
         self.peer.close().await;
-        let process = match &self.link {
-            Link::Process(process) => process,
-            Link::Http(connection) => return connection.ended_within(EXIT_GRACE).await,
+        let process = match &self.transport {
+            Transport::Process(process) => process,
+            Transport::Http(connection) => return connection.ended_within(EXIT_GRACE).await,
         };
         if process.exit_within(EXIT_GRACE).await.is_none() {
             process.stop();
@@ -463,9 +463,11 @@ impl Upstream {
     /// `exited with status 7`, `killed by signal 9`, or `still running`; for a server over
     /// HTTP, `disconnected`.
     pub(crate) fn exit_status(&self) -> String {
-        match &self.link {
-            Link::Process(process) => process.exit().unwrap_or_else(|| "still running".to_owned()),
-            Link::Http(_) => "disconnected".to_owned(),
+        match &self.transport {
+            Transport::Process(process) => {
+                process.exit().unwrap_or_else(|| "still running".to_owned())
+            }
+            Transport::Http(_) => "disconnected".to_owned(),
         }
     }
 }
@@ -549,7 +551,7 @@ fn connect(
     name: &str,
     launch: &Launch,
     inbound_tx: mpsc::Sender<Message>,
-) -> Result<(Peer, Link), StartError> {
+) -> Result<(Peer, Transport), StartError> {
     Ok(match launch {
         Launch::Stdio {
             command,
@@ -558,7 +560,7 @@ fn connect(
             cwd,
         } => {
             let (peer, process) = spawn(name, command, args, env, cwd.as_deref(), inbound_tx)?;
-            (peer, Link::Process(process))
+            (peer, Transport::Process(process))
         }
         #[cfg(feature = "mcp-http")]
         Launch::Http { url, headers } | Launch::Sse { url, headers } => {
@@ -569,7 +571,7 @@ fn connect(
             };
             let sink = tokio_util::sync::PollSender::new(outgoing);
             let peer = Peer::start_with(name, frames, sink, inbound_tx, None);
-            (peer, Link::Http(connection))
+            (peer, Transport::Http(connection))
         }
         // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).
         #[cfg(not(feature = "mcp-http"))]

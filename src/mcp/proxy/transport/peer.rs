@@ -280,14 +280,14 @@ impl Calls {
     }
 
     /// Whether a question asked now could be another's than `owner`'s: another request is in
-    /// flight (or given up on), or another client's was answered within [`AFTER_REPLY`].
+    /// flight, or another client's was answered or given up on within its time. Its own
+    /// client's requests given up on (cancelled, timed out) do not hold it: what the peer
+    /// still says of them is no other client's business, and their questions are refused.
     fn others_than(&mut self, owner: Owner) -> bool {
         self.prune();
-        let live = self.live().any(|o| o.tag != owner.tag);
-        let answered = self.given_up.values().filter(|l| l.answered);
-        live || answered
-            .filter_map(|l| l.owner)
-            .any(|o| o.client != owner.client)
+        let mut in_flight = self.waiting.values().filter_map(|w| w.owner);
+        let mut lingering = self.given_up.values().filter_map(|l| l.owner);
+        in_flight.any(|o| o.tag != owner.tag) || lingering.any(|o| o.client != owner.client)
     }
 }
 
@@ -509,18 +509,33 @@ impl Peer {
     /// Sends the progress notifications of `token` (its JSON text, as the request's
     /// `_meta.progressToken` has it) to `sink` as they are read, until the returned guard is
     /// dropped. Read in order with responses, a request's last progress reaches its sink
-    /// before the response reaches the caller.
+    /// before the response reaches the caller. A token another request in flight to the peer
+    /// already gave (two clients of the stateless HTTP front may both say `1`) is not shared:
+    /// the request is to carry a token of the proxy's own instead
+    /// ([`ProgressRoute::renamed`]), whose progress reaches `sink` under `token` again.
     pub(crate) fn route_progress(&self, token: String, sink: ProgressSink) -> ProgressRoute {
-        let token = token_key(&token);
-        // Two calls with one token (which a client should not do) share the route until the
-        // last of them ends.
-        lock(&self.routes)
-            .entry(token.clone())
-            .and_modify(|(_, holders)| *holders += 1)
-            .or_insert((sink, 1));
+        let key = token_key(&token);
+        let mut routes = lock(&self.routes);
+        if !routes.contains_key(&key) {
+            routes.insert(key.clone(), (sink, 1));
+            return ProgressRoute {
+                routes: self.routes.clone(),
+                token: key,
+                renamed: None,
+            };
+        }
+        let own = format!("\"toon-progress-{}\"", next_unique());
+        let sink: ProgressSink = Arc::new(move |text: &str| {
+            if let Some(text) = wire::retoken(text, Some(&token)) {
+                sink(&text);
+            }
+        });
+        let own_key = token_key(&own);
+        routes.insert(own_key.clone(), (sink, 1));
         ProgressRoute {
             routes: self.routes.clone(),
-            token,
+            token: own_key,
+            renamed: Some(own),
         }
     }
 
@@ -783,6 +798,16 @@ fn routed(routes: &ProgressRoutes, message: &Message) -> bool {
 pub struct ProgressRoute {
     routes: ProgressRoutes,
     token: String,
+    renamed: Option<String>,
+}
+
+impl ProgressRoute {
+    /// The token (JSON text) the request is to carry instead of its own, when its own was in
+    /// use by another request in flight.
+    #[must_use]
+    pub fn renamed(&self) -> Option<&str> {
+        self.renamed.as_deref()
+    }
 }
 
 impl Drop for ProgressRoute {
@@ -1026,7 +1051,8 @@ impl Drop for WaitGuard<'_> {
     }
 }
 
-fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
+/// A peer's response as the result it is, or the error it says.
+pub(crate) fn outcome(server: &str, message: Message) -> Result<Message, CallError> {
     if message.result().is_some() {
         return Ok(message);
     }
@@ -1058,6 +1084,38 @@ mod tests {
         let (stx, srx) = mpsc::channel(INBOUND_QUEUE);
         let other = Peer::start("c", sr, sw, stx, None);
         (peer, other, srx)
+    }
+
+    #[tokio::test]
+    async fn a_token_another_request_gave_is_not_shared_and_its_progress_comes_back_as_given() {
+        let (peer, _other, _srx) = pair();
+        type Heard = Arc<Mutex<Vec<String>>>;
+        let heard = |into: &Heard| -> ProgressSink {
+            let into = into.clone();
+            Arc::new(move |text: &str| lock(&into).push(text.to_owned()))
+        };
+        let (a, b) = (Heard::default(), Heard::default());
+        let first = peer.route_progress("1".to_owned(), heard(&a));
+        let second = peer.route_progress("1".to_owned(), heard(&b));
+        assert_eq!(first.renamed(), None);
+        let own = second.renamed().expect("renamed").to_owned();
+        let progress = |token: &str| {
+            Message::parse(format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},"progress":1}}}}"#
+            ))
+            .unwrap()
+        };
+        assert!(routed(&peer.routes, &progress("1")));
+        assert!(routed(&peer.routes, &progress(&own)));
+        assert_eq!(lock(&a).len(), 1);
+        assert_eq!(
+            *lock(&b),
+            [
+                r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#
+            ]
+        );
+        drop((first, second));
+        assert!(!routed(&peer.routes, &progress("1")));
     }
 
     #[tokio::test]

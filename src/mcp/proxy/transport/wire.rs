@@ -544,6 +544,26 @@ pub(crate) fn token_key(token: &str) -> String {
     format!("r{token}")
 }
 
+/// A progress notification (a whole line) under `token` (JSON text) instead of its own; as it
+/// is when it has none; `None` (not sent) when `token` is `None`: the client waits on no token
+/// (`// 2026-07-28 basic/patterns/progress`: progress only under a token the request gave).
+pub(crate) fn retoken(text: &str, token: Option<&str>) -> Option<String> {
+    let token = token?;
+    let Ok(message) = Message::parse(text.to_owned()) else {
+        return Some(text.to_owned());
+    };
+    let Some(params) = message.params() else {
+        return Some(text.to_owned());
+    };
+    let entries = crate::mcp::raw::entries(params).unwrap_or_default();
+    let Some(old) = crate::mcp::raw::get(&entries, "progressToken") else {
+        return Some(text.to_owned());
+    };
+    let mut splice = crate::mcp::raw::Splice::new(message.text());
+    splice.replace(old, token.to_owned());
+    Some(splice.finish())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

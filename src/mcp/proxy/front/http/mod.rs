@@ -4,7 +4,8 @@
 //!
 //! **Sessions.** An `initialize` POST without `Mcp-Session-Id` opens a session and its
 //! response carries the new id (128 random bits, hex). Each session has its own
-//! [`Toolbox`] and its own front ([`serve`](crate::mcp::proxy::front::serve::serve())), exactly as one stdio client has:
+//! [`Toolbox`] and its own dispatch core (`front::serve`'s `Front`), exactly as one stdio
+//! client has:
 //! its own server processes, started with *this* client's capabilities (a server such as
 //! server-everything decides which tools exist from them), its own requests, cancellations,
 //! progress, sampling/elicitation/roots questions, resource subscriptions, log level and
@@ -18,7 +19,8 @@
 //! **Messages.** POST carries one JSON-RPC message. A notification or response is answered
 //! 202. A request is answered `application/json` when its response is the first thing for
 //! it, or `text/event-stream` when something comes first (progress, a server's request to
-//! the client while no GET stream is open), the response then ending the stream. GET opens
+//! the client made within it, anything else while no GET stream is open), the response then
+//! ending the stream. GET opens
 //! the session's stream for server messages (one at a time: 409). Messages are forwarded as
 //! the text they came as; resumability (event ids, `Last-Event-ID`) is not offered. What a
 //! session keeps for its client is bounded in bytes, and a client that reads slowly never
@@ -37,11 +39,11 @@
 //!
 //! **Why hyper, not rmcp's `StreamableHttpService`**: rmcp's service needs typed handlers
 //! (`ServerHandler`) and re-serialises every message through its model, which drops fields it
-//! does not know and loses digits; here a body is bytes handed to [`wire`] and an
-//! SSE event is the line the front wrote.
+//! does not know and loses digits; here a body is bytes handed to [`wire`], parsed once, and
+//! an SSE event is the text the core sent.
 //!
 //! **2026-07-28.** A POST without a session whose `MCP-Protocol-Version` is 2026-07-28 or
-//! whose body carries that revision's `_meta` envelope is served statelessly by one front
+//! whose body carries that revision's `_meta` envelope is served statelessly by one core
 //! all such clients share (`stateless.rs`): `// 2026-07-28 basic/transports/streamable-http`,
 //! "Removal of protocol-level sessions". GET and DELETE with that revision's header and no
 //! session: 405. A session's own requests stay of the revision its `initialize` chose (a
@@ -51,7 +53,8 @@ mod connections;
 mod drain;
 mod observe;
 mod outbox;
-mod pipe;
+mod questions;
+
 mod session;
 mod stateless;
 mod stream;
@@ -716,14 +719,13 @@ impl HttpFront {
                 );
             }
             // § Sending Messages to the Server: "202 Accepted with no body".
-            return match session.send(message.text()).await {
+            return match session.send(message).await {
                 Ok(()) => status(StatusCode::ACCEPTED, ""),
                 Err(e) => rpc_status(StatusCode::NOT_FOUND, -32001, &e.to_string()),
             };
         };
         let id = id.to_owned();
-        let progress = message.progress_token();
-        let Some(mut answers) = session.expect(&id, progress.as_deref()) else {
+        let Some(mut answers) = session.expect(&id) else {
             let why = format!("request id {id} is already in use by a request in progress");
             let text = wire::error(&id, code::INVALID_REQUEST, &why, None);
             return stream::json(StatusCode::OK, text);
@@ -735,7 +737,7 @@ impl HttpFront {
             let (session, id) = (session.clone(), id.clone());
             Forget::new(move || session.forget(&id))
         };
-        if let Err(e) = session.send(message.text()).await {
+        if let Err(e) = session.send(message).await {
             if self.drain.closed() {
                 // Not sent: safe to send again, elsewhere.
                 return closing(StatusCode::SERVICE_UNAVAILABLE, "the proxy is stopping");
@@ -798,7 +800,7 @@ impl HttpFront {
         if let Some(refused) = front.params_refused(headers, message).await {
             return *refused;
         }
-        front.exchange(message, checked.logs).await
+        front.exchange(message.clone(), checked.logs).await
     }
 
     /// A new session, when a slot is free within [`HttpOptions::session_wait`].

@@ -1,27 +1,31 @@
 //! One HTTP session: its own [`Toolbox`] (its own server processes, started with this
-//! client's capabilities) and its own stdio [`serve`] front, over an in-memory pipe. What the
-//! front writes is routed to the HTTP responses waiting for it, without waiting for any
-//! client: each open stream has an [`Outbox`] the router fills and the stream's body empties,
-//! and everything held for the client counts against [`SESSION_BYTES`].
+//! client's capabilities) and its own dispatch core ([`Front`]), which it hands each message
+//! its POSTs carry. What the core sends comes through the session's link, which routes it by
+//! what it says it is (the request it belongs to, what it carries) to the HTTP responses
+//! waiting for it, without waiting for any client: each open stream has an [`Outbox`] the
+//! link fills and the stream's body empties, and everything held for the client counts
+//! against [`SESSION_BYTES`].
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::outbox::{Inbox, Outbox};
-use super::pipe::FrontPipe;
 use super::short;
 use super::stream::Out;
 
-use crate::mcp::proxy::front::serve::Mode;
+use super::questions::Questions;
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::front::link::{Carries, Link, LinkId, Outgoing};
+use crate::mcp::proxy::front::serve::{Front, Mode};
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::wire::token_key;
-use crate::mcp::proxy::transport::wire::{Kind, Message};
+use crate::mcp::proxy::transport::wire::{self, Message, token_key};
 
 /// Bytes of server messages a session holds for its client at most, besides one message
 /// and each waiting POST's own response: kept while no stream is open for them (the
@@ -35,8 +39,6 @@ struct SessionPost {
     to: Arc<Outbox>,
     /// The request's id (JSON text), for an answer the proxy makes itself (`drain.rs`).
     id: String,
-    /// The `progressToken` of the request (as [`token_key`]), if it gave one.
-    progress: Option<String>,
     /// When it was sent: server requests with nowhere else to go ride on the newest.
     since: Instant,
 }
@@ -59,15 +61,26 @@ struct Outlets {
 pub(super) struct Session {
     pub(super) id: String,
     toolbox: Arc<Toolbox>,
-    /// Its front.
-    pipe: FrontPipe,
-    outlets: Mutex<Outlets>,
-    /// Bytes of server messages held for the client (the backlog and what streams queue).
-    held: Arc<AtomicUsize>,
+    /// Its dispatch core.
+    front: Arc<Front>,
+    /// Where the core's messages for the client go.
+    link: Arc<SessionLink>,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
     /// The session's place among `--http-max-sessions`, given back when it is dropped.
     _slot: OwnedSemaphorePermit,
+}
+
+/// The session's link: the streams its client has open, and what is kept for the next.
+struct SessionLink {
+    id: LinkId,
+    /// The session's id, for the log.
+    session: String,
+    outlets: Mutex<Outlets>,
+    /// Bytes of server messages held for the client (the backlog and what streams queue).
+    held: Arc<AtomicUsize>,
+    /// The proxy's requests to the client, answered in its POSTs.
+    questions: Questions,
 }
 
 /// Why a message could not be handed to the session's front.
@@ -87,25 +100,23 @@ impl Session {
         mode: Mode,
         slot: OwnedSemaphorePermit,
     ) -> Arc<Session> {
-        let (pipe, ends) = FrontPipe::new();
-        let session = Arc::new(Session {
-            id,
-            toolbox: toolbox.clone(),
-            pipe,
+        let link = Arc::new(SessionLink {
+            id: LinkId::new(),
+            session: id.clone(),
             outlets: Mutex::default(),
             held: Arc::default(),
+            questions: Questions::default(),
+        });
+        let home: Arc<dyn Link> = link.clone();
+        Arc::new(Session {
+            id,
+            front: Front::start(toolbox.clone(), mode, Some(home)),
+            toolbox,
+            link,
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
             _slot: slot,
-        });
-        session.pipe.run(
-            ends,
-            (toolbox, mode, false),
-            Arc::downgrade(&session),
-            |session: Arc<Session>, text| async move { session.route(text) },
-            |_| {},
-        );
-        session
+        })
     }
 
     /// Marks the session as used now (for the idle timeout).
@@ -117,27 +128,91 @@ impl Session {
     /// progress, no GET stream open.
     pub(super) fn idle_for(&self, idle: std::time::Duration) -> bool {
         let busy = {
-            let outlets = lock(&self.outlets);
+            let outlets = lock(&self.link.outlets);
             !outlets.pending.is_empty() || outlets.standalone.as_ref().is_some_and(|s| s.is_open())
         };
         !busy && lock(&self.last_used).elapsed() >= idle
     }
 
-    /// Hands one message (a JSON object, any newlines in it already whitespace) to the
-    /// front.
-    pub(super) async fn send(&self, line: &str) -> Result<(), Closed> {
-        self.touch();
-        if self.pipe.send(line).await {
-            Ok(())
-        } else {
-            Err(Closed::Ended)
+    /// Hands one message to the session's core.
+    pub(super) async fn send(&self, message: Message) -> Result<(), Closed> {
+        if self.closed.load(Ordering::SeqCst) {
+            return Err(Closed::Ended);
         }
+        self.touch();
+        let link: Arc<dyn Link> = self.link.clone();
+        self.front.receive(message, &link).await;
+        Ok(())
     }
 
     /// Registers a request's POST, before the request goes to the front: its response, and
     /// what the servers send meanwhile, come on the returned stream. `None` when a request
     /// with that id is already waiting (JSON-RPC ids are unique per session).
-    pub(super) fn expect(&self, id: &str, progress: Option<&str>) -> Option<Inbox> {
+    pub(super) fn expect(&self, id: &str) -> Option<Inbox> {
+        self.link.expect(id)
+    }
+
+    /// Forgets a request's POST (its client went away before the response came): what its
+    /// stream had not written waits for the next stream.
+    pub(super) fn forget(&self, id: &str) {
+        let mut outlets = lock(&self.link.outlets);
+        if let Some(pending) = outlets.pending.remove(&token_key(id)) {
+            outlets.reclaim(pending.to.cut());
+        }
+    }
+
+    /// Opens the GET stream; `None` when one is open already (the caller answers 409). It
+    /// gets everything kept for the client, in order, before anything newer.
+    pub(super) fn listen(&self) -> Option<Inbox> {
+        let inbox = self.link.listen()?;
+        self.touch();
+        Some(inbox)
+    }
+
+    /// At shutdown, once the drain has given up: each request still waiting is answered that
+    /// the proxy stopped while it was in progress (`drain.rs`), its response's place taken.
+    pub(super) fn cut_in_flight(&self) {
+        let mut outlets = lock(&self.link.outlets);
+        for (_, pending) in outlets.pending.drain() {
+            let text = super::drain::cut_off(&pending.id, false);
+            let _ = pending.to.push(Out { text, last: true });
+            pending.to.close();
+        }
+    }
+
+    /// Ends the session: its core stops, open responses end, the servers are shut down
+    /// cleanly (each given its time to exit, then stopped). Idempotent.
+    pub(super) async fn close(&self) {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        self.front.stop();
+        self.link.questions.clear();
+        let dropped = {
+            let mut outlets = lock(&self.link.outlets);
+            for (_, pending) in outlets.pending.drain() {
+                pending.to.close();
+            }
+            if let Some(get) = outlets.standalone.take() {
+                get.close();
+            }
+            outlets.dropped
+        };
+        if dropped > 0 {
+            tracing::warn!(
+                target: PROXY,
+                session = short(&self.id),
+                "toon: http: session {}: {dropped} messages for its client were dropped",
+                short(&self.id)
+            );
+        }
+        self.toolbox.shutdown().await;
+    }
+}
+
+impl SessionLink {
+    /// See [`Session::expect`].
+    fn expect(&self, id: &str) -> Option<Inbox> {
         let key = token_key(id);
         let mut outlets = lock(&self.outlets);
         if outlets.pending.contains_key(&key) {
@@ -153,25 +228,14 @@ impl Session {
             SessionPost {
                 to,
                 id: id.to_owned(),
-                progress: progress.map(token_key),
                 since: Instant::now(),
             },
         );
         Some(from)
     }
 
-    /// Forgets a request's POST (its client went away before the response came): what its
-    /// stream had not written waits for the next stream.
-    pub(super) fn forget(&self, id: &str) {
-        let mut outlets = lock(&self.outlets);
-        if let Some(pending) = outlets.pending.remove(&token_key(id)) {
-            outlets.reclaim(pending.to.cut());
-        }
-    }
-
-    /// Opens the GET stream; `None` when one is open already (the caller answers 409). It
-    /// gets everything kept for the client, in order, before anything newer.
-    pub(super) fn listen(&self) -> Option<Inbox> {
+    /// See [`Session::listen`].
+    fn listen(&self) -> Option<Inbox> {
         let mut outlets = lock(&self.outlets);
         if outlets.standalone().is_some() {
             return None;
@@ -179,7 +243,6 @@ impl Session {
         let (to, from) = Outbox::new(self.held.clone());
         self.hand_over(&mut outlets.backlog, &to);
         outlets.standalone = Some(to);
-        self.touch();
         Some(from)
     }
 
@@ -192,59 +255,68 @@ impl Session {
         }
     }
 
-    /// Where one line the front wrote goes: a response to the POST of its request; progress
-    /// to the stream of the request that asked for it; anything else (a server's request,
-    /// log message, list_changed…) to the GET stream, else to the newest request's stream,
-    /// else into the backlog until a stream opens (2025-11-25 transports: "The server MAY
-    /// send JSON-RPC requests and notifications" on either stream; each message on one).
-    /// Never waits: a client that reads slowly costs room (`SESSION_BYTES`), not time.
-    fn route(&self, text: String) {
-        let Ok(message) = Message::parse(text.clone()) else {
-            return;
-        };
+    /// Where one message of the core's goes, by what it says it is: a response to the POST of
+    /// its request; progress, and a server's question, to the stream of the request it
+    /// belongs to while that is open; anything else (a log message, list_changed…) to the GET
+    /// stream, else to the newest request's stream, else into the backlog until a stream
+    /// opens (2025-11-25 transports: "The server MAY send JSON-RPC requests and
+    /// notifications" on either stream; each message on one). Never waits: a client that
+    /// reads slowly costs room (`SESSION_BYTES`), not time. Whether it was taken.
+    fn route(&self, out: Outgoing) -> bool {
         let mut outlets = lock(&self.outlets);
-        match message.kind() {
-            Kind::Response { id } => {
-                if let Some(waiting) = outlets.pending.remove(&token_key(id)) {
-                    let _ = waiting.to.push(Out { text, last: true });
-                }
-                return;
+        let on_request = out.request.as_deref().map(token_key).and_then(|key| {
+            let to = outlets.pending.get(&key).map(|p| p.to.clone());
+            Some((key, to?))
+        });
+        match (out.carries, on_request) {
+            (Carries::Reply, Some((key, to))) => {
+                outlets.pending.remove(&key);
+                to.push(Out {
+                    text: out.text,
+                    last: true,
+                })
+                .is_ok()
             }
-            Kind::Notification {
-                method: "notifications/progress",
-            } => {
-                let token = message.progress_token().map(|t| token_key(&t));
-                let to = token.and_then(|token| {
-                    outlets
-                        .pending
-                        .values()
-                        .find(|p| p.progress.as_deref() == Some(token.as_str()))
-                        .map(|p| p.to.clone())
-                });
-                // Advisory, like the stdio front's: dropped when the client reads slowly.
-                if let Some(to) = to {
-                    if self.over(text.len()) || to.push(Out { text, last: false }).is_err() {
-                        self.dropped(&mut outlets, 1);
-                    }
-                    return;
+            // Its POST went away: the answer with it.
+            (Carries::Reply, None) => false,
+            // Advisory, like the stdio front's: dropped when the client reads slowly.
+            (Carries::Progress, Some((_, to))) if to.is_open() => {
+                let taken = !self.over(out.text.len())
+                    && to
+                        .push(Out {
+                            text: out.text,
+                            last: false,
+                        })
+                        .is_ok();
+                if !taken {
+                    self.dropped(&mut outlets, 1);
+                }
+                taken
+            }
+            (Carries::Question, Some((_, to))) if to.is_open() => {
+                match to.push(Out {
+                    text: out.text,
+                    last: false,
+                }) {
+                    Ok(()) => true,
+                    Err(out) => self.deliver(&mut outlets, out.text),
                 }
             }
-            _ => {}
+            _ => self.deliver(&mut outlets, out.text),
         }
-        self.deliver(&mut outlets, text);
     }
 
     /// A server message for whichever stream is open (see [`route`](Self::route)), within
-    /// the session's room.
-    fn deliver(&self, outlets: &mut Outlets, text: String) {
+    /// the session's room; whether it was kept.
+    fn deliver(&self, outlets: &mut Outlets, text: String) -> bool {
         if self.over(text.len()) {
             // The GET stream is behind: cut, what it had not read becomes the oldest kept.
             if let Some(get) = outlets.standalone.take_if(|s| s.queued() > 0) {
                 tracing::warn!(
                     target: PROXY,
-                    session = short(&self.id),
+                    session = short(&self.session),
                     "toon: http: session {}: its GET stream fell {} bytes behind, closed",
-                    short(&self.id),
+                    short(&self.session),
                     get.queued()
                 );
                 outlets.reclaim(get.cut());
@@ -258,7 +330,8 @@ impl Session {
                 dropped += 1;
             }
             if self.over(text.len()) {
-                return self.dropped(outlets, dropped + 1);
+                self.dropped(outlets, dropped + 1);
+                return false;
             }
             self.dropped(outlets, dropped);
         }
@@ -278,6 +351,7 @@ impl Session {
             self.held.fetch_add(text.len(), Ordering::Relaxed);
             outlets.backlog.push_back(text);
         }
+        true
     }
 
     /// Whether a message of `len` bytes would take the session past its room (one message
@@ -292,53 +366,56 @@ impl Session {
         if n > 0 && outlets.dropped == 0 {
             tracing::warn!(
                 target: PROXY,
-                session = short(&self.id),
+                session = short(&self.session),
                 "toon: http: session {}: its client reads too slowly, messages for it dropped \
                  past {SESSION_BYTES} bytes",
-                short(&self.id)
+                short(&self.session)
             );
         }
         outlets.dropped += n;
     }
+}
 
-    /// At shutdown, once the drain has given up: each request still waiting is answered that
-    /// the proxy stopped while it was in progress (`drain.rs`), its response's place taken.
-    pub(super) fn cut_in_flight(&self) {
-        let mut outlets = lock(&self.outlets);
-        for (_, pending) in outlets.pending.drain() {
-            let text = super::drain::cut_off(&pending.id, false);
-            let _ = pending.to.push(Out { text, last: true });
-            pending.to.close();
-        }
+impl Link for SessionLink {
+    fn id(&self) -> LinkId {
+        self.id
     }
 
-    /// Ends the session: the front's input closes, open responses end, the servers are shut
-    /// down cleanly (each given its time to exit, then stopped). Idempotent.
-    pub(super) async fn close(&self) {
-        if self.closed.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        self.pipe.close_input().await;
-        let dropped = {
-            let mut outlets = lock(&self.outlets);
-            for (_, pending) in outlets.pending.drain() {
-                pending.to.close();
+    fn send(&self, out: Outgoing) -> BoxFuture<'_, ()> {
+        self.route(out);
+        Box::pin(std::future::ready(()))
+    }
+
+    fn offer(&self, out: Outgoing) -> bool {
+        self.route(out)
+    }
+
+    fn ask<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<&'a str>,
+        within: Option<&'a str>,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Result<Message, CallError>> {
+        Box::pin(async move {
+            let (text, id, answer) = self.questions.open(method, params);
+            self.route(Outgoing::of(Carries::Question, within, text));
+            let answer = self
+                .questions
+                .wait("client", method, &id, answer, timeout)
+                .await;
+            if let Err(CallError::Timeout { .. }) = &answer {
+                // The client is told it need not answer any more.
+                let params = format!(r#"{{"requestId":{id},"reason":"timed out"}}"#);
+                let cancelled = wire::notification("notifications/cancelled", Some(&params));
+                self.route(Outgoing::of(Carries::Question, within, cancelled));
             }
-            if let Some(get) = outlets.standalone.take() {
-                get.close();
-            }
-            outlets.dropped
-        };
-        if dropped > 0 {
-            tracing::warn!(
-                target: PROXY,
-                session = short(&self.id),
-                "toon: http: session {}: {dropped} messages for its client were dropped",
-                short(&self.id)
-            );
-        }
-        self.toolbox.shutdown().await;
-        self.pipe.abort();
+            answer
+        })
+    }
+
+    fn answered(&self, message: Message) {
+        self.questions.answered(message);
     }
 }
 

@@ -4,32 +4,30 @@
 //! relate to it and then the response); `subscriptions/listen` is a POST whose SSE response
 //! stays open; closing a response stream cancels its request.
 //!
-//! **One shared front.** Every 2026-07-28 POST without a session goes to one [`Stateless`]
-//! front: a [`Toolbox`] and a [`serve`] front over an in-memory pipe, as a session has,
-//! started at the first such request. Its servers start with that request's
-//! `clientCapabilities`, as the stdio front's do at its first 2026-07-28 request (a legacy
-//! server fixes what it offers at its `initialize`). Several clients share it, so each POST's
-//! JSON-RPC id (and `progressToken`) becomes a unique internal one on the way in and its own
-//! again on the way out: two clients may both send id 1. The multi round-trip requests need
-//! nothing per client beyond `requestState`, which each retry carries. The shared front
-//! closes after [`HttpOptions::idle_timeout`](super::HttpOptions::idle_timeout) without a
-//! request, and at shutdown.
+//! **One shared core.** Every 2026-07-28 POST without a session goes to one [`Stateless`]:
+//! a [`Toolbox`] and a dispatch core ([`Front`]), as a session has, started at the first such
+//! request. Its servers start with that request's `clientCapabilities`, as the stdio front's
+//! do at its first 2026-07-28 request (a legacy server fixes what it offers at its
+//! `initialize`). Several clients share it: each POST is its request's own link
+//! ([`PostLink`]), so two clients may both send id 1 and the core tells them apart by link.
+//! The multi round-trip requests need nothing per client beyond `requestState`, which each
+//! retry carries. The shared core closes after
+//! [`HttpOptions::idle_timeout`](super::HttpOptions::idle_timeout) without a request, and at
+//! shutdown.
 //!
-//! **Routing what the front writes.** A response goes to the POST of its (internal) id;
-//! `notifications/progress` to the POST whose request gave its token; a notification whose
-//! `_meta["io.modelcontextprotocol/subscriptionId"]` names a listen to that listen's stream;
-//! a log message (`notifications/message`) to the request it came for (the front names it,
-//! see `serve_with`), if that request opted in with a `logLevel`. Nothing else has a client
-//! to go to: dropped. A server's question reaches only the request it was asked within (see
-//! the module `mrtr`): the clients share the servers and what the servers keep, never one
-//! another's questions, answers, log messages or progress. The router never waits for a
-//! client, so that one that does not read holds up no one else: each POST's queue (an
-//! [`Outbox`]) takes [`STREAM_QUEUE`] notifications of [`STREAM_BYTES`] in all (one always),
-//! and its last message whatever their size; past that, progress and log messages are dropped
-//! (counted, in the log) and a listen is ended with an error and cancelled.
+//! **What the core sends** comes to the POST of the request it belongs to, by construction:
+//! its response, its progress (under the token it gave: a token another request in flight
+//! gave too is replaced on the server's leg), its log messages if it opted in with a
+//! `logLevel`, a listen's acknowledgement and notifications. Nothing else has a client to go
+//! to: dropped. A server's question reaches only the request it was asked within (see the
+//! module `mrtr`): the clients share the servers and what the servers keep, never one
+//! another's questions, answers, log messages or progress. Nothing waits for a client, so
+//! that one that does not read holds up no one else: each POST's queue (an [`Outbox`]) takes
+//! [`STREAM_QUEUE`] notifications of [`STREAM_BYTES`] in all (one always), and its last
+//! message whatever their size; past that, progress and log messages are dropped (counted, in
+//! the log) and a listen is ended with an error and cancelled.
 //! A POST that gets nothing within [`answer_within`] is answered with an error and its
-//! request cancelled; the front reads lines a little longer than the HTTP body limit, for
-//! the internal ids.
+//! request cancelled.
 //!
 //! **Checks** (§ Request Metadata, § Server Validation), in the order of the Python SDK's
 //! server: the `_meta` envelope (`-32602`), then the `MCP-Protocol-Version`, `Mcp-Method`
@@ -42,23 +40,24 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use hyper::header::HeaderMap;
 use hyper::{Response, StatusCode};
 
 use super::outbox::{Inbox, Outbox};
-use super::pipe::FrontPipe;
 use super::stream::Out;
 use super::{Body, Forget, PROTOCOL_VERSION_HEADER, stream};
-use crate::mcp::proxy::front::serve::{Mode, RELATED_KEY};
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::front::link::{Carries, Link, LinkId, Outgoing};
+use crate::mcp::proxy::front::serve::{Front, Mode};
 use crate::mcp::proxy::log::PROXY;
-use crate::mcp::proxy::revisions::era::{self, Envelope, SUBSCRIPTION_ID_KEY};
+use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
-use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
 
@@ -82,91 +81,193 @@ const STREAM_BYTES: usize = 4 << 20;
 /// error of the implementation's own).
 const CUT_OFF: i64 = -32000;
 
-/// A POST waiting for its request's response (and, for a listen, its notifications).
-struct StatelessPost {
-    /// Closed when the `StatelessPost` goes: its reader gets what is queued, then the end.
+/// A POST waiting for its request's response (and, for a listen, its notifications): the
+/// request's link, so that what the core sends for the request comes here by construction.
+struct PostLink {
+    id: LinkId,
+    /// Closed when the request is answered or cut off: its reader gets what is queued, then
+    /// the end.
     to: Arc<Outbox>,
     /// The client's id of the request (JSON text).
-    id: String,
-    /// The client's `progressToken` (JSON text), if it gave one; the front knows it by the
-    /// request's internal id.
-    progress: Option<String>,
+    request: String,
     /// Whether the request opted in to log messages (`_meta` `logLevel`).
     logs: bool,
     /// Whether it is a `subscriptions/listen`, open until it is cut off or cancelled.
     listen: bool,
+    /// Whether its last message was queued (its answer, or a listen's cut-off).
+    ended: AtomicBool,
     /// Progress and log messages dropped for want of room.
-    dropped: u64,
+    dropped: AtomicU64,
+    /// The core, to cancel a listen whose client does not read it.
+    front: Weak<Front>,
 }
 
-impl StatelessPost {
-    fn new(id: String, progress: Option<String>, logs: bool) -> (StatelessPost, Inbox) {
+impl PostLink {
+    fn new(request: &str, logs: bool, listen: bool, front: &Arc<Front>) -> (Arc<PostLink>, Inbox) {
         let (to, from) = Outbox::new(Arc::default());
-        let pending = StatelessPost {
+        let link = PostLink {
+            id: LinkId::new(),
             to,
-            id,
-            progress,
+            request: request.to_owned(),
             logs,
-            listen: false,
-            dropped: 0,
+            listen,
+            ended: AtomicBool::new(false),
+            dropped: AtomicU64::new(0),
+            front: Arc::downgrade(front),
         };
-        (pending, from)
+        (Arc::new(link), from)
+    }
+
+    /// Queues its last message, once.
+    fn end_with(&self, text: String) {
+        if !self.ended.swap(true, Ordering::SeqCst) {
+            let _ = self.to.push(Out { text, last: true });
+        }
+    }
+
+    /// Ends a listen whose client does not read what comes for it, rather than drop its
+    /// updates unseen: an error in the place kept for it, and the listen cancelled in the
+    /// core (its servers unsubscribed). The client may listen again.
+    fn cut_off(&self) {
+        let why = format!(
+            "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
+             notifications or {STREAM_BYTES} bytes were waiting); listen again"
+        );
+        self.end_with(wire::error(&self.request, CUT_OFF, &why, None));
+        tracing::warn!(
+            target: PROXY,
+            "toon: http: a 2026-07-28 listen ended: its client did not read its stream"
+        );
+        if let Some(front) = self.front.upgrade() {
+            front.cancel(self.id, &self.request);
+        }
     }
 }
 
-impl Drop for StatelessPost {
+impl Drop for PostLink {
     fn drop(&mut self) {
         self.to.close();
-        if self.dropped > 0 {
+        let dropped = *self.dropped.get_mut();
+        if dropped > 0 {
             tracing::warn!(
                 target: PROXY,
-                "toon: http: a 2026-07-28 request's client read too slowly: {} progress or log \
-                 messages for it were dropped",
-                self.dropped
+                "toon: http: a 2026-07-28 request's client read too slowly: {dropped} progress \
+                 or log messages for it were dropped"
             );
         }
     }
 }
 
-/// The front every 2026-07-28 client without a session shares.
+impl Link for PostLink {
+    fn id(&self) -> LinkId {
+        self.id
+    }
+
+    fn send(&self, out: Outgoing) -> BoxFuture<'_, ()> {
+        match out.carries {
+            Carries::Reply => self.end_with(out.text),
+            // A listen's acknowledgement: its first message, which always fits.
+            _ => {
+                let _ = self.to.push(Out {
+                    text: out.text,
+                    last: false,
+                });
+            }
+        }
+        Box::pin(std::future::ready(()))
+    }
+
+    /// Progress and the request's log messages are advisory, as on the stdio front: dropped
+    /// (and counted) when its client reads too slowly; a listen's update that finds no room
+    /// ends the listen instead.
+    fn offer(&self, out: Outgoing) -> bool {
+        match out.carries {
+            Carries::Reply => {
+                self.end_with(out.text);
+                true
+            }
+            Carries::Log if !self.logs => false,
+            Carries::Update => {
+                let taken = offer(&self.to, out.text);
+                if !taken && self.listen {
+                    self.cut_off();
+                }
+                taken
+            }
+            Carries::Progress | Carries::Log => {
+                let taken = offer(&self.to, out.text);
+                if !taken && self.to.is_open() {
+                    self.dropped.fetch_add(1, Ordering::Relaxed);
+                }
+                taken
+            }
+            // Nothing of a connection's reaches a stateless request.
+            Carries::Question | Carries::Notice => false,
+        }
+    }
+
+    fn ask<'a>(
+        &'a self,
+        method: &'a str,
+        _params: Option<&'a str>,
+        _within: Option<&'a str>,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Result<Message, CallError>> {
+        // A 2026-07-28 client is asked within its request's result (`mrtr.rs`), never so.
+        let why = format!("a 2026-07-28 request's client cannot be asked {method} on its POST");
+        Box::pin(std::future::ready(Err(CallError::internal("client", why))))
+    }
+
+    // A stateless POST carries no response of the client's.
+    fn answered(&self, _message: Message) {}
+}
+
+/// The core every 2026-07-28 client without a session shares.
 pub(super) struct Stateless {
     toolbox: Arc<Toolbox>,
     mode: Mode,
-    /// The front.
-    pipe: FrontPipe,
-    /// By internal id (as [`token_key`]).
-    pending: Mutex<HashMap<String, StatelessPost>>,
-    next: AtomicU64,
+    front: Arc<Front>,
+    /// The POSTs waiting for their requests.
+    pending: Mutex<HashMap<LinkId, Arc<PostLink>>>,
     last_used: Mutex<Instant>,
     closed: AtomicBool,
     /// How long a POST waits for the first thing of its request (see [`answer_within`]).
     answer_within: Duration,
 }
 
+/// A POST's place among the waiting: when it goes (answered, its client gone, timed out),
+/// the request is forgotten, and cancelled in the core if it was not answered (§
+/// Cancellation: "Closing the SSE response stream MUST be treated by the server as
+/// cancellation of that request"; a JSON answer's POST, too, when its client goes).
+struct Posted {
+    stateless: Arc<Stateless>,
+    link: Arc<PostLink>,
+}
+
+impl Drop for Posted {
+    fn drop(&mut self) {
+        lock(&self.stateless.pending).remove(&self.link.id);
+        if !self.link.ended.load(Ordering::SeqCst) {
+            self.stateless
+                .front
+                .cancel(self.link.id, &self.link.request);
+        }
+    }
+}
+
 impl Stateless {
-    /// Starts the shared front; its servers start at the first request that needs them, with
+    /// Starts the shared core; its servers start at the first request that needs them, with
     /// that request's `clientCapabilities`.
     pub(super) fn start(toolbox: Arc<Toolbox>, mode: Mode) -> Arc<Stateless> {
-        let (pipe, ends) = FrontPipe::new();
-        let this = Arc::new(Stateless {
-            toolbox: toolbox.clone(),
+        Arc::new(Stateless {
+            front: Front::start(toolbox.clone(), mode, None),
+            answer_within: answer_within(toolbox.options()),
+            toolbox,
             mode,
-            pipe,
             pending: Mutex::default(),
-            next: AtomicU64::new(1),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
-            answer_within: answer_within(toolbox.options()),
-        });
-        this.pipe.run(
-            ends,
-            (toolbox, mode, true),
-            Arc::downgrade(&this),
-            |this: Arc<Stateless>, text| async move { this.route(text).await },
-            // The front ended by itself: the next request starts another.
-            |this| this.closed.store(true, Ordering::SeqCst),
-        );
-        this
+        })
     }
 
     /// Whether it is closed (then a new one is started for the next request).
@@ -211,7 +312,7 @@ impl Stateless {
         Some(Box::new(stream::json(StatusCode::BAD_REQUEST, text)))
     }
 
-    /// Starts the front's servers as `message` would (with its envelope's capabilities) and
+    /// Starts the core's servers as `message` would (with its envelope's capabilities) and
     /// waits until they are listed: an internal `server/discover`, whose answer goes nowhere.
     async fn listed(self: &Arc<Self>, message: &Message) {
         let meta = message
@@ -223,66 +324,43 @@ impl Stateless {
             .iter()
             .filter_map(|key| raw::get(&meta, key).map(|v| format!("{}:{}", raw::quote(key), v)))
             .collect();
-        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
         let line = format!(
-            r#"{{"jsonrpc":"2.0","id":{internal},"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
+            r#"{{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{{"_meta":{{{}}}}}}}"#,
             envelope.join(",")
         );
-        let key = token_key(&internal);
-        let (pending, mut answer) = StatelessPost::new(internal, None, false);
-        lock(&self.pending).insert(key.clone(), pending);
-        if self.send(&line).await {
-            let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
-        }
-        lock(&self.pending).remove(&key);
+        let Ok(discover) = Message::parse(line) else {
+            return;
+        };
+        let (link, mut answer) = PostLink::new("0", false, false, &self.front);
+        let _posted = self.post(&link);
+        let to: Arc<dyn Link> = link;
+        self.front.receive(discover, &to).await;
+        let _ = tokio::time::timeout(self.answer_within, answer.recv()).await;
     }
 
-    async fn send(&self, line: &str) -> bool {
+    /// Records a POST as waiting.
+    fn post(self: &Arc<Self>, link: &Arc<PostLink>) -> Posted {
         *lock(&self.last_used) = Instant::now();
-        self.pipe.send(line).await
+        lock(&self.pending).insert(link.id, link.clone());
+        Posted {
+            stateless: self.clone(),
+            link: link.clone(),
+        }
     }
 
-    /// Serves one checked request (its newlines already whitespace) and answers its POST.
-    pub(super) async fn exchange(
-        self: &Arc<Self>,
-        message: &Message,
-        logs: bool,
-    ) -> Response<Body> {
-        let Some(id) = message.id() else {
+    /// Serves one checked request and answers its POST.
+    pub(super) async fn exchange(self: &Arc<Self>, message: Message, logs: bool) -> Response<Body> {
+        let Some(id) = message.id().map(str::to_owned) else {
             return super::rpc_status(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "no id");
         };
-        let internal = self.next.fetch_add(1, Ordering::Relaxed).to_string();
-        let progress = message.progress_token();
-        let line = inward(message, &internal);
-        let key = token_key(&internal);
-        let (mut pending, mut answers) = StatelessPost::new(id.to_owned(), progress, logs);
-        pending.listen = message.method() == Some("subscriptions/listen");
-        lock(&self.pending).insert(key.clone(), pending);
-        // § Cancellation: "Closing the SSE response stream MUST be treated by the server as
-        // cancellation of that request" (a JSON answer's POST, too, when its client goes).
-        let cancel = {
-            let this = self.clone();
-            let internal = internal.clone();
-            Forget::new(move || {
-                // Not when it was answered, or cut off (which cancelled it).
-                if lock(&this.pending).remove(&token_key(&internal)).is_some() {
-                    this.cancel(&internal, "the HTTP response was closed");
-                }
-            })
-        };
-        if !self.send(&line).await {
-            cancel.disarm();
-            lock(&self.pending).remove(&key);
-            return super::rpc_status(
-                StatusCode::SERVICE_UNAVAILABLE,
-                code::INTERNAL_ERROR,
-                "the proxy's front for 2026-07-28 requests has ended: retry",
-            );
-        }
+        let listen = message.method() == Some("subscriptions/listen");
+        let (link, mut answers) = PostLink::new(&id, logs, listen, &self.front);
+        let posted = self.post(&link);
+        let to: Arc<dyn Link> = link.clone();
+        self.front.receive(message, &to).await;
         let first = match tokio::time::timeout(self.answer_within, answers.recv()).await {
             Ok(Some(first)) => first,
             Ok(None) => {
-                cancel.disarm();
                 return super::rpc_status(
                     StatusCode::SERVICE_UNAVAILABLE,
                     code::INTERNAL_ERROR,
@@ -290,8 +368,8 @@ impl Stateless {
                 );
             }
             Err(_) => {
-                // Dropped, `cancel` tells the front and forgets the POST.
-                drop(cancel);
+                // Dropped, `posted` cancels the request in the core and forgets the POST.
+                drop(posted);
                 let why = format!(
                     "the proxy did not answer within {} s (its servers' start-up timeout and \
                      twelve times their request timeout): the request was cancelled",
@@ -299,161 +377,42 @@ impl Stateless {
                 );
                 return stream::json(
                     StatusCode::OK,
-                    wire::error(id, code::INTERNAL_ERROR, &why, None),
+                    wire::error(&id, code::INTERNAL_ERROR, &why, None),
                 );
             }
         };
         if first.last {
-            cancel.disarm();
             let status = status_of(&first.text);
             return stream::json(status, first.text);
         }
-        stream::stream(Some(first), answers, Some(cancel))
-    }
-
-    /// Where one line the front wrote goes (see the module's documentation). Never waits for a
-    /// client: what finds no room in its queue is dropped, or ends its listen.
-    async fn route(self: &Arc<Self>, text: String) {
-        let Ok(message) = Message::parse(text) else {
-            return;
-        };
-        match message.kind() {
-            Kind::Response { id } => {
-                let waiting = lock(&self.pending).remove(&token_key(id));
-                if let Some(waiting) = waiting {
-                    let text = replaced(&message, id, &waiting.id);
-                    // Queued whatever is queued before it.
-                    let _ = waiting.to.push(Out { text, last: true });
-                }
-            }
-            Kind::Notification {
-                method: "notifications/progress",
-            } => {
-                let Some(params) = message.params() else {
-                    return;
-                };
-                let entries = raw::entries(params).unwrap_or_default();
-                let Some(token) = raw::get(&entries, "progressToken") else {
-                    return;
-                };
-                let mut pending = lock(&self.pending);
-                let waiting = pending.get_mut(&token_key(token));
-                if let Some(waiting) = waiting
-                    && let Some(theirs) = &waiting.progress
-                {
-                    let text = replaced(&message, token, theirs);
-                    advise(waiting, text);
-                }
-            }
-            Kind::Notification {
-                method: "notifications/message",
-            } => {
-                // The front names the request it is for; never another's.
-                let text = message.text();
-                let Some(entries) = raw::entries(text) else {
-                    return;
-                };
-                let Some(internal) = raw::get(&entries, RELATED_KEY) else {
-                    return;
-                };
-                let mut pending = lock(&self.pending);
-                let waiting = pending.get_mut(&token_key(internal));
-                if let Some(waiting) = waiting.filter(|p| p.logs) {
-                    let mut splice = raw::Splice::new(text);
-                    splice.remove(text, &entries, RELATED_KEY);
-                    advise(waiting, splice.finish());
-                }
-            }
-            Kind::Notification { .. } => {
-                let Some(listen) = subscription_id(&message) else {
-                    return;
-                };
-                let to = lock(&self.pending)
-                    .get(&token_key(listen))
-                    .map(|p| (p.to.clone(), p.id.clone()));
-                if let Some((to, theirs)) = to
-                    && !offer(&to, replaced(&message, listen, &theirs))
-                {
-                    self.cut_off(listen);
-                }
-            }
-            Kind::Request { .. } | Kind::Invalid => {}
-        }
-    }
-
-    /// Ends a listen (by its internal id) whose client does not read what comes for it, rather
-    /// than drop its updates unseen: an error in the place kept for it, and the listen
-    /// cancelled in the front (its servers unsubscribed). The client may listen again.
-    fn cut_off(self: &Arc<Self>, internal: &str) {
-        let Some(waiting) = lock(&self.pending).remove(&token_key(internal)) else {
-            return;
-        };
-        let why = format!(
-            "the listen was ended: its client did not read its stream ({STREAM_QUEUE} \
-             notifications or {STREAM_BYTES} bytes were waiting); listen again"
-        );
-        let text = wire::error(&waiting.id, CUT_OFF, &why, None);
-        let _ = waiting.to.push(Out { text, last: true });
-        tracing::warn!(
-            target: PROXY,
-            "toon: http: a 2026-07-28 listen ended: its client did not read its stream"
-        );
-        self.cancel(internal, "the client did not read its stream");
-    }
-
-    /// Cancels a request in the front (`notifications/cancelled` for its internal id), on a task
-    /// of its own: the router must not wait for the front's input.
-    fn cancel(self: &Arc<Self>, internal: &str, reason: &str) {
-        let params = format!(
-            r#"{{"requestId":{internal},"reason":{}}}"#,
-            raw::quote(reason)
-        );
-        let line = wire::notification("notifications/cancelled", Some(&params));
-        let this = self.clone();
-        tokio::spawn(async move {
-            this.send(&line).await;
-        });
+        stream::stream(
+            Some(first),
+            answers,
+            Some(Forget::new(move || drop(posted))),
+        )
     }
 
     /// At shutdown, once the drain has given up: each request still waiting, and each open
     /// listen, is answered for its id that the proxy stopped (`drain.rs`).
     pub(super) fn cut_in_flight(&self) {
-        let cut: Vec<StatelessPost> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        let cut: Vec<Arc<PostLink>> = lock(&self.pending).values().cloned().collect();
         for waiting in cut {
-            let text = super::drain::cut_off(&waiting.id, waiting.listen);
-            // Dropped after, it closes the stream behind its last message.
-            let _ = waiting.to.push(Out { text, last: true });
+            waiting.end_with(super::drain::cut_off(&waiting.request, waiting.listen));
+            waiting.to.close();
         }
     }
 
-    /// Ends the front: open responses end, the servers are shut down cleanly. Idempotent.
+    /// Ends the core: open responses end, the servers are shut down cleanly. Idempotent.
     pub(super) async fn close(&self) {
-        let was_closed = self.closed.swap(true, Ordering::SeqCst);
-        // It may have ended by itself (closed, input still open): its servers still go.
-        if !self.pipe.close_input().await && was_closed {
+        if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
-        lock(&self.pending).clear();
+        self.front.stop();
+        for waiting in lock(&self.pending).drain().map(|(_, p)| p) {
+            waiting.to.close();
+        }
         self.toolbox.shutdown().await;
-        self.pipe.abort();
     }
-}
-
-/// The request as the front gets it: under `internal` as its id, and as its
-/// `_meta.progressToken` when it gave one.
-fn inward(message: &Message, internal: &str) -> String {
-    let text = message.text();
-    let mut splice = raw::Splice::new(text);
-    if let Some(id) = message.id() {
-        splice.replace(id, internal.to_owned());
-    }
-    let token = message
-        .params()
-        .and_then(|params| raw::get_path(params, &["_meta", "progressToken"]));
-    if let Some(token) = token {
-        splice.replace(token, internal.to_owned());
-    }
-    splice.finish()
 }
 
 /// Queues a notification for a response, if its queue has room for it (see [`STREAM_QUEUE`]
@@ -462,14 +421,6 @@ fn offer(to: &Outbox, text: String) -> bool {
     let queued = to.queued();
     let room = to.len() < STREAM_QUEUE && (queued == 0 || queued + text.len() <= STREAM_BYTES);
     room && to.push(Out { text, last: false }).is_ok()
-}
-
-/// Offers a progress or log message, advisory as on the stdio front: dropped (and counted)
-/// when its client reads too slowly.
-fn advise(waiting: &mut StatelessPost, text: String) {
-    if !offer(&waiting.to, text) && waiting.to.is_open() {
-        waiting.dropped += 1;
-    }
 }
 
 /// How long a POST waits for the first thing of its request before it is answered with an
@@ -482,19 +433,6 @@ fn answer_within(options: &Options) -> Duration {
         .request_timeout
         .saturating_mul(MAX_EXTENSIONS + 2)
         .saturating_add(options.startup_timeout)
-}
-
-/// The message with `part` (a slice of its text: an id, a token) replaced by `with`.
-fn replaced(message: &Message, part: &str, with: &str) -> String {
-    let mut splice = raw::Splice::new(message.text());
-    splice.replace(part, with.to_owned());
-    splice.finish()
-}
-
-/// A notification's `params._meta["io.modelcontextprotocol/subscriptionId"]` (a slice of its
-/// text).
-fn subscription_id(message: &Message) -> Option<&str> {
-    raw::get_path(message.params()?, &["_meta", SUBSCRIPTION_ID_KEY])
 }
 
 /// The HTTP status of a JSON answer: 404 for an unknown method (§ Protocol Version Header:
@@ -910,22 +848,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_and_tokens_go_in_internal_and_come_back_as_sent() {
-        let call = request("tools/call", r#""name":"echo","#);
-        let inner = inward(&call, "42");
-        let inner = Message::parse(inner).unwrap();
-        assert_eq!(inner.id(), Some("42"));
-        assert_eq!(inner.progress_token().as_deref(), Some("42"));
-        let reply = Message::parse(r#"{"jsonrpc":"2.0","id":42,"result":{}}"#.into()).unwrap();
-        assert_eq!(
-            replaced(&reply, reply.id().unwrap(), "\"a\""),
-            r#"{"jsonrpc":"2.0","id":"a","result":{}}"#
-        );
-        let note = Message::parse(
-            r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":42}}}"#.into(),
-        )
-        .unwrap();
-        assert_eq!(subscription_id(&note), Some("42"));
+    fn answers_take_the_status_their_error_code_pairs_with() {
         assert_eq!(
             status_of(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}}"#),
             StatusCode::NOT_FOUND

@@ -6,14 +6,14 @@
 use std::sync::Arc;
 
 use super::super::routes::offering;
-use super::{Front, InFlight, Mode};
+use super::{Front, HERE, Here, InFlight, Mode, Route};
 use crate::mcp::EXECUTE_TOOL;
+use crate::mcp::proxy::front::link::{Carries, Outgoing};
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
 use crate::mcp::proxy::revisions::mrtr::{Exchange, Worker};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{BEHALF, Behalf, Cause, MAX_EXTENSIONS};
-use crate::mcp::proxy::transport::wire::token_key;
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
 
@@ -71,7 +71,7 @@ impl Front {
         result.push_str(&format!(
             r#","ttlMs":0,"cacheScope":"private","_meta":{{{}:{}}}}}"#,
             raw::quote(SERVER_INFO_KEY),
-            super::server_info()
+            super::initialize::server_info()
         ));
         result
     }
@@ -100,7 +100,7 @@ impl Front {
                     .await;
                 match resumed {
                     Ok(exchange) => {
-                        self.hears_for(id, &exchange);
+                        self.hears_for(&exchange);
                         // The server's call ended asking for URL elicitations: made again.
                         if let Some(worker) = self.rounds.again(&exchange) {
                             self.run(&exchange, worker, method, params);
@@ -118,7 +118,7 @@ impl Front {
                     Behalf::current().map_or_else(|| self.client_of_request(), |b| b.client);
                 let capabilities = &declared.capabilities;
                 let (exchange, worker) = self.rounds.start(method, params, capabilities, client);
-                self.hears_for(id, &exchange);
+                self.hears_for(&exchange);
                 self.run(&exchange, worker, method, params);
                 exchange
             }
@@ -134,10 +134,15 @@ impl Front {
             .await
     }
 
-    /// The server's log messages for the exchange's call reach request `id` from now on: set
-    /// before the call is made, so that none it logs first finds no request to reach.
-    fn hears_for(&self, id: &str, exchange: &Exchange) {
-        if let Some(call) = lock(&self.in_flight).get_mut(&token_key(id)) {
+    /// What the exchange's call sends (log messages, progress) reaches the request this task
+    /// answers from now on: set before the call is made, so that nothing it sends first finds
+    /// no request to reach.
+    fn hears_for(&self, exchange: &Exchange) {
+        let Some(tag) = Behalf::current().map(|b| b.tag) else {
+            return;
+        };
+        let mut in_flight = lock(&self.in_flight);
+        if let Some(call) = in_flight.values_mut().find(|call| call.tag == tag) {
             call.exchange = Some(exchange.behalf().tag);
         }
     }
@@ -153,6 +158,7 @@ impl Front {
             worker.done(reply).await;
         };
         let call = BEHALF.scope(exchange.behalf(), call);
+        let call = HERE.scope(Here::Exchange(exchange.behalf().tag), call);
         let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, call));
         exchange.set_work(work.abort_handle());
     }
@@ -194,13 +200,17 @@ impl Front {
             }
         }
         // The acknowledgement first, then the servers' updates (which may come at once).
-        let ack = self.listens.open(id, honoured);
+        let tag = Behalf::current().map_or(0, |b| b.tag);
+        let ack = self.listens.open(tag, id, honoured);
         let _closing = Closing {
             front: self.clone(),
-            id: id.to_owned(),
+            tag,
         };
-        self.client.send(ack).await;
-        self.listens.acknowledged(id);
+        if let Some((link, id)) = self.here() {
+            link.send(Outgoing::of(Carries::Update, Some(&id), ack))
+                .await;
+        }
+        self.listens.acknowledged(tag);
         for uri in subscribe {
             let params = format!(r#"{{"uri":{}}}"#, raw::quote(&uri));
             let subscribed = self
@@ -265,7 +275,7 @@ impl Front {
     /// A log message that may be about any of one client's requests (its last call was just
     /// answered, its next one runs) is that client's: the first of its requests in flight
     /// that opted in hears it.
-    pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<String> {
+    pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<Route> {
         let of = |call: &InFlight| match cause {
             Cause::Request(tag) => call.tag == tag || call.exchange == Some(tag),
             Cause::Client { client, .. } => call.client == client,
@@ -274,7 +284,7 @@ impl Front {
         lock(&self.in_flight)
             .values()
             .find(|call| call.log_level.is_some_and(|least| level >= least) && of(call))
-            .map(|call| call.id.clone())
+            .map(|call| (call.link.clone(), call.id.clone()))
     }
 }
 
@@ -282,12 +292,13 @@ impl Front {
 /// unsubscribed from the resources no other listen wants.
 struct Closing {
     front: Arc<Front>,
-    id: String,
+    /// The listen's request ([`Behalf::tag`]).
+    tag: u64,
 }
 
 impl Drop for Closing {
     fn drop(&mut self) {
-        let uris = self.front.listens.close(&self.id);
+        let uris = self.front.listens.close(self.tag);
         if uris.is_empty() {
             return;
         }

@@ -1,20 +1,40 @@
-//! A server's notifications on their way to the client, handed over as the server's
+//! A server's notifications on their way to the client, and the toolbox's changes (a server's
+//! tool list changed, a server gone, a server's request), handed over as the server's
 //! connection reads them (`Toolbox::route_notifications`), so that they reach the client in
 //! the order the server sent them, log messages and updates alike, and a request's log
 //! messages and progress before its answer. Nothing here waits: what the client's connection
 //! cannot take within its byte bound is dropped there, counted and logged, and no server is
 //! held up by a client that reads slowly.
 
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Front, RELATED_KEY, severity, tasks};
+use super::{Front, severity};
+use crate::mcp::LIST_CHANGED;
+use crate::mcp::proxy::front::link::{Carries, Outgoing};
+use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::log::PROXY;
+use crate::mcp::proxy::servers::toolbox::Change;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::Cause;
 use crate::mcp::proxy::transport::wire::{self, Message, token_key};
 use crate::mcp::raw;
 
 impl Front {
+    /// A change the toolbox reports: list changes to the client (and its listens), a
+    /// server's request to [`on_request`](Self::on_request).
+    pub(super) async fn on_change(self: &Arc<Self>, change: Change) {
+        match change {
+            Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
+                self.to_listens(LIST_CHANGED, None);
+                if self.unsolicited() {
+                    self.notify_home(wire::notification(LIST_CHANGED, None));
+                }
+            }
+            Change::Request { server, message } => self.on_request(server, message).await,
+        }
+    }
+
     /// Where a server's notification goes (`cause`: the request it may be about, for log
     /// messages). A server's `tools/list_changed` is not here: the toolbox lists the server
     /// again first, then the front tells the client.
@@ -38,7 +58,7 @@ impl Front {
             // (the client polls).
             Some("notifications/tasks/status") if self.unsolicited() => {
                 let status = self.tasks.status_for_client(server, message.text());
-                let _ = self.client.try_send(status);
+                self.notify_home(status);
             }
             Some("notifications/progress") => self.forward_progress(server, message),
             // Revision 2026-07-28 has no `elicitation/complete` (the client learns the outcome
@@ -50,14 +70,17 @@ impl Front {
     /// A notification the client did not ask for, when it may have one ([`Front::unsolicited`]).
     fn unsolicited_to_client(&self, text: String) {
         if self.unsolicited() {
-            let _ = self.client.try_send(text);
+            self.notify_home(text);
         }
     }
 
     /// A notification to every open listen that asked for it, tagged with its id.
     pub(super) fn to_listens(&self, method: &str, params: Option<&str>) {
-        for notification in self.listens.fan_out(method, params) {
-            let _ = self.client.try_send(notification);
+        for (tag, notification) in self.listens.fan_out(method, params) {
+            let to = self.request_of(Cause::Request(tag));
+            if let Some((link, id)) = to {
+                link.offer(Outgoing::of(Carries::Update, Some(&id), notification));
+            }
         }
     }
 
@@ -84,11 +107,11 @@ impl Front {
     fn forward_progress(&self, server: &str, message: &Message) {
         let expected = message
             .progress_token()
-            .is_some_and(|token| self.expects_progress(server, &token_key(&token)));
-        if expected {
+            .and_then(|token| self.expects_progress(server, &token_key(&token)));
+        if let Some(to) = expected {
             // A task's progress names the task as the client knows it.
             let text = tasks::notification_for_client(server, message.text());
-            let _ = self.client.try_send(text);
+            self.offer_about(Carries::Progress, to, text);
         }
     }
 
@@ -98,8 +121,10 @@ impl Front {
     /// have caused reaches none (it is on stderr).
     fn forward_log(&self, server: &str, message: &Message, cause: Cause) {
         if self.initialized.load(Ordering::Relaxed) {
-            // Advisory, like progress: dropped when the client reads slowly.
-            let _ = self.client.try_send(tagged_log(server, message));
+            // Advisory, like progress: dropped when the client reads slowly. On the request's
+            // stream when it names one (an HTTP session's POST), else the connection's.
+            let to = self.request_of(cause);
+            self.offer_about(Carries::Log, to, tagged_log(server, message));
             return;
         }
         if !self.serves_2026.load(Ordering::Relaxed) {
@@ -111,7 +136,7 @@ impl Front {
             .and_then(raw::string);
         // A level the spec does not name is passed on: the client may know it.
         let level = level.as_deref().and_then(severity).unwrap_or(u8::MAX);
-        let Some(id) = self.log_owner(cause, level) else {
+        let Some((link, id)) = self.log_owner(cause, level) else {
             if matches!(cause, Cause::Unknown { in_flight } if in_flight > 1) {
                 let n = self.unheard.fetch_add(1, Ordering::Relaxed) + 1;
                 if n.is_power_of_two() {
@@ -125,11 +150,8 @@ impl Front {
             }
             return;
         };
-        let mut line = tagged_log(server, message);
-        if self.related {
-            line = format!("{{{}:{id},{}", raw::quote(RELATED_KEY), &line[1..]);
-        }
-        let _ = self.client.try_send(line);
+        let line = tagged_log(server, message);
+        link.offer(Outgoing::of(Carries::Log, Some(&id), line));
     }
 }
 
@@ -148,4 +170,58 @@ fn tagged_log(server: &str, message: &Message) -> String {
     let mut splice = raw::Splice::new(params);
     splice.set(params, &entries, "logger", raw::quote(&logger));
     wire::notification("notifications/message", Some(&splice.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::testing::{Recorder, listen, message, taken, toolbox};
+    use super::super::{Front, Mode};
+    use crate::mcp::proxy::front::link::{Carries, Link};
+    use crate::mcp::proxy::servers::toolbox::Change;
+
+    #[tokio::test]
+    async fn a_list_change_reaches_each_listen_on_its_own_link_and_the_home_once_initialized() {
+        let home = Recorder::new();
+        let front = Front::start(toolbox(), Mode::Passthrough, Some(home.clone()));
+        let (a, b) = (Recorder::new(), Recorder::new());
+        let (la, lb): (Arc<dyn Link>, Arc<dyn Link>) = (a.clone(), b.clone());
+        front.receive(listen("1"), &la).await;
+        front.receive(listen("\"x\""), &lb).await;
+        taken(&a, 1).await;
+        taken(&b, 1).await;
+        let change = Change::ServerGone {
+            server: "s".to_owned(),
+            reason: "test".to_owned(),
+        };
+        front.on_change(change).await;
+        let (got_a, got_b) = (taken(&a, 1).await, taken(&b, 1).await);
+        assert_eq!(got_a.len(), 1);
+        assert_eq!(
+            (got_a[0].0, got_a[0].1.as_deref()),
+            (Carries::Update, Some("1"))
+        );
+        assert!(got_a[0].2.contains(r#"/subscriptionId":1}"#), "{got_a:?}");
+        assert_eq!(got_b[0].1.as_deref(), Some("\"x\""));
+        // A 2026-07-28 client that did not initialize hears list changes only on its listens.
+        assert!(home.taken().is_empty());
+        let init = r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+        let home_link: Arc<dyn Link> = home.clone();
+        front.receive(message(init), &home_link).await;
+        assert_eq!(taken(&home, 1).await[0].0, Carries::Reply);
+        front
+            .on_change(Change::ServerGone {
+                server: "s".to_owned(),
+                reason: "test".to_owned(),
+            })
+            .await;
+        let notices = taken(&home, 1).await;
+        assert_eq!(notices.len(), 1);
+        assert_eq!(
+            (notices[0].0, notices[0].1.as_deref()),
+            (Carries::Notice, None)
+        );
+        front.stop();
+    }
 }

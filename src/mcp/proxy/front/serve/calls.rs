@@ -1,0 +1,278 @@
+//! Tools: `tools/list` as the mode shows them, and `tools/call`, passed through to the
+//! tool's server or, in lean mode, through the meta-tools (their later pages cut from the
+//! result kept at the first); a call's progress reaches the request it is for.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::{Front, Here, Mode, PROGRESS_AS, Route};
+use crate::Value;
+use crate::mcp::meta::{Disposition, MetaError, result_text};
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::front::link::Carries;
+use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
+use crate::mcp::proxy::front::tasks;
+use crate::mcp::proxy::sync::lock;
+use crate::mcp::proxy::transport::peer::{Cause, ProgressSink};
+use crate::mcp::proxy::transport::wire::{self, token_key};
+use crate::mcp::raw;
+use crate::mcp::{Grouping, MetaTools, Plan, Structured};
+
+impl Front {
+    pub(super) async fn tools_list(&self) -> Result<String, CallError> {
+        self.toolbox.ready().await;
+        let catalog = self.toolbox.catalog();
+        match self.mode {
+            Mode::Lean => {
+                let tools = MetaTools::new(&catalog)
+                    .grouping(Grouping::Server)
+                    .definition_values()
+                    .map_err(|e| CallError::internal("proxy", e.to_string()))?;
+                Ok(lean_tools_list(tools))
+            }
+            Mode::Passthrough => {
+                let drop = self.toolbox.options().policy.structured == Structured::Drop;
+                // A 2026-07-28 client has no tasks: a tool that runs only as one is not for it.
+                let no_tasks = self.serves_2026.load(Ordering::Relaxed);
+                let tools: Vec<String> = catalog
+                    .tools()
+                    .filter(|tool| !(no_tasks && tasks::runs_only_as_task(tool.raw_json())))
+                    .map(|tool| exposed_definition(tool, drop))
+                    .collect();
+                let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+                Ok(tools_list_json(&tools))
+            }
+        }
+    }
+
+    /// The result of a `tools/call` (JSON text).
+    pub(super) async fn tools_call(self: &Arc<Self>, params: &str) -> Result<String, CallError> {
+        if self.mode == Mode::Passthrough
+            && raw::entries(params).is_some_and(|e| raw::get(&e, "task").is_some())
+        {
+            let token = wire::request_progress_token(params).map(|t| token_key(&t));
+            return self.tasks.call(&self.toolbox, params, token).await;
+        }
+        if self.mode == Mode::Passthrough {
+            return self
+                .toolbox
+                .call_text_with(params, Some(self.progress_to_client()))
+                .await;
+        }
+        let entries = raw::entries(params).unwrap_or_default();
+        let name = raw::get(&entries, "name")
+            .and_then(raw::string)
+            .unwrap_or_default();
+        self.toolbox.ready().await;
+        // Read to validate and plan; what reaches the server is the text the model sent.
+        let arguments_text = raw::get(&entries, "arguments");
+        let arguments = match read_arguments(&name, arguments_text) {
+            Ok(arguments) => arguments,
+            Err(e) => return Ok(result_text(&e.to_string(), true)),
+        };
+        let call = MetaTools::new(&self.toolbox.catalog()).disposition(&name, &arguments);
+        match call {
+            Disposition::Answer { text, is_error } => Ok(result_text(&text, is_error)),
+            Disposition::NotMeta => Err(CallError::UnknownTool {
+                name,
+                suggestions: vec![
+                    crate::mcp::DISCOVER_TOOLS.to_owned(),
+                    crate::mcp::EXECUTE_TOOL.to_owned(),
+                ],
+            }),
+            Disposition::Execute(mut plan) => {
+                // A later page comes from the result kept at the first: never a new run.
+                if let Some(answer) = self.kept_page(&mut plan) {
+                    return Ok(answer);
+                }
+                let forwarded = forwarded_call(&plan, arguments_text, &entries);
+                let runs_as_task = self
+                    .toolbox
+                    .catalog()
+                    .get(&plan.exposed)
+                    .is_some_and(|tool| tasks::runs_only_as_task(tool.raw_json()));
+                let reply;
+                let result = if runs_as_task {
+                    // Lean mode's client cannot hold a task: the proxy does, to its end.
+                    &tasks::run_to_end(&self.toolbox, &plan.server, &forwarded).await?
+                } else {
+                    reply = self
+                        .toolbox
+                        .request_with(
+                            &plan.server,
+                            "tools/call",
+                            Some(&forwarded),
+                            Some(self.progress_to_client()),
+                        )
+                        .await?;
+                    reply.result().unwrap_or("{}")
+                };
+                if plan.shaping.limit.is_some() {
+                    self.keep_for_pages(&mut plan, result);
+                }
+                Ok(plan.finish_text(self.toolbox.encoder(), result))
+            }
+        }
+    }
+
+    /// The answer to a call for a later page (its cursor names a result kept at the first
+    /// page), or why there is none; `None` for a first call.
+    fn kept_page(&self, plan: &mut Plan) -> Option<String> {
+        match plan.shaping.cursor_key() {
+            Ok(Some(key)) => {
+                let kept = self.pages.get(&key, &plan.exposed, &plan.arguments);
+                Some(match kept {
+                    Ok(result) => {
+                        plan.shaping.kept_as = Some(key);
+                        plan.finish_text(self.toolbox.encoder(), &result)
+                    }
+                    Err(why) => result_text(&why.to_string(), true),
+                })
+            }
+            Ok(None) if plan.shaping.cursor.is_some() => {
+                let why = "this cursor names no result the proxy kept: call without cursor";
+                Some(result_text(why, true))
+            }
+            Ok(None) => None,
+            Err(e) => Some(result_text(&e.to_string(), true)),
+        }
+    }
+
+    /// Keeps a result that is paged, so later pages are cut from it.
+    fn keep_for_pages(&self, plan: &mut Plan, result: &str) {
+        let failed = raw::entries(result)
+            .and_then(|e| raw::get(&e, "isError").map(|v| v == "true"))
+            .unwrap_or(false);
+        if !failed {
+            plan.shaping.kept_as =
+                self.pages
+                    .keep(&plan.exposed, &plan.arguments, result.to_owned());
+        }
+    }
+
+    /// Progress of a call, straight to the request it is for as the server's reader reads
+    /// it: ahead of the call's result, which takes the slower path through the call's task.
+    /// Advisory: a client that reads slowly misses progress, not results. Within a
+    /// 2026-07-28 request's rounds ([`PROGRESS_AS`]), to the latest round's request under its
+    /// token.
+    fn progress_to_client(self: &Arc<Self>) -> ProgressSink {
+        let current = PROGRESS_AS.try_with(Arc::clone).ok();
+        let front = Arc::downgrade(self);
+        let here = super::HERE.try_with(Here::clone).ok();
+        Arc::new(move |text: &str| {
+            let text = match &current {
+                Some(current) => match wire::retoken(text, lock(current).as_deref()) {
+                    Some(text) => text,
+                    None => return,
+                },
+                None => text.to_owned(),
+            };
+            let Some(front) = front.upgrade() else { return };
+            let to = match &here {
+                Some(Here::Request(link, id)) => Some((link.clone(), id.clone())),
+                Some(Here::Exchange(tag)) => front.request_of(Cause::Request(*tag)),
+                None => None,
+            };
+            front.offer_about(Carries::Progress, to, text);
+        })
+    }
+
+    /// Whether progress under `token` from `server` is for a request the client is waiting
+    /// on (that request's link and id), or for one of the client's tasks (the connection's).
+    pub(super) fn expects_progress(&self, server: &str, token: &str) -> Option<Option<Route>> {
+        let asked = lock(&self.in_flight)
+            .values()
+            .find(|call| call.progress_token.as_deref() == Some(token))
+            .map(|call| (call.link.clone(), call.id.clone()));
+        let sent = || {
+            self.toolbox
+                .server(server)
+                .is_some_and(|s| s.was_given(token))
+        };
+        match asked {
+            Some(to) if sent() => Some(Some(to)),
+            _ => self.tasks.expects_progress(server, token).then_some(None),
+        }
+    }
+}
+
+/// A meta-tool call's `arguments` (JSON text; none is `{}`) as a [`Value`], or why they could
+/// not be read (the tool result's text).
+fn read_arguments(name: &str, text: Option<&str>) -> Result<Value, MetaError> {
+    // Read through a readable copy (a lone surrogate as U+FFFD, `1e400` as null), so that
+    // validation speaks of the value, not of a parse failure; into a `toon::Value`, so
+    // that problems are listed in the order the model sent the arguments.
+    match text {
+        None => Ok(Value::Object(crate::Map::new())),
+        Some(text) => {
+            let readable = crate::mcp::json_text::readable(text);
+            match crate::json::from_str(readable.as_deref().unwrap_or(text)) {
+                Ok(arguments) => Ok(arguments),
+                Err(source) => Err(MetaError::UnreadableArguments {
+                    tool: name.to_owned(),
+                    source,
+                }),
+            }
+        }
+    }
+}
+
+/// The `tools/call` params an `execute_tool` call sends its server: the tool's name, its
+/// arguments as the model sent them (`arguments_text` is `execute_tool`'s), and the call's
+/// `_meta` (from `entries`, its params).
+fn forwarded_call(
+    plan: &Plan,
+    arguments_text: Option<&str>,
+    entries: &[raw::Member<'_>],
+) -> String {
+    let tool_arguments = arguments_text
+        .and_then(raw::entries)
+        .and_then(|e| raw::get(&e, "arguments").map(|a| a.to_owned()))
+        .unwrap_or_else(|| "{}".to_owned());
+    let mut forwarded = format!(
+        r#"{{"name":{},"arguments":{tool_arguments}"#,
+        raw::quote(&plan.tool)
+    );
+    if let Some(meta) = raw::get(entries, "_meta") {
+        forwarded.push_str(r#","_meta":"#);
+        forwarded.push_str(meta);
+    }
+    forwarded.push('}');
+    forwarded
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::testing::{Recorder, message, taken, toolbox};
+    use super::super::{Front, Mode};
+    use crate::mcp::proxy::front::link::Link;
+
+    #[tokio::test]
+    async fn lean_mode_lists_its_meta_tools_and_calls_only_them() {
+        let home = Recorder::new();
+        let front = Front::start(toolbox(), Mode::Lean, Some(home.clone()));
+        let link: Arc<dyn Link> = home.clone();
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        front.receive(message(list), &link).await;
+        let listed: serde_json::Value = serde_json::from_str(&taken(&home, 1).await[0].2).unwrap();
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["discover_tools", "get_tool_spec", "execute_tool"]);
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_file","arguments":{}}}"#;
+        front.receive(message(call), &link).await;
+        let reply: serde_json::Value = serde_json::from_str(&taken(&home, 1).await[0].2).unwrap();
+        assert_eq!(reply["id"], 2);
+        let error = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            error.contains("read_file") && error.contains("execute_tool"),
+            "{reply}"
+        );
+        front.stop();
+    }
+}
