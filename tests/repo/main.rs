@@ -1,6 +1,7 @@
 //! Checks of the repository itself, from its files and `cargo tree`: the codec/MCP boundary in
 //! the sources, the documentation's links, what the crate's features do to serde_json, and
-//! pyproject.toml (the Python wheel) against Cargo.toml.
+//! the distribution of the `toon` command against Cargo.toml: pyproject.toml (the Python
+//! wheel).
 // A test reads as a script: some run past the 80 lines a function is held to.
 #![allow(clippy::too_many_lines)]
 
@@ -22,4 +23,29 @@ fn cargo(args: &[&str]) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+/// The name the `toon` command is distributed under on PyPI (the crate's own, `toon-codec`,
+/// is another project's there): the wheel's.
+const DISTRIBUTION: &str = "toon-gateway";
+
+/// This package as `cargo metadata` reads Cargo.toml.
+fn package() -> serde_json::Value {
+    let out = cargo(&[
+        "metadata",
+        "--no-deps",
+        "--offline",
+        "--format-version",
+        "1",
+    ]);
+    let metadata: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    // The workspace's packages (`benches/`…): the one whose manifest is this directory's.
+    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["manifest_path"] == manifest)
+        .expect("this package in cargo metadata")
+        .clone()
 }

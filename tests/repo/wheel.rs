@@ -1,12 +1,11 @@
 //! pyproject.toml (the Python wheel that carries the `toon` binary, built by
-//! scripts/test-wheel.sh) agrees with Cargo.toml: the same package name, the version taken from
+//! scripts/build-wheels.sh) agrees with Cargo.toml: the distribution's name (`toon-gateway`,
+//! not the crate's: `toon-codec` on PyPI is another project), the version taken from
 //! Cargo.toml, the `toon` bin, and features that exist and are the ones the README's install
-//! line names. Read as text (no TOML crate for a test), so that the two cannot drift apart
+//! line names. Read as text (no TOML crate for a test), so that they cannot drift apart
 //! between the slow wheel builds.
 
 use std::collections::HashMap;
-
-use serde_json::Value as Json;
 
 /// pyproject.toml's `key = value` lines by `[section]`: a value is a string's contents or an
 /// array's strings joined by `,` (arrays may span lines). All this file needs.
@@ -44,27 +43,6 @@ fn pyproject() -> HashMap<(String, String), String> {
     out
 }
 
-/// This package as `cargo metadata` reads Cargo.toml.
-fn package() -> Json {
-    let out = super::cargo(&[
-        "metadata",
-        "--no-deps",
-        "--offline",
-        "--format-version",
-        "1",
-    ]);
-    let metadata: Json = serde_json::from_slice(&out).unwrap();
-    // The workspace's packages (`benches/`…): the one whose manifest is this directory's.
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-    metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["manifest_path"] == manifest)
-        .expect("this package in cargo metadata")
-        .clone()
-}
-
 #[test]
 fn the_wheel_is_this_crate_with_existing_features() {
     let py = pyproject();
@@ -73,8 +51,9 @@ fn the_wheel_is_this_crate_with_existing_features() {
             .unwrap_or_else(|| panic!("pyproject.toml has no [{section}] {key}"))
             .as_str()
     };
-    let package = package();
-    assert_eq!(get("project", "name"), package["name"]);
+    let package = super::package();
+    assert_eq!(get("project", "name"), super::DISTRIBUTION);
+    assert_ne!(package["name"], super::DISTRIBUTION);
     // The version is Cargo.toml's, not a second copy.
     assert_eq!(get("project", "dynamic"), "version");
     assert!(!py.contains_key(&("project".to_owned(), "version".to_owned())));
