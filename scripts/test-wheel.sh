@@ -51,7 +51,6 @@ build_secs=$(($(date +%s) - started))
 [ "${#wheels[@]}" -ge 1 ] || fail "scripts/build-wheels.sh built no wheel"
 # The first is this machine's; an arm64 one follows on Linux x86-64.
 wheel=${wheels[0]}
-tag=$(basename "$wheel" .whl | cut -d- -f3-)
 
 # Installed as `pipx install` or `pip install` would: a fresh venv, no index.
 venv=$work/venv
