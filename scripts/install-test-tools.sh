@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the gateway's operating tests run (.ci/run calls it before the
 # test command): nginx for the scale-out test, prometheus for `promtool check metrics`,
-# chromium for the status page. Each is installed only when its command is missing; without
+# chromium for the status page; and what runs the Linux arm64 builds of scripts/test-wheel.sh
+# and scripts/test-npm.sh on this machine: qemu's user-mode emulator (qemu-user: 12 MB to
+# fetch, qemu-user-static 63 MB) and the arm64 C library the binary links (Debian's cross
+# package, in /usr/aarch64-linux-gnu, read by scripts/run-arm64.sh). Each is installed only when its command (or file) is missing; without
 # root (or sudo) the script says what is missing and the tests that need it say they skipped.
+# The Rust target those builds need is not a Debian package: scripts/test-wheel.sh adds it.
 set -euo pipefail
 
-# command:package
-wanted=(nginx:nginx promtool:prometheus chromium:chromium)
+# command:package, or /file:package
+wanted=(nginx:nginx promtool:prometheus chromium:chromium
+  qemu-aarch64:qemu-user
+  /usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1:libc6-arm64-cross)
 
 missing=()
 for pair in "${wanted[@]}"; do
   cmd=${pair%%:*}
   pkg=${pair#*:}
-  if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
-    missing+=("$pkg")
-  fi
+  case "$cmd" in
+    /*) [ -e "$cmd" ] || missing+=("$pkg") ;;
+    *) if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$cmd" ]; then
+      missing+=("$pkg")
+    fi ;;
+  esac
 done
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

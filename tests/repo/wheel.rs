@@ -1,12 +1,12 @@
 //! pyproject.toml (the Python wheel that carries the `toon` binary, built by
-//! scripts/test-wheel.sh) agrees with Cargo.toml: the same package name, the version taken from
+//! scripts/build-wheels.sh) agrees with Cargo.toml: the distribution's name (`toon-gateway`,
+//! not the crate's: `toon-codec` on PyPI is another project), the version taken from
 //! Cargo.toml, the `toon` bin, and features that exist and are the ones the README's install
-//! line names. Read as text (no TOML crate for a test), so that the two cannot drift apart
-//! between the slow wheel builds.
+//! line names; and no page or script tells anyone to get `toon-codec` from PyPI, uvx, pipx or
+//! npm. Read as text (no TOML crate for a test), so that they cannot drift apart between the
+//! slow wheel builds.
 
 use std::collections::HashMap;
-
-use serde_json::Value as Json;
 
 /// pyproject.toml's `key = value` lines by `[section]`: a value is a string's contents or an
 /// array's strings joined by `,` (arrays may span lines). All this file needs.
@@ -44,27 +44,6 @@ fn pyproject() -> HashMap<(String, String), String> {
     out
 }
 
-/// This package as `cargo metadata` reads Cargo.toml.
-fn package() -> Json {
-    let out = super::cargo(&[
-        "metadata",
-        "--no-deps",
-        "--offline",
-        "--format-version",
-        "1",
-    ]);
-    let metadata: Json = serde_json::from_slice(&out).unwrap();
-    // The workspace's packages (`benches/`…): the one whose manifest is this directory's.
-    let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
-    metadata["packages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["manifest_path"] == manifest)
-        .expect("this package in cargo metadata")
-        .clone()
-}
-
 #[test]
 fn the_wheel_is_this_crate_with_existing_features() {
     let py = pyproject();
@@ -73,8 +52,9 @@ fn the_wheel_is_this_crate_with_existing_features() {
             .unwrap_or_else(|| panic!("pyproject.toml has no [{section}] {key}"))
             .as_str()
     };
-    let package = package();
-    assert_eq!(get("project", "name"), package["name"]);
+    let package = super::package();
+    assert_eq!(get("project", "name"), super::DISTRIBUTION);
+    assert_ne!(package["name"], super::DISTRIBUTION);
     // The version is Cargo.toml's, not a second copy.
     assert_eq!(get("project", "dynamic"), "version");
     assert!(!py.contains_key(&("project".to_owned(), "version".to_owned())));
@@ -105,4 +85,109 @@ fn the_wheel_is_this_crate_with_existing_features() {
         readme.contains(&line),
         "README.md has no `{line}`: the wheel and the README's install line differ"
     );
+}
+
+/// The pages and scripts that tell people (and CI) how to get `toon`.
+fn install_texts() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = vec![
+        "README.md".to_owned(),
+        "ARCHITECTURE.md".to_owned(),
+        "pyproject.toml".to_owned(),
+    ];
+    for dir in [
+        "docs",
+        "scripts",
+        "tests/fixtures/mcp/clients",
+        "npm/toon-gateway",
+        "npm/toon-gateway/bin",
+    ] {
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_file() {
+                paths.push(path.strip_prefix(root).unwrap().display().to_string());
+            }
+        }
+    }
+    paths.sort();
+    paths
+}
+
+/// Where `line` gets the crate's name from a Python or npm registry: `toon-codec` soon after
+/// `uvx`, `pip`, `pipx`, `--from`, `--spec`, `npx` or `npm` in the same command (code span,
+/// at most 24 characters back, no `cargo` in between), or pinned there (`toon-codec==…`,
+/// `toon-codec@…`), or a wheel's file named after it.
+fn gets_the_crate_name_from_a_registry(line: &str) -> bool {
+    const TOOLS: [&str; 6] = ["uvx", "pip", "--from", "--spec", "npx", "npm"];
+    if line.contains("toon_codec-") {
+        return true;
+    }
+    line.match_indices("toon-codec").any(|(at, name)| {
+        let span = line[..at].rsplit('`').next().unwrap();
+        let start = span.char_indices().rev().nth(23).map_or(0, |(i, _)| i);
+        let before = span[start..].rsplit("cargo").next().unwrap();
+        let after = &line[at + name.len()..];
+        TOOLS.iter().any(|tool| before.contains(tool))
+            || after.starts_with("==")
+            || after.starts_with('@')
+    })
+}
+
+#[test]
+fn no_text_installs_the_crate_name_from_pypi_or_npm() {
+    // The check itself, on lines the docs once had and on ones they may have.
+    for wrong in [
+        "`uvx --from toon-codec toon …`, `pipx install toon-codec`",
+        r#"{"command": "uvx", "args": ["--from", "toon-codec", "toon", "mcp", "serve"]}"#,
+        "`pipx run --spec toon-codec toon mcp serve`",
+        "`toon-codec==0.1.0` pins a version",
+        "`npx -y toon-codec mcp serve`",
+        "target/wheels/toon_codec-0.1.0-py3-none-any.whl",
+    ] {
+        assert!(gets_the_crate_name_from_a_registry(wrong), "{wrong}");
+    }
+    for right in [
+        "cargo install toon-codec --features cli",
+        "`uvx --from toon-gateway toon`; or `cargo install toon-codec`",
+        "`toon-codec` on PyPI is another project",
+        "the release step that puts them on PyPI and npm. `toon-codec` on PyPI is another",
+        r#"toon-codec = "0.1"   # the library is imported as `toon`"#,
+    ] {
+        assert!(!gets_the_crate_name_from_a_registry(right), "{right}");
+    }
+    let mut found = Vec::new();
+    for path in install_texts() {
+        for (n, line) in super::read(&path).lines().enumerate() {
+            if gets_the_crate_name_from_a_registry(line) {
+                found.push(format!("{path}:{}: {line}", n + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the crate's name is another project's on PyPI; the distribution is {}:\n{}",
+        super::DISTRIBUTION,
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_docs_give_the_launch_lines_of_the_distribution() {
+    // A client config's entry for each way to get `toon` without Rust, as the README and
+    // docs/install.md give it, exactly (scripts/test-wheel.sh and scripts/test-npm.sh run
+    // these lines).
+    let uvx = format!(
+        r#""command": "uvx", "args": ["--from", "{}", "toon", "mcp", "serve"]"#,
+        super::DISTRIBUTION
+    );
+    let npx = format!(
+        r#""command": "npx", "args": ["-y", "{}", "mcp", "serve"]"#,
+        super::DISTRIBUTION
+    );
+    for page in ["README.md", "docs/install.md"] {
+        let text = super::read(page);
+        for line in [&uvx, &npx] {
+            assert!(text.contains(line.as_str()), "{page} has no `{line}`");
+        }
+    }
 }
