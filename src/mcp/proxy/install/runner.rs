@@ -1,0 +1,121 @@
+//! How a client starts the gateway: the way the running `toon` was installed.
+
+use std::path::{Path, PathBuf};
+
+/// The distribution that carries the `toon` binary, on PyPI and on npm.
+pub const DISTRIBUTION: &str = "toon-gateway";
+
+/// How the client's entry starts `toon mcp serve`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Runner {
+    /// `uvx --from toon-gateway toon mcp serve …` (the Python wheel, from uv's cache).
+    Uvx,
+    /// `npx -y toon-gateway mcp serve …` (the npm package).
+    Npx,
+    /// The binary at this absolute path (`cargo install`, pipx, a download).
+    Binary(PathBuf),
+}
+
+impl Runner {
+    /// How the binary at `exe` was installed, read from its path: inside uv's cache
+    /// (`…/uv/archive-v0/HASH/bin/toon`) or its tools (`…/uv/tools/…`), `uvx`; inside npm's
+    /// `_npx` cache or a `node_modules/toon-gateway-PLATFORM` package, `npx`; else the binary.
+    #[must_use]
+    pub fn detect(exe: &Path) -> Runner {
+        let parts: Vec<String> = exe
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let pair = |a: &dyn Fn(&str) -> bool, b: &dyn Fn(&str) -> bool| {
+            parts.windows(2).any(|w| a(&w[0]) && b(&w[1]))
+        };
+        let prefix = format!("{DISTRIBUTION}-");
+        if parts.iter().any(|p| p.starts_with("archive-v"))
+            || pair(&|a| a == "uv", &|b| b == "tools")
+        {
+            Runner::Uvx
+        } else if parts.iter().any(|p| p == "_npx")
+            || pair(&|a| a == "node_modules", &|b| b.starts_with(&prefix))
+        {
+            Runner::Npx
+        } else {
+            Runner::Binary(exe.to_path_buf())
+        }
+    }
+
+    /// The entry's command and its arguments up to `serve`.
+    pub(crate) fn command(&self) -> (String, Vec<String>) {
+        let words = |w: &[&str]| w.iter().map(|s| (*s).to_owned()).collect();
+        match self {
+            Runner::Uvx => (
+                "uvx".to_owned(),
+                words(&["--from", DISTRIBUTION, "toon", "mcp", "serve"]),
+            ),
+            Runner::Npx => (
+                "npx".to_owned(),
+                words(&["-y", DISTRIBUTION, "mcp", "serve"]),
+            ),
+            Runner::Binary(path) => (
+                path.to_string_lossy().into_owned(),
+                words(&["mcp", "serve"]),
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_is_read_from_the_binarys_path() {
+        let detect = |p: &str| Runner::detect(Path::new(p));
+        for uvx in [
+            "/home/me/.cache/uv/archive-v0/Xh3kQ2/bin/toon",
+            "/Users/me/.cache/uv/archive-v0/abc/bin/toon",
+            "/home/me/.local/share/uv/tools/toon-gateway/bin/toon",
+            "/tmp/cache/archive-v0/abc/bin/toon",
+        ] {
+            assert_eq!(detect(uvx), Runner::Uvx, "{uvx}");
+        }
+        for npx in [
+            "/home/me/.npm/_npx/6a9f/node_modules/toon-gateway-linux-x64/bin/toon",
+            "/usr/lib/node_modules/toon-gateway/node_modules/toon-gateway-linux-arm64/bin/toon",
+            "/work/app/node_modules/toon-gateway-linux-x64/toon",
+        ] {
+            assert_eq!(detect(npx), Runner::Npx, "{npx}");
+        }
+        for binary in [
+            "/home/me/.cargo/bin/toon",
+            "/home/me/.local/pipx/venvs/toon-gateway/bin/toon",
+            "/work/uv-tools/target/release/toon",
+            "/work/node_modules/other/bin/toon",
+        ] {
+            assert_eq!(detect(binary), Runner::Binary(binary.into()), "{binary}");
+        }
+    }
+
+    #[test]
+    fn each_runner_starts_serve() {
+        assert_eq!(
+            Runner::Uvx.command(),
+            (
+                "uvx".to_owned(),
+                ["--from", "toon-gateway", "toon", "mcp", "serve"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        assert_eq!(
+            Runner::Npx.command().1,
+            ["-y", "toon-gateway", "mcp", "serve"]
+        );
+        assert_eq!(
+            Runner::Binary("/opt/toon".into()).command(),
+            (
+                "/opt/toon".to_owned(),
+                vec!["mcp".to_owned(), "serve".to_owned()]
+            )
+        );
+    }
+}
