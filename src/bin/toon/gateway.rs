@@ -133,10 +133,22 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             let report = serving::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }
+        #[cfg(feature = "mcp-stdio")]
+        McpCommand::Install {
+            target,
+            config,
+            launch,
+            serve_args,
+        } => super::install::install(&target, config, launch, serve_args)?,
+        #[cfg(feature = "mcp-stdio")]
+        McpCommand::Uninstall { target } => super::install::uninstall(&target)?,
         #[cfg(not(feature = "mcp-stdio"))]
-        McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
+        McpCommand::Serve { .. }
+        | McpCommand::Inspect { .. }
+        | McpCommand::Install { .. }
+        | McpCommand::Uninstall { .. } => {
             return Err(
-                "`toon mcp serve` and `toon mcp inspect` need the `mcp-stdio` \
+                "`toon mcp serve`, `inspect`, `install` and `uninstall` need the `mcp-stdio` \
                         feature (cargo install toon-codec --features cli,mcp-proxy)"
                     .into(),
             );
