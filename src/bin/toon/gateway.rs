@@ -134,27 +134,23 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             emit(report.trim_end())?;
         }
         #[cfg(feature = "mcp-stdio")]
-        McpCommand::Install {
-            target,
-            config,
-            launch,
-            serve_args,
-        } => super::install::install(&target, config, launch, serve_args)?,
-        #[cfg(feature = "mcp-stdio")]
-        McpCommand::Uninstall { target } => super::install::uninstall(&target)?,
+        command @ (McpCommand::Install { .. } | McpCommand::Uninstall { .. }) => {
+            super::install::run(command)?;
+        }
         #[cfg(not(feature = "mcp-stdio"))]
         McpCommand::Serve { .. }
         | McpCommand::Inspect { .. }
         | McpCommand::Install { .. }
-        | McpCommand::Uninstall { .. } => {
-            return Err(
-                "`toon mcp serve`, `inspect`, `install` and `uninstall` need the `mcp-stdio` \
-                        feature (cargo install toon-codec --features cli,mcp-proxy)"
-                    .into(),
-            );
-        }
+        | McpCommand::Uninstall { .. } => return Err(needs_stdio()),
     }
     Ok(())
+}
+
+#[cfg(not(feature = "mcp-stdio"))]
+fn needs_stdio() -> Failure {
+    "`toon mcp serve`, `inspect`, `install` and `uninstall` need the `mcp-stdio` feature \
+     (cargo install toon-codec --features cli,mcp-proxy)"
+        .into()
 }
 
 /// `toon mcp catalog`: the view of the catalog in `file`.

@@ -8,7 +8,22 @@ use toon::mcp::proxy::install::{
 };
 
 use super::choice::LaunchArg;
-use super::{ClientFileArgs, Failure};
+use super::{ClientFileArgs, Failure, McpCommand};
+
+/// `toon mcp install` or `toon mcp uninstall`.
+pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
+    match command {
+        McpCommand::Install {
+            target,
+            config,
+            launch,
+            serve_args,
+        } => install(&target, config, launch, serve_args),
+        McpCommand::Uninstall { target } => uninstall(&target),
+        // `gateway::run` sends only these two here.
+        _ => Ok(()),
+    }
+}
 
 /// This binary's path, links resolved: what an entry that starts it names.
 fn this_binary() -> Result<PathBuf, Failure> {
@@ -32,7 +47,7 @@ fn request(target: &ClientFileArgs, runner: Runner) -> Result<(Request, Places),
     Ok((request, places))
 }
 
-pub(super) fn install(
+fn install(
     target: &ClientFileArgs,
     config: Option<String>,
     launch: Option<LaunchArg>,
@@ -80,7 +95,7 @@ fn default_gateway() -> Option<PathBuf> {
     }
 }
 
-pub(super) fn uninstall(target: &ClientFileArgs) -> Result<(), Failure> {
+fn uninstall(target: &ClientFileArgs) -> Result<(), Failure> {
     // The runner is the install's business: an uninstall reads what it wrote.
     let (request, places) = request(target, Runner::Uvx)?;
     let plan = plan_uninstall(&request, &places).map_err(Failure::of)?;

@@ -379,7 +379,7 @@ fn client_text(
         return (text, (Some(before), object));
     }
     let layout = servers_layout(source, None);
-    let object = wrap(&layout, &[entry.0.clone()]);
+    let object = wrap(&layout, std::slice::from_ref(&entry.0));
     let member = format!("{}: {object}", quote(client.servers_key()));
     (insert(source, member), (None, object))
 }

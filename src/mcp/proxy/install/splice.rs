@@ -77,6 +77,58 @@ pub(crate) fn unit(original: &str, top: &Object) -> String {
         .unwrap_or_else(|| "  ".to_owned())
 }
 
+/// An object being rewritten: the original's text and where its separators lie.
+struct Rewrite<'a> {
+    original: &'a str,
+    blanked: &'a str,
+    object: &'a Object,
+    layout: &'a Layout,
+}
+
+impl Rewrite<'_> {
+    /// The text before member `i`: after the previous member's value (or the brace).
+    fn before(&self, i: usize) -> std::ops::Range<usize> {
+        let members = &self.object.members;
+        let from = match i {
+            0 => self.object.open + 1,
+            _ => members[i - 1].value.end,
+        };
+        from..members[i].key_start
+    }
+
+    /// [`before`](Self::before) without its comma.
+    fn without_comma(&self, i: usize) -> String {
+        let range = self.before(i);
+        let text = &self.original[range.clone()];
+        match self.blanked[range].find(',') {
+            Some(at) => format!("{}{}", &text[..at], &text[at + 1..]),
+            None => text.to_owned(),
+        }
+    }
+
+    /// A separator of this object's layout before a new member.
+    fn fresh(&self, first: bool) -> String {
+        match (first, self.layout.multiline) {
+            (true, true) => format!("\n{}", self.layout.indent),
+            (false, true) => format!(",\n{}", self.layout.indent),
+            (true, false) => String::new(),
+            (false, false) => ", ".to_owned(),
+        }
+    }
+
+    /// The separator before a new member appended after the last one, on a line of its own:
+    /// the rest of the last member's line (its comment) comes first, a trailing comma
+    /// (only blanks come before it there) turned into the separator's.
+    fn after_line(&self, tail_line: &str) -> String {
+        let at = tail_line.len() - tail_line.trim_start().len();
+        let line = match tail_line[at..].starts_with(',') {
+            true => format!("{}{}", &tail_line[..at], &tail_line[at + 1..]),
+            false => tail_line.to_owned(),
+        };
+        format!(",{line}\n{}", self.layout.indent)
+    }
+}
+
 /// The object's text (from `{` to `}`) with `items` as its members. `blanked` is `original`
 /// with comments blanked, where the separators' commas are found.
 pub(crate) fn rewrite(
@@ -86,44 +138,26 @@ pub(crate) fn rewrite(
     items: &[Item],
     layout: &Layout,
 ) -> String {
+    let r = Rewrite {
+        original,
+        blanked,
+        object,
+        layout,
+    };
     let members = &object.members;
-    // The text before member i: after the previous member's value (or the brace).
-    let before = |i: usize| {
-        let from = if i == 0 {
-            object.open + 1
-        } else {
-            members[i - 1].value.end
-        };
-        from..members[i].key_start
-    };
-    let without_comma = |i: usize| {
-        let range = before(i);
-        let text = &original[range.clone()];
-        match blanked[range].find(',') {
-            Some(at) => format!("{}{}", &text[..at], &text[at + 1..]),
-            None => text.to_owned(),
-        }
-    };
-    let fresh_separator = |first: bool| match (first, layout.multiline) {
-        (true, true) => format!("\n{}", layout.indent),
-        (false, true) => format!(",\n{}", layout.indent),
-        (true, false) => String::new(),
-        (false, false) => ", ".to_owned(),
-    };
     // After the last member: the rest of its line (a comment of its, a trailing comma),
     // then the closing brace's line.
     let last = members.len().checked_sub(1);
     let tail = match last {
-        Some(l) => object_text(original, members[l].value.end, object.close),
-        None => object_text(original, object.open + 1, object.close),
+        Some(l) => &original[members[l].value.end..object.close],
+        None => &original[object.open + 1..object.close],
     };
     let (tail_line, tail_rest) = tail.split_at(tail.find('\n').unwrap_or(tail.len()));
     let mut tail_line_used = false;
     let mut out = String::from("{");
-    let mut wrote_any = false;
     // The original member the last one written is, if it is one.
     let mut previous: Option<usize> = None;
-    for item in items {
+    for (k, item) in items.iter().enumerate() {
         let (origin, text) = match item {
             Item::Keep(i) => (
                 Some(*i),
@@ -133,27 +167,20 @@ pub(crate) fn rewrite(
         };
         let separator = match origin {
             // After the member it followed: as it was.
-            Some(i) if i > 0 && previous == Some(i - 1) => original[before(i)].to_owned(),
+            Some(i) if i > 0 && previous == Some(i - 1) => original[r.before(i)].to_owned(),
             // After another: without what followed the member before it on its line (its
             // comment goes with it).
-            Some(i) if wrote_any => format!(",{}", own_line(&without_comma(i))),
-            Some(i) => own_line(&without_comma(i)).to_owned(),
-            // Appended after the last member, on lines of their own: after its line.
+            Some(i) if k > 0 => format!(",{}", own_line(&r.without_comma(i))),
+            Some(i) => own_line(&r.without_comma(i)).to_owned(),
             None if previous.is_some()
                 && previous == last
                 && layout.multiline
                 && !tail_rest.is_empty() =>
             {
                 tail_line_used = true;
-                // Only blanks come before a trailing comma (blanked too) on that line.
-                let at = tail_line.len() - tail_line.trim_start().len();
-                let line = match tail_line[at..].starts_with(',') {
-                    true => format!("{}{}", &tail_line[..at], &tail_line[at + 1..]),
-                    false => tail_line.to_owned(),
-                };
-                format!(",{line}\n{}", layout.indent)
+                r.after_line(tail_line)
             }
-            None => fresh_separator(!wrote_any),
+            None => r.fresh(k == 0),
         };
         previous = match item {
             Item::Keep(i) => Some(*i),
@@ -161,7 +188,9 @@ pub(crate) fn rewrite(
         };
         out.push_str(&separator);
         out.push_str(text);
-        wrote_any = true;
+    }
+    if items.is_empty() {
+        return "{}".to_owned();
     }
     let trailing = match (last, tail_line_used) {
         (None, _) => tail,
@@ -169,9 +198,6 @@ pub(crate) fn rewrite(
         (Some(l), false) if previous == Some(l) => tail,
         (Some(_), false) => own_line(tail),
     };
-    if !wrote_any {
-        return "{}".to_owned();
-    }
     if trailing.contains('\n') || !layout.multiline {
         out.push_str(trailing);
     } else {
@@ -180,10 +206,6 @@ pub(crate) fn rewrite(
     }
     out.push('}');
     out
-}
-
-fn object_text(original: &str, from: usize, to: usize) -> &str {
-    &original[from..to]
 }
 
 /// A separator without what precedes its first line break (the end of the line of the member
