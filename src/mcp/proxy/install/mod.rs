@@ -12,7 +12,7 @@
 //!   overwrite.
 //! - The client's file is edited in place: the object of servers is rewritten member by
 //!   member (kept members, and the comments and separators before them, as they were: VS
-//!   Code's JSONC too), every other byte stays. The backup beside it ([`backup`]) holds both
+//!   Code's JSONC too), every other byte stays. The backup beside it (`FILE.toon-backup`) holds both
 //!   files before and after, so that [`plan_uninstall`] puts the client's file back byte for
 //!   byte when nothing else changed in it, and otherwise puts back just its servers, as long as
 //!   they are as the install left them; the same for the servers it added to the gateway's
@@ -20,7 +20,7 @@
 //! - [`Runner`]: how the entry starts the gateway: `uvx`, `npx`, or the binary's path, as the
 //!   running binary was installed ([`Runner::detect`]).
 //!
-//! Files are written atomically with their permissions kept ([`files`]); secrets in `env` and
+//! Files are written atomically with their permissions kept (`files.rs`); secrets in `env` and
 //! `headers` are copied, never shown.
 
 mod backup;
