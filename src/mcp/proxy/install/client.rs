@@ -147,6 +147,12 @@ impl Client {
         self == Client::VsCode
     }
 
+    /// Whether it starts commands without the user's shell, so that an entry's command
+    /// should be an absolute path (the Claude Desktop app's own `PATH` is the system's).
+    pub(crate) fn needs_absolute_command(self) -> bool {
+        self == Client::ClaudeDesktop
+    }
+
     /// Its configuration file for `scope`; `None` when it has no project file.
     #[must_use]
     pub fn file(self, scope: &Scope, places: &Places) -> Option<PathBuf> {

@@ -289,7 +289,13 @@ fn toon_entry(
     source: &Read,
     servers: Option<&Object>,
 ) -> (String, String) {
-    let (command, mut args) = request.runner.command();
+    let (mut command, mut args) = request.runner.command();
+    if request.client.needs_absolute_command()
+        && let Some(found) =
+            std::env::var_os("PATH").and_then(|path| super::runner::find_on(&path, &command))
+    {
+        command = found.to_string_lossy().into_owned();
+    }
     args.push("--config".to_owned());
     args.push(config_argument(request, gateway));
     args.extend(request.serve_args.iter().cloned());

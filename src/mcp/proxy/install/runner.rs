@@ -63,6 +63,27 @@ impl Runner {
     }
 }
 
+/// `name`'s absolute path on the search path `path` (`$PATH`'s value), if it is there: for a
+/// client that does not start commands through the user's shell (Claude Desktop), whose own
+/// `PATH` may lack `~/.local/bin` and the like.
+pub(crate) fn find_on(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +114,23 @@ mod tests {
         ] {
             assert_eq!(detect(binary), Runner::Binary(binary.into()), "{binary}");
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn commands_are_found_on_a_search_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("toon-runner-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::write(dir.join("bin/uvx"), "#!/bin/sh\n").unwrap();
+        std::fs::write(dir.join("npx"), "not executable").unwrap();
+        std::fs::set_permissions(dir.join("bin/uvx"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        let path = std::env::join_paths([dir.clone(), dir.join("bin"), "relative".into()]).unwrap();
+        assert_eq!(find_on(&path, "uvx"), Some(dir.join("bin/uvx")));
+        assert_eq!(find_on(&path, "npx"), None);
+        assert_eq!(find_on(&path, "missing"), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
