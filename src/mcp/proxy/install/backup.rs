@@ -41,6 +41,9 @@ pub(crate) struct Backup {
     pub servers_after: String,
     pub gateway_file: FileChange,
     pub added: Vec<Added>,
+    /// The client's servers the gateway had already, defined the same: another install's
+    /// (or the user's), which this one uses and an uninstall of another leaves in place.
+    pub shared: Vec<String>,
 }
 
 impl Backup {
@@ -49,9 +52,10 @@ impl Backup {
         client_file: FileChange,
         servers: (Option<String>, String),
         gateway_file: FileChange,
-        added: Vec<Added>,
+        (added, shared): (Vec<Added>, Vec<String>),
     ) -> Backup {
         Backup {
+            shared,
             version: VERSION,
             client: client.to_owned(),
             client_file,

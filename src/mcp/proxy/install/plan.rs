@@ -106,6 +106,15 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Install, Insta
         });
     }
     let gateway_path = gateway_file(request, places)?;
+    if std::fs::canonicalize(&gateway_path).ok() == std::fs::canonicalize(&path).ok()
+        && gateway_path.exists()
+    {
+        return Err(InstallError::NotConfig {
+            path: gateway_path,
+            what: "is the client's own file: the gateway's configuration must be another"
+                .to_owned(),
+        });
+    }
     let source = Read::of(&path, client.jsonc())?;
     let gateway = Read::of(&gateway_path, false)?;
     let servers = source.servers(&[client.servers_key()])?;
@@ -135,7 +144,7 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Install, Insta
             before: gateway.text.clone(),
             after: gateway_after,
         },
-        added,
+        (added, already.clone()),
     );
     let moved = sorted
         .moved

@@ -501,3 +501,56 @@ fn a_vscode_project_names_its_gateway_file_under_the_workspace() {
         "Windsurf has no project configuration: run it without --project"
     );
 }
+
+#[test]
+fn a_server_two_installs_share_stays_until_neither_needs_it() {
+    let home = Home::new("two-clients");
+    let cursor = home.with(Client::Cursor, &fixture("cursor.json"));
+    let time =
+        r#"{"command": "uvx", "args": ["mcp-server-time", "--local-timezone=Europe/Paris"]}"#;
+    let windsurf_text = format!("{{\"mcpServers\": {{\"time\": {time}}}}}\n");
+    let windsurf = home.with(Client::Windsurf, &windsurf_text);
+    plan_install(&home.request(Client::Cursor), &home.places)
+        .unwrap()
+        .apply()
+        .unwrap();
+    let plan = plan_install(&home.request(Client::Windsurf), &home.places).unwrap();
+    assert!(plan.to_string().contains("time: already there, the same"));
+    plan.apply().unwrap();
+
+    // Cursor's install added `time`; Windsurf's uses it: it stays, `memory` goes.
+    let undo = plan_uninstall(&home.request(Client::Cursor), &home.places).unwrap();
+    assert_eq!(undo.removed().collect::<Vec<_>>(), ["memory"]);
+    assert!(
+        undo.to_string()
+            .contains("another client's install uses them: time")
+    );
+    undo.apply().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&cursor).unwrap(),
+        fixture("cursor.json")
+    );
+    let gateway = std::fs::read_to_string(home.gateway()).unwrap();
+    let config = Config::from_str(&gateway).unwrap();
+    let names: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["time"]);
+
+    plan_uninstall(&home.request(Client::Windsurf), &home.places)
+        .unwrap()
+        .apply()
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(&windsurf).unwrap(), windsurf_text);
+}
+
+#[test]
+fn the_gateways_file_cannot_be_the_clients() {
+    let home = Home::new("same-file");
+    let path = home.with(Client::Cursor, &fixture("cursor.json"));
+    let mut request = home.request(Client::Cursor);
+    request.gateway_config = Some(path);
+    let err = plan_install(&request, &home.places).unwrap_err();
+    assert!(
+        err.to_string().contains("is the client's own file"),
+        "{err}"
+    );
+}

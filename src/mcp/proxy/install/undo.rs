@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 use super::backup::{self, Backup};
 use super::jsonc::{self, Object};
 use super::splice::{self, Item, Layout};
-use super::{InstallError, Places, Request, Write};
+use super::{Client, InstallError, Places, Request, Scope, Write};
 
 /// An uninstall, planned ([`plan_uninstall`]): shown with [`Display`](fmt::Display), written
 /// with [`apply`](Uninstall::apply).
 #[derive(Debug)]
 pub struct Uninstall {
-    client: super::Client,
+    client: Client,
     backup_path: PathBuf,
     backup: Backup,
     /// The files' texts now, checked again before writing.
@@ -23,6 +23,8 @@ pub struct Uninstall {
     gateway_write: Write,
     /// The servers taken out of the gateway's configuration.
     removed: Vec<String>,
+    /// The servers it added that another install uses: left there.
+    needed: Vec<String>,
     /// Whether each file comes back byte for byte as it was before the install.
     client_exact: bool,
 }
@@ -49,7 +51,9 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Uninstall, I
     let client_exact = client_now.as_deref() == Some(backup.client_file.after.as_str());
     let client_write =
         restore_client(request.client, &backup, client_now.as_deref(), &backup_path)?;
-    let (gateway_write, removed) = restore_gateway(&backup, gateway_now.as_deref(), &backup_path)?;
+    let needed = needed_elsewhere(&backup_path, &backup, request, places);
+    let (gateway_write, removed) =
+        restore_gateway(&backup, gateway_now.as_deref(), &backup_path, &needed)?;
     Ok(Uninstall {
         client: request.client,
         backup_path,
@@ -59,8 +63,47 @@ pub fn plan_uninstall(request: &Request, places: &Places) -> Result<Uninstall, I
         client_write,
         gateway_write,
         removed,
+        needed,
         client_exact,
     })
+}
+
+/// The servers this install added that another install into the same gateway configuration
+/// uses (it found them there): they stay. The other installs are those of every client's user
+/// file and of `request`'s project, found by their backups.
+fn needed_elsewhere(
+    backup_path: &Path,
+    backup: &Backup,
+    request: &Request,
+    places: &Places,
+) -> Vec<String> {
+    let mut scopes = vec![Scope::User];
+    if let Scope::Project(_) = &request.scope {
+        scopes.push(request.scope.clone());
+    }
+    let mut needed = Vec::new();
+    for client in Client::ALL {
+        for scope in &scopes {
+            let Some(file) = client.file(scope, places) else {
+                continue;
+            };
+            let other = backup::path_for(&file);
+            if other == backup_path {
+                continue;
+            }
+            let Some(other) = std::fs::read_to_string(&other)
+                .ok()
+                .and_then(|t| Backup::from_text(&t))
+            else {
+                continue;
+            };
+            if other.gateway_file.path == backup.gateway_file.path {
+                needed.extend(other.shared);
+            }
+        }
+    }
+    needed.retain(|name| backup.added.iter().any(|a| &a.name == name));
+    needed
 }
 
 /// The text before, or its removal when the install created the file.
@@ -82,7 +125,7 @@ fn changed(path: &Path, backup: &Path, what: &str) -> InstallError {
 /// The client's file with its servers back: the file as it was when nothing changed since,
 /// else its object of servers as it was, when that is as the install left it.
 fn restore_client(
-    client: super::Client,
+    client: Client,
     backup: &Backup,
     now: Option<&str>,
     backup_path: &Path,
@@ -138,6 +181,7 @@ fn restore_gateway(
     backup: &Backup,
     now: Option<&str>,
     backup_path: &Path,
+    needed: &[String],
 ) -> Result<(Write, Vec<String>), InstallError> {
     let file = &backup.gateway_file;
     let names = || backup.added.iter().map(|a| a.name.clone()).collect();
@@ -145,7 +189,7 @@ fn restore_gateway(
         // Removed since: nothing to take out.
         return Ok((Write::Remove, Vec::new()));
     };
-    if now == file.after {
+    if now == file.after && needed.is_empty() {
         return Ok((before(&file.before), names()));
     }
     let blanked = super::blanked(&file.path, now, false)?;
@@ -158,7 +202,7 @@ fn restore_gateway(
     };
     let mut indices = Vec::new();
     let mut removed = Vec::new();
-    for added in &backup.added {
+    for added in backup.added.iter().filter(|a| !needed.contains(&a.name)) {
         let Some(index) = servers.members.iter().rposition(|m| m.key == added.name) else {
             continue;
         };
@@ -241,6 +285,13 @@ impl fmt::Display for Uninstall {
                 f,
                 "  taken out of {}: {names}",
                 self.gateway_file().display()
+            )?;
+        }
+        if !self.needed.is_empty() {
+            let names = self.needed.join(", ");
+            writeln!(
+                f,
+                "  left there, another client's install uses them: {names}"
             )?;
         }
         write!(f, "  backup removed: {}", self.backup_path.display())
