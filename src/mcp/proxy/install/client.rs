@@ -154,6 +154,16 @@ impl Client {
     }
 
     /// Its configuration file for `scope`; `None` when it has no project file.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use toon::mcp::proxy::install::{Client, Places, Scope};
+    /// let places = Places { home: "/home/me".into(), config_home: "/home/me/.config".into(), macos: false };
+    /// assert_eq!(Client::Cursor.file(&Scope::User, &places).unwrap(), Path::new("/home/me/.cursor/mcp.json"));
+    /// let project = Scope::Project("/work/app".into());
+    /// assert_eq!(Client::VsCode.file(&project, &places).unwrap(), Path::new("/work/app/.vscode/mcp.json"));
+    /// assert_eq!(Client::ClaudeDesktop.file(&project, &places), None);
+    /// ```
     #[must_use]
     pub fn file(self, scope: &Scope, places: &Places) -> Option<PathBuf> {
         match scope {

@@ -20,6 +20,17 @@ impl Runner {
     /// How the binary at `exe` was installed, read from its path: inside uv's cache
     /// (`…/uv/archive-v0/HASH/bin/toon`) or its tools (`…/uv/tools/…`), `uvx`; inside npm's
     /// `_npx` cache or a `node_modules/toon-gateway-PLATFORM` package, `npx`; else the binary.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use toon::mcp::proxy::install::Runner;
+    /// let uvx = Path::new("/home/me/.cache/uv/archive-v0/Xh3kQ2/bin/toon");
+    /// assert_eq!(Runner::detect(uvx), Runner::Uvx);
+    /// let npx = Path::new("/home/me/.npm/_npx/6a9f/node_modules/toon-gateway-linux-x64/bin/toon");
+    /// assert_eq!(Runner::detect(npx), Runner::Npx);
+    /// let cargo = Path::new("/home/me/.cargo/bin/toon");
+    /// assert_eq!(Runner::detect(cargo), Runner::Binary(cargo.to_path_buf()));
+    /// ```
     #[must_use]
     pub fn detect(exe: &Path) -> Runner {
         let parts: Vec<String> = exe

@@ -106,6 +106,17 @@ impl Rewrite<'_> {
         }
     }
 
+    /// What follows the opening brace on its line, when the first member is on another.
+    fn brace_line(&self) -> &str {
+        match self.object.members.first() {
+            Some(_) => {
+                let leading = &self.original[self.before(0)];
+                leading.find('\n').map_or("", |at| &leading[..at])
+            }
+            None => "",
+        }
+    }
+
     /// A separator of this object's layout before a new member.
     fn fresh(&self, first: bool) -> String {
         match (first, self.layout.multiline) {
@@ -165,22 +176,33 @@ pub(crate) fn rewrite(
             ),
             Item::New(text, at) => (*at, text.as_str()),
         };
-        let separator = match origin {
-            // After the member it followed: as it was.
-            Some(i) if i > 0 && previous == Some(i - 1) => original[r.before(i)].to_owned(),
+        // Before the first member: what followed the brace on its line (a comment of the
+        // object's) stays first.
+        let lead = if k == 0 { r.brace_line() } else { "," };
+        let separator = match (item, origin) {
+            // After the member it followed, or first and the first: as it was.
+            (Item::Keep(i), _) if *i > 0 && previous == Some(i - 1) => {
+                original[r.before(*i)].to_owned()
+            }
+            (Item::Keep(0), _) => original[r.before(0)].to_owned(),
             // After another: without what followed the member before it on its line (its
             // comment goes with it).
-            Some(i) if k > 0 => format!(",{}", own_line(&r.without_comma(i))),
-            Some(i) => own_line(&r.without_comma(i)).to_owned(),
-            None if previous.is_some()
-                && previous == last
-                && layout.multiline
-                && !tail_rest.is_empty() =>
+            (Item::Keep(i), _) => format!("{lead}{}", own_line(&r.without_comma(*i))),
+            // In a dropped member's place: without its comments.
+            (Item::New(..), Some(_)) if layout.multiline => {
+                format!("{lead}\n{}", layout.indent)
+            }
+            (Item::New(..), None)
+                if previous.is_some()
+                    && previous == last
+                    && layout.multiline
+                    && !tail_rest.is_empty() =>
             {
                 tail_line_used = true;
                 r.after_line(tail_line)
             }
-            None => r.fresh(k == 0),
+            (Item::New(..), _) if k == 0 => format!("{lead}{}", r.fresh(true)),
+            (Item::New(..), _) => r.fresh(false),
         };
         previous = match item {
             Item::Keep(i) => Some(*i),
@@ -273,7 +295,16 @@ mod tests {
             text,
             &[Item::New("\"toon\": {}".into(), Some(1)), Item::Keep(2)],
         );
-        assert_eq!(out, "{\n  // second\n  \"toon\": {},\n  \"c\": 3\n}");
+        assert_eq!(out, "{\n  \"toon\": {},\n  \"c\": 3\n}");
+        // A comment on the brace's line is the object's: it stays.
+        let braced = "{ // servers\n  // a\n  \"a\": 1,\n  \"b\": 2\n}";
+        let out = rewritten(
+            braced,
+            &[Item::New("\"t\": 0".into(), Some(0)), Item::Keep(1)],
+        );
+        assert_eq!(out, "{ // servers\n  \"t\": 0,\n  \"b\": 2\n}");
+        let out = rewritten(braced, &[Item::Keep(1)]);
+        assert_eq!(out, "{ // servers\n  \"b\": 2\n}");
         let all = [Item::Keep(0), Item::Keep(1), Item::Keep(2)];
         assert_eq!(rewritten(text, &all), text);
     }
