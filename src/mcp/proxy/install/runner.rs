@@ -17,8 +17,10 @@ pub enum Runner {
 }
 
 impl Runner {
-    /// How the binary at `exe` was installed, read from its path: inside uv's cache
-    /// (`…/uv/archive-v0/HASH/bin/toon`) or its tools (`…/uv/tools/…`), `uvx`; inside npm's
+    /// How the binary at `exe` was installed, read from its path: inside uv's cache, `uvx`
+    /// (its buckets as uv's `CacheBucket` names them: an ephemeral tool environment is
+    /// `…/uv/environments-v2/NAME-HASH/`, a link to `archive-v0/HASH/`, so the binary is seen
+    /// at either), or in uv's tools (`…/uv/tools/…`); inside npm's
     /// `_npx` cache or a `node_modules/toon-gateway-PLATFORM` package, `npx`; else the binary.
     ///
     /// ```
@@ -41,7 +43,14 @@ impl Runner {
             parts.windows(2).any(|w| a(&w[0]) && b(&w[1]))
         };
         let prefix = format!("{DISTRIBUTION}-");
+        let after_uv = |bucket: &str| {
+            parts
+                .iter()
+                .skip_while(|p| *p != "uv")
+                .any(|p| p.starts_with(bucket))
+        };
         if parts.iter().any(|p| p.starts_with("archive-v"))
+            || after_uv("environments-v")
             || pair(&|a| a == "uv", &|b| b == "tools")
         {
             Runner::Uvx
@@ -104,6 +113,7 @@ mod tests {
         let detect = |p: &str| Runner::detect(Path::new(p));
         for uvx in [
             "/home/me/.cache/uv/archive-v0/Xh3kQ2/bin/toon",
+            "/Users/me/.cache/uv/environments-v2/toon-gateway-5f1c2a/bin/toon",
             "/Users/me/.cache/uv/archive-v0/abc/bin/toon",
             "/home/me/.local/share/uv/tools/toon-gateway/bin/toon",
             "/tmp/cache/archive-v0/abc/bin/toon",
@@ -122,6 +132,7 @@ mod tests {
             "/home/me/.local/pipx/venvs/toon-gateway/bin/toon",
             "/work/uv-tools/target/release/toon",
             "/work/node_modules/other/bin/toon",
+            "/srv/environments-v2/bin/toon",
         ] {
             assert_eq!(detect(binary), Runner::Binary(binary.into()), "{binary}");
         }
