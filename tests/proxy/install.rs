@@ -90,6 +90,15 @@ fn install_puts_the_gateway_in_front_of_claude_codes_servers_and_uninstall_takes
     assert!(text.starts_with("[4]{id,name,ok}:"), "{report}");
     drop(client);
 
+    let installed = std::fs::read_to_string(&file).unwrap();
+    let shown = stdout(&toon(
+        &home,
+        &["mcp", "uninstall", "claude-code", "--dry-run"],
+    ));
+    assert!(shown.contains("taken out of"), "{shown}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), installed);
+    assert!(home.join(".claude.json.toon-backup").exists());
+
     let shown = stdout(&toon(&home, &["mcp", "uninstall", "claude-code"]));
     assert!(
         shown.contains("put back as it was before the install"),

@@ -569,3 +569,36 @@ fn the_gateways_file_cannot_be_the_clients() {
         "{err}"
     );
 }
+
+/// Prefixes of two fixtures, and the fixtures with one byte taken out (every fifth of each, to
+/// keep the test short): refused with an error or planned into texts that read back, never a
+/// panic.
+#[test]
+fn cut_and_damaged_files_are_refused_or_planned_never_a_panic() {
+    let home = Home::new("damaged");
+    for (client, name) in [
+        (Client::VsCode, "vscode.jsonc"),
+        (Client::Cursor, "cursor.json"),
+    ] {
+        let text = fixture(name);
+        let cut = (0..text.len())
+            .step_by(5)
+            .filter(|&n| text.is_char_boundary(n))
+            .map(|n| text[..n].to_owned());
+        let damaged = (2..text.len())
+            .step_by(5)
+            .filter(|&n| text.is_char_boundary(n) && text.is_char_boundary(n + 1))
+            .map(|n| format!("{}{}", &text[..n], &text[n + 1..]));
+        let mut planned = 0;
+        for variant in cut.chain(damaged) {
+            home.with(client, &variant);
+            let Ok(plan) = plan_install(&home.request(client), &home.places) else {
+                continue;
+            };
+            planned += 1;
+            jsonc::blank(plan.client_text(), client.jsonc()).unwrap();
+            Config::from_str_with(plan.gateway_text(), &|_| Some("x".into())).unwrap();
+        }
+        assert!(planned > 0, "{name}");
+    }
+}
