@@ -602,3 +602,29 @@ fn cut_and_damaged_files_are_refused_or_planned_never_a_panic() {
         assert!(planned > 0, "{name}");
     }
 }
+
+#[test]
+fn servers_the_install_added_to_a_file_go_again_when_the_rest_changed() {
+    let home = Home::new("inserted");
+    let original = "{\n  \"globalShortcut\": \"\",\n  \"preferences\": {}\n}\n";
+    let path = home.with(Client::ClaudeDesktop, original);
+    let request = home.request(Client::ClaudeDesktop);
+    plan_install(&request, &home.places)
+        .unwrap()
+        .apply()
+        .unwrap();
+    let installed = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        installed.replace("\"globalShortcut\": \"\"", "\"globalShortcut\": \"F1\""),
+    )
+    .unwrap();
+    plan_uninstall(&request, &home.places)
+        .unwrap()
+        .apply()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        original.replace("\"globalShortcut\": \"\"", "\"globalShortcut\": \"F1\"")
+    );
+}
