@@ -628,3 +628,35 @@ fn servers_the_install_added_to_a_file_go_again_when_the_rest_changed() {
         original.replace("\"globalShortcut\": \"\"", "\"globalShortcut\": \"F1\"")
     );
 }
+
+#[test]
+fn a_claude_code_project_keeps_its_servers_in_the_project() {
+    let home = Home::new("cc-project");
+    let root = home.places.home.join("site");
+    std::fs::create_dir_all(&root).unwrap();
+    let original = fixture("claude-code-project.mcp.json");
+    std::fs::write(root.join(".mcp.json"), &original).unwrap();
+    let mut request = home.request(Client::ClaudeCode);
+    request.scope = Scope::Project(root.clone());
+    request.gateway_config = None;
+    let plan = plan_install(&request, &home.places).unwrap();
+    assert_eq!(plan.gateway_file(), root.join(".toon-mcp.json"));
+    let config = root.join(".toon-mcp.json").to_string_lossy().into_owned();
+    assert!(
+        plan.client_text()
+            .contains(&format!("\"--config\", \"{config}\""))
+    );
+    plan.apply().unwrap();
+    let gateway =
+        Config::from_str(&std::fs::read_to_string(root.join(".toon-mcp.json")).unwrap()).unwrap();
+    assert_eq!(gateway.servers[0].name, "playwright");
+    plan_uninstall(&request, &home.places)
+        .unwrap()
+        .apply()
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join(".mcp.json")).unwrap(),
+        original
+    );
+    assert!(!root.join(".toon-mcp.json").exists());
+}
