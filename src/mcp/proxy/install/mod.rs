@@ -25,6 +25,7 @@
 
 mod backup;
 mod client;
+mod compose;
 mod entry;
 mod files;
 mod jsonc;
