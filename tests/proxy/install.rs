@@ -1,7 +1,8 @@
 //! `toon mcp install` and `uninstall` end to end: a Claude Code configuration
 //! (`tests/fixtures/mcp/install/claude-code-e2e.json`) in a scratch home directory, the
 //! gateway installed into it, the entry it wrote started as Claude Code would start it, in
-//! front of the repo's raw server (Python's standard library only), and the file put back.
+//! front of the repo's raw server (Python's standard library only), `toon mcp inspect` run on
+//! what it moved, as the README's five minutes do, and the file put back.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -64,6 +65,15 @@ fn install_puts_the_gateway_in_front_of_claude_codes_servers_and_uninstall_takes
         std::fs::read_to_string(&gateway)
             .unwrap()
             .contains("rk_FIXTURESECRETe2e")
+    );
+
+    // The README's next step: `toon mcp inspect` reads the servers the install moved.
+    let inspected = stdout(&toon(&home, &["mcp", "inspect"]));
+    assert!(
+        inspected
+            .lines()
+            .any(|l| l.starts_with("raw ") && l.ends_with("ready")),
+        "{inspected}"
     );
 
     // The entry Claude Code now starts: the gateway, serving the raw server's tools.
