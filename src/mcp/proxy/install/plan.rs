@@ -70,6 +70,12 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Install, Insta
         .filter(|m| !already.contains(&m.name))
         .collect();
     let (gateway_after, added) = gateway_text(&gateway, existing.as_ref(), &added);
+    let texts = (
+        client_after.as_str(),
+        gateway.text.as_deref(),
+        gateway_after.as_str(),
+    );
+    read_back(&path, client.jsonc(), &gateway_path, texts)?;
     let backup = Backup::new(
         client.name(),
         FileChange {
@@ -104,6 +110,32 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Install, Insta
         kept: sorted.kept,
         entry: entry.1,
     })
+}
+
+/// Both new texts read as their readers will read them: a composition that would not is
+/// refused before anything is written.
+fn read_back(
+    client: &Path,
+    jsonc: bool,
+    gateway: &Path,
+    (client_text, gateway_before, gateway_text): (&str, Option<&str>, &str),
+) -> Result<(), InstallError> {
+    let broken = |path: &Path| InstallError::NotConfig {
+        path: path.to_path_buf(),
+        what: "the install would write a text that does not read back (toon's bug: please \
+               report it); nothing was written"
+            .to_owned(),
+    };
+    super::jsonc::blank(client_text, jsonc).map_err(|_| broken(client))?;
+    // The gateway's file as the gateway reads it, when it read so before (what was wrong in
+    // it is the gateway's to report).
+    let reads = |text: &str| {
+        crate::mcp::proxy::Config::from_str_with(text, &|_| Some("x".to_owned())).is_ok()
+    };
+    if gateway_before.is_none_or(reads) && !reads(gateway_text) {
+        return Err(broken(gateway));
+    }
+    Ok(())
 }
 
 /// The client's file: given, else where the client keeps it.
