@@ -174,6 +174,48 @@ mod to_library {
     }
 }
 
+/// `toon mcp install CLIENT` and `toon mcp uninstall CLIENT`: the names are the library's
+/// (`Client::name`), which a test holds to these.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ClientArg {
+    /// Claude Code: ~/.claude.json (user servers), or .mcp.json with --project.
+    ClaudeCode,
+    /// Claude Desktop: claude_desktop_config.json.
+    ClaudeDesktop,
+    /// Cursor: ~/.cursor/mcp.json, or .cursor/mcp.json with --project.
+    Cursor,
+    /// VS Code: the user profile's mcp.json, or .vscode/mcp.json with --project.
+    #[value(name = "vscode")]
+    VsCode,
+    /// Windsurf: ~/.codeium/windsurf/mcp_config.json.
+    Windsurf,
+}
+
+#[cfg(feature = "mcp-stdio")]
+impl From<ClientArg> for toon::mcp::proxy::install::Client {
+    fn from(arg: ClientArg) -> Self {
+        use toon::mcp::proxy::install::Client;
+        match arg {
+            ClientArg::ClaudeCode => Client::ClaudeCode,
+            ClientArg::ClaudeDesktop => Client::ClaudeDesktop,
+            ClientArg::Cursor => Client::Cursor,
+            ClientArg::VsCode => Client::VsCode,
+            ClientArg::Windsurf => Client::Windsurf,
+        }
+    }
+}
+
+/// `toon mcp install --launch`: how the client's entry starts the gateway.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LaunchArg {
+    /// `uvx --from toon-gateway toon mcp serve` (the Python wheel).
+    Uvx,
+    /// `npx -y toon-gateway mcp serve` (the npm package).
+    Npx,
+    /// This binary, by its absolute path.
+    Path,
+}
+
 #[cfg(feature = "mcp-stdio")]
 impl From<ModeArg> for toon::mcp::proxy::Mode {
     fn from(arg: ModeArg) -> Self {
@@ -188,6 +230,16 @@ impl From<ModeArg> for toon::mcp::proxy::Mode {
 mod tests {
     use super::FormatArg;
     use clap::ValueEnum;
+
+    #[cfg(feature = "mcp-stdio")]
+    #[test]
+    fn client_names_are_the_librarys() {
+        for arg in super::ClientArg::value_variants() {
+            let name = arg.to_possible_value().unwrap().get_name().to_owned();
+            let client: toon::mcp::proxy::install::Client = (*arg).into();
+            assert_eq!(name, client.name());
+        }
+    }
 
     #[test]
     fn format_auto_is_cheapers_old_name_read_with_a_warning() {

@@ -133,16 +133,24 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             let report = serving::inspect(servers.config.as_deref(), options)?;
             emit(report.trim_end())?;
         }
-        #[cfg(not(feature = "mcp-stdio"))]
-        McpCommand::Serve { .. } | McpCommand::Inspect { .. } => {
-            return Err(
-                "`toon mcp serve` and `toon mcp inspect` need the `mcp-stdio` \
-                        feature (cargo install toon-codec --features cli,mcp-proxy)"
-                    .into(),
-            );
+        #[cfg(feature = "mcp-stdio")]
+        command @ (McpCommand::Install { .. } | McpCommand::Uninstall { .. }) => {
+            super::install::run(command)?;
         }
+        #[cfg(not(feature = "mcp-stdio"))]
+        McpCommand::Serve { .. }
+        | McpCommand::Inspect { .. }
+        | McpCommand::Install { .. }
+        | McpCommand::Uninstall { .. } => return Err(needs_stdio()),
     }
     Ok(())
+}
+
+#[cfg(not(feature = "mcp-stdio"))]
+fn needs_stdio() -> Failure {
+    "`toon mcp serve`, `inspect`, `install` and `uninstall` need the `mcp-stdio` feature \
+     (cargo install toon-codec --features cli,mcp-proxy)"
+        .into()
 }
 
 /// `toon mcp catalog`: the view of the catalog in `file`.

@@ -6,6 +6,8 @@ mod choice;
 mod convert;
 #[cfg(feature = "mcp")]
 mod gateway;
+#[cfg(feature = "mcp-stdio")]
+mod install;
 mod io;
 mod overflow;
 
@@ -14,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use choice::{FormatArg, GroupingArg, ModeArg, StructuredArg, ViewArg};
+use choice::{ClientArg, FormatArg, GroupingArg, LaunchArg, ModeArg, StructuredArg, ViewArg};
 
 #[derive(Parser)]
 #[command(
@@ -115,6 +117,51 @@ enum McpCommand {
         #[command(flatten)]
         policy: PolicyArgs,
     },
+    /// Move CLIENT's MCP servers into the gateway's configuration and give CLIENT one
+    /// server, `toon`, that starts the gateway in front of them (needs the `mcp-stdio`
+    /// feature). Prints what changes (secrets hidden) and keeps a backup beside the client's
+    /// file for `toon mcp uninstall`. Servers the gateway would run otherwise (a ${...} only
+    /// the client expands) stay with the client.
+    Install {
+        #[command(flatten)]
+        target: ClientFileArgs,
+        /// The gateway's configuration (default: $TOON_MCP_CONFIG, else
+        /// ~/.config/toon/mcp.json; with --project, a toon-mcp.json beside the project's
+        /// file).
+        #[arg(long, value_name = "FILE")]
+        config: Option<String>,
+        /// How the client starts the gateway (default: the way this toon was installed:
+        /// uvx, npx, or this binary's path).
+        #[arg(long, value_enum)]
+        launch: Option<LaunchArg>,
+        /// More arguments for `toon mcp serve`, after `--` (`-- --mode lean`).
+        #[arg(last = true, value_name = "SERVE_ARGS")]
+        serve_args: Vec<String>,
+    },
+    /// Undo `toon mcp install CLIENT`: the client's servers put back as they were (the file
+    /// byte for byte when nothing else changed in it), and taken out of the gateway's
+    /// configuration (needs the `mcp-stdio` feature).
+    Uninstall {
+        #[command(flatten)]
+        target: ClientFileArgs,
+    },
+}
+
+/// Which client file `toon mcp install` and `uninstall` edit.
+#[derive(Args)]
+struct ClientFileArgs {
+    #[arg(value_enum)]
+    client: ClientArg,
+    /// The project's file in the current directory (Claude Code, Cursor, VS Code) instead of
+    /// the user's.
+    #[arg(long)]
+    project: bool,
+    /// The client's file, when it is not where the client keeps it by default.
+    #[arg(long, value_name = "FILE")]
+    file: Option<String>,
+    /// Print what would change, and write nothing.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 /// `toon mcp serve --http`: Streamable HTTP instead of stdio.

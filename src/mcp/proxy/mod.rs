@@ -22,6 +22,7 @@
 //! - [`http`]: the same server over MCP Streamable HTTP, a session (own toolbox, own servers)
 //!   per client (`toon mcp serve --http`).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
+//! - [`install`]: a client's servers moved behind the gateway, and back (`toon mcp install`).
 //!
 //! Messages are forwarded as the text they came as ([`wire::Message`]): the proxy reads what it
 //! needs and changes only what it must, so fields no SDK knows (a tool's `execution`, `_meta`
@@ -31,6 +32,7 @@
 mod error;
 mod front;
 mod inspect;
+pub mod install;
 pub mod log;
 pub mod metrics;
 mod revisions;

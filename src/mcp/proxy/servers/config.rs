@@ -16,6 +16,8 @@
 //!                            "headers": {"Authorization": "Bearer ${EXAMPLE_TOKEN}"}}}}
 //! ```
 //!
+//! Windsurf's `serverUrl` is read as `url`.
+//!
 //! HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
 //! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
 //!
@@ -522,7 +524,11 @@ fn server(
         Some(_) => return Err(bad(&path.key("disabled"), "expected true or false")),
     };
     let kind = string("type")?;
-    let url = string("url")?;
+    // Windsurf writes a remote server's URL as `serverUrl` (docs.windsurf.com, cascade/mcp).
+    let url = match string("url")? {
+        None => string("serverUrl")?,
+        url => url,
+    };
     match kind.as_deref() {
         None | Some("stdio" | "http" | "streamable-http" | "streamableHttp" | "sse") => {}
         Some(_) => {
@@ -758,6 +764,22 @@ mod tests {
             }
         );
         assert_eq!(c.enabled().count(), 2);
+    }
+
+    /// Windsurf's remote servers: `serverUrl` is their `url`.
+    #[test]
+    #[cfg(feature = "mcp-http")]
+    fn windsurf_server_url_is_the_url() {
+        let c =
+            Config::from_str(r#"{"mcpServers": {"w": {"serverUrl": "https://example.com/mcp"}}}"#)
+                .unwrap();
+        assert_eq!(
+            c.servers[0].launch,
+            Launch::Http {
+                url: "https://example.com/mcp".into(),
+                headers: Vec::new(),
+            }
+        );
     }
 
     #[test]
