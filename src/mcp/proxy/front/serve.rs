@@ -45,7 +45,7 @@ use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{ProgressAs, Rounds};
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::{Cause, ClientId, INBOUND_QUEUE, Peer};
+use crate::mcp::proxy::transport::peer::{Behalf, Cause, ClientId, INBOUND_QUEUE, Peer};
 use crate::mcp::proxy::transport::wire::{Lines, MAX_MESSAGE_BYTES, Message};
 
 /// Which tools the client sees.
@@ -164,22 +164,10 @@ tokio::task_local! {
     /// Set while a 2026-07-28 request's server call runs across its rounds: each retry
     /// carries a new progress token, the server's call keeps the first.
     static PROGRESS_AS: ProgressAs;
-    /// The client request the task's work is for, as what its servers send is routed.
-    static HERE: Here;
 }
 
 /// A client request, as what is about it is sent: its link and its id (JSON text).
 type Route = (Arc<dyn Link>, String);
-
-/// Whose a task's work is: a client request's (by its link and id), or an exchange's
-/// server call (whose messages reach the request of its latest round, by [`Behalf::tag`]).
-///
-/// [`Behalf::tag`]: crate::mcp::proxy::transport::peer::Behalf::tag
-#[derive(Clone)]
-enum Here {
-    Request(Arc<dyn Link>, String),
-    Exchange(u64),
-}
 
 /// Client requests in progress at once, open listens aside; more are refused with an error
 /// until one ends.
@@ -287,13 +275,14 @@ impl Front {
         self.one_client.unwrap_or_else(ClientId::new)
     }
 
-    /// Where a message about the request the current task works for goes: that request's
-    /// link and id; for an exchange's server call, its latest round's request, if one waits.
+    /// Where a message about the request the current task works for goes (the task's
+    /// [`Behalf`]): that request's link and id; for an exchange's server call, its latest
+    /// round's request, if one waits.
+    ///
+    /// [`Behalf`]: crate::mcp::proxy::transport::peer::Behalf
     fn here(&self) -> Option<Route> {
-        match HERE.try_with(Here::clone).ok()? {
-            Here::Request(link, id) => Some((link, id)),
-            Here::Exchange(tag) => self.request_of(Cause::Request(tag)),
-        }
+        let tag = Behalf::current()?.tag;
+        self.request_of(Cause::Request(tag))
     }
 
     /// The request in flight `cause` names (or whose round its exchange waits for): its

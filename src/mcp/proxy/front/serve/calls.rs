@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Front, Here, Mode, PROGRESS_AS, Route};
+use super::{Front, Mode, PROGRESS_AS, Route};
 use crate::Value;
 use crate::mcp::meta::{Disposition, MetaError, result_text};
 use crate::mcp::proxy::error::CallError;
@@ -13,7 +13,7 @@ use crate::mcp::proxy::front::link::Carries;
 use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
 use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::{Cause, ProgressSink};
+use crate::mcp::proxy::transport::peer::{Behalf, Cause, ProgressSink};
 use crate::mcp::proxy::transport::wire::{self, token_key};
 use crate::mcp::raw;
 use crate::mcp::{Grouping, MetaTools, Plan, Structured};
@@ -158,7 +158,9 @@ impl Front {
     fn progress_to_client(self: &Arc<Self>) -> ProgressSink {
         let current = PROGRESS_AS.try_with(Arc::clone).ok();
         let front = Arc::downgrade(self);
-        let here = super::HERE.try_with(Here::clone).ok();
+        // The request this call is for, looked up as each progress comes: for an exchange's
+        // call, the request of its latest round.
+        let tag = Behalf::current().map(|b| b.tag);
         Arc::new(move |text: &str| {
             let text = match &current {
                 Some(current) => match wire::retoken(text, lock(current).as_deref()) {
@@ -168,11 +170,7 @@ impl Front {
                 None => text.to_owned(),
             };
             let Some(front) = front.upgrade() else { return };
-            let to = match &here {
-                Some(Here::Request(link, id)) => Some((link.clone(), id.clone())),
-                Some(Here::Exchange(tag)) => front.request_of(Cause::Request(*tag)),
-                None => None,
-            };
+            let to = tag.and_then(|tag| front.request_of(Cause::Request(tag)));
             front.offer_about(Carries::Progress, to, text);
         })
     }

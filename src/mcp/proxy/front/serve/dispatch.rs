@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::{Front, HERE, Here, InFlight, severity};
+use super::{Front, InFlight, severity};
 use crate::mcp::meta::result_text;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::link::{Link, LinkId, Outgoing};
@@ -103,7 +103,6 @@ impl Front {
         let reply_id = id.to_owned();
         // What its servers send can be told to be this request's.
         let behalf = Behalf::new(false, self.client_of_request());
-        let here = Here::Request(link.clone(), reply_id.clone());
         let (this, task_key, to) = (self.clone(), key.clone(), link.clone());
         let work = async move {
             let reply = match &declared {
@@ -114,7 +113,7 @@ impl Front {
             drop((permit, held));
             to.send(Outgoing::reply(&id, reply)).await;
         };
-        let task = tokio::spawn(HERE.scope(here, BEHALF.scope(behalf, work)));
+        let task = tokio::spawn(BEHALF.scope(behalf, work));
         in_flight.insert(
             key,
             InFlight {

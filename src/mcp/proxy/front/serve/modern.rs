@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::super::routes::offering;
-use super::{Front, HERE, Here, InFlight, Mode, Route};
+use super::{Front, InFlight, Mode, Route};
 use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::proxy::front::link::{Carries, Outgoing};
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
@@ -158,7 +158,6 @@ impl Front {
             worker.done(reply).await;
         };
         let call = BEHALF.scope(exchange.behalf(), call);
-        let call = HERE.scope(Here::Exchange(exchange.behalf().tag), call);
         let work = tokio::spawn(super::PROGRESS_AS.scope(progress_as, call));
         exchange.set_work(work.abort_handle());
     }
