@@ -296,6 +296,20 @@ fn an_error_comes_after_the_events_of_the_lines_before_it() {
     }
 }
 
+/// A CR left before a line's end once CRLF's is taken off (`" 12\r\r\n"`) is the line's own:
+/// every reader quotes it in the error, as the decoder does (the stream's readers once took it
+/// off a second time; found by the `events` fuzz target).
+#[test]
+fn a_line_own_carriage_return_is_quoted_as_the_decoder_quotes_it() {
+    let text = "a:: b\n 12\r\r\n";
+    let want = toon::from_str::<Value>(text).unwrap_err();
+    assert!(want.to_string().ends_with(r#"found 1: " 12\r""#), "{want}");
+    for (how, (_, err)) in every_way(text, &DecodeOptions::new()) {
+        let err = err.unwrap_or_else(|| panic!("{how}: no error"));
+        assert_eq!(place(&err), place(&want), "{how}");
+    }
+}
+
 /// Random bytes and mutated fixtures through every entry point: none panics, and all give
 /// the same events and the same error; where the text is UTF-8, `from_str` too, and where
 /// the decoder accepts it, the same value.
