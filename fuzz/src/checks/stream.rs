@@ -142,10 +142,16 @@ fn agree_with_decoder(text: &str, run: &Run, options: &DecodeOptions) {
             );
         }
         (Err(want), Some(got)) => {
-            assert_eq!(place(got), place(&want), "another error than the decoder's: {text:?}");
+            assert_eq!(
+                place(got),
+                place(&want),
+                "another error than the decoder's: {text:?}"
+            );
             assert_within(text, got.line(), got.column(), got);
         }
-        (Ok(value), Some(err)) => panic!("events end in {err}, the decoder gives {value:?}: {text:?}"),
+        (Ok(value), Some(err)) => {
+            panic!("events end in {err}, the decoder gives {value:?}: {text:?}")
+        }
         (Err(want), None) => panic!("events end without error, the decoder says {want}: {text:?}"),
     }
 }
@@ -160,7 +166,11 @@ fn transcodes_alike(text: &str, options: &DecodeOptions) {
     match (a, b) {
         (Ok(()), Ok(())) => {
             let shown = String::from_utf8_lossy(&streamed);
-            assert_eq!(shown, String::from_utf8_lossy(&decoded), "other JSON for {text:?}");
+            assert_eq!(
+                shown,
+                String::from_utf8_lossy(&decoded),
+                "other JSON for {text:?}"
+            );
             serde_json::from_slice::<serde::de::IgnoredAny>(&streamed)
                 .unwrap_or_else(|e| panic!("not JSON ({e}): {shown} for {text:?}"));
         }
@@ -210,12 +220,26 @@ pub fn parser(data: &[u8]) {
     }
     if fed.1.is_some() {
         // After an error every call fails.
-        assert!(parser.feed_bytes(b"a: 1\n").is_err(), "a feed after an error");
+        assert!(
+            parser.feed_bytes(b"a: 1\n").is_err(),
+            "a feed after an error"
+        );
         assert!(parser.finish().is_err(), "finish after an error");
     } else {
-        match parser.finish() {
+        // `end`, then `finish`: the last line's events, then the end's error.
+        match parser.end() {
             Ok(events) => fed.0.extend(events),
             Err(err) => fed.1 = Some(err),
+        }
+        assert!(
+            parser.feed_bytes(b"a: 1\n").is_err(),
+            "a feed after the end"
+        );
+        match (parser.finish(), &fed.1) {
+            (Ok(events), None) => assert!(events.is_empty(), "events after the end"),
+            (Err(err), None) => fed.1 = Some(err),
+            (Err(_), Some(_)) => {}
+            (Ok(events), Some(err)) => panic!("finish gives {events:?} after {err}"),
         }
     }
     let whole = whole(&input);
@@ -224,7 +248,12 @@ pub fn parser(data: &[u8]) {
         let borrowed = collect(
             toon::stream::from_str_with(text, &input.options).map(|e| e.map(Event::into_owned)),
         );
-        assert_same(&fed, &borrowed, "Parser in pieces against from_str", input.text);
+        assert_same(
+            &fed,
+            &borrowed,
+            "Parser in pieces against from_str",
+            input.text,
+        );
         if let Some(err) = &fed.1 {
             assert_within(text, err.line(), err.column(), err);
         }
