@@ -26,7 +26,12 @@ pub fn check(data: &[u8]) {
     };
     let whole = frames([stream]);
     let cut = frames(pieces(stream, flags));
-    assert_eq!(whole, cut, "other frames when cut: {:?}", String::from_utf8_lossy(stream));
+    assert_eq!(
+        whole,
+        cut,
+        "other frames when cut: {:?}",
+        String::from_utf8_lossy(stream)
+    );
     alone(stream, &whole);
 }
 
@@ -62,7 +67,12 @@ fn alone(stream: &[u8], frames: &[Frame]) {
         }
         expected.push(Some(line));
     }
-    assert_eq!(expected.len(), frames.len(), "{frames:?} for {:?}", String::from_utf8_lossy(stream));
+    assert_eq!(
+        expected.len(),
+        frames.len(),
+        "{frames:?} for {:?}",
+        String::from_utf8_lossy(stream)
+    );
     for (line, frame) in expected.into_iter().zip(frames) {
         match (line, frame) {
             (None, Err(Bad::TooLong { size, .. })) => assert!(*size > LIMIT),
@@ -84,8 +94,12 @@ fn message(text: &str) {
         Ok(m) => parsed(text, &m),
         Err(bad) => {
             if let Some(id) = bad.id() {
-                let is_id = id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
-                assert!(is_id && serde_json::from_str::<IgnoredAny>(id).is_ok(), "id {id} of {bad}");
+                let is_id =
+                    id.starts_with(['"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+                assert!(
+                    is_id && serde_json::from_str::<IgnoredAny>(id).is_ok(),
+                    "id {id} of {bad}"
+                );
             }
             let _ = bad.to_string();
             if let Bad::NotJson { .. } = bad {
@@ -115,7 +129,9 @@ fn parsed(text: &str, m: &Message) {
         };
         assert_eq!(part.trim(), part, "{name} with spaces around it");
         serde_json::from_str::<IgnoredAny>(part).unwrap_or_else(|e| panic!("{name} {part:?}: {e}"));
-        if let (Some(object), Ok(value)) = (&object, serde_json::from_str::<serde_json::Value>(part)) {
+        if let (Some(object), Ok(value)) =
+            (&object, serde_json::from_str::<serde_json::Value>(part))
+        {
             assert_eq!(object.get(name), Some(&value), "{name} in {text:?}");
         }
     }

@@ -49,10 +49,14 @@ fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
                 p == q || (p.to_bits() as i64 - q.to_bits() as i64).abs() <= 1
             }
         },
-        (J::Array(x), J::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q)),
+        (J::Array(x), J::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| close(p, q))
+        }
         (J::Object(x), J::Object(y)) => {
             x.len() == y.len()
-                && x.iter().zip(y).all(|((k1, v1), (k2, v2))| k1 == k2 && close(v1, v2))
+                && x.iter()
+                    .zip(y)
+                    .all(|((k1, v1), (k2, v2))| k1 == k2 && close(v1, v2))
         }
         _ => a == b,
     }
@@ -74,7 +78,9 @@ fn number_tokens(text: &str) -> Vec<&str> {
             }
             b'-' | b'0'..=b'9' => {
                 let start = at;
-                while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                while at < bytes.len()
+                    && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
                     at += 1;
                 }
                 out.push(&text[start..at]);
@@ -123,12 +129,18 @@ fn numbers_are_nearest(text: &str, value: &Value) {
 fn goes_through_text(value: &Value) {
     let json = toon::json::to_string(value).expect("a Value writes as JSON");
     let back: Value = toon::json::from_str(&json).unwrap_or_else(|e| panic!("{e}: {json}"));
-    assert!(same(&back, value), "{json} reads back as {back:?}, not {value:?}");
+    assert!(
+        same(&back, value),
+        "{json} reads back as {back:?}, not {value:?}"
+    );
     // A table's rows take its first row's key order (§9.3): TOON keeps the keys, not
     // every row's order of them, so `==` (order aside) here.
     let toon_text = toon::to_string(value).expect("a Value encodes");
     let back: Value = toon::from_str(&toon_text).unwrap_or_else(|e| panic!("{e}: {toon_text}"));
-    assert!(back == *value, "{toon_text} decodes as {back:?}, not {value:?}");
+    assert!(
+        back == *value,
+        "{toon_text} decodes as {back:?}, not {value:?}"
+    );
 }
 
 /// Equal, objects in the same key order.
@@ -160,13 +172,20 @@ fn recording(data: &[u8], ours: &serde_json::Result<Value>) {
         (Ok(doc), Ok(value)) => {
             let text = toon::to_string(doc).expect("a recording encodes");
             if toon::json::inexact_numbers(data).is_empty() {
-                assert_eq!(text, toon::to_string(value).unwrap(), "the recording encodes otherwise");
+                assert_eq!(
+                    text,
+                    toon::to_string(value).unwrap(),
+                    "the recording encodes otherwise"
+                );
             } else {
                 toon::from_str::<IgnoredAny>(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
             }
         }
         (Ok(doc), Err(err)) => {
-            assert!(out_of_range(err), "recorded {doc:?} from text serde_json refuses: {err}");
+            assert!(
+                out_of_range(err),
+                "recorded {doc:?} from text serde_json refuses: {err}"
+            );
             let text = toon::to_string(doc).expect("a recording encodes");
             toon::from_str::<IgnoredAny>(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         }
@@ -175,7 +194,11 @@ fn recording(data: &[u8], ours: &serde_json::Result<Value>) {
         }
         (Err(a), Err(b)) => {
             if !out_of_range(a) && !out_of_range(b) {
-                assert_eq!((a.line(), a.column()), (b.line(), b.column()), "errors {a} and {b}");
+                assert_eq!(
+                    (a.line(), a.column()),
+                    (b.line(), b.column()),
+                    "errors {a} and {b}"
+                );
             }
         }
     }
@@ -216,12 +239,25 @@ fn canonical(token: &str) {
         && serde_json::from_str::<IgnoredAny>(token).is_ok();
     let Some(text) = toon::json::canonical_number(token) else {
         let exponent = token.find(['e', 'E']).map_or("", |at| &token[at + 1..]);
-        let digits = exponent.trim_start_matches(['+', '-']).trim_start_matches('0').len();
-        assert!(!is_number || digits >= 12, "{token} is a JSON number without canonical text");
+        let digits = exponent
+            .trim_start_matches(['+', '-'])
+            .trim_start_matches('0')
+            .len();
+        assert!(
+            !is_number || digits >= 12,
+            "{token} is a JSON number without canonical text"
+        );
         return;
     };
-    assert!(is_number, "{token} is not a JSON number, yet canonical {text}");
-    assert_eq!(toon::json::canonical_number(&text).as_deref(), Some(text.as_str()), "{token}");
+    assert!(
+        is_number,
+        "{token} is not a JSON number, yet canonical {text}"
+    );
+    assert_eq!(
+        toon::json::canonical_number(&text).as_deref(),
+        Some(text.as_str()),
+        "{token}"
+    );
     let (a, b): (f64, f64) = (token.parse().unwrap(), text.parse().unwrap());
     assert!(a == b, "{token} is {a:e}, its canonical {text} is {b:e}");
 }
