@@ -14,7 +14,6 @@ pub mod map;
 mod number;
 mod partial_eq;
 mod recording;
-mod repeated_keys;
 mod ser;
 
 use std::fmt;

@@ -183,14 +183,11 @@ impl Recording {
     /// costs a walk over its tokens to read those, a text of integers nothing more.
     ///
     /// Serialized to formats other than TOON, such a number is its canonical text as a string
-    /// (serde has no number with more digits than `f64`). An object that repeats a key keeps
-    /// it once, at its first place, with its last value, as `JSON.parse` reads it.
+    /// (serde has no number with more digits than `f64`).
     ///
     /// ```
     /// let doc = toon::Recording::from_json_slice(br#"{"id": 18446744073709551616, "e": 1E400}"#).unwrap();
     /// assert_eq!(toon::to_string(&doc).unwrap(), "id: 18446744073709551616\ne: 1e+400");
-    /// let doc = toon::Recording::from_json_slice(br#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
-    /// assert_eq!(toon::to_string(&doc).unwrap(), "a: 3\nb: 2");
     /// ```
     ///
     /// # Errors
@@ -198,13 +195,6 @@ impl Recording {
     /// serde_json's error for text that is not JSON (with its line and column), and a number
     /// whose exponent reaches ±2^40.
     pub fn from_json_slice(text: &[u8]) -> serde_json::Result<Recording> {
-        // A repeated key is resolved once the numbers are read: `floats_exact` walks the
-        // text along the recording as recorded.
-        Self::read_json(text).map(Recording::without_repeated_keys)
-    }
-
-    /// [`Recording::from_json_slice`], an object's repeated keys kept as they came.
-    fn read_json(text: &[u8]) -> serde_json::Result<Recording> {
         // What `serde_json::from_slice` records, noting whether a number came as an `f64`:
         // without one, no token can have lost digits (`exact_json::FloatSeen`), so most
         // documents need no scan. With one, the floats' tokens are found by walking the text
@@ -240,21 +230,13 @@ impl Recording {
         tape.text.shrink_to_fit();
         Recording { tape }
     }
-
-    /// Each object's repeated key once, at its first place, with its last value (§14.3,
-    /// `repeated_keys.rs`).
-    fn without_repeated_keys(self) -> Recording {
-        Recording {
-            tape: super::repeated_keys::resolve(self.tape),
-        }
-    }
 }
 
 impl<'de> de::Deserialize<'de> for Recording {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let mut tape = Tape::default();
         ValueRecorder(&mut tape, Plain).deserialize(deserializer)?;
-        Ok(Recording::finish(tape).without_repeated_keys())
+        Ok(Recording::finish(tape))
     }
 }
 
