@@ -7,7 +7,8 @@
 //! range whose nearest `f64` is finite); each of its numbers is what
 //! Rust's own (correctly rounded) `str::parse` makes of its token; its value goes through
 //! JSON and TOON text unchanged. `from_json_slice` accepts the same texts, and numbers
-//! beyond `f64` besides, and encodes to the same TOON where no number is inexact.
+//! beyond `f64` besides, and encodes to the same TOON where no number is inexact and no key
+//! repeats (a repeated key is still recorded twice: `fuzz/regressions/README.md`).
 
 use serde::de::IgnoredAny;
 use toon::{Number, Recording, Value};
