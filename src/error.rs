@@ -135,7 +135,13 @@ impl Error {
     /// Turns an unresolved address (see [`Error::at_address`]) into the line, the column (in
     /// characters) and the quoted source line, counted in `src`, the text whose bytes the
     /// address points into. Runs once, when the error leaves the decoder.
-    pub(crate) fn resolve(mut self, src: &str) -> Self {
+    pub(crate) fn resolve(self, src: &str) -> Self {
+        self.resolve_lines(src, true)
+    }
+
+    /// [`Error::resolve`]; `crlf`: a CR before a line's end is the CRLF's (§5.1), not the
+    /// line's, and left out of the column's count and the quote.
+    fn resolve_lines(mut self, src: &str, crlf: bool) -> Self {
         let Some(InputAddress {
             address,
             whole_line,
@@ -153,7 +159,10 @@ impl Error {
         let start = memchr::memrchr(b'\n', &bytes[..offset]).map_or(0, |n| n + 1);
         let end = memchr::memchr(b'\n', &bytes[offset..]).map_or(src.len(), |n| offset + n);
         let raw = &src[start..end];
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let raw = match crlf {
+            true => raw.strip_suffix('\r').unwrap_or(raw),
+            false => raw,
+        };
         let number = memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1;
         let mut at = if whole_line {
             0
@@ -169,12 +178,14 @@ impl Error {
 
     /// [`Error::resolve`] for a reader that holds one line at a time (`stream/`): `line` is
     /// the raw line (no newline, no CR) that the address points into, and `number` its
-    /// 1-based number in the whole input. An error with a position keeps it.
+    /// 1-based number in the whole input. An error with a position keeps it. The reader has
+    /// taken the CRLF's CR off `line`: a CR still there is the line's own (`" 12\r"` of
+    /// `" 12\r\r\n"`), quoted as the decoder quotes it.
     pub(crate) fn resolve_in_line(self, line: &str, number: usize) -> Self {
         if self.inner.line != 0 || self.inner.unresolved.is_none() {
             return self;
         }
-        let mut err = self.resolve(line);
+        let mut err = self.resolve_lines(line, false);
         if err.inner.line != 0 {
             err.inner.line = number;
         }

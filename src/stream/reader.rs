@@ -162,6 +162,8 @@ pub struct Parser {
     /// An error met after a feed's first events: returned by the next call.
     pending: Option<Error>,
     failed: bool,
+    /// [`Parser::end`] was called: nothing more can be fed.
+    ended: bool,
 }
 
 impl Default for Parser {
@@ -186,6 +188,7 @@ impl Parser {
             offset: 0,
             pending: None,
             failed: false,
+            ended: false,
         }
     }
 
@@ -220,6 +223,11 @@ impl Parser {
     /// As [`feed`](Self::feed), and ill-formed UTF-8.
     pub fn feed_bytes(&mut self, chunk: &[u8]) -> Result<Vec<Event<'static>>> {
         self.check()?;
+        if self.ended {
+            return Err(Error::syntax(
+                "the text has ended (Parser::end): nothing more can be fed",
+            ));
+        }
         let mut events = Vec::new();
         let mut rest = chunk;
         while let Some(n) = memchr::memchr(b'\n', rest) {
@@ -247,18 +255,54 @@ impl Parser {
     /// Ends the text: the last line (if no newline ended it) and the events of the scopes
     /// still open.
     ///
+    /// When the end of input meets an error after the last line gave events (a list short of
+    /// its declared count after its last item), this returns the error and not those events;
+    /// [`end`](Self::end) then `finish` gives both.
+    ///
     /// # Errors
     ///
     /// As [`feed`](Self::feed): an error still to be returned, the last line's, or the end
     /// of input's (a scope short of its declared count, [`Category::Eof`](crate::Category::Eof)).
     pub fn finish(mut self) -> Result<Vec<Event<'static>>> {
+        let events = self.end()?;
         self.check()?;
+        Ok(events)
+    }
+
+    /// Ends the text as a [`feed`](Self::feed) takes a piece: returns the events that the last
+    /// line (if no newline ended it) and the end of input complete, and when an error follows
+    /// some of them, it comes from the next call ([`finish`](Self::finish)), so that every
+    /// event of the lines before an error is seen, as [`Events`] gives them. Nothing can be
+    /// fed after it; calling it again returns no events.
+    ///
+    /// ```
+    /// let mut parser = toon::stream::Parser::new();
+    /// let mut events = parser.feed("items[2]:\n  - a").unwrap();
+    /// events.extend(parser.end().unwrap()); // the item's `a`
+    /// let err = parser.finish().unwrap_err(); // then: one item of the two declared
+    /// assert_eq!((err.line(), err.column()), (2, 3));
+    /// assert_eq!(events.len(), 4); // {, items, [2, a
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`finish`](Self::finish), when no event comes before the error.
+    pub fn end(&mut self) -> Result<Vec<Event<'static>>> {
+        self.check()?;
+        if self.ended {
+            return Ok(Vec::new());
+        }
+        self.ended = true;
         let mut events = Vec::new();
         if !self.partial.is_empty() {
             let partial = std::mem::take(&mut self.partial);
-            step_bytes(&mut self.machine, &partial, self.offset, &mut events)?;
+            if let Err(err) = step_bytes(&mut self.machine, &partial, self.offset, &mut events) {
+                return self.fail(err, events);
+            }
         }
-        self.machine.finish(&mut events)?;
+        if let Err(err) = self.machine.finish(&mut events) {
+            return self.fail(err, events);
+        }
         Ok(events)
     }
 

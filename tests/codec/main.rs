@@ -8,6 +8,7 @@ mod common;
 
 mod conformance;
 mod error_positions;
+mod fuzz_regressions;
 mod golden;
 mod hardening;
 mod proptests;

@@ -296,6 +296,53 @@ fn an_error_comes_after_the_events_of_the_lines_before_it() {
     }
 }
 
+/// A last line without its newline whose events come before the end of input's error (a
+/// list short of its count after its item): `Parser::end` returns them and `finish` the error,
+/// as `Events` gives them, however the text was cut; `finish` alone returns the error only
+/// (found by the `parser` fuzz target, which compares the events).
+#[test]
+fn parser_end_gives_the_last_line_events_before_the_end_error() {
+    let text = "items[2]:\n  - a";
+    let (want, want_err) = collect(Events::new(text.as_bytes()));
+    let want_err = want_err.expect("one item of two");
+    assert_eq!(want.len(), 4, "{want:?}");
+    for size in [1, 2, 5, text.len()] {
+        let mut parser = Parser::new();
+        let mut events = Vec::new();
+        for piece in text.as_bytes().chunks(size) {
+            events.extend(parser.feed_bytes(piece).unwrap());
+        }
+        events.extend(parser.end().unwrap());
+        assert_eq!(events, want, "pieces of {size}");
+        let err = parser.finish().unwrap_err();
+        assert_eq!(place(&err), place(&want_err), "pieces of {size}");
+    }
+    let mut parser = Parser::new();
+    assert_eq!(parser.feed(text).unwrap().len(), 3);
+    assert_eq!(place(&parser.finish().unwrap_err()), place(&want_err));
+    // A valid text: `end` gives the rest, `finish` nothing more.
+    let mut parser = Parser::new();
+    parser.feed("a: 1").unwrap();
+    assert_eq!(parser.end().unwrap().len(), 4);
+    assert!(parser.end().unwrap().is_empty());
+    assert!(parser.feed("b: 1\n").is_err(), "a feed after the end");
+    assert!(parser.finish().unwrap().is_empty());
+}
+
+/// A CR left before a line's end once CRLF's is taken off (`" 12\r\r\n"`) is the line's own:
+/// every reader quotes it in the error, as the decoder does (the stream's readers once took it
+/// off a second time; found by the `events` fuzz target).
+#[test]
+fn a_line_own_carriage_return_is_quoted_as_the_decoder_quotes_it() {
+    let text = "a:: b\n 12\r\r\n";
+    let want = toon::from_str::<Value>(text).unwrap_err();
+    assert!(want.to_string().ends_with(r#"found 1: " 12\r""#), "{want}");
+    for (how, (_, err)) in every_way(text, &DecodeOptions::new()) {
+        let err = err.unwrap_or_else(|| panic!("{how}: no error"));
+        assert_eq!(place(&err), place(&want), "{how}");
+    }
+}
+
 /// Random bytes and mutated fixtures through every entry point: none panics, and all give
 /// the same events and the same error; where the text is UTF-8, `from_str` too, and where
 /// the decoder accepts it, the same value.

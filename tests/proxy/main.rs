@@ -9,6 +9,7 @@
 #[path = "../mcp_servers/mod.rs"]
 mod mcp_servers;
 
+mod fuzz_regressions;
 #[cfg(feature = "mcp-http")]
 mod http_front;
 #[cfg(feature = "mcp-http")]

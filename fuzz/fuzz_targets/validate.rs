@@ -1,0 +1,4 @@
+//! See `toon_codec_fuzz::checks::validate`.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| toon_codec_fuzz::checks::validate::check(data));
