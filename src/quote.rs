@@ -211,6 +211,12 @@ pub(crate) fn is_unquoted_key(key: &str) -> bool {
         != 0
 }
 
+/// §7.3: may `b` stand in an unquoted key after its first byte (a letter, digit, `_` or `.`)?
+#[inline]
+pub(crate) fn is_key_byte(b: u8) -> bool {
+    KEY_CLASS[b as usize] & KEY_REST != 0
+}
+
 /// Writes `s` as a quoted, escaped string (§7.1).
 pub(crate) fn write_quoted(out: &mut Vec<u8>, s: &str) {
     write_quoted_after(out, s, 0);
