@@ -2,9 +2,10 @@
 //!
 //! Decisions are made with a byte table so the common case (a short ASCII word) costs one table
 //! lookup per byte; strings of 16 bytes or more are checked 16 bytes at a time
-//! (`swar::clean_lanes`).
+//! (`swar::clean_lanes`), and string values of 4 to 15 bytes as one such lane
+//! (`swar::short_lane`).
 
-use crate::swar::{LANES, clean_lanes};
+use crate::swar::{LANES, clean_lanes, short_lane};
 
 /// Bytes that force quoting anywhere in a string value (§7.2): `:`, `"`, `\`, brackets, braces
 /// and the C0 controls. Delimiters are checked separately because they depend on scope (§11.1).
@@ -120,10 +121,16 @@ fn unquoted_or_clean(s: &str, delimiter: u8) -> Result<(), usize> {
     if matches!(first, b' ' | b'\t' | b'-' | b'#') || matches!(last, b' ' | b'\t') {
         return Err(0);
     }
+    // A short string is tested as one lane too; only one that has such a byte is searched
+    // byte by byte, for the clean prefix. `a` forces no quotes (with any delimiter but `a`,
+    // for which the byte search decides).
     let clean = if bytes.len() >= LANES {
         clean_lanes(bytes, 0, |lane| lane_forces_quotes(lane, delimiter))
     } else {
-        0
+        match short_lane(bytes, b'a') {
+            Some(lane) if !lane_forces_quotes(&lane, delimiter) => bytes.len(),
+            _ => 0,
+        }
     };
     let rest = &bytes[clean..];
     let forced = match forces_quotes(delimiter) {
@@ -209,6 +216,12 @@ pub(crate) fn is_unquoted_key(key: &str) -> bool {
         .iter()
         .fold(KEY_REST, |all, &b| all & KEY_CLASS[b as usize])
         != 0
+}
+
+/// §7.3: may `b` stand in an unquoted key after its first byte (a letter, digit, `_` or `.`)?
+#[inline]
+pub(crate) fn is_key_byte(b: u8) -> bool {
+    KEY_CLASS[b as usize] & KEY_REST != 0
 }
 
 /// Writes `s` as a quoted, escaped string (§7.1).

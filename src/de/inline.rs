@@ -47,6 +47,8 @@ impl<'a, 'de> InlineSeq<'a, 'de> {
     ) -> Result<Self> {
         let mut cells = std::mem::take(&mut de.cells);
         cells.clear();
+        // Room for a typical list at once (reused by later arrays), not grown from four.
+        cells.reserve(header.len.min(16));
         split_delimited(inline, header.delim, &mut cells);
         check_inline(de.strict, cells.len(), header.len, inline, &line)?;
         Ok(InlineSeq {

@@ -17,6 +17,9 @@ use super::span::stopped_early;
 use super::{Deserializer, Slot, ValueDe};
 use crate::error::{Error, Result};
 
+/// Entries the duplicate-key stack (§14.3, strict) gets when its first object opens.
+const KEY_STACK_ROOM: usize = 32;
+
 /// The line ([`Line::id`]) on which each key of an object last appears.
 struct LastLines<'de>(HashMap<Cow<'de, str>, usize, RandomState>);
 
@@ -128,6 +131,11 @@ impl<'a, 'de> ObjectAccess<'a, 'de> {
         min_depth: usize,
         depth: usize,
     ) -> Self {
+        // The shared key stack is made room for once, for a few levels of a few keys each,
+        // not grown from four entries by doubling as the first objects fill it.
+        if de.keys.capacity() == 0 {
+            de.keys.reserve(KEY_STACK_ROOM);
+        }
         let seen = de.strict.then(|| SeenKeys::open(&de.keys));
         ObjectAccess {
             de,

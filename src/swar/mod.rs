@@ -6,7 +6,8 @@
 //!
 //! - Byte search: [`byte_matches`], [`find_any`], [`find_either`], [`find_newline`].
 //! - Indentation (§12): [`leading_spaces`], [`all_spaces`].
-//! - Lanes of 16 bytes: [`clean_lanes`], for the quoting tests of §7.
+//! - Lanes of 16 bytes: [`clean_lanes`], and [`short_lane`] for a shorter text, for the
+//!   quoting tests of §7.
 //! - Numbers of up to eight bytes (§4): [`digits`].
 
 pub(crate) mod digits;
@@ -173,9 +174,46 @@ pub(crate) fn clean_lanes(
     }
 }
 
+/// A text of 4 to 15 bytes as one lane, for a test that asks whether any of its bytes is of
+/// some kind, in place of a byte loop: its first and last eight bytes (four below eight),
+/// which overlap, and `pad` in the rest. The lane holds every byte of `bytes` and no other
+/// byte but `pad`. `None` for fewer than four bytes.
+#[inline(always)]
+pub(crate) fn short_lane(bytes: &[u8], pad: u8) -> Option<[u8; LANES]> {
+    let mut lane = [pad; LANES];
+    let (head, tail) = lane.split_at_mut(8);
+    if let (Some(first), Some(last)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        head.copy_from_slice(first);
+        tail.copy_from_slice(last);
+    } else if let (Some(first), Some(last)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        head[..4].copy_from_slice(first);
+        head[4..].copy_from_slice(last);
+    } else {
+        return None;
+    }
+    Some(lane)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A short text's lane holds its bytes and the pad only, and each of its bytes.
+    #[test]
+    fn short_lanes_hold_every_byte_and_only_those() {
+        let text: Vec<u8> = (1..=15).collect();
+        for len in 0..16 {
+            let bytes = &text[..len];
+            match short_lane(bytes, 0) {
+                None => assert!(len < 4),
+                Some(lane) => {
+                    assert!(len >= 4);
+                    assert!(lane.iter().all(|b| *b == 0 || bytes.contains(b)), "{len}");
+                    assert!(bytes.iter().all(|b| lane.contains(b)), "{len}");
+                }
+            }
+        }
+    }
 
     /// The two word-at-a-time indentation tests against byte loops.
     #[test]
