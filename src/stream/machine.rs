@@ -197,7 +197,7 @@ impl<'a> KeptLine<'a> {
 /// A line-based scope's bookkeeping (the decoder's `de/span.rs` `Span`): declared count,
 /// items read, the depth of its items once its first line has told it (§8), whether its first
 /// item opened the §12 array span, and the lines its errors are placed on.
-struct Scope<'a> {
+struct Nesting<'a> {
     declared: usize,
     count: usize,
     base: usize,
@@ -223,16 +223,16 @@ enum ScopeFrame<'a> {
     /// `StartObject` waits for that line too.
     Block { parent: usize },
     /// §9.4 list items.
-    List(Scope<'a>),
+    List(Nesting<'a>),
     /// §9.3 rows.
     Table {
-        scope: Scope<'a>,
+        scope: Nesting<'a>,
         fields: Rc<FieldList<'a>>,
         delim: u8,
     },
     /// §9.5 entries.
     Keyed {
-        scope: Scope<'a>,
+        scope: Nesting<'a>,
         fields: Rc<FieldList<'a>>,
         delim: u8,
         seen: Option<SeenKeys<'a>>,
@@ -892,7 +892,7 @@ impl<'a, 'l, K: Keep<'a, 'l>, S: EventSink<'a>> Reading<'_, 'a, 'l, K, S> {
     /// An array or keyed-table header (§6) whose scope's content is below depth `base`.
     fn header(&mut self, header: Header<'l>, base: usize, line: &Line<'l>) -> Result<()> {
         self.m.enter_at(line)?;
-        let scope = Scope {
+        let scope = Nesting {
             declared: header.len,
             count: 0,
             base,
@@ -1036,7 +1036,7 @@ enum Role {
 }
 
 impl<'a> ScopeFrame<'a> {
-    fn scope(&mut self) -> Option<&mut Scope<'a>> {
+    fn scope(&mut self) -> Option<&mut Nesting<'a>> {
         match self {
             ScopeFrame::List(scope)
             | ScopeFrame::Table { scope, .. }

@@ -7,20 +7,20 @@ use std::path::{Path, PathBuf};
 use super::backup::Added;
 use super::jsonc::{self, Object};
 use super::plan::{ENTRY_NAME, absolute};
-use super::splice::{self, Item, Layout};
+use super::splice::{self, Item, Style};
 use super::{Client, InstallError, Request, Scope};
 use crate::mcp::raw::quote;
 
 /// A JSON (or JSONC) file read: its text, blanked text and top object.
-pub(super) struct Read {
+pub(super) struct Loaded {
     pub(super) path: PathBuf,
     pub(super) text: Option<String>,
     pub(super) blanked: String,
     pub(super) top: Option<Object>,
 }
 
-impl Read {
-    pub(super) fn of(path: &Path, jsonc: bool) -> Result<Read, InstallError> {
+impl Loaded {
+    pub(super) fn of(path: &Path, jsonc: bool) -> Result<Loaded, InstallError> {
         let text = super::read(path)?;
         let blanked = match &text {
             Some(t) => super::blanked(path, t, jsonc)?,
@@ -37,7 +37,7 @@ impl Read {
             }
             None => None,
         };
-        Ok(Read {
+        Ok(Loaded {
             path: path.to_path_buf(),
             text,
             blanked,
@@ -93,7 +93,7 @@ pub(super) struct Sorted {
 pub(super) fn toon_entry(
     request: &Request,
     gateway: &Path,
-    source: &Read,
+    source: &Loaded,
     servers: Option<&Object>,
 ) -> (String, String) {
     let (mut command, mut args) = request.runner.command();
@@ -144,18 +144,18 @@ fn config_argument(request: &Request, gateway: &Path) -> String {
 }
 
 /// The layout the client's servers object has, or the one a new one would have.
-fn servers_layout(source: &Read, servers: Option<&Object>) -> Layout {
+fn servers_layout(source: &Loaded, servers: Option<&Object>) -> Style {
     let unit = source.unit();
     match (servers, &source.top) {
-        (Some(s), _) => Layout::of(source.original(), s, &unit),
+        (Some(s), _) => Style::of(source.original(), s, &unit),
         (None, Some(top)) => {
-            let outer = Layout::of(source.original(), top, &unit);
-            Layout {
+            let outer = Style::of(source.original(), top, &unit);
+            Style {
                 indent: format!("{}{unit}", outer.indent),
                 ..outer
             }
         }
-        (None, None) => Layout {
+        (None, None) => Style {
             multiline: true,
             indent: format!("{unit}{unit}"),
             unit,
@@ -166,7 +166,7 @@ fn servers_layout(source: &Read, servers: Option<&Object>) -> Layout {
 /// The client's new text, and its object of servers before and after.
 pub(super) fn client_text(
     client: Client,
-    source: &Read,
+    source: &Loaded,
     servers: Option<&Object>,
     sorted: &Sorted,
     entry: &(String, String),
@@ -185,7 +185,7 @@ pub(super) fn client_text(
         if first.is_none() {
             items.push(Item::New(entry.0.clone(), None));
         }
-        let layout = Layout::of(original, servers, &source.unit());
+        let layout = Style::of(original, servers, &source.unit());
         let object = splice::rewrite(original, &source.blanked, servers, &items, &layout);
         let text = replace(original, servers, &object);
         let before = original[servers.open..=servers.close].to_owned();
@@ -198,7 +198,7 @@ pub(super) fn client_text(
 }
 
 /// An object of `members` in `layout` (theirs: `layout.indent` is the members').
-fn wrap(layout: &Layout, members: &[String]) -> String {
+fn wrap(layout: &Style, members: &[String]) -> String {
     if layout.multiline {
         let outer = layout
             .indent
@@ -224,7 +224,7 @@ fn replace(original: &str, object: &Object, with: &str) -> String {
 }
 
 /// The file with `member` added at the end of its top object, or a new file of it.
-fn insert(file: &Read, member: String) -> String {
+fn insert(file: &Loaded, member: String) -> String {
     match &file.top {
         Some(top) => {
             let original = file.original();
@@ -232,7 +232,7 @@ fn insert(file: &Read, member: String) -> String {
                 .map(Item::Keep)
                 .chain([Item::New(member, None)])
                 .collect();
-            let layout = Layout::of(original, top, &file.unit());
+            let layout = Style::of(original, top, &file.unit());
             replace(
                 original,
                 top,
@@ -245,22 +245,22 @@ fn insert(file: &Read, member: String) -> String {
 
 /// The gateway's new text with the `moved` servers added, and what was added.
 pub(super) fn gateway_text(
-    gateway: &Read,
+    gateway: &Loaded,
     existing: Option<&Object>,
     moved: &[&Moved],
 ) -> (String, Vec<Added>) {
     let unit = gateway.unit();
     let original = gateway.original();
     let layout = match (existing, &gateway.top) {
-        (Some(s), _) => Layout::of(original, s, &unit),
+        (Some(s), _) => Style::of(original, s, &unit),
         (None, Some(top)) => {
-            let outer = Layout::of(original, top, &unit);
-            Layout {
+            let outer = Style::of(original, top, &unit);
+            Style {
                 indent: format!("{}{unit}", outer.indent),
                 ..outer
             }
         }
-        (None, None) => Layout {
+        (None, None) => Style {
             multiline: true,
             indent: format!("{unit}{unit}"),
             unit: unit.clone(),

@@ -124,7 +124,7 @@ fn blank_trailing_commas(b: &mut [u8]) {
 /// One member of an object: its key (unescaped), where its key's quote starts and where its
 /// value lies.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Member {
+pub(crate) struct MemberSpan {
     pub key: String,
     pub key_start: usize,
     pub value: Range<usize>,
@@ -135,12 +135,12 @@ pub(crate) struct Member {
 pub(crate) struct Object {
     pub open: usize,
     pub close: usize,
-    pub members: Vec<Member>,
+    pub members: Vec<MemberSpan>,
 }
 
 impl Object {
     /// The last member named `key` (as JSON readers resolve duplicates).
-    pub(crate) fn get(&self, key: &str) -> Option<&Member> {
+    pub(crate) fn get(&self, key: &str) -> Option<&MemberSpan> {
         self.members.iter().rev().find(|m| m.key == key)
     }
 }
@@ -171,7 +171,7 @@ pub(crate) fn object_at(text: &str, at: usize) -> Option<Object> {
         }
         let start = skip_ws(b, colon + 1);
         let end = value_end(b, start)?;
-        members.push(Member {
+        members.push(MemberSpan {
             key,
             key_start: i,
             value: start..end,

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::backup::{self, Backup, FileChange};
-use super::compose::{Moved, Read, Sorted, client_text, gateway_text, toon_entry};
+use super::compose::{Loaded, Moved, Sorted, client_text, gateway_text, toon_entry};
 use super::jsonc::Object;
 use super::splice;
 use super::{Client, InstallError, Places, Request, Scope, Write, entry};
@@ -54,8 +54,8 @@ pub fn plan_install(request: &Request, places: &Places) -> Result<Install, Insta
                 .to_owned(),
         });
     }
-    let source = Read::of(&path, client.jsonc())?;
-    let gateway = Read::of(&gateway_path, false)?;
+    let source = Loaded::of(&path, client.jsonc())?;
+    let gateway = Loaded::of(&gateway_path, false)?;
     let servers = source.servers(&[client.servers_key()])?;
     let sorted = sort(client, &source, servers.as_ref())?;
     let existing = gateway.servers(&["mcpServers", "servers"])?;
@@ -176,7 +176,7 @@ pub(super) fn absolute(path: &Path) -> PathBuf {
 }
 
 /// The client's servers, moved or kept (and why).
-fn sort(client: Client, source: &Read, servers: Option<&Object>) -> Result<Sorted, InstallError> {
+fn sort(client: Client, source: &Loaded, servers: Option<&Object>) -> Result<Sorted, InstallError> {
     let mut sorted = Sorted {
         moved: Vec::new(),
         kept: Vec::new(),
@@ -216,7 +216,7 @@ fn without_blank_lines(text: &str) -> String {
 /// The names among `moved` the gateway has already with the same definition; an error for
 /// those it has with another.
 fn check_conflicts(
-    gateway: &Read,
+    gateway: &Loaded,
     existing: Option<&Object>,
     moved: &[Moved],
 ) -> Result<Vec<String>, InstallError> {

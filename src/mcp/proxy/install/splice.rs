@@ -15,7 +15,7 @@ pub(crate) enum Item {
 
 /// How an object's members are laid out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Layout {
+pub(crate) struct Style {
     /// Members on lines of their own (else all on one line).
     pub multiline: bool,
     /// The indentation of a member's line.
@@ -24,17 +24,17 @@ pub(crate) struct Layout {
     pub unit: String,
 }
 
-impl Layout {
+impl Style {
     /// The layout of `object` in `original`: its members' indentation, or, for an empty
     /// object, one `unit` deeper than the line it is on.
-    pub(crate) fn of(original: &str, object: &Object, unit: &str) -> Layout {
+    pub(crate) fn of(original: &str, object: &Object, unit: &str) -> Style {
         let text = &original[object.open..=object.close];
         match object.members.last() {
             Some(last) => {
                 let before = &original[..last.key_start];
                 let line = &before[before.rfind('\n').map_or(0, |n| n + 1)..];
                 let multiline = text.contains('\n') && line.trim().is_empty();
-                Layout {
+                Style {
                     multiline,
                     indent: if multiline {
                         line.to_owned()
@@ -48,7 +48,7 @@ impl Layout {
                 let before = &original[..object.open];
                 let line = &before[before.rfind('\n').map_or(0, |n| n + 1)..];
                 let lead: String = line.chars().take_while(|c| c.is_whitespace()).collect();
-                Layout {
+                Style {
                     multiline: original.contains('\n'),
                     indent: format!("{lead}{unit}"),
                     unit: unit.to_owned(),
@@ -82,7 +82,7 @@ struct Rewrite<'a> {
     original: &'a str,
     blanked: &'a str,
     object: &'a Object,
-    layout: &'a Layout,
+    layout: &'a Style,
 }
 
 impl Rewrite<'_> {
@@ -147,7 +147,7 @@ pub(crate) fn rewrite(
     blanked: &str,
     object: &Object,
     items: &[Item],
-    layout: &Layout,
+    layout: &Style,
 ) -> String {
     let r = Rewrite {
         original,
@@ -282,7 +282,7 @@ mod tests {
     fn rewritten(text: &str, items: &[Item]) -> String {
         let blanked = blank(text, true).unwrap();
         let object = object_at(&blanked, 0).unwrap();
-        let layout = Layout::of(text, &object, &unit(text, &object));
+        let layout = Style::of(text, &object, &unit(text, &object));
         rewrite(text, &blanked, &object, items, &layout)
     }
 

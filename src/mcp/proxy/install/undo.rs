@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::backup::{self, Backup};
 use super::jsonc::{self, Object};
-use super::splice::{self, Item, Layout};
+use super::splice::{self, Item, Style};
 use super::{Client, InstallError, Places, Request, Scope, Write};
 
 /// An uninstall, planned ([`plan_uninstall`]): shown with [`Display`](fmt::Display), written
@@ -166,7 +166,7 @@ fn without(text: &str, blanked: &str, object: &Object, indices: &[usize]) -> Str
         .filter(|i| !indices.contains(i))
         .map(Item::Keep)
         .collect();
-    let layout = Layout::of(text, object, &splice::unit(text, object));
+    let layout = Style::of(text, object, &splice::unit(text, object));
     let rewritten = splice::rewrite(text, blanked, object, &items, &layout);
     format!(
         "{}{rewritten}{}",

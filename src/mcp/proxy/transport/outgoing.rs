@@ -15,7 +15,7 @@ use crate::mcp::proxy::sync::lock;
 pub(crate) const OUTGOING_BYTES: usize = 4 << 20;
 
 /// What the writer task is given: a message to write, or the end of the connection.
-pub(crate) enum Outgoing {
+pub(crate) enum ForWriter {
     Message(String),
     Close,
 }
@@ -23,7 +23,7 @@ pub(crate) enum Outgoing {
 /// The senders' side; the writer takes from the receiver [`WriteQueue::new`] gives, and calls
 /// [`WriteQueue::written`] after each message.
 pub(crate) struct WriteQueue {
-    tx: mpsc::UnboundedSender<Outgoing>,
+    tx: mpsc::UnboundedSender<ForWriter>,
     /// Bytes queued and not written yet.
     bytes: Mutex<usize>,
     room: Notify,
@@ -32,11 +32,11 @@ pub(crate) struct WriteQueue {
 }
 
 impl WriteQueue {
-    pub(crate) fn new() -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<Outgoing>) {
+    pub(crate) fn new() -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<ForWriter>) {
         WriteQueue::with_bound(OUTGOING_BYTES)
     }
 
-    fn with_bound(bound: usize) -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<Outgoing>) {
+    fn with_bound(bound: usize) -> (Arc<WriteQueue>, mpsc::UnboundedReceiver<ForWriter>) {
         let (tx, rx) = mpsc::unbounded_channel();
         let queue = WriteQueue {
             tx,
@@ -59,7 +59,7 @@ impl WriteQueue {
     }
 
     /// Queues `outgoing`, waiting for room; `false` once the writer is gone.
-    pub(crate) async fn send(&self, outgoing: Outgoing) -> bool {
+    pub(crate) async fn send(&self, outgoing: ForWriter) -> bool {
         let len = size(&outgoing);
         loop {
             // Registered before the check, so that room made between the two is not missed.
@@ -82,11 +82,11 @@ impl WriteQueue {
             self.dropped.fetch_add(1, Ordering::Relaxed);
             return false;
         }
-        self.tx.send(Outgoing::Message(message)).is_ok()
+        self.tx.send(ForWriter::Message(message)).is_ok()
     }
 
     /// The writer wrote (or gave up on) `outgoing`: its room is free again.
-    pub(crate) fn written(&self, outgoing: &Outgoing) {
+    pub(crate) fn written(&self, outgoing: &ForWriter) {
         let mut bytes = lock(&self.bytes);
         *bytes = bytes.saturating_sub(size(outgoing));
         drop(bytes);
@@ -99,10 +99,10 @@ impl WriteQueue {
     }
 }
 
-fn size(outgoing: &Outgoing) -> usize {
+fn size(outgoing: &ForWriter) -> usize {
     match outgoing {
-        Outgoing::Message(text) => text.len(),
-        Outgoing::Close => 0,
+        ForWriter::Message(text) => text.len(),
+        ForWriter::Close => 0,
     }
 }
 
@@ -136,10 +136,14 @@ mod tests {
     #[tokio::test]
     async fn a_sender_waits_for_room_and_goes_on_once_the_writer_made_some() {
         let (queue, mut rx) = WriteQueue::with_bound(10);
-        assert!(queue.send(Outgoing::Message("0123456789".to_owned())).await);
+        assert!(
+            queue
+                .send(ForWriter::Message("0123456789".to_owned()))
+                .await
+        );
         let waiting = {
             let queue = queue.clone();
-            tokio::spawn(async move { queue.send(Outgoing::Message("next".to_owned())).await })
+            tokio::spawn(async move { queue.send(ForWriter::Message("next".to_owned())).await })
         };
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         assert!(!waiting.is_finished(), "sent past the bound");
@@ -148,7 +152,7 @@ mod tests {
         assert!(waiting.await.unwrap());
         drop(rx);
         assert!(
-            !queue.send(Outgoing::Close).await,
+            !queue.send(ForWriter::Close).await,
             "sent to a writer that is gone"
         );
     }

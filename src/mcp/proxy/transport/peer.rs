@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
-use super::outgoing::{Outgoing, WriteQueue};
+use super::outgoing::{ForWriter, WriteQueue};
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
@@ -571,7 +571,7 @@ impl Peer {
     /// Sends a message (a response or a notification), as JSON text on one line.
     pub(crate) async fn send(&self, message: String) {
         self.answering(&message);
-        let _ = self.outgoing.send(Outgoing::Message(message)).await;
+        let _ = self.outgoing.send(ForWriter::Message(message)).await;
     }
 
     /// Sends a message if the outgoing queue has room (by bytes); `false` when it was dropped,
@@ -674,7 +674,7 @@ impl Peer {
 
     /// Closes the writing side (the peer reads end of input).
     pub(crate) async fn close(&self) {
-        let _ = self.outgoing.send(Outgoing::Close).await;
+        let _ = self.outgoing.send(ForWriter::Close).await;
     }
 
     /// Sends a request (`params` as JSON text, forwarded as it is) and waits at most
@@ -826,7 +826,7 @@ impl Drop for ProgressRoute {
 /// is closed (by [`Peer::close`] or every sender gone) or the sink fails.
 fn spawn_writer<K>(
     mut sink: K,
-    mut outgoing_rx: tokio::sync::mpsc::UnboundedReceiver<Outgoing>,
+    mut outgoing_rx: tokio::sync::mpsc::UnboundedReceiver<ForWriter>,
     queue: Arc<WriteQueue>,
 ) where
     K: futures_util::Sink<String> + Send + Unpin + 'static,
@@ -835,12 +835,12 @@ fn spawn_writer<K>(
         while let Some(msg) = outgoing_rx.recv().await {
             queue.written(&msg);
             match msg {
-                Outgoing::Message(m) => {
+                ForWriter::Message(m) => {
                     if sink.send(m).await.is_err() {
                         break;
                     }
                 }
-                Outgoing::Close => break,
+                ForWriter::Close => break,
             }
         }
         // Dropping the sink closes the pipe: a stdio server reads EOF and exits.

@@ -243,13 +243,13 @@ fn forwarded_call(
 mod tests {
     use std::sync::Arc;
 
-    use super::super::testing::{Recorder, message, taken, toolbox};
+    use super::super::testing::{RecordingLink, message, taken, toolbox};
     use super::super::{Front, Mode};
     use crate::mcp::proxy::front::link::Link;
 
     #[tokio::test]
     async fn lean_mode_lists_its_meta_tools_and_calls_only_them() {
-        let home = Recorder::new();
+        let home = RecordingLink::new();
         let front = Front::start(toolbox(), Mode::Lean, Some(home.clone()));
         let link: Arc<dyn Link> = home.clone();
         let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;

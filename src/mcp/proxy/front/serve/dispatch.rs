@@ -292,14 +292,14 @@ fn needs_servers(method: &str) -> bool {
 mod tests {
     use std::sync::Arc;
 
-    use super::super::testing::{Recorder, listen, message, taken, toolbox};
+    use super::super::testing::{RecordingLink, listen, message, taken, toolbox};
     use super::super::{Front, Mode};
     use crate::mcp::proxy::front::link::{Carries, Link};
 
     #[tokio::test]
     async fn each_reply_goes_to_the_link_its_request_came_over_under_its_own_id() {
         let front = Front::start(toolbox(), Mode::Passthrough, None);
-        let (a, b) = (Recorder::new(), Recorder::new());
+        let (a, b) = (RecordingLink::new(), RecordingLink::new());
         let (la, lb): (Arc<dyn Link>, Arc<dyn Link>) = (a.clone(), b.clone());
         // Two clients may both send id 1: each is answered its own.
         front
@@ -326,7 +326,7 @@ mod tests {
     #[tokio::test]
     async fn an_id_in_use_is_refused_on_its_own_link_only_and_a_cancel_frees_it() {
         let front = Front::start(toolbox(), Mode::Passthrough, None);
-        let (a, b) = (Recorder::new(), Recorder::new());
+        let (a, b) = (RecordingLink::new(), RecordingLink::new());
         let (la, lb): (Arc<dyn Link>, Arc<dyn Link>) = (a.clone(), b.clone());
         front.receive(listen("7"), &la).await;
         let ack = taken(&a, 1).await;
@@ -352,7 +352,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_line_that_is_no_message_is_answered_with_its_id() {
-        let home = Recorder::new();
+        let home = RecordingLink::new();
         let front = Front::start(toolbox(), Mode::Passthrough, Some(home.clone()));
         let link: Arc<dyn Link> = home.clone();
         let bad =

@@ -126,13 +126,13 @@ fn merged_instructions(primer: Option<&str>, servers: &[(String, String)]) -> Op
 mod tests {
     use std::sync::Arc;
 
-    use super::super::testing::{Recorder, message, taken, toolbox};
+    use super::super::testing::{RecordingLink, message, taken, toolbox};
     use super::super::{Front, Mode};
     use crate::mcp::proxy::front::link::Link;
 
     #[tokio::test]
     async fn initialize_answers_the_revision_asked_for_with_the_primer() {
-        let home = Recorder::new();
+        let home = RecordingLink::new();
         let front = Front::start(toolbox(), Mode::Passthrough, Some(home.clone()));
         let link: Arc<dyn Link> = home.clone();
         let init = r#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{}}}"#;

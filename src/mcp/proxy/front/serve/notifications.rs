@@ -176,16 +176,16 @@ fn tagged_log(server: &str, message: &Message) -> String {
 mod tests {
     use std::sync::Arc;
 
-    use super::super::testing::{Recorder, listen, message, taken, toolbox};
+    use super::super::testing::{RecordingLink, listen, message, taken, toolbox};
     use super::super::{Front, Mode};
     use crate::mcp::proxy::front::link::{Carries, Link};
     use crate::mcp::proxy::servers::toolbox::Change;
 
     #[tokio::test]
     async fn a_list_change_reaches_each_listen_on_its_own_link_and_the_home_once_initialized() {
-        let home = Recorder::new();
+        let home = RecordingLink::new();
         let front = Front::start(toolbox(), Mode::Passthrough, Some(home.clone()));
-        let (a, b) = (Recorder::new(), Recorder::new());
+        let (a, b) = (RecordingLink::new(), RecordingLink::new());
         let (la, lb): (Arc<dyn Link>, Arc<dyn Link>) = (a.clone(), b.clone());
         front.receive(listen("1"), &la).await;
         front.receive(listen("\"x\""), &lb).await;

@@ -184,13 +184,13 @@ impl Front {
 mod tests {
     use std::sync::Arc;
 
-    use super::super::testing::{Recorder, message, taken, toolbox};
+    use super::super::testing::{RecordingLink, message, taken, toolbox};
     use super::super::{Front, Mode};
     use crate::mcp::proxy::front::link::Link;
 
     #[tokio::test]
     async fn a_question_needs_the_capability_the_client_declared_at_initialize() {
-        let home = Recorder::new();
+        let home = RecordingLink::new();
         let front = Front::start(toolbox(), Mode::Passthrough, Some(home.clone()));
         let link: Arc<dyn Link> = home.clone();
         let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}}}}"#;

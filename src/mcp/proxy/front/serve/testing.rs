@@ -18,14 +18,14 @@ use crate::mcp::proxy::transport::wire::Message;
 pub(super) type Sent = Vec<(Carries, Option<String>, String)>;
 
 /// A link that keeps what it is sent.
-pub(super) struct Recorder {
+pub(super) struct RecordingLink {
     id: LinkId,
     sent: Mutex<Vec<Outgoing>>,
 }
 
-impl Recorder {
-    pub(super) fn new() -> Arc<Recorder> {
-        Arc::new(Recorder {
+impl RecordingLink {
+    pub(super) fn new() -> Arc<RecordingLink> {
+        Arc::new(RecordingLink {
             id: LinkId::new(),
             sent: Mutex::default(),
         })
@@ -40,7 +40,7 @@ impl Recorder {
     }
 }
 
-impl Link for Recorder {
+impl Link for RecordingLink {
     fn id(&self) -> LinkId {
         self.id
     }
@@ -85,7 +85,7 @@ pub(super) fn listen(id: &str) -> Message {
 }
 
 /// Waits until `link` has been sent `n` messages, then takes them.
-pub(super) async fn taken(link: &Recorder, n: usize) -> Sent {
+pub(super) async fn taken(link: &RecordingLink, n: usize) -> Sent {
     for _ in 0..200 {
         if lock(&link.sent).len() >= n {
             break;
