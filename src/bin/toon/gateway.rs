@@ -149,7 +149,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
 #[cfg(not(feature = "mcp-stdio"))]
 fn needs_stdio() -> Failure {
     "`toon mcp serve`, `inspect`, `install` and `uninstall` need the `mcp-stdio` feature \
-     (cargo install toon-codec --features cli,mcp-proxy)"
+     (rebuild with `--features cli,mcp-proxy,mcp-semantic`)"
         .into()
 }
 
@@ -440,7 +440,7 @@ mod serving {
     #[cfg(not(feature = "mcp-http"))]
     async fn serve_metrics(_: std::net::SocketAddr, _: &MetricsArgs) -> Result<(), Failure> {
         Err("`toon mcp serve --metrics` needs the `mcp-http` feature \
-             (cargo install toon-codec --features cli,mcp-proxy)"
+             (rebuild with `--features cli,mcp-proxy,mcp-semantic`)"
             .into())
     }
 
@@ -454,7 +454,7 @@ mod serving {
         _: bool,
     ) -> Result<(), Failure> {
         Err("`toon mcp serve --http` needs the `mcp-http` feature \
-             (cargo install toon-codec --features cli,mcp-proxy)"
+             (rebuild with `--features cli,mcp-proxy,mcp-semantic`)"
             .into())
     }
 

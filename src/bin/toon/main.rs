@@ -377,7 +377,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Mcp { command }) => gateway::run(command),
         #[cfg(not(feature = "mcp"))]
         Some(Command::Mcp { .. }) => Err(
-            "`toon mcp` needs the `mcp` feature (cargo install toon-codec --features cli,mcp)"
+            "`toon mcp` needs the gateway's features: rebuild with `--features \
+             cli,mcp-proxy,mcp-semantic` (cargo install --path . from a checkout)"
                 .into(),
         ),
     }

@@ -148,8 +148,8 @@ pub enum InstallError {
     },
     /// There is a backup of an earlier install.
     #[error(
-        "already installed: {} is the backup of an earlier install; run `toon mcp uninstall` \
-         first",
+        "already installed: {} is the backup of an earlier install; run `toon mcp uninstall \
+         CLIENT` (with the install's --project or --file) first",
         .backup.display()
     )]
     AlreadyInstalled {

@@ -615,7 +615,7 @@ fn stdio(text: &str, path: &KeyPath, entry: &crate::Map, command: String) -> Res
 /// Why a `url` server cannot start in a build without the HTTP transport.
 #[cfg(not(feature = "mcp-http"))]
 pub(crate) const NO_HTTP: &str = "`url` servers need the `mcp-http` feature \
-     (cargo install toon-codec --features cli,mcp-proxy)";
+     (rebuild with `--features cli,mcp-proxy,mcp-semantic`)";
 
 /// Without `mcp-http` a `url` entry is a server reported unavailable, saying why.
 #[cfg(not(feature = "mcp-http"))]
