@@ -204,6 +204,16 @@ struct InFlight {
     log_level: Option<u8>,
 }
 
+impl InFlight {
+    /// Whether what a server sends for `tag` ([`Behalf::tag`]) is this request's: its own
+    /// work's, or that of the exchange whose round it waits for.
+    ///
+    /// [`Behalf::tag`]: crate::mcp::proxy::transport::peer::Behalf::tag
+    fn is_for(&self, tag: u64) -> bool {
+        self.tag == tag || self.exchange == Some(tag)
+    }
+}
+
 impl Front {
     /// A core for `toolbox`'s servers, with `home` for what belongs to no request (see
     /// [`Front::home`]); every request it receives is from one client when it has a home.
@@ -293,7 +303,7 @@ impl Front {
         };
         lock(&self.in_flight)
             .values()
-            .find(|call| call.tag == tag || call.exchange == Some(tag))
+            .find(|call| call.is_for(tag))
             .map(|call| (call.link.clone(), call.id.clone()))
     }
 

@@ -276,7 +276,7 @@ impl Front {
     /// that opted in hears it.
     pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<Route> {
         let of = |call: &InFlight| match cause {
-            Cause::Request(tag) => call.tag == tag || call.exchange == Some(tag),
+            Cause::Request(tag) => call.is_for(tag),
             Cause::Client { client, .. } => call.client == client,
             Cause::Unknown { .. } => false,
         };
