@@ -245,7 +245,7 @@ async fn serve(
     });
     let reaper = tokio::spawn(reap(Arc::downgrade(&front)));
     accept(&front, &listener, shutdown).await;
-    drop(listener);
+    last_accepts(&front, listener);
     reaper.abort();
     front.stop().await;
     Ok(())
@@ -318,6 +318,27 @@ async fn accept(
     .await
     {
         take(front, stream, Some(front.drain.post()));
+    }
+}
+
+/// Takes what the kernel completed since the reactor last looked, by `accept` calls straight
+/// to the socket (tokio's readiness can be a turn of the runtime old, milliseconds on a busy
+/// machine), until none is left, then closes the listener: what a balancer sent in between
+/// is a window of two system calls, not of a runtime turn.
+fn last_accepts(front: &Arc<HttpFront>, listener: TcpListener) {
+    let listener = match listener.into_std() {
+        Ok(listener) => listener,
+        Err(e) => return tracing::warn!(target: PROXY, "toon: http: closing the listener: {e}"),
+    };
+    while let Ok((stream, _)) = listener.accept() {
+        // An accepted socket does not inherit the listener's non-blocking mode.
+        let stream = stream
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpStream::from_std(stream));
+        match stream {
+            Ok(stream) => take(front, stream, Some(front.drain.post())),
+            Err(e) => tracing::warn!(target: PROXY, "toon: http: accept: {e}"),
+        }
     }
 }
 
@@ -1297,6 +1318,49 @@ mod tests {
             stateless: Mutex::default(),
             drain: Arc::default(),
         }
+    }
+
+    /// Connections the kernel completed but the runtime has not yet seen, each with its
+    /// request sent, are served when the listener closes, not reset with it; later ones are
+    /// refused.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn connections_completed_before_the_listener_closes_are_served() {
+        use std::io::{BufRead, Write};
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut f = front(&addr.to_string(), &[]);
+        f.connections = Connections::new(8, 8);
+        let front = Arc::new(f);
+        let clients: Vec<std::net::TcpStream> = (0..3)
+            .map(|_| {
+                let mut c = std::net::TcpStream::connect(addr).unwrap();
+                c.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                    .unwrap();
+                c
+            })
+            .collect();
+        last_accepts(&front, listener);
+        assert!(
+            std::net::TcpStream::connect(addr).is_err(),
+            "still listening"
+        );
+        let lines = tokio::task::spawn_blocking(move || {
+            clients
+                .into_iter()
+                .map(|c| {
+                    c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+                    let mut line = String::new();
+                    let _ = std::io::BufReader::new(c).read_line(&mut line);
+                    line
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap();
+        for line in lines {
+            assert_eq!(line.trim_end(), "HTTP/1.1 200 OK");
+        }
+        assert_eq!(front.drain.in_progress(), 0, "each first request answered");
     }
 
     #[test]
