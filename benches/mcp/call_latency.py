@@ -6,7 +6,9 @@ are (a roots callback; optionally sampling and elicitation too) calls server-eve
 `echo` CALLS times in a row, directly and through the gateway, over stdio and over the
 gateway's HTTP front, in the SDK's `auto` mode (2026-07-28 through the gateway, 2025-11-25
 directly: server-everything speaks only that) and pinned to `legacy` (2025-11-25). Then two
-such clients at once on the HTTP front. Prints the median and the 90th percentile of each row,
+such clients at once on the HTTP front, and one that keeps no cookies (as a client on
+`fetch` keeps none: the gateway's stateless front tells one 2026-07-28 client's POSTs by its
+cookie). Prints the median and the 90th percentile of each row,
 in milliseconds, and how many calls failed or took over a second.
 
     TOON_MCP_SERVERS=DIR DIR/venv/bin/python benches/mcp/call_latency.py CALLS TOON [TOON...] 2>/dev/null
@@ -24,6 +26,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 
 import anyio
 from mcp import Client
@@ -78,8 +82,15 @@ async def stdio_row(command, args, mode, declared, n):
         return c.protocol_version, await calls(c, n, "call")
 
 
-async def http_row(url, mode, declared, n, label="call"):
+def refuse_cookies(h):
+    """Makes httpx keep no cookie, as a client on `fetch` (the TypeScript SDK's) keeps none."""
+    h.cookies = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
+
+
+async def http_row(url, mode, declared, n, label="call", cookies=True):
     async with create_mcp_http_client() as h:
+        if not cookies:
+            refuse_cookies(h)
         async with Client(streamable_http_client(url, http_client=h), mode=mode, cache=None,
                           **host_callbacks(declared)) as c:
             await calls(c, 3, "warm " + label)
@@ -146,6 +157,8 @@ async def gateway_rows(toon, config, n):
             for mode in ("auto", "legacy"):
                 report("  HTTP, SDK %s, %s" % (mode, HOSTS[declared]),
                        *await http_row(url, mode, declared, n))
+        report("  HTTP, SDK auto, %s, no cookies kept" % HOSTS[True],
+               *await http_row(url, "auto", True, n, cookies=False))
         report("  HTTP, two such clients at once (auto)", *await two_http_clients(url, n))
     finally:
         proc.terminate()

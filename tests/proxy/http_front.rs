@@ -1856,23 +1856,93 @@ fn call_apart(
     params: Json,
     capabilities: Json,
 ) -> std::sync::mpsc::Receiver<Json> {
+    call_apart_with(addr, id, tool, params, capabilities, None)
+}
+
+/// [`call_apart`], with the proxy's client cookie set to `cookie` when given; the answer also
+/// carries the `Set-Cookie` it came with (`null` for none).
+fn call_apart_with(
+    addr: &str,
+    id: &str,
+    tool: &str,
+    params: Json,
+    capabilities: Json,
+    cookie: Option<&str>,
+) -> std::sync::mpsc::Receiver<Json> {
+    let cookie = cookie.map(|c| format!("toon_client={c}"));
     let mut body: Json =
         serde_json::from_str(&modern_body(json!(id), "tools/call", params)).unwrap();
     body["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = capabilities;
     let (addr, tool, body) = (addr.to_owned(), tool.to_owned(), body.to_string());
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let r = http(
-            &addr,
-            "POST",
-            "/mcp",
-            &modern_headers("tools/call", Some(&tool)),
-            &body,
-        );
+        let mut headers = modern_headers("tools/call", Some(&tool));
+        if let Some(cookie) = &cookie {
+            headers.push(("Cookie", cookie));
+        }
+        let r = http(&addr, "POST", "/mcp", &headers, &body);
         assert_eq!(r.status, 200, "{r:?}");
-        let _ = tx.send(json!({"message": r.message(), "body": r.body}));
+        let set = r.header("set-cookie").map(str::to_owned);
+        let _ = tx.send(json!({"message": r.message(), "body": r.body, "set_cookie": set}));
     });
     rx
+}
+
+/// A stateless client that keeps the proxy's cookie is one client: a server's question
+/// asked just after its own call was answered may be put to its next call, which started at
+/// once instead of waiting out the answered one (as a session's or the stdio front's calls
+/// do). Two cookies are two clients, as two POSTs without any are: that question reaches
+/// neither, and the next call is complete.
+#[test]
+fn stateless_posts_with_one_client_cookie_are_one_client_and_with_two_are_two() {
+    let scratch = Scratch::new("http-2026-client-cookie");
+    let config = fixtures_config(&scratch.0, &[("s", "late_server.py")]);
+    let proxy = Proxy::start(&config, &[]);
+    let wait = Duration::from_secs(20);
+    let first = call_apart(
+        &proxy.addr,
+        "warm",
+        "work",
+        json!({"name": "work",
+        "arguments": {"secs": 0.0}}),
+        json!({}),
+    );
+    let first = first.recv_timeout(wait).unwrap();
+    let set = first["set_cookie"]
+        .as_str()
+        .expect("a cookie for a POST without one");
+    assert!(
+        set.ends_with("; Path=/mcp; HttpOnly; SameSite=Strict"),
+        "{set}"
+    );
+    let (pair, _) = set.split_once(';').unwrap();
+    let mine = pair.strip_prefix("toon_client=").unwrap().to_owned();
+    let other = "0123456789abcdef0123456789abcdef";
+    for (a_cookie, one_client) in [(mine.as_str(), true), (other, false)] {
+        // What was answered before, to other clients, is past the 2 s in which its server
+        // may still ask about it, and holds no call.
+        std::thread::sleep(Duration::from_millis(2500));
+        // B, the cookie's client, has its call answered; its server asks 1 s later.
+        let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 1.0}});
+        let b = call_apart_with(&proxy.addr, "b", "leave", b_call, json!({}), Some(&mine));
+        let b = b.recv_timeout(wait).unwrap();
+        assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+        assert!(
+            b["set_cookie"].is_null(),
+            "a cookie sent is not set again: {b}"
+        );
+        let a_call = json!({"name": "work", "arguments": {"secs": 3.0}});
+        let sampling = json!({"sampling": {}});
+        let a = call_apart_with(&proxy.addr, "a", "work", a_call, sampling, Some(a_cookie));
+        let a = a.recv_timeout(wait).unwrap();
+        if one_client {
+            let (_, question) = only_question(&a["message"]);
+            assert!(question.to_string().contains("B-secret"), "{a}");
+        } else {
+            assert!(!a["body"].as_str().unwrap().contains("B-secret"), "{a}");
+            assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+        }
+    }
 }
 
 /// The single `inputRequests` entry of an `input_required` result.

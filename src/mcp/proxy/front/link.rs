@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 
 use crate::mcp::proxy::error::CallError;
-use crate::mcp::proxy::transport::peer::Peer;
+use crate::mcp::proxy::transport::peer::{ClientId, Peer};
 use crate::mcp::proxy::transport::wire::Message;
 
 /// What a message to a client is, as routing needs it.
@@ -112,6 +112,12 @@ pub(crate) trait Link: Send + Sync {
     /// The client's response to one of [`ask`](Self::ask)'s requests, when the link does not
     /// read responses itself.
     fn answered(&self, message: Message);
+
+    /// The client it is known to speak for, on a core whose requests come from several
+    /// (a stateless POST with the client's cookie); `None`: a client of its own.
+    fn client(&self) -> Option<ClientId> {
+        None
+    }
 }
 
 /// The stdio front's link: one message per line through the client connection's [`Peer`]

@@ -152,7 +152,7 @@ pub(crate) struct Front {
     /// The capabilities of the client's `initialize` (JSON text): what it may be asked.
     declared: Mutex<Option<String>>,
     /// The client every request comes from (stdio, an HTTP session); `None` on the HTTP
-    /// front's stateless one, where nothing ties one request to another's client.
+    /// front's stateless one, where only a link can say whose a request is.
     one_client: Option<ClientId>,
     /// Servers' log messages no client request could be told to have caused.
     unheard: AtomicU64,
@@ -280,9 +280,12 @@ impl Front {
         self.rounds.clear();
     }
 
-    /// The client a new request of this front's comes from ([`one_client`](Self::one_client)).
-    fn client_of_request(&self) -> ClientId {
-        self.one_client.unwrap_or_else(ClientId::new)
+    /// The client a new request of this front's over `link` comes from: the front's
+    /// [`one_client`](Self::one_client), else the one the link speaks for, else a new one.
+    fn client_of(&self, link: Option<&dyn Link>) -> ClientId {
+        (self.one_client)
+            .or_else(|| link.and_then(|link| link.client()))
+            .unwrap_or_else(ClientId::new)
     }
 
     /// Where a message about the request the current task works for goes (the task's

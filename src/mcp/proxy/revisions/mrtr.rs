@@ -10,7 +10,8 @@
 //! id): the server's connection tells it ([`Cause`]) only when every request the question may
 //! be about was made for one client request. A question goes to that request's exchange, and
 //! to no other: never to another request, or another client's (the HTTP front's stateless
-//! requests share one front, each its own client). An exchange whose round declared a
+//! requests share one front, each its own client unless its client cookie names one). An
+//! exchange whose round declared a
 //! capability a question may need starts its server call once no other request is in flight
 //! to that server and no other client's was just answered ([`Behalf::alone`]), so that its
 //! questions can be told to be its own; its own client's answered requests never hold it. A question whose

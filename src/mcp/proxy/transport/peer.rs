@@ -65,7 +65,8 @@ fn next_unique() -> u64 {
 }
 
 /// One client of the proxy, as far as isolation goes: the stdio front's client, one HTTP
-/// session, or one stateless 2026-07-28 request (nothing ties two such POSTs together).
+/// session, or the stateless 2026-07-28 POSTs that carry one client cookie (each POST
+/// without one is a client of its own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct ClientId(u64);
 
@@ -73,6 +74,17 @@ impl ClientId {
     /// A client not seen before.
     pub(crate) fn new() -> ClientId {
         ClientId(next_unique())
+    }
+
+    /// The client `name` stands for (a stateless client's cookie): the same name, the same
+    /// client, in this process. Keyed at random per process, so that a client's id tells
+    /// nothing of its name; the top bit set, so that no [`ClientId::new`] is one.
+    pub(crate) fn named(name: &str) -> ClientId {
+        use std::hash::BuildHasher;
+        static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> =
+            std::sync::OnceLock::new();
+        let hash = KEY.get_or_init(Default::default).hash_one(name);
+        ClientId(hash | 1 << 63)
     }
 }
 

@@ -49,6 +49,7 @@
 //! session: 405. A session's own requests stay of the revision its `initialize` chose (a
 //! 2026-07-28 header there is refused with `-32022`, as before).
 
+mod client_cookie;
 mod connections;
 mod drain;
 mod observe;
@@ -821,7 +822,18 @@ impl HttpFront {
         if let Some(refused) = front.params_refused(headers, message).await {
             return *refused;
         }
-        front.exchange(message.clone(), checked.logs).await
+        // POSTs that carry the proxy's cookie are one client's (`client_cookie.rs`).
+        let sent = client_cookie::client_of(headers);
+        let minted = sent
+            .is_none()
+            .then(|| client_cookie::mint(&self.options.path))
+            .flatten();
+        let client = sent.or(minted.as_ref().map(|(_, client)| *client));
+        let mut response = front.exchange(message.clone(), checked.logs, client).await;
+        if let Some((cookie, _)) = minted {
+            response.headers_mut().append(header::SET_COOKIE, cookie);
+        }
+        response
     }
 
     /// A new session, when a slot is free within [`HttpOptions::session_wait`].

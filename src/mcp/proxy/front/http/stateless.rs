@@ -9,7 +9,9 @@
 //! request. Its servers start with that request's `clientCapabilities`, as the stdio front's
 //! do at its first 2026-07-28 request (a legacy server fixes what it offers at its
 //! `initialize`). Several clients share it: each POST is its request's own link
-//! ([`PostLink`]), so two clients may both send id 1 and the core tells them apart by link.
+//! ([`PostLink`]), so two clients may both send id 1 and the core tells them apart by link;
+//! the POSTs that carry one client cookie are one client's (`client_cookie.rs`), which is
+//! what lets its sequential calls that may be asked start at once.
 //! The multi round-trip requests need nothing per client beyond `requestState`, which each
 //! retry carries. The shared core closes after
 //! [`HttpOptions::idle_timeout`](super::HttpOptions::idle_timeout) without a request, and at
@@ -57,7 +59,7 @@ use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::MAX_EXTENSIONS;
+use crate::mcp::proxy::transport::peer::{ClientId, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
 
@@ -100,10 +102,17 @@ struct PostLink {
     dropped: AtomicU64,
     /// The core, to cancel a listen whose client does not read it.
     front: Weak<Front>,
+    /// The client its cookie names (`client_cookie.rs`), if it came with one.
+    client: Option<ClientId>,
 }
 
 impl PostLink {
-    fn new(request: &str, logs: bool, listen: bool, front: &Arc<Front>) -> (Arc<PostLink>, Inbox) {
+    fn new(
+        request: &str,
+        (logs, listen): (bool, bool),
+        client: Option<ClientId>,
+        front: &Arc<Front>,
+    ) -> (Arc<PostLink>, Inbox) {
         let (to, from) = Outbox::new(Arc::default());
         let link = PostLink {
             id: LinkId::new(),
@@ -114,6 +123,7 @@ impl PostLink {
             ended: AtomicBool::new(false),
             dropped: AtomicU64::new(0),
             front: Arc::downgrade(front),
+            client,
         };
         (Arc::new(link), from)
     }
@@ -220,6 +230,10 @@ impl Link for PostLink {
 
     // A stateless POST carries no response of the client's.
     fn answered(&self, _message: Message) {}
+
+    fn client(&self) -> Option<ClientId> {
+        self.client
+    }
 }
 
 /// The core every 2026-07-28 client without a session shares.
@@ -331,7 +345,7 @@ impl Stateless {
         let Ok(discover) = Message::parse(line) else {
             return;
         };
-        let (link, mut answer) = PostLink::new("0", false, false, &self.front);
+        let (link, mut answer) = PostLink::new("0", (false, false), None, &self.front);
         let _posted = self.post(&link);
         let to: Arc<dyn Link> = link;
         self.front.receive(discover, &to).await;
@@ -348,13 +362,19 @@ impl Stateless {
         }
     }
 
-    /// Serves one checked request and answers its POST.
-    pub(super) async fn exchange(self: &Arc<Self>, message: Message, logs: bool) -> Response<Body> {
+    /// Serves one checked request of `client`'s (its cookie's, when it had one) and answers
+    /// its POST.
+    pub(super) async fn exchange(
+        self: &Arc<Self>,
+        message: Message,
+        logs: bool,
+        client: Option<ClientId>,
+    ) -> Response<Body> {
         let Some(id) = message.id().map(str::to_owned) else {
             return super::rpc_status(StatusCode::BAD_REQUEST, code::INVALID_REQUEST, "no id");
         };
         let listen = message.method() == Some("subscriptions/listen");
-        let (link, mut answers) = PostLink::new(&id, logs, listen, &self.front);
+        let (link, mut answers) = PostLink::new(&id, (logs, listen), client, &self.front);
         let posted = self.post(&link);
         let to: Arc<dyn Link> = link.clone();
         self.front.receive(message, &to).await;

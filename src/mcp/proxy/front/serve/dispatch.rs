@@ -102,7 +102,7 @@ impl Front {
         let progress_token = message.progress_token().map(|t| token_key(&t));
         let reply_id = id.to_owned();
         // What its servers send can be told to be this request's.
-        let behalf = Behalf::new(false, self.client_of_request());
+        let behalf = Behalf::new(false, self.client_of(Some(link.as_ref())));
         let (this, task_key, to) = (self.clone(), key.clone(), link.clone());
         let work = async move {
             let reply = match &declared {

@@ -114,8 +114,7 @@ impl Front {
             }
             None => {
                 // The client of the request this round is (the task runs on its behalf).
-                let client =
-                    Behalf::current().map_or_else(|| self.client_of_request(), |b| b.client);
+                let client = Behalf::current().map_or_else(|| self.client_of(None), |b| b.client);
                 let capabilities = &declared.capabilities;
                 let (exchange, worker) = self.rounds.start(method, params, capabilities, client);
                 self.hears_for(&exchange);
