@@ -78,10 +78,10 @@ impl Tasks {
     pub(crate) async fn call(
         &self,
         toolbox: &Toolbox,
-        params: &str,
+        (params, entries): (&str, &[raw::Member<'_>]),
         progress_token: Option<String>,
     ) -> Result<String, CallError> {
-        let call = toolbox.route_call(params).await?;
+        let call = toolbox.route_call(params, entries).await?;
         let reply = toolbox
             .request(&call.server, "tools/call", Some(&call.params))
             .await?;

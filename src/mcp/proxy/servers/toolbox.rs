@@ -500,18 +500,34 @@ impl Toolbox {
         params: &str,
         progress: Option<ProgressSink>,
     ) -> Result<String, CallError> {
-        let call = self.route_call(params).await?;
+        let entries = raw::entries(params).unwrap_or_default();
+        self.call_read(params, &entries, progress).await
+    }
+
+    /// As [`call_text_with`](Self::call_text_with), with `params` already read into their
+    /// `entries` (the front reads a call's params once).
+    pub(crate) async fn call_read(
+        &self,
+        params: &str,
+        entries: &[raw::Member<'_>],
+        progress: Option<ProgressSink>,
+    ) -> Result<String, CallError> {
+        let call = self.route_call(params, entries).await?;
         let reply = self
             .request_with(&call.server, "tools/call", Some(&call.params), progress)
             .await?;
         self.convert_result(Some(&call), reply.result().unwrap_or("{}"))
     }
 
-    /// Where a `tools/call` (its `params` as sent) goes: the tool's server, and the params
-    /// as that server takes them (the tool under its own name, all else as sent).
-    pub(crate) async fn route_call(&self, params: &str) -> Result<RoutedCall, CallError> {
-        let entries = raw::entries(params).unwrap_or_default();
-        let exposed = raw::get(&entries, "name")
+    /// Where a `tools/call` (its `params` as sent, read into their `entries`) goes: the
+    /// tool's server, and the params as that server takes them (the tool under its own name,
+    /// all else as sent).
+    pub(crate) async fn route_call(
+        &self,
+        params: &str,
+        entries: &[raw::Member<'_>],
+    ) -> Result<RoutedCall, CallError> {
+        let exposed = raw::get(entries, "name")
             .and_then(raw::string)
             .unwrap_or_default();
         if self.route(&exposed).is_err() {
@@ -523,7 +539,7 @@ impl Toolbox {
             params.to_owned()
         } else {
             let mut splice = raw::Splice::new(params);
-            splice.set(params, &entries, "name", raw::quote(&original));
+            splice.set(params, entries, "name", raw::quote(&original));
             splice.finish()
         };
         Ok(RoutedCall {

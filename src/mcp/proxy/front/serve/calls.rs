@@ -47,19 +47,16 @@ impl Front {
 
     /// The result of a `tools/call` (JSON text).
     pub(super) async fn tools_call(self: &Arc<Self>, params: &str) -> Result<String, CallError> {
-        if self.mode == Mode::Passthrough
-            && raw::entries(params).is_some_and(|e| raw::get(&e, "task").is_some())
-        {
+        // Read once: whether it asks for a task, where it goes, and (lean) what it runs.
+        let entries = raw::entries(params).unwrap_or_default();
+        if self.mode == Mode::Passthrough && raw::get(&entries, "task").is_some() {
             let token = wire::request_progress_token(params).map(|t| token_key(&t));
-            return self.tasks.call(&self.toolbox, params, token).await;
+            return self.tasks.call(&self.toolbox, (params, &entries), token).await;
         }
         if self.mode == Mode::Passthrough {
-            return self
-                .toolbox
-                .call_text_with(params, Some(self.progress_to_client()))
-                .await;
+            let progress = Some(self.progress_to_client());
+            return self.toolbox.call_read(params, &entries, progress).await;
         }
-        let entries = raw::entries(params).unwrap_or_default();
         let name = raw::get(&entries, "name")
             .and_then(raw::string)
             .unwrap_or_default();
