@@ -117,47 +117,68 @@ pub(crate) struct Front {
     /// questions): the stdio client, an HTTP session; none on the stateless front, whose
     /// clients hear only within their requests.
     home: Option<Arc<dyn Link>>,
-    /// Requests being worked on, by their link and the client's id (as [`token_key`]), for
-    /// cancellation and for what their servers send meanwhile.
-    ///
-    /// [`token_key`]: crate::mcp::proxy::transport::wire::token_key
-    in_flight: Mutex<HashMap<(LinkId, String), InFlight>>,
-    /// Lean mode's results kept for `execute_tool`'s later pages.
+    /// Who it serves, and what they declared (`dispatch.rs`, `initialize.rs`, `questions.rs`).
+    clients: Clients,
+    /// The client requests in progress, and the room for more (`dispatch.rs`, `calls.rs`).
+    requests: Requests,
+    /// What lasts across a 2026-07-28 client's requests (`modern.rs`).
+    modern: Modern,
+    /// Lean mode's results kept for `execute_tool`'s later pages (`calls.rs`).
     pages: Pages,
-    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]), listens aside.
-    limit: Arc<tokio::sync::Semaphore>,
-    /// Permits for open `subscriptions/listen` streams ([`MAX_LISTENS`]).
-    listens_limit: Arc<tokio::sync::Semaphore>,
     /// Where resources, templates and prompts were listed.
     routes: Routes,
     /// Which tool each task the client created runs.
     tasks: Tasks,
     /// Servers' requests being put to the client, by server and the server's id (as
-    /// [`token_key`]), so that a server's `notifications/cancelled` can withdraw them.
+    /// [`token_key`]), so that a server's `notifications/cancelled` can withdraw them
+    /// (`questions.rs`).
     ///
     /// [`token_key`]: crate::mcp::proxy::transport::wire::token_key
     asking: Mutex<HashMap<(String, String), AbortHandle>>,
+    /// Servers' log messages no client request could be told to have caused
+    /// (`notifications.rs`).
+    unheard: AtomicU64,
+    /// The task that carries the toolbox's events (list changes, servers' requests).
+    events: Mutex<Option<AbortHandle>>,
+}
+
+/// Who a front serves, and what they declared.
+struct Clients {
+    /// The client every request comes from (stdio, an HTTP session); `None` on the HTTP
+    /// front's stateless one, where only a link can say whose a request is.
+    one: Option<ClientId>,
     /// Whether the client has been answered `initialize`: servers' log messages before that
     /// go to stderr only.
     initialized: AtomicBool,
     /// Whether a 2026-07-28 request came: without `initialize` too, servers' requests and
     /// notifications then reach the client only as that revision allows.
     serves_2026: AtomicBool,
-    /// 2026-07-28 requests whose server calls run across the client's rounds.
+    /// The capabilities of the client's `initialize` (JSON text): what it may be asked.
+    declared: Mutex<Option<String>>,
+}
+
+/// The client requests in progress, and the room for more.
+struct Requests {
+    /// Requests being worked on, by their link and the client's id (as [`token_key`]), for
+    /// cancellation and for what their servers send meanwhile.
+    ///
+    /// [`token_key`]: crate::mcp::proxy::transport::wire::token_key
+    in_flight: Mutex<HashMap<(LinkId, String), InFlight>>,
+    /// Permits for requests in progress ([`MAX_IN_FLIGHT`]), listens aside.
+    limit: Arc<tokio::sync::Semaphore>,
+    /// Permits for open `subscriptions/listen` streams ([`MAX_LISTENS`]).
+    listens_limit: Arc<tokio::sync::Semaphore>,
+}
+
+/// What lasts across a 2026-07-28 client's requests.
+#[derive(Default)]
+struct Modern {
+    /// Requests whose server calls run across the client's rounds.
     rounds: Rounds,
     /// Open `subscriptions/listen` streams.
     listens: Listens,
-    /// The log level last set on the servers for a 2026-07-28 request.
+    /// The log level last set on the servers for a request.
     log_level: Mutex<Option<String>>,
-    /// The capabilities of the client's `initialize` (JSON text): what it may be asked.
-    declared: Mutex<Option<String>>,
-    /// The client every request comes from (stdio, an HTTP session); `None` on the HTTP
-    /// front's stateless one, where only a link can say whose a request is.
-    one_client: Option<ClientId>,
-    /// Servers' log messages no client request could be told to have caused.
-    unheard: AtomicU64,
-    /// The task that carries the toolbox's events (list changes, servers' requests).
-    events: Mutex<Option<AbortHandle>>,
 }
 
 tokio::task_local! {
@@ -222,29 +243,30 @@ impl Front {
         mode: Mode,
         home: Option<Arc<dyn Link>>,
     ) -> Arc<Front> {
-        let one_client = home.is_some().then(ClientId::new);
+        let home_client = home.is_some().then(ClientId::new);
         let front = Arc::new(Front {
             toolbox,
             mode,
             home,
-            in_flight: Mutex::default(),
+            clients: Clients {
+                one: home_client,
+                initialized: AtomicBool::new(false),
+                serves_2026: AtomicBool::new(false),
+                declared: Mutex::default(),
+            },
+            requests: Requests {
+                in_flight: Mutex::default(),
+                limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
+                listens_limit: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
+            },
+            modern: Modern::default(),
             pages: Pages::new(),
             routes: Routes::default(),
             tasks: Tasks::default(),
             asking: Mutex::default(),
-            initialized: AtomicBool::new(false),
-            limit: Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT)),
-            listens_limit: Arc::new(tokio::sync::Semaphore::new(MAX_LISTENS)),
-            serves_2026: AtomicBool::new(false),
-            rounds: Rounds::default(),
-            listens: Listens::default(),
-            log_level: Mutex::default(),
-            declared: Mutex::default(),
-            one_client,
             unheard: AtomicU64::new(0),
             events: Mutex::default(),
-        });
-        // Servers' notifications reach the client as their readers read them, in the order
+        }); // Servers' notifications reach the client as their readers read them, in the order
         // each server sent them: a request's log messages before its answer (on HTTP, its
         // response stream closes with the answer).
         let weak = Arc::downgrade(&front);
@@ -274,16 +296,16 @@ impl Front {
         if let Some(events) = lock(&self.events).take() {
             events.abort();
         }
-        for (_, call) in lock(&self.in_flight).drain() {
+        for (_, call) in lock(&self.requests.in_flight).drain() {
             call.task.abort();
         }
-        self.rounds.clear();
+        self.modern.rounds.clear();
     }
 
     /// The client a new request of this front's over `link` comes from: the front's
-    /// [`one_client`](Self::one_client), else the one the link speaks for, else a new one.
+    /// one client ([`Clients::one`]), else the one the link speaks for, else a new one.
     fn client_of(&self, link: Option<&dyn Link>) -> ClientId {
-        (self.one_client)
+        (self.clients.one)
             .or_else(|| link.and_then(|link| link.client()))
             .unwrap_or_else(ClientId::new)
     }
@@ -304,7 +326,7 @@ impl Front {
         let Cause::Request(tag) = cause else {
             return None;
         };
-        lock(&self.in_flight)
+        lock(&self.requests.in_flight)
             .values()
             .find(|call| call.is_for(tag))
             .map(|call| (call.link.clone(), call.id.clone()))

@@ -33,7 +33,7 @@ impl Front {
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
                 // A 2026-07-28 client has no tasks: a tool that runs only as one is not for it.
-                let no_tasks = self.serves_2026.load(Ordering::Relaxed);
+                let no_tasks = self.clients.serves_2026.load(Ordering::Relaxed);
                 let tools: Vec<String> = catalog
                     .tools()
                     .filter(|tool| !(no_tasks && tasks::runs_only_as_task(tool.raw_json())))
@@ -51,7 +51,10 @@ impl Front {
         let entries = raw::entries(params).unwrap_or_default();
         if self.mode == Mode::Passthrough && raw::get(&entries, "task").is_some() {
             let token = wire::request_progress_token(params).map(|t| token_key(&t));
-            return self.tasks.call(&self.toolbox, (params, &entries), token).await;
+            return self
+                .tasks
+                .call(&self.toolbox, (params, &entries), token)
+                .await;
         }
         if self.mode == Mode::Passthrough {
             let progress = Some(self.progress_to_client());
@@ -175,7 +178,7 @@ impl Front {
     /// Whether progress under `token` from `server` is for a request the client is waiting
     /// on (that request's link and id), or for one of the client's tasks (the connection's).
     pub(super) fn expects_progress(&self, server: &str, token: &str) -> Option<Option<Route>> {
-        let asked = lock(&self.in_flight)
+        let asked = lock(&self.requests.in_flight)
             .values()
             .find(|call| call.progress_token.as_deref() == Some(token))
             .map(|call| (call.link.clone(), call.id.clone()));

@@ -60,7 +60,7 @@ impl Front {
     /// Request `id` (JSON text) of `link` stops: its task is dropped, which tells its
     /// servers (`notifications/cancelled`). Whether it was in flight.
     pub(crate) fn cancel(&self, link: LinkId, id: &str) -> bool {
-        let call = lock(&self.in_flight).remove(&(link, token_key(id)));
+        let call = lock(&self.requests.in_flight).remove(&(link, token_key(id)));
         call.map(|call| call.task.abort()).is_some()
     }
 
@@ -89,7 +89,7 @@ impl Front {
         let key = (link.id(), token_key(&id));
         // Held until the task is recorded, so that it cannot end before it is, and so that no
         // other request with its id comes between the check and the insert.
-        let mut in_flight = lock(&self.in_flight);
+        let mut in_flight = lock(&self.requests.in_flight);
         if in_flight.contains_key(&key) {
             return Err(refused(format!(
                 "request id {id} is already in use by a request in progress"
@@ -109,7 +109,7 @@ impl Front {
                 Some(declared) => this.answer_modern(&id, &method, &message, declared).await,
                 None => this.answer(&id, &method, &message).await,
             };
-            lock(&this.in_flight).remove(&task_key);
+            lock(&this.requests.in_flight).remove(&task_key);
             drop((permit, held));
             to.send(Outgoing::reply(&id, reply)).await;
         };
@@ -139,7 +139,7 @@ impl Front {
         if declared.is_some() {
             // Before any server starts: none of their requests may reach this client
             // as a request (`// 2026-07-28 basic/transports/stdio`).
-            self.serves_2026.store(true, Ordering::Relaxed);
+            self.clients.serves_2026.store(true, Ordering::Relaxed);
         }
         if !self.toolbox.has_client() {
             if let Some(declared) = declared {
@@ -160,12 +160,14 @@ impl Front {
     fn permit(&self, listen: bool) -> Result<tokio::sync::OwnedSemaphorePermit, AtLimit> {
         if listen {
             return self
+                .requests
                 .listens_limit
                 .clone()
                 .try_acquire_owned()
                 .map_err(|_| AtLimit::Listens);
         }
-        self.limit
+        self.requests
+            .limit
             .clone()
             .try_acquire_owned()
             .map_err(|_| AtLimit::Requests)
@@ -196,10 +198,10 @@ impl Front {
         let outcome = match method {
             "initialize" => {
                 let params = message.params_json();
-                *lock(&self.declared) = Some(params["capabilities"].to_string());
+                *lock(&self.clients.declared) = Some(params["capabilities"].to_string());
                 self.toolbox.ready().await;
                 let result = self.initialize(&params);
-                self.initialized.store(true, Ordering::Relaxed);
+                self.clients.initialized.store(true, Ordering::Relaxed);
                 Ok(result)
             }
             "ping" => Ok("{}".to_owned()),

@@ -89,6 +89,7 @@ impl Front {
         let exchange = match state {
             Some(state) => {
                 let resumed = self
+                    .modern
                     .rounds
                     .resume(
                         &self.toolbox,
@@ -102,7 +103,7 @@ impl Front {
                     Ok(exchange) => {
                         self.hears_for(&exchange);
                         // The server's call ended asking for URL elicitations: made again.
-                        if let Some(worker) = self.rounds.again(&exchange) {
+                        if let Some(worker) = self.modern.rounds.again(&exchange) {
                             self.run(&exchange, worker, method, params);
                         }
                         exchange
@@ -116,7 +117,10 @@ impl Front {
                 // The client of the request this round is (the task runs on its behalf).
                 let client = Behalf::current().map_or_else(|| self.client_of(None), |b| b.client);
                 let capabilities = &declared.capabilities;
-                let (exchange, worker) = self.rounds.start(method, params, capabilities, client);
+                let (exchange, worker) =
+                    self.modern
+                        .rounds
+                        .start(method, params, capabilities, client);
                 self.hears_for(&exchange);
                 self.run(&exchange, worker, method, params);
                 exchange
@@ -128,7 +132,8 @@ impl Front {
             .options()
             .request_timeout
             .saturating_mul(MAX_EXTENSIONS);
-        self.rounds
+        self.modern
+            .rounds
             .wait(&self.toolbox, &exchange, id, patience)
             .await
     }
@@ -140,7 +145,7 @@ impl Front {
         let Some(tag) = Behalf::current().map(|b| b.tag) else {
             return;
         };
-        let mut in_flight = lock(&self.in_flight);
+        let mut in_flight = lock(&self.requests.in_flight);
         if let Some(call) = in_flight.values_mut().find(|call| call.tag == tag) {
             call.exchange = Some(exchange.behalf().tag);
         }
@@ -153,7 +158,7 @@ impl Front {
         let progress_as = exchange.progress_as();
         let call = async move {
             let reply = this.answer("0", &method, &forwarded).await;
-            this.rounds.finished(&running);
+            this.modern.rounds.finished(&running);
             worker.done(reply).await;
         };
         let call = BEHALF.scope(exchange.behalf(), call);
@@ -190,7 +195,7 @@ impl Front {
         // nobody listed.
         let mut listed = false;
         for uri in asked.uris {
-            if self.listens.watches(&uri) {
+            if self.modern.listens.watches(&uri) {
                 honoured.uris.push(uri);
             } else if self.subscribable(&uri, &mut listed).await {
                 subscribe.push(uri.clone());
@@ -199,7 +204,7 @@ impl Front {
         }
         // The acknowledgement first, then the servers' updates (which may come at once).
         let tag = Behalf::current().map_or(0, |b| b.tag);
-        let ack = self.listens.open(tag, id, honoured);
+        let ack = self.modern.listens.open(tag, id, honoured);
         let _closing = Closing {
             front: self.clone(),
             tag,
@@ -208,7 +213,7 @@ impl Front {
             link.send(Outgoing::of(Carries::Update, Some(&id), ack))
                 .await;
         }
-        self.listens.acknowledged(tag);
+        self.modern.listens.acknowledged(tag);
         for uri in subscribe {
             let params = format!(r#"{{"uri":{}}}"#, raw::quote(&uri));
             let subscribed = self
@@ -252,7 +257,7 @@ impl Front {
     /// Sets the servers' log level for an opted-in request (once per level change).
     async fn set_log_level(&self, level: &str) {
         {
-            let mut last = lock(&self.log_level);
+            let mut last = lock(&self.modern.log_level);
             if last.as_deref() == Some(level) {
                 return;
             }
@@ -279,7 +284,7 @@ impl Front {
             Cause::Client { client, .. } => call.client == client,
             Cause::Unknown { .. } => false,
         };
-        lock(&self.in_flight)
+        lock(&self.requests.in_flight)
             .values()
             .find(|call| call.log_level.is_some_and(|least| level >= least) && of(call))
             .map(|call| (call.link.clone(), call.id.clone()))
@@ -296,7 +301,7 @@ struct Closing {
 
 impl Drop for Closing {
     fn drop(&mut self) {
-        let uris = self.front.listens.close(self.tag);
+        let uris = self.front.modern.listens.close(self.tag);
         if uris.is_empty() {
             return;
         }

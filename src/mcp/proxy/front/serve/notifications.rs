@@ -76,7 +76,7 @@ impl Front {
 
     /// A notification to every open listen that asked for it, tagged with its id.
     pub(super) fn to_listens(&self, method: &str, params: Option<&str>) {
-        for (tag, notification) in self.listens.fan_out(method, params) {
+        for (tag, notification) in self.modern.listens.fan_out(method, params) {
             let to = self.request_of(Cause::Request(tag));
             if let Some((link, id)) = to {
                 link.offer(Outgoing::of(Carries::Update, Some(&id), notification));
@@ -92,7 +92,7 @@ impl Front {
             .and_then(raw::entries)
             .and_then(|e| raw::get(&e, "requestId").map(token_key));
         if let Some(id) = &request {
-            self.rounds.withdraw(server, id);
+            self.modern.rounds.withdraw(server, id);
         }
         let asked = request.and_then(|id| lock(&self.asking).remove(&(server.to_owned(), id)));
         if let Some(task) = asked {
@@ -120,14 +120,14 @@ impl Front {
     /// 2026-07-28 request it came for, if it opted in; one that no request can be told to
     /// have caused reaches none (it is on stderr).
     fn forward_log(&self, server: &str, message: &Message, cause: Cause) {
-        if self.initialized.load(Ordering::Relaxed) {
+        if self.clients.initialized.load(Ordering::Relaxed) {
             // Advisory, like progress: dropped when the client reads slowly. On the request's
             // stream when it names one (an HTTP session's POST), else the connection's.
             let to = self.request_of(cause);
             self.offer_about(Carries::Log, to, tagged_log(server, message));
             return;
         }
-        if !self.serves_2026.load(Ordering::Relaxed) {
+        if !self.clients.serves_2026.load(Ordering::Relaxed) {
             return;
         }
         let level = message

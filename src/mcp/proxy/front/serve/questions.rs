@@ -27,13 +27,13 @@ impl Front {
             .unwrap_or(Cause::Unknown { in_flight: 0 });
         // A 2026-07-28 client is asked within its request (`mrtr.rs`), else not.
         // Never waits on a round: this task carries every server's events.
-        let message = if self.serves_2026.load(Ordering::Relaxed) {
-            match self.rounds.claim(&server, message, cause) {
+        let message = if self.clients.serves_2026.load(Ordering::Relaxed) {
+            match self.modern.rounds.claim(&server, message, cause) {
                 Claim::Taken => return,
                 Claim::Refused(message, code, why) => {
                     return self.refuse_question(&server, &message, code, &why).await;
                 }
-                Claim::Unclaimed(message) if !self.initialized.load(Ordering::Relaxed) => {
+                Claim::Unclaimed(message) if !self.clients.initialized.load(Ordering::Relaxed) => {
                     return self.refuse_unclaimed(&server, &message, cause).await;
                 }
                 Claim::Unclaimed(message) => message,
@@ -63,7 +63,8 @@ impl Front {
     /// client (`// 2026-07-28 basic/patterns/subscriptions`: list changes and resource
     /// updates only on a `subscriptions/listen` that asked), unless it also initialized.
     pub(super) fn unsolicited(&self) -> bool {
-        !self.serves_2026.load(Ordering::Relaxed) || self.initialized.load(Ordering::Relaxed)
+        !self.clients.serves_2026.load(Ordering::Relaxed)
+            || self.clients.initialized.load(Ordering::Relaxed)
     }
 
     /// Refuses a server's request no 2026-07-28 request of the client claims: that client
@@ -111,7 +112,7 @@ impl Front {
             _ if method.starts_with("tasks/") => "tasks",
             _ => mrtr::capability_of(method)?,
         };
-        let declared = lock(&self.declared).clone().unwrap_or_default();
+        let declared = lock(&self.clients.declared).clone().unwrap_or_default();
         if !era::declares(&declared, capability) {
             return Some(format!(
                 "the client did not declare the {capability} capability: it cannot be asked \
