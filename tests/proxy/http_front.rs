@@ -2169,7 +2169,9 @@ fn a_session_s_server_asking_what_its_client_did_not_declare_is_refused_at_once(
                       "params": {"name": "ask", "arguments": {}}});
     let started = Instant::now();
     let r = proxy.http("POST", &headers, &call.to_string());
-    assert!(started.elapsed() < Duration::from_secs(5), "{r:?}");
+    // Not left to hang (6.8 s seen at load 8; what shows it was refused at once is the
+    // answer's text below, not the time).
+    assert!(started.elapsed() < Duration::from_secs(20), "{r:?}");
     // Nothing came before the answer (a question would have made it an event stream).
     assert_eq!(r.header("content-type"), Some("application/json"), "{r:?}");
     let m = r.message();
@@ -2588,11 +2590,13 @@ fn flood_beside_a_client(name: &str, args: &[&str], per_thread: usize) {
         .collect();
     std::thread::sleep(Duration::from_millis(500 + 2 * per_thread as u64));
     for id in 2..12 {
+        // Starved, a ping would wait out an idle connection's 30 s header timeout; the
+        // bound leaves a loaded machine room (4.2 s seen at load 8).
         let (r, took) =
-            post_answered_within(&proxy.addr, &headers, &ping(id), Duration::from_secs(5))
-                .expect("a ping not answered within 5 s during the flood");
+            post_answered_within(&proxy.addr, &headers, &ping(id), Duration::from_secs(15))
+                .expect("a ping not answered within 15 s during the flood");
         assert_eq!(r.message()["id"], id, "{r:?}");
-        assert!(took < Duration::from_secs(3), "ping {id} took {took:?}");
+        assert!(took < Duration::from_secs(10), "ping {id} took {took:?}");
         std::thread::sleep(Duration::from_millis(100));
     }
     on_kept(101);
