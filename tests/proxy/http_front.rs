@@ -561,6 +561,46 @@ impl Events {
     }
 }
 
+/// An open 2026-07-28 listen is no work to wait for: at SIGTERM the proxy does not wait out
+/// `--http-drain` (30 s here) for it, and the listen ends with the answer that says so.
+#[test]
+fn an_open_listen_does_not_hold_the_shutdown() {
+    let scratch = Scratch::new("http-drain-listen");
+    let docs = mcp_servers::root().join("tests/fixtures/mcp/servers/documents_server.py");
+    let config = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {"docs": {"command": "python3", "args": [docs, "docs"]}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let mut proxy = Proxy::start(&config, &["--http-drain", "30"]);
+    let listen = modern_body(
+        json!("l"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourceSubscriptions": ["doc://docs/own"]}}),
+    );
+    let headers = modern_headers("subscriptions/listen", None);
+    let (status, mut events) = Events::open(&proxy.addr, "POST", &headers, &listen);
+    assert_eq!(status, 200);
+    let ack = events.next().expect("the acknowledgement");
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    let started = Instant::now();
+    proxy.signal("-TERM");
+    let took = started.elapsed();
+    // Held by the listen, it would take the whole drain; a second or so without.
+    assert!(
+        took < Duration::from_secs(15),
+        "the proxy took {took:?} to stop"
+    );
+    let mut end = None;
+    while let Some(event) = events.next() {
+        end = Some(event);
+    }
+    let end = end.expect("the listen's last event");
+    assert_eq!(
+        (&end["id"], &end["error"]["code"]),
+        (&json!("l"), &json!(-32004)),
+        "{end}"
+    );
+}
+
 /// At shutdown, a call still running when `--http-drain` runs out is answered for its id
 /// that the proxy stopped while it was in flight (-32004, 503 without `Retry-After`; on a
 /// stream, its last event), not told its session ended (404, -32001: initialize again, and

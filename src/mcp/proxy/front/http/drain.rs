@@ -3,7 +3,9 @@
 //! the POSTs in progress to be answered ([`HttpOptions::drain`](super::HttpOptions::drain)
 //! at most), and only then closes its sessions. A request that was already sent to this
 //! replica is answered here, not cut off with its connection (which a balancer could not
-//! retry elsewhere: a POST is not idempotent). Requests that come after that, on
+//! retry elsewhere: a POST is not idempotent). An open `subscriptions/listen` is no work to
+//! wait for: it does not hold the drain, and ends when the sessions close, with an answer
+//! that says so, which is given its moment to be written. Requests that come after that, on
 //! connections kept alive, are answered 503.
 //!
 //! A request still in progress when the drain gives up is answered, not left without a word
@@ -22,23 +24,44 @@ use tokio::sync::Notify;
 use super::{Body, stream};
 use crate::mcp::proxy::transport::wire::{self, code::STOPPED_IN_FLIGHT};
 
-/// The POSTs in progress.
+/// Marks the response of an open `subscriptions/listen` (an extension), for the drain.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Listening;
+
+/// The POSTs in progress, and the open listens (which are no work to wait for: they end
+/// when the front closes, with an answer that says so, and are only given time to write it).
 #[derive(Default)]
 pub(super) struct Drain {
     posts: AtomicUsize,
+    listens: AtomicUsize,
     settled: Notify,
     /// Set once the front closes its sessions: nothing more is served.
     closed: AtomicBool,
 }
 
-/// A POST in progress, until dropped (with its response's body, once written).
-pub(super) struct Post(Arc<Drain>);
+/// A POST in progress, until dropped (with its response's body, once written); a listen's
+/// once [`listening`](Post::listening).
+pub(super) struct Post {
+    drain: Arc<Drain>,
+    listen: bool,
+}
 
 impl Drop for Post {
     fn drop(&mut self) {
-        if self.0.posts.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.settled.notify_waiters();
+        self.drain.leave(self.listen);
+    }
+}
+
+impl Post {
+    /// The POST is an open listen: the drain does not wait for it, only for what it is
+    /// told at the end to be written.
+    pub(super) fn listening(mut self) -> Post {
+        if !self.listen {
+            self.drain.listens.fetch_add(1, Ordering::AcqRel);
+            self.drain.leave(false);
+            self.listen = true;
         }
+        self
     }
 }
 
@@ -46,7 +69,17 @@ impl Drain {
     /// Counts a POST until the returned guard is dropped.
     pub(super) fn post(self: &Arc<Self>) -> Post {
         self.posts.fetch_add(1, Ordering::AcqRel);
-        Post(self.clone())
+        Post {
+            drain: self.clone(),
+            listen: false,
+        }
+    }
+
+    fn leave(&self, listen: bool) {
+        let count = if listen { &self.listens } else { &self.posts };
+        if count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.settled.notify_waiters();
+        }
     }
 
     /// From now on, requests are refused.
@@ -59,24 +92,35 @@ impl Drain {
         self.closed.load(Ordering::Acquire)
     }
 
-    /// The POSTs in progress now.
+    /// The POSTs in progress now, listens aside.
     pub(super) fn in_progress(&self) -> usize {
         self.posts.load(Ordering::Acquire)
     }
 
     /// Waits until no POST is in progress, for `within` at most; whether none is.
     pub(super) async fn settled(&self, within: Duration) -> bool {
+        self.until(within, || self.in_progress() == 0).await
+    }
+
+    /// Waits until every POST's response, a listen's too, has been written, for `within` at
+    /// most; whether all have.
+    pub(super) async fn written(&self, within: Duration) -> bool {
+        let all = || self.in_progress() + self.listens.load(Ordering::Acquire) == 0;
+        self.until(within, all).await
+    }
+
+    async fn until(&self, within: Duration, done: impl Fn() -> bool) -> bool {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             let settled = self.settled.notified();
             tokio::pin!(settled);
             // Registered before the count is read, so a last drop in between still wakes it.
             settled.as_mut().enable();
-            if self.in_progress() == 0 {
+            if done() {
                 return true;
             }
             if tokio::time::timeout_at(deadline, settled).await.is_err() {
-                return self.in_progress() == 0;
+                return done();
             }
         }
     }
@@ -148,5 +192,27 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(20)).await;
         drop(b);
         assert!(waiting.await.unwrap(), "woken by the last answer");
+    }
+
+    #[tokio::test]
+    async fn a_listen_holds_only_the_writing_of_its_end() {
+        let drain = Arc::new(Drain::default());
+        let listen = drain.post().listening();
+        let call = drain.post();
+        assert_eq!(drain.in_progress(), 1, "the listen is not work in progress");
+        drop(call);
+        assert!(drain.settled(Duration::ZERO).await);
+        assert!(
+            !drain.written(Duration::from_millis(20)).await,
+            "its end not written"
+        );
+        let waiting = tokio::spawn({
+            let drain = drain.clone();
+            async move { drain.written(Duration::from_secs(30)).await }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(listen.listening());
+        assert!(waiting.await.unwrap(), "woken by the listen's end");
+        assert_eq!(drain.in_progress(), 0);
     }
 }

@@ -489,7 +489,7 @@ impl HttpFront {
         if let Some(stateless) = &stateless {
             stateless.cut_in_flight();
         }
-        let _ = self.drain.settled(CUT_WRITE).await;
+        let _ = self.drain.written(CUT_WRITE).await;
         futures_util::future::join_all(sessions.iter().map(|s| s.close())).await;
         if let Some(stateless) = stateless {
             stateless.close().await;
@@ -524,8 +524,14 @@ impl HttpFront {
                 ),
             );
         }
+        let response = self.answer(request).await;
+        // An open listen holds the drain no longer (`drain.rs`).
+        let post = match response.extensions().get::<drain::Listening>() {
+            Some(_) => post.map(Post::listening),
+            None => post,
+        };
         // The connection is busy until the response has been written.
-        Guarded::wrap(self.answer(request).await, (busy, post))
+        Guarded::wrap(response, (busy, post))
     }
 
     async fn answer(self: Arc<Self>, request: Request<Incoming>) -> Response<Body> {

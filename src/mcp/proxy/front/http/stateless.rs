@@ -405,11 +405,15 @@ impl Stateless {
             let status = status_of(&first.text);
             return stream::json(status, first.text);
         }
-        stream::stream(
+        let mut response = stream::stream(
             Some(first),
             answers,
             Some(Forget::new(move || drop(posted))),
-        )
+        );
+        if listen {
+            response.extensions_mut().insert(super::drain::Listening);
+        }
+        response
     }
 
     /// At shutdown, once the drain has given up: each request still waiting, and each open
