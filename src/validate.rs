@@ -341,6 +341,12 @@ fn json_document(
 /// §13.3: a key that looks like JSON (an unquoted key that starts with `{`), on a line that
 /// was read without error.
 fn json_keys(raw: &str, number: usize, events: &[Event<'_>], found: &mut Vec<Diagnostic>) {
+    // Columns and the quoted line leave the first line's BOM out, as everywhere else.
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    let raw = match number {
+        1 => raw.strip_prefix('\u{feff}').unwrap_or(raw),
+        _ => raw,
+    };
     for event in events {
         if let Event::Key(key) = event
             && key.starts_with('{')
@@ -353,7 +359,7 @@ fn json_keys(raw: &str, number: usize, events: &[Event<'_>], found: &mut Vec<Dia
                     "the key {} looks like JSON: TOON keys stand alone, as in `name: value`",
                     crate::error::QuotedInput(key)
                 ),
-                raw.strip_suffix('\r').unwrap_or(raw),
+                raw,
             ));
         }
     }

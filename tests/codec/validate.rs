@@ -156,6 +156,10 @@ fn warnings_for_json_keys_json_documents_and_trailing_spaces() {
     );
     assert!(found[1].message().contains("looks like JSON"), "{found:#?}");
     assert!(found.iter().all(|d| d.severity() == Severity::Warning));
+    // The first line's BOM is no column, nor part of the line quoted.
+    let found = toon::validate("\u{feff}{a}: 1");
+    assert_eq!((found[0].line(), found[0].column()), (1, 1), "{found:#?}");
+    assert_eq!(found[0].source_line(), "{a}: 1");
     let found = toon::validate("a: 1  \nb: 2");
     assert_eq!((found[0].line(), found[0].column()), (1, 5));
     assert_eq!(found[0].message(), "trailing spaces");
