@@ -1985,6 +1985,37 @@ fn stateless_posts_with_one_client_cookie_are_one_client_and_with_two_are_two() 
     }
 }
 
+/// `--http-no-client-cookie`: no cookie is set, and one sent names no client: each POST is
+/// a client of its own, so a question asked just after one POST's answer reaches no other.
+#[test]
+fn without_the_client_cookie_each_stateless_post_is_a_client_of_its_own() {
+    let scratch = Scratch::new("http-2026-no-client-cookie");
+    let config = fixtures_config(&scratch.0, &[("s", "late_server.py")]);
+    let proxy = Proxy::start(&config, &["--http-no-client-cookie"]);
+    let wait = Duration::from_secs(20);
+    let same = Some("0123456789abcdef0123456789abcdef");
+    let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 1.0}});
+    let b = call_apart_with(&proxy.addr, "b", "leave", b_call, json!({}), same);
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+    let a_call = json!({"name": "work", "arguments": {"secs": 3.0}});
+    let a = call_apart_with(
+        &proxy.addr,
+        "a",
+        "work",
+        a_call,
+        json!({"sampling": {}}),
+        None,
+    );
+    let a = a.recv_timeout(wait).unwrap();
+    assert!(
+        a["set_cookie"].is_null() && b["set_cookie"].is_null(),
+        "{a} {b}"
+    );
+    assert!(!a["body"].as_str().unwrap().contains("B-secret"), "{a}");
+    assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+}
+
 /// The single `inputRequests` entry of an `input_required` result.
 fn only_question(m: &Json) -> (String, Json) {
     assert_eq!(m["result"]["resultType"], "input_required", "{m}");

@@ -495,6 +495,7 @@ mod serving {
         http.session_wait = super::seconds("--http-session-wait", args.http_session_wait)?;
         http.replica = args.http_replica;
         http.drain = super::seconds("--http-drain", args.http_drain)?;
+        http.client_cookie = !args.http_no_client_cookie;
         http.metrics_public = metrics_public;
         let config = std::sync::Arc::new(load(config)?);
         let rt = runtime()?;

@@ -221,6 +221,11 @@ struct HttpArgs {
     /// the listener has closed, before sessions are closed.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, requires = "http")]
     http_drain: f64,
+    /// Set no client cookie: every 2026-07-28 request without a session is a client of its
+    /// own. For a backend that serves several users through one HTTP client (one cookie
+    /// jar), which the cookie would make one client (docs/proxy.md).
+    #[arg(long, requires = "http")]
+    http_no_client_cookie: bool,
 }
 
 /// `toon mcp serve`'s metrics and probes (docs/operating.md).

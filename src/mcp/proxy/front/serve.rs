@@ -266,7 +266,8 @@ impl Front {
             asking: Mutex::default(),
             unheard: AtomicU64::new(0),
             events: Mutex::default(),
-        }); // Servers' notifications reach the client as their readers read them, in the order
+        });
+        // Servers' notifications reach the client as their readers read them, in the order
         // each server sent them: a request's log messages before its answer (on HTTP, its
         // response stream closes with the answer).
         let weak = Arc::downgrade(&front);

@@ -9,8 +9,9 @@
 //! exchange a server's question belongs to is not on the wire (stdio has no related-request
 //! id): the server's connection tells it ([`Cause`]) only when every request the question may
 //! be about was made for one client request. A question goes to that request's exchange, and
-//! to no other: never to another request, or another client's (the HTTP front's stateless
-//! requests share one front, each its own client unless its client cookie names one). An
+//! never to another client's request (the HTTP front's stateless requests share one front,
+//! each its own client unless its client cookie names one); a question a server asks just
+//! after answering one client's request may go to that same client's next one. An
 //! exchange whose round declared a
 //! capability a question may need starts its server call once no other request is in flight
 //! to that server and no other client's was just answered ([`Behalf::alone`]), so that its

@@ -3,8 +3,10 @@
 //! The revision has no session, and nothing in a request names its client uniquely
 //! (`clientInfo` is the same for every copy of a host). A connection does not either: a
 //! balancer or reverse proxy that keeps connections to the proxy alive sends many clients'
-//! requests over one. So every answer to a stateless POST that came without the cookie sets
-//! one ([`COOKIE`], 128 random bits, `HttpOnly`, `SameSite=Strict`), and a client that keeps
+//! requests over one. So every answer to a stateless request served without the cookie
+//! (refusals aside) sets one ([`COOKIE`], 128 random bits, `HttpOnly`, `SameSite=Strict`;
+//! unless [`HttpOptions::client_cookie`](super::HttpOptions::client_cookie) is off), and a
+//! client that keeps
 //! cookies (the Python SDK's httpx client does) sends it back with each request after.
 //!
 //! What it is for: a server behind a 2025-11-25 connection names no request when it asks a
@@ -16,7 +18,11 @@
 //!
 //! A client can send any value of the cookie's form, its own too: a value stands for one
 //! client, and only one who knows another's value could pass as that one; the proxy mints
-//! values nobody can guess and never shows one client another's.
+//! values nobody can guess and never shows one client another's. What shares a cookie jar
+//! is one client: a backend that serves several users through one HTTP client must give
+//! each a jar of its own, or turn the cookie off (`--http-no-client-cookie`). Within one
+//! client, a server's question asked just after one of its calls was answered may go to
+//! its next call; its log messages still reach only the request they came for.
 
 use hyper::header::{self, HeaderMap, HeaderValue};
 

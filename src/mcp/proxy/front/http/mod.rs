@@ -151,6 +151,12 @@ pub struct HttpOptions {
     /// `/metrics` answers without the token (default `false`: it needs it as MCP does;
     /// `/healthz` and `/readyz` never do). See `observe.rs`.
     pub metrics_public: bool,
+    /// Whether 2026-07-28 requests without a session are told apart by the proxy's client
+    /// cookie (default `true`): the requests of a client that keeps cookies are then one
+    /// client's, as a session's are, and its calls that may be asked start at once. Off,
+    /// each such request is a client of its own (for a backend that serves several users
+    /// through one HTTP client and cookie jar). See `client_cookie.rs`.
+    pub client_cookie: bool,
 }
 
 impl Default for HttpOptions {
@@ -167,6 +173,7 @@ impl Default for HttpOptions {
             replica: None,
             drain: Duration::from_secs(10),
             metrics_public: false,
+            client_cookie: true,
         }
     }
 }
@@ -322,6 +329,9 @@ async fn accept(
     }
 }
 
+/// At most this many connections are taken by [`last_accepts`].
+const LAST_ACCEPTS: usize = 1024;
+
 /// Takes what the kernel completed since the reactor last looked, by `accept` calls straight
 /// to the socket (tokio's readiness can be a turn of the runtime old, milliseconds on a busy
 /// machine), until none is left, then closes the listener: what a balancer sent in between
@@ -331,7 +341,11 @@ fn last_accepts(front: &Arc<HttpFront>, listener: TcpListener) {
         Ok(listener) => listener,
         Err(e) => return tracing::warn!(target: PROXY, "toon: http: closing the listener: {e}"),
     };
-    while let Ok((stream, _)) = listener.accept() {
+    // Bounded: a balancer still sending here does not keep the listener open.
+    for _ in 0..LAST_ACCEPTS {
+        let Ok((stream, _)) = listener.accept() else {
+            break;
+        };
         // An accepted socket does not inherit the listener's non-blocking mode.
         let stream = stream
             .set_nonblocking(true)
@@ -829,9 +843,9 @@ impl HttpFront {
             return *refused;
         }
         // POSTs that carry the proxy's cookie are one client's (`client_cookie.rs`).
-        let sent = client_cookie::client_of(headers);
-        let minted = sent
-            .is_none()
+        let cookies = self.options.client_cookie;
+        let sent = cookies.then(|| client_cookie::client_of(headers)).flatten();
+        let minted = (cookies && sent.is_none())
             .then(|| client_cookie::mint(&self.options.path))
             .flatten();
         let client = sent.or(minted.as_ref().map(|(_, client)| *client));

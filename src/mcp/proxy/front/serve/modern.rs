@@ -276,12 +276,15 @@ impl Front {
     /// (`// 2026-07-28 server/utilities/logging`).
     ///
     /// A log message that may be about any of one client's requests (its last call was just
-    /// answered, its next one runs) is that client's: the first of its requests in flight
-    /// that opted in hears it.
+    /// answered, its next one runs) is that client's, on a front with one client (stdio, a
+    /// session): the first of its requests in flight that opted in hears it. On the stateless
+    /// front, where each request is answered on its own POST, it reaches only the request it
+    /// came for (requests of one client cookie do not hear one another's).
     pub(super) fn log_owner(&self, cause: Cause, level: u8) -> Option<Route> {
+        let one_client = self.clients.one.is_some();
         let of = |call: &InFlight| match cause {
             Cause::Request(tag) => call.is_for(tag),
-            Cause::Client { client, .. } => call.client == client,
+            Cause::Client { client, .. } => one_client && call.client == client,
             Cause::Unknown { .. } => false,
         };
         lock(&self.requests.in_flight)
@@ -332,4 +335,58 @@ fn legacy_request(id: &str, method: &str, params: &str) -> Message {
         ))
         .expect("a JSON object")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::testing::{RecordingLink, toolbox};
+    use super::super::{Front, InFlight, Mode};
+    use crate::mcp::proxy::front::link::Link;
+    use crate::mcp::proxy::sync::lock;
+    use crate::mcp::proxy::transport::peer::{Cause, ClientId};
+
+    /// Two requests of one client in flight, each opted in to log messages at any level.
+    fn two_requests(front: &Front, client: ClientId) {
+        for (tag, id) in [(1, "1"), (2, "2")] {
+            let link: Arc<dyn Link> = RecordingLink::new();
+            let task = tokio::spawn(std::future::pending::<()>()).abort_handle();
+            let call = InFlight {
+                task,
+                link: link.clone(),
+                id: id.to_owned(),
+                tag,
+                client,
+                exchange: None,
+                progress_token: None,
+                log_level: Some(0),
+            };
+            lock(&front.requests.in_flight).insert((link.id(), id.to_owned()), call);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_log_message_of_one_client_s_requests_reaches_one_only_on_a_one_client_front() {
+        let client = ClientId::named("0123456789abcdef0123456789abcdef");
+        let either = Cause::Client {
+            client,
+            in_flight: 2,
+        };
+        // Stdio, a session: the client's first request that opted in hears it.
+        let one = Front::start(toolbox(), Mode::Passthrough, Some(RecordingLink::new()));
+        let mine = one.clients.one.unwrap();
+        two_requests(&one, mine);
+        let either_of_mine = Cause::Client {
+            client: mine,
+            in_flight: 2,
+        };
+        assert!(one.log_owner(either_of_mine, 3).is_some());
+        // Stateless: requests of one cookie hear only their own, never one another's.
+        let shared = Front::start(toolbox(), Mode::Passthrough, None);
+        two_requests(&shared, client);
+        assert!(shared.log_owner(either, 3).is_none());
+        let (_, id) = shared.log_owner(Cause::Request(2), 3).expect("its own");
+        assert_eq!(id, "2");
+    }
 }
