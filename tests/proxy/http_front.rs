@@ -2005,7 +2005,7 @@ fn without_the_client_cookie_each_stateless_post_is_a_client_of_its_own() {
         "work",
         a_call,
         json!({"sampling": {}}),
-        None,
+        same,
     );
     let a = a.recv_timeout(wait).unwrap();
     assert!(
