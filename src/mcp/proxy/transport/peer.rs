@@ -79,6 +79,7 @@ impl ClientId {
     /// The client `name` stands for (a stateless client's cookie): the same name, the same
     /// client, in this process. Keyed at random per process, so that a client's id tells
     /// nothing of its name; the top bit set, so that no [`ClientId::new`] is one.
+    #[cfg(feature = "mcp-http")]
     pub(crate) fn named(name: &str) -> ClientId {
         use std::hash::BuildHasher;
         static KEY: std::sync::OnceLock<std::collections::hash_map::RandomState> =

@@ -368,7 +368,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_log_message_of_one_client_s_requests_reaches_one_only_on_a_one_client_front() {
-        let client = ClientId::named("0123456789abcdef0123456789abcdef");
+        let client = ClientId::new();
         let either = Cause::Client {
             client,
             in_flight: 2,
