@@ -242,7 +242,14 @@ fn recording(data: &[u8], ours: &serde_json::Result<Value>) {
                 "recorded {doc:?} from text serde_json refuses: {err}"
             );
             let text = toon::to_string(doc).expect("a recording encodes");
-            toon::from_str::<IgnoredAny>(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            if let Err(e) = toon::from_str::<IgnoredAny>(&text) {
+                // A repeated key, not resolved yet (see above): serde_json's refusal leaves
+                // no value to tell it by, so its TOON must read back without strictness.
+                assert!(e.message().starts_with("duplicate key"), "{e}: {text}");
+                let lenient = toon::DecodeOptions::new().strict(false);
+                toon::from_str_with::<IgnoredAny>(&text, &lenient)
+                    .unwrap_or_else(|e| panic!("{e}: {text}"));
+            }
         }
         (Err(err), Ok(value)) => {
             assert!(out_of_range(err), "no recording ({err}) of {value:?}");
