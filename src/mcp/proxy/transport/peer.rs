@@ -382,6 +382,9 @@ struct Asking {
     open: Mutex<HashMap<String, Cause>>,
     /// Signalled when one is answered: the calls' timeout starts again.
     answered: Notify,
+    /// When one was last answered: a call whose timeout ran out just as it was (the signal
+    /// and the timeout at once) still has its timeout from then.
+    last_answer: Mutex<Option<tokio::time::Instant>>,
 }
 
 impl Asking {
@@ -395,12 +398,27 @@ impl Asking {
     /// (by the peer's `notifications/cancelled`).
     fn settled(&self, id: &str) {
         if lock(&self.open).remove(&token_key(id)).is_some() {
+            *lock(&self.last_answer) = Some(tokio::time::Instant::now());
             self.answered.notify_waiters();
         }
     }
 
     fn is_waiting(&self) -> bool {
         !lock(&self.open).is_empty()
+    }
+
+    /// When a call's timeout runs out at `now`: the new deadline, if the peer still waits
+    /// for an answer of ours or got one less than `timeout` ago.
+    fn holds_until(
+        &self,
+        now: tokio::time::Instant,
+        timeout: Duration,
+    ) -> Option<tokio::time::Instant> {
+        if self.is_waiting() {
+            return Some(now + timeout);
+        }
+        let last = (*lock(&self.last_answer))?;
+        (now < last + timeout).then_some(last + timeout)
     }
 }
 
@@ -753,14 +771,17 @@ impl Peer {
             tokio::select! {
                 answer = &mut rx => break Some(answer),
                 () = tokio::time::sleep_until(deadline) => {
-                    // The peer waits for an answer of ours: so does its call.
+                    // The peer waits for an answer of ours, or just got one: so does its
+                    // call.
                     let now = tokio::time::Instant::now();
-                    if !self.asking.is_waiting() || now >= last {
-                        // Timed out, the peer is likely still at work on it.
-                        guard.linger = timeout;
-                        break None;
+                    match self.asking.holds_until(now, timeout) {
+                        Some(until) if now < last => deadline = until.min(last),
+                        _ => {
+                            // Timed out, the peer is likely still at work on it.
+                            guard.linger = timeout;
+                            break None;
+                        }
                     }
-                    deadline = (now + timeout).min(last);
                 }
                 () = signalled(activity) => {
                     deadline = (tokio::time::Instant::now() + timeout).min(last);
@@ -1097,6 +1118,29 @@ mod tests {
         let (stx, srx) = mpsc::channel(INBOUND_QUEUE);
         let other = Peer::start("c", sr, sw, stx, None);
         (peer, other, srx)
+    }
+
+    /// A call's timeout that runs out just as the peer's question is answered (the answer's
+    /// signal and the timeout at once: a person who answers in a whole number of timeouts)
+    /// still runs from the answer.
+    #[test]
+    fn a_question_answered_as_the_timeout_runs_out_still_holds_the_call() {
+        let asking = Asking::default();
+        asking.holds.store(true, Ordering::Relaxed);
+        let timeout = Duration::from_secs(1);
+        let t0 = tokio::time::Instant::now();
+        assert_eq!(asking.holds_until(t0, timeout), None, "never asked");
+        asking.asked("7", Cause::Unknown { in_flight: 1 });
+        assert_eq!(asking.holds_until(t0, timeout), Some(t0 + timeout), "open");
+        asking.settled("7");
+        let answered = (*lock(&asking.last_answer)).unwrap();
+        let now = answered + Duration::from_millis(500);
+        assert_eq!(asking.holds_until(now, timeout), Some(answered + timeout));
+        assert_eq!(
+            asking.holds_until(answered + timeout, timeout),
+            None,
+            "past it"
+        );
     }
 
     #[tokio::test]
