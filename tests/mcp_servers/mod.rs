@@ -539,10 +539,13 @@ pub fn http_proxy(toon: &Path, config: &Path, args: &[&str]) -> (Child, String) 
     let addr = loop {
         line.clear();
         assert!(stderr.read_line(&mut line).unwrap() > 0, "the proxy exited");
-        if let Some(url) = line
+        // Found anywhere in the line: with `TOON_LOG` set, lines start with level and target.
+        if let Some((_, url)) = line
             .trim()
-            .strip_prefix("toon: MCP Streamable HTTP on http://")
+            .split_once("toon: MCP Streamable HTTP on http://")
         {
+            // (and may end with fields).
+            let url = url.split_whitespace().next().unwrap_or(url);
             break url.trim_end_matches("/mcp").to_owned();
         }
     };
