@@ -50,9 +50,8 @@ pub(super) fn client_of(headers: &HeaderMap) -> Option<ClientId> {
 /// A new client's cookie, for the MCP endpoint at `path`, and the client it names; `None`
 /// when the system's random source fails (the POST is then served as a new client's).
 pub(super) fn mint(path: &str) -> Option<(HeaderValue, ClientId)> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).ok()?;
-    let value: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    // The same 128 random bits as 32 hex digits as a session id is.
+    let value = super::session_id(None).ok()?;
     // A path that cannot be a cookie's attribute as it is gets the cookie for the whole host.
     let path = if path.bytes().all(|b| b.is_ascii_graphic() && b != b';') {
         path
