@@ -1963,18 +1963,11 @@ fn stateless_posts_with_one_client_cookie_are_one_client_and_with_two_are_two() 
         // may still ask about it, and holds no call.
         std::thread::sleep(Duration::from_millis(2500));
         // B, the cookie's client, has its call answered; its server asks 1 s later.
-        let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 1.0}});
-        let b = call_apart_with(&proxy.addr, "b", "leave", b_call, json!({}), Some(&mine));
-        let b = b.recv_timeout(wait).unwrap();
-        assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+        let (b, a) = leave_then_work(&proxy.addr, Some(&mine), Some(a_cookie));
         assert!(
             b["set_cookie"].is_null(),
             "a cookie sent is not set again: {b}"
         );
-        let a_call = json!({"name": "work", "arguments": {"secs": 3.0}});
-        let sampling = json!({"sampling": {}});
-        let a = call_apart_with(&proxy.addr, "a", "work", a_call, sampling, Some(a_cookie));
-        let a = a.recv_timeout(wait).unwrap();
         if one_client {
             let (_, question) = only_question(&a["message"]);
             assert!(question.to_string().contains("B-secret"), "{a}");
@@ -1992,28 +1985,29 @@ fn without_the_client_cookie_each_stateless_post_is_a_client_of_its_own() {
     let scratch = Scratch::new("http-2026-no-client-cookie");
     let config = fixtures_config(&scratch.0, &[("s", "late_server.py")]);
     let proxy = Proxy::start(&config, &["--http-no-client-cookie"]);
-    let wait = Duration::from_secs(20);
     let same = Some("0123456789abcdef0123456789abcdef");
-    let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 1.0}});
-    let b = call_apart_with(&proxy.addr, "b", "leave", b_call, json!({}), same);
-    let b = b.recv_timeout(wait).unwrap();
-    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
-    let a_call = json!({"name": "work", "arguments": {"secs": 3.0}});
-    let a = call_apart_with(
-        &proxy.addr,
-        "a",
-        "work",
-        a_call,
-        json!({"sampling": {}}),
-        same,
-    );
-    let a = a.recv_timeout(wait).unwrap();
+    let (b, a) = leave_then_work(&proxy.addr, same, same);
     assert!(
         a["set_cookie"].is_null() && b["set_cookie"].is_null(),
         "{a} {b}"
     );
     assert!(!a["body"].as_str().unwrap().contains("B-secret"), "{a}");
     assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
+}
+
+/// On the late server: B (`b_cookie`) calls `leave`, answered at once, its server asking
+/// 1 s later with B's secret; A (`a_cookie`) then calls `work` for 3 s, declaring sampling.
+/// Their answers, B's checked to be complete.
+fn leave_then_work(addr: &str, b_cookie: Option<&str>, a_cookie: Option<&str>) -> (Json, Json) {
+    let wait = Duration::from_secs(20);
+    let b_call = json!({"name": "leave", "arguments": {"secret": "B-secret", "after": 1.0}});
+    let b = call_apart_with(addr, "b", "leave", b_call, json!({}), b_cookie);
+    let b = b.recv_timeout(wait).unwrap();
+    assert_eq!(b["message"]["result"]["resultType"], "complete", "{b}");
+    let a_call = json!({"name": "work", "arguments": {"secs": 3.0}});
+    let sampling = json!({"sampling": {}});
+    let a = call_apart_with(addr, "a", "work", a_call, sampling, a_cookie);
+    (b, a.recv_timeout(wait).unwrap())
 }
 
 /// The single `inputRequests` entry of an `input_required` result.
