@@ -14,6 +14,7 @@ pub mod map;
 mod number;
 mod partial_eq;
 mod recording;
+mod repeated_keys;
 mod ser;
 
 use std::fmt;

@@ -7,6 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde::ser::{Serialize, Serializer};
 
 use super::exact_json::{self, FloatSeen, Numbers, Plain};
+use super::repeated_keys::{self, KeyFilter};
 use crate::ser::tape::{Ev, Tape, TapeValue};
 
 /// Any value of the JSON data model, recorded compactly: 16 bytes per scalar, key and
@@ -182,6 +183,9 @@ impl Recording {
     /// `serde_json::from_slice` records; a text with a fraction or an exponent in a number
     /// costs a walk over its tokens to read those, a text of integers nothing more.
     ///
+    /// A key repeated in one object is kept once, at its first place, with its last value, as
+    /// `JSON.parse` and serde_json's `Value` keep it (`{"a":1,"b":2,"a":3}` → `a: 3`, `b: 2`).
+    ///
     /// Serialized to formats other than TOON, such a number is its canonical text as a string
     /// (serde has no number with more digits than `f64`).
     ///
@@ -337,11 +341,21 @@ impl<'de, N: Numbers> Visitor<'de> for ValueRecorder<'_, N> {
         let (tape, numbers) = (self.0, self.1);
         let at = tape.open(true);
         let mut count = 0u32;
-        while map.next_key_seed(KeyRecorder(&mut *tape))?.is_some() {
+        let (mut keys, mut repeated) = (KeyFilter::default(), false);
+        while map
+            .next_key_seed(KeyRecorder(&mut *tape, &mut keys))?
+            .is_some()
+        {
+            repeated = repeated || keys.repeats(tape, at);
             map.next_value_seed(ValueRecorder(&mut *tape, numbers))?;
             count = count.checked_add(1).ok_or_else(too_many::<A::Error>)?;
         }
-        tape.close(at, count).map_err(de::Error::custom)
+        tape.close(at, count).map_err(de::Error::custom)?;
+        if repeated {
+            // `JSON.parse`'s rule: one entry, first place, last value.
+            repeated_keys::keep_last_values(tape, at);
+        }
+        Ok(())
     }
 }
 
@@ -349,8 +363,9 @@ fn too_many<E: de::Error>() -> E {
     E::custom("an array or object with more than 4294967295 entries")
 }
 
-/// Records an object key: a string, or an integer or boolean key's text (as serde_json does).
-struct KeyRecorder<'t>(&'t mut Tape);
+/// Records an object key: a string, or an integer or boolean key's text (as serde_json does),
+/// noting it in its object's [`KeyFilter`].
+struct KeyRecorder<'t>(&'t mut Tape, &'t mut KeyFilter);
 
 impl<'de> DeserializeSeed<'de> for KeyRecorder<'_> {
     type Value = ();
@@ -361,6 +376,7 @@ impl<'de> DeserializeSeed<'de> for KeyRecorder<'_> {
 
 impl KeyRecorder<'_> {
     fn key<E: de::Error>(self, key: &str) -> Result<(), E> {
+        self.1.note(key.as_bytes());
         self.0.push_key(key).map_err(E::custom)
     }
 }

@@ -7,8 +7,8 @@
 //! range whose nearest `f64` is finite); each of its numbers is what
 //! Rust's own (correctly rounded) `str::parse` makes of its token; its value goes through
 //! JSON and TOON text unchanged. `from_json_slice` accepts the same texts, and numbers
-//! beyond `f64` besides, and encodes to the same TOON where no number is inexact and no key
-//! repeats (a repeated key is still recorded twice: `fuzz/regressions/README.md`).
+//! beyond `f64` besides, and encodes to the same TOON where no number is inexact (a repeated
+//! key kept once, at its first place, with its last value, as `JSON.parse` keeps it).
 
 use serde::de::IgnoredAny;
 use toon::{Number, Recording, Value};
@@ -154,12 +154,6 @@ fn numbers_are_nearest(text: &str, value: &Value) {
     }
 }
 
-/// Whether the JSON text has more keys than the value it reads as has entries.
-fn repeats_a_key(data: &[u8], value: &Value) -> bool {
-    let text = std::str::from_utf8(data).expect("JSON is UTF-8");
-    numbers_in_order(value, &mut Vec::new()) != number_tokens(text).1
-}
-
 /// JSON text and TOON text written from the value read back as it.
 fn goes_through_text(value: &Value) {
     let json = toon::json::to_string(value).expect("a Value writes as JSON");
@@ -216,17 +210,7 @@ fn recording(data: &[u8], ours: &serde_json::Result<Value>) {
     match (&exact, ours) {
         (Ok(doc), Ok(value)) => {
             let text = toon::to_string(doc).expect("a recording encodes");
-            if repeats_a_key(data, value) {
-                // Not resolved yet (fuzz/regressions/README.md): the recording keeps both
-                // entries, so only non-strict decoding (last-write-wins) reads its TOON back.
-                let lenient = toon::DecodeOptions::new().strict(false);
-                let back: Value =
-                    toon::from_str_with(&text, &lenient).unwrap_or_else(|e| panic!("{e}: {text}"));
-                assert!(
-                    same(&back, value, false),
-                    "{text} decodes as {back:?}, not {value:?}"
-                );
-            } else if toon::json::inexact_numbers(data).is_empty() {
+            if toon::json::inexact_numbers(data).is_empty() {
                 assert_eq!(
                     text,
                     toon::to_string(value).unwrap(),
@@ -242,14 +226,7 @@ fn recording(data: &[u8], ours: &serde_json::Result<Value>) {
                 "recorded {doc:?} from text serde_json refuses: {err}"
             );
             let text = toon::to_string(doc).expect("a recording encodes");
-            if let Err(e) = toon::from_str::<IgnoredAny>(&text) {
-                // A repeated key, not resolved yet (see above): serde_json's refusal leaves
-                // no value to tell it by, so its TOON must read back without strictness.
-                assert!(e.message().starts_with("duplicate key"), "{e}: {text}");
-                let lenient = toon::DecodeOptions::new().strict(false);
-                toon::from_str_with::<IgnoredAny>(&text, &lenient)
-                    .unwrap_or_else(|e| panic!("{e}: {text}"));
-            }
+            toon::from_str::<IgnoredAny>(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         }
         (Err(err), Ok(value)) => {
             assert!(out_of_range(err), "no recording ({err}) of {value:?}");
