@@ -506,7 +506,11 @@ impl<'c> MetaTools<'c> {
 
     fn spec(&self, args: &Value) -> std::result::Result<String, MetaError> {
         Self::own_args(GET_TOOL_SPEC, args, spec_schema())?;
-        let tool = self.find(args)?;
+        self.spec_of(self.find(args)?)
+    }
+
+    /// `get_tool_spec`'s answer for `tool`: its whole definition under its exposed name.
+    pub(crate) fn spec_of(&self, tool: &Tool) -> std::result::Result<String, MetaError> {
         let mut definition = tool.definition()?.clone();
         // The name to call it by is the exposed one (`SERVER__NAME` where servers share it).
         if let Some(object) = definition.as_object_mut() {

@@ -14,6 +14,9 @@
 //!   `notifications/tools/list_changed`; schemas parsed on first use and cached.
 //! - [`MetaTools`]: `discover_tools`, `get_tool_spec` and `execute_tool`: three small tools in
 //!   place of N large ones, with argument validation against each tool's `inputSchema`.
+//! - [`CompactTools`]: every tool under its own name with a definition cut to its first
+//!   sentence and a signature line, `get_tool_spec` beside them, and arguments checked against
+//!   the server's schema before a call (the gateway's `--mode compact`).
 //! - [`ResultEncoder`]: rewrites the JSON text blocks of `tools/call` results as TOON or
 //!   compact JSON, whichever costs fewer tokens, under a [`Policy`], with per-call
 //!   [`Shaping`]s (fields, pages, token budgets) and running [`Stats`].
@@ -37,6 +40,7 @@
 //!   schemas expensive.
 
 mod catalog;
+mod compact;
 mod content;
 #[cfg(feature = "mcp-semantic")]
 mod embedding;
@@ -61,6 +65,7 @@ mod view;
 pub use catalog::{
     Annotations, COLLISION_SEPARATOR, Catalog, Hit, SUMMARY_CHARS, Server, Status, Tool,
 };
+pub use compact::{CompactTools, Cut, cut_of};
 pub use content::Decision;
 pub use error::{Error, Result};
 pub use meta::{

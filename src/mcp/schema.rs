@@ -30,11 +30,11 @@ use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use crate::{Map, Value};
 
 /// Nested objects are summarised this many levels below a parameter.
-const NESTED_DEPTH: usize = 2;
+pub(crate) const NESTED_DEPTH: usize = 2;
 /// Nested objects with more fields than this are shown as `object`.
-const MAX_NESTED_FIELDS: usize = 8;
+pub(crate) const MAX_NESTED_FIELDS: usize = 8;
 /// Enums with more values than this show the first ones and `…`.
-const MAX_ENUM: usize = 8;
+pub(crate) const MAX_ENUM: usize = 8;
 /// Defaults whose JSON text is longer than this are not shown.
 const MAX_DEFAULT: usize = 16;
 /// `$ref`s are followed at most this deep (a cycle stops here).

@@ -329,6 +329,72 @@ fn lean_mode_offers_three_meta_tools_that_reach_every_server() {
 }
 
 #[test]
+fn compact_mode_lists_every_tool_cut_and_checks_arguments_before_the_call() {
+    let scratch = Scratch::new("compact");
+    let Some(config) = config(&scratch.0, &["memory", "time", "git"]) else {
+        return;
+    };
+    let mut client = Client::start(&config, &["--mode", "compact"]);
+    client.initialize("2025-11-25");
+    let tools = client.tools();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for name in [
+        "create_entities",
+        "read_graph",
+        "get_current_time",
+        "git_status",
+        "get_tool_spec",
+    ] {
+        assert!(names.contains(&name), "{name} not in {names:?}");
+    }
+    let create = tools
+        .iter()
+        .find(|t| t["name"] == "create_entities")
+        .unwrap();
+    assert_eq!(create["inputSchema"], json!({"type": "object"}), "{create}");
+    let description = create["description"].as_str().unwrap();
+    assert!(
+        description.ends_with("\nparams: entities:{name,entityType,observations:string[]}[]"),
+        "{description}"
+    );
+    assert!(create.get("outputSchema").is_none(), "{create}");
+
+    // The full definition on demand.
+    let spec = client.call("get_tool_spec", json!({"name": "create_entities"}));
+    assert!(text(&spec).contains("The name of the entity"), "{spec}");
+
+    // Invalid arguments are answered at once, with every problem and the full definition;
+    // the server never sees the call (the graph stays empty).
+    let bad = client.call("create_entities", json!({"entities": [{"name": 5}]}));
+    assert_eq!(bad["isError"], true, "{bad}");
+    let message = text(&bad);
+    for part in [
+        "invalid arguments",
+        "entities[0].name",
+        "entityType",
+        "full definition:",
+    ] {
+        assert!(message.contains(part), "{part} not in {message}");
+    }
+    let empty = client.call("read_graph", json!({}));
+    assert_eq!(decoded(&empty)["entities"], json!([]), "{empty}");
+
+    // Fixed, the call runs on its server and its result is what passthrough gives.
+    let entities = json!([{"name": "Lin", "entityType": "person", "observations": ["likes tea"]}]);
+    let created = client.call("create_entities", json!({ "entities": entities }));
+    assert_ne!(created["isError"], true, "{created}");
+    let graph = client.call("read_graph", json!({}));
+    assert_eq!(
+        decoded(&graph),
+        direct_memory_graph(&scratch.0, &entities),
+        "{graph}"
+    );
+    let time = client.call("get_current_time", json!({"timezone": "UTC"}));
+    assert!(text(&time).contains("UTC"), "{time}");
+    client.close();
+}
+
+#[test]
 fn a_killed_server_fails_fast_and_the_others_keep_working() {
     let scratch = Scratch::new("killed");
     let Some(config) = config(&scratch.0, &["memory", "time", "notes"]) else {

@@ -33,6 +33,8 @@ pub(crate) enum ModeArg {
     Passthrough,
     /// Three meta-tools.
     Lean,
+    /// Every tool, definitions cut to a summary and a signature.
+    Compact,
 }
 
 /// `--format` of `toon mcp result` and `toon mcp serve`: a [`toon::mcp::Format`], its words
@@ -222,6 +224,7 @@ impl From<ModeArg> for toon::mcp::proxy::Mode {
         match arg {
             ModeArg::Passthrough => toon::mcp::proxy::Mode::Passthrough,
             ModeArg::Lean => toon::mcp::proxy::Mode::Lean,
+            ModeArg::Compact => toon::mcp::proxy::Mode::Compact,
         }
     }
 }

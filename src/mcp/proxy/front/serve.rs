@@ -56,17 +56,28 @@ pub enum Mode {
     Passthrough,
     /// Only `discover_tools`, `get_tool_spec` and `execute_tool`.
     Lean,
+    /// Every tool under its own name, its definition cut to a summary and a signature line
+    /// ([`CompactTools`](crate::mcp::CompactTools)), with `get_tool_spec` beside them; each
+    /// call's arguments checked against its server's schema first.
+    Compact,
 }
 
 impl Mode {
-    /// Parses `passthrough` or `lean`.
+    /// Parses `passthrough`, `lean` or `compact`.
     #[must_use]
     pub fn parse(s: &str) -> Option<Mode> {
         match s {
             "passthrough" => Some(Mode::Passthrough),
             "lean" => Some(Mode::Lean),
+            "compact" => Some(Mode::Compact),
             _ => None,
         }
+    }
+
+    /// Whether the client calls the servers' tools by their names (all but lean mode).
+    #[must_use]
+    pub fn lists_every_tool(self) -> bool {
+        self != Mode::Lean
     }
 }
 

@@ -302,7 +302,7 @@ impl Stateless {
         message: &Message,
     ) -> Option<Box<Response<Body>>> {
         // Lean mode's tools are the proxy's own, with no annotation.
-        if message.method() != Some("tools/call") || self.mode != Mode::Passthrough {
+        if message.method() != Some("tools/call") || !self.mode.lists_every_tool() {
             return None;
         }
         let params = message.params()?;

@@ -16,7 +16,7 @@ use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, ProgressSink};
 use crate::mcp::proxy::transport::wire::{self, token_key};
 use crate::mcp::raw;
-use crate::mcp::{Grouping, MetaTools, Plan, Structured};
+use crate::mcp::{CompactTools, Grouping, MetaTools, Plan, Structured};
 
 impl Front {
     pub(super) async fn tools_list(&self) -> Result<String, CallError> {
@@ -32,31 +32,60 @@ impl Front {
             }
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
-                // A 2026-07-28 client has no tasks: a tool that runs only as one is not for it.
-                let no_tasks = self.clients.serves_2026.load(Ordering::Relaxed);
-                let tools: Vec<String> = catalog
-                    .tools()
-                    .filter(|tool| !(no_tasks && tasks::runs_only_as_task(tool.raw_json())))
+                let tools: Vec<String> = (catalog.tools())
+                    .filter(|tool| self.lists(tool))
                     .map(|tool| exposed_definition(tool, drop))
                     .collect();
                 let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
                 Ok(tools_list_json(&tools))
             }
+            Mode::Compact => {
+                let tools = CompactTools::new(&catalog)
+                    .definitions_of(catalog.tools().filter(|tool| self.lists(tool)))
+                    .map_err(|e| CallError::internal("proxy", e.to_string()))?;
+                Ok(lean_tools_list(tools))
+            }
         }
+    }
+
+    /// Whether a server's tool is listed to this client: a 2026-07-28 client has no tasks,
+    /// so a tool that runs only as one is not for it.
+    fn lists(&self, tool: &crate::mcp::Tool) -> bool {
+        let no_tasks = self.clients.serves_2026.load(Ordering::Relaxed);
+        !(no_tasks && tasks::runs_only_as_task(tool.raw_json()))
+    }
+
+    /// Compact mode's answer of its own to a call, if the call gets one: `get_tool_spec`, or
+    /// arguments that do not fit the tool's schema (every problem and the full definition).
+    async fn compact_answer(&self, entries: &[raw::Member<'_>]) -> Option<String> {
+        let name = raw::get(entries, "name").and_then(raw::string)?;
+        self.toolbox.ready().await;
+        let arguments = match read_arguments(&name, raw::get(entries, "arguments")) {
+            Ok(arguments) => arguments,
+            Err(e) => return Some(result_text(&e.to_string(), true)),
+        };
+        let catalog = self.toolbox.catalog();
+        let (text, is_error) = CompactTools::new(&catalog).answer(&name, &arguments)?;
+        Some(result_text(&text, is_error))
     }
 
     /// The result of a `tools/call` (JSON text).
     pub(super) async fn tools_call(self: &Arc<Self>, params: &str) -> Result<String, CallError> {
         // Read once: whether it asks for a task, where it goes, and (lean) what it runs.
         let entries = raw::entries(params).unwrap_or_default();
-        if self.mode == Mode::Passthrough && raw::get(&entries, "task").is_some() {
+        if self.mode == Mode::Compact
+            && let Some(answer) = self.compact_answer(&entries).await
+        {
+            return Ok(answer);
+        }
+        if self.mode.lists_every_tool() && raw::get(&entries, "task").is_some() {
             let token = wire::request_progress_token(params).map(|t| token_key(&t));
             return self
                 .tasks
                 .call(&self.toolbox, (params, &entries), token)
                 .await;
         }
-        if self.mode == Mode::Passthrough {
+        if self.mode.lists_every_tool() {
             let progress = Some(self.progress_to_client());
             return self.toolbox.call_read(params, &entries, progress).await;
         }
@@ -269,6 +298,44 @@ mod tests {
         let error = reply["error"]["message"].as_str().unwrap();
         assert!(
             error.contains("read_file") && error.contains("execute_tool"),
+            "{reply}"
+        );
+        front.stop();
+    }
+
+    #[tokio::test]
+    async fn compact_mode_lists_get_tool_spec_beside_the_tools_and_answers_it_itself() {
+        let home = RecordingLink::new();
+        let front = Front::start(toolbox(), Mode::Compact, Some(home.clone()));
+        let link: Arc<dyn Link> = home.clone();
+        let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        front.receive(message(list), &link).await;
+        let listed: serde_json::Value = serde_json::from_str(&taken(&home, 1).await[0].2).unwrap();
+        assert_eq!(
+            listed["result"]["tools"][0]["name"], "get_tool_spec",
+            "{listed}"
+        );
+        let spec = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_tool_spec","arguments":{"name":"nope"}}}"#;
+        front.receive(message(spec), &link).await;
+        let reply: serde_json::Value = serde_json::from_str(&taken(&home, 1).await[0].2).unwrap();
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        assert!(
+            reply["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("nope"),
+            "{reply}"
+        );
+        // A tool no server has fails as in passthrough: a JSON-RPC error, not a result.
+        let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_file","arguments":{}}}"#;
+        front.receive(message(call), &link).await;
+        let reply: serde_json::Value = serde_json::from_str(&taken(&home, 1).await[0].2).unwrap();
+        assert_eq!(reply["id"], 3);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("read_file"),
             "{reply}"
         );
         front.stop();

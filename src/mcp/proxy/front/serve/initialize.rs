@@ -4,7 +4,7 @@
 
 use serde_json::Value as Json;
 
-use super::{Front, Mode};
+use super::Front;
 use crate::mcp::proxy::front::routes::offering;
 use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::revisions::era::SUPPORTED_PROTOCOL_VERSIONS;
@@ -25,7 +25,7 @@ impl Front {
             r#"{{"protocolVersion":{},"capabilities":{},"serverInfo":{server_info}"#,
             raw::quote(version),
             // Lean mode's meta-tools cannot be task-augmented.
-            self.capabilities(self.mode == Mode::Passthrough)
+            self.capabilities(self.mode.lists_every_tool())
         );
         self.push_instructions(&mut result);
         result.push('}');

@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use super::super::routes::offering;
 use super::{Front, InFlight, Mode, Route};
-use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::proxy::front::link::{Carries, Outgoing};
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
@@ -16,6 +15,7 @@ use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{BEHALF, Behalf, Cause, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
+use crate::mcp::{CompactTools, EXECUTE_TOOL};
 
 impl Front {
     /// Answers a 2026-07-28 request (`id` as JSON text): the whole reply line; for
@@ -167,13 +167,17 @@ impl Front {
     }
 
     /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
-    /// `get_tool_spec`, which the proxy answers itself).
+    /// `get_tool_spec`, and compact mode's `get_tool_spec`, which the proxy answers itself).
     fn reaches_a_server(&self, method: &str, params: &str) -> bool {
-        if method != "tools/call" || self.mode != Mode::Lean {
+        if method != "tools/call" || self.mode == Mode::Passthrough {
             return true;
         }
         let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
-        name.as_deref() == Some(EXECUTE_TOOL)
+        match (self.mode, name) {
+            (Mode::Lean, name) => name.as_deref() == Some(EXECUTE_TOOL),
+            (_, Some(name)) => !CompactTools::new(&self.toolbox.catalog()).answers(&name),
+            (_, None) => true,
+        }
     }
 
     /// `subscriptions/listen` (`// 2026-07-28 basic/patterns/subscriptions`): acknowledged

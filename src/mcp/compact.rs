@@ -1,0 +1,368 @@
+//! Compact tool definitions (`toon mcp serve --mode compact`): every tool under its own name,
+//! callable in one `tools/call`, its definition cut to what a model needs to call it right:
+//! the first sentence of its description and its parameters as one signature line (the
+//! notation of [`schema`](super::schema): `path mode?:fast|slow opts:{recursive:bool}`), with a
+//! bare object schema. What the cut leaves out (the full descriptions, formats, bounds) is one
+//! `get_tool_spec` call away, and a call whose arguments do not fit the server's own schema is
+//! answered at once with every problem and the full definition ([`CompactTools::check`]).
+//!
+//! A tool whose schema the signature cannot say whole (a `$ref`, `oneOf`, `allOf`, a keyword
+//! the notation does not know, a nested object deeper or wider than it shows, a long enum)
+//! keeps its whole schema ([`cut_of`]).
+
+use super::catalog::{Catalog, Tool};
+use super::error::Result;
+use super::meta::{Disposition, GET_TOOL_SPEC, MetaError, MetaTools};
+use super::schema;
+use super::validate::validate_arguments;
+use crate::{Map, Value, toon};
+
+/// How a tool's definition is listed in compact mode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// Its summary and signature, with a bare object schema.
+    Signature,
+    /// Its summary with its whole `inputSchema`: the signature would lose what this says.
+    WholeSchema(String),
+}
+
+/// Schema keywords the signature renders or may leave to `get_tool_spec` without changing
+/// what a call must look like (descriptions, formats, bounds: the server checks those).
+const EXPRESSED: [&str; 25] = [
+    "type",
+    "properties",
+    "required",
+    "items",
+    "enum",
+    "const",
+    "anyOf",
+    "default",
+    "description",
+    "title",
+    "examples",
+    "$schema",
+    "$comment",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "additionalProperties",
+];
+
+/// Whether `tool`'s parameters fit a signature line, and if not, why.
+#[must_use]
+pub fn cut_of(tool: &Tool) -> Cut {
+    match tool.input_schema() {
+        Ok(schema) => match unexpressed(schema, 0) {
+            None => Cut::Signature,
+            Some(why) => Cut::WholeSchema(why),
+        },
+        Err(e) => Cut::WholeSchema(e.to_string()),
+    }
+}
+
+/// What in `schema` (`depth` objects below the parameters) a signature would not say.
+fn unexpressed(schema: &Value, depth: usize) -> Option<String> {
+    let Some(map) = schema.as_object() else {
+        return (!schema.is_boolean()).then(|| "a schema that is not an object".to_owned());
+    };
+    if let Some(key) = map.keys().find(|k| !EXPRESSED.contains(k)) {
+        return Some(format!("its schema uses `{key}`"));
+    }
+    if let Some(values) = map.get("enum").and_then(Value::as_array)
+        && values.len() > schema::MAX_ENUM
+    {
+        return Some(format!("an enum of {} values", values.len()));
+    }
+    if let Some(extra) = map.get("additionalProperties")
+        && !extra.is_boolean()
+    {
+        return Some("`additionalProperties` with a schema".to_owned());
+    }
+    let nested = map.get("properties").and_then(Value::as_object);
+    if let Some(fields) = nested {
+        // The parameters themselves are depth 0; objects inside them are summarised in braces.
+        if depth > schema::NESTED_DEPTH || (depth > 0 && fields.len() > schema::MAX_NESTED_FIELDS) {
+            return Some("a nested object deeper or wider than a signature shows".to_owned());
+        }
+        if let Some(why) = fields.values().find_map(|s| unexpressed(s, depth + 1)) {
+            return Some(why);
+        }
+    }
+    let members = map
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten();
+    let items = map.get("items").into_iter();
+    members.chain(items).find_map(|s| unexpressed(s, depth))
+}
+
+/// Compact mode's tool list over a catalog.
+///
+/// ```
+/// use toon::mcp::{Catalog, CompactTools};
+/// let mut catalog = Catalog::new();
+/// catalog.add_server("fs", r#"{"tools": [{"name": "read_file",
+///     "description": "Read a file. Returns its text, whole or in part.",
+///     "inputSchema": {"type": "object", "properties": {
+///         "path": {"type": "string", "description": "Where it is"},
+///         "head": {"type": "integer", "description": "Only the first N lines"}},
+///     "required": ["path"]}}]}"#)?;
+/// let tools = CompactTools::new(&catalog).definitions()?;
+/// assert_eq!(
+///     toon::json::to_string(&tools[0])?,
+///     r#"{"name":"read_file","description":"Read a file\nparams: path head?:int","inputSchema":{"type":"object"}}"#
+/// );
+/// assert_eq!(tools[1]["name"], "get_tool_spec");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct CompactTools<'c> {
+    catalog: &'c Catalog,
+}
+
+impl<'c> CompactTools<'c> {
+    /// Compact definitions of `catalog`'s tools.
+    #[must_use]
+    pub fn new(catalog: &'c Catalog) -> Self {
+        CompactTools { catalog }
+    }
+
+    /// Every tool's compact definition, in catalog order, then `get_tool_spec`'s.
+    ///
+    /// # Errors
+    /// A definition the catalog cannot read.
+    pub fn definitions(&self) -> Result<Vec<Value>> {
+        self.definitions_of(self.catalog.tools())
+    }
+
+    /// [`definitions`](Self::definitions) of some of the catalog's tools.
+    pub(crate) fn definitions_of<'t>(
+        &self,
+        tools: impl Iterator<Item = &'t Tool>,
+    ) -> Result<Vec<Value>> {
+        let mut out: Vec<Value> = tools.map(definition).collect::<Result<_>>()?;
+        if self.answers(GET_TOOL_SPEC) {
+            out.push(spec_definition());
+        }
+        Ok(out)
+    }
+
+    /// Whether a call of `name` is the proxy's to answer: `get_tool_spec`, unless a server
+    /// has a tool of that name (then that one is listed and called, and the full
+    /// definitions come with the errors only).
+    #[must_use]
+    pub fn answers(&self, name: &str) -> bool {
+        name == GET_TOOL_SPEC && self.catalog.get(GET_TOOL_SPEC).is_none()
+    }
+
+    /// What the proxy answers itself to a call of `name` with `arguments`, as a result's text
+    /// and whether it is an error: `get_tool_spec`'s answer, or the [`check`](Self::check)
+    /// of arguments that do not fit. `None`: the call goes to the tool's server.
+    #[must_use]
+    pub fn answer(&self, name: &str, arguments: &Value) -> Option<(String, bool)> {
+        if self.answers(name) {
+            return match MetaTools::new(self.catalog).disposition(name, arguments) {
+                Disposition::Answer { text, is_error } => Some((text, is_error)),
+                Disposition::Execute(_) | Disposition::NotMeta => None,
+            };
+        }
+        self.check(name, arguments).map(|text| (text, true))
+    }
+
+    /// The `tools/list` result: `{"tools":[...]}`.
+    ///
+    /// # Errors
+    /// As [`definitions`](Self::definitions).
+    pub fn list_json(&self) -> Result<String> {
+        let mut root = Map::new();
+        root.insert("tools".into(), Value::Array(self.definitions()?));
+        // A `Value` of string keys always writes.
+        Ok(crate::json::to_string(&Value::Object(root)).unwrap_or_default())
+    }
+
+    /// The error text for a call of `name` whose `arguments` do not fit its server's
+    /// `inputSchema`: every problem, the signature, then the full definition (as
+    /// `get_tool_spec` gives it), so that one retry can fix the call. `None` when they fit,
+    /// or when `name` is no tool of the catalog (the call then fails as in passthrough).
+    #[must_use]
+    pub fn check(&self, name: &str, arguments: &Value) -> Option<String> {
+        let tool = self.catalog.get(name)?;
+        let schema = tool.input_schema().ok()?;
+        let violations = validate_arguments(schema, arguments);
+        if violations.is_empty() {
+            return None;
+        }
+        let error = MetaError::InvalidArguments {
+            tool: tool.name().to_owned(),
+            violations,
+            params: Some(tool.signature().unwrap_or_default()),
+        };
+        let spec = MetaTools::new(self.catalog).spec_of(tool).ok();
+        let spec = spec.map(|s| format!("\nfull definition:\n{s}"));
+        Some(format!("{error}{}", spec.unwrap_or_default()))
+    }
+}
+
+/// One tool's compact definition: its exposed name, summary and signature (or whole schema,
+/// [`cut_of`]), and what a host acts on besides (`annotations`' hints, `execution`, `_meta`).
+fn definition(tool: &Tool) -> Result<Value> {
+    let full = tool.definition()?;
+    let mut def = Map::new();
+    def.insert("name".into(), Value::String(tool.name().into()));
+    let summary = tool.summary();
+    let schema = match cut_of(tool) {
+        Cut::Signature => {
+            let signature = tool.signature()?;
+            let text = match (summary.is_empty(), signature.is_empty()) {
+                (_, true) => summary,
+                (true, false) => format!("params: {signature}"),
+                (false, false) => format!("{summary}\nparams: {signature}"),
+            };
+            def.insert("description".into(), Value::String(text));
+            toon!({"type": "object"})
+        }
+        Cut::WholeSchema(_) => {
+            def.insert("description".into(), Value::String(summary));
+            tool.input_schema()?.clone()
+        }
+    };
+    def.insert("inputSchema".into(), schema);
+    if let Some(hints) = full.get("annotations").and_then(hints) {
+        def.insert("annotations".into(), hints);
+    }
+    if let Some(execution) = full.get("execution").and_then(execution) {
+        def.insert("execution".into(), execution);
+    }
+    if let Some(meta) = full.get("_meta") {
+        def.insert("_meta".into(), meta.clone());
+    }
+    Ok(Value::Object(def))
+}
+
+/// The behaviour hints of `annotations` that hosts act on (which tools run without asking),
+/// where they say something: `readOnlyHint: true`, and `destructiveHint: false` on a tool
+/// that is not read-only (the spec gives it meaning only there). The rest is left out:
+/// `title`, hints at their defaults, and `idempotentHint` and `openWorldHint`, which hosts do
+/// not act on (without them a host assumes the cautious side). `None` when nothing is left.
+fn hints(annotations: &Value) -> Option<Value> {
+    let map = annotations.as_object()?;
+    let read_only = map.get("readOnlyHint").and_then(Value::as_bool) == Some(true);
+    let kept: Map = (map.iter())
+        .filter(|(k, v)| match (*k, v.as_bool()) {
+            ("readOnlyHint", Some(b)) => b,
+            ("destructiveHint", Some(b)) => !read_only && !b,
+            _ => false,
+        })
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    (!kept.is_empty()).then_some(Value::Object(kept))
+}
+
+/// `execution` without `taskSupport: "forbidden"`, its default; `None` when nothing is left.
+fn execution(value: &Value) -> Option<Value> {
+    let map = value.as_object()?;
+    let kept: Map = (map.iter())
+        .filter(|(k, v)| !(*k == "taskSupport" && v.as_str() == Some("forbidden")))
+        .map(|(k, v)| (k.to_owned(), v.clone()))
+        .collect();
+    (!kept.is_empty()).then_some(Value::Object(kept))
+}
+
+/// `get_tool_spec`, listed beside the tools: the legend of the signatures once, here.
+fn spec_definition() -> Value {
+    toon!({
+        "name": GET_TOOL_SPEC,
+        "description": "A tool's full definition (descriptions, formats, bounds). In tool descriptions, params: lists parameters: name = required string; name:type; name? optional; =default.",
+        "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(tools: &str) -> Catalog {
+        let mut catalog = Catalog::new();
+        catalog
+            .add_server("s", &format!(r#"{{"tools": {tools}}}"#))
+            .unwrap();
+        catalog
+    }
+
+    #[test]
+    fn a_schema_the_signature_cannot_say_is_kept_whole() {
+        let c = catalog(
+            r##"[
+            {"name": "plain", "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}},
+            {"name": "refs", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}},
+            {"name": "one", "inputSchema": {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}},
+            {"name": "deep", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "object", "properties": {"d": {"type": "string"}}}}}}}}}},
+            {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}}
+        ]"##,
+        );
+        let cuts: Vec<Cut> = c.tools().map(cut_of).collect();
+        assert_eq!(cuts[0], Cut::Signature);
+        assert!(
+            matches!(&cuts[1], Cut::WholeSchema(w) if w.contains("`$defs`")),
+            "{cuts:?}"
+        );
+        assert!(matches!(&cuts[2], Cut::WholeSchema(w) if w.contains("oneOf")));
+        assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("deeper")));
+        assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("9 values")));
+        let defs = CompactTools::new(&c).definitions().unwrap();
+        assert_eq!(defs[0]["inputSchema"], toon!({"type": "object"}));
+        assert_eq!(
+            defs[1]["inputSchema"],
+            *c.get("refs").unwrap().input_schema().unwrap()
+        );
+    }
+
+    #[test]
+    fn hints_execution_and_meta_are_kept_titles_and_output_schemas_are_not() {
+        let c = catalog(
+            r#"[{"name": "t", "title": "T", "description": "Does t.", "annotations": {"title": "T", "readOnlyHint": true},
+                "execution": {"taskSupport": "optional"}, "_meta": {"x": 1},
+                "outputSchema": {"type": "object"}, "inputSchema": {"type": "object"}}]"#,
+        );
+        let defs = CompactTools::new(&c).definitions().unwrap();
+        assert_eq!(
+            crate::json::to_string(&defs[0]).unwrap(),
+            r#"{"name":"t","description":"Does t","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true},"execution":{"taskSupport":"optional"},"_meta":{"x":1}}"#
+        );
+    }
+
+    #[test]
+    fn arguments_that_do_not_fit_are_answered_with_every_problem_and_the_full_definition() {
+        let c = catalog(
+            r#"[{"name": "read", "description": "Read a file. Long text.", "inputSchema": {"type": "object",
+                "properties": {"path": {"type": "string", "description": "Where"}, "n": {"type": "integer"}},
+                "required": ["path"], "additionalProperties": false}}]"#,
+        );
+        let compact = CompactTools::new(&c);
+        assert_eq!(compact.check("read", &toon!({"path": "a", "n": 2})), None);
+        assert_eq!(compact.check("nothing", &toon!({})), None);
+        let text = compact
+            .check("read", &toon!({"n": "2", "extra": 1}))
+            .unwrap();
+        assert!(text.starts_with("read: invalid arguments:\n- "), "{text}");
+        for part in [
+            "missing required field \"path\"",
+            "n: ",
+            "extra",
+            "params: path n?:int",
+            "full definition:",
+            "Where",
+        ] {
+            assert!(text.contains(part), "{part} not in {text}");
+        }
+    }
+}
