@@ -39,6 +39,11 @@ pub(super) trait Numbers: Copy {
     /// A number came as an `f64` (called before [`number`](Numbers::number) for it).
     #[inline(always)]
     fn float(self) {}
+
+    /// An object repeated a key, and its dropped entries left the recording: the recording no
+    /// longer follows the text event by event ([`floats_exact`] cannot walk it).
+    #[inline(always)]
+    fn repeated(self) {}
 }
 
 /// Numbers recorded as they are visited.
@@ -64,6 +69,7 @@ impl Numbers for Plain {}
 #[derive(Default)]
 pub(super) struct FloatSeen {
     seen: Cell<bool>,
+    repeated: Cell<bool>,
 }
 
 impl FloatSeen {
@@ -71,12 +77,21 @@ impl FloatSeen {
     pub(super) fn seen(&self) -> bool {
         self.seen.get()
     }
+
+    /// Whether an object repeated a key ([`Numbers::repeated`]).
+    pub(super) fn repeated(&self) -> bool {
+        self.repeated.get()
+    }
 }
 
 impl Numbers for &FloatSeen {
     #[inline(always)]
     fn float(self) {
         self.seen.set(true);
+    }
+
+    fn repeated(self) {
+        self.repeated.set(true);
     }
 }
 

@@ -209,8 +209,11 @@ impl Recording {
         // the first parse is the answer, error included.
         let floats = FloatSeen::default();
         let mut first = Recording::parse(text, &floats);
+        // A recording whose repeated keys were resolved no longer follows the text event by
+        // event: its floats are left to the scan.
         if let Ok(doc) = &mut first
-            && (!floats.seen() || exact_json::floats_exact(text, &mut doc.tape))
+            && (!floats.seen()
+                || (!floats.repeated() && exact_json::floats_exact(text, &mut doc.tape)))
         {
             return first;
         }
@@ -354,6 +357,7 @@ impl<'de, N: Numbers> Visitor<'de> for ValueRecorder<'_, N> {
         if repeated {
             // `JSON.parse`'s rule: one entry, first place, last value.
             repeated_keys::keep_last_values(tape, at);
+            numbers.repeated();
         }
         Ok(())
     }

@@ -172,6 +172,15 @@ mod tests {
     }
 
     #[test]
+    fn floats_after_a_repeated_key_keep_their_own_values() {
+        // The float walk follows the recording event by event: resolved, it is not walked.
+        let json = r#"{"a": 1e-07, "b": 1.5e+300, "c": 1e+21,"a": 1e-07, "b": 1.5e+300, "c": 1e+21, "d": 100000000000000000000,  "d": 100000000000000000000, "e": 1e-06, "f": -2.5e-08}"#;
+        let want =
+            "a: 1e-7\nb: 1.5e+300\nc: 1e+21\nd: 100000000000000000000\ne: 0.000001\nf: -2.5e-8";
+        assert_eq!(toon(json), want);
+    }
+
+    #[test]
     fn keys_of_the_same_shape_are_not_taken_for_repeats() {
         // Same length, first and last byte: the filter's bucket is shared, the keys are not.
         assert_eq!(toon(r#"{"abc":1,"axc":2,"abc":3}"#), "abc: 3\naxc: 2");
