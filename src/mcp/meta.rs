@@ -588,7 +588,7 @@ mod tests {
         catalog
     }
 
-    /// Lean mode's `tools/list` as the proxy writes it (`proxy::serve::lean_tools_list`).
+    /// Lean mode's `tools/list` as the proxy writes it (`proxy::serve::definitions_list`).
     #[cfg(feature = "tiktoken")]
     fn lean_listing(catalog: &Catalog) -> String {
         let definitions = MetaTools::new(catalog).definition_values().unwrap();

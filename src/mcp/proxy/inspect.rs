@@ -6,7 +6,7 @@ use std::fmt;
 use crate::mcp::{Catalog, Decision, Grouping, MetaTools, Policy, Status, Structured};
 use crate::tokens::cost;
 
-use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
+use crate::mcp::proxy::front::listing::{definitions_list, exposed_definition, tools_list_json};
 
 /// One server's line of an [`Inspection`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
             passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&lean_tools_list(lean_mode)),
+            lean_mode: cost(&definitions_list(lean_mode)),
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),

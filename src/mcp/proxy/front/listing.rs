@@ -1,5 +1,6 @@
 //! `tools/list` results as the front writes them (and `toon mcp inspect` prices them): the
-//! servers' definitions kept as sent, or lean mode's meta-tools.
+//! servers' definitions kept as sent, or definitions the proxy makes (lean mode's meta-tools,
+//! compact mode's cut ones).
 
 use crate::Value;
 use crate::mcp::raw;
@@ -12,8 +13,9 @@ pub(crate) fn tools_list_json(tools: &[&str]) -> String {
     s
 }
 
-/// Lean mode's `tools/list` result: the meta-tools' definitions, their keys in order.
-pub(crate) fn lean_tools_list(definitions: Vec<Value>) -> String {
+/// A `tools/list` result of definitions made by the proxy (lean mode's meta-tools, compact
+/// mode's cut definitions), their keys in order.
+pub(crate) fn definitions_list(definitions: Vec<Value>) -> String {
     let mut result = crate::Map::new();
     result.insert("tools".to_owned(), Value::Array(definitions));
     serde_json::to_string(&result).unwrap_or_default()

@@ -10,7 +10,7 @@ use crate::Value;
 use crate::mcp::meta::{Disposition, MetaError, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::link::Carries;
-use crate::mcp::proxy::front::listing::{exposed_definition, lean_tools_list, tools_list_json};
+use crate::mcp::proxy::front::listing::{definitions_list, exposed_definition, tools_list_json};
 use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, ProgressSink};
@@ -28,7 +28,7 @@ impl Front {
                     .grouping(Grouping::Server)
                     .definition_values()
                     .map_err(|e| CallError::internal("proxy", e.to_string()))?;
-                Ok(lean_tools_list(tools))
+                Ok(definitions_list(tools))
             }
             Mode::Passthrough => {
                 let drop = self.toolbox.options().policy.structured == Structured::Drop;
@@ -43,7 +43,7 @@ impl Front {
                 let tools = CompactTools::new(&catalog)
                     .definitions_of(catalog.tools().filter(|tool| self.lists(tool)))
                     .map_err(|e| CallError::internal("proxy", e.to_string()))?;
-                Ok(lean_tools_list(tools))
+                Ok(definitions_list(tools))
             }
         }
     }
