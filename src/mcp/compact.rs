@@ -81,6 +81,9 @@ fn unexpressed(schema: &Value, depth: usize) -> Option<String> {
     {
         return Some(format!("an enum of {} values", values.len()));
     }
+    if let Some(why) = unexpressed_union(map, depth) {
+        return Some(why);
+    }
     if let Some(extra) = map.get("additionalProperties")
         && !extra.is_boolean()
     {
@@ -105,6 +108,33 @@ fn unexpressed(schema: &Value, depth: usize) -> Option<String> {
     members.chain(items).find_map(|s| unexpressed(s, depth))
 }
 
+/// Keywords that say what shape a value has; the signature renders a schema by them.
+const SHAPES: [&str; 6] = ["type", "properties", "items", "enum", "const", "anyOf"];
+
+/// What an `anyOf` in `map` says that its signature (`a|b`, from its members alone) would not:
+/// over the parameters themselves, beside a shape of its own, or a member that only
+/// constrains (`{"required": ["a"]}`, which the notation would show as `any`).
+fn unexpressed_union(map: &Map, depth: usize) -> Option<String> {
+    let members = map.get("anyOf")?.as_array()?;
+    if depth == 0 {
+        return Some("`anyOf` over the parameters".to_owned());
+    }
+    if let Some(key) = SHAPES[..5].iter().find(|k| map.contains_key(**k)) {
+        return Some(format!("`anyOf` beside `{key}`"));
+    }
+    let constrains = |m: &Value| {
+        m.as_object().is_some_and(|m| {
+            !m.is_empty()
+                && !SHAPES.iter().any(|k| m.contains_key(*k))
+                && m.contains_key("required")
+        })
+    };
+    members
+        .iter()
+        .any(constrains)
+        .then(|| "an `anyOf` member that only constrains".to_owned())
+}
+
 /// Compact mode's tool list over a catalog.
 ///
 /// ```
@@ -124,58 +154,95 @@ fn unexpressed(schema: &Value, depth: usize) -> Option<String> {
 /// assert_eq!(tools[1]["name"], "get_tool_spec");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct CompactTools<'c> {
     catalog: &'c Catalog,
+    /// Which tools this client is shown (all, unless [`listing`](Self::listing) says).
+    listed: &'c dyn Fn(&Tool) -> bool,
 }
+
+impl std::fmt::Debug for CompactTools<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompactTools")
+            .field("catalog", &self.catalog)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The name of compact mode's full-definition tool when a server's tool has taken
+/// [`GET_TOOL_SPEC`](super::GET_TOOL_SPEC).
+pub const TOON_GET_TOOL_SPEC: &str = "toon_get_tool_spec";
 
 impl<'c> CompactTools<'c> {
     /// Compact definitions of `catalog`'s tools.
     #[must_use]
     pub fn new(catalog: &'c Catalog) -> Self {
-        CompactTools { catalog }
+        CompactTools {
+            catalog,
+            listed: &every_tool,
+        }
     }
 
-    /// Every tool's compact definition, in catalog order, then `get_tool_spec`'s.
+    /// Only the tools `listed` keeps are shown, and described by the full-definition tool
+    /// (a client that cannot run a tool is not told of it).
+    #[must_use]
+    pub fn listing(self, listed: &'c dyn Fn(&Tool) -> bool) -> Self {
+        CompactTools { listed, ..self }
+    }
+
+    /// Every listed tool's compact definition, in catalog order, then the full-definition
+    /// tool's ([`spec_name`](Self::spec_name)).
     ///
     /// # Errors
     /// A definition the catalog cannot read.
     pub fn definitions(&self) -> Result<Vec<Value>> {
-        self.definitions_of(self.catalog.tools())
-    }
-
-    /// [`definitions`](Self::definitions) of some of the catalog's tools.
-    pub(crate) fn definitions_of<'t>(
-        &self,
-        tools: impl Iterator<Item = &'t Tool>,
-    ) -> Result<Vec<Value>> {
+        let tools = self.catalog.tools().filter(|t| (self.listed)(t));
         let mut out: Vec<Value> = tools.map(definition).collect::<Result<_>>()?;
-        if self.answers(GET_TOOL_SPEC) {
-            out.push(spec_definition());
+        if let Some(name) = self.spec_name() {
+            out.push(spec_definition(name));
         }
         Ok(out)
     }
 
-    /// Whether a call of `name` is the proxy's to answer: `get_tool_spec`, unless a server
-    /// has a tool of that name (then that one is listed and called, and the full
-    /// definitions come with the errors only).
+    /// The name the full-definition tool is listed by: `get_tool_spec`, or
+    /// `toon_get_tool_spec` when a server has a tool of that name (then that one is listed and
+    /// called); `None` when both are taken (the full definitions then come with the errors).
+    #[must_use]
+    pub fn spec_name(&self) -> Option<&'static str> {
+        [GET_TOOL_SPEC, TOON_GET_TOOL_SPEC]
+            .into_iter()
+            .find(|name| self.catalog.get(name).is_none())
+    }
+
+    /// Whether a call of `name` is the proxy's to answer: the full-definition tool's.
     #[must_use]
     pub fn answers(&self, name: &str) -> bool {
-        name == GET_TOOL_SPEC && self.catalog.get(GET_TOOL_SPEC).is_none()
+        self.spec_name() == Some(name)
     }
 
     /// What the proxy answers itself to a call of `name` with `arguments`, as a result's text
-    /// and whether it is an error: `get_tool_spec`'s answer, or the [`check`](Self::check)
-    /// of arguments that do not fit. `None`: the call goes to the tool's server.
+    /// and whether it is an error: the full definition asked for, or the
+    /// [`check`](Self::check) of arguments that do not fit. `None`: the call goes to the
+    /// tool's server.
     #[must_use]
     pub fn answer(&self, name: &str, arguments: &Value) -> Option<(String, bool)> {
-        if self.answers(name) {
-            return match MetaTools::new(self.catalog).disposition(name, arguments) {
-                Disposition::Answer { text, is_error } => Some((text, is_error)),
-                Disposition::Execute(_) | Disposition::NotMeta => None,
-            };
+        if !self.answers(name) {
+            return self.check(name, arguments).map(|text| (text, true));
         }
-        self.check(name, arguments).map(|text| (text, true))
+        let asked = arguments.get("name").and_then(Value::as_str);
+        if let Some(hidden) = asked
+            .and_then(|n| self.catalog.get(n))
+            .filter(|t| !(self.listed)(t))
+        {
+            let unknown = super::Error::UnknownTool {
+                name: hidden.name().to_owned(),
+                suggestions: Vec::new(),
+            };
+            return Some((MetaError::from(unknown).to_string(), true));
+        }
+        match MetaTools::new(self.catalog).disposition(GET_TOOL_SPEC, arguments) {
+            Disposition::Answer { text, is_error } => Some((text, is_error)),
+            Disposition::Execute(_) | Disposition::NotMeta => None,
+        }
     }
 
     /// The `tools/list` result: `{"tools":[...]}`.
@@ -198,7 +265,8 @@ impl<'c> CompactTools<'c> {
         let tool = self.catalog.get(name)?;
         let schema = tool.input_schema().ok()?;
         let violations = validate_arguments(schema, arguments);
-        if violations.is_empty() {
+        // Only what the server would refuse too: a lenient one may take the rest.
+        if !violations.iter().any(|v| v.sure) {
             return None;
         }
         let error = MetaError::InvalidArguments {
@@ -212,13 +280,28 @@ impl<'c> CompactTools<'c> {
     }
 }
 
+/// The tool's summary, with a warning its description gives later kept first: a model must
+/// not miss that a tool is deprecated.
+fn summary_of(tool: &Tool) -> String {
+    let summary = tool.summary();
+    let warned = |text: &str| text.to_ascii_lowercase().contains("deprecated");
+    if warned(tool.description()) && !warned(&summary) {
+        return format!("Deprecated: {summary}");
+    }
+    summary
+}
+
+fn every_tool(_: &Tool) -> bool {
+    true
+}
+
 /// One tool's compact definition: its exposed name, summary and signature (or whole schema,
 /// [`cut_of`]), and what a host acts on besides (`annotations`' hints, `execution`, `_meta`).
 fn definition(tool: &Tool) -> Result<Value> {
     let full = tool.definition()?;
     let mut def = Map::new();
     def.insert("name".into(), Value::String(tool.name().into()));
-    let summary = tool.summary();
+    let summary = summary_of(tool);
     let schema = match cut_of(tool) {
         Cut::Signature => {
             let signature = tool.signature()?;
@@ -277,10 +360,11 @@ fn execution(value: &Value) -> Option<Value> {
     (!kept.is_empty()).then_some(Value::Object(kept))
 }
 
-/// `get_tool_spec`, listed beside the tools: the legend of the signatures once, here.
-fn spec_definition() -> Value {
+/// The full-definition tool, listed beside the tools as `name`: the legend of the
+/// signatures once, here.
+fn spec_definition(name: &str) -> Value {
     toon!({
-        "name": GET_TOOL_SPEC,
+        "name": name,
         "description": "A tool's full definition (descriptions, formats, bounds). In tool descriptions, params: lists parameters: name = required string; name:type; name? optional; =default.",
         "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     })
@@ -306,7 +390,11 @@ mod tests {
             {"name": "refs", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}},
             {"name": "one", "inputSchema": {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}},
             {"name": "deep", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "object", "properties": {"d": {"type": "string"}}}}}}}}}},
-            {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}}
+            {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}},
+            {"name": "root", "inputSchema": {"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}]}},
+            {"name": "beside", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "anyOf": [{"type": "object"}]}}}},
+            {"name": "either", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"required": ["x"]}, {"type": "string"}]}}}},
+            {"name": "union", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}}
         ]"##,
         );
         let cuts: Vec<Cut> = c.tools().map(cut_of).collect();
@@ -318,12 +406,49 @@ mod tests {
         assert!(matches!(&cuts[2], Cut::WholeSchema(w) if w.contains("oneOf")));
         assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("deeper")));
         assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("9 values")));
+        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("over the parameters")));
+        assert!(matches!(&cuts[6], Cut::WholeSchema(w) if w.contains("beside `type`")));
+        assert!(matches!(&cuts[7], Cut::WholeSchema(w) if w.contains("only constrains")));
+        assert_eq!(cuts[8], Cut::Signature);
         let defs = CompactTools::new(&c).definitions().unwrap();
         assert_eq!(defs[0]["inputSchema"], toon!({"type": "object"}));
         assert_eq!(
             defs[1]["inputSchema"],
             *c.get("refs").unwrap().input_schema().unwrap()
         );
+    }
+
+    #[test]
+    fn the_full_definition_tool_makes_way_for_a_server_s_and_describes_listed_tools_only() {
+        let c = catalog(
+            r#"[{"name": "get_tool_spec", "inputSchema": {"type": "object"}},
+                {"name": "secret", "inputSchema": {"type": "object"}}]"#,
+        );
+        let listed = |t: &Tool| t.name() != "secret";
+        let compact = CompactTools::new(&c).listing(&listed);
+        let defs = compact.definitions().unwrap();
+        let names: Vec<&str> = defs.iter().filter_map(|d| d["name"].as_str()).collect();
+        assert_eq!(names, ["get_tool_spec", TOON_GET_TOOL_SPEC]);
+        assert!(!compact.answers(GET_TOOL_SPEC));
+        let (text, is_error) = compact
+            .answer(TOON_GET_TOOL_SPEC, &toon!({"name": "get_tool_spec"}))
+            .unwrap();
+        assert!(!is_error && text.contains("get_tool_spec"), "{text}");
+        let (text, is_error) = compact
+            .answer(TOON_GET_TOOL_SPEC, &toon!({"name": "secret"}))
+            .unwrap();
+        assert!(is_error && text.contains("secret"), "{text}");
+    }
+
+    #[test]
+    fn a_deprecation_said_after_the_first_sentence_comes_first() {
+        let c = catalog(
+            r#"[{"name": "old", "description": "Lists files. DEPRECATED: use list instead.", "inputSchema": {"type": "object"}},
+                {"name": "said", "description": "Deprecated: lists files.", "inputSchema": {"type": "object"}}]"#,
+        );
+        let defs = CompactTools::new(&c).definitions().unwrap();
+        assert_eq!(defs[0]["description"], "Deprecated: Lists files");
+        assert_eq!(defs[1]["description"], "Deprecated: lists files");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Argument validation against a tool's `inputSchema`: the checks a model's mistakes fail
 //! (missing required fields, wrong types, values outside an enum, unknown fields where the
-//! schema forbids them), reported all at once with their paths so one retry can fix them.
+//! schema forbids them), reported all at once with their paths so one retry can fix them,
+//! each saying whether every server refuses it ([`Violation::sure`]).
 
 use std::fmt;
 
@@ -19,6 +20,12 @@ pub struct Violation {
     pub path: String,
     /// What is wrong.
     pub message: String,
+    /// Whether every server refuses it. Not so where a lenient validator reads the value as
+    /// the type asked for: pydantic's lax mode (the Python SDK's servers) takes `"10"` for an
+    /// integer, `true` for a number and `1` for a boolean, and FastMCP parses a JSON string
+    /// given for a parameter that is not a string. A gate in front of a server refuses a call
+    /// only for a violation that is sure.
+    pub sure: bool,
 }
 
 impl fmt::Display for Violation {
@@ -32,9 +39,10 @@ impl fmt::Display for Violation {
 }
 
 /// Checks `arguments` against `input_schema` (`required`, `type`, `enum`, `const`,
-/// `properties`, `additionalProperties: false`, `items`, `anyOf`/`oneOf`, local `$ref`s) and
-/// returns every violation found (empty when they fit). Formats, bounds and patterns are left
-/// to the server.
+/// `properties`, `additionalProperties: false`, `items`, `prefixItems`, `anyOf`/`oneOf`, local
+/// `$ref`s) and returns every violation found (empty when they fit). Formats, bounds and
+/// patterns are left to the server, and so are the names of an object with
+/// `patternProperties`.
 ///
 /// ```
 /// use toon::{mcp::validate_arguments, toon};
@@ -73,9 +81,10 @@ fn check(
     let schema = resolve(root, schema);
     match keywords(root, schema, value, path, depth) {
         Verdict::Fits => {}
-        Verdict::Breaks(message) => out.push(Violation {
+        Verdict::Breaks(message, sure) => out.push(Violation {
             path: path.clone(),
             message,
+            sure,
         }),
         Verdict::Members => match value {
             Value::Object(map) => check_properties(root, schema, map, path, depth, out),
@@ -91,8 +100,8 @@ enum Verdict {
     Members,
     /// It fits a keyword that decides alone (`enum`, `const`, `anyOf`/`oneOf`).
     Fits,
-    /// It breaks one, `type` included.
-    Breaks(String),
+    /// It breaks one, `type` included; whether surely ([`Violation::sure`]).
+    Breaks(String, bool),
 }
 
 /// `enum`, `const`, `anyOf`/`oneOf` (each decides alone, the first present) and `type`.
@@ -103,35 +112,63 @@ fn keywords(root: &Value, schema: &Value, value: &Value, path: &str, depth: usiz
         }
         let list: Vec<String> = allowed.iter().map(show).collect();
         let got = crate::json::to_string(value).unwrap_or_default();
-        return Verdict::Breaks(format!("{got} is not one of {}", list.join(", ")));
+        let sure = !allowed.iter().any(|a| read_leniently(value, a.kind()));
+        return Verdict::Breaks(format!("{got} is not one of {}", list.join(", ")), sure);
     }
     if let Some(expected) = schema.get("const") {
         if expected == value {
             return Verdict::Fits;
         }
-        return Verdict::Breaks(format!("must be {}", show(expected)));
+        let sure = !read_leniently(value, expected.kind());
+        return Verdict::Breaks(format!("must be {}", show(expected)), sure);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(members) = schema.get(key).and_then(Value::as_array) {
-            let fits = members.iter().any(|m| {
-                let mut probe = Vec::new();
-                check(root, m, value, &mut path.to_owned(), depth + 1, &mut probe);
-                probe.is_empty()
-            });
-            if fits {
-                return Verdict::Fits;
-            }
-            let kind = show_kind(value);
-            return Verdict::Breaks(format!("{kind} fits none of the allowed shapes"));
+            return any_of(root, members, value, path, depth);
         }
     }
     match declared_types(schema) {
-        Some(types) if !types.iter().any(|t| has_type(value, t)) => Verdict::Breaks(format!(
-            "expected {}, got {}",
-            types.join(" or "),
-            show_kind(value)
-        )),
+        Some(types) if !types.iter().any(|t| has_type(value, t)) => {
+            let sure = !types.iter().any(|t| read_leniently(value, t));
+            let message = format!("expected {}, got {}", types.join(" or "), show_kind(value));
+            Verdict::Breaks(message, sure)
+        }
         _ => Verdict::Members,
+    }
+}
+
+/// `anyOf`/`oneOf`: the value fits one of `members`, or fits none (surely, unless one of them
+/// only a lenient server would take).
+fn any_of(root: &Value, members: &[Value], value: &Value, path: &str, depth: usize) -> Verdict {
+    let mut sure = true;
+    for member in members {
+        let mut probe = Vec::new();
+        check(
+            root,
+            member,
+            value,
+            &mut path.to_owned(),
+            depth + 1,
+            &mut probe,
+        );
+        if probe.is_empty() {
+            return Verdict::Fits;
+        }
+        sure &= probe.iter().any(|v| v.sure);
+    }
+    let kind = show_kind(value);
+    Verdict::Breaks(format!("{kind} fits none of the allowed shapes"), sure)
+}
+
+/// Whether a lenient server reads `value` as a value of JSON type `ty` (see
+/// [`Violation::sure`]): a string as anything but a string, a boolean as a number, 0 and 1
+/// as booleans.
+fn read_leniently(value: &Value, ty: &str) -> bool {
+    match (value, ty) {
+        (Value::String(_), ty) => ty != "string",
+        (Value::Bool(_), "integer" | "number") => true,
+        (Value::Number(n), "boolean") => n.as_f64().is_some_and(|f| f == 0.0 || f == 1.0),
+        _ => false,
     }
 }
 
@@ -158,10 +195,13 @@ fn check_properties(
             out.push(Violation {
                 path: path.clone(),
                 message: format!("missing required field {name:?}{ty}"),
+                sure: true,
             });
         }
     }
-    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    // Names `patternProperties` may allow are the server's to judge (no regex engine here).
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false))
+        && schema.get("patternProperties").is_none();
     for (key, child) in map {
         let len = path.len();
         if !path.is_empty() {
@@ -175,6 +215,7 @@ fn check_properties(
                 out.push(Violation {
                     path: path.clone(),
                     message: format!("unknown field; allowed: {}", known.join(", ")),
+                    sure: true,
                 });
             }
             None => {}
@@ -183,7 +224,8 @@ fn check_properties(
     }
 }
 
-/// An array's elements, each against `items` when that is a schema.
+/// An array's elements: the first ones against `prefixItems`' schemas in turn, the rest
+/// against `items` when that is a schema.
 fn check_items(
     root: &Value,
     schema: &Value,
@@ -192,13 +234,16 @@ fn check_items(
     depth: usize,
     out: &mut Vec<Violation>,
 ) {
-    if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
-        for (i, item) in items.iter().enumerate() {
-            let len = path.len();
-            path.push_str(&format!("[{i}]"));
-            check(root, item_schema, item, path, depth + 1, out);
-            path.truncate(len);
-        }
+    let prefix = schema.get("prefixItems").and_then(Value::as_array);
+    let rest = schema.get("items").filter(|s| s.is_object());
+    for (i, item) in items.iter().enumerate() {
+        let Some(item_schema) = prefix.and_then(|p| p.get(i)).or(rest) else {
+            continue;
+        };
+        let len = path.len();
+        path.push_str(&format!("[{i}]"));
+        check(root, item_schema, item, path, depth + 1, out);
+        path.truncate(len);
     }
 }
 
@@ -304,6 +349,53 @@ mod tests {
             ["expected object, got an array"]
         );
         assert!(problems(schema, toon!({})).is_empty());
+    }
+
+    /// Each violation and whether it is sure.
+    fn judged(schema: Value, args: Value) -> Vec<(String, bool)> {
+        validate_arguments(&schema, &args)
+            .into_iter()
+            .map(|v| (v.to_string(), v.sure))
+            .collect()
+    }
+
+    #[test]
+    fn what_a_lenient_server_reads_is_not_a_sure_violation() {
+        let schema = toon!({"type": "object", "properties": {
+            "n": {"type": "integer"}, "x": {"type": "number"}, "b": {"type": "boolean"},
+            "list": {"type": "array", "items": {"type": "string"}}, "s": {"type": "string"},
+            "level": {"enum": [1, 2]}, "mode": {"enum": ["r", "w"]},
+            "maybe": {"anyOf": [{"type": "integer"}, {"type": "null"}]}
+        }});
+        let args = toon!({"n": "10", "x": true, "b": 1, "list": "[\"a\"]", "s": 10,
+            "level": "1", "mode": "x", "maybe": "3"});
+        let sure: Vec<bool> = judged(schema, args).into_iter().map(|(_, s)| s).collect();
+        // A number is never read as a string, nor an unknown string as an enum's.
+        assert_eq!(sure, [false, false, false, false, true, false, true, false]);
+    }
+
+    #[test]
+    fn prefix_items_and_pattern_properties() {
+        let schema = toon!({"type": "object", "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}],
+                "items": {"type": "boolean"}},
+            "env": {"type": "object", "patternProperties": {"^[A-Z]+$": {"type": "string"}},
+                "additionalProperties": false}
+        }});
+        assert!(
+            judged(
+                schema.clone(),
+                toon!({"pair": ["a", 1, true], "env": {"PATH": "/"}})
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            judged(schema, toon!({"pair": [1, 1, 2]})),
+            [
+                ("pair[0]: expected string, got number 1".to_owned(), true),
+                ("pair[2]: expected boolean, got number 2".to_owned(), true),
+            ]
+        );
     }
 
     #[test]

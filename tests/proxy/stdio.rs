@@ -378,6 +378,17 @@ fn compact_mode_lists_every_tool_cut_and_checks_arguments_before_the_call() {
     }
     let empty = client.call("read_graph", json!({}));
     assert_eq!(decoded(&empty)["entities"], json!([]), "{empty}");
+    // `"arguments": null` is no arguments: what is missing is said as for `{}`.
+    let none = client.call("create_entities", Json::Null);
+    assert!(text(&none).contains("missing required field"), "{none}");
+    // What a lenient server reads is its to judge: the Python server takes "2" for an int.
+    let repo = scratch.0.join("repo");
+    let lax = client.call(
+        "git_diff_unstaged",
+        json!({"repo_path": repo, "context_lines": "2"}),
+    );
+    assert_ne!(lax["isError"], true, "{lax}");
+    assert!(text(&lax).contains("Unstaged changes"), "{lax}");
 
     // Fixed, the call runs on its server and its result is what passthrough gives.
     let entities = json!([{"name": "Lin", "entityType": "person", "observations": ["likes tea"]}]);

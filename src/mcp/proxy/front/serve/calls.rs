@@ -40,8 +40,10 @@ impl Front {
                 Ok(tools_list_json(&tools))
             }
             Mode::Compact => {
+                let listed = |tool: &crate::mcp::Tool| self.lists(tool);
                 let tools = CompactTools::new(&catalog)
-                    .definitions_of(catalog.tools().filter(|tool| self.lists(tool)))
+                    .listing(&listed)
+                    .definitions()
                     .map_err(|e| CallError::internal("proxy", e.to_string()))?;
                 Ok(definitions_list(tools))
             }
@@ -56,16 +58,28 @@ impl Front {
     }
 
     /// Compact mode's answer of its own to a call, if the call gets one: `get_tool_spec`, or
-    /// arguments that do not fit the tool's schema (every problem and the full definition).
+    /// arguments surely not fitting the tool's schema (every problem and the full definition).
     async fn compact_answer(&self, entries: &[raw::Member<'_>]) -> Option<String> {
         let name = raw::get(entries, "name").and_then(raw::string)?;
         self.toolbox.ready().await;
-        let arguments = match read_arguments(&name, raw::get(entries, "arguments")) {
+        let catalog = self.toolbox.catalog();
+        let listed = |tool: &crate::mcp::Tool| self.lists(tool);
+        let compact = CompactTools::new(&catalog).listing(&listed);
+        let text = raw::get(entries, "arguments").filter(|t| t.trim() != "null");
+        // Arguments are checked only where the answer is sure to be the server's: a call
+        // that asks for a task gets one from the server (a plain result would not do), and
+        // text a strict reader cannot take whole (`1e400`) may still be the server's to read.
+        let unsure = raw::get(entries, "task").is_some()
+            || text.is_some_and(|t| crate::mcp::json_text::readable(t).is_some());
+        if unsure && !compact.answers(&name) {
+            return None;
+        }
+        // `"arguments": null` is no arguments, as the SDKs read it.
+        let arguments = match read_arguments(&name, text) {
             Ok(arguments) => arguments,
             Err(e) => return Some(result_text(&e.to_string(), true)),
         };
-        let catalog = self.toolbox.catalog();
-        let (text, is_error) = CompactTools::new(&catalog).answer(&name, &arguments)?;
+        let (text, is_error) = compact.answer(&name, &arguments)?;
         Some(result_text(&text, is_error))
     }
 

@@ -175,7 +175,12 @@ impl Front {
         let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
         match (self.mode, name) {
             (Mode::Lean, name) => name.as_deref() == Some(EXECUTE_TOOL),
-            (_, Some(name)) => !CompactTools::new(&self.toolbox.catalog()).answers(&name),
+            // Before the catalog is known, whether a server has a tool of that name is not:
+            // the way that lets a server ask the client is the one that is right either way.
+            (_, Some(name)) => {
+                !self.toolbox.is_ready()
+                    || !CompactTools::new(&self.toolbox.catalog()).answers(&name)
+            }
             (_, None) => true,
         }
     }
