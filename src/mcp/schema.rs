@@ -168,6 +168,9 @@ fn write_type(out: &mut String, root: &Value, schema: &Value, depth: usize) {
         return;
     }
     match schema.get("type") {
+        Some(Value::String(t)) if t == "string" && described_values(schema).is_some() => {
+            out.push_str(&described_values(schema).unwrap_or_default().join("|"));
+        }
         Some(Value::String(t)) => write_named(out, root, schema, t, depth),
         Some(Value::Array(types)) => {
             let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
@@ -182,6 +185,53 @@ fn write_type(out: &mut String, root: &Value, schema: &Value, depth: usize) {
         _ if schema.get("items").is_some() => write_named(out, root, schema, "array", depth),
         _ => out.push_str("any"),
     }
+}
+
+/// The values a string parameter's description lists as its choices (`Options: 'all',
+/// 'deployment'`; `Whether to list local branches ('local') or all branches ('all')`), for
+/// the signature to show as an enum's: a model must not have to guess them. Read from the
+/// sentence that says they are the choices, two to [`MAX_ENUM`] quoted words; none where it
+/// speaks of examples (`e.g.`, `etc.`) or of a list of them (`comma-separated`).
+fn described_values(schema: &Value) -> Option<Vec<&str>> {
+    const CUES: [&str; 8] = [
+        "options:",
+        "supported values",
+        "valid values",
+        "allowed values",
+        "possible values",
+        "one of",
+        "whether",
+        "either",
+    ];
+    let text = schema.get("description")?.as_str()?;
+    // ASCII lowercase keeps byte offsets.
+    let lower = text.to_ascii_lowercase();
+    let start = CUES.iter().filter_map(|c| lower.find(c)).min()?;
+    let end = lower[start..].find(". ").map_or(text.len(), |e| start + e);
+    let sentence = &lower[start..end];
+    let unlike = ["e.g", "etc", "example", "such as", "comma", "multiple"];
+    if unlike.iter().any(|m| sentence.contains(m)) || lower.contains("comma-separated") {
+        return None;
+    }
+    let sentence = &text[start..end];
+    let mut values: Vec<&str> = Vec::new();
+    for quote in ['\'', '"', '`'] {
+        // Odd parts are inside quotes: `a 'b' c 'd'` splits as a, b, c, d.
+        for (i, part) in sentence.split(quote).enumerate() {
+            let word = part
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+                && part.len() <= 32
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c));
+            if i % 2 == 1 && word && !values.contains(&part) {
+                values.push(part);
+            }
+        }
+    }
+    (2..=MAX_ENUM).contains(&values.len()).then_some(values)
 }
 
 fn write_named(out: &mut String, root: &Value, schema: &Value, name: &str, depth: usize) {
@@ -493,6 +543,22 @@ mod tests {
             "raw": {"type": "boolean", "default": false}
         }, "required": ["path"]});
         assert_eq!(sig(s), "path line:int=3 ratio?:number raw:bool=false");
+    }
+
+    #[test]
+    fn choices_a_description_lists_are_shown_as_an_enum_s_examples_are_not() {
+        let s = toon!({"type": "object", "properties": {
+            "kind": {"type": "string", "description": "Whether to list local branches ('local'), remote branches ('remote') or all branches('all')."},
+            "action": {"type": "string", "description": "The action. Options: 'all', 'deployment'. Note: 'static-web-app' resources only support 'all'."},
+            "zone": {"type": "string", "description": "One of the IANA names, e.g. 'Europe/London', 'Asia/Tokyo'."},
+            "table": {"type": "string", "description": "Options: 'CustomLog', 'AzureMetrics', etc."},
+            "types": {"type": "string", "description": "Comma-separated. Supported values are: 'aks', 'storage'."},
+            "mode": {"type": "string", "description": "'fast' is quick, 'slow' is careful."}
+        }, "required": ["kind", "action", "zone", "table", "types", "mode"]});
+        assert_eq!(
+            sig(s),
+            "kind:local|remote|all action:all|deployment zone table types mode"
+        );
     }
 
     #[test]
