@@ -291,6 +291,37 @@ fn summary_of(tool: &Tool) -> String {
     summary
 }
 
+/// Keywords that only explain a schema; `get_tool_spec` gives them.
+const EXPLAINING: [&str; 4] = ["description", "title", "examples", "$comment"];
+
+/// `schema` without what only explains it, in every subschema: a whole schema is kept for
+/// what it constrains, and what explains it is one call away as everywhere else.
+fn unexplained(schema: &mut Value) {
+    let Some(map) = schema.as_object_mut() else {
+        return;
+    };
+    for key in EXPLAINING {
+        map.remove(key);
+    }
+    for (key, child) in map.iter_mut() {
+        match key {
+            // Maps of names to schemas: a parameter may be named `description`.
+            "properties" | "patternProperties" | "$defs" | "definitions" => {
+                if let Some(children) = child.as_object_mut() {
+                    children.iter_mut().for_each(|(_, s)| unexplained(s));
+                }
+            }
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Some(members) = child.as_array_mut() {
+                    members.iter_mut().for_each(unexplained);
+                }
+            }
+            "items" | "additionalProperties" | "not" | "if" | "then" | "else" => unexplained(child),
+            _ => {}
+        }
+    }
+}
+
 fn every_tool(_: &Tool) -> bool {
     true
 }
@@ -315,7 +346,9 @@ fn definition(tool: &Tool) -> Result<Value> {
         }
         Cut::WholeSchema(_) => {
             def.insert("description".into(), Value::String(summary));
-            tool.input_schema()?.clone()
+            let mut schema = tool.input_schema()?.clone();
+            unexplained(&mut schema);
+            schema
         }
     };
     def.insert("inputSchema".into(), schema);
@@ -388,6 +421,7 @@ mod tests {
             r##"[
             {"name": "plain", "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}},
             {"name": "refs", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}},
+            {"name": "said", "inputSchema": {"type": "object", "description": "Says.", "properties": {"description": {"description": "What", "oneOf": [{"type": "string", "title": "S"}]}}}},
             {"name": "one", "inputSchema": {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}},
             {"name": "deep", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "object", "properties": {"d": {"type": "string"}}}}}}}}}},
             {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}},
@@ -403,18 +437,23 @@ mod tests {
             matches!(&cuts[1], Cut::WholeSchema(w) if w.contains("`$defs`")),
             "{cuts:?}"
         );
-        assert!(matches!(&cuts[2], Cut::WholeSchema(w) if w.contains("oneOf")));
-        assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("deeper")));
-        assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("9 values")));
-        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("over the parameters")));
-        assert!(matches!(&cuts[6], Cut::WholeSchema(w) if w.contains("beside `type`")));
-        assert!(matches!(&cuts[7], Cut::WholeSchema(w) if w.contains("only constrains")));
-        assert_eq!(cuts[8], Cut::Signature);
+        assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("oneOf")));
+        assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("deeper")));
+        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("9 values")));
+        assert!(matches!(&cuts[6], Cut::WholeSchema(w) if w.contains("over the parameters")));
+        assert!(matches!(&cuts[7], Cut::WholeSchema(w) if w.contains("beside `type`")));
+        assert!(matches!(&cuts[8], Cut::WholeSchema(w) if w.contains("only constrains")));
+        assert_eq!(cuts[9], Cut::Signature);
         let defs = CompactTools::new(&c).definitions().unwrap();
         assert_eq!(defs[0]["inputSchema"], toon!({"type": "object"}));
         assert_eq!(
             defs[1]["inputSchema"],
             *c.get("refs").unwrap().input_schema().unwrap()
+        );
+        // What only explains a whole schema is left to get_tool_spec; a parameter keeps its name.
+        assert_eq!(
+            defs[2]["inputSchema"],
+            toon!({"type": "object", "properties": {"description": {"oneOf": [{"type": "string"}]}}})
         );
     }
 
