@@ -1621,6 +1621,15 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
                 .arg(mode),
         );
     }
+    // Compact mode: valid, invalid then fixed calls, the full definition, on both revisions.
+    let proxy = Proxy::start(&config, &["--mode", "compact"]);
+    succeeds(
+        Command::new(&python)
+            .args(["-W", "ignore::DeprecationWarning"])
+            .arg(clients.join("py_compact_agent.py"))
+            .arg(proxy.url())
+            .arg("-"),
+    );
     // Tasks, with a question inside one, on the TypeScript SDK's tasks API.
     let proxy = Proxy::start(&config, &[]);
     succeeds(

@@ -1797,6 +1797,29 @@ fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots
 }
 
 #[test]
+fn an_agent_on_the_official_python_sdk_calls_tools_in_compact_mode_on_both_revisions() {
+    let scratch = Scratch::new("py-compact");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let python = servers_dir().unwrap().join("venv/bin/python");
+    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_compact_agent.py");
+    let out = Command::new(&python)
+        .args(["-W", "ignore::DeprecationWarning"])
+        .arg(&agent)
+        .arg(env!("CARGO_BIN_EXE_toon"))
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
 fn a_question_a_server_withdraws_is_withdrawn_from_the_client() {
     let scratch = Scratch::new("withdrawn");
     let path = scratch.0.join("mcp.json");
