@@ -161,11 +161,20 @@ fn any_of(root: &Value, members: &[Value], value: &Value, path: &str, depth: usi
 }
 
 /// Whether a lenient server reads `value` as a value of JSON type `ty` (see
-/// [`Violation::sure`]): a string as anything but a string, a boolean as a number, 0 and 1
-/// as booleans.
+/// [`Violation::sure`]): a string that is the JSON text of such a value (`"10"`, `"[1]"`) or
+/// a word pydantic reads as a boolean (`"yes"`), a boolean as a number, 0 and 1 as booleans.
 fn read_leniently(value: &Value, ty: &str) -> bool {
     match (value, ty) {
-        (Value::String(_), ty) => ty != "string",
+        (Value::String(_), "string") => false,
+        (Value::String(s), "boolean")
+            if ["yes", "no", "on", "off", "t", "f", "y", "n"]
+                .contains(&s.to_ascii_lowercase().as_str()) =>
+        {
+            true
+        }
+        (Value::String(s), ty) => crate::json::from_str::<Value>(s.trim()).is_ok_and(|parsed| {
+            !parsed.is_string() && (has_type(&parsed, ty) || read_leniently(&parsed, ty))
+        }),
         (Value::Bool(_), "integer" | "number") => true,
         (Value::Number(n), "boolean") => n.as_f64().is_some_and(|f| f == 0.0 || f == 1.0),
         _ => false,
@@ -369,9 +378,16 @@ mod tests {
         }});
         let args = toon!({"n": "10", "x": true, "b": 1, "list": "[\"a\"]", "s": 10,
             "level": "1", "mode": "x", "maybe": "3"});
-        let sure: Vec<bool> = judged(schema, args).into_iter().map(|(_, s)| s).collect();
+        let sure: Vec<bool> = judged(schema.clone(), args)
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect();
         // A number is never read as a string, nor an unknown string as an enum's.
         assert_eq!(sure, [false, false, false, false, true, false, true, false]);
+        // Text that is no value of the type is refused by every server.
+        let args = toon!({"n": "ten", "x": "1.5.2", "b": "maybe", "list": "a", "maybe": "x"});
+        let sure: Vec<bool> = judged(schema, args).into_iter().map(|(_, s)| s).collect();
+        assert_eq!(sure, [true, true, true, true, true]);
     }
 
     #[test]
