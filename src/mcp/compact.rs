@@ -220,14 +220,21 @@ impl<'c> CompactTools<'c> {
     }
 
     /// What the proxy answers itself to a call of `name` with `arguments`, as a result's text
-    /// and whether it is an error: the full definition asked for, or the
-    /// [`check`](Self::check) of arguments that do not fit. `None`: the call goes to the
+    /// and whether it is an error: the full definition asked for ([`spec`](Self::spec)), or
+    /// the [`check`](Self::check) of arguments that do not fit. `None`: the call goes to the
     /// tool's server.
     #[must_use]
     pub fn answer(&self, name: &str, arguments: &Value) -> Option<(String, bool)> {
-        if !self.answers(name) {
-            return self.check(name, arguments).map(|text| (text, true));
+        if self.answers(name) {
+            return Some(self.spec(arguments));
         }
+        self.check(name, arguments).map(|text| (text, true))
+    }
+
+    /// The full-definition tool's answer to `arguments` (`{"name": TOOL}`), and whether it
+    /// is an error: a tool not [`listing`](Self::listing)'s is unknown.
+    #[must_use]
+    pub fn spec(&self, arguments: &Value) -> (String, bool) {
         let asked = arguments.get("name").and_then(Value::as_str);
         if let Some(hidden) = asked
             .and_then(|n| self.catalog.get(n))
@@ -237,11 +244,12 @@ impl<'c> CompactTools<'c> {
                 name: hidden.name().to_owned(),
                 suggestions: Vec::new(),
             };
-            return Some((MetaError::from(unknown).to_string(), true));
+            return (MetaError::from(unknown).to_string(), true);
         }
         match MetaTools::new(self.catalog).disposition(GET_TOOL_SPEC, arguments) {
-            Disposition::Answer { text, is_error } => Some((text, is_error)),
-            Disposition::Execute(_) | Disposition::NotMeta => None,
+            Disposition::Answer { text, is_error } => (text, is_error),
+            // `get_tool_spec` is always answered.
+            Disposition::Execute(_) | Disposition::NotMeta => (String::new(), true),
         }
     }
 
@@ -328,7 +336,7 @@ fn every_tool(_: &Tool) -> bool {
 
 /// One tool's compact definition: its exposed name, summary and signature (or whole schema,
 /// [`cut_of`]), and what a host acts on besides (`annotations`' hints, `execution`, `_meta`).
-fn definition(tool: &Tool) -> Result<Value> {
+pub(crate) fn definition(tool: &Tool) -> Result<Value> {
     let full = tool.definition()?;
     let mut def = Map::new();
     def.insert("name".into(), Value::String(tool.name().into()));
@@ -395,7 +403,7 @@ fn execution(value: &Value) -> Option<Value> {
 
 /// The full-definition tool, listed beside the tools as `name`: the legend of the
 /// signatures once, here.
-fn spec_definition(name: &str) -> Value {
+pub(crate) fn spec_definition(name: &str) -> Value {
     toon!({
         "name": name,
         "description": "A tool's full definition (descriptions, formats, bounds). In tool descriptions, params: lists parameters: name = required string; name:type; name? optional; =default.",

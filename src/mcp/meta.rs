@@ -589,7 +589,7 @@ mod tests {
         catalog
     }
 
-    /// Lean mode's `tools/list` as the proxy writes it (`proxy::serve::definitions_list`).
+    /// Lean mode's `tools/list` as the proxy writes it (`proxy::front::listing`).
     #[cfg(feature = "tiktoken")]
     fn lean_listing(catalog: &Catalog) -> String {
         let definitions = MetaTools::new(catalog).definition_values().unwrap();

@@ -149,12 +149,24 @@ pub fn command(entry: &Json) -> Command {
 }
 
 pub fn config(scratch: &Path, names: &[&str]) -> Option<PathBuf> {
-    let servers = servers_dir()?;
+    let unsaid: Vec<(&str, Option<&str>)> = names.iter().map(|name| (*name, None)).collect();
+    config_with_modes(scratch, &unsaid)
+}
+
+/// As [`config`], each server with the mode its entry says (`"toon": {"mode": ...}`), if any.
+pub fn config_with_modes(scratch: &Path, servers: &[(&str, Option<&str>)]) -> Option<PathBuf> {
+    let dir = servers_dir()?;
     // Written by hand: serde_json's map (without `preserve_order`) would sort the servers, and
     // the configuration lists them in the order given.
-    let entries: Vec<String> = names
+    let entries: Vec<String> = servers
         .iter()
-        .map(|name| format!("{}:{}", json!(name), entry(servers, scratch, name)))
+        .map(|(name, mode)| {
+            let mut entry = entry(dir, scratch, name);
+            if let Some(mode) = mode {
+                entry["toon"] = json!({ "mode": mode });
+            }
+            format!("{}:{entry}", json!(name))
+        })
         .collect();
     let path = scratch.join("mcp.json");
     let text = format!(r#"{{"mcpServers":{{{}}}}}"#, entries.join(","));

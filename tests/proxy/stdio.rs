@@ -14,8 +14,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::mcp_servers::{
-    self, Scratch, WAIT, alive, answer_until, config, descendants, entry, servers_dir,
-    wait_for_notification,
+    self, Scratch, WAIT, alive, answer_until, config, config_with_modes, descendants, entry,
+    servers_dir, wait_for_notification,
 };
 use serde_json::{Value as Json, json};
 
@@ -403,6 +403,85 @@ fn compact_mode_lists_every_tool_cut_and_checks_arguments_before_the_call() {
     let time = client.call("get_current_time", json!({"timezone": "UTC"}));
     assert!(text(&time).contains("UTC"), "{time}");
     client.close();
+}
+
+#[test]
+fn each_server_is_shown_in_the_mode_its_entry_says_and_inspect_prices_them() {
+    let scratch = Scratch::new("modes");
+    let servers = [
+        ("memory", Some("compact")),
+        ("time", Some("lean")),
+        ("git", None),
+    ];
+    let Some(config) = config_with_modes(&scratch.0, &servers) else {
+        return;
+    };
+    let mut client = Client::start(&config, &[]);
+    client.initialize("2025-11-25");
+    let tools = client.tools();
+    let find = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
+    // memory cut, git whole (the command line's passthrough), time behind the meta-tools.
+    let create = find("create_entities").unwrap();
+    assert_eq!(create["inputSchema"], json!({"type": "object"}), "{create}");
+    let status = find("git_status").unwrap();
+    assert!(
+        status["inputSchema"]["properties"]["repo_path"].is_object(),
+        "{status}"
+    );
+    assert!(find("get_current_time").is_none(), "{tools:?}");
+    for name in ["discover_tools", "get_tool_spec", "execute_tool"] {
+        assert!(find(name).is_some(), "{name} not listed: {tools:?}");
+    }
+    let legend = find("get_tool_spec").unwrap()["description"].to_string();
+    assert!(
+        legend.contains("params:"),
+        "compact signatures need the legend: {legend}"
+    );
+
+    // A compact tool is checked; a lean one is reached through execute_tool only.
+    let bad = client.call("create_entities", json!({"entities": [{"name": 5}]}));
+    assert!(text(&bad).contains("full definition:"), "{bad}");
+    let direct = client.request(
+        "tools/call",
+        json!({"name": "get_current_time", "arguments": {"timezone": "UTC"}}),
+    );
+    assert!(
+        direct["error"]["message"]
+            .to_string()
+            .contains("execute_tool"),
+        "{direct}"
+    );
+    let run = client.call(
+        "execute_tool",
+        json!({"name": "get_current_time", "arguments": {"timezone": "UTC"}}),
+    );
+    assert!(text(&run).contains("UTC"), "{run}");
+    let spec = client.call("get_tool_spec", json!({"name": "get_current_time"}));
+    assert!(text(&spec).contains("timezone"), "{spec}");
+    let found = client.call("discover_tools", json!({"query": "current time"}));
+    assert!(text(&found).contains("get_current_time"), "{found}");
+    client.close();
+
+    let out = Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "inspect", "--mode", "lean", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    let report = String::from_utf8(out.stdout).unwrap();
+    let mode_of = |server: &str| {
+        let line = report.lines().find(|l| l.starts_with(server)).unwrap();
+        line.split_whitespace().nth(6).unwrap().to_owned()
+    };
+    // git says nothing: the command line's mode, here lean.
+    assert_eq!(
+        [mode_of("memory"), mode_of("time"), mode_of("git")],
+        ["compact", "lean", "lean"],
+        "{report}"
+    );
+    assert!(
+        report.contains("as configured (each server's mode)"),
+        "{report}"
+    );
 }
 
 #[test]

@@ -78,18 +78,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             group.into(),
         )?)?,
         McpCommand::Describe { name, file, toon } => {
-            let catalog = catalog(file.as_deref())?;
-            let tool = catalog.lookup(&name).map_err(Failure::of)?;
-            let text = if toon {
-                // The library's view, so the command prints what `describe_toon` documents.
-                catalog
-                    .describe_toon(tool.name())
-                    .map_err(Failure::of)?
-                    .unwrap_or_default()
-            } else {
-                tool.raw_json().to_owned()
-            };
-            emit(&text)?;
+            emit(&describe(&name, file.as_deref(), toon)?)?
         }
         McpCommand::Result {
             file,
@@ -126,11 +115,15 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             }
         }
         #[cfg(feature = "mcp-stdio")]
-        McpCommand::Inspect { servers, policy } => {
+        McpCommand::Inspect {
+            servers,
+            mode,
+            policy,
+        } => {
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.policy = policy_of(policy);
-            let report = serving::inspect(servers.config.as_deref(), options)?;
+            let report = serving::inspect(servers.config.as_deref(), mode.into(), options)?;
             emit(report.trim_end())?;
         }
         #[cfg(feature = "mcp-stdio")]
@@ -144,6 +137,18 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
         | McpCommand::Uninstall { .. } => return Err(needs_stdio()),
     }
     Ok(())
+}
+
+/// `toon mcp describe`: one tool's definition, as its server sent it or as TOON.
+fn describe(name: &str, file: Option<&str>, toon: bool) -> Result<String, Failure> {
+    let catalog = catalog(file)?;
+    let tool = catalog.lookup(name).map_err(Failure::of)?;
+    if !toon {
+        return Ok(tool.raw_json().to_owned());
+    }
+    // The library's view, so the command prints what `describe_toon` documents.
+    let text = catalog.describe_toon(tool.name()).map_err(Failure::of)?;
+    Ok(text.unwrap_or_default())
 }
 
 #[cfg(not(feature = "mcp-stdio"))]
@@ -523,7 +528,11 @@ mod serving {
         served
     }
 
-    pub(super) fn inspect(config: Option<&str>, options: Options) -> Result<String, Failure> {
+    pub(super) fn inspect(
+        config: Option<&str>,
+        mode: Mode,
+        options: Options,
+    ) -> Result<String, Failure> {
         log_to_stderr();
         let config = load(config)?;
         let policy = options.policy.clone();
@@ -531,7 +540,7 @@ mod serving {
             adopt();
             let toolbox = Toolbox::start(&config, options);
             toolbox.ready().await;
-            let report = Inspection::of(&toolbox.catalog(), &policy);
+            let report = Inspection::of(&toolbox.catalog(), &policy, &toolbox.modes(mode));
             toolbox.shutdown().await;
             stop_children().await;
             report.map(|r| r.to_string()).map_err(Failure::of)

@@ -114,6 +114,9 @@ enum McpCommand {
     Inspect {
         #[command(flatten)]
         servers: ServersArgs,
+        /// The mode of servers whose configuration entry says none (`"toon": {"mode": ...}`).
+        #[arg(long, value_enum, default_value_t = ModeArg::Passthrough)]
+        mode: ModeArg,
         #[command(flatten)]
         policy: PolicyArgs,
     },

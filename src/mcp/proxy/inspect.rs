@@ -1,12 +1,13 @@
-//! `toon mcp inspect`: what a setup's tool lists cost the model today, and with each mode;
-//! what was wrong with them; and which tools' results are converted.
+//! `toon mcp inspect`: what a setup's tool lists cost the model today, with each mode and as
+//! configured (each server in its own mode); what was wrong with them; which tools compact
+//! mode keeps whole and why; and which tools' results are converted.
 
 use std::fmt;
 
-use crate::mcp::{Catalog, Decision, Grouping, MetaTools, Policy, Status, Structured};
+use crate::mcp::proxy::front::listing::{Showing, tools_list_json};
+use crate::mcp::proxy::mode::{Mode, ServerModes};
+use crate::mcp::{Catalog, Cut, Decision, Grouping, Policy, Status, Structured, Tool, cut_of};
 use crate::tokens::cost;
-
-use crate::mcp::proxy::front::listing::{definitions_list, exposed_definition, tools_list_json};
 
 /// One server's line of an [`Inspection`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,6 +23,11 @@ pub struct ServerCost {
     pub tools_list: usize,
     /// Tokens of its part of the `full` view.
     pub full: usize,
+    /// The mode its tools are shown in.
+    pub mode: Mode,
+    /// Tokens of the proxy's `tools/list` with this server's tools alone, in each mode of
+    /// [`Mode::ALL`] (passthrough, compact, lean), the proxy's own tools included.
+    pub in_mode: [usize; 3],
     /// What was skipped or ignored in its listing ([`Server::warnings`](crate::mcp::Server::warnings)).
     pub warnings: Vec<String>,
 }
@@ -38,6 +44,18 @@ pub struct ToolResults {
     pub decision: Decision,
 }
 
+/// A tool compact mode lists with its whole schema, and why ([`cut_of`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WholeSchema {
+    /// Its server.
+    pub server: String,
+    /// The name the proxy exposes it under.
+    pub name: String,
+    /// What in its schema a signature would not say.
+    pub why: String,
+}
+
 /// Token costs of a catalog: per server, and for the whole setup per view and per mode.
 /// Counts are exact o200k with the `tiktoken` feature, else estimates
 /// ([`tokens::cost`](crate::tokens::cost)).
@@ -52,24 +70,46 @@ pub struct Inspection {
     pub passthrough: usize,
     /// The proxy's `tools/list` in lean mode (three meta-tools with the categories view).
     pub lean_mode: usize,
+    /// The proxy's `tools/list` in compact mode.
+    pub compact_mode: usize,
+    /// The proxy's `tools/list` as configured: each server in its own mode.
+    pub configured: usize,
+    /// Whether servers are in more than one mode (then [`configured`](Self::configured) is
+    /// none of the single modes).
+    pub mixed: bool,
     /// The `full` view.
     pub full: usize,
     /// The `categories` view.
     pub categories: usize,
     /// The `lean` view.
     pub lean: usize,
+    /// The tools compact mode keeps whole, and why.
+    pub whole_schemas: Vec<WholeSchema>,
     /// Every tool, and whether its results are converted or reach the model verbatim.
     pub results: Vec<ToolResults>,
 }
 
 impl Inspection {
     /// Measures `catalog` under `policy` (its `structured` shapes the passthrough listing; its
-    /// tool lists override the content rule).
+    /// tool lists override the content rule), each server in its mode of `modes`.
     ///
     /// # Errors
     /// When a view cannot be rendered (a definition that is not valid JSON).
-    pub fn of(catalog: &Catalog, policy: &Policy) -> crate::mcp::Result<Inspection> {
-        let structured = policy.structured;
+    pub fn of(
+        catalog: &Catalog,
+        policy: &Policy,
+        modes: &ServerModes,
+    ) -> crate::mcp::Result<Inspection> {
+        let drop = policy.structured == Structured::Drop;
+        let listing = |modes: &ServerModes, lists: &dyn Fn(&Tool) -> bool| {
+            let showing = Showing {
+                modes,
+                lists,
+                drop_output_schema: drop,
+            };
+            showing.tools_list(catalog).map(|list| cost(&list))
+        };
+        let every = |_: &Tool| true;
         let mut servers = Vec::new();
         for server in catalog.servers() {
             let tools: Vec<&str> = server.tools().iter().map(|t| t.raw_json()).collect();
@@ -82,30 +122,36 @@ impl Inspection {
             } else {
                 cost(&catalog.full_in(server.name(), Grouping::Server)?)
             };
+            let its = |tool: &Tool| tool.server() == server.name();
+            let mut in_mode = [0; 3];
+            for (n, mode) in in_mode.iter_mut().zip(Mode::ALL) {
+                *n = listing(&ServerModes::new(mode), &its)?;
+            }
             servers.push(ServerCost {
                 name: server.name().to_owned(),
                 status,
                 tools: tools.len(),
                 tools_list: cost(&tools_list_json(&tools)),
                 full,
+                mode: modes.of(server.name()),
+                in_mode,
                 warnings: server.warnings().to_vec(),
             });
         }
         let all: Vec<&str> = catalog.tools().map(|t| t.raw_json()).collect();
-        let passthrough: Vec<String> = catalog
-            .tools()
-            .map(|t| exposed_definition(t, structured == Structured::Drop))
-            .collect();
-        let passthrough: Vec<&str> = passthrough.iter().map(String::as_str).collect();
-        let lean_mode = MetaTools::new(catalog).definition_values()?;
+        let mixed = Mode::ALL.iter().filter(|m| modes.uses(**m)).count() > 1;
         Ok(Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
-            passthrough: cost(&tools_list_json(&passthrough)),
-            lean_mode: cost(&definitions_list(lean_mode)),
+            passthrough: listing(&ServerModes::new(Mode::Passthrough), &every)?,
+            lean_mode: listing(&ServerModes::new(Mode::Lean), &every)?,
+            compact_mode: listing(&ServerModes::new(Mode::Compact), &every)?,
+            configured: listing(modes, &every)?,
+            mixed,
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),
             lean: cost(&catalog.lean()),
+            whole_schemas: whole_schemas(catalog),
             results: catalog
                 .tools()
                 .map(|t| ToolResults {
@@ -116,6 +162,20 @@ impl Inspection {
                 .collect(),
         })
     }
+}
+
+/// The tools whose schema compact mode lists whole, and why.
+fn whole_schemas(catalog: &Catalog) -> Vec<WholeSchema> {
+    (catalog.tools())
+        .filter_map(|tool| match cut_of(tool) {
+            Cut::WholeSchema(why) => Some(WholeSchema {
+                server: tool.server().to_owned(),
+                name: tool.name().to_owned(),
+                why,
+            }),
+            Cut::Signature => None,
+        })
+        .collect()
 }
 
 impl fmt::Display for Inspection {
@@ -130,6 +190,7 @@ impl fmt::Display for Inspection {
         writeln!(f)?;
         self.write_renderings(f)?;
         self.write_warnings(f)?;
+        self.write_whole_schemas(f)?;
         self.write_results(f)
     }
 }
@@ -140,21 +201,31 @@ impl Inspection {
     fn write_servers(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:<20} {:>6} {:>11} {:>6}  status",
-            "server", "tools", "tools/list", "full"
+            "{:<20} {:>6} {:>11} {:>8} {:>5} {:>6}  {:<12} status",
+            "server", "tools", "tools/list", "compact", "lean", "full", "mode"
         )?;
         for s in &self.servers {
+            let [_, compact, lean] = s.in_mode;
             writeln!(
                 f,
-                "{:<20} {:>6} {:>11} {:>6}  {}",
-                s.name, s.tools, s.tools_list, s.full, s.status
+                "{:<20} {:>6} {:>11} {compact:>8} {lean:>5} {:>6}  {:<12} {}",
+                s.name,
+                s.tools,
+                s.tools_list,
+                s.full,
+                s.mode.name(),
+                s.status
             )?;
         }
         let tools: usize = self.servers.iter().map(|s| s.tools).sum();
         writeln!(
             f,
-            "{:<20} {:>6} {:>11} {:>6}",
-            "total", tools, self.tools_list, self.full
+            "{:<20} {:>6} {:>11} {:>8} {:>5} {:>6}",
+            "total", tools, self.tools_list, self.compact_mode, self.lean_mode, self.full
+        )?;
+        writeln!(
+            f,
+            "(compact, lean: the proxy's tools/list in that mode, its own tools included)"
         )
     }
 
@@ -176,12 +247,36 @@ impl Inspection {
         for (what, n) in [
             ("tools/list JSON (today)", self.tools_list),
             ("toon mcp serve (passthrough)", self.passthrough),
+            ("toon mcp serve --mode compact", self.compact_mode),
             ("toon mcp serve --mode lean", self.lean_mode),
             ("view: full", self.full),
             ("view: categories", self.categories),
             ("view: lean", self.lean),
         ] {
             writeln!(f, "{what:<34} {n:>7}  {}", ratio(n))?;
+        }
+        if self.mixed {
+            let n = self.configured;
+            writeln!(
+                f,
+                "{:<34} {n:>7}  {}",
+                "as configured (each server's mode)",
+                ratio(n)
+            )?;
+        }
+        Ok(())
+    }
+
+    /// The tools compact mode keeps whole, and why; nothing when there are none.
+    fn write_whole_schemas(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.whole_schemas.is_empty() {
+            writeln!(
+                f,
+                "\ncompact mode keeps these schemas whole (a signature would not say it all)"
+            )?;
+            for w in &self.whole_schemas {
+                writeln!(f, "[{}] {}: {}", w.server, w.name, w.why)?;
+            }
         }
         Ok(())
     }

@@ -17,8 +17,8 @@
 //!   the proxy's own notes, are `tracing` events ([`log`]): the library writes no stderr
 //!   itself, and the CLI writes them as `[NAME] line` through [`log::StderrLayer`], which never
 //!   blocks.
-//! - [`serve`]: the MCP server side, in [`Mode::Passthrough`] (every tool, results encoded) or
-//!   [`Mode::Lean`] (the three meta-tools).
+//! - [`serve`]: the MCP server side, each server in its [`Mode`]: passthrough (every tool,
+//!   results encoded), compact (every tool, definitions cut) or lean (three meta-tools).
 //! - [`http`]: the same server over MCP Streamable HTTP, a session (own toolbox, own servers)
 //!   per client (`toon mcp serve --http`).
 //! - [`Inspection`]: what a setup's tool lists cost, per server and per view.
@@ -35,6 +35,7 @@ mod inspect;
 pub mod install;
 pub mod log;
 pub mod metrics;
+mod mode;
 mod revisions;
 mod servers;
 #[cfg(feature = "mcp-http")]
@@ -55,8 +56,9 @@ pub mod http {
 pub use transport::wire;
 
 pub use error::CallError;
-pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, Mode, serve};
-pub use inspect::{Inspection, ServerCost, ToolResults};
+pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, serve};
+pub use inspect::{Inspection, ServerCost, ToolResults, WholeSchema};
+pub use mode::{Mode, ServerModes};
 pub use revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 pub use revisions::mrtr::MAX_WAITING;
 pub use servers::config::{

@@ -41,45 +41,14 @@ use super::link::{Carries, LineLink, Link, LinkId, Outgoing};
 use super::routes::Routes;
 use super::tasks::Tasks;
 use crate::mcp::Pages;
+pub use crate::mcp::proxy::mode::Mode;
+use crate::mcp::proxy::mode::ServerModes;
 use crate::mcp::proxy::revisions::listen::Listens;
 use crate::mcp::proxy::revisions::mrtr::{ProgressAs, Rounds};
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, ClientId, INBOUND_QUEUE, Peer};
 use crate::mcp::proxy::transport::wire::{Lines, MAX_MESSAGE_BYTES, Message};
-
-/// Which tools the client sees.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub enum Mode {
-    /// Every server's tools with their own definitions (shared names as `SERVER__NAME`).
-    #[default]
-    Passthrough,
-    /// Only `discover_tools`, `get_tool_spec` and `execute_tool`.
-    Lean,
-    /// Every tool under its own name, its definition cut to a summary and a signature line
-    /// ([`CompactTools`](crate::mcp::CompactTools)), with `get_tool_spec` beside them; each
-    /// call's arguments checked against its server's schema first.
-    Compact,
-}
-
-impl Mode {
-    /// Parses `passthrough`, `lean` or `compact`.
-    #[must_use]
-    pub fn parse(s: &str) -> Option<Mode> {
-        match s {
-            "passthrough" => Some(Mode::Passthrough),
-            "lean" => Some(Mode::Lean),
-            "compact" => Some(Mode::Compact),
-            _ => None,
-        }
-    }
-
-    /// Whether the client calls the servers' tools by their names (all but lean mode).
-    #[must_use]
-    pub fn lists_every_tool(self) -> bool {
-        self != Mode::Lean
-    }
-}
 
 /// Serves MCP over `reader`/`writer` (the proxy's stdin and stdout) until the client closes
 /// its side; the caller then shuts the toolbox down. A toolbox started with
@@ -123,7 +92,8 @@ where
 /// the servers ask and tell them.
 pub(crate) struct Front {
     toolbox: Arc<Toolbox>,
-    mode: Mode,
+    /// How each server's tools are shown (`calls.rs`).
+    modes: ServerModes,
     /// Where what belongs to no request goes (list changes, a 2025 client's log messages and
     /// questions): the stdio client, an HTTP session; none on the stateless front, whose
     /// clients hear only within their requests.
@@ -247,6 +217,12 @@ impl InFlight {
 }
 
 impl Front {
+    /// Whether some server's tools are called by their names (not every server is lean).
+    #[cfg(feature = "mcp-http")]
+    pub(crate) fn lists_tools(&self) -> bool {
+        self.modes.lists_tools()
+    }
+
     /// A core for `toolbox`'s servers, with `home` for what belongs to no request (see
     /// [`Front::home`]); every request it receives is from one client when it has a home.
     pub(crate) fn start(
@@ -256,8 +232,8 @@ impl Front {
     ) -> Arc<Front> {
         let home_client = home.is_some().then(ClientId::new);
         let front = Arc::new(Front {
+            modes: toolbox.modes(mode),
             toolbox,
-            mode,
             home,
             clients: Clients {
                 one: home_client,

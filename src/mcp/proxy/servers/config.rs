@@ -18,6 +18,10 @@
 //!
 //! Windsurf's `serverUrl` is read as `url`.
 //!
+//! An entry may say how the gateway shows its server's tools, under a key of its own that
+//! other clients ignore: `"toon": {"mode": "compact"}` (or `"passthrough"`, `"lean"`; see
+//! [`Mode`]). A server that says nothing is shown as `toon mcp serve --mode` says.
+//!
 //! HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
 //! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
 //!
@@ -37,6 +41,7 @@ use std::path::{Path, PathBuf};
 
 use super::locate::Path as KeyPath;
 use crate::Value;
+use crate::mcp::proxy::mode::Mode;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
@@ -188,6 +193,9 @@ pub struct ServerConfig {
     pub launch: Launch,
     /// `"disabled": true` servers are neither started nor listed.
     pub disabled: bool,
+    /// How its tools are shown (`"toon": {"mode": "compact"}`); `None`: as the command
+    /// line's `--mode` says.
+    pub mode: Option<Mode>,
 }
 
 /// How a configured server is reached.
@@ -555,7 +563,42 @@ fn server(
         name: name.to_owned(),
         launch,
         disabled,
+        mode: toon_options(text, path, entry)?,
     })
+}
+
+/// The gateway's own options of an entry, under `"toon"` (other clients ignore the key):
+/// `{"mode": "passthrough" | "compact" | "lean"}`. A key it does not know is an error, so a
+/// typo is not silently a default.
+fn toon_options(text: &str, path: &KeyPath, entry: &crate::Map) -> Result<Option<Mode>> {
+    let path = path.key("toon");
+    let options = match entry.get("toon") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Object(options)) => options,
+        Some(_) => {
+            return Err(at(
+                text,
+                &path,
+                "expected an object such as {\"mode\": \"compact\"}",
+            ));
+        }
+    };
+    if let Some(key) = options.keys().find(|k| *k != "mode") {
+        return Err(at(
+            text,
+            &path.key(key),
+            "unknown option: expected \"mode\"",
+        ));
+    }
+    match options.get("mode") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if Mode::parse(s).is_some() => Ok(Mode::parse(s)),
+        Some(_) => Err(at(
+            text,
+            &path.key("mode"),
+            "expected \"passthrough\", \"compact\" or \"lean\"",
+        )),
+    }
 }
 
 /// The string at `key` of an entry (`path`, in `text`); `None` when it is absent or null.
@@ -764,6 +807,31 @@ mod tests {
             }
         );
         assert_eq!(c.enabled().count(), 2);
+    }
+
+    #[test]
+    fn a_server_may_say_how_its_tools_are_shown_and_a_wrong_option_is_located() {
+        let c = Config::from_str(
+            r#"{"mcpServers": {"big": {"command": "a", "toon": {"mode": "lean"}},
+                               "small": {"command": "b", "toon": {}},
+                               "plain": {"command": "c"}}}"#,
+        )
+        .unwrap();
+        let modes: Vec<Option<Mode>> = c.servers.iter().map(|s| s.mode).collect();
+        assert_eq!(modes, [Some(Mode::Lean), None, None]);
+        let wrong = |entry: &str| {
+            let text = format!(r#"{{"mcpServers": {{"s": {{"command": "a", "toon": {entry}}}}}}}"#);
+            Config::from_str(&text).unwrap_err().to_string()
+        };
+        assert_eq!(
+            wrong(r#"{"mode": "Compact"}"#),
+            "line 1, column 56: mcpServers.s.toon.mode: expected \"passthrough\", \"compact\" or \"lean\""
+        );
+        assert_eq!(
+            wrong(r#"{"mod": "lean"}"#),
+            "line 1, column 55: mcpServers.s.toon.mod: unknown option: expected \"mode\""
+        );
+        assert!(wrong("\"lean\"").contains("mcpServers.s.toon: expected an object"));
     }
 
     /// Windsurf's remote servers: `serverUrl` is their `url`.

@@ -14,6 +14,7 @@ use super::upstream::{ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
+use crate::mcp::proxy::mode::{Mode, ServerModes};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, NotificationSink, ProgressSink};
 use crate::mcp::proxy::transport::wire::Message;
@@ -425,6 +426,19 @@ impl Toolbox {
     #[must_use]
     pub fn encoder(&self) -> &ResultEncoder {
         &self.encoder
+    }
+
+    /// The mode of each configured server's tools: its configuration's, else `default`.
+    #[must_use]
+    pub fn modes(&self, default: Mode) -> ServerModes {
+        let mut names: Vec<&String> = self.configs.keys().collect();
+        names.sort();
+        names
+            .into_iter()
+            .fold(ServerModes::new(default), |modes, name| {
+                let own = self.configs[name].mode;
+                modes.with(name, own.unwrap_or(default))
+            })
     }
 
     /// The options it runs with.

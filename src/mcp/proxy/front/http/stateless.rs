@@ -239,7 +239,6 @@ impl Link for PostLink {
 /// The core every 2026-07-28 client without a session shares.
 pub(super) struct Stateless {
     toolbox: Arc<Toolbox>,
-    mode: Mode,
     front: Arc<Front>,
     /// The POSTs waiting for their requests.
     pending: Mutex<HashMap<LinkId, Arc<PostLink>>>,
@@ -277,7 +276,6 @@ impl Stateless {
             front: Front::start(toolbox.clone(), mode, None),
             answer_within: answer_within(toolbox.options()),
             toolbox,
-            mode,
             pending: Mutex::default(),
             last_used: Mutex::new(Instant::now()),
             closed: AtomicBool::new(false),
@@ -301,8 +299,9 @@ impl Stateless {
         headers: &HeaderMap,
         message: &Message,
     ) -> Option<Box<Response<Body>>> {
-        // Lean mode's tools are the proxy's own, with no annotation.
-        if message.method() != Some("tools/call") || !self.mode.lists_every_tool() {
+        // Lean mode's tools are the proxy's own, with no annotation; a lean server's tool
+        // called by name is refused by the core.
+        if message.method() != Some("tools/call") || !self.front.lists_tools() {
             return None;
         }
         let params = message.params()?;

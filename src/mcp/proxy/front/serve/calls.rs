@@ -1,6 +1,7 @@
-//! Tools: `tools/list` as the mode shows them, and `tools/call`, passed through to the
-//! tool's server or, in lean mode, through the meta-tools (their later pages cut from the
-//! result kept at the first); a call's progress reaches the request it is for.
+//! Tools: `tools/list` as each server's mode shows them, and `tools/call`, passed through to
+//! the tool's server, checked first (compact), or through lean mode's meta-tools (their later
+//! pages cut from the result kept at the first); a call's progress reaches the request it is
+//! for.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -10,43 +11,44 @@ use crate::Value;
 use crate::mcp::meta::{Disposition, MetaError, result_text};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::front::link::Carries;
-use crate::mcp::proxy::front::listing::{definitions_list, exposed_definition, tools_list_json};
+use crate::mcp::proxy::front::listing::Showing;
 use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, ProgressSink};
 use crate::mcp::proxy::transport::wire::{self, token_key};
 use crate::mcp::raw;
-use crate::mcp::{CompactTools, Grouping, MetaTools, Plan, Structured};
+use crate::mcp::{
+    CompactTools, DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaTools, Plan, Structured,
+};
+
+/// Where a `tools/call` goes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum CallPath {
+    /// Straight to the tool's server (passthrough).
+    Server,
+    /// A compact tool: its arguments checked first, then to its server.
+    Checked,
+    /// The proxy's full-definition tool (`get_tool_spec`), answered by the proxy.
+    Spec,
+    /// Lean mode's `discover_tools` or `execute_tool`, or a name only they reach.
+    Meta,
+}
 
 impl Front {
     pub(super) async fn tools_list(&self) -> Result<String, CallError> {
         self.toolbox.ready().await;
         let catalog = self.toolbox.catalog();
-        match self.mode {
-            Mode::Lean => {
-                let tools = MetaTools::new(&catalog)
-                    .grouping(Grouping::Server)
-                    .definition_values()
-                    .map_err(|e| CallError::internal("proxy", e.to_string()))?;
-                Ok(definitions_list(tools))
-            }
-            Mode::Passthrough => {
-                let drop = self.toolbox.options().policy.structured == Structured::Drop;
-                let tools: Vec<String> = (catalog.tools())
-                    .filter(|tool| self.lists(tool))
-                    .map(|tool| exposed_definition(tool, drop))
-                    .collect();
-                let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-                Ok(tools_list_json(&tools))
-            }
-            Mode::Compact => {
-                let listed = |tool: &crate::mcp::Tool| self.lists(tool);
-                let tools = CompactTools::new(&catalog)
-                    .listing(&listed)
-                    .definitions()
-                    .map_err(|e| CallError::internal("proxy", e.to_string()))?;
-                Ok(definitions_list(tools))
-            }
+        let lists = |tool: &crate::mcp::Tool| self.lists(tool);
+        (self.showing(&lists).tools_list(&catalog))
+            .map_err(|e| CallError::internal("proxy", e.to_string()))
+    }
+
+    /// How this client is shown the tools.
+    fn showing<'a>(&'a self, lists: &'a dyn Fn(&crate::mcp::Tool) -> bool) -> Showing<'a> {
+        Showing {
+            modes: &self.modes,
+            lists,
+            drop_output_schema: self.toolbox.options().policy.structured == Structured::Drop,
         }
     }
 
@@ -57,21 +59,54 @@ impl Front {
         !(no_tasks && tasks::runs_only_as_task(tool.raw_json()))
     }
 
-    /// Compact mode's answer of its own to a call, if the call gets one: `get_tool_spec`, or
-    /// arguments surely not fitting the tool's schema (every problem and the full definition).
-    async fn compact_answer(&self, entries: &[raw::Member<'_>]) -> Option<String> {
-        let name = raw::get(entries, "name").and_then(raw::string)?;
-        self.toolbox.ready().await;
+    /// Where a call of `name` goes, by the mode of its tool's server. `None` while the
+    /// catalog is not known yet and the answer depends on it.
+    pub(super) fn call_path(&self, name: &str) -> Option<CallPath> {
+        if self.modes.only_passthrough() {
+            return Some(CallPath::Server);
+        }
+        let lean = self.modes.uses(Mode::Lean);
+        if lean && (name == DISCOVER_TOOLS || name == EXECUTE_TOOL) {
+            return Some(CallPath::Meta);
+        }
+        if lean && name == GET_TOOL_SPEC {
+            return Some(CallPath::Spec);
+        }
+        if !self.toolbox.is_ready() {
+            return None;
+        }
         let catalog = self.toolbox.catalog();
-        let listed = |tool: &crate::mcp::Tool| self.lists(tool);
-        let compact = CompactTools::new(&catalog).listing(&listed);
+        let lists = |tool: &crate::mcp::Tool| self.lists(tool);
+        let showing = self.showing(&lists);
+        if showing.spec_name(&catalog) == Some(name) {
+            return Some(CallPath::Spec);
+        }
+        Some(match catalog.get(name) {
+            Some(tool) if showing.direct(tool) && showing.mode(tool) == Mode::Compact => {
+                CallPath::Checked
+            }
+            Some(tool) if showing.direct(tool) => CallPath::Server,
+            // A lean server's tool is reached through `execute_tool`, as in lean mode.
+            Some(tool) if showing.mode(tool) == Mode::Lean => CallPath::Meta,
+            Some(_) => CallPath::Server,
+            None if lean => CallPath::Meta,
+            None => CallPath::Server,
+        })
+    }
+
+    /// The proxy's own answer to a compact tool's call ([`CallPath::Checked`]: arguments surely
+    /// not fitting the tool's schema get every problem and the full definition) or to the
+    /// full-definition tool's ([`CallPath::Spec`]); `None`: the call goes to the server.
+    async fn compact_answer(&self, path: CallPath, entries: &[raw::Member<'_>]) -> Option<String> {
+        let name = raw::get(entries, "name").and_then(raw::string)?;
+        let spec = path == CallPath::Spec;
         let text = raw::get(entries, "arguments").filter(|t| t.trim() != "null");
         // Arguments are checked only where the answer is sure to be the server's: a call
         // that asks for a task gets one from the server (a plain result would not do), and
         // text a strict reader cannot take whole (`1e400`) may still be the server's to read.
         let unsure = raw::get(entries, "task").is_some()
             || text.is_some_and(|t| crate::mcp::json_text::readable(t).is_some());
-        if unsure && !compact.answers(&name) {
+        if unsure && !spec {
             return None;
         }
         // `"arguments": null` is no arguments, as the SDKs read it.
@@ -79,7 +114,15 @@ impl Front {
             Ok(arguments) => arguments,
             Err(e) => return Some(result_text(&e.to_string(), true)),
         };
-        let (text, is_error) = compact.answer(&name, &arguments)?;
+        let catalog = self.toolbox.catalog();
+        let lists = |tool: &crate::mcp::Tool| self.lists(tool);
+        let showing = self.showing(&lists);
+        let describes = |tool: &crate::mcp::Tool| showing.describes(tool);
+        let compact = CompactTools::new(&catalog).listing(&describes);
+        let (text, is_error) = match spec {
+            true => compact.spec(&arguments),
+            false => (compact.check(&name, &arguments)?, true),
+        };
         Some(result_text(&text, is_error))
     }
 
@@ -87,28 +130,45 @@ impl Front {
     pub(super) async fn tools_call(self: &Arc<Self>, params: &str) -> Result<String, CallError> {
         // Read once: whether it asks for a task, where it goes, and (lean) what it runs.
         let entries = raw::entries(params).unwrap_or_default();
-        if self.mode == Mode::Compact
-            && let Some(answer) = self.compact_answer(&entries).await
+        let name = raw::get(&entries, "name")
+            .and_then(raw::string)
+            .unwrap_or_default();
+        let path = match self.call_path(&name) {
+            Some(path) => path,
+            None => {
+                self.toolbox.ready().await;
+                self.call_path(&name).unwrap_or(CallPath::Server)
+            }
+        };
+        if matches!(path, CallPath::Checked | CallPath::Spec)
+            && let Some(answer) = self.compact_answer(path, &entries).await
         {
             return Ok(answer);
         }
-        if self.mode.lists_every_tool() && raw::get(&entries, "task").is_some() {
+        if path != CallPath::Meta && raw::get(&entries, "task").is_some() {
             let token = wire::request_progress_token(params).map(|t| token_key(&t));
             return self
                 .tasks
                 .call(&self.toolbox, (params, &entries), token)
                 .await;
         }
-        if self.mode.lists_every_tool() {
+        if path != CallPath::Meta {
             let progress = Some(self.progress_to_client());
             return self.toolbox.call_read(params, &entries, progress).await;
         }
-        let name = raw::get(&entries, "name")
-            .and_then(raw::string)
-            .unwrap_or_default();
+        self.meta_call(name, &entries).await
+    }
+
+    /// A call of lean mode's meta-tools: `discover_tools` answered from the catalog,
+    /// `execute_tool` run on its tool's server and its result shaped as asked.
+    async fn meta_call(
+        self: &Arc<Self>,
+        name: String,
+        entries: &[raw::Member<'_>],
+    ) -> Result<String, CallError> {
         self.toolbox.ready().await;
         // Read to validate and plan; what reaches the server is the text the model sent.
-        let arguments_text = raw::get(&entries, "arguments");
+        let arguments_text = raw::get(entries, "arguments");
         let arguments = match read_arguments(&name, arguments_text) {
             Ok(arguments) => arguments,
             Err(e) => return Ok(result_text(&e.to_string(), true)),
@@ -128,7 +188,7 @@ impl Front {
                 if let Some(answer) = self.kept_page(&mut plan) {
                     return Ok(answer);
                 }
-                let forwarded = forwarded_call(&plan, arguments_text, &entries);
+                let forwarded = forwarded_call(&plan, arguments_text, entries);
                 let runs_as_task = self
                     .toolbox
                     .catalog()

@@ -25,7 +25,7 @@ impl Front {
             r#"{{"protocolVersion":{},"capabilities":{},"serverInfo":{server_info}"#,
             raw::quote(version),
             // Lean mode's meta-tools cannot be task-augmented.
-            self.capabilities(self.mode.lists_every_tool())
+            self.capabilities(self.modes.lists_tools())
         );
         self.push_instructions(&mut result);
         result.push('}');

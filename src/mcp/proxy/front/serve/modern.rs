@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use super::super::routes::offering;
-use super::{Front, InFlight, Mode, Route};
+use super::calls::CallPath;
+use super::{Front, InFlight, Route};
+use crate::mcp::EXECUTE_TOOL;
 use crate::mcp::proxy::front::link::{Carries, Outgoing};
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
@@ -15,7 +17,6 @@ use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{BEHALF, Behalf, Cause, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Message, code};
 use crate::mcp::raw;
-use crate::mcp::{CompactTools, EXECUTE_TOOL};
 
 impl Front {
     /// Answers a 2026-07-28 request (`id` as JSON text): the whole reply line; for
@@ -167,21 +168,21 @@ impl Front {
     }
 
     /// Whether a request may be sent to a server (all but lean mode's `discover_tools` and
-    /// `get_tool_spec`, and compact mode's `get_tool_spec`, which the proxy answers itself).
+    /// the full-definition tool, which the proxy answers itself). Before the catalog is
+    /// known, whether a name is a server's tool is not: the way that lets a server ask the
+    /// client is the one that is right either way.
     fn reaches_a_server(&self, method: &str, params: &str) -> bool {
-        if method != "tools/call" || self.mode == Mode::Passthrough {
+        if method != "tools/call" {
             return true;
         }
         let name = raw::entries(params).and_then(|e| raw::get(&e, "name").and_then(raw::string));
-        match (self.mode, name) {
-            (Mode::Lean, name) => name.as_deref() == Some(EXECUTE_TOOL),
-            // Before the catalog is known, whether a server has a tool of that name is not:
-            // the way that lets a server ask the client is the one that is right either way.
-            (_, Some(name)) => {
-                !self.toolbox.is_ready()
-                    || !CompactTools::new(&self.toolbox.catalog()).answers(&name)
-            }
-            (_, None) => true,
+        let Some(name) = name else {
+            return true;
+        };
+        match self.call_path(&name) {
+            Some(CallPath::Spec) => false,
+            Some(CallPath::Meta) => name == EXECUTE_TOOL,
+            Some(CallPath::Server | CallPath::Checked) | None => true,
         }
     }
 
