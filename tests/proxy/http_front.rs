@@ -1630,6 +1630,14 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
             .arg(proxy.url())
             .arg("-"),
     );
+    // And on the TypeScript SDK, a host's capabilities declared.
+    succeeds(
+        Command::new("node")
+            .arg(clients.join("sdk_compact_agent.mjs"))
+            .arg(mcp_servers::sdk_dir(servers_dir().unwrap()))
+            .arg(proxy.url())
+            .arg("-"),
+    );
     // Tasks, with a question inside one, on the TypeScript SDK's tasks API.
     let proxy = Proxy::start(&config, &[]);
     succeeds(

@@ -1876,26 +1876,32 @@ fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots
 }
 
 #[test]
-fn an_agent_on_the_official_python_sdk_calls_tools_in_compact_mode_on_both_revisions() {
-    let scratch = Scratch::new("py-compact");
+fn agents_on_the_official_python_and_typescript_sdks_call_tools_in_compact_mode() {
+    let scratch = Scratch::new("sdk-compact");
     let Some(config) = config(&scratch.0, &["everything"]) else {
         return;
     };
+    let clients = mcp_servers::root().join("tests/fixtures/mcp/clients");
     let python = servers_dir().unwrap().join("venv/bin/python");
-    let agent = mcp_servers::root().join("tests/fixtures/mcp/clients/py_compact_agent.py");
-    let out = Command::new(&python)
-        .args(["-W", "ignore::DeprecationWarning"])
-        .arg(&agent)
-        .arg(env!("CARGO_BIN_EXE_toon"))
-        .arg(&config)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut py = Command::new(&python);
+    py.args(["-W", "ignore::DeprecationWarning"])
+        .arg(clients.join("py_compact_agent.py"));
+    let mut ts = Command::new("node");
+    ts.arg(clients.join("sdk_compact_agent.mjs"))
+        .arg(mcp_servers::sdk_dir(servers_dir().unwrap()));
+    for agent in [&mut py, &mut ts] {
+        let out = agent
+            .arg(env!("CARGO_BIN_EXE_toon"))
+            .arg(&config)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]
