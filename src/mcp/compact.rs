@@ -1,14 +1,15 @@
 //! Compact tool definitions (`toon mcp serve --mode compact`): every tool under its own name,
 //! callable in one `tools/call`, its definition cut to what a model needs to call it right:
-//! the first sentence of its description and its parameters as one signature line (the
-//! notation of [`schema`](super::schema): `path mode?:fast|slow opts:{recursive:bool}`), with a
-//! bare object schema. What the cut leaves out (the full descriptions, formats, bounds) is one
+//! the first sentence of its description and its parameters as one signature after ` — ` (the
+//! notation of [`schema`](super::schema): `Read a file — path mode?:fast|slow
+//! opts:{recursive:bool}`), with a bare object schema. What the cut leaves out (the full descriptions, formats, bounds) is one
 //! `get_tool_spec` call away, and a call whose arguments do not fit the server's own schema is
 //! answered at once with every problem and the full definition ([`CompactTools::check`]).
 //!
 //! A tool whose schema the signature cannot say whole (a `$ref`, `oneOf`, `allOf`, a keyword
-//! the notation does not know, a nested object deeper or wider than it shows, a long enum)
-//! keeps its whole schema ([`cut_of`]).
+//! the notation does not know, a nested object deeper or wider than it shows, an enum of more
+//! than [`MAX_WHOLE_ENUM`](super::schema::MAX_WHOLE_ENUM) values: shorter ones are listed
+//! whole) keeps its whole schema ([`cut_of`]).
 
 use super::catalog::{Catalog, Tool};
 use super::error::Result;
@@ -77,7 +78,7 @@ fn unexpressed(schema: &Value, depth: usize) -> Option<String> {
         return Some(format!("its schema uses `{key}`"));
     }
     if let Some(values) = map.get("enum").and_then(Value::as_array)
-        && values.len() > schema::MAX_ENUM
+        && values.len() > schema::MAX_WHOLE_ENUM
     {
         return Some(format!("an enum of {} values", values.len()));
     }
@@ -149,7 +150,7 @@ fn unexpressed_union(map: &Map, depth: usize) -> Option<String> {
 /// let tools = CompactTools::new(&catalog).definitions()?;
 /// assert_eq!(
 ///     toon::json::to_string(&tools[0])?,
-///     r#"{"name":"read_file","description":"Read a file\nparams: path head?:int","inputSchema":{"type":"object"}}"#
+///     r#"{"name":"read_file","description":"Read a file — path head?:int","inputSchema":{"type":"object"}}"#
 /// );
 /// assert_eq!(tools[1]["name"], "get_tool_spec");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -280,7 +281,7 @@ impl<'c> CompactTools<'c> {
         let error = MetaError::InvalidArguments {
             tool: tool.name().to_owned(),
             violations,
-            params: Some(tool.signature().unwrap_or_default()),
+            params: Some(schema::whole_signature(schema)),
         };
         let spec = MetaTools::new(self.catalog).spec_of(tool).ok();
         let spec = spec.map(|s| format!("\nfull definition:\n{s}"));
@@ -343,11 +344,13 @@ pub(crate) fn definition(tool: &Tool) -> Result<Value> {
     let summary = summary_of(tool);
     let schema = match cut_of(tool) {
         Cut::Signature => {
-            let signature = tool.signature()?;
+            let signature = schema::whole_signature(tool.input_schema()?);
+            // ` — ` costs one token where `\nparams: ` cost three (215 on eleven servers);
+            // the legend that says so is the full-definition tool's description.
             let text = match (summary.is_empty(), signature.is_empty()) {
                 (_, true) => summary,
-                (true, false) => format!("params: {signature}"),
-                (false, false) => format!("{summary}\nparams: {signature}"),
+                (true, false) => format!("{PARAMS_AFTER}{signature}"),
+                (false, false) => format!("{summary} {PARAMS_AFTER}{signature}"),
             };
             def.insert("description".into(), Value::String(text));
             toon!({"type": "object"})
@@ -372,18 +375,23 @@ pub(crate) fn definition(tool: &Tool) -> Result<Value> {
     Ok(Value::Object(def))
 }
 
-/// The behaviour hints of `annotations` that hosts act on (which tools run without asking),
-/// where they say something: `readOnlyHint: true`, and `destructiveHint: false` on a tool
-/// that is not read-only (the spec gives it meaning only there). The rest is left out:
-/// `title`, hints at their defaults, and `idempotentHint` and `openWorldHint`, which hosts do
-/// not act on (without them a host assumes the cautious side). `None` when nothing is left.
+/// The behaviour hints of `annotations` that hosts act on, as the server gave them: hosts
+/// read a missing hint differently, so one that is there is kept. `readOnlyHint: true`
+/// (VS Code, Codex and Claude Code run such tools without asking; `false` is what every
+/// host assumes); `openWorldHint`, either way (VS Code asks before a read-only tool that is
+/// open-world, Codex before any that is not read-only unless it is neither open-world nor
+/// destructive, and both take a missing one as `true`, Claude Code as `false`); and on a
+/// tool that is not read-only, `destructiveHint`, either way (the spec gives it meaning only
+/// there; Codex takes a missing one as `true`, Claude Code as `false`). Left out: `title`,
+/// and `idempotentHint`, which no host acts on. `None` when nothing is left.
 fn hints(annotations: &Value) -> Option<Value> {
     let map = annotations.as_object()?;
     let read_only = map.get("readOnlyHint").and_then(Value::as_bool) == Some(true);
     let kept: Map = (map.iter())
         .filter(|(k, v)| match (*k, v.as_bool()) {
             ("readOnlyHint", Some(b)) => b,
-            ("destructiveHint", Some(b)) => !read_only && !b,
+            ("openWorldHint", Some(_)) => true,
+            ("destructiveHint", Some(_)) => !read_only,
             _ => false,
         })
         .map(|(k, v)| (k.to_owned(), v.clone()))
@@ -401,12 +409,15 @@ fn execution(value: &Value) -> Option<Value> {
     (!kept.is_empty()).then_some(Value::Object(kept))
 }
 
+/// What a compact description puts before its signature (`Read a file — path head?:int`).
+pub(crate) const PARAMS_AFTER: &str = "— ";
+
 /// The full-definition tool, listed beside the tools as `name`: the legend of the
 /// signatures once, here.
 pub(crate) fn spec_definition(name: &str) -> Value {
     toon!({
         "name": name,
-        "description": "A tool's full definition (descriptions, formats, bounds). In tool descriptions, params: lists parameters: name = required string; name:type; name? optional; =default.",
+        "description": "A tool's full definition (descriptions, formats, bounds). Tool descriptions end in — and the parameters: name = required string; name:type; name? optional; =default.",
         "inputSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     })
 }
@@ -426,18 +437,20 @@ mod tests {
     #[test]
     fn a_schema_the_signature_cannot_say_is_kept_whole() {
         let c = catalog(
-            r##"[
+            &r##"[
             {"name": "plain", "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "format": "uri"}}}},
             {"name": "refs", "inputSchema": {"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"type": "string"}}}},
             {"name": "said", "inputSchema": {"type": "object", "description": "Says.", "properties": {"description": {"description": "What", "oneOf": [{"type": "string", "title": "S"}]}}}},
             {"name": "one", "inputSchema": {"type": "object", "properties": {"a": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}},
             {"name": "deep", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "properties": {"b": {"type": "object", "properties": {"c": {"type": "object", "properties": {"d": {"type": "string"}}}}}}}}}},
-            {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}},
+            {"name": "enum", "inputSchema": {"type": "object", "properties": {"a": {"enum": [ENUM33]}}}},
             {"name": "root", "inputSchema": {"type": "object", "anyOf": [{"properties": {"a": {"type": "string"}}}]}},
             {"name": "beside", "inputSchema": {"type": "object", "properties": {"a": {"type": "object", "anyOf": [{"type": "object"}]}}}},
             {"name": "either", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"required": ["x"]}, {"type": "string"}]}}}},
-            {"name": "union", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}}
-        ]"##,
+            {"name": "union", "inputSchema": {"type": "object", "properties": {"a": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}},
+            {"name": "nine", "inputSchema": {"type": "object", "properties": {"a": {"enum": [1,2,3,4,5,6,7,8,9]}}}}
+        ]"##
+            .replace("ENUM33", &(1..=33).map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
         );
         let cuts: Vec<Cut> = c.tools().map(cut_of).collect();
         assert_eq!(cuts[0], Cut::Signature);
@@ -447,12 +460,15 @@ mod tests {
         );
         assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("oneOf")));
         assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("deeper")));
-        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("9 values")));
+        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("33 values")));
         assert!(matches!(&cuts[6], Cut::WholeSchema(w) if w.contains("over the parameters")));
         assert!(matches!(&cuts[7], Cut::WholeSchema(w) if w.contains("beside `type`")));
         assert!(matches!(&cuts[8], Cut::WholeSchema(w) if w.contains("only constrains")));
         assert_eq!(cuts[9], Cut::Signature);
         let defs = CompactTools::new(&c).definitions().unwrap();
+        // Nine values are listed whole, where views cut them at eight.
+        assert_eq!(cuts[10], Cut::Signature);
+        assert_eq!(defs[10]["description"], "— a?:1|2|3|4|5|6|7|8|9");
         assert_eq!(defs[0]["inputSchema"], toon!({"type": "object"}));
         assert_eq!(
             defs[1]["inputSchema"],
@@ -496,6 +512,30 @@ mod tests {
         let defs = CompactTools::new(&c).definitions().unwrap();
         assert_eq!(defs[0]["description"], "Deprecated: Lists files");
         assert_eq!(defs[1]["description"], "Deprecated: lists files");
+    }
+
+    #[test]
+    fn the_hints_hosts_act_on_are_kept_as_the_server_gave_them() {
+        let c = catalog(
+            r#"[{"name": "read", "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}},
+                {"name": "write", "annotations": {"readOnlyHint": false, "destructiveHint": false, "openWorldHint": false}},
+                {"name": "wipe", "annotations": {"destructiveHint": true, "openWorldHint": true}},
+                {"name": "said", "annotations": {"title": "Said", "idempotentHint": false}}]"#,
+        );
+        let defs = CompactTools::new(&c).definitions().unwrap();
+        let hints: Vec<String> = (defs.iter().take(4))
+            .map(|d| crate::json::to_string(&d["annotations"]).unwrap())
+            .collect();
+        assert_eq!(
+            hints,
+            [
+                // Codex runs `write` without asking only while both are there.
+                r#"{"readOnlyHint":true,"openWorldHint":false}"#,
+                r#"{"destructiveHint":false,"openWorldHint":false}"#,
+                r#"{"destructiveHint":true,"openWorldHint":true}"#,
+                "null",
+            ]
+        );
     }
 
     #[test]

@@ -35,6 +35,10 @@ pub(crate) const NESTED_DEPTH: usize = 2;
 pub(crate) const MAX_NESTED_FIELDS: usize = 8;
 /// Enums with more values than this show the first ones and `…`.
 pub(crate) const MAX_ENUM: usize = 8;
+/// Compact mode shows an enum whole up to this many values; a longer one keeps its tool's
+/// whole schema (twenty values cost about forty tokens in a signature, three times that
+/// as JSON Schema).
+pub(crate) const MAX_WHOLE_ENUM: usize = 32;
 /// Defaults whose JSON text is longer than this are not shown.
 const MAX_DEFAULT: usize = 16;
 /// `$ref`s are followed at most this deep (a cycle stops here).
@@ -89,20 +93,42 @@ pub(crate) fn resolve<'s>(root: &'s Value, schema: &'s Value) -> &'s Value {
     current
 }
 
-/// The one-line signature of an `inputSchema`: `path head?:int`.
+/// The one-line signature of an `inputSchema`: `path head?:int`, long enums cut
+/// (`a|b|…`, past [`MAX_ENUM`] values) as views show them.
 pub(crate) fn signature(input_schema: &Value) -> String {
+    signature_in(input_schema, MAX_ENUM)
+}
+
+/// [`signature`] with every value of an enum up to [`MAX_WHOLE_ENUM`]: compact mode's,
+/// which lists a tool's parameters as its only definition.
+pub(crate) fn whole_signature(input_schema: &Value) -> String {
+    signature_in(input_schema, MAX_WHOLE_ENUM)
+}
+
+/// How a signature is written: the schema its `$ref`s resolve in, and how many values of an
+/// enum it shows.
+struct Notation<'s> {
+    root: &'s Value,
+    max_enum: usize,
+}
+
+fn signature_in(input_schema: &Value, max_enum: usize) -> String {
+    let n = Notation {
+        root: input_schema,
+        max_enum,
+    };
     let mut out = String::new();
     for param in params(input_schema) {
         if !out.is_empty() {
             out.push(' ');
         }
-        write_field(&mut out, input_schema, &param, 0);
+        write_field(&mut out, &n, &param, 0);
     }
     out
 }
 
-fn write_field(out: &mut String, root: &Value, param: &Param<'_>, depth: usize) {
-    let schema = resolve(root, param.schema);
+fn write_field(out: &mut String, n: &Notation<'_>, param: &Param<'_>, depth: usize) {
+    let schema = resolve(n.root, param.schema);
     let default = schema
         .get("default")
         .filter(|d| !is_empty_default(d))
@@ -114,7 +140,7 @@ fn write_field(out: &mut String, root: &Value, param: &Param<'_>, depth: usize) 
         out.push('?');
     }
     let mut ty = String::new();
-    write_type(&mut ty, root, schema, depth);
+    write_type(&mut ty, n, schema, depth);
     if ty != "string" {
         out.push(':');
         out.push_str(&ty);
@@ -144,9 +170,9 @@ fn default_text(value: &Value) -> String {
     }
 }
 
-fn write_type(out: &mut String, root: &Value, schema: &Value, depth: usize) {
+fn write_type(out: &mut String, n: &Notation<'_>, schema: &Value, depth: usize) {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        write_enum(out, values);
+        write_enum(out, n, values);
         return;
     }
     if let Some(value) = schema.get("const") {
@@ -155,13 +181,13 @@ fn write_type(out: &mut String, root: &Value, schema: &Value, depth: usize) {
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(members) = schema.get(key).and_then(Value::as_array) {
-            write_union(out, root, members, depth);
+            write_union(out, n, members, depth);
             return;
         }
     }
     if let Some(members) = schema.get("allOf").and_then(Value::as_array) {
         if let [only] = members.as_slice() {
-            write_type(out, root, resolve(root, only), depth);
+            write_type(out, n, resolve(n.root, only), depth);
         } else {
             out.push_str("object");
         }
@@ -171,18 +197,18 @@ fn write_type(out: &mut String, root: &Value, schema: &Value, depth: usize) {
         Some(Value::String(t)) if t == "string" && described_values(schema).is_some() => {
             out.push_str(&described_values(schema).unwrap_or_default().join("|"));
         }
-        Some(Value::String(t)) => write_named(out, root, schema, t, depth),
+        Some(Value::String(t)) => write_named(out, n, schema, t, depth),
         Some(Value::Array(types)) => {
             let names: Vec<&str> = types.iter().filter_map(Value::as_str).collect();
             for (i, t) in names.iter().enumerate() {
                 if i > 0 {
                     out.push('|');
                 }
-                write_named(out, root, schema, t, depth);
+                write_named(out, n, schema, t, depth);
             }
         }
-        _ if schema.get("properties").is_some() => write_named(out, root, schema, "object", depth),
-        _ if schema.get("items").is_some() => write_named(out, root, schema, "array", depth),
+        _ if schema.get("properties").is_some() => write_named(out, n, schema, "object", depth),
+        _ if schema.get("items").is_some() => write_named(out, n, schema, "array", depth),
         _ => out.push_str("any"),
     }
 }
@@ -234,16 +260,16 @@ fn described_values(schema: &Value) -> Option<Vec<&str>> {
     (2..=MAX_ENUM).contains(&values.len()).then_some(values)
 }
 
-fn write_named(out: &mut String, root: &Value, schema: &Value, name: &str, depth: usize) {
+fn write_named(out: &mut String, n: &Notation<'_>, schema: &Value, name: &str, depth: usize) {
     match name {
         "integer" => out.push_str("int"),
         "boolean" => out.push_str("bool"),
-        "object" => write_object(out, root, schema, depth),
+        "object" => write_object(out, n, schema, depth),
         "array" => match schema.get("items") {
             Some(items) if items.is_object() => {
-                let items = resolve(root, items);
+                let items = resolve(n.root, items);
                 let start = out.len();
-                write_type(out, root, items, depth);
+                write_type(out, n, items, depth);
                 // `a|b[]` would read as `a | b[]`: group a union before the brackets.
                 if out[start..].contains('|') {
                     out.insert(start, '(');
@@ -257,7 +283,7 @@ fn write_named(out: &mut String, root: &Value, schema: &Value, name: &str, depth
     }
 }
 
-fn write_object(out: &mut String, root: &Value, schema: &Value, depth: usize) {
+fn write_object(out: &mut String, n: &Notation<'_>, schema: &Value, depth: usize) {
     let fields = params(schema);
     if fields.is_empty() || depth >= NESTED_DEPTH || fields.len() > MAX_NESTED_FIELDS {
         out.push_str("object");
@@ -268,29 +294,29 @@ fn write_object(out: &mut String, root: &Value, schema: &Value, depth: usize) {
         if i > 0 {
             out.push(',');
         }
-        write_field(out, root, field, depth + 1);
+        write_field(out, n, field, depth + 1);
     }
     out.push('}');
 }
 
-fn write_enum(out: &mut String, values: &[Value]) {
-    for (i, v) in values.iter().take(MAX_ENUM).enumerate() {
+fn write_enum(out: &mut String, n: &Notation<'_>, values: &[Value]) {
+    for (i, v) in values.iter().take(n.max_enum).enumerate() {
         if i > 0 {
             out.push('|');
         }
         // A value with a space keeps its JSON quotes: a bare space separates parameters.
         out.push_str(&default_text(v));
     }
-    if values.len() > MAX_ENUM {
+    if values.len() > n.max_enum {
         out.push_str("|…");
     }
 }
 
-fn write_union(out: &mut String, root: &Value, members: &[Value], depth: usize) {
+fn write_union(out: &mut String, n: &Notation<'_>, members: &[Value], depth: usize) {
     let mut parts: Vec<String> = Vec::new();
     for member in members {
         let mut part = String::new();
-        write_type(&mut part, root, resolve(root, member), depth);
+        write_type(&mut part, n, resolve(n.root, member), depth);
         if !parts.contains(&part) {
             parts.push(part);
         }

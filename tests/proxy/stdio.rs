@@ -354,7 +354,7 @@ fn compact_mode_lists_every_tool_cut_and_checks_arguments_before_the_call() {
     assert_eq!(create["inputSchema"], json!({"type": "object"}), "{create}");
     let description = create["description"].as_str().unwrap();
     assert!(
-        description.ends_with("\nparams: entities:{name,entityType,observations:string[]}[]"),
+        description.ends_with(" — entities:{name,entityType,observations:string[]}[]"),
         "{description}"
     );
     assert!(create.get("outputSchema").is_none(), "{create}");
@@ -434,7 +434,7 @@ fn each_server_is_shown_in_the_mode_its_entry_says_and_inspect_prices_them() {
     }
     let legend = find("get_tool_spec").unwrap()["description"].to_string();
     assert!(
-        legend.contains("params:"),
+        legend.contains("end in —"),
         "compact signatures need the legend: {legend}"
     );
 
