@@ -127,6 +127,7 @@ fn excerpt(json: &str) -> String {
 }
 
 /// One tool: its definition as sent, and what the catalog derived from it.
+#[derive(Clone)]
 pub struct Tool {
     name: String,
     original_name: String,
@@ -376,7 +377,7 @@ pub struct Hit<'c> {
 }
 
 /// One server: its name, whether it is usable, and its tools in listing order.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Server {
     name: String,
     status: Status,
@@ -654,6 +655,26 @@ impl Catalog {
     #[must_use]
     pub fn servers(&self) -> &[Server] {
         &self.servers
+    }
+
+    /// The servers `keep` keeps, their tools under the names this catalog exposes them by
+    /// (names shared with a server left out stay `SERVER__NAME`, so that a name means one
+    /// tool wherever the proxy shows it).
+    #[must_use]
+    #[cfg(feature = "mcp-stdio")]
+    pub(crate) fn only(&self, keep: &dyn Fn(&Server) -> bool) -> Catalog {
+        let servers: Vec<Server> = self.servers.iter().filter(|s| keep(s)).cloned().collect();
+        let mut index = HashMap::new();
+        for (si, server) in servers.iter().enumerate() {
+            for (ti, tool) in server.tools.iter().enumerate() {
+                index.insert(tool.name.clone(), (si, ti));
+            }
+        }
+        Catalog {
+            servers,
+            index,
+            search: OnceLock::new(),
+        }
     }
 
     /// The server added as `name`.

@@ -460,6 +460,18 @@ fn each_server_is_shown_in_the_mode_its_entry_says_and_inspect_prices_them() {
     assert!(text(&spec).contains("timezone"), "{spec}");
     let found = client.call("discover_tools", json!({"query": "current time"}));
     assert!(text(&found).contains("get_current_time"), "{found}");
+    // The meta-tools reach the lean server's tools only: the others are listed already.
+    let every = client.call("discover_tools", json!({"query": "*"}));
+    let every = text(&every);
+    assert!(
+        every.contains("convert_time") && !every.contains("git_status"),
+        "{every}"
+    );
+    let listed = client.call(
+        "execute_tool",
+        json!({"name": "git_status", "arguments": {"repo_path": "."}}),
+    );
+    assert_eq!(listed["isError"], true, "{listed}");
     client.close();
 
     let out = Command::new(env!("CARGO_BIN_EXE_toon"))

@@ -101,15 +101,16 @@ impl Inspection {
         modes: &ServerModes,
     ) -> crate::mcp::Result<Inspection> {
         let drop = policy.structured == Structured::Drop;
-        let listing = |modes: &ServerModes, lists: &dyn Fn(&Tool) -> bool| {
+        let modes = &modes.resolved(catalog.servers().iter().map(|s| s.name()));
+        let every = |_: &Tool| true;
+        let listing = |catalog: &Catalog, modes: &ServerModes| {
             let showing = Showing {
                 modes,
-                lists,
+                lists: &every,
                 drop_output_schema: drop,
             };
             showing.tools_list(catalog).map(|list| cost(&list))
         };
-        let every = |_: &Tool| true;
         let mut servers = Vec::new();
         for server in catalog.servers() {
             let tools: Vec<&str> = server.tools().iter().map(|t| t.raw_json()).collect();
@@ -122,10 +123,11 @@ impl Inspection {
             } else {
                 cost(&catalog.full_in(server.name(), Grouping::Server)?)
             };
-            let its = |tool: &Tool| tool.server() == server.name();
+            // The server alone, its tools under the names they have beside the others.
+            let alone = catalog.only(&|s| s.name() == server.name());
             let mut in_mode = [0; 3];
             for (n, mode) in in_mode.iter_mut().zip(Mode::ALL) {
-                *n = listing(&ServerModes::new(mode), &its)?;
+                *n = listing(&alone, &ServerModes::new(mode))?;
             }
             servers.push(ServerCost {
                 name: server.name().to_owned(),
@@ -143,10 +145,10 @@ impl Inspection {
         Ok(Inspection {
             servers,
             tools_list: cost(&tools_list_json(&all)),
-            passthrough: listing(&ServerModes::new(Mode::Passthrough), &every)?,
-            lean_mode: listing(&ServerModes::new(Mode::Lean), &every)?,
-            compact_mode: listing(&ServerModes::new(Mode::Compact), &every)?,
-            configured: listing(modes, &every)?,
+            passthrough: listing(catalog, &ServerModes::new(Mode::Passthrough))?,
+            lean_mode: listing(catalog, &ServerModes::new(Mode::Lean))?,
+            compact_mode: listing(catalog, &ServerModes::new(Mode::Compact))?,
+            configured: listing(catalog, modes)?,
             mixed,
             full: cost(&catalog.full()?),
             categories: cost(&catalog.categories(Grouping::Server)?),

@@ -61,7 +61,9 @@ impl std::fmt::Display for Mode {
 /// let modes = ServerModes::new(Mode::Compact).with("small", Mode::Passthrough).with("big", Mode::Lean);
 /// assert_eq!(modes.of("small"), Mode::Passthrough);
 /// assert_eq!(modes.of("other"), Mode::Compact);
+/// // Of the servers named, none is compact; "other" is, once it is known to be there.
 /// assert!(modes.uses(Mode::Lean) && !modes.uses(Mode::Compact));
+/// assert!(modes.resolved(["small", "big", "other"]).uses(Mode::Compact));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ServerModes {
@@ -94,8 +96,17 @@ impl ServerModes {
         own.map_or(self.default, |(_, mode)| *mode)
     }
 
-    /// Whether some server is shown in `mode`: one named by [`with`](Self::with), or, when
-    /// none is, the default.
+    /// Every one of `servers` under its mode here: what [`uses`](Self::uses) needs to know
+    /// of the servers that take the default.
+    #[must_use]
+    pub fn resolved<'n>(&self, servers: impl IntoIterator<Item = &'n str>) -> ServerModes {
+        let start = ServerModes::new(self.default);
+        (servers.into_iter()).fold(start, |modes, name| modes.with(name, self.of(name)))
+    }
+
+    /// Whether some server is shown in `mode`, of those named by [`with`](Self::with) (a
+    /// server named nowhere is not known to be there: [`resolved`](Self::resolved) names
+    /// them all), or, when none is named, whether the default is `mode`.
     #[must_use]
     pub fn uses(&self, mode: Mode) -> bool {
         if self.servers.is_empty() {

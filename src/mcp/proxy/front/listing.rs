@@ -5,8 +5,8 @@
 use crate::Value;
 use crate::mcp::proxy::mode::{Mode, ServerModes};
 use crate::mcp::{
-    Catalog, CompactTools, DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaTools, Tool, compact,
-    raw,
+    Catalog, CompactTools, DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaTools, Server, Tool,
+    compact, raw,
 };
 
 /// `{"tools":[...]}` around definitions kept as sent.
@@ -66,6 +66,15 @@ impl Showing<'_> {
         (self.lists)(tool) || self.mode(tool) == Mode::Lean
     }
 
+    /// What lean mode's meta-tools find and run: the tools of the lean servers (the others
+    /// are listed already), under the names the whole catalog gives them; `None` when that
+    /// is the whole catalog.
+    pub(crate) fn lean_only(&self, catalog: &Catalog) -> Option<Catalog> {
+        let lean = |server: &Server| self.modes.of(server.name()) == Mode::Lean;
+        let all = catalog.servers().iter().all(lean);
+        (!all).then(|| catalog.only(&lean))
+    }
+
     /// The name of the full-definition tool, if one is listed: lean mode's `get_tool_spec`,
     /// or compact mode's ([`CompactTools::spec_name`]).
     pub(crate) fn spec_name(&self, catalog: &Catalog) -> Option<&'static str> {
@@ -95,7 +104,10 @@ impl Showing<'_> {
             .filter(|_| self.modes.uses(Mode::Compact))
             .map(compact::spec_definition);
         let meta = match self.modes.uses(Mode::Lean) {
-            true => MetaTools::new(catalog).definition_values()?,
+            true => {
+                let own = self.lean_only(catalog);
+                MetaTools::new(own.as_ref().unwrap_or(catalog)).definition_values()?
+            }
             false => Vec::new(),
         };
         for definition in meta {

@@ -299,8 +299,7 @@ impl Stateless {
         headers: &HeaderMap,
         message: &Message,
     ) -> Option<Box<Response<Body>>> {
-        // Lean mode's tools are the proxy's own, with no annotation; a lean server's tool
-        // called by name is refused by the core.
+        // Lean mode's tools are the proxy's own, with no annotation.
         if message.method() != Some("tools/call") || !self.front.lists_tools() {
             return None;
         }
@@ -311,6 +310,11 @@ impl Stateless {
         // idle close) has its servers started and listed now.
         if !self.toolbox.is_ready() {
             self.listed(message).await;
+        }
+        // A tool the proxy answers itself, or reaches through `execute_tool`, is not the
+        // server's tool of that name.
+        if !self.front.calls_server_tool(&name) {
+            return None;
         }
         let schema = {
             let catalog = self.toolbox.catalog();

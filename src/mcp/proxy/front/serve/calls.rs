@@ -24,7 +24,8 @@ use crate::mcp::{
 /// Where a `tools/call` goes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) enum CallPath {
-    /// Straight to the tool's server (passthrough).
+    /// Straight to the server: a passthrough tool, or a name the proxy does not answer (a
+    /// tool not listed to this client, or none: the server or the toolbox says so).
     Server,
     /// A compact tool: its arguments checked first, then to its server.
     Checked,
@@ -57,6 +58,15 @@ impl Front {
     fn lists(&self, tool: &crate::mcp::Tool) -> bool {
         let no_tasks = self.clients.serves_2026.load(Ordering::Relaxed);
         !(no_tasks && tasks::runs_only_as_task(tool.raw_json()))
+    }
+
+    /// Whether a call of `name` reaches the server's tool of that name (not a tool the proxy
+    /// answers, nor a lean server's): what the HTTP front checks headers against.
+    #[cfg(feature = "mcp-http")]
+    pub(crate) fn calls_server_tool(&self, name: &str) -> bool {
+        let path = self.call_path(name);
+        let known = self.toolbox.catalog().get(name).is_some();
+        known && matches!(path, Some(CallPath::Server | CallPath::Checked))
     }
 
     /// Where a call of `name` goes, by the mode of its tool's server. `None` while the
@@ -99,6 +109,8 @@ impl Front {
     /// full-definition tool's ([`CallPath::Spec`]); `None`: the call goes to the server.
     async fn compact_answer(&self, path: CallPath, entries: &[raw::Member<'_>]) -> Option<String> {
         let name = raw::get(entries, "name").and_then(raw::string)?;
+        // Lean's `get_tool_spec` is routed before the catalog is known: it waits for it here.
+        self.toolbox.ready().await;
         let spec = path == CallPath::Spec;
         let text = raw::get(entries, "arguments").filter(|t| t.trim() != "null");
         // Arguments are checked only where the answer is sure to be the server's: a call
@@ -173,7 +185,12 @@ impl Front {
             Ok(arguments) => arguments,
             Err(e) => return Ok(result_text(&e.to_string(), true)),
         };
-        let call = MetaTools::new(&self.toolbox.catalog()).disposition(&name, &arguments);
+        let call = {
+            let catalog = self.toolbox.catalog();
+            let lists = |tool: &crate::mcp::Tool| self.lists(tool);
+            let own = self.showing(&lists).lean_only(&catalog);
+            MetaTools::new(own.as_ref().unwrap_or(&catalog)).disposition(&name, &arguments)
+        };
         match call {
             Disposition::Answer { text, is_error } => Ok(result_text(&text, is_error)),
             Disposition::NotMeta => Err(CallError::UnknownTool {
