@@ -15,7 +15,7 @@ use super::catalog::{Catalog, Tool};
 use super::error::Result;
 use super::meta::{Disposition, GET_TOOL_SPEC, MetaError, MetaTools};
 use super::schema;
-use super::validate::validate_arguments;
+use super::validate::refusal;
 use crate::{Map, Value, toon};
 
 /// How a tool's definition is listed in compact mode.
@@ -273,11 +273,7 @@ impl<'c> CompactTools<'c> {
     pub fn check(&self, name: &str, arguments: &Value) -> Option<String> {
         let tool = self.catalog.get(name)?;
         let schema = tool.input_schema().ok()?;
-        let violations = validate_arguments(schema, arguments);
-        // Only what the server would refuse too: a lenient one may take the rest.
-        if !violations.iter().any(|v| v.sure) {
-            return None;
-        }
+        let violations = refusal(schema, arguments)?;
         let error = MetaError::InvalidArguments {
             tool: tool.name().to_owned(),
             violations,

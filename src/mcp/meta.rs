@@ -9,7 +9,7 @@ use super::content::Decision;
 use super::error::{Error, Result};
 use super::result::ResultEncoder;
 use super::shaping::Shaping;
-use super::validate::{Violation, validate_arguments};
+use super::validate::{Violation, refusal, validate_arguments};
 use super::view::Grouping;
 use crate::Value;
 use crate::toon;
@@ -525,9 +525,7 @@ impl<'c> MetaTools<'c> {
         let tool = self.find(args)?;
         let arguments = args.get("arguments").cloned().unwrap_or_else(|| toon!({}));
         let schema = tool.input_schema()?;
-        let violations = validate_arguments(schema, &arguments);
-        // Only what the server would refuse too: a lenient one may take the rest.
-        if violations.iter().any(|v| v.sure) {
+        if let Some(violations) = refusal(schema, &arguments) {
             return Err(MetaError::InvalidArguments {
                 tool: tool.name().to_owned(),
                 violations,

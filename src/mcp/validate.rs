@@ -67,6 +67,16 @@ pub fn validate_arguments(input_schema: &Value, arguments: &Value) -> Vec<Violat
     out
 }
 
+/// The violations of `arguments` a call is refused for before it reaches its server: every
+/// one found, when one of them is [`sure`](Violation::sure) (the server would refuse it
+/// too); `None` when none is, since what a lenient server reads as the right type (`"10"`
+/// for an integer) is its to judge. Lean mode's `execute_tool` and compact mode's check
+/// refuse by this one rule.
+pub(crate) fn refusal(input_schema: &Value, arguments: &Value) -> Option<Vec<Violation>> {
+    let violations = validate_arguments(input_schema, arguments);
+    violations.iter().any(|v| v.sure).then_some(violations)
+}
+
 fn check(
     root: &Value,
     schema: &Value,
