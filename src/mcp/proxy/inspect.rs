@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::mcp::proxy::front::listing::{Showing, tools_list_json};
-use crate::mcp::proxy::mode::{Mode, ServerModes};
+use crate::mcp::proxy::servers::mode::{Mode, ServerModes};
 use crate::mcp::{Catalog, Cut, Decision, Grouping, Policy, Status, Structured, Tool, cut_of};
 use crate::tokens::cost;
 

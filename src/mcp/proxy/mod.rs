@@ -35,7 +35,6 @@ mod inspect;
 pub mod install;
 pub mod log;
 pub mod metrics;
-mod mode;
 mod revisions;
 mod servers;
 #[cfg(feature = "mcp-http")]
@@ -58,13 +57,13 @@ pub use transport::wire;
 pub use error::CallError;
 pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, serve};
 pub use inspect::{Inspection, ServerCost, ToolResults, WholeSchema};
-pub use mode::{Mode, ServerModes};
 pub use revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 pub use revisions::mrtr::MAX_WAITING;
 pub use servers::config::{
     CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
     ReadError, ServerConfig, default_path,
 };
+pub use servers::mode::{Mode, ServerModes};
 pub use servers::toolbox::{Change, Options, Toolbox};
 pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, StartError, Upstream};
 #[cfg(feature = "mcp-http")]

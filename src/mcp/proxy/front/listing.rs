@@ -3,7 +3,7 @@
 //! compact mode's cut ones).
 
 use crate::Value;
-use crate::mcp::proxy::mode::{Mode, ServerModes};
+use crate::mcp::proxy::servers::mode::{Mode, ServerModes};
 use crate::mcp::{
     Catalog, CompactTools, DISCOVER_TOOLS, EXECUTE_TOOL, GET_TOOL_SPEC, MetaTools, Server, Tool,
     compact, raw,

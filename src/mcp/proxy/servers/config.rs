@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 
 use super::locate::Path as KeyPath;
 use crate::Value;
-use crate::mcp::proxy::mode::Mode;
+use crate::mcp::proxy::servers::mode::Mode;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 

@@ -5,5 +5,6 @@
 
 pub(super) mod config;
 pub(super) mod locate;
+pub(super) mod mode;
 pub(super) mod toolbox;
 pub(super) mod upstream;

@@ -14,7 +14,7 @@ use super::upstream::{ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
-use crate::mcp::proxy::mode::{Mode, ServerModes};
+use crate::mcp::proxy::servers::mode::{Mode, ServerModes};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, NotificationSink, ProgressSink};
 use crate::mcp::proxy::transport::wire::Message;
