@@ -47,7 +47,8 @@ pub use crate::mcp::proxy::servers::mode::Mode;
 use crate::mcp::proxy::servers::mode::ServerModes;
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::peer::{Behalf, Cause, ClientId, INBOUND_QUEUE, Peer};
+use crate::mcp::proxy::transport::inbound::{self, INBOUND_QUEUE};
+use crate::mcp::proxy::transport::peer::{Behalf, Cause, ClientId, Peer};
 use crate::mcp::proxy::transport::wire::{Lines, MAX_MESSAGE_BYTES, Message};
 
 /// Serves MCP over `reader`/`writer` (the proxy's stdin and stdout) until the client closes
@@ -68,7 +69,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (inbound_tx, mut inbound) = mpsc::channel(INBOUND_QUEUE);
+    let (inbound_tx, mut inbound) = inbound::queue();
     let (bad_tx, mut bad) = mpsc::channel(INBOUND_QUEUE);
     let lines = Lines::with_limit(MAX_MESSAGE_BYTES);
     let client = Peer::start_lines("client", reader, writer, lines, inbound_tx, Some(bad_tx));

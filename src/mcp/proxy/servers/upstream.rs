@@ -16,9 +16,10 @@ use tokio::sync::mpsc;
 use super::config::{Launch, PROXY_ENV, ServerConfig};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::SERVER;
+use crate::mcp::proxy::transport::inbound::{self, Inbound, InboundSender};
 use crate::mcp::proxy::transport::orphans;
 use crate::mcp::proxy::transport::orphans::EXIT_GRACE;
-use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer, ProgressRoute, ProgressSink};
+use crate::mcp::proxy::transport::peer::{Peer, ProgressRoute, ProgressSink};
 use crate::mcp::proxy::transport::process::{ExitWatch, Process};
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::registry::next_cursor;
@@ -225,7 +226,7 @@ impl Upstream {
         capabilities: &str,
     ) -> Result<Upstream, StartError> {
         let name = config.name.clone();
-        let (inbound_tx, inbound) = mpsc::channel(INBOUND_QUEUE);
+        let (inbound_tx, inbound) = inbound::queue();
         let (peer, transport) = connect(&name, &config.launch, inbound_tx)?;
         let exited = match &transport {
             Transport::Process(process) => Some(process.exit_watch()),
@@ -480,7 +481,7 @@ impl Upstream {
 /// other notifications that find it full are dropped and counted, as the peer drops them.
 async fn handle_inbound(
     peer: Peer,
-    mut inbound: mpsc::Receiver<Message>,
+    mut inbound: Inbound,
     events: mpsc::Sender<ServerEvent>,
     exited: Option<ExitWatch>,
 ) {
@@ -550,7 +551,7 @@ async fn handle_inbound(
 fn connect(
     name: &str,
     launch: &Launch,
-    inbound_tx: mpsc::Sender<Message>,
+    inbound_tx: InboundSender,
 ) -> Result<(Peer, Transport), StartError> {
     Ok(match launch {
         Launch::Stdio {
@@ -591,7 +592,7 @@ fn spawn(
     args: &[String],
     env: &std::collections::BTreeMap<String, String>,
     cwd: Option<&std::path::Path>,
-    inbound: mpsc::Sender<Message>,
+    inbound: InboundSender,
 ) -> Result<(Peer, Process), StartError> {
     // Checked first: spawn's own error would name the command, not the directory.
     if let Some(cwd) = cwd.filter(|d| !d.is_dir()) {

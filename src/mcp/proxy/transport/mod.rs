@@ -12,6 +12,7 @@
 
 #[cfg(feature = "mcp-http")]
 pub(super) mod http;
+pub(super) mod inbound;
 pub(super) mod orphans;
 pub(super) mod outgoing;
 pub(super) mod peer;

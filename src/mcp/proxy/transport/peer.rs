@@ -15,18 +15,13 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{Notify, mpsc, oneshot, watch};
 use tokio_util::codec::{FramedRead, FramedWrite};
 
+use super::inbound::{InboundSender, NotQueued};
 use super::outgoing::{ForWriter, WriteQueue};
 use super::wire::{self, Bad, Kind, Lines, Message, token_key};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::raw;
-
-/// Requests and notifications read but not yet handled. Requests wait for room (the peer is
-/// slowed down, nothing is lost); notifications that find it full are dropped and counted:
-/// progress and log messages are advisory, and a peer that floods them must not grow the
-/// proxy's memory without bound.
-pub(crate) const INBOUND_QUEUE: usize = 1024;
 
 /// How long after its reply a peer's log messages may still be about a request (a server
 /// that logs "done" after answering): until then they cannot be told to be another request's.
@@ -439,7 +434,7 @@ impl Peer {
         name: &str,
         reader: R,
         writer: W,
-        inbound: mpsc::Sender<Message>,
+        inbound: InboundSender,
         bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
@@ -455,7 +450,7 @@ impl Peer {
         reader: R,
         writer: W,
         lines: Lines,
-        inbound: mpsc::Sender<Message>,
+        inbound: InboundSender,
         bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
@@ -475,7 +470,7 @@ impl Peer {
         name: &str,
         frames: F,
         sink: K,
-        inbound: mpsc::Sender<Message>,
+        inbound: InboundSender,
         bad_frames: Option<mpsc::Sender<Bad>>,
     ) -> Peer
     where
@@ -890,7 +885,7 @@ struct ReaderTask {
     routes: ProgressRoutes,
     asking: Arc<Asking>,
     notifications: Arc<Mutex<Option<NotificationSink>>>,
-    inbound: mpsc::Sender<Message>,
+    inbound: InboundSender,
     bad_frames: Option<mpsc::Sender<Bad>>,
 }
 
@@ -985,12 +980,13 @@ impl ReaderTask {
             self.asking.settled(&id);
         }
     }
-
+    /// A notification to the inbound queue, dropped (and counted) when the queue is full (by
+    /// count or by bytes: [`super::inbound`]).
     /// A notification to the inbound queue, dropped (and counted) when the queue is full.
     fn queue_notification(&self, message: Message) -> ControlFlow<String> {
         match self.inbound.try_send(message) {
             Ok(()) => {}
-            Err(mpsc::error::TrySendError::Full(_)) => {
+            Err(NotQueued::Full) => {
                 let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
                 if n.is_power_of_two() {
                     tracing::warn!(
@@ -1000,7 +996,7 @@ impl ReaderTask {
                     );
                 }
             }
-            Err(mpsc::error::TrySendError::Closed(_)) => {
+            Err(NotQueued::Closed) => {
                 return ControlFlow::Break("stopped".to_owned());
             }
         }
@@ -1108,14 +1104,15 @@ pub(crate) fn outcome(server: &str, message: Message) -> Result<Message, CallErr
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::proxy::transport::inbound;
 
-    fn pair() -> (Peer, Peer, mpsc::Receiver<Message>) {
+    fn pair() -> (Peer, Peer, inbound::Inbound) {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
         let (sr, sw) = tokio::io::split(server);
-        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, _rx) = inbound::queue();
         let peer = Peer::start("s", cr, cw, tx, None);
-        let (stx, srx) = mpsc::channel(INBOUND_QUEUE);
+        let (stx, srx) = inbound::queue();
         let other = Peer::start("c", sr, sw, stx, None);
         (peer, other, srx)
     }
@@ -1204,7 +1201,7 @@ mod tests {
     async fn a_reply_that_cannot_be_read_fails_its_request_at_once() {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, _rx) = inbound::queue();
         let peer = Peer::start("s", cr, cw, tx, None);
         let (mut sr, mut sw) = tokio::io::split(server);
         tokio::spawn(async move {
@@ -1231,7 +1228,7 @@ mod tests {
     async fn closing_fails_what_is_pending() {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, _rx) = inbound::queue();
         let peer = Peer::start("s", cr, cw, tx, None);
         let p2 = peer.clone();
         let call =
@@ -1247,7 +1244,7 @@ mod tests {
     async fn a_call_waits_while_its_peer_waits_for_an_answer_of_ours() {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, mut rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, mut rx) = inbound::queue();
         let peer = Peer::start("s", cr, cw, tx, None);
         peer.hold_while_asking();
         let (mut sr, mut sw) = tokio::io::split(server);
@@ -1285,7 +1282,7 @@ mod tests {
         assert!(!peer.asking.is_waiting());
         // Never longer than MAX_EXTENSIONS timeouts.
         let started = std::time::Instant::now();
-        let (tx, _unanswered) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, _unanswered) = inbound::queue();
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
         let peer = Peer::start("s", cr, cw, tx, None);
@@ -1311,13 +1308,13 @@ mod tests {
         Peer,
         tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
         tokio::io::WriteHalf<tokio::io::DuplexStream>,
-        mpsc::Receiver<Message>,
+        inbound::Inbound,
     );
 
     fn asked_peer() -> AskedPeer {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
-        let (tx, rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, rx) = inbound::queue();
         let peer = Peer::start("s", cr, cw, tx, None);
         peer.hold_while_asking();
         let (sr, sw) = tokio::io::split(server);
@@ -1540,7 +1537,7 @@ mod tests {
         let (client, server) = tokio::io::duplex(1 << 16);
         let (cr, cw) = tokio::io::split(client);
         // Nobody reads the inbound queue.
-        let (tx, _rx) = mpsc::channel(8);
+        let (tx, _rx) = inbound::with_bounds(8, inbound::INBOUND_BYTES);
         let peer = Peer::start("s", cr, cw, tx, None);
         let (_sr, mut sw) = tokio::io::split(server);
         use tokio::io::AsyncWriteExt;
@@ -1556,5 +1553,32 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
         assert_eq!(peer.dropped_notifications(), 992);
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_large_log_messages_is_held_to_the_byte_bound() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (cr, cw) = tokio::io::split(client);
+        // Nobody reads the inbound queue: 8 of 1,024 places would hold 4 MiB.
+        let (tx, _rx) = inbound::queue();
+        let peer = Peer::start("s", cr, cw, tx, None);
+        let (_sr, mut sw) = tokio::io::split(server);
+        use tokio::io::AsyncWriteExt;
+        let data = "x".repeat(512 << 10);
+        let line = format!(
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{{\"level\":\"info\",\"data\":\"{data}\"}}}}\n"
+        );
+        for _ in 0..20 {
+            sw.write_all(line.as_bytes()).await.unwrap();
+        }
+        sw.flush().await.unwrap();
+        for _ in 0..200 {
+            if peer.dropped_notifications() == 13 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Seven messages of a little over 512 KiB fit in 4 MiB; the other 13 are dropped.
+        assert_eq!(peer.dropped_notifications(), 13);
     }
 }

@@ -1098,7 +1098,8 @@ mod tests {
     }
 
     use crate::mcp::proxy::error::CallError;
-    use crate::mcp::proxy::transport::peer::{INBOUND_QUEUE, Peer};
+    use crate::mcp::proxy::transport::inbound;
+    use crate::mcp::proxy::transport::peer::Peer;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A scripted server: each connection's request (head and body) goes to `answer`, whose
@@ -1152,7 +1153,7 @@ mod tests {
 
     fn peer(url: &str) -> (Peer, Connection) {
         let (frames, outgoing, connection) = open("s", url, &[]).unwrap();
-        let (tx, _rx) = mpsc::channel(INBOUND_QUEUE);
+        let (tx, _rx) = inbound::queue();
         let sink = tokio_util::sync::PollSender::new(outgoing);
         (Peer::start_with("s", frames, sink, tx, None), connection)
     }
