@@ -190,12 +190,24 @@ pub struct Client {
     pub wait: Duration,
 }
 
+/// `mcp serve`, with `--startup-grace wait` unless `args` give a grace: the tests list every
+/// server's tools right after `initialize`, which a loaded machine may not have started
+/// within the default second (start-up itself is tested with the default).
+pub fn serve_flags(args: &[&str]) -> Vec<&'static str> {
+    let mut flags = vec!["mcp", "serve"];
+    if !args.contains(&"--startup-grace") {
+        flags.extend(["--startup-grace", "wait"]);
+    }
+    flags
+}
+
 impl Client {
     /// `toon mcp serve --config CONFIG ARGS...` (`toon` is the binary).
     pub fn proxy(toon: &Path, config: &Path, args: &[&str]) -> Client {
         let mut command = Command::new(toon);
         command
-            .args(["mcp", "serve", "--config"])
+            .args(serve_flags(args))
+            .arg("--config")
             .arg(config)
             .args(args);
         Client::spawn(command)
@@ -205,7 +217,8 @@ impl Client {
     pub fn proxy_unread_stderr(toon: &Path, config: &Path, args: &[&str]) -> Client {
         let mut command = Command::new(toon);
         command
-            .args(["mcp", "serve", "--config"])
+            .args(serve_flags(args))
+            .arg("--config")
             .arg(config)
             .args(args);
         Client::spawn_with(command, false)
@@ -536,7 +549,8 @@ pub fn wait_for_notification(client: &mut Client, matches: impl Fn(&Json) -> boo
 /// stderr never blocks it.
 pub fn http_proxy(toon: &Path, config: &Path, args: &[&str]) -> (Child, String) {
     let mut child = Command::new(toon)
-        .args(["mcp", "serve", "--config"])
+        .args(serve_flags(args))
+        .arg("--config")
         .arg(config)
         .args(["--http", "127.0.0.1:0"])
         .args(args)

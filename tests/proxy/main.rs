@@ -20,4 +20,5 @@ mod observe;
 mod revision_2026;
 #[cfg(feature = "mcp-http")]
 mod scale_out;
+mod startup;
 mod stdio;

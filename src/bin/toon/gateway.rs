@@ -98,6 +98,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             mode,
             policy,
             request_timeout,
+            startup_grace,
             http,
             metrics,
         } => {
@@ -105,6 +106,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
+            options.startup_grace = grace(&startup_grace)?;
             options.policy = policy_of(policy);
             toon::mcp::proxy::metrics::global().set_enabled(!metrics.no_metrics);
             if http.http.is_some() {
@@ -215,6 +217,22 @@ fn seconds(what: &str, secs: f64) -> Result<std::time::Duration, String> {
         .ok()
         .filter(|d| !d.is_zero())
         .ok_or_else(|| format!("invalid {what} {secs}: use a positive number of seconds"))
+}
+
+/// `--startup-grace`: seconds (0 answers at once), or `wait` for every server.
+#[cfg(feature = "mcp-stdio")]
+fn grace(value: &str) -> Result<Option<std::time::Duration>, String> {
+    if value == "wait" {
+        return Ok(None);
+    }
+    value
+        .parse::<f64>()
+        .ok()
+        .and_then(|secs| std::time::Duration::try_from_secs_f64(secs).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            format!("invalid --startup-grace {value:?}: use seconds (0 or more) or `wait`")
+        })
 }
 
 /// The async part: a tokio runtime around the library's toolbox and server.

@@ -102,6 +102,11 @@ enum McpCommand {
         /// Seconds any request to a server may take.
         #[arg(long, value_name = "SECS", default_value_t = 60.0)]
         request_timeout: f64,
+        /// Seconds the client's initialize and first lists wait for servers still starting;
+        /// the rest are listed as they come up, with a list change. `wait`: until every
+        /// server has started or failed (for clients that do not re-list on a change).
+        #[arg(long, value_name = "SECS|wait", default_value = "1")]
+        startup_grace: String,
         // Boxed: the largest of the commands' arguments by far.
         #[command(flatten)]
         http: Box<HttpArgs>,

@@ -64,7 +64,7 @@ pub use servers::config::{
     ReadError, ServerConfig, default_path,
 };
 pub use servers::mode::{Mode, ServerModes};
-pub use servers::toolbox::{Change, Options, Toolbox};
+pub use servers::toolbox::{Change, Options, STARTUP_GRACE, Toolbox};
 pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, StartError, Upstream};
 #[cfg(feature = "mcp-http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp-http")))]

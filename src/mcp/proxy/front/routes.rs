@@ -47,6 +47,9 @@ pub(crate) fn serves(method: &str) -> bool {
     )
 }
 
+/// The lists [`Routes::answer`] merges.
+const LISTS: [&str; 3] = ["resources/list", "resources/templates/list", "prompts/list"];
+
 /// The server capability a method needs (`resources`, `prompts`, `completions`, `logging`).
 fn capability(method: &str) -> &'static str {
     match method.split('/').next() {
@@ -86,16 +89,27 @@ pub(crate) fn server_declares(toolbox: &Toolbox, name: &str, path: &[&str]) -> b
     })
 }
 
-/// The running servers that offer `capability`, once the servers have started, for a request
-/// of `method`; none is `-32601` ("no server behind the proxy offers `what`").
+/// The running servers that offer `capability` for a request of `method`: for a list, those up
+/// within the start-up grace (a later one comes with a list change); for anything else, once
+/// every server has started (what it names may be a later one's). None is `-32601` ("no
+/// server behind the proxy offers `what`"), but for a list when the client was answered
+/// while servers were still starting: it was told they may come (`Front::capabilities`).
 pub(crate) async fn servers_for(
     toolbox: &Toolbox,
     method: &str,
     capability: &str,
     what: &str,
 ) -> Result<Vec<String>, CallError> {
-    toolbox.ready().await;
+    let list = LISTS.contains(&method);
+    if list {
+        toolbox.settled().await;
+    } else {
+        toolbox.ready().await;
+    }
     let servers = offering(toolbox, capability);
+    if servers.is_empty() && list && toolbox.answered_early() {
+        return Ok(servers);
+    }
     if servers.is_empty() {
         return Err(refusal(
             code::METHOD_NOT_FOUND,

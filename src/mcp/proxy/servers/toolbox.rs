@@ -3,6 +3,7 @@
 //! through part 1's [`ResultEncoder`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,12 @@ pub struct Options {
     pub startup_timeout: Duration,
     /// How long any request to a server may take (default 60 s).
     pub request_timeout: Duration,
+    /// How long a client's `initialize` and its first lists wait for servers still starting
+    /// ([`Toolbox::settled`]; default [`STARTUP_GRACE`]): then they are answered with the
+    /// servers up by then, and each server that comes up later is announced as
+    /// [`Change::ServerUp`] (the client hears a list change). `None`: they wait until every
+    /// server has started or failed, within [`startup_timeout`](Self::startup_timeout).
+    pub startup_grace: Option<Duration>,
     /// How results are encoded.
     pub policy: Policy,
     /// Start the servers only once [`Toolbox::client_connected`] gives the client's
@@ -49,11 +56,17 @@ impl Default for Options {
         Options {
             startup_timeout: Duration::from_secs(30),
             request_timeout: Duration::from_secs(60),
+            startup_grace: Some(STARTUP_GRACE),
             policy: Policy::default(),
             await_client: false,
         }
     }
 }
+
+/// [`Options::startup_grace`]'s default. Of the eleven real servers of
+/// `benches/mcp/startup.py`, most list their tools within it when started together; a host's
+/// client is answered by then whatever the slowest one does (benches/README.md).
+pub const STARTUP_GRACE: Duration = Duration::from_secs(1);
 
 /// What changed in a [`Toolbox`], from [`Toolbox::next_event`].
 #[derive(Clone, Debug, PartialEq)]
@@ -61,6 +74,13 @@ impl Default for Options {
 pub enum Change {
     /// The server's tools changed and the catalog has been re-listed.
     ToolsChanged {
+        /// The server.
+        server: String,
+    },
+    /// The server was still starting when a client was answered without it
+    /// ([`Toolbox::settled`]) and is up now: its tools are in the catalog, its prompts and
+    /// resources can be listed.
+    ServerUp {
         /// The server.
         server: String,
     },
@@ -109,6 +129,9 @@ pub struct Toolbox {
     encoder: ResultEncoder,
     options: Options,
     ready: watch::Receiver<bool>,
+    /// Whether a client was answered while servers were still starting ([`Toolbox::settled`]):
+    /// each that comes up after is announced.
+    answered_early: AtomicBool,
     /// Tools of servers that went away, by exposed name, so calls to them say which server
     /// is gone instead of "unknown tool".
     former: RwLock<HashMap<String, String>>,
@@ -184,6 +207,7 @@ impl Toolbox {
             encoder: ResultEncoder::new(options.policy.clone()).with_observer(observer(me)),
             options,
             ready,
+            answered_early: AtomicBool::new(false),
             former: RwLock::default(),
             events: AsyncMutex::new(events),
             events_tx,
@@ -214,6 +238,14 @@ impl Toolbox {
         let started = self.connect(&config).await;
         if started.is_ok() {
             self.count_up(&config.name, false);
+            // After its tools are in the catalog: a client answered before this reads them,
+            // or hears of them here.
+            if self.answered_early.load(Ordering::SeqCst) {
+                let up = ServerEvent::Started {
+                    server: config.name.clone(),
+                };
+                let _ = self.events_tx.send(up).await;
+            }
         }
         if let Err(why) = started {
             self.unavailable(&config.name, &why.to_string());
@@ -414,6 +446,29 @@ impl Toolbox {
     #[must_use]
     pub fn is_ready(&self) -> bool {
         *self.ready.borrow()
+    }
+
+    /// Waits until every server has started or failed to, for at most
+    /// [`Options::startup_grace`]: what a client's `initialize` and lists are answered after.
+    /// Once the grace has run out, no caller waits again, and each server that comes up later
+    /// is announced as [`Change::ServerUp`].
+    pub async fn settled(&self) {
+        if self.is_ready() || self.answered_early() {
+            return;
+        }
+        let Some(grace) = self.options.startup_grace else {
+            return self.ready().await;
+        };
+        if tokio::time::timeout(grace, self.ready()).await.is_err() {
+            self.answered_early.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// Whether a client may have been answered without servers still starting
+    /// ([`settled`](Self::settled)'s grace ran out before every server was up).
+    #[must_use]
+    pub fn answered_early(&self) -> bool {
+        self.answered_early.load(Ordering::SeqCst)
     }
 
     /// The catalog as it stands. Do not hold it across an `.await`.
@@ -774,6 +829,7 @@ impl Toolbox {
                 // Every other notification went to the front as it was read
                 // (`route_notifications`).
                 ServerEvent::Notification { .. } => {}
+                ServerEvent::Started { server } => return Some(Change::ServerUp { server }),
                 ServerEvent::Request { server, message } => {
                     return Some(Change::Request { server, message });
                 }
@@ -864,4 +920,43 @@ fn with_progress_token(params: &str, token: &str) -> String {
     let mut splice = crate::mcp::raw::Splice::new(params);
     splice.replace(old, token.to_owned());
     splice.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that never answers `initialize`.
+    const STUCK: &str =
+        r#"{"mcpServers": {"stuck": {"command": "sh", "args": ["-c", "sleep 30"]}}}"#;
+
+    #[tokio::test]
+    async fn settled_gives_up_on_a_server_still_starting_after_the_grace_once() {
+        let options = Options {
+            startup_grace: Some(Duration::from_millis(100)),
+            ..Options::default()
+        };
+        let toolbox = Toolbox::start(&Config::from_str(STUCK).unwrap(), options);
+        assert!(!toolbox.answered_early());
+        toolbox.settled().await;
+        assert!(!toolbox.is_ready());
+        assert!(toolbox.answered_early());
+        // Once given up, nobody waits again.
+        let again = tokio::time::timeout(Duration::from_millis(50), toolbox.settled()).await;
+        assert!(again.is_ok());
+        toolbox.shutdown().await;
+    }
+
+    #[tokio::test]
+    async fn without_a_grace_settled_waits_for_every_server() {
+        let options = Options {
+            startup_grace: None,
+            ..Options::default()
+        };
+        let toolbox = Toolbox::start(&Config::from_str(STUCK).unwrap(), options);
+        let waited = tokio::time::timeout(Duration::from_millis(300), toolbox.settled()).await;
+        assert!(waited.is_err(), "settled before the server started");
+        assert!(!toolbox.answered_early());
+        toolbox.shutdown().await;
+    }
 }

@@ -143,6 +143,12 @@ pub enum ServerEvent {
         /// The whole JSON-RPC request, as its text came.
         message: Message,
     },
+    /// `server` was started after a client was answered without it (the toolbox's own
+    /// event: [`Change::ServerUp`](super::toolbox::Change::ServerUp)).
+    Started {
+        /// The server.
+        server: String,
+    },
     /// `server`'s connection closed: it exited or closed its stdout.
     Exited {
         /// The server.

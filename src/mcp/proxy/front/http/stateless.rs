@@ -310,6 +310,10 @@ impl Stateless {
         // idle close) has its servers started and listed now.
         if !self.toolbox.is_ready() {
             self.listed(message).await;
+            // Listed within the start-up grace; a tool of a server still starting is waited for.
+            if self.toolbox.catalog().get(&name).is_none() {
+                self.toolbox.ready().await;
+            }
         }
         // A tool the proxy answers itself, or reaches through `execute_tool`, is not the
         // server's tool of that name.

@@ -37,7 +37,8 @@ pub(super) enum CallPath {
 
 impl Front {
     pub(super) async fn tools_list(&self) -> Result<String, CallError> {
-        self.toolbox.ready().await;
+        // The servers up so far: each later one comes with a list change (#60).
+        self.toolbox.settled().await;
         let catalog = self.toolbox.catalog();
         let lists = |tool: &crate::mcp::Tool| self.lists(tool);
         (self.showing(&lists).tools_list(&catalog))
@@ -82,14 +83,15 @@ impl Front {
         if lean && name == GET_TOOL_SPEC {
             return Some(CallPath::Spec);
         }
-        if !self.toolbox.is_ready() {
-            return None;
-        }
         let catalog = self.toolbox.catalog();
         let lists = |tool: &crate::mcp::Tool| self.lists(tool);
         let showing = self.showing(&lists);
         if showing.spec_name(&catalog) == Some(name) {
             return Some(CallPath::Spec);
+        }
+        // A tool of a server still starting: known once it is listed.
+        if !self.toolbox.is_ready() && catalog.get(name).is_none() {
+            return None;
         }
         Some(match catalog.get(name) {
             Some(tool) if showing.direct(tool) && showing.mode(tool) == Mode::Compact => {
@@ -109,9 +111,12 @@ impl Front {
     /// full-definition tool's ([`CallPath::Spec`]); `None`: the call goes to the server.
     async fn compact_answer(&self, path: CallPath, entries: &[raw::Member<'_>]) -> Option<String> {
         let name = raw::get(entries, "name").and_then(raw::string)?;
-        // Lean's `get_tool_spec` is routed before the catalog is known: it waits for it here.
-        self.toolbox.ready().await;
         let spec = path == CallPath::Spec;
+        // The definitions asked for may be of servers still starting (and lean's
+        // `get_tool_spec` is routed before the catalog is known); a checked tool is listed.
+        if spec {
+            self.toolbox.ready().await;
+        }
         let text = raw::get(entries, "arguments").filter(|t| t.trim() != "null");
         // Arguments are checked only where the answer is sure to be the server's: a call
         // that asks for a task gets one from the server (a plain result would not do), and
@@ -178,7 +183,12 @@ impl Front {
         name: String,
         entries: &[raw::Member<'_>],
     ) -> Result<String, CallError> {
-        self.toolbox.ready().await;
+        // A search shows what is up so far; a tool run may be of a server still starting.
+        if name == crate::mcp::DISCOVER_TOOLS {
+            self.toolbox.settled().await;
+        } else {
+            self.toolbox.ready().await;
+        }
         // Read to validate and plan; what reaches the server is the text the model sent.
         let arguments_text = raw::get(entries, "arguments");
         let arguments = match read_arguments(&name, arguments_text) {

@@ -199,7 +199,8 @@ impl Front {
             "initialize" => {
                 let params = message.params_json();
                 *lock(&self.clients.declared) = Some(params["capabilities"].to_string());
-                self.toolbox.ready().await;
+                // Answered with the servers up within the grace; the rest by list changes.
+                self.toolbox.settled().await;
                 let result = self.initialize(&params);
                 self.clients.initialized.store(true, Ordering::Relaxed);
                 Ok(result)

@@ -37,17 +37,19 @@ impl Front {
     pub(super) fn capabilities(&self, with_tasks: bool) -> String {
         let declared = |capability: &str, flag: &str| self.any_declares(capability, flag);
         let mut capabilities = vec![r#""tools":{"listChanged":true}"#.to_owned()];
-        if !offering(&self.toolbox, "resources").is_empty() {
+        // Servers still starting may offer them: said, and listed once they are up (#60).
+        let starting = !self.toolbox.is_ready();
+        if starting || !offering(&self.toolbox, "resources").is_empty() {
             capabilities.push(format!(
                 r#""resources":{{"subscribe":{},"listChanged":{}}}"#,
                 declared("resources", "subscribe"),
-                declared("resources", "listChanged")
+                starting || declared("resources", "listChanged")
             ));
         }
-        if !offering(&self.toolbox, "prompts").is_empty() {
+        if starting || !offering(&self.toolbox, "prompts").is_empty() {
             capabilities.push(format!(
                 r#""prompts":{{"listChanged":{}}}"#,
-                declared("prompts", "listChanged")
+                starting || declared("prompts", "listChanged")
             ));
         }
         for capability in ["completions", "logging"] {

@@ -40,7 +40,7 @@ impl Front {
         }
         match method {
             "server/discover" => {
-                self.toolbox.ready().await;
+                self.toolbox.settled().await;
                 wire::response(id, &self.discover())
             }
             "subscriptions/listen" => self.listen(id, params).await,
@@ -190,14 +190,17 @@ impl Front {
     /// with what the proxy honours, then open until the client cancels it; the servers are
     /// subscribed to its resources meanwhile.
     async fn listen(self: &Arc<Self>, id: &str, params: &str) -> String {
-        self.toolbox.ready().await;
+        self.toolbox.settled().await;
+        // A server still starting may send them: honoured as asked (#60).
+        let starting = !self.toolbox.is_ready();
         let asked = Filter::of_request(params);
         // Tool list changes come from the proxy's own catalog; the others only from a server
         // that says it sends them.
         let mut honoured = Filter {
             tools: asked.tools,
-            prompts: asked.prompts && self.any_declares("prompts", "listChanged"),
-            resources: asked.resources && self.any_declares("resources", "listChanged"),
+            prompts: asked.prompts && (starting || self.any_declares("prompts", "listChanged")),
+            resources: asked.resources
+                && (starting || self.any_declares("resources", "listChanged")),
             uris: Vec::new(),
         };
         let mut subscribe = Vec::new();

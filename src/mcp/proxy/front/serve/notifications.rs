@@ -12,6 +12,7 @@ use std::sync::atomic::Ordering;
 use super::{Front, severity};
 use crate::mcp::LIST_CHANGED;
 use crate::mcp::proxy::front::link::{Carries, Outgoing};
+use crate::mcp::proxy::front::routes;
 use crate::mcp::proxy::front::tasks;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::servers::toolbox::Change;
@@ -31,7 +32,29 @@ impl Front {
                     self.notify_home(wire::notification(LIST_CHANGED, None));
                 }
             }
+            Change::ServerUp { server } => self.server_up(&server),
             Change::Request { server, message } => self.on_request(server, message).await,
+        }
+    }
+
+    /// A server that was still starting when the client was answered is up: its tools, and
+    /// its prompts and resources if it has them, are new to the client (#60).
+    fn server_up(&self, server: &str) {
+        let mut changed = vec![LIST_CHANGED];
+        for (capability, method) in [
+            ("prompts", "notifications/prompts/list_changed"),
+            ("resources", "notifications/resources/list_changed"),
+        ] {
+            if routes::server_declares(&self.toolbox, server, &[capability]) {
+                self.routes.forget(method);
+                changed.push(method);
+            }
+        }
+        for method in changed {
+            self.to_listens(method, None);
+            if self.unsolicited() {
+                self.notify_home(wire::notification(method, None));
+            }
         }
     }
 

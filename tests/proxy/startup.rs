@@ -1,0 +1,144 @@
+//! Start-up (issue #60): a server still starting holds neither the client's `initialize` nor
+//! the other servers' tools; it is listed by a list change once it is up, and a call of its
+//! tool made before that waits for it. `--startup-grace wait` keeps the old rule. The slow
+//! server is `gated_server.py`, which starts only once the test creates its gate file, so
+//! nothing here depends on how fast the machine is.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value as Json, json};
+
+use crate::mcp_servers::{self, Client, Scratch, wait_for_notification};
+
+fn fixture(name: &str) -> PathBuf {
+    mcp_servers::root()
+        .join("tests/fixtures/mcp/servers")
+        .join(name)
+}
+
+/// The wild fixture server and the gated one (its gate `scratch/gate`, not yet there).
+fn wild_and_gated(scratch: &Path) -> (PathBuf, PathBuf) {
+    let gate = scratch.join("gate");
+    let servers = json!({
+        "wild": {"command": "python3", "args": [fixture("wild_server.py")]},
+        "gated": {"command": "python3", "args": [fixture("gated_server.py"), &gate]},
+    });
+    let config = scratch.join("mcp.json");
+    std::fs::write(&config, json!({ "mcpServers": servers }).to_string()).unwrap();
+    (config, gate)
+}
+
+fn proxy(config: &Path, args: &[&str]) -> Client {
+    Client::proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, args)
+}
+
+fn names(tools: &[Json]) -> Vec<&str> {
+    tools.iter().filter_map(|t| t["name"].as_str()).collect()
+}
+
+#[test]
+fn a_server_still_starting_is_listed_by_a_list_change_and_its_call_waits_for_it() {
+    let scratch = Scratch::new("startup-early");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let mut client = proxy(&config, &["--startup-grace", "0.5"]);
+    let init = client.initialize("2025-11-25");
+    // Answered while the gated server cannot have started: with what it may offer.
+    assert!(!gate.exists());
+    let capabilities = &init["result"]["capabilities"];
+    assert_eq!(capabilities["tools"]["listChanged"], true, "{init}");
+    assert_eq!(capabilities["prompts"]["listChanged"], true, "{init}");
+    let first = client.tools();
+    assert!(!names(&first).contains(&"gated_echo"), "{first:?}");
+    // Its prompts are not there yet either; the list is answered, not refused.
+    let prompts = client.request("prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"], json!([]), "{prompts}");
+    // A call of its tool before it is up: answered once it is.
+    let id = client.next_id;
+    client.next_id += 1;
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                        "params": {"name": "gated_echo", "arguments": {"text": "waited"}}}));
+    std::fs::write(&gate, "").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "waited", "{r}");
+    for changed in [
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    ] {
+        wait_for_notification(&mut client, |m| m["method"] == changed);
+    }
+    let all = client.tools();
+    assert!(names(&all).contains(&"gated_echo"), "{all:?}");
+    assert!(names(&all).len() > names(&first).len().max(1), "{all:?}");
+    let prompts = client.request("prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "gated_prompt");
+    client.close();
+}
+
+#[test]
+fn with_startup_grace_wait_initialize_is_answered_once_every_server_is_up() {
+    let scratch = Scratch::new("startup-wait");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let mut client = proxy(&config, &["--startup-grace", "wait"]);
+    let opener = {
+        let gate = gate.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(1500));
+            std::fs::write(gate, "").unwrap();
+        })
+    };
+    let init = client.initialize("2025-11-25");
+    // Not before the gate: the gated server's start was waited for.
+    assert!(gate.exists(), "{init}");
+    opener.join().unwrap();
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    // Every server was up: no capability beyond what they offer.
+    assert_eq!(
+        init["result"]["capabilities"]["prompts"]["listChanged"],
+        false
+    );
+    client.close();
+}
+
+#[test]
+fn a_2026_07_28_client_hears_of_a_late_server_on_its_listen() {
+    let scratch = Scratch::new("startup-listen");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let mut client = proxy(&config, &["--startup-grace", "0.5"]);
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "l1", "method": "subscriptions/listen",
+        "params": {"notifications": {"toolsListChanged": true, "promptsListChanged": true},
+                   "_meta": envelope}}),
+    );
+    let listed = client.request("tools/list", json!({"_meta": envelope}));
+    assert!(!gate.exists());
+    assert!(!names(listed["result"]["tools"].as_array().unwrap()).contains(&"gated_echo"));
+    let acknowledged = wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/subscriptions/acknowledged"
+    });
+    // Honoured as asked: a server still starting may change the prompts.
+    assert_eq!(
+        acknowledged["params"]["notifications"],
+        json!({"toolsListChanged": true, "promptsListChanged": true}),
+        "{acknowledged}"
+    );
+    std::fs::write(&gate, "").unwrap();
+    for changed in [
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    ] {
+        let m = wait_for_notification(&mut client, |m| m["method"] == changed);
+        assert_eq!(
+            m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "l1",
+            "{m}"
+        );
+    }
+    let listed = client.request("tools/list", json!({"_meta": envelope}));
+    assert!(names(listed["result"]["tools"].as_array().unwrap()).contains(&"gated_echo"));
+    client.close();
+}
