@@ -13,7 +13,7 @@ CACHE_DIR is what `benches/mcp/install-tool-list-servers.sh CACHE_DIR` printed. 
 - `eleven + stuck`: and a twelfth that never answers (the gateway gives up at
   `--startup-timeout`, 30 s by default).
 Each TOON is run with its default start-up and, when ARGS is given in $STARTUP_ARGS (for
-example `--startup wait`), with those too. The client is the wire itself (JSON-RPC lines over
+example `--startup-grace wait`), with those too. The client is the wire itself (JSON-RPC lines over
 stdio, revision 2025-11-25, roots declared as hosts do): what is timed is the gateway's
 answers, not a client library. Medians over ROUNDS, in seconds; progress on stderr.
 """
