@@ -192,11 +192,15 @@ pub struct Client {
 
 /// `mcp serve`, with `--startup-grace wait` unless `args` give a grace: the tests list every
 /// server's tools right after `initialize`, which a loaded machine may not have started
-/// within the default second (start-up itself is tested with the default).
+/// within the default second (start-up itself is tested with the default). And with
+/// `--catalog-cache off` unless `args` give a cache: no test reads or writes the user's.
 pub fn serve_flags(args: &[&str]) -> Vec<&'static str> {
     let mut flags = vec!["mcp", "serve"];
     if !args.contains(&"--startup-grace") {
         flags.extend(["--startup-grace", "wait"]);
+    }
+    if !args.contains(&"--catalog-cache") {
+        flags.extend(["--catalog-cache", "off"]);
     }
     flags
 }

@@ -142,3 +142,160 @@ fn a_2026_07_28_client_hears_of_a_late_server_on_its_listen() {
     assert!(names(listed["result"]["tools"].as_array().unwrap()).contains(&"gated_echo"));
     client.close();
 }
+
+/// A first run with the gate open, which leaves the gated server's tools in the catalog cache
+/// `scratch/cache`; the gate is closed again after.
+fn cached_once(config: &Path, gate: &Path, cache: &Path) {
+    std::fs::write(gate, "").unwrap();
+    let mut client = proxy(config, &["--catalog-cache", cache.to_str().unwrap()]);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    client.close();
+    std::fs::remove_file(gate).unwrap();
+    assert_eq!(
+        std::fs::read_dir(cache).unwrap().count(),
+        2,
+        "one file a server"
+    );
+}
+
+/// The second run: a grace no test waits out, so only the cache can answer before the gate.
+fn from_cache(config: &Path, cache: &Path) -> Client {
+    let args = [
+        "--startup-grace",
+        "600",
+        "--catalog-cache",
+        cache.to_str().unwrap(),
+    ];
+    proxy(config, &args)
+}
+
+/// `tools/call` of `name` sent, not waited for; its id.
+fn call_later(client: &mut Client, name: &str) -> u64 {
+    let id = client.next_id;
+    client.next_id += 1;
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                        "params": {"name": name, "arguments": {"text": "waited"}}}));
+    id
+}
+
+#[test]
+fn a_cached_catalog_is_listed_at_once_and_its_calls_wait_for_their_server() {
+    let scratch = Scratch::new("startup-cached");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    let mut client = from_cache(&config, &cache);
+    client.initialize("2025-11-25");
+    let listed = client.tools();
+    assert!(
+        !gate.exists(),
+        "answered before the gated server could start"
+    );
+    assert!(names(&listed).contains(&"gated_echo"), "{listed:?}");
+    let id = call_later(&mut client, "gated_echo");
+    std::fs::write(&gate, "").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "waited", "{r}");
+    // Its prompts are new; its tools are what the client had: no tool list change.
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/prompts/list_changed"
+    });
+    let tools_changed = "notifications/tools/list_changed";
+    assert!(
+        !client
+            .notifications
+            .iter()
+            .any(|m| m["method"] == tools_changed),
+        "{:?}",
+        client.notifications
+    );
+    client.close();
+}
+
+#[test]
+fn a_server_whose_tools_changed_since_the_cache_is_corrected_by_a_list_change() {
+    let scratch = Scratch::new("startup-changed");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    let mut client = from_cache(&config, &cache);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    // Called as cached; the server lists it under another name now: never called there.
+    let id = call_later(&mut client, "gated_echo");
+    std::fs::write(&gate, "gated_renamed").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    let error = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(error.contains("gated_echo"), "{r}");
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    let listed = client.tools();
+    assert!(names(&listed).contains(&"gated_renamed"), "{listed:?}");
+    assert!(!names(&listed).contains(&"gated_echo"), "{listed:?}");
+    let r = client.call("gated_renamed", json!({"text": "renamed"}));
+    assert_eq!(r["content"][0]["text"], "renamed", "{r}");
+    client.close();
+    // The cache keeps the new list for the next start.
+    std::fs::remove_file(&gate).unwrap();
+    let mut client = from_cache(&config, &cache);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_renamed"));
+    std::fs::write(&gate, "gated_renamed").unwrap();
+    client.close();
+}
+
+#[test]
+fn a_cached_server_that_fails_to_start_takes_its_tools_away_with_a_list_change() {
+    let scratch = Scratch::new("startup-cached-fails");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    let mut client = from_cache(&config, &cache);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    let id = call_later(&mut client, "gated_echo");
+    std::fs::write(&gate, "exit").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    // Said as the tool's failure, which the model reads.
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains(r#"server "gated" is unavailable: exited"#),
+        "{r}"
+    );
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    let listed = client.tools();
+    assert!(!names(&listed).contains(&"gated_echo"), "{listed:?}");
+    assert!(
+        names(&listed).len() > 1,
+        "the other server's tools stay: {listed:?}"
+    );
+    client.close();
+}
+
+#[test]
+fn a_corrupt_cache_file_is_ignored_with_a_warning() {
+    let scratch = Scratch::new("startup-corrupt");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    for file in std::fs::read_dir(&cache).unwrap() {
+        std::fs::write(file.unwrap().path(), "{\"format\": ").unwrap();
+    }
+    std::fs::write(&gate, "").unwrap();
+    let args = ["--catalog-cache", cache.to_str().unwrap()];
+    let mut client = proxy(&config, &args);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    let stderr = client.close_then_stderr_with(&["not a cache file"]);
+    assert!(stderr.contains("not a cache file"), "{stderr}");
+}

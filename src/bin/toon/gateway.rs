@@ -105,6 +105,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             let mode = mode.into();
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
+            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref());
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
             options.startup_grace = grace(&startup_grace)?;
             options.policy = policy_of(policy);
@@ -124,6 +125,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
         } => {
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
+            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref());
             options.policy = policy_of(policy);
             let report = serving::inspect(servers.config.as_deref(), mode.into(), options)?;
             emit(report.trim_end())?;
@@ -233,6 +235,17 @@ fn grace(value: &str) -> Result<Option<std::time::Duration>, String> {
         .ok_or_else(|| {
             format!("invalid --startup-grace {value:?}: use seconds (0 or more) or `wait`")
         })
+}
+
+/// `--catalog-cache`: a folder, `off`, or (not given) the user's cache folder.
+#[cfg(feature = "mcp-stdio")]
+fn catalog_cache(value: Option<&str>) -> Option<toon::mcp::proxy::CatalogCache> {
+    use toon::mcp::proxy::CatalogCache;
+    match value {
+        Some("off") => None,
+        Some(dir) => Some(CatalogCache::new(dir)),
+        None => CatalogCache::default_dir().map(CatalogCache::new),
+    }
 }
 
 /// The async part: a tokio runtime around the library's toolbox and server.
@@ -554,6 +567,11 @@ mod serving {
         log_to_stderr();
         let config = load(config)?;
         let policy = options.policy.clone();
+        // What the cache held before this run lists the servers again.
+        let cached = options
+            .catalog_cache
+            .as_ref()
+            .map(|c| cache_report(c, &config));
         let report = runtime()?.block_on(async {
             adopt();
             let toolbox = Toolbox::start(&config, options);
@@ -564,7 +582,35 @@ mod serving {
             report.map(|r| r.to_string()).map_err(Failure::of)
         });
         flush();
-        report
+        Ok(report? + &cached.unwrap_or_default())
+    }
+
+    /// What the catalog cache holds for each enabled server, and how old it is.
+    fn cache_report(cache: &toon::mcp::proxy::CatalogCache, config: &Config) -> String {
+        let mut lines = format!("\ncatalog cache {}:\n", cache.dir().display());
+        for server in config.enabled() {
+            let held = match cache.load(server) {
+                Ok(Some(cached)) => format!(
+                    "{} tools, listed {} ago",
+                    cached.tools,
+                    age(cached.age().as_secs())
+                ),
+                Ok(None) => "nothing".to_owned(),
+                Err(e) => e.to_string(),
+            };
+            lines += &format!("  {}: {held}\n", server.name);
+        }
+        lines
+    }
+
+    /// Seconds as the largest whole unit: 40 s, 5 min, 3 h, 2 d.
+    fn age(secs: u64) -> String {
+        match secs {
+            0..60 => format!("{secs} s"),
+            60..3600 => format!("{} min", secs / 60),
+            3600..86400 => format!("{} h", secs / 3600),
+            _ => format!("{} d", secs / 86400),
+        }
     }
 
     /// On Linux, what the servers start outside their process groups (`setsid` daemons)

@@ -268,6 +268,11 @@ struct ServersArgs {
     /// Seconds each server gets to start and list its tools.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     startup_timeout: f64,
+    /// Where each server's last tool list is kept, to be listed at once while the server
+    /// starts (default: $XDG_CACHE_HOME/toon/catalogs, else ~/.cache/toon/catalogs); `off`:
+    /// nowhere.
+    #[arg(long, value_name = "DIR|off")]
+    catalog_cache: Option<String>,
 }
 
 /// `--max-size`'s default: the library's, which exists only with the `mcp` feature (the

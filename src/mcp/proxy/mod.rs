@@ -59,6 +59,7 @@ pub use front::serve::{MAX_IN_FLIGHT, MAX_LISTENS, serve};
 pub use inspect::{Inspection, ServerCost, ToolResults, WholeSchema};
 pub use revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
 pub use revisions::mrtr::MAX_WAITING;
+pub use servers::cache::{CacheError, Cached, CatalogCache};
 pub use servers::config::{
     CONFIG_ENV, Config, ConfigError, HTTP_TOKEN_ENV, Launch, MAX_CONFIG_BYTES, PROXY_ENV,
     ReadError, ServerConfig, default_path,

@@ -2,7 +2,7 @@
 //! their tools in one [`Catalog`], calls routed to the server that has the tool, and results
 //! through part 1's [`ResultEncoder`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
+use super::cache::CatalogCache;
 use super::config::{Config, Launch, ServerConfig};
 use super::upstream::{ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
@@ -49,6 +50,13 @@ pub struct Options {
     /// Start the servers only once [`Toolbox::client_connected`] gives the client's
     /// capabilities, which they are initialised with (default `false`: at once, with none).
     pub await_client: bool,
+    /// Where each server's last tool list is kept (default `None`: nowhere; the CLI's is
+    /// [`CatalogCache::default_dir`]). A server with a list there is in the catalog with it
+    /// from the start, so [`Toolbox::settled`] does not wait for it; a call to one of its
+    /// tools waits until the server has listed its tools again, and runs only if it did list
+    /// that one. Once up, its own list replaces the cached one ([`Change::ServerUp`] says
+    /// whether they differ) and is kept for the next start.
+    pub catalog_cache: Option<CatalogCache>,
 }
 
 impl Default for Options {
@@ -59,6 +67,7 @@ impl Default for Options {
             startup_grace: Some(STARTUP_GRACE),
             policy: Policy::default(),
             await_client: false,
+            catalog_cache: None,
         }
     }
 }
@@ -83,6 +92,9 @@ pub enum Change {
     ServerUp {
         /// The server.
         server: String,
+        /// Whether its tools differ from what the catalog had for it while it started
+        /// (nothing, or its [cached](Options::catalog_cache) list).
+        tools_changed: bool,
     },
     /// The server is gone; it is in the catalog as unavailable and its calls fail at once.
     ServerGone {
@@ -135,6 +147,12 @@ pub struct Toolbox {
     /// Tools of servers that went away, by exposed name, so calls to them say which server
     /// is gone instead of "unknown tool".
     former: RwLock<HashMap<String, String>>,
+    /// The servers still on their first start.
+    starting: watch::Sender<HashSet<String>>,
+    /// The servers whose tools came from the catalog cache at start.
+    cached: HashSet<String>,
+    /// Cache files being written ([`shutdown`](Toolbox::shutdown) waits for them).
+    writes: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     events: AsyncMutex<mpsc::Receiver<ServerEvent>>,
     events_tx: mpsc::Sender<ServerEvent>,
     /// The capabilities servers are initialised with (JSON text), once known.
@@ -192,11 +210,17 @@ impl Toolbox {
         let (events_tx, events) = mpsc::channel(INBOUND_QUEUE);
         let (ready_tx, ready) = watch::channel(false);
         let mut catalog = Catalog::new();
+        let mut cached = HashSet::new();
         for server in config.enabled() {
             // In the catalog from the start, in file order; replaced once listed.
-            catalog.add_unavailable(&server.name, "starting");
+            if from_cache(&mut catalog, options.catalog_cache.as_ref(), server) {
+                cached.insert(server.name.clone());
+            } else {
+                catalog.add_unavailable(&server.name, "starting");
+            }
             metrics::global().server_starting(&server.name);
         }
+        let starting = config.enabled().map(|s| s.name.clone()).collect();
         let configs = config
             .enabled()
             .map(|s| (s.name.clone(), s.clone()))
@@ -209,6 +233,9 @@ impl Toolbox {
             ready,
             answered_early: AtomicBool::new(false),
             former: RwLock::default(),
+            starting: watch::channel(starting).0,
+            cached,
+            writes: Mutex::default(),
             events: AsyncMutex::new(events),
             events_tx,
             client: watch::channel(None).0,
@@ -235,24 +262,77 @@ impl Toolbox {
     }
 
     async fn start_one(&self, config: ServerConfig) {
+        let name = &config.name;
+        let before = self.tool_texts(name);
         let started = self.connect(&config).await;
-        if started.is_ok() {
-            self.count_up(&config.name, false);
-            // After its tools are in the catalog: a client answered before this reads them,
-            // or hears of them here.
-            if self.answered_early.load(Ordering::SeqCst) {
-                let up = ServerEvent::Started {
-                    server: config.name.clone(),
-                };
-                let _ = self.events_tx.send(up).await;
+        let event = match started {
+            Ok(()) => {
+                self.count_up(name, false);
+                let tools_changed = self.tool_texts(name) != before;
+                ServerEvent::Started {
+                    server: name.clone(),
+                    tools_changed,
+                }
             }
-        }
-        if let Err(why) = started {
-            self.unavailable(&config.name, &why.to_string());
-            if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
-                self.reconnect_later(&config.name);
+            Err(why) => {
+                let reason = why.to_string();
+                // Its cached tools are gone with it: calls say why.
+                let exposed = self.exposed_of(name);
+                write(&self.former).extend(exposed.into_iter().map(|n| (n, name.clone())));
+                self.unavailable(name, &reason);
+                if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
+                    self.reconnect_later(name);
+                }
+                ServerEvent::StartFailed {
+                    server: name.clone(),
+                    reason,
+                    tools_changed: !before.is_empty(),
+                }
             }
+        };
+        self.starting.send_modify(|starting| {
+            starting.remove(name);
+        });
+        // After its tools are in the catalog (or gone) and it is no longer starting: a client
+        // answered before this reads them, or hears of them here.
+        if self.answered_early.load(Ordering::SeqCst) {
+            let _ = self.events_tx.send(event).await;
         }
+    }
+
+    /// The definitions of `server`'s tools in the catalog, as its server sent them.
+    fn tool_texts(&self, server: &str) -> Vec<String> {
+        self.catalog().server(server).map_or_else(Vec::new, |s| {
+            s.tools().iter().map(|t| t.raw_json().to_owned()).collect()
+        })
+    }
+
+    /// The exposed names of `server`'s tools in the catalog.
+    fn exposed_of(&self, server: &str) -> Vec<String> {
+        self.catalog()
+            .tools()
+            .filter(|t| t.server() == server)
+            .map(|t| t.name().to_owned())
+            .collect()
+    }
+
+    /// Keeps `server`'s tools, as listed now, in the catalog cache (if any), off the runtime.
+    fn remember(&self, server: &str) {
+        let (Some(cache), Some(config)) = (&self.options.catalog_cache, self.configs.get(server))
+        else {
+            return;
+        };
+        let (cache, config) = (cache.clone(), config.clone());
+        let tools = self.tool_texts(server);
+        let write = tokio::task::spawn_blocking(move || {
+            let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
+            if let Err(e) = cache.store(&config, &tools) {
+                tracing::warn!(target: PROXY, server = config.name, "{e}");
+            }
+        });
+        let mut writes = lock(&self.writes);
+        writes.retain(|w| !w.is_finished());
+        writes.push(write);
     }
 
     /// Starts a server and lists its tools into the catalog.
@@ -292,6 +372,7 @@ impl Toolbox {
             return Err(StartError::BadListing { source: e });
         }
         self.log_warnings(&name);
+        self.remember(&name);
         let server = Arc::new(server);
         {
             // Under `notifications`, as `route_notifications` runs: a sink given while this
@@ -450,8 +531,9 @@ impl Toolbox {
 
     /// Waits until every server has started or failed to, for at most
     /// [`Options::startup_grace`]: what a client's `initialize` and lists are answered after.
-    /// Once the grace has run out, no caller waits again, and each server that comes up later
-    /// is announced as [`Change::ServerUp`].
+    /// A server whose tools came from the [catalog cache](Options::catalog_cache) is not
+    /// waited for. Once the grace has run out (or only cached servers are left), no caller
+    /// waits again, and each server that comes up later is announced as [`Change::ServerUp`].
     pub async fn settled(&self) {
         if self.is_ready() || self.answered_early() {
             return;
@@ -459,9 +541,24 @@ impl Toolbox {
         let Some(grace) = self.options.startup_grace else {
             return self.ready().await;
         };
-        if tokio::time::timeout(grace, self.ready()).await.is_err() {
+        let mut starting = self.starting.subscribe();
+        let known = |starting: &HashSet<String>| starting.iter().all(|s| self.cached.contains(s));
+        let waited = tokio::time::timeout(grace, starting.wait_for(known)).await;
+        if !matches!(waited, Ok(Ok(ref s)) if s.is_empty()) {
+            // Before the caller reads the catalog: a server up after this is announced.
             self.answered_early.store(true, Ordering::SeqCst);
         }
+    }
+
+    /// Whether `server` is still on its first start.
+    fn still_starting(&self, server: &str) -> bool {
+        self.starting.borrow().contains(server)
+    }
+
+    /// Waits until `server` is no longer on its first start (up or failed).
+    async fn started(&self, server: &str) {
+        let mut starting = self.starting.subscribe();
+        let _ = starting.wait_for(|s| !s.contains(server)).await;
     }
 
     /// Whether a client may have been answered without servers still starting
@@ -600,9 +697,12 @@ impl Toolbox {
         let exposed = raw::get(entries, "name")
             .and_then(raw::string)
             .unwrap_or_default();
-        if self.route(&exposed).is_err() {
+        match self.route(&exposed) {
             // Perhaps its server is still starting.
-            self.ready().await;
+            Err(_) => self.ready().await,
+            // A cached tool: called only once its server has listed it again.
+            Ok((server, _)) if self.still_starting(&server) => self.started(&server).await,
+            Ok(_) => {}
         }
         let (server, original) = self.route(&exposed)?;
         let params = if original == exposed {
@@ -829,7 +929,22 @@ impl Toolbox {
                 // Every other notification went to the front as it was read
                 // (`route_notifications`).
                 ServerEvent::Notification { .. } => {}
-                ServerEvent::Started { server } => return Some(Change::ServerUp { server }),
+                ServerEvent::Started {
+                    server,
+                    tools_changed,
+                } => {
+                    return Some(Change::ServerUp {
+                        server,
+                        tools_changed,
+                    });
+                }
+                // A client heard of its cached tools: they are gone.
+                ServerEvent::StartFailed {
+                    server,
+                    reason,
+                    tools_changed: true,
+                } => return Some(Change::ServerGone { server, reason }),
+                ServerEvent::StartFailed { .. } => {}
                 ServerEvent::Request { server, message } => {
                     return Some(Change::Request { server, message });
                 }
@@ -844,12 +959,7 @@ impl Toolbox {
                     } else {
                         format!("{reason} ({})", gone.exit_status())
                     };
-                    let names: Vec<String> = self
-                        .catalog()
-                        .tools()
-                        .filter(|t| t.server() == server)
-                        .map(|t| t.name().to_owned())
-                        .collect();
+                    let names = self.exposed_of(&server);
                     write(&self.former).extend(names.into_iter().map(|n| (n, server.clone())));
                     self.unavailable(&server, &reason);
                     return Some(Change::ServerGone { server, reason });
@@ -872,6 +982,7 @@ impl Toolbox {
             .add_server_pages(server, &refs)
             .map_err(|e| CallError::internal(server, format!("bad tools/list: {e}")))?;
         self.log_warnings(server);
+        self.remember(server);
         Ok(())
     }
 
@@ -886,7 +997,37 @@ impl Toolbox {
         for stop in stops {
             let _ = stop.await;
         }
+        let writes = std::mem::take(&mut *lock(&self.writes));
+        for write in writes {
+            let _ = write.await;
+        }
     }
+}
+
+/// Puts `server`'s cached tools in `catalog`; whether there were any to put. A cache that
+/// cannot be read is warned about and not used.
+fn from_cache(catalog: &mut Catalog, cache: Option<&CatalogCache>, server: &ServerConfig) -> bool {
+    let name = &server.name;
+    let cached = match cache.map(|c| c.load(server)) {
+        None | Some(Ok(None)) => return false,
+        Some(Ok(Some(cached))) => cached,
+        Some(Err(e)) => {
+            tracing::warn!(target: PROXY, server = name, "{e}");
+            return false;
+        }
+    };
+    if let Err(e) = catalog.add_server_pages(name, &[&cached.page]) {
+        tracing::warn!(target: PROXY, server = name, "catalog cache: {e}; ignored");
+        return false;
+    }
+    tracing::debug!(
+        target: PROXY,
+        server = name,
+        "{} tools from the catalog cache, listed {} s ago",
+        cached.tools,
+        cached.age().as_secs()
+    );
+    true
 }
 
 /// Tells the metrics what each result a toolbox's encoder counts came to, under the server of

@@ -148,6 +148,19 @@ pub enum ServerEvent {
     Started {
         /// The server.
         server: String,
+        /// Whether its tools differ from those the catalog had for it while it started.
+        tools_changed: bool,
+    },
+    /// `server` failed to start after a client was answered without it (the toolbox's own
+    /// event: [`Change::ServerGone`](super::toolbox::Change::ServerGone) when the client had
+    /// its tools from the catalog cache).
+    StartFailed {
+        /// The server.
+        server: String,
+        /// Why.
+        reason: String,
+        /// Whether the catalog had tools for it while it started.
+        tools_changed: bool,
     },
     /// `server`'s connection closed: it exited or closed its stdout.
     Exited {

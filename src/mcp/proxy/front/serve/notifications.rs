@@ -32,15 +32,22 @@ impl Front {
                     self.notify_home(wire::notification(LIST_CHANGED, None));
                 }
             }
-            Change::ServerUp { server } => self.server_up(&server),
+            Change::ServerUp {
+                server,
+                tools_changed,
+            } => self.server_up(&server, tools_changed),
             Change::Request { server, message } => self.on_request(server, message).await,
         }
     }
 
-    /// A server that was still starting when the client was answered is up: its tools, and
-    /// its prompts and resources if it has them, are new to the client (#60).
-    fn server_up(&self, server: &str) {
-        let mut changed = vec![LIST_CHANGED];
+    /// A server that was still starting when the client was answered is up: its tools
+    /// (unless the cached ones the client had are the same), and its prompts and resources if
+    /// it has them, are new to the client (#60).
+    fn server_up(&self, server: &str, tools_changed: bool) {
+        let mut changed = Vec::new();
+        if tools_changed {
+            changed.push(LIST_CHANGED);
+        }
         for (capability, method) in [
             ("prompts", "notifications/prompts/list_changed"),
             ("resources", "notifications/resources/list_changed"),

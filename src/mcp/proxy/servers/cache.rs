@@ -1,0 +1,429 @@
+//! The catalog cache (#60): each server's last tool list on disk, so that a client's first
+//! `tools/list` has a slow server's tools at once, while it starts.
+//!
+//! One file per server, named by the SHA-256 of its configuration entry (its name, command,
+//! arguments, environment and working directory, or URL and headers): another command,
+//! another key, another file. The file holds the tools as the server listed them and when
+//! they were listed, never the configuration itself (no environment, no headers: the hash
+//! is all that is kept of them). It is written whole to a temporary file (0600) and renamed
+//! over the old one, so a reader sees the last list or the one before, never half of one.
+//! A file that is not what this module writes (not JSON, another format, another server's
+//! key, a link, a file other users can access) is ignored with a warning, never trusted;
+//! a cached tool is only ever called once its server has listed it again
+//! ([`Toolbox`](super::toolbox::Toolbox)).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+use super::config::{Launch, ServerConfig};
+use crate::mcp::raw;
+
+/// The first member of every cache file: another value is another format, not read.
+pub const FORMAT: &str = "toon-catalog-cache/1";
+
+/// A cache file larger than this is not read (a tool list of [`MAX_PAGES`](crate::mcp::MAX_PAGES)
+/// large pages is far below it).
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Why a cache file was not read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CacheError {
+    /// Reading, writing or renaming failed.
+    #[error("catalog cache {path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not one this module wrote for this server: ignored.
+    #[error("catalog cache {path}: {why}; ignored")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        why: String,
+    },
+}
+
+/// What a cache file holds for one server.
+#[derive(Clone, Debug)]
+pub struct Cached {
+    /// The tools, as one `tools/list` result (`{"tools": [...]}`), each as the server sent it.
+    pub page: String,
+    /// How many tools.
+    pub tools: usize,
+    /// When they were listed.
+    pub written: SystemTime,
+}
+
+impl Cached {
+    /// How long ago they were listed (zero for a time in the future).
+    #[must_use]
+    pub fn age(&self) -> Duration {
+        SystemTime::now()
+            .duration_since(self.written)
+            .unwrap_or_default()
+    }
+}
+
+/// The cache folder: one file per configured server.
+#[derive(Clone, Debug)]
+pub struct CatalogCache {
+    dir: PathBuf,
+}
+
+/// A cache file as read: borrowed from its text.
+#[derive(Deserialize)]
+struct File<'a> {
+    format: &'a str,
+    server: String,
+    key: &'a str,
+    written: u64,
+    #[serde(borrow)]
+    tools: Vec<&'a RawValue>,
+}
+
+impl CatalogCache {
+    /// A cache in `dir` (created, 0700, on the first write).
+    #[must_use]
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        CatalogCache { dir: dir.into() }
+    }
+
+    /// `$XDG_CACHE_HOME/toon/catalogs`, else `~/.cache/toon/catalogs` (on Windows
+    /// `%LOCALAPPDATA%\toon\catalogs`); `None` when no home directory is known.
+    #[must_use]
+    pub fn default_dir() -> Option<PathBuf> {
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let base = if cfg!(windows) {
+            var("LOCALAPPDATA")
+        } else {
+            var("XDG_CACHE_HOME").or_else(|| var("HOME").map(|h| h.join(".cache")))
+        };
+        base.map(|b| b.join("toon").join("catalogs"))
+    }
+
+    /// Its folder.
+    #[must_use]
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The file of `server`'s configuration; `None` for a server the proxy cannot start.
+    #[must_use]
+    pub fn path(&self, server: &ServerConfig) -> Option<PathBuf> {
+        key(server).map(|key| self.dir.join(format!("{key}.json")))
+    }
+
+    /// What the cache holds for `server`: `Ok(None)` when nothing.
+    ///
+    /// # Errors
+    /// A file that cannot be read, or is not one [`store`](Self::store) wrote for this
+    /// server's configuration ([`CacheError::Foreign`]).
+    pub fn load(&self, server: &ServerConfig) -> Result<Option<Cached>, CacheError> {
+        let (Some(key), Some(path)) = (key(server), self.path(server)) else {
+            return Ok(None);
+        };
+        let Some(text) = read_own(&path)? else {
+            return Ok(None);
+        };
+        let foreign = |why: String| CacheError::Foreign {
+            path: path.clone(),
+            why,
+        };
+        let file: File<'_> =
+            serde_json::from_str(&text).map_err(|e| foreign(format!("not a cache file: {e}")))?;
+        if file.format != FORMAT {
+            return Err(foreign(format!("format {:?}, not {FORMAT:?}", file.format)));
+        }
+        if file.key != key || file.server != server.name {
+            return Err(foreign(format!(
+                "written for another configuration (server {:?})",
+                file.server
+            )));
+        }
+        let tools: Vec<&str> = file.tools.iter().map(|t| t.get()).collect();
+        Ok(Some(Cached {
+            page: format!(r#"{{"tools":[{}]}}"#, tools.join(",")),
+            tools: tools.len(),
+            written: UNIX_EPOCH + Duration::from_secs(file.written),
+        }))
+    }
+
+    /// Keeps `tools` (each tool's definition, JSON text as the server sent it) as `server`'s:
+    /// written to a temporary file and renamed over the old one.
+    ///
+    /// # Errors
+    /// When the folder cannot be created or the file written.
+    pub fn store(&self, server: &ServerConfig, tools: &[&str]) -> Result<(), CacheError> {
+        let (Some(key), Some(path)) = (key(server), self.path(server)) else {
+            return Ok(());
+        };
+        let written = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let text = format!(
+            r#"{{"format":{},"server":{},"key":"{key}","written":{written},"tools":[{}]}}"#,
+            raw::quote(FORMAT),
+            raw::quote(&server.name),
+            tools.join(",")
+        );
+        self.write_atomically(&path, &key, text.as_bytes())
+    }
+
+    fn write_atomically(&self, path: &Path, key: &str, bytes: &[u8]) -> Result<(), CacheError> {
+        let io = |path: &Path| {
+            let path = path.to_owned();
+            move |source| CacheError::Io { path, source }
+        };
+        create_private_dir(&self.dir).map_err(io(&self.dir))?;
+        let mut suffix = [0u8; 8];
+        let _ = getrandom::fill(&mut suffix);
+        let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
+        let temporary = self.dir.join(format!(".{key}.{suffix}.tmp"));
+        let written = create_private_file(&temporary)
+            .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+            .and_then(|()| std::fs::rename(&temporary, path));
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&temporary);
+            return Err(io(path)(e));
+        }
+        Ok(())
+    }
+}
+
+/// The cache key of a server: the SHA-256 (hex) of its name and how it is reached, values
+/// included (another token may list other tools), so that nothing of them is kept but the hash.
+fn key(server: &ServerConfig) -> Option<String> {
+    let entry = match &server.launch {
+        Launch::Stdio {
+            command,
+            args,
+            env,
+            cwd,
+        } => serde_json::json!({
+            "server": server.name,
+            "command": command,
+            "args": args,
+            "env": env,
+            "cwd": cwd.as_ref().map(|c| c.to_string_lossy()),
+        }),
+        Launch::Http { url, headers } | Launch::Sse { url, headers } => serde_json::json!({
+            "server": server.name,
+            "transport": if matches!(server.launch, Launch::Sse { .. }) { "sse" } else { "http" },
+            "url": url,
+            "headers": headers,
+        }),
+        Launch::Unsupported(_) => return None,
+    };
+    let digest = Sha256::digest(entry.to_string().as_bytes());
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The text of `path` if it is a regular file of at most [`MAX_FILE_BYTES`] that no other
+/// user can access; `None` if there is none.
+fn read_own(path: &Path) -> Result<Option<String>, CacheError> {
+    let io = |source| CacheError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let foreign = |why: &str| CacheError::Foreign {
+        path: path.to_owned(),
+        why: why.to_owned(),
+    };
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    if !meta.file_type().is_file() {
+        return Err(foreign("not a regular file"));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode();
+        if mode & 0o077 != 0 {
+            return Err(foreign(&format!(
+                "other users can access it (mode {:o})",
+                mode & 0o777
+            )));
+        }
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(foreign("larger than 64 MiB"));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES).read_to_string(&mut text))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => foreign("not UTF-8"),
+            _ => io(e),
+        })?;
+    Ok(Some(text))
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::proxy::servers::config::Config;
+
+    fn server(config: &str) -> ServerConfig {
+        Config::from_str(config)
+            .unwrap()
+            .enabled()
+            .next()
+            .unwrap()
+            .clone()
+    }
+
+    fn memory() -> ServerConfig {
+        server(
+            r#"{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"TOKEN": "s3cret"}}}}"#,
+        )
+    }
+
+    const TOOLS: [&str; 2] = [
+        r#"{"name":"read_graph","inputSchema":{"type":"object"}}"#,
+        r#"{"name":"add","description":"x \u00e9 1.50","inputSchema":{"type":"object"}}"#,
+    ];
+
+    #[test]
+    fn what_is_stored_is_loaded_byte_for_byte_and_no_secret_is_kept() {
+        let dir = tempdir("round-trip");
+        let cache = CatalogCache::new(dir.join("catalogs"));
+        let server = memory();
+        assert!(cache.load(&server).unwrap().is_none());
+        cache.store(&server, &TOOLS).unwrap();
+        let cached = cache.load(&server).unwrap().unwrap();
+        assert_eq!(cached.page, format!(r#"{{"tools":[{}]}}"#, TOOLS.join(",")));
+        assert_eq!(cached.tools, 2);
+        assert!(cached.age() < Duration::from_secs(60));
+        let path = cache.path(&server).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            !text.contains("s3cret") && !text.contains("mcp-server-memory"),
+            "{text}"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o600);
+            assert_eq!(mode(cache.dir()), 0o700);
+        }
+        // Written again: replaced, and no temporary file is left.
+        cache.store(&server, &TOOLS[..1]).unwrap();
+        assert_eq!(cache.load(&server).unwrap().unwrap().tools, 1);
+        assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn another_configuration_has_another_file() {
+        let cache = CatalogCache::new(tempdir("keys"));
+        let other = server(
+            r#"{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"TOKEN": "other"}}}}"#,
+        );
+        assert_ne!(cache.path(&memory()), cache.path(&other));
+        cache.store(&memory(), &TOOLS).unwrap();
+        assert!(cache.load(&other).unwrap().is_none());
+    }
+
+    #[test]
+    fn corrupt_foreign_or_exposed_files_are_refused() {
+        let cache = CatalogCache::new(tempdir("foreign"));
+        let server = memory();
+        cache.store(&server, &TOOLS).unwrap();
+        let path = cache.path(&server).unwrap();
+        let good = std::fs::read_to_string(&path).unwrap();
+        let refused = |text: &str| {
+            std::fs::write(&path, text).unwrap();
+            match cache.load(&server) {
+                Err(CacheError::Foreign { why, .. }) => why,
+                other => panic!("{text}: {other:?}"),
+            }
+        };
+        assert!(refused(&good[..good.len() / 2]).contains("not a cache file"));
+        assert!(refused(&good.replace(FORMAT, "toon-catalog-cache/9")).contains("format"));
+        // Another server's file copied over this one's.
+        let moved = good.replace(r#""server":"memory""#, r#""server":"git""#);
+        assert!(refused(&moved).contains("another configuration"));
+        assert!(refused(r#"{"format":"toon-catalog-cache/1"}"#).contains("not a cache file"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::write(&path, &good).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+            let why = refused_keeping_mode(&cache, &server);
+            assert!(why.contains("other users"), "{why}");
+            std::fs::remove_file(&path).unwrap();
+            let elsewhere = cache.dir().join("elsewhere.json");
+            std::fs::write(&elsewhere, &good).unwrap();
+            std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
+            let why = refused_keeping_mode(&cache, &server);
+            assert!(why.contains("not a regular file"), "{why}");
+        }
+    }
+
+    #[cfg(unix)]
+    fn refused_keeping_mode(cache: &CatalogCache, server: &ServerConfig) -> String {
+        match cache.load(server) {
+            Err(CacheError::Foreign { why, .. }) => why,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_server_that_cannot_start_has_no_file() {
+        let cache = CatalogCache::new(tempdir("unsupported"));
+        let server = ServerConfig {
+            launch: Launch::Unsupported("no".into()),
+            ..memory()
+        };
+        assert!(cache.path(&server).is_none());
+        cache.store(&server, &TOOLS).unwrap();
+        assert!(cache.load(&server).unwrap().is_none());
+    }
+
+    fn tempdir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "toon-cache-test-{name}-{}-{:?}",
+            std::process::id(),
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_nanos()
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+}
