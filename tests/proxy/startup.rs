@@ -2,13 +2,16 @@
 //! the other servers' tools; it is listed by a list change once it is up, and a call of its
 //! tool made before that waits for it. `--startup-grace wait` keeps the old rule. The slow
 //! server is `gated_server.py`, which starts only once the test creates its gate file, so
-//! nothing here depends on how fast the machine is.
+//! nothing here depends on how fast the machine is. With the catalog cache of an earlier run,
+//! its tools are listed at once and corrected by a list change if they changed. The same is
+//! checked with both official SDKs' clients, over stdio and over HTTP.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::{Value as Json, json};
 
-use crate::mcp_servers::{self, Client, Scratch, wait_for_notification};
+use crate::mcp_servers::{self, Client, Scratch, servers_dir, wait_for_notification};
 
 fn fixture(name: &str) -> PathBuf {
     mcp_servers::root()
@@ -298,4 +301,96 @@ fn a_corrupt_cache_file_is_ignored_with_a_warning() {
     assert!(names(&client.tools()).contains(&"gated_echo"));
     let stderr = client.close_then_stderr_with(&["not a cache file"]);
     assert!(stderr.contains("not a cache file"), "{stderr}");
+}
+
+/// The official SDK agents of the start-up tests.
+#[derive(Clone, Copy, Debug)]
+enum Sdk {
+    Python,
+    TypeScript,
+}
+
+/// Each phase of `py_startup_agent.py` (`late`, `cached`, `changed`) with `sdk`'s agent,
+/// over stdio (the agent starts the gateway) or in front of `toon mcp serve --http`.
+fn sdk_phases(sdk: Sdk, http: bool) {
+    let Some(servers) = servers_dir() else {
+        return;
+    };
+    for phase in ["late", "cached", "changed"] {
+        let scratch = Scratch::new(&format!("startup-{sdk:?}-{http}-{phase}"));
+        let (config, gate) = wild_and_gated(&scratch.0);
+        let cache = scratch.0.join("cache");
+        if phase != "late" {
+            cached_once(&config, &gate, &cache);
+        }
+        let cache_arg = cache.to_str().unwrap();
+        let mut gateway = None;
+        let toon = env!("CARGO_BIN_EXE_toon").to_owned();
+        let (target, config_arg, cache_arg) = if http {
+            let args = match phase {
+                "late" => ["--startup-grace", "0.5", "--catalog-cache", "off"],
+                _ => ["--startup-grace", "600", "--catalog-cache", cache_arg],
+            };
+            let toon = Path::new(&toon);
+            let (child, addr) = mcp_servers::http_proxy(toon, &config, &args);
+            gateway = Some(child);
+            (format!("http://{addr}/mcp"), "-".to_owned(), "-")
+        } else {
+            (toon, config.to_str().unwrap().to_owned(), cache_arg)
+        };
+        let agent_args = [
+            target.as_str(),
+            &config_arg,
+            cache_arg,
+            gate.to_str().unwrap(),
+            phase,
+        ];
+        let out = match sdk {
+            Sdk::Python => Command::new(servers.join("venv/bin/python"))
+                .args(["-W", "ignore::DeprecationWarning"])
+                .arg(clients().join("py_startup_agent.py"))
+                .args(agent_args)
+                .output(),
+            Sdk::TypeScript => Command::new("node")
+                .arg(clients().join("sdk_startup_agent.mjs"))
+                .arg(mcp_servers::sdk_dir(servers))
+                .args(agent_args)
+                .output(),
+        }
+        .unwrap();
+        if let Some(mut child) = gateway {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        assert!(
+            out.status.success(),
+            "{sdk:?}, http {http}, {phase}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+fn clients() -> PathBuf {
+    mcp_servers::root().join("tests/fixtures/mcp/clients")
+}
+
+#[test]
+fn python_sdk_over_stdio_a_late_server_a_cached_one_and_a_changed_one() {
+    sdk_phases(Sdk::Python, false);
+}
+
+#[test]
+fn python_sdk_over_http_a_late_server_a_cached_one_and_a_changed_one() {
+    sdk_phases(Sdk::Python, true);
+}
+
+#[test]
+fn typescript_sdk_over_stdio_a_late_server_a_cached_one_and_a_changed_one() {
+    sdk_phases(Sdk::TypeScript, false);
+}
+
+#[test]
+fn typescript_sdk_over_http_a_late_server_a_cached_one_and_a_changed_one() {
+    sdk_phases(Sdk::TypeScript, true);
 }
