@@ -13,7 +13,9 @@ CACHE_DIR is what `benches/mcp/install-tool-list-servers.sh CACHE_DIR` printed. 
 - `eleven + stuck`: and a twelfth that never answers (the gateway gives up at
   `--startup-timeout`, 30 s by default).
 Each TOON is run with its default start-up and, when ARGS is given in $STARTUP_ARGS (for
-example `--startup-grace wait`), with those too. The client is the wire itself (JSON-RPC lines over
+example `--startup-grace wait`), with those too. A TOON that has a catalog cache
+(`--catalog-cache`) is run `cold` (an empty cache each round) and `cached` (the cache one
+untimed run with every server up left behind); its default row is the cold one. The client is the wire itself (JSON-RPC lines over
 stdio, revision 2025-11-25, roots declared as hosts do): what is timed is the gateway's
 answers, not a client library. Medians over ROUNDS, in seconds; progress on stderr.
 """
@@ -152,6 +154,18 @@ def listed(wire, rid, deadline):
             return tools, rid
 
 
+def has_cache(toon):
+    """Whether `toon mcp serve` has a catalog cache."""
+    out = subprocess.run([toon, "mcp", "serve", "--help"], capture_output=True, text=True)
+    return "--catalog-cache" in out.stdout
+
+
+def fill_cache(toon, config, cache, expected):
+    """One untimed run with every server up, which leaves their tools in `cache`."""
+    shutil.rmtree(cache, ignore_errors=True)
+    through_gateway(toon, config, expected, ["--startup-grace", "wait", "--catalog-cache", cache])
+
+
 def through_gateway(toon, config, expected, extra):
     """(to initialize, to first tools/list, to every tool listed) in seconds."""
     started = time.monotonic()
@@ -219,9 +233,17 @@ def main():
         "eleven + stuck": (dict(entries, stuck={"command": "python3", "args": [slow, "3600"]}),
                            total),
     }
-    variants = [(toon, []) for toon in TOONS]
+    cold = os.path.join(work, "cold-cache")
+    cache = os.path.join(work, "cache")
+    variants = []
+    for toon in TOONS:
+        if has_cache(toon):
+            variants += [(toon, ["--catalog-cache", cold], "cold"),
+                         (toon, ["--catalog-cache", cache], "cached")]
+        else:
+            variants.append((toon, [], ""))
     if os.environ.get("STARTUP_ARGS"):
-        variants += [(toon, os.environ["STARTUP_ARGS"].split()) for toon in TOONS]
+        variants += [(toon, os.environ["STARTUP_ARGS"].split(), "") for toon in TOONS]
     print()
     print("| row | gateway | to initialize | to first tools/list | to every tool |")
     print("|---|---|---:|---:|---:|")
@@ -229,15 +251,18 @@ def main():
         config = os.path.join(work, "mcp.json")
         with open(config, "w") as f:
             json.dump({"mcpServers": config_entries}, f)
-        for toon, extra in variants:
+        for toon, extra, kind in variants:
+            if kind == "cached":
+                fill_cache(toon, config, cache, expected)
             runs = []
             for i in range(ROUNDS):
                 print("%s, %s %s, round %d" % (row, toon, " ".join(extra), i + 1),
                       file=sys.stderr, flush=True)
+                shutil.rmtree(cold, ignore_errors=True)
                 runs.append(through_gateway(toon, config, expected, extra))
             med = [statistics.median(r[k] for r in runs) if all(r[k] is not None for r in runs)
                    else None for k in range(3)]
-            label = os.path.basename(toon) + (" " + " ".join(extra) if extra else "")
+            label = os.path.basename(toon) + " " + (kind or " ".join(extra))
             print("| %s | %s | %s | %s | %s |" % (row, label, fmt(med[0]), fmt(med[1]),
                                                  fmt(med[2])), flush=True)
 

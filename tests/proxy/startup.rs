@@ -153,6 +153,9 @@ fn cached_once(config: &Path, gate: &Path, cache: &Path) {
     let mut client = proxy(config, &["--catalog-cache", cache.to_str().unwrap()]);
     client.initialize("2025-11-25");
     assert!(names(&client.tools()).contains(&"gated_echo"));
+    // Listed, so kept too.
+    let prompts = client.request("prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "gated_prompt");
     client.close();
     std::fs::remove_file(gate).unwrap();
     assert_eq!(
@@ -196,6 +199,9 @@ fn a_cached_catalog_is_listed_at_once_and_its_calls_wait_for_their_server() {
         "answered before the gated server could start"
     );
     assert!(names(&listed).contains(&"gated_echo"), "{listed:?}");
+    // Its prompts as the cache kept them.
+    let prompts = client.request("prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"][0]["name"], "gated_prompt");
     let id = call_later(&mut client, "gated_echo");
     std::fs::write(&gate, "").unwrap();
     let r = client.next_response(client.wait);

@@ -590,17 +590,31 @@ mod serving {
         let mut lines = format!("\ncatalog cache {}:\n", cache.dir().display());
         for server in config.enabled() {
             let held = match cache.load(server) {
-                Ok(Some(cached)) => format!(
-                    "{} tools, listed {} ago",
-                    cached.tools,
-                    age(cached.age().as_secs())
-                ),
+                Ok(Some(cached)) => {
+                    let mut held = vec![count(cached.tools.len(), "tool")];
+                    for (method, what) in [
+                        ("prompts/list", "prompt"),
+                        ("resources/list", "resource"),
+                        ("resources/templates/list", "resource template"),
+                    ] {
+                        if let Some(items) = cached.lists.get(method) {
+                            held.push(count(items.len(), what));
+                        }
+                    }
+                    let ago = age(cached.age().as_secs());
+                    format!("{}, written {ago} ago", held.join(", "))
+                }
                 Ok(None) => "nothing".to_owned(),
                 Err(e) => e.to_string(),
             };
             lines += &format!("  {}: {held}\n", server.name);
         }
         lines
+    }
+
+    /// `1 tool`, `2 tools`.
+    fn count(n: usize, what: &str) -> String {
+        format!("{n} {what}{}", if n == 1 { "" } else { "s" })
     }
 
     /// Seconds as the largest whole unit: 40 s, 5 min, 3 h, 2 d.

@@ -61,17 +61,20 @@ fn capability(method: &str) -> &'static str {
 }
 
 /// The running servers whose `initialize` result declares `capability`, in configuration
-/// order.
+/// order, with those still starting that declared it when the catalog cache kept their lists
+/// (their lists are answered from it until they are up).
 pub(crate) fn offering(toolbox: &Toolbox, capability: &str) -> Vec<String> {
-    toolbox
-        .running_in_order()
+    let names: Vec<String> = (toolbox.catalog().servers().iter())
+        .map(|s| s.name().to_owned())
+        .collect();
+    names
         .into_iter()
-        .filter(|(_, server)| {
-            server.initialize_result()["capabilities"]
+        .filter(|name| match toolbox.server(name) {
+            Some(server) => server.initialize_result()["capabilities"]
                 .get(capability)
-                .is_some_and(serde_json::Value::is_object)
+                .is_some_and(serde_json::Value::is_object),
+            None => toolbox.cached_declares(name, capability),
         })
-        .map(|(name, _)| name)
         .collect()
 }
 
@@ -438,8 +441,26 @@ pub(crate) async fn gather(
 }
 
 /// The items under `key` of every page of a listing from `server` (each as sent); a failed
-/// listing is logged and lists what came before it.
+/// listing is logged and lists what came before it. A server still starting lists what the
+/// catalog cache kept of it; a whole listing is kept there.
 async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> Vec<String> {
+    if let Some(cached) = toolbox.cached_list(server, method) {
+        return cached;
+    }
+    let items = listing(toolbox, server, method, key).await;
+    if let Ok(items) = &items {
+        toolbox.listed(server, method, items);
+    }
+    items.unwrap_or_else(|partial| partial)
+}
+
+/// [`all_items`] from the server: `Err` with what came before a failure.
+async fn listing(
+    toolbox: &Toolbox,
+    server: &str,
+    method: &str,
+    key: &str,
+) -> Result<Vec<String>, Vec<String>> {
     let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     let mut pages = 0;
@@ -451,7 +472,7 @@ async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> 
             Ok(reply) => reply,
             Err(e) => {
                 tracing::warn!(target: PROXY, server, "{method} failed: {e}");
-                return items;
+                return Err(items);
             }
         };
         let result = reply.result().unwrap_or("{}");
@@ -463,10 +484,10 @@ async fn all_items(toolbox: &Toolbox, server: &str, method: &str, key: &str) -> 
         pages += 1;
         match next_cursor(server, pages, cursor.as_deref(), next) {
             Ok(Some(next)) => cursor = Some(next),
-            Ok(None) => return items,
+            Ok(None) => return Ok(items),
             Err(e) => {
                 tracing::warn!(target: PROXY, server, "{method}: {e}");
-                return items;
+                return Err(items);
             }
         }
     }

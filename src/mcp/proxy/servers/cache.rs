@@ -3,8 +3,9 @@
 //!
 //! One file per server, named by the SHA-256 of its configuration entry (its name, command,
 //! arguments, environment and working directory, or URL and headers): another command,
-//! another key, another file. The file holds the tools as the server listed them and when
-//! they were listed, never the configuration itself (no environment, no headers: the hash
+//! another key, another file. The file holds the tools as the server listed them, its
+//! prompts, resources and resource templates as last listed, the capabilities it declared,
+//! and when they were written, never the configuration itself (no environment, no headers: the hash
 //! is all that is kept of them). It is written whole to a temporary file (0600) and renamed
 //! over the old one, so a reader sees the last list or the one before, never half of one.
 //! A file that is not what this module writes (not JSON, another format, another server's
@@ -12,6 +13,7 @@
 //! a cached tool is only ever called once its server has listed it again
 //! ([`Toolbox`](super::toolbox::Toolbox)).
 
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -56,15 +58,35 @@ pub enum CacheError {
 /// What a cache file holds for one server.
 #[derive(Clone, Debug)]
 pub struct Cached {
-    /// The tools, as one `tools/list` result (`{"tools": [...]}`), each as the server sent it.
-    pub page: String,
-    /// How many tools.
-    pub tools: usize,
-    /// When they were listed.
+    /// Its tools' definitions (JSON text each, as the server sent it), in its order.
+    pub tools: Vec<String>,
+    /// Its other lists by method (`prompts/list`, `resources/list`,
+    /// `resources/templates/list`): the items of every page, JSON text each, as sent.
+    pub lists: BTreeMap<String, Vec<String>>,
+    /// The `capabilities` of its `initialize` result (JSON text), if it was known.
+    pub capabilities: Option<String>,
+    /// When it was written ([`CatalogCache::store`] stamps it).
     pub written: SystemTime,
 }
 
 impl Cached {
+    /// Its tools as one `tools/list` result (`{"tools": [...]}`).
+    #[must_use]
+    pub fn page(&self) -> String {
+        format!(r#"{{"tools":[{}]}}"#, self.tools.join(","))
+    }
+
+    /// Whether the server declared `capability` (`prompts`, `resources`): an object there.
+    #[must_use]
+    pub fn declares(&self, capability: &str) -> bool {
+        let Some(capabilities) = &self.capabilities else {
+            return false;
+        };
+        raw::entries(capabilities)
+            .and_then(|e| raw::get(&e, capability).map(|v| v.trim_start().starts_with('{')))
+            .unwrap_or(false)
+    }
+
     /// How long ago they were listed (zero for a time in the future).
     #[must_use]
     pub fn age(&self) -> Duration {
@@ -89,6 +111,10 @@ struct File<'a> {
     written: u64,
     #[serde(borrow)]
     tools: Vec<&'a RawValue>,
+    #[serde(borrow, default)]
+    lists: BTreeMap<String, Vec<&'a RawValue>>,
+    #[serde(borrow, default)]
+    capabilities: Option<&'a RawValue>,
 }
 
 impl CatalogCache {
@@ -154,31 +180,39 @@ impl CatalogCache {
                 file.server
             )));
         }
-        let tools: Vec<&str> = file.tools.iter().map(|t| t.get()).collect();
+        let texts = |items: &[&RawValue]| items.iter().map(|i| i.get().to_owned()).collect();
         Ok(Some(Cached {
-            page: format!(r#"{{"tools":[{}]}}"#, tools.join(",")),
-            tools: tools.len(),
+            tools: texts(&file.tools),
+            lists: (file.lists.iter())
+                .map(|(method, items)| (method.clone(), texts(items)))
+                .collect(),
+            capabilities: file.capabilities.map(|c| c.get().to_owned()),
             written: UNIX_EPOCH + Duration::from_secs(file.written),
         }))
     }
 
-    /// Keeps `tools` (each tool's definition, JSON text as the server sent it) as `server`'s:
+    /// Keeps `cached` as `server`'s, stamped with the time now (its `written` is not read):
     /// written to a temporary file and renamed over the old one.
     ///
     /// # Errors
     /// When the folder cannot be created or the file written.
-    pub fn store(&self, server: &ServerConfig, tools: &[&str]) -> Result<(), CacheError> {
+    pub fn store(&self, server: &ServerConfig, cached: &Cached) -> Result<(), CacheError> {
         let (Some(key), Some(path)) = (key(server), self.path(server)) else {
             return Ok(());
         };
         let written = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
+        let lists: Vec<String> = (cached.lists.iter())
+            .map(|(method, items)| format!("{}:[{}]", raw::quote(method), items.join(",")))
+            .collect();
+        let capabilities = cached.capabilities.as_deref().unwrap_or("null");
         let text = format!(
-            r#"{{"format":{},"server":{},"key":"{key}","written":{written},"tools":[{}]}}"#,
+            r#"{{"format":{},"server":{},"key":"{key}","written":{written},"tools":[{}],"lists":{{{}}},"capabilities":{capabilities}}}"#,
             raw::quote(FORMAT),
             raw::quote(&server.name),
-            tools.join(",")
+            cached.tools.join(","),
+            lists.join(",")
         );
         self.write_atomically(&path, &key, text.as_bytes())
     }
@@ -316,16 +350,32 @@ mod tests {
         r#"{"name":"add","description":"x \u00e9 1.50","inputSchema":{"type":"object"}}"#,
     ];
 
+    fn listing(tools: &[&str]) -> Cached {
+        Cached {
+            tools: tools.iter().map(|t| (*t).to_owned()).collect(),
+            lists: BTreeMap::from([(
+                "prompts/list".to_owned(),
+                vec![r#"{"name":"p","arguments":[]}"#.to_owned()],
+            )]),
+            capabilities: Some(r#"{"tools":{},"prompts":{"listChanged":true}}"#.to_owned()),
+            written: UNIX_EPOCH,
+        }
+    }
+
     #[test]
     fn what_is_stored_is_loaded_byte_for_byte_and_no_secret_is_kept() {
         let dir = tempdir("round-trip");
         let cache = CatalogCache::new(dir.join("catalogs"));
         let server = memory();
         assert!(cache.load(&server).unwrap().is_none());
-        cache.store(&server, &TOOLS).unwrap();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
         let cached = cache.load(&server).unwrap().unwrap();
-        assert_eq!(cached.page, format!(r#"{{"tools":[{}]}}"#, TOOLS.join(",")));
-        assert_eq!(cached.tools, 2);
+        assert_eq!(
+            cached.page(),
+            format!(r#"{{"tools":[{}]}}"#, TOOLS.join(","))
+        );
+        assert_eq!(cached.lists, listing(&[]).lists);
+        assert!(cached.declares("prompts") && !cached.declares("resources"));
         assert!(cached.age() < Duration::from_secs(60));
         let path = cache.path(&server).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -341,8 +391,8 @@ mod tests {
             assert_eq!(mode(cache.dir()), 0o700);
         }
         // Written again: replaced, and no temporary file is left.
-        cache.store(&server, &TOOLS[..1]).unwrap();
-        assert_eq!(cache.load(&server).unwrap().unwrap().tools, 1);
+        cache.store(&server, &listing(&TOOLS[..1])).unwrap();
+        assert_eq!(cache.load(&server).unwrap().unwrap().tools.len(), 1);
         assert_eq!(std::fs::read_dir(cache.dir()).unwrap().count(), 1);
     }
 
@@ -353,7 +403,7 @@ mod tests {
             r#"{"mcpServers": {"memory": {"command": "mcp-server-memory", "env": {"TOKEN": "other"}}}}"#,
         );
         assert_ne!(cache.path(&memory()), cache.path(&other));
-        cache.store(&memory(), &TOOLS).unwrap();
+        cache.store(&memory(), &listing(&TOOLS)).unwrap();
         assert!(cache.load(&other).unwrap().is_none());
     }
 
@@ -361,7 +411,7 @@ mod tests {
     fn corrupt_foreign_or_exposed_files_are_refused() {
         let cache = CatalogCache::new(tempdir("foreign"));
         let server = memory();
-        cache.store(&server, &TOOLS).unwrap();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
         let path = cache.path(&server).unwrap();
         let good = std::fs::read_to_string(&path).unwrap();
         let refused = |text: &str| {
@@ -410,7 +460,7 @@ mod tests {
             ..memory()
         };
         assert!(cache.path(&server).is_none());
-        cache.store(&server, &TOOLS).unwrap();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
         assert!(cache.load(&server).unwrap().is_none());
     }
 

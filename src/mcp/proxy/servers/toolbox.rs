@@ -2,7 +2,7 @@
 //! their tools in one [`Catalog`], calls routed to the server that has the tool, and results
 //! through part 1's [`ResultEncoder`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value as Json;
 use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
-use super::cache::CatalogCache;
+use super::cache::{Cached, CatalogCache};
 use super::config::{Config, Launch, ServerConfig};
 use super::upstream::{ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
@@ -149,8 +149,12 @@ pub struct Toolbox {
     former: RwLock<HashMap<String, String>>,
     /// The servers still on their first start.
     starting: watch::Sender<HashSet<String>>,
-    /// The servers whose tools came from the catalog cache at start.
-    cached: HashSet<String>,
+    /// What the catalog cache held at start, by server: their tools are in the catalog from
+    /// the start, their other lists answered from it while they start.
+    cached: HashMap<String, Cached>,
+    /// Each server's other lists (prompts, resources, templates) as last listed whole, by
+    /// method, for the cache.
+    lists: Mutex<HashMap<String, BTreeMap<String, Vec<String>>>>,
     /// Cache files being written ([`shutdown`](Toolbox::shutdown) waits for them).
     writes: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     events: AsyncMutex<mpsc::Receiver<ServerEvent>>,
@@ -210,11 +214,11 @@ impl Toolbox {
         let (events_tx, events) = mpsc::channel(INBOUND_QUEUE);
         let (ready_tx, ready) = watch::channel(false);
         let mut catalog = Catalog::new();
-        let mut cached = HashSet::new();
+        let mut cached = HashMap::new();
         for server in config.enabled() {
             // In the catalog from the start, in file order; replaced once listed.
-            if from_cache(&mut catalog, options.catalog_cache.as_ref(), server) {
-                cached.insert(server.name.clone());
+            if let Some(held) = from_cache(&mut catalog, options.catalog_cache.as_ref(), server) {
+                cached.insert(server.name.clone(), held);
             } else {
                 catalog.add_unavailable(&server.name, "starting");
             }
@@ -234,6 +238,11 @@ impl Toolbox {
             answered_early: AtomicBool::new(false),
             former: RwLock::default(),
             starting: watch::channel(starting).0,
+            lists: Mutex::new(
+                (cached.iter())
+                    .map(|(name, held)| (name.clone(), held.lists.clone()))
+                    .collect(),
+            ),
             cached,
             writes: Mutex::default(),
             events: AsyncMutex::new(events),
@@ -323,10 +332,17 @@ impl Toolbox {
             return;
         };
         let (cache, config) = (cache.clone(), config.clone());
-        let tools = self.tool_texts(server);
+        let held = Cached {
+            tools: self.tool_texts(server),
+            lists: lock(&self.lists).get(server).cloned().unwrap_or_default(),
+            capabilities: self
+                .server(server)
+                .map(|s| s.initialize_result()["capabilities"].to_string())
+                .or_else(|| self.cached.get(server)?.capabilities.clone()),
+            written: std::time::UNIX_EPOCH,
+        };
         let write = tokio::task::spawn_blocking(move || {
-            let tools: Vec<&str> = tools.iter().map(String::as_str).collect();
-            if let Err(e) = cache.store(&config, &tools) {
+            if let Err(e) = cache.store(&config, &held) {
                 tracing::warn!(target: PROXY, server = config.name, "{e}");
             }
         });
@@ -372,7 +388,6 @@ impl Toolbox {
             return Err(StartError::BadListing { source: e });
         }
         self.log_warnings(&name);
-        self.remember(&name);
         let server = Arc::new(server);
         {
             // Under `notifications`, as `route_notifications` runs: a sink given while this
@@ -383,6 +398,8 @@ impl Toolbox {
             }
             write(&self.servers).insert(name.clone(), server.clone());
         }
+        // Once registered: its capabilities are kept too.
+        self.remember(&name);
         write(&self.former).retain(|_, s| *s != name);
         if *self.stopping.borrow() {
             // Shut down while it started: not left running.
@@ -542,7 +559,8 @@ impl Toolbox {
             return self.ready().await;
         };
         let mut starting = self.starting.subscribe();
-        let known = |starting: &HashSet<String>| starting.iter().all(|s| self.cached.contains(s));
+        let known =
+            |starting: &HashSet<String>| starting.iter().all(|s| self.cached.contains_key(s));
         let waited = tokio::time::timeout(grace, starting.wait_for(known)).await;
         if !matches!(waited, Ok(Ok(ref s)) if s.is_empty()) {
             // Before the caller reads the catalog: a server up after this is announced.
@@ -553,6 +571,40 @@ impl Toolbox {
     /// Whether `server` is still on its first start.
     fn still_starting(&self, server: &str) -> bool {
         self.starting.borrow().contains(server)
+    }
+
+    /// What the catalog cache held for `server`'s list `method` (`prompts/list`, ...), while
+    /// `server` is still on its first start: what a list is answered with for it until then.
+    pub(crate) fn cached_list(&self, server: &str, method: &str) -> Option<Vec<String>> {
+        let held = self.cached.get(server)?;
+        let items = held.lists.get(method)?;
+        self.still_starting(server).then(|| items.clone())
+    }
+
+    /// Whether the catalog cache says `server`, still on its first start, declares
+    /// `capability` (`prompts`, `resources`).
+    pub(crate) fn cached_declares(&self, server: &str, capability: &str) -> bool {
+        self.cached
+            .get(server)
+            .is_some_and(|held| held.declares(capability) && self.still_starting(server))
+    }
+
+    /// `server`'s whole list `method` as it just listed it (each item's JSON text): kept for
+    /// the catalog cache.
+    pub(crate) fn listed(&self, server: &str, method: &str, items: &[String]) {
+        if self.options.catalog_cache.is_none() {
+            return;
+        }
+        let changed = {
+            let mut lists = lock(&self.lists);
+            let lists = lists.entry(server.to_owned()).or_default();
+            let changed = lists.get(method).is_none_or(|old| old != items);
+            lists.insert(method.to_owned(), items.to_vec());
+            changed
+        };
+        if changed {
+            self.remember(server);
+        }
     }
 
     /// Waits until `server` is no longer on its first start (up or failed).
@@ -1004,30 +1056,33 @@ impl Toolbox {
     }
 }
 
-/// Puts `server`'s cached tools in `catalog`; whether there were any to put. A cache that
-/// cannot be read is warned about and not used.
-fn from_cache(catalog: &mut Catalog, cache: Option<&CatalogCache>, server: &ServerConfig) -> bool {
+/// Puts `server`'s cached tools in `catalog`; what the cache held, if it was used. A cache
+/// that cannot be read is warned about and not used.
+fn from_cache(
+    catalog: &mut Catalog,
+    cache: Option<&CatalogCache>,
+    server: &ServerConfig,
+) -> Option<Cached> {
     let name = &server.name;
-    let cached = match cache.map(|c| c.load(server)) {
-        None | Some(Ok(None)) => return false,
-        Some(Ok(Some(cached))) => cached,
-        Some(Err(e)) => {
+    let cached = match cache?.load(server) {
+        Ok(cached) => cached?,
+        Err(e) => {
             tracing::warn!(target: PROXY, server = name, "{e}");
-            return false;
+            return None;
         }
     };
-    if let Err(e) = catalog.add_server_pages(name, &[&cached.page]) {
+    if let Err(e) = catalog.add_server_pages(name, &[&cached.page()]) {
         tracing::warn!(target: PROXY, server = name, "catalog cache: {e}; ignored");
-        return false;
+        return None;
     }
     tracing::debug!(
         target: PROXY,
         server = name,
-        "{} tools from the catalog cache, listed {} s ago",
-        cached.tools,
+        "{} tools from the catalog cache, written {} s ago",
+        cached.tools.len(),
         cached.age().as_secs()
     );
-    true
+    Some(cached)
 }
 
 /// Tells the metrics what each result a toolbox's encoder counts came to, under the server of
