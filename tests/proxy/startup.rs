@@ -400,3 +400,31 @@ fn typescript_sdk_over_stdio_a_late_server_a_cached_one_and_a_changed_one() {
 fn typescript_sdk_over_http_a_late_server_a_cached_one_and_a_changed_one() {
     sdk_phases(Sdk::TypeScript, true);
 }
+
+#[test]
+fn a_server_that_never_starts_holds_no_other_server_s_list_change() {
+    let scratch = Scratch::new("startup-stuck");
+    let gate = scratch.0.join("gate");
+    std::fs::write(&gate, "").unwrap();
+    let servers = json!({
+        // Never opened: it never starts (within the test's time).
+        "stuck": {"command": "python3",
+                  "args": [fixture("gated_server.py"), scratch.0.join("never")]},
+        // Up at once, with a tool list change while the proxy is still starting it.
+        "announcer": {"command": "python3",
+                      "args": [fixture("gated_server.py"), &gate, "announce"]},
+    });
+    let config = scratch.0.join("mcp.json");
+    std::fs::write(&config, json!({ "mcpServers": servers }).to_string()).unwrap();
+    let args = ["--startup-grace", "0", "--startup-timeout", "600"];
+    let mut client = proxy(&config, &args);
+    client.initialize("2025-11-25");
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    let listed = client.tools();
+    assert!(names(&listed).contains(&"gated_echo"), "{listed:?}");
+    let r = client.call("gated_echo", json!({"text": "while another starts"}));
+    assert_eq!(r["content"][0]["text"], "while another starts", "{r}");
+    client.close();
+}

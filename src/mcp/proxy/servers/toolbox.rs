@@ -967,9 +967,11 @@ impl Toolbox {
                 {
                     // A server still starting (tools registered right after `initialize`, as
                     // server-everything does for the client's capabilities) is listed again
-                    // once it has started, not dropped as unavailable.
-                    if self.server(&server).is_none() {
-                        self.ready().await;
+                    // once it has started, not dropped as unavailable; meanwhile the other
+                    // servers' events go on (one that never starts held them all).
+                    if self.still_starting(&server) {
+                        self.relist_once_started(server, message);
+                        continue;
                     }
                     match self.relist(&server).await {
                         Ok(()) => return Some(Change::ToolsChanged { server }),
@@ -1018,6 +1020,21 @@ impl Toolbox {
                 }
             }
         }
+    }
+
+    /// Hands `server`'s `tools/list_changed` back to [`next_event`](Self::next_event) once
+    /// the server has started (dropped if it did not).
+    fn relist_once_started(&self, server: String, message: Message) {
+        let Some(toolbox) = self.me.upgrade() else {
+            return;
+        };
+        tokio::spawn(async move {
+            toolbox.started(&server).await;
+            if toolbox.server(&server).is_some() {
+                let again = ServerEvent::Notification { server, message };
+                let _ = toolbox.events_tx.send(again).await;
+            }
+        });
     }
 
     /// Lists `server` again and replaces its tools in the catalog.
