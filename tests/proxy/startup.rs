@@ -178,11 +178,7 @@ fn from_cache(config: &Path, cache: &Path) -> Client {
 
 /// `tools/call` of `name` sent, not waited for; its id.
 fn call_later(client: &mut Client, name: &str) -> u64 {
-    let id = client.next_id;
-    client.next_id += 1;
-    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                        "params": {"name": name, "arguments": {"text": "waited"}}}));
-    id
+    call_later_with(client, name, json!({"text": "waited"}))
 }
 
 #[test]
@@ -427,4 +423,64 @@ fn a_server_that_never_starts_holds_no_other_server_s_list_change() {
     let r = client.call("gated_echo", json!({"text": "while another starts"}));
     assert_eq!(r["content"][0]["text"], "while another starts", "{r}");
     client.close();
+}
+
+#[test]
+fn lean_mode_runs_a_started_server_s_tool_at_once_and_a_cached_one_once_its_server_is_up() {
+    let scratch = Scratch::new("startup-lean");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    // Only the gated server is cached: the wild one is waited for, within the grace.
+    for file in std::fs::read_dir(&cache).unwrap() {
+        let path = file.unwrap().path();
+        if std::fs::read_to_string(&path)
+            .unwrap()
+            .contains(r#""server":"wild""#)
+        {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    let args = [
+        "--mode",
+        "lean",
+        "--startup-grace",
+        "600",
+        "--catalog-cache",
+        cache.to_str().unwrap(),
+    ];
+    let mut client = proxy(&config, &args);
+    client.initialize("2025-11-25");
+    let execute = |name: &str| json!({"name": name, "arguments": {"text": "lean"}});
+    // The wild server is up; the gated one is not, and is not waited for.
+    let r = client.call("execute_tool", execute("echo_request"));
+    assert!(!gate.exists());
+    assert!(
+        r["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("echo_request"),
+        "{r}"
+    );
+    let id = call_later_with(&mut client, "execute_tool", execute("gated_echo"));
+    std::fs::write(&gate, "").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("lean"),
+        "{r}"
+    );
+    client.close();
+}
+
+/// `tools/call` of `name` with `arguments` sent, not waited for; its id.
+fn call_later_with(client: &mut Client, name: &str, arguments: Json) -> u64 {
+    let id = client.next_id;
+    client.next_id += 1;
+    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                        "params": {"name": name, "arguments": arguments}}));
+    id
 }

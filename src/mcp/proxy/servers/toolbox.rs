@@ -738,6 +738,19 @@ impl Toolbox {
         self.convert_result(Some(&call), reply.result().unwrap_or("{}"))
     }
 
+    /// Waits until a call of the tool exposed as `exposed` can go where it belongs: for a
+    /// cached tool of a server still starting, until that server has listed its tools again;
+    /// for a name no server lists yet (perhaps a tool of one still starting), until every
+    /// server has started or failed; otherwise not at all.
+    pub(crate) async fn until_routable(&self, exposed: &str) {
+        let server = self.catalog().get(exposed).map(|t| t.server().to_owned());
+        match server {
+            None => self.ready().await,
+            Some(server) if self.still_starting(&server) => self.started(&server).await,
+            Some(_) => {}
+        }
+    }
+
     /// Where a `tools/call` (its `params` as sent, read into their `entries`) goes: the
     /// tool's server, and the params as that server takes them (the tool under its own name,
     /// all else as sent).
@@ -749,13 +762,7 @@ impl Toolbox {
         let exposed = raw::get(entries, "name")
             .and_then(raw::string)
             .unwrap_or_default();
-        match self.route(&exposed) {
-            // Perhaps its server is still starting.
-            Err(_) => self.ready().await,
-            // A cached tool: called only once its server has listed it again.
-            Ok((server, _)) if self.still_starting(&server) => self.started(&server).await,
-            Ok(_) => {}
-        }
+        self.until_routable(&exposed).await;
         let (server, original) = self.route(&exposed)?;
         let params = if original == exposed {
             params.to_owned()

@@ -183,14 +183,20 @@ impl Front {
         name: String,
         entries: &[raw::Member<'_>],
     ) -> Result<String, CallError> {
-        // A search shows what is up so far; a tool run may be of a server still starting.
-        if name == crate::mcp::DISCOVER_TOOLS {
-            self.toolbox.settled().await;
-        } else {
-            self.toolbox.ready().await;
-        }
         // Read to validate and plan; what reaches the server is the text the model sent.
         let arguments_text = raw::get(entries, "arguments");
+        // A search shows what is up so far; a tool run may be of a server still starting
+        // (only that one is waited for); a spec, of a tool not listed yet.
+        let tool = (arguments_text.and_then(raw::entries))
+            .and_then(|e| raw::get(&e, "name").and_then(raw::string))
+            .unwrap_or_default();
+        if name == crate::mcp::DISCOVER_TOOLS {
+            self.toolbox.settled().await;
+        } else if name == crate::mcp::EXECUTE_TOOL {
+            self.toolbox.until_routable(&tool).await;
+        } else if self.toolbox.catalog().get(&tool).is_none() {
+            self.toolbox.ready().await;
+        }
         let arguments = match read_arguments(&name, arguments_text) {
             Ok(arguments) => arguments,
             Err(e) => return Ok(result_text(&e.to_string(), true)),
