@@ -15,7 +15,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toon::mcp::{Catalog, CompactTools, Cut, MetaTools, cut_of};
+use toon::mcp::{Catalog, CompactTools, Form, MetaTools, form_of};
 use toon::{Map, Value};
 
 fn tokens(text: &str) -> usize {
@@ -171,7 +171,7 @@ fn print_row(name: &str, catalog: &Catalog) -> Result<(), Box<dyn std::error::Er
 /// Says on stderr which tools keep their whole schema, and why.
 fn whole(catalog: &Catalog) {
     for tool in catalog.tools() {
-        if let Cut::WholeSchema(why) = cut_of(tool) {
+        if let Form::WholeSchema(why) = form_of(tool) {
             eprintln!("{}: {why}", tool.name());
         }
     }

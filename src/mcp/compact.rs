@@ -9,7 +9,7 @@
 //! A tool whose schema the signature cannot say whole (a `$ref`, `oneOf`, `allOf`, a keyword
 //! the notation does not know, a nested object deeper or wider than it shows, an enum of more
 //! than [`MAX_WHOLE_ENUM`](super::schema::MAX_WHOLE_ENUM) values: shorter ones are listed
-//! whole) keeps its whole schema ([`cut_of`]).
+//! whole) keeps its whole schema ([`form_of`]).
 
 use super::catalog::{Catalog, Tool};
 use super::error::Result;
@@ -20,7 +20,7 @@ use crate::{Map, Value, toon};
 
 /// How a tool's definition is listed in compact mode.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cut {
+pub enum Form {
     /// Its summary and signature, with a bare object schema.
     Signature,
     /// Its summary with its whole `inputSchema`: the signature would lose what this says.
@@ -59,13 +59,13 @@ const EXPRESSED: [&str; 25] = [
 
 /// Whether `tool`'s parameters fit a signature line, and if not, why.
 #[must_use]
-pub fn cut_of(tool: &Tool) -> Cut {
+pub fn form_of(tool: &Tool) -> Form {
     match tool.input_schema() {
         Ok(schema) => match unexpressed(schema, 0) {
-            None => Cut::Signature,
-            Some(why) => Cut::WholeSchema(why),
+            None => Form::Signature,
+            Some(why) => Form::WholeSchema(why),
         },
-        Err(e) => Cut::WholeSchema(e.to_string()),
+        Err(e) => Form::WholeSchema(e.to_string()),
     }
 }
 
@@ -332,14 +332,14 @@ fn every_tool(_: &Tool) -> bool {
 }
 
 /// One tool's compact definition: its exposed name, summary and signature (or whole schema,
-/// [`cut_of`]), and what a host acts on besides (`annotations`' hints, `execution`, `_meta`).
+/// [`form_of`]), and what a host acts on besides (`annotations`' hints, `execution`, `_meta`).
 pub(crate) fn definition(tool: &Tool) -> Result<Value> {
     let full = tool.definition()?;
     let mut def = Map::new();
     def.insert("name".into(), Value::String(tool.name().into()));
     let summary = summary_of(tool);
-    let schema = match cut_of(tool) {
-        Cut::Signature => {
+    let schema = match form_of(tool) {
+        Form::Signature => {
             let signature = schema::whole_signature(tool.input_schema()?);
             // ` — ` costs one token where `\nparams: ` cost three (215 on eleven servers);
             // the legend that says so is the full-definition tool's description.
@@ -351,7 +351,7 @@ pub(crate) fn definition(tool: &Tool) -> Result<Value> {
             def.insert("description".into(), Value::String(text));
             toon!({"type": "object"})
         }
-        Cut::WholeSchema(_) => {
+        Form::WholeSchema(_) => {
             def.insert("description".into(), Value::String(summary));
             let mut schema = tool.input_schema()?.clone();
             unexplained(&mut schema);
@@ -448,22 +448,22 @@ mod tests {
         ]"##
             .replace("ENUM33", &(1..=33).map(|i| i.to_string()).collect::<Vec<_>>().join(",")),
         );
-        let cuts: Vec<Cut> = c.tools().map(cut_of).collect();
-        assert_eq!(cuts[0], Cut::Signature);
+        let cuts: Vec<Form> = c.tools().map(form_of).collect();
+        assert_eq!(cuts[0], Form::Signature);
         assert!(
-            matches!(&cuts[1], Cut::WholeSchema(w) if w.contains("`$defs`")),
+            matches!(&cuts[1], Form::WholeSchema(w) if w.contains("`$defs`")),
             "{cuts:?}"
         );
-        assert!(matches!(&cuts[3], Cut::WholeSchema(w) if w.contains("oneOf")));
-        assert!(matches!(&cuts[4], Cut::WholeSchema(w) if w.contains("deeper")));
-        assert!(matches!(&cuts[5], Cut::WholeSchema(w) if w.contains("33 values")));
-        assert!(matches!(&cuts[6], Cut::WholeSchema(w) if w.contains("over the parameters")));
-        assert!(matches!(&cuts[7], Cut::WholeSchema(w) if w.contains("beside `type`")));
-        assert!(matches!(&cuts[8], Cut::WholeSchema(w) if w.contains("only constrains")));
-        assert_eq!(cuts[9], Cut::Signature);
+        assert!(matches!(&cuts[3], Form::WholeSchema(w) if w.contains("oneOf")));
+        assert!(matches!(&cuts[4], Form::WholeSchema(w) if w.contains("deeper")));
+        assert!(matches!(&cuts[5], Form::WholeSchema(w) if w.contains("33 values")));
+        assert!(matches!(&cuts[6], Form::WholeSchema(w) if w.contains("over the parameters")));
+        assert!(matches!(&cuts[7], Form::WholeSchema(w) if w.contains("beside `type`")));
+        assert!(matches!(&cuts[8], Form::WholeSchema(w) if w.contains("only constrains")));
+        assert_eq!(cuts[9], Form::Signature);
         let defs = CompactTools::new(&c).definitions().unwrap();
         // Nine values are listed whole, where views cut them at eight.
-        assert_eq!(cuts[10], Cut::Signature);
+        assert_eq!(cuts[10], Form::Signature);
         assert_eq!(defs[10]["description"], "— a?:1|2|3|4|5|6|7|8|9");
         assert_eq!(defs[0]["inputSchema"], toon!({"type": "object"}));
         assert_eq!(

@@ -65,7 +65,7 @@ mod view;
 pub use catalog::{
     Annotations, COLLISION_SEPARATOR, Catalog, Hit, SUMMARY_CHARS, Server, Status, Tool,
 };
-pub use compact::{CompactTools, Cut, TOON_GET_TOOL_SPEC, cut_of};
+pub use compact::{CompactTools, Form, TOON_GET_TOOL_SPEC, form_of};
 pub use content::Decision;
 pub use error::{Error, Result};
 pub use meta::{

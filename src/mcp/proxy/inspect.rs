@@ -6,7 +6,7 @@ use std::fmt;
 
 use crate::mcp::proxy::front::listing::{Showing, tools_list_json};
 use crate::mcp::proxy::servers::mode::{Mode, ServerModes};
-use crate::mcp::{Catalog, Cut, Decision, Grouping, Policy, Status, Structured, Tool, cut_of};
+use crate::mcp::{Catalog, Decision, Form, Grouping, Policy, Status, Structured, Tool, form_of};
 use crate::tokens::cost;
 
 /// One server's line of an [`Inspection`].
@@ -44,7 +44,7 @@ pub struct ToolResults {
     pub decision: Decision,
 }
 
-/// A tool compact mode lists with its whole schema, and why ([`cut_of`]).
+/// A tool compact mode lists with its whole schema, and why ([`form_of`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct WholeSchema {
@@ -169,13 +169,13 @@ impl Inspection {
 /// The tools whose schema compact mode lists whole, and why.
 fn whole_schemas(catalog: &Catalog) -> Vec<WholeSchema> {
     (catalog.tools())
-        .filter_map(|tool| match cut_of(tool) {
-            Cut::WholeSchema(why) => Some(WholeSchema {
+        .filter_map(|tool| match form_of(tool) {
+            Form::WholeSchema(why) => Some(WholeSchema {
                 server: tool.server().to_owned(),
                 name: tool.name().to_owned(),
                 why,
             }),
-            Cut::Signature => None,
+            Form::Signature => None,
         })
         .collect()
 }
