@@ -19,7 +19,7 @@ pub(crate) const INBOUND_QUEUE: usize = 1024;
 pub(crate) const INBOUND_BYTES: usize = 4 << 20;
 
 /// A message in the queue, with the room it takes: given back when it is taken out.
-struct Held {
+struct Queued {
     message: Message,
     _room: OwnedSemaphorePermit,
 }
@@ -27,7 +27,7 @@ struct Held {
 /// The reader's side of an inbound queue (cloned where several tasks feed one queue).
 #[derive(Clone)]
 pub(crate) struct InboundSender {
-    tx: mpsc::Sender<Held>,
+    tx: mpsc::Sender<Queued>,
     /// One permit per byte of room.
     room: Arc<Semaphore>,
     bound: u32,
@@ -35,7 +35,7 @@ pub(crate) struct InboundSender {
 
 /// The side the layer above reads.
 pub(crate) struct Inbound {
-    rx: mpsc::Receiver<Held>,
+    rx: mpsc::Receiver<Queued>,
 }
 
 /// Why a message was not queued.
@@ -73,7 +73,7 @@ impl InboundSender {
             .acquire_many_owned(self.room_for(&message))
             .await
             .map_err(|_| NotQueued::Closed)?;
-        let held = Held {
+        let held = Queued {
             message,
             _room: room,
         };
@@ -88,7 +88,7 @@ impl InboundSender {
         let room = Arc::clone(&self.room)
             .try_acquire_many_owned(self.room_for(&message))
             .map_err(|_| NotQueued::Full)?;
-        let held = Held {
+        let held = Queued {
             message,
             _room: room,
         };
