@@ -284,6 +284,53 @@ fn a_cached_server_that_fails_to_start_takes_its_tools_away_with_a_list_change()
         names(&listed).len() > 1,
         "the other server's tools stay: {listed:?}"
     );
+    // Its cached prompts were listed too: gone with it, and said.
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/prompts/list_changed"
+    });
+    let prompts = client.request("prompts/list", json!({}));
+    assert_eq!(prompts["result"]["prompts"], json!([]), "{prompts}");
+    client.close();
+}
+
+#[test]
+fn a_call_to_a_cached_tool_never_runs_on_another_server_of_that_name() {
+    let scratch = Scratch::new("startup-pinned");
+    let (config, gate) = wild_and_gated(&scratch.0);
+    let cache = scratch.0.join("cache");
+    cached_once(&config, &gate, &cache);
+    // A second gated server, with nothing cached, lists the same tool name.
+    let other = scratch.0.join("other-gate");
+    let text = std::fs::read_to_string(&config).unwrap();
+    let mut servers: Json = serde_json::from_str(&text).unwrap();
+    servers["mcpServers"]["other"] =
+        json!({"command": "python3", "args": [fixture("gated_server.py"), &other]});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    // Not waited for: the grace is short.
+    let args = [
+        "--startup-grace",
+        "0.2",
+        "--catalog-cache",
+        cache.to_str().unwrap(),
+    ];
+    let mut client = proxy(&config, &args);
+    client.initialize("2025-11-25");
+    assert!(names(&client.tools()).contains(&"gated_echo"));
+    let id = call_later(&mut client, "gated_echo");
+    // The other one comes up first: both tools are renamed `SERVER__gated_echo`; then the
+    // cached one comes up listing its tool under another name.
+    std::fs::write(&other, "").unwrap();
+    wait_for_notification(&mut client, |m| {
+        m["method"] == "notifications/tools/list_changed"
+    });
+    std::fs::write(&gate, "gated_renamed").unwrap();
+    let r = client.next_response(client.wait);
+    assert_eq!(r["id"], id, "{r}");
+    let error = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("unknown tool") && error.contains("gated_echo"),
+        "{r}"
+    );
     client.close();
 }
 

@@ -105,7 +105,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
             let mode = mode.into();
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
-            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref());
+            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref())?;
             options.request_timeout = seconds("--request-timeout", request_timeout)?;
             options.startup_grace = grace(&startup_grace)?;
             options.policy = policy_of(policy);
@@ -125,7 +125,7 @@ pub(super) fn run(command: McpCommand) -> Result<(), Failure> {
         } => {
             let mut options = serving::Options::default();
             options.startup_timeout = seconds("--startup-timeout", servers.startup_timeout)?;
-            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref());
+            options.catalog_cache = catalog_cache(servers.catalog_cache.as_deref())?;
             options.policy = policy_of(policy);
             let report = serving::inspect(servers.config.as_deref(), mode.into(), options)?;
             emit(report.trim_end())?;
@@ -239,13 +239,14 @@ fn grace(value: &str) -> Result<Option<std::time::Duration>, String> {
 
 /// `--catalog-cache`: a folder, `off`, or (not given) the user's cache folder.
 #[cfg(feature = "mcp-stdio")]
-fn catalog_cache(value: Option<&str>) -> Option<toon::mcp::proxy::CatalogCache> {
+fn catalog_cache(value: Option<&str>) -> Result<Option<toon::mcp::proxy::CatalogCache>, String> {
     use toon::mcp::proxy::CatalogCache;
-    match value {
+    Ok(match value {
         Some("off") => None,
+        Some("") => return Err("invalid --catalog-cache \"\": use a folder or `off`".into()),
         Some(dir) => Some(CatalogCache::new(dir)),
         None => CatalogCache::default_dir().map(CatalogCache::new),
-    }
+    })
 }
 
 /// The async part: a tokio runtime around the library's toolbox and server.

@@ -9,7 +9,10 @@
 //! is all that is kept of them). It is written whole to a temporary file (0600) and renamed
 //! over the old one, so a reader sees the last list or the one before, never half of one.
 //! A file that is not what this module writes (not JSON, another format, another server's
-//! key, a link, a file other users can access) is ignored with a warning, never trusted;
+//! key, a link, a file another user owns or other users can access, in a folder another user
+//! owns or other users can write) is ignored with a warning, never trusted; a folder of the
+//! user's that others can access is made 0700 on the next write, and temporary files a killed
+//! gateway left are removed;
 //! a cached tool is only ever called once its server has listed it again
 //! ([`Toolbox`](super::toolbox::Toolbox)).
 
@@ -125,13 +128,14 @@ impl CatalogCache {
     }
 
     /// `$XDG_CACHE_HOME/toon/catalogs`, else `~/.cache/toon/catalogs` (on Windows
-    /// `%LOCALAPPDATA%\toon\catalogs`); `None` when no home directory is known.
+    /// `%LOCALAPPDATA%\toon\catalogs`); `None` when no home directory is known. A relative
+    /// `XDG_CACHE_HOME` is ignored, as the XDG specification says.
     #[must_use]
     pub fn default_dir() -> Option<PathBuf> {
         let var = |k: &str| {
             std::env::var_os(k)
-                .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
+                .filter(|v| v.is_absolute())
         };
         let base = if cfg!(windows) {
             var("LOCALAPPDATA")
@@ -162,7 +166,7 @@ impl CatalogCache {
         let (Some(key), Some(path)) = (key(server), self.path(server)) else {
             return Ok(None);
         };
-        let Some(text) = read_own(&path)? else {
+        let Some(text) = read_own(&self.dir, &path)? else {
             return Ok(None);
         };
         let foreign = |why: String| CacheError::Foreign {
@@ -180,14 +184,27 @@ impl CatalogCache {
                 file.server
             )));
         }
-        let texts = |items: &[&RawValue]| items.iter().map(|i| i.get().to_owned()).collect();
+        let written = Duration::from_secs(file.written);
+        let written = UNIX_EPOCH
+            .checked_add(written)
+            .ok_or_else(|| foreign(format!("written at {} s, past any clock", file.written)))?;
+        // Only objects: what a list item is.
+        let texts = |items: &[&RawValue]| {
+            (items.iter())
+                .map(|i| i.get())
+                .filter(|i| i.starts_with('{'))
+                .map(str::to_owned)
+                .collect()
+        };
         Ok(Some(Cached {
             tools: texts(&file.tools),
             lists: (file.lists.iter())
                 .map(|(method, items)| (method.clone(), texts(items)))
                 .collect(),
-            capabilities: file.capabilities.map(|c| c.get().to_owned()),
-            written: UNIX_EPOCH + Duration::from_secs(file.written),
+            capabilities: (file.capabilities.map(RawValue::get))
+                .filter(|c| c.starts_with('{'))
+                .map(str::to_owned),
+            written,
         }))
     }
 
@@ -223,6 +240,7 @@ impl CatalogCache {
             move |source| CacheError::Io { path, source }
         };
         create_private_dir(&self.dir).map_err(io(&self.dir))?;
+        remove_stale(&self.dir, key);
         let mut suffix = [0u8; 8];
         let _ = getrandom::fill(&mut suffix);
         let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
@@ -266,9 +284,50 @@ fn key(server: &ServerConfig) -> Option<String> {
     Some(digest.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// The text of `path` if it is a regular file of at most [`MAX_FILE_BYTES`] that no other
-/// user can access; `None` if there is none.
-fn read_own(path: &Path) -> Result<Option<String>, CacheError> {
+/// Removes the temporary files of `key` older than a minute: a gateway killed while it wrote
+/// left them (a write takes milliseconds).
+fn remove_stale(dir: &Path, key: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let prefix = format!(".{key}.");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let old = (entry.metadata().ok())
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > Duration::from_secs(60));
+        if name.starts_with(&prefix) && name.ends_with(".tmp") && old {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The effective user this process runs as, where it can be known without `unsafe`.
+fn own_uid() -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    return Some(nix::unistd::geteuid().as_raw());
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// Why another user could have put a file at `meta`'s path or read it: its owner, or
+/// `others` of its mode bits (group and other) set.
+#[cfg(unix)]
+fn exposed(meta: &std::fs::Metadata, others: u32) -> Option<String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if own_uid().is_some_and(|uid| uid != meta.uid()) {
+        return Some(format!("owned by another user (uid {})", meta.uid()));
+    }
+    let mode = meta.permissions().mode();
+    (mode & others != 0).then(|| format!("other users can access it (mode {:o})", mode & 0o777))
+}
+
+/// The text of `path` if it is a regular file of at most [`MAX_FILE_BYTES`] of this user's
+/// that no other user can access, in a folder `dir` of this user's that no other user can
+/// write; `None` if there is none.
+fn read_own(dir: &Path, path: &Path) -> Result<Option<String>, CacheError> {
     let io = |source| CacheError::Io {
         path: path.to_owned(),
         source,
@@ -287,13 +346,16 @@ fn read_own(path: &Path) -> Result<Option<String>, CacheError> {
     }
     #[cfg(unix)]
     {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = meta.permissions().mode();
-        if mode & 0o077 != 0 {
-            return Err(foreign(&format!(
-                "other users can access it (mode {:o})",
-                mode & 0o777
-            )));
+        if let Some(why) = exposed(&meta, 0o077) {
+            return Err(foreign(&why));
+        }
+        // Others who can write the folder can put any file in it.
+        let folder = std::fs::metadata(dir).map_err(io)?;
+        if let Some(why) = exposed(&folder, 0o022) {
+            return Err(CacheError::Foreign {
+                path: dir.to_owned(),
+                why,
+            });
         }
     }
     if meta.len() > MAX_FILE_BYTES {
@@ -309,12 +371,24 @@ fn read_own(path: &Path) -> Result<Option<String>, CacheError> {
     Ok(Some(text))
 }
 
+/// `dir`, created 0700 if it is not there; one of this user's that others can access is
+/// made 0700 (a file's name is the hash of its server's configuration: not for other eyes).
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     let mut builder = std::fs::DirBuilder::new();
     builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-    builder.create(dir)
+    builder.create(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = std::fs::metadata(dir)?;
+        let mine = own_uid().is_none_or(|uid| uid == meta.uid());
+        if mine && meta.permissions().mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+        }
+    }
+    Ok(())
 }
 
 fn create_private_file(path: &Path) -> std::io::Result<std::fs::File> {
@@ -442,6 +516,60 @@ mod tests {
             let why = refused_keeping_mode(&cache, &server);
             assert!(why.contains("not a regular file"), "{why}");
         }
+    }
+
+    #[test]
+    fn a_time_past_any_clock_and_items_that_are_not_objects_are_not_trusted() {
+        let cache = CatalogCache::new(tempdir("values"));
+        let server = memory();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
+        let path = cache.path(&server).unwrap();
+        let good = std::fs::read_to_string(&path).unwrap();
+        let at = good.find(r#""written":"#).unwrap() + r#""written":"#.len();
+        let end = at + good[at..].find(',').unwrap();
+        let future = format!("{}18446744073709551615{}", &good[..at], &good[end..]);
+        std::fs::write(&path, future).unwrap();
+        assert!(
+            matches!(cache.load(&server), Err(CacheError::Foreign { why, .. }) if why.contains("past any clock"))
+        );
+        let odd = good
+            .replace(r#""tools":["#, r#""tools":[1,null,"s","#)
+            .replace(r#""prompts/list":["#, r#""prompts/list":[2,"#)
+            .replace(r#""capabilities":{"#, r#""capabilities":7,"x":{"#);
+        std::fs::write(&path, odd).unwrap();
+        let cached = cache.load(&server).unwrap().unwrap();
+        assert_eq!(cached.tools.len(), 2);
+        assert_eq!(cached.lists["prompts/list"].len(), 1);
+        assert_eq!(cached.capabilities, None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_others_can_write_is_not_read_and_one_of_ours_is_made_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let cache = CatalogCache::new(tempdir("folder"));
+        let server = memory();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        std::fs::set_permissions(cache.dir(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let why = refused_keeping_mode(&cache, &server);
+        assert!(why.contains("other users"), "{why}");
+        // The next write makes it private again, and removes what a killed writer left.
+        let stale = cache
+            .dir()
+            .join(format!(".{}.0011223344556677.tmp", key(&server).unwrap()));
+        std::fs::write(&stale, "half").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&stale)
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        cache.store(&server, &listing(&TOOLS)).unwrap();
+        assert_eq!(mode(cache.dir()), 0o700);
+        assert!(!stale.exists());
+        assert!(cache.load(&server).unwrap().is_some());
     }
 
     #[cfg(unix)]

@@ -102,6 +102,9 @@ pub enum Change {
         server: String,
         /// Why.
         reason: String,
+        /// Which of `prompts` and `resources` it offered (declared, or as the catalog cache
+        /// kept them): those lists changed with it too.
+        capabilities: Vec<String>,
     },
     /// A request from a server to the client (`sampling/createMessage`,
     /// `elicitation/create`, `roots/list`), as sent: answer it with the server's own id
@@ -739,15 +742,55 @@ impl Toolbox {
     }
 
     /// Waits until a call of the tool exposed as `exposed` can go where it belongs: for a
-    /// cached tool of a server still starting, until that server has listed its tools again;
-    /// for a name no server lists yet (perhaps a tool of one still starting), until every
-    /// server has started or failed; otherwise not at all.
-    pub(crate) async fn until_routable(&self, exposed: &str) {
-        let server = self.catalog().get(exposed).map(|t| t.server().to_owned());
-        match server {
+    /// cached tool of a server still starting, until that server has listed its tools again,
+    /// and then gives that server and the tool's own name there (the call runs there or
+    /// nowhere: [`route_pinned`](Self::route_pinned)); for a name no server lists yet
+    /// (perhaps a tool of one still starting), until every server has started or failed;
+    /// otherwise not at all.
+    pub(crate) async fn until_routable(&self, exposed: &str) -> Option<(String, String)> {
+        let tool = (self.catalog().get(exposed))
+            .map(|t| (t.server().to_owned(), t.original_name().to_owned()));
+        match tool {
             None => self.ready().await,
-            Some(server) if self.still_starting(&server) => self.started(&server).await,
+            Some((server, original)) if self.still_starting(&server) => {
+                self.started(&server).await;
+                return Some((server, original));
+            }
             Some(_) => {}
+        }
+        None
+    }
+
+    /// The name the catalog exposes `server`'s tool `original` under now, for a call made to
+    /// it as `exposed` while it was cached: never another server's tool of that name.
+    ///
+    /// # Errors
+    /// The server did not start, or no longer lists the tool (an unknown tool `exposed`).
+    pub(crate) fn route_pinned(
+        &self,
+        exposed: &str,
+        server: &str,
+        original: &str,
+    ) -> Result<String, CallError> {
+        let catalog = self.catalog();
+        let now = (catalog.tools())
+            .find(|t| t.server() == server && t.original_name() == original)
+            .map(|t| t.name().to_owned());
+        match now {
+            Some(now) => Ok(now),
+            None if self.server(server).is_none() => {
+                drop(catalog);
+                Err(CallError::Unavailable {
+                    server: server.to_owned(),
+                    reason: self.unavailable_reason(server),
+                })
+            }
+            None => Err(CallError::UnknownTool {
+                name: exposed.to_owned(),
+                suggestions: (catalog.suggest(exposed).into_iter())
+                    .map(str::to_owned)
+                    .collect(),
+            }),
         }
     }
 
@@ -762,8 +805,16 @@ impl Toolbox {
         let exposed = raw::get(entries, "name")
             .and_then(raw::string)
             .unwrap_or_default();
-        self.until_routable(&exposed).await;
-        let (server, original) = self.route(&exposed)?;
+        let (now, server, original) = match self.until_routable(&exposed).await {
+            Some((server, original)) => {
+                let now = self.route_pinned(&exposed, &server, &original)?;
+                (now, server, original)
+            }
+            None => {
+                let (server, original) = self.route(&exposed)?;
+                (exposed.clone(), server, original)
+            }
+        };
         let params = if original == exposed {
             params.to_owned()
         } else {
@@ -772,7 +823,7 @@ impl Toolbox {
             splice.finish()
         };
         Ok(RoutedCall {
-            exposed,
+            exposed: now,
             original,
             server,
             params,
@@ -999,13 +1050,22 @@ impl Toolbox {
                         tools_changed,
                     });
                 }
-                // A client heard of its cached tools: they are gone.
+                // A client heard of its cached lists: they are gone.
                 ServerEvent::StartFailed {
                     server,
                     reason,
-                    tools_changed: true,
-                } => return Some(Change::ServerGone { server, reason }),
-                ServerEvent::StartFailed { .. } => {}
+                    tools_changed,
+                } => {
+                    let held = self.cached.get(&server);
+                    let capabilities = offered(|c| held.is_some_and(|h| h.declares(c)));
+                    if tools_changed || !capabilities.is_empty() {
+                        return Some(Change::ServerGone {
+                            server,
+                            reason,
+                            capabilities,
+                        });
+                    }
+                }
                 ServerEvent::Request { server, message } => {
                     return Some(Change::Request { server, message });
                 }
@@ -1023,7 +1083,13 @@ impl Toolbox {
                     let names = self.exposed_of(&server);
                     write(&self.former).extend(names.into_iter().map(|n| (n, server.clone())));
                     self.unavailable(&server, &reason);
-                    return Some(Change::ServerGone { server, reason });
+                    let declared = &gone.initialize_result()["capabilities"];
+                    let capabilities = offered(|c| declared[c].is_object());
+                    return Some(Change::ServerGone {
+                        server,
+                        reason,
+                        capabilities,
+                    });
                 }
             }
         }
@@ -1080,6 +1146,15 @@ impl Toolbox {
     }
 }
 
+/// Which of `prompts` and `resources` `declares` says a server offers.
+fn offered(declares: impl Fn(&str) -> bool) -> Vec<String> {
+    ["prompts", "resources"]
+        .into_iter()
+        .filter(|c| declares(c))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Puts `server`'s cached tools in `catalog`; what the cache held, if it was used. A cache
 /// that cannot be read is warned about and not used.
 fn from_cache(
@@ -1098,6 +1173,9 @@ fn from_cache(
     if let Err(e) = catalog.add_server_pages(name, &[&cached.page()]) {
         tracing::warn!(target: PROXY, server = name, "catalog cache: {e}; ignored");
         return None;
+    }
+    for warning in catalog.server(name).map_or(&[][..], |s| s.warnings()) {
+        tracing::warn!(target: PROXY, server = name, "catalog cache: {warning}");
     }
     tracing::debug!(
         target: PROXY,

@@ -192,8 +192,18 @@ impl Front {
             .unwrap_or_default();
         if name == crate::mcp::DISCOVER_TOOLS {
             self.toolbox.settled().await;
-        } else if name == crate::mcp::EXECUTE_TOOL {
-            self.toolbox.until_routable(&tool).await;
+        } else if name == crate::mcp::EXECUTE_TOOL
+            && let Some((server, original)) = self.toolbox.until_routable(&tool).await
+        {
+            // A cached tool runs on its own server, under the name the model gave, or not.
+            let now = self.toolbox.route_pinned(&tool, &server, &original)?;
+            if now != tool {
+                let suggestions = vec![now];
+                return Err(CallError::UnknownTool {
+                    name: tool,
+                    suggestions,
+                });
+            }
         } else if self.toolbox.catalog().get(&tool).is_none() {
             self.toolbox.ready().await;
         }

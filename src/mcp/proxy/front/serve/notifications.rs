@@ -21,16 +21,27 @@ use crate::mcp::proxy::transport::peer::Cause;
 use crate::mcp::proxy::transport::wire::{self, Message, token_key};
 use crate::mcp::raw;
 
+/// The lists besides tools a server may offer, by capability, and their change notices.
+const OTHER_LISTS: [(&str, &str); 2] = [
+    ("prompts", "notifications/prompts/list_changed"),
+    ("resources", "notifications/resources/list_changed"),
+];
+
 impl Front {
     /// A change the toolbox reports: list changes to the client (and its listens), a
     /// server's request to [`on_request`](Self::on_request).
     pub(super) async fn on_change(self: &Arc<Self>, change: Change) {
         match change {
-            Change::ToolsChanged { .. } | Change::ServerGone { .. } => {
-                self.to_listens(LIST_CHANGED, None);
-                if self.unsolicited() {
-                    self.notify_home(wire::notification(LIST_CHANGED, None));
+            Change::ToolsChanged { .. } => self.lists_changed(&[LIST_CHANGED]),
+            Change::ServerGone { capabilities, .. } => {
+                let mut changed = vec![LIST_CHANGED];
+                for (capability, method) in OTHER_LISTS {
+                    if capabilities.iter().any(|c| c == capability) {
+                        self.routes.forget(method);
+                        changed.push(method);
+                    }
                 }
+                self.lists_changed(&changed);
             }
             Change::ServerUp {
                 server,
@@ -48,16 +59,19 @@ impl Front {
         if tools_changed {
             changed.push(LIST_CHANGED);
         }
-        for (capability, method) in [
-            ("prompts", "notifications/prompts/list_changed"),
-            ("resources", "notifications/resources/list_changed"),
-        ] {
+        for (capability, method) in OTHER_LISTS {
             if routes::server_declares(&self.toolbox, server, &[capability]) {
                 self.routes.forget(method);
                 changed.push(method);
             }
         }
-        for method in changed {
+        self.lists_changed(&changed);
+    }
+
+    /// Each of these lists changed: said to the client's listens, and to the client itself
+    /// when it may hear unsolicited notifications.
+    fn lists_changed(&self, methods: &[&str]) {
+        for method in methods {
             self.to_listens(method, None);
             if self.unsolicited() {
                 self.notify_home(wire::notification(method, None));
@@ -224,6 +238,7 @@ mod tests {
         let change = Change::ServerGone {
             server: "s".to_owned(),
             reason: "test".to_owned(),
+            capabilities: Vec::new(),
         };
         front.on_change(change).await;
         let (got_a, got_b) = (taken(&a, 1).await, taken(&b, 1).await);
@@ -244,6 +259,7 @@ mod tests {
             .on_change(Change::ServerGone {
                 server: "s".to_owned(),
                 reason: "test".to_owned(),
+                capabilities: Vec::new(),
             })
             .await;
         let notices = taken(&home, 1).await;
