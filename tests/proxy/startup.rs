@@ -498,6 +498,10 @@ fn lean_mode_runs_a_started_server_s_tool_at_once_and_a_cached_one_once_its_serv
     ];
     let mut client = proxy(&config, &args);
     client.initialize("2025-11-25");
+    // Discovery finds the cached tool before its server is up.
+    let found = client.call("discover_tools", json!({"query": "gated echo"}));
+    assert!(!gate.exists());
+    assert!(found.to_string().contains("gated_echo"), "{found}");
     let execute = |name: &str| json!({"name": name, "arguments": {"text": "lean"}});
     // The wild server is up; the gated one is not, and is not waited for.
     let r = client.call("execute_tool", execute("echo_request"));

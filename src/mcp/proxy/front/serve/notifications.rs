@@ -35,9 +35,10 @@ impl Front {
             Change::ToolsChanged { .. } => self.lists_changed(&[LIST_CHANGED]),
             Change::ServerGone { capabilities, .. } => {
                 let mut changed = vec![LIST_CHANGED];
+                // Its routes stay until the client lists again: what it names of the server
+                // fails saying why, not as unknown.
                 for (capability, method) in OTHER_LISTS {
                     if capabilities.iter().any(|c| c == capability) {
-                        self.routes.forget(method);
                         changed.push(method);
                     }
                 }
