@@ -69,11 +69,9 @@ pub(crate) fn offering(toolbox: &Toolbox, capability: &str) -> Vec<String> {
         .collect();
     names
         .into_iter()
-        .filter(|name| match toolbox.server(name) {
-            Some(server) => server.initialize_result()["capabilities"]
-                .get(capability)
-                .is_some_and(serde_json::Value::is_object),
-            None => toolbox.cached_declares(name, capability),
+        .filter(|name| {
+            server_declares(toolbox, name, &[capability])
+                || toolbox.cached_declares(name, capability)
         })
         .collect()
 }

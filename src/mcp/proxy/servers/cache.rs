@@ -154,7 +154,12 @@ impl CatalogCache {
     /// The file of `server`'s configuration; `None` for a server the proxy cannot start.
     #[must_use]
     pub fn path(&self, server: &ServerConfig) -> Option<PathBuf> {
-        key(server).map(|key| self.dir.join(format!("{key}.json")))
+        key(server).map(|key| self.file(&key))
+    }
+
+    /// The file of the key `key`.
+    fn file(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("{key}.json"))
     }
 
     /// What the cache holds for `server`: `Ok(None)` when nothing.
@@ -163,9 +168,10 @@ impl CatalogCache {
     /// A file that cannot be read, or is not one [`store`](Self::store) wrote for this
     /// server's configuration ([`CacheError::Foreign`]).
     pub fn load(&self, server: &ServerConfig) -> Result<Option<Cached>, CacheError> {
-        let (Some(key), Some(path)) = (key(server), self.path(server)) else {
+        let Some(key) = key(server) else {
             return Ok(None);
         };
+        let path = self.file(&key);
         let Some(text) = read_own(&self.dir, &path)? else {
             return Ok(None);
         };
@@ -214,9 +220,10 @@ impl CatalogCache {
     /// # Errors
     /// When the folder cannot be created or the file written.
     pub fn store(&self, server: &ServerConfig, cached: &Cached) -> Result<(), CacheError> {
-        let (Some(key), Some(path)) = (key(server), self.path(server)) else {
+        let Some(key) = key(server) else {
             return Ok(());
         };
+        let path = self.file(&key);
         let written = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -243,8 +250,7 @@ impl CatalogCache {
         remove_stale(&self.dir, key);
         let mut suffix = [0u8; 8];
         let _ = getrandom::fill(&mut suffix);
-        let suffix: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
-        let temporary = self.dir.join(format!(".{key}.{suffix}.tmp"));
+        let temporary = self.dir.join(format!(".{key}.{}.tmp", hex(&suffix)));
         let written = create_private_file(&temporary)
             .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
             .and_then(|()| std::fs::rename(&temporary, path));
@@ -280,8 +286,12 @@ fn key(server: &ServerConfig) -> Option<String> {
         }),
         Launch::Unsupported(_) => return None,
     };
-    let digest = Sha256::digest(entry.to_string().as_bytes());
-    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+    Some(hex(&Sha256::digest(entry.to_string().as_bytes())))
+}
+
+/// Bytes as lowercase hex digits.
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Removes the temporary files of `key` older than a minute: a gateway killed while it wrote
@@ -490,10 +500,7 @@ mod tests {
         let good = std::fs::read_to_string(&path).unwrap();
         let refused = |text: &str| {
             std::fs::write(&path, text).unwrap();
-            match cache.load(&server) {
-                Err(CacheError::Foreign { why, .. }) => why,
-                other => panic!("{text}: {other:?}"),
-            }
+            refusal(&cache, &server)
         };
         assert!(refused(&good[..good.len() / 2]).contains("not a cache file"));
         assert!(refused(&good.replace(FORMAT, "toon-catalog-cache/9")).contains("format"));
@@ -506,14 +513,14 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             std::fs::write(&path, &good).unwrap();
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-            let why = refused_keeping_mode(&cache, &server);
+            let why = refusal(&cache, &server);
             assert!(why.contains("other users"), "{why}");
             std::fs::remove_file(&path).unwrap();
             let elsewhere = cache.dir().join("elsewhere.json");
             std::fs::write(&elsewhere, &good).unwrap();
             std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o600)).unwrap();
             std::os::unix::fs::symlink(&elsewhere, &path).unwrap();
-            let why = refused_keeping_mode(&cache, &server);
+            let why = refusal(&cache, &server);
             assert!(why.contains("not a regular file"), "{why}");
         }
     }
@@ -552,7 +559,7 @@ mod tests {
         cache.store(&server, &listing(&TOOLS)).unwrap();
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         std::fs::set_permissions(cache.dir(), std::fs::Permissions::from_mode(0o777)).unwrap();
-        let why = refused_keeping_mode(&cache, &server);
+        let why = refusal(&cache, &server);
         assert!(why.contains("other users"), "{why}");
         // The next write makes it private again, and removes what a killed writer left.
         let stale = cache
@@ -572,8 +579,8 @@ mod tests {
         assert!(cache.load(&server).unwrap().is_some());
     }
 
-    #[cfg(unix)]
-    fn refused_keeping_mode(cache: &CatalogCache, server: &ServerConfig) -> String {
+    /// Why `server`'s file is refused (it must be).
+    fn refusal(cache: &CatalogCache, server: &ServerConfig) -> String {
         match cache.load(server) {
             Err(CacheError::Foreign { why, .. }) => why,
             other => panic!("{other:?}"),

@@ -289,9 +289,7 @@ impl Toolbox {
             Err(why) => {
                 let reason = why.to_string();
                 // Its cached tools are gone with it: calls say why.
-                let exposed = self.exposed_of(name);
-                write(&self.former).extend(exposed.into_iter().map(|n| (n, name.clone())));
-                self.unavailable(name, &reason);
+                self.retire(name, &reason);
                 if matches!(config.launch, Launch::Http { .. } | Launch::Sse { .. }) {
                     self.reconnect_later(name);
                 }
@@ -319,13 +317,15 @@ impl Toolbox {
         })
     }
 
-    /// The exposed names of `server`'s tools in the catalog.
-    fn exposed_of(&self, server: &str) -> Vec<String> {
-        self.catalog()
-            .tools()
+    /// Marks `server` unavailable for `why`, its tools kept as former ones: calls of them say
+    /// why, not "unknown tool".
+    fn retire(&self, server: &str, why: &str) {
+        let names: Vec<String> = (self.catalog().tools())
             .filter(|t| t.server() == server)
             .map(|t| t.name().to_owned())
-            .collect()
+            .collect();
+        write(&self.former).extend(names.into_iter().map(|n| (n, server.to_owned())));
+        self.unavailable(server, why);
     }
 
     /// Keeps `server`'s tools, as listed now, in the catalog cache (if any), off the runtime.
@@ -751,14 +751,16 @@ impl Toolbox {
         let tool = (self.catalog().get(exposed))
             .map(|t| (t.server().to_owned(), t.original_name().to_owned()));
         match tool {
-            None => self.ready().await,
+            None => {
+                self.ready().await;
+                None
+            }
             Some((server, original)) if self.still_starting(&server) => {
                 self.started(&server).await;
-                return Some((server, original));
+                Some((server, original))
             }
-            Some(_) => {}
+            Some(_) => None,
         }
-        None
     }
 
     /// The name the catalog exposes `server`'s tool `original` under now, for a call made to
@@ -1080,9 +1082,7 @@ impl Toolbox {
                     } else {
                         format!("{reason} ({})", gone.exit_status())
                     };
-                    let names = self.exposed_of(&server);
-                    write(&self.former).extend(names.into_iter().map(|n| (n, server.clone())));
-                    self.unavailable(&server, &reason);
+                    self.retire(&server, &reason);
                     let declared = &gone.initialize_result()["capabilities"];
                     let capabilities = offered(|c| declared[c].is_object());
                     return Some(Change::ServerGone {
