@@ -322,10 +322,16 @@ impl Client {
         }
     }
 
-    pub fn request(&mut self, method: &str, params: Json) -> Json {
+    /// Sends a request under the next id without waiting for its response; the id.
+    pub fn send_request(&mut self, method: &str, params: Json) -> u64 {
         let id = self.next_id;
         self.next_id += 1;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    pub fn request(&mut self, method: &str, params: Json) -> Json {
+        let id = self.send_request(method, params);
         let response = self.next_response(self.wait);
         assert_eq!(response["id"], id, "{response}");
         response

@@ -505,15 +505,8 @@ fn a_non_loopback_address_needs_its_flag() {
 /// `toon mcp serve --config CONFIG ARGS…`, which must refuse to start: what it says on stderr.
 pub(crate) fn serve_refused(config: &Path, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args([
-            "mcp",
-            "serve",
-            "--startup-grace",
-            "wait",
-            "--catalog-cache",
-            "off",
-            "--config",
-        ])
+        .args(mcp_servers::serve_flags(args))
+        .arg("--config")
         .arg(config)
         .args(args)
         .stdin(Stdio::null())
@@ -1688,15 +1681,8 @@ pub(super) fn call_in(
 /// stderr.
 fn serve_until_exit(config: &Path, args: &[&str]) -> (std::process::ExitStatus, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args([
-            "mcp",
-            "serve",
-            "--startup-grace",
-            "wait",
-            "--catalog-cache",
-            "off",
-            "--config",
-        ])
+        .args(mcp_servers::serve_flags(args))
+        .arg("--config")
         .arg(config)
         .args(["--http", "127.0.0.1:0"])
         .args(args)
@@ -1758,15 +1744,8 @@ fn a_token_on_the_command_line_is_warned_about() {
     let scratch = Scratch::new("http-token-flag");
     let config = stray_config(&scratch.0);
     let mut child = Command::new(env!("CARGO_BIN_EXE_toon"))
-        .args([
-            "mcp",
-            "serve",
-            "--startup-grace",
-            "wait",
-            "--catalog-cache",
-            "off",
-            "--config",
-        ])
+        .args(mcp_servers::serve_flags(&[]))
+        .arg("--config")
         .arg(&config)
         .args(["--http", "127.0.0.1:0", "--http-token", "tok"])
         .stdin(Stdio::null())

@@ -140,15 +140,8 @@ fn proxy(config: &Path, env: &[(&str, &str)]) -> mcp_servers::Client {
 fn proxy_with(config: &Path, env: &[(&str, &str)], args: &[&str]) -> mcp_servers::Client {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toon"));
     command
-        .args([
-            "mcp",
-            "serve",
-            "--startup-grace",
-            "wait",
-            "--catalog-cache",
-            "off",
-            "--config",
-        ])
+        .args(mcp_servers::serve_flags(args))
+        .arg("--config")
         .arg(config)
         .args(args)
         .env_remove("SSL_CERT_FILE");

@@ -56,10 +56,7 @@ fn a_server_still_starting_is_listed_by_a_list_change_and_its_call_waits_for_it(
     let prompts = client.request("prompts/list", json!({}));
     assert_eq!(prompts["result"]["prompts"], json!([]), "{prompts}");
     // A call of its tool before it is up: answered once it is.
-    let id = client.next_id;
-    client.next_id += 1;
-    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                        "params": {"name": "gated_echo", "arguments": {"text": "waited"}}}));
+    let id = call_later(&mut client, "gated_echo");
     std::fs::write(&gate, "").unwrap();
     let r = client.next_response(client.wait);
     assert_eq!(r["id"], id, "{r}");
@@ -165,6 +162,15 @@ fn cached_once(config: &Path, gate: &Path, cache: &Path) {
     );
 }
 
+/// [`wild_and_gated`] in `scratch`, after [`cached_once`] left both servers in the cache
+/// `scratch/cache`: the config, the gate and the cache.
+fn cached_setup(scratch: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let (config, gate) = wild_and_gated(scratch);
+    let cache = scratch.join("cache");
+    cached_once(&config, &gate, &cache);
+    (config, gate, cache)
+}
+
 /// The second run: a grace no test waits out, so only the cache can answer before the gate.
 fn from_cache(config: &Path, cache: &Path) -> Client {
     let args = [
@@ -184,9 +190,7 @@ fn call_later(client: &mut Client, name: &str) -> u64 {
 #[test]
 fn a_cached_catalog_is_listed_at_once_and_its_calls_wait_for_their_server() {
     let scratch = Scratch::new("startup-cached");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     let mut client = from_cache(&config, &cache);
     client.initialize("2025-11-25");
     let listed = client.tools();
@@ -222,9 +226,7 @@ fn a_cached_catalog_is_listed_at_once_and_its_calls_wait_for_their_server() {
 #[test]
 fn a_server_whose_tools_changed_since_the_cache_is_corrected_by_a_list_change() {
     let scratch = Scratch::new("startup-changed");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     let mut client = from_cache(&config, &cache);
     client.initialize("2025-11-25");
     assert!(names(&client.tools()).contains(&"gated_echo"));
@@ -256,9 +258,7 @@ fn a_server_whose_tools_changed_since_the_cache_is_corrected_by_a_list_change() 
 #[test]
 fn a_cached_server_that_fails_to_start_takes_its_tools_away_with_a_list_change() {
     let scratch = Scratch::new("startup-cached-fails");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     let mut client = from_cache(&config, &cache);
     client.initialize("2025-11-25");
     assert!(names(&client.tools()).contains(&"gated_echo"));
@@ -296,9 +296,7 @@ fn a_cached_server_that_fails_to_start_takes_its_tools_away_with_a_list_change()
 #[test]
 fn a_call_to_a_cached_tool_never_runs_on_another_server_of_that_name() {
     let scratch = Scratch::new("startup-pinned");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     // A second gated server, with nothing cached, lists the same tool name.
     let other = scratch.0.join("other-gate");
     let text = std::fs::read_to_string(&config).unwrap();
@@ -337,9 +335,7 @@ fn a_call_to_a_cached_tool_never_runs_on_another_server_of_that_name() {
 #[test]
 fn a_corrupt_cache_file_is_ignored_with_a_warning() {
     let scratch = Scratch::new("startup-corrupt");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     for file in std::fs::read_dir(&cache).unwrap() {
         std::fs::write(file.unwrap().path(), "{\"format\": ").unwrap();
     }
@@ -475,9 +471,7 @@ fn a_server_that_never_starts_holds_no_other_server_s_list_change() {
 #[test]
 fn lean_mode_runs_a_started_server_s_tool_at_once_and_a_cached_one_once_its_server_is_up() {
     let scratch = Scratch::new("startup-lean");
-    let (config, gate) = wild_and_gated(&scratch.0);
-    let cache = scratch.0.join("cache");
-    cached_once(&config, &gate, &cache);
+    let (config, gate, cache) = cached_setup(&scratch.0);
     // Only the gated server is cached: the wild one is waited for, within the grace.
     for file in std::fs::read_dir(&cache).unwrap() {
         let path = file.unwrap().path();
@@ -529,9 +523,6 @@ fn lean_mode_runs_a_started_server_s_tool_at_once_and_a_cached_one_once_its_serv
 
 /// `tools/call` of `name` with `arguments` sent, not waited for; its id.
 fn call_later_with(client: &mut Client, name: &str, arguments: Json) -> u64 {
-    let id = client.next_id;
-    client.next_id += 1;
-    client.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                        "params": {"name": name, "arguments": arguments}}));
-    id
+    let params = json!({"name": name, "arguments": arguments});
+    client.send_request("tools/call", params)
 }

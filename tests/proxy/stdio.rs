@@ -2098,15 +2098,8 @@ fn stray_environment(scratch: &Scratch, entry: Json) -> (Json, u32) {
     let path = write_config(&scratch.0, json!({ "stray": entry }));
     let mut command = Command::new(env!("CARGO_BIN_EXE_toon"));
     command
-        .args([
-            "mcp",
-            "serve",
-            "--startup-grace",
-            "wait",
-            "--catalog-cache",
-            "off",
-            "--config",
-        ])
+        .args(mcp_servers::serve_flags(&[]))
+        .arg("--config")
         .arg(&path)
         .env("TOON_MCP_HTTP_TOKEN", "the-proxy-s-secret")
         .env("TOON_MCP_CONFIG", &path);
