@@ -942,9 +942,10 @@ fn stateless_2026_requests_status_codes_and_headers_on_the_wire() {
     assert!(r.header("mcp-session-id").is_none(), "{r:?}");
     let m = r.message();
     assert_eq!(m["id"], 1, "{m}");
-    assert_eq!(
-        m["result"]["supportedVersions"],
-        json!(["2026-07-28"]),
+    let served = m["result"]["supportedVersions"].clone();
+    assert_eq!(served[0], "2026-07-28", "{m}");
+    assert!(
+        served.as_array().unwrap().contains(&json!("2025-11-25")),
         "{m}"
     );
     assert_eq!(m["result"]["resultType"], "complete", "{m}");
@@ -999,22 +1000,35 @@ fn stateless_2026_requests_status_codes_and_headers_on_the_wire() {
     let r = proxy.http("POST", &with(modern_headers("tools/list", None)), bare);
     assert_eq!(r.status, 400, "{r:?}");
     assert_eq!(r.message()["error"]["code"], -32602, "{r:?}");
-    // 400 and -32022 naming both eras: a revision not served.
-    let old = discover.replace("2026-07-28", "1900-01-01");
+    // 400 and -32022 under the request's own id, naming the revisions server/discover lists
+    // (one list: the conformance suite's sep-2575 checks): a revision not served.
+    let old =
+        modern_body(json!(301), "server/discover", json!({})).replace("2026-07-28", "1900-01-01");
     let mut headers = with(modern_headers("server/discover", None));
     headers[2] = ("MCP-Protocol-Version", "1900-01-01");
     let r = proxy.http("POST", &headers, &old);
     assert_eq!(r.status, 400, "{r:?}");
     let m = r.message();
     assert_eq!(m["error"]["code"], -32022, "{m}");
-    assert_eq!(m["error"]["data"]["supported"][0], "2026-07-28", "{m}");
-    assert!(
-        m["error"]["data"]["supported"]
-            .as_array()
-            .unwrap()
-            .contains(&json!("2025-11-25")),
-        "{m}"
+    assert_eq!(m["id"], 301, "{m}");
+    assert_eq!(m["error"]["data"]["supported"], served, "{m}");
+    assert_eq!(m["error"]["data"]["requested"], "1900-01-01", "{m}");
+    // 404 and -32601 for an `initialize` with the 2026-07-28 envelope: a removed method,
+    // not a session opened.
+    let handshake = modern_body(
+        json!(6),
+        "initialize",
+        json!({"protocolVersion": "2026-07-28", "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
     );
+    let r = proxy.http(
+        "POST",
+        &with(modern_headers("initialize", None)),
+        &handshake,
+    );
+    assert_eq!(r.status, 404, "{r:?}");
+    assert!(r.header("mcp-session-id").is_none(), "{r:?}");
+    assert_eq!(r.message()["error"]["code"], -32601, "{r:?}");
+    assert_eq!(r.message()["id"], 6, "{r:?}");
     // 404 and -32601: a method 2026-07-28 does not have (§ Protocol Version Header).
     let ping = modern_body(json!(4), "ping", json!({}));
     let r = proxy.http("POST", &with(modern_headers("ping", None)), &ping);

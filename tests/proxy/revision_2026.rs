@@ -121,8 +121,9 @@ fn versions_removed_methods_and_result_fields() {
     let r = client.request("tools/list", params);
     assert_eq!(r["error"]["code"], -32022, "{r}");
     assert_eq!(r["error"]["data"]["requested"], "1900-01-01", "{r}");
-    let supported = r["error"]["data"]["supported"].as_array().unwrap();
-    assert!(supported.contains(&json!(VERSION)) && supported.contains(&json!("2025-11-25")));
+    let supported = r["error"]["data"]["supported"].clone();
+    let served = supported.as_array().unwrap();
+    assert!(served.contains(&json!(VERSION)) && served.contains(&json!("2025-11-25")));
     // The envelope's required capabilities missing: -32602.
     let mut params = enveloped(json!({}), json!({}));
     params["_meta"]
@@ -136,7 +137,16 @@ fn versions_removed_methods_and_result_fields() {
     let r = request_2026(&mut client, "server/discover", json!({}), json!({}));
     let discover = &r["result"];
     assert_eq!(discover["resultType"], "complete", "{r}");
-    assert_eq!(discover["supportedVersions"], json!([VERSION]), "{r}");
+    // One list of revisions for server/discover and -32022.
+    assert_eq!(discover["supportedVersions"], supported, "{r}");
+    // An `initialize` with the modern envelope is a removed method, not a handshake.
+    let r = request_2026(
+        &mut client,
+        "initialize",
+        json!({"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}),
+        json!({}),
+    );
+    assert_eq!(r["error"]["code"], -32601, "{r}");
     assert_eq!(discover["ttlMs"], 0, "{r}");
     assert_eq!(discover["cacheScope"], "private", "{r}");
     assert_eq!(
@@ -186,7 +196,8 @@ fn versions_removed_methods_and_result_fields() {
     );
     assert_eq!(r["result"]["resultType"], "complete", "{r}");
     assert!(r["result"].get("ttlMs").is_none(), "{r}");
-    // A legacy server's -32002 (resource not found) is -32602 now; the rest as sent.
+    // A legacy server's -32002 (resource not found) is -32602 now, with the URI in
+    // `data.uri` (SEP-2164); the rest as sent.
     let r = request_2026(
         &mut client,
         "resources/read",
@@ -194,7 +205,11 @@ fn versions_removed_methods_and_result_fields() {
         json!({}),
     );
     assert_eq!(r["error"]["code"], -32602, "{r}");
-    assert_eq!(r["error"]["data"], json!({"server": "docs"}), "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"server": "docs", "uri": "doc://nowhere"}),
+        "{r}"
+    );
     // What reached the server: no modern `_meta` key.
     let r = request_2026(
         &mut client,

@@ -25,8 +25,19 @@ use crate::mcp::raw;
 pub const SUPPORTED_PROTOCOL_VERSIONS: &[&str] =
     &["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
 
-/// The modern revisions the proxy serves (`server/discover`'s `supportedVersions`).
+/// The modern revisions the proxy serves.
 pub const MODERN_VERSIONS: &[&str] = &["2026-07-28"];
+
+/// Every revision the proxy serves, newest first: 2026-07-28 per request, the others with an
+/// `initialize` session. The one list `server/discover`'s `supportedVersions` and every
+/// `-32022`'s `data.supported` give, so that the two never disagree
+/// (`// 2026-07-28 basic/versioning` "Unsupported versions").
+pub(crate) fn served_versions() -> impl Iterator<Item = &'static str> {
+    MODERN_VERSIONS
+        .iter()
+        .chain(SUPPORTED_PROTOCOL_VERSIONS)
+        .copied()
+}
 
 /// `_meta` key: the revision of a modern request (required).
 pub(crate) const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
@@ -69,10 +80,9 @@ pub(crate) fn declares(capabilities: &str, name: &str) -> bool {
 }
 
 /// The era of a request (`// 2026-07-28 basic/versioning`, `basic/index` "Request metadata").
-pub(crate) fn envelope(method: &str, params: Option<&str>) -> Envelope {
-    if method == "initialize" {
-        return Envelope::Legacy;
-    }
+/// An `initialize` is modern only with the modern envelope (a client negotiating an older
+/// revision sends none), and is then a removed method ([`legacy_only`]).
+pub(crate) fn envelope(_method: &str, params: Option<&str>) -> Envelope {
     let Some(meta) = params
         .and_then(raw::entries)
         .and_then(|e| raw::get(&e, "_meta").map(|m| m.to_owned()))
@@ -109,11 +119,7 @@ pub(crate) fn envelope(method: &str, params: Option<&str>) -> Envelope {
 /// The `-32022` answer to a revision the proxy does not serve, naming every revision it does
 /// (`// 2026-07-28 basic/versioning` "Unsupported versions").
 pub(crate) fn unsupported(id: &str, requested: &str) -> String {
-    let supported: Vec<String> = MODERN_VERSIONS
-        .iter()
-        .chain(SUPPORTED_PROTOCOL_VERSIONS)
-        .map(|v| raw::quote(v))
-        .collect();
+    let supported: Vec<String> = served_versions().map(raw::quote).collect();
     let data = format!(
         r#"{{"supported":[{}],"requested":{}}}"#,
         supported.join(","),
@@ -144,11 +150,12 @@ pub(crate) fn cacheable(method: &str) -> bool {
 /// Methods of the legacy era only: a modern client asking for them gets `-32601`
 /// (`// 2026-07-28 changelog`: `ping`, `logging/setLevel`, `resources/subscribe` and
 /// `resources/unsubscribe` are removed; `subscriptions/listen` and per-request `logLevel`
-/// replace the last three).
+/// replace the last three; `initialize` gave way to per-request `_meta` and `server/discover`).
 pub(crate) fn legacy_only(method: &str) -> bool {
     matches!(
         method,
-        "ping"
+        "initialize"
+            | "ping"
             | "logging/setLevel"
             | "resources/subscribe"
             | "resources/unsubscribe"
@@ -261,8 +268,10 @@ pub(crate) fn prepend(object: &str, members: &str) -> String {
 }
 
 /// A reply (a whole JSON-RPC response line) for a modern client, under `id`: a result
-/// completed as [`complete`] says; an error as sent but `-32002` as `-32602`.
-pub(crate) fn complete_reply(reply: &str, id: &str, method: &str) -> String {
+/// completed as [`complete`] says; an error as sent but `-32002` as `-32602`, with the
+/// resource's URI in `data.uri` (`// 2026-07-28 changelog`, SEP-2164), `uri` being the
+/// request's.
+pub(crate) fn complete_reply(reply: &str, id: &str, method: &str, uri: Option<&str>) -> String {
     let Ok(message) = Message::parse(reply.to_owned()) else {
         return reply.to_owned();
     };
@@ -272,16 +281,40 @@ pub(crate) fn complete_reply(reply: &str, id: &str, method: &str) -> String {
     let Some(error) = message.error() else {
         return reply.to_owned();
     };
-    let entries = raw::entries(error).unwrap_or_default();
-    let error = match raw::get(&entries, "code") {
-        Some(c) if c == code::RESOURCE_NOT_FOUND.to_string() => {
-            let mut splice = raw::Splice::new(error);
-            splice.replace(c, code::INVALID_PARAMS.to_string());
-            splice.finish()
-        }
-        _ => error.to_owned(),
-    };
+    let error = not_found_as_invalid_params(error, uri);
     format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#)
+}
+
+/// A legacy server's `-32002` error object as 2026-07-28's `-32602`, its `data.uri` added
+/// when the server gave none (any other error as sent).
+fn not_found_as_invalid_params(error: &str, uri: Option<&str>) -> String {
+    let entries = raw::entries(error).unwrap_or_default();
+    let Some(code) =
+        raw::get(&entries, "code").filter(|c| *c == code::RESOURCE_NOT_FOUND.to_string())
+    else {
+        return error.to_owned();
+    };
+    let mut splice = raw::Splice::new(error);
+    splice.replace(code, code::INVALID_PARAMS.to_string());
+    if let Some(uri) = uri {
+        match raw::get(&entries, "data") {
+            None => splice.set(
+                error,
+                &entries,
+                "data",
+                format!(r#"{{"uri":{}}}"#, raw::quote(uri)),
+            ),
+            Some(data) => {
+                let data_entries = raw::entries(data).unwrap_or_default();
+                if data.trim_start().starts_with('{') && raw::get(&data_entries, "uri").is_none() {
+                    let mut inner = raw::Splice::new(data);
+                    inner.set(data, &data_entries, "uri", raw::quote(uri));
+                    splice.replace(data, inner.finish());
+                }
+            }
+        }
+    }
+    splice.finish()
 }
 
 /// `Some` request params with the modern envelope a test or a client would send.
@@ -304,7 +337,14 @@ mod tests {
             Envelope::Legacy
         );
         let modern = enveloped("2026-07-28", r#"{"sampling":{}}"#);
-        assert_eq!(envelope("initialize", Some(&modern)), Envelope::Legacy);
+        assert!(matches!(
+            envelope("initialize", Some(&modern)),
+            Envelope::Modern(_)
+        ));
+        assert_eq!(
+            envelope("initialize", Some(r#"{"protocolVersion":"2025-11-25"}"#)),
+            Envelope::Legacy
+        );
         let Envelope::Modern(m) = envelope("tools/call", Some(&modern)) else {
             panic!()
         };
@@ -353,12 +393,27 @@ mod tests {
         assert_eq!(complete("5", false), "5");
         let reply = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32002,"message":"no"}}"#;
         assert_eq!(
-            complete_reply(reply, "9", "resources/read"),
+            complete_reply(reply, "9", "resources/read", None),
             r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"no"}}"#
+        );
+        assert_eq!(
+            complete_reply(reply, "9", "resources/read", Some("file:///a")),
+            r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"no","data":{"uri":"file:///a"}}}"#
+        );
+        let with_data =
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32002,"message":"no","data":{"why":1}}}"#;
+        assert_eq!(
+            complete_reply(with_data, "9", "resources/read", Some("x:y")),
+            r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"no","data":{"why":1,"uri":"x:y"}}}"#
+        );
+        let own_uri = r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32002,"message":"no","data":{"uri":"s:1"}}}"#;
+        assert_eq!(
+            complete_reply(own_uri, "9", "resources/read", Some("x:y")),
+            r#"{"jsonrpc":"2.0","id":9,"error":{"code":-32602,"message":"no","data":{"uri":"s:1"}}}"#
         );
         let reply = r#"{"jsonrpc":"2.0","id":0,"result":{"contents":[]}}"#;
         assert_eq!(
-            complete_reply(reply, "\"a\"", "resources/read"),
+            complete_reply(reply, "\"a\"", "resources/read", None),
             r#"{"jsonrpc":"2.0","id":"a","result":{"resultType":"complete","ttlMs":0,"cacheScope":"private","contents":[]}}"#
         );
         let refused: serde_json::Value =

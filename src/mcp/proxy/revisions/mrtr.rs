@@ -481,7 +481,8 @@ impl Rounds {
                         }
                         break;
                     }
-                    return era::complete_reply(&reply, id, &exchange.method);
+                    let uri = exchange.fingerprint["uri"].as_str();
+                    return era::complete_reply(&reply, id, &exchange.method, uri);
                 }
                 None => {
                     // The task doing the server call is gone without a reply.

@@ -81,7 +81,7 @@ use tokio::sync::Semaphore;
 
 use crate::mcp::proxy::front::serve::Mode;
 use crate::mcp::proxy::log::PROXY;
-use crate::mcp::proxy::revisions::era::{MODERN_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS};
+use crate::mcp::proxy::revisions::era::{self, MODERN_VERSIONS};
 use crate::mcp::proxy::servers::toolbox::Toolbox;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::wire::{self, Kind, MAX_MESSAGE_BYTES, Message, code};
@@ -679,6 +679,11 @@ impl HttpFront {
             Ok(message) => message,
             Err(refused) => return *refused,
         };
+        // Read after the body, so that the refusal carries the request's own id.
+        let id = message.id().unwrap_or("null");
+        if let Some(refused) = version_refused(&headers, id) {
+            return refused;
+        }
         let session = match self.session(&headers) {
             Ok(session) => session,
             // § Backward Compatibility: a 2026-07-28 request's `Mcp-Session-Id` is ignored.
@@ -690,7 +695,7 @@ impl HttpFront {
         }
         // A session's requests are of the revision its `initialize` chose.
         if session.is_some() && modern_header(&headers) {
-            return refused_version(headers_version(&headers));
+            return refused_version(headers_version(&headers), id);
         }
         let (session, created) = match (session, message.kind()) {
             (Some(session), _) => (session, false),
@@ -921,7 +926,7 @@ impl HttpFront {
                 "Accept must list text/event-stream",
             );
         }
-        if let Some(refused) = version_refused(headers) {
+        if let Some(refused) = version_refused(headers, "null") {
             return refused;
         }
         let session = match self.session(headers) {
@@ -1038,8 +1043,8 @@ impl<G: Guard> hyper::body::Body for Guarded<G> {
 }
 
 /// The checks of a POST's headers, before its body is read (§ Sending Messages to the
-/// Server): `Accept` (406), `Content-Type` (415), `MCP-Protocol-Version` (400),
-/// `Content-Length` (413).
+/// Server): `Accept` (406), `Content-Type` (415), `Content-Length` (413). Its
+/// `MCP-Protocol-Version` is checked once the body gives the request's id.
 fn post_headers_refused(headers: &HeaderMap) -> Option<Response<Body>> {
     if !accepts(headers, "application/json") || !accepts(headers, "text/event-stream") {
         return Some(status(
@@ -1060,9 +1065,6 @@ fn post_headers_refused(headers: &HeaderMap) -> Option<Response<Body>> {
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
         ));
-    }
-    if let Some(refused) = version_refused(headers) {
-        return Some(refused);
     }
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -1182,16 +1184,15 @@ impl Drop for Forget {
 }
 
 /// A 400 for a `MCP-Protocol-Version` the proxy does not serve (§ Protocol Version Header:
-/// "the server MUST respond with 400 Bad Request"); `-32022` names the revisions it serves.
-fn version_refused(headers: &HeaderMap) -> Option<Response<Body>> {
+/// "the server MUST respond with 400 Bad Request"), answering the request `id` (JSON text).
+fn version_refused(headers: &HeaderMap, id: &str) -> Option<Response<Body>> {
     let version = headers_version(headers);
     if headers.get(PROTOCOL_VERSION_HEADER).is_none()
-        || SUPPORTED_PROTOCOL_VERSIONS.contains(&version)
-        || MODERN_VERSIONS.contains(&version)
+        || era::served_versions().any(|served| served == version)
     {
         return None;
     }
-    Some(refused_version(version))
+    Some(refused_version(version, id))
 }
 
 /// The `MCP-Protocol-Version` header's value (`?` when unreadable, empty when absent).
@@ -1212,22 +1213,10 @@ fn stateless_only(headers: &HeaderMap) -> bool {
     modern_header(headers) && headers.get(SESSION_ID).is_none()
 }
 
-/// The `-32022` answer naming every revision served: 2026-07-28 statelessly, the others
-/// with an `initialize` session.
-fn refused_version(version: &str) -> Response<Body> {
-    let supported: Vec<&str> = MODERN_VERSIONS
-        .iter()
-        .chain(SUPPORTED_PROTOCOL_VERSIONS)
-        .copied()
-        .collect();
-    let data = serde_json::json!({"supported": supported, "requested": version});
-    let text = wire::error(
-        "null",
-        -32022,
-        "Unsupported protocol version",
-        Some(&data.to_string()),
-    );
-    stream::json(StatusCode::BAD_REQUEST, text)
+/// The `-32022` answer to request `id` naming every revision served: 2026-07-28 statelessly,
+/// the others with an `initialize` session.
+fn refused_version(version: &str, id: &str) -> Response<Body> {
+    stream::json(StatusCode::BAD_REQUEST, era::unsupported(id, version))
 }
 
 /// Whether `Accept` lists `media` (or a wildcard that covers it).

@@ -489,18 +489,19 @@ fn status_of(text: &str) -> StatusCode {
 
 /// Whether a POST is a 2026-07-28 one: its `MCP-Protocol-Version` is a modern revision, or
 /// its body a request with the modern envelope (`// 2026-07-28 basic/versioning`: the
-/// envelope is what marks the era); never an `initialize`, which opens a session.
+/// envelope is what marks the era). An `initialize` opens a session unless it carries the
+/// modern envelope: then it is 2026-07-28's removed method (404, `-32601`).
 pub(super) fn is_modern(headers: &HeaderMap, message: &Message) -> bool {
+    let enveloped = matches!(message.kind(), Kind::Request { method, .. }
+        if era::envelope(method, message.params()) != Envelope::Legacy);
     if message.method() == Some("initialize") {
-        return false;
+        return enveloped;
     }
     let header = headers
         .get(PROTOCOL_VERSION_HEADER)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| era::MODERN_VERSIONS.contains(&v));
-    header
-        || matches!(message.kind(), Kind::Request { method, .. }
-            if era::envelope(method, message.params()) != Envelope::Legacy)
+    header || enveloped
 }
 
 /// What a checked 2026-07-28 request declares of itself.
@@ -831,6 +832,10 @@ mod tests {
         let initialize =
             Message::parse(r#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.into()).unwrap();
         assert!(!is_modern(&headers(&good[..1]), &initialize));
+        // With the modern envelope, `initialize` is 2026-07-28's removed method.
+        let enveloped = request("initialize", "");
+        assert!(is_modern(&headers(&good[..1]), &enveloped));
+        assert!(is_modern(&HeaderMap::new(), &enveloped));
     }
 
     #[test]

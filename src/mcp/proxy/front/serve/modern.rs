@@ -54,7 +54,8 @@ impl Front {
             _ => {
                 let forwarded = legacy_request(id, method, params);
                 let reply = self.answer(id, method, &forwarded).await;
-                era::complete_reply(&reply, id, method)
+                let uri = raw::get_path(params, &["uri"]).and_then(raw::string);
+                era::complete_reply(&reply, id, method, uri.as_deref())
             }
         }
     }
@@ -62,7 +63,7 @@ impl Front {
     /// `server/discover` (`// 2026-07-28 server/discover`): what `initialize` says, as a
     /// cacheable result.
     fn discover(&self) -> String {
-        let versions: Vec<String> = era::MODERN_VERSIONS.iter().map(|v| raw::quote(v)).collect();
+        let versions: Vec<String> = era::served_versions().map(raw::quote).collect();
         let mut result = format!(
             r#"{{"resultType":"complete","supportedVersions":[{}],"capabilities":{}"#,
             versions.join(","),
