@@ -15,6 +15,7 @@ mod http_front;
 #[cfg(feature = "mcp-http")]
 mod http_servers;
 mod install;
+mod modern_servers;
 #[cfg(feature = "mcp-http")]
 mod observe;
 mod revision_2026;

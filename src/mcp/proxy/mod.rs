@@ -65,6 +65,7 @@ pub use servers::config::{
     ReadError, ServerConfig, default_path,
 };
 pub use servers::mode::{Mode, ServerModes};
+pub use servers::revision::Revision;
 pub use servers::toolbox::{Change, Options, STARTUP_GRACE, Toolbox};
 pub use servers::upstream::{PROTOCOL_VERSION, ServerEvent, StartError, Upstream};
 #[cfg(feature = "mcp-http")]

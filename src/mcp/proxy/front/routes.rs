@@ -334,6 +334,13 @@ impl Routes {
         self.known_resource(uri)
     }
 
+    /// The server of the prompt exposed as `name`, when what was listed tells (no listing).
+    pub(crate) fn known_prompt(&self, name: &str) -> Option<String> {
+        lock(&self.prompts)
+            .get(name)
+            .map(|(server, _)| server.clone())
+    }
+
     /// The server of a resource URI, when what was listed tells (no listing).
     pub(crate) fn known_resource(&self, uri: &str) -> Option<String> {
         if let Some(server) = lock(&self.resources).get(uri) {

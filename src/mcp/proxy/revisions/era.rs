@@ -39,16 +39,9 @@ pub(crate) fn served_versions() -> impl Iterator<Item = &'static str> {
         .copied()
 }
 
-/// `_meta` key: the revision of a modern request (required).
-pub(crate) const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key: the client's capabilities for this request (required).
-pub(crate) const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key: the log level this request opts in to (`// 2026-07-28 server/utilities/logging`).
-const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
-/// `_meta` key of a result: the server's name and version.
-pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
-/// `_meta` key of a notification on a `subscriptions/listen` stream: the listen request's id.
-pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+pub(crate) use crate::mcp::proxy::transport::wire::meta::{
+    CAPABILITIES_KEY, LOG_LEVEL_KEY, SERVER_INFO_KEY, SUBSCRIPTION_ID_KEY, VERSION_KEY,
+};
 
 /// What a request's `_meta` says of its revision.
 #[derive(Debug, PartialEq, Eq)]

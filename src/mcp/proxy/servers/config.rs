@@ -20,7 +20,9 @@
 //!
 //! An entry may say how the gateway shows its server's tools, under a key of its own that
 //! other clients ignore: `"toon": {"mode": "compact"}` (or `"passthrough"`, `"lean"`; see
-//! [`Mode`]). A server that says nothing is shown as `toon mcp serve --mode` says.
+//! [`Mode`]). A server that says nothing is shown as `toon mcp serve --mode` says. The same
+//! object may say which protocol revision the gateway speaks to the server:
+//! `"toon": {"revision": "2026-07-28"}` (or `"2025-11-25"`, `"auto"`; see [`Revision`]).
 //!
 //! HTTP+SSE servers (`"type": "sse"`, the 2024-11-05 transport, deprecated since
 //! 2025-03-26) are spoken too, `url` being their event stream (often `/sse`).
@@ -42,6 +44,7 @@ use std::path::{Path, PathBuf};
 use super::locate::Path as KeyPath;
 use crate::Value;
 use crate::mcp::proxy::servers::mode::Mode;
+use crate::mcp::proxy::servers::revision::Revision;
 
 type Result<T, E = ConfigError> = std::result::Result<T, E>;
 
@@ -196,6 +199,8 @@ pub struct ServerConfig {
     /// How its tools are shown (`"toon": {"mode": "compact"}`); `None`: as the command
     /// line's `--mode` says.
     pub mode: Option<Mode>,
+    /// Which protocol revision the proxy speaks to it (`"toon": {"revision": "auto"}`).
+    pub revision: Revision,
 }
 
 /// How a configured server is reached.
@@ -559,21 +564,27 @@ fn server(
             ));
         }
     };
+    let (mode, revision) = toon_options(text, path, entry)?;
     Ok(ServerConfig {
         name: name.to_owned(),
         launch,
         disabled,
-        mode: toon_options(text, path, entry)?,
+        mode,
+        revision,
     })
 }
 
 /// The gateway's own options of an entry, under `"toon"` (other clients ignore the key):
-/// `{"mode": "passthrough" | "compact" | "lean"}`. A key it does not know is an error, so a
-/// typo is not silently a default.
-fn toon_options(text: &str, path: &KeyPath, entry: &crate::Map) -> Result<Option<Mode>> {
+/// `{"mode": "passthrough" | "compact" | "lean", "revision": "auto" | "2025-11-25" |
+/// "2026-07-28"}`. A key it does not know is an error, so a typo is not silently a default.
+fn toon_options(
+    text: &str,
+    path: &KeyPath,
+    entry: &crate::Map,
+) -> Result<(Option<Mode>, Revision)> {
     let path = path.key("toon");
     let options = match entry.get("toon") {
-        None | Some(Value::Null) => return Ok(None),
+        None | Some(Value::Null) => return Ok((None, Revision::default())),
         Some(Value::Object(options)) => options,
         Some(_) => {
             return Err(at(
@@ -583,22 +594,41 @@ fn toon_options(text: &str, path: &KeyPath, entry: &crate::Map) -> Result<Option
             ));
         }
     };
-    if let Some(key) = options.keys().find(|k| *k != "mode") {
+    if let Some(key) = options
+        .keys()
+        .find(|k| !["mode", "revision"].contains(&&**k))
+    {
         return Err(at(
             text,
             &path.key(key),
-            "unknown option: expected \"mode\"",
+            "unknown option: expected \"mode\" or \"revision\"",
         ));
     }
-    match options.get("mode") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) if Mode::parse(s).is_some() => Ok(Mode::parse(s)),
-        Some(_) => Err(at(
-            text,
-            &path.key("mode"),
-            "expected \"passthrough\", \"compact\" or \"lean\"",
-        )),
-    }
+    let mode = match options.get("mode") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if Mode::parse(s).is_some() => Mode::parse(s),
+        Some(_) => {
+            return Err(at(
+                text,
+                &path.key("mode"),
+                "expected \"passthrough\", \"compact\" or \"lean\"",
+            ));
+        }
+    };
+    let revision = match options.get("revision") {
+        None | Some(Value::Null) => Revision::default(),
+        Some(Value::String(s)) if Revision::parse(s).is_some() => {
+            Revision::parse(s).unwrap_or_default()
+        }
+        Some(_) => {
+            return Err(at(
+                text,
+                &path.key("revision"),
+                "expected \"auto\", \"2025-11-25\" or \"2026-07-28\"",
+            ));
+        }
+    };
+    Ok((mode, revision))
 }
 
 /// The string at `key` of an entry (`path`, in `text`); `None` when it is absent or null.
@@ -829,7 +859,21 @@ mod tests {
         );
         assert_eq!(
             wrong(r#"{"mod": "lean"}"#),
-            "line 1, column 55: mcpServers.s.toon.mod: unknown option: expected \"mode\""
+            "line 1, column 55: mcpServers.s.toon.mod: unknown option: expected \"mode\" or \"revision\""
+        );
+        assert!(wrong(r#"{"revision": "2026"}"#).ends_with(
+            "mcpServers.s.toon.revision: expected \"auto\", \"2025-11-25\" or \"2026-07-28\""
+        ));
+        let c = Config::from_str(
+            r#"{"mcpServers": {"new": {"command": "a", "toon": {"revision": "2026-07-28"}},
+                               "any": {"command": "b", "toon": {"revision": "auto", "mode": "lean"}},
+                               "old": {"command": "c"}}}"#,
+        )
+        .unwrap();
+        let revisions: Vec<Revision> = c.servers.iter().map(|s| s.revision).collect();
+        assert_eq!(
+            revisions,
+            [Revision::Modern, Revision::Auto, Revision::Legacy]
         );
         assert!(wrong("\"lean\"").contains("mcpServers.s.toon: expected an object"));
     }

@@ -7,5 +7,7 @@ pub(super) mod cache;
 pub(super) mod config;
 pub(super) mod locate;
 pub(super) mod mode;
+pub(super) mod modern;
+pub(super) mod revision;
 pub(super) mod toolbox;
 pub(super) mod upstream;

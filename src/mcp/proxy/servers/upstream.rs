@@ -14,6 +14,8 @@ use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
+use super::modern::{self, Modern};
+use super::revision::Revision;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::SERVER;
 use crate::mcp::proxy::transport::inbound::{self, Inbound, InboundSender};
@@ -177,6 +179,8 @@ pub struct Upstream {
     peer: Peer,
     transport: Transport,
     initialize: Json,
+    /// The 2026-07-28 side of the connection, when `server/discover` opened it.
+    modern: Option<Modern>,
 }
 
 /// What carries a server's messages.
@@ -253,15 +257,62 @@ impl Upstream {
         };
         // A call whose server waits for the client's answer waits with it.
         peer.hold_while_asking();
+        let modern = config
+            .revision
+            .discovers()
+            .then(|| Modern::new(&name, capabilities, events.clone()));
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
-        let server = Upstream {
+        let mut server = Upstream {
             name,
             peer,
             transport,
             initialize: Json::Null,
+            modern,
         };
+        if server.modern.is_some() {
+            let started = tokio::time::Instant::now();
+            match server.discover(startup).await {
+                Ok(()) => return Ok(server),
+                Err(e) if config.revision == Revision::Modern => {
+                    return Err(server.not_started_stop(e).await);
+                }
+                // `// 2026-07-28 basic/versioning` "Backward compatibility": any refusal.
+                Err(_) => server.modern = None,
+            }
+            let left = startup.saturating_sub(started.elapsed());
+            return server.handshake(capabilities, left).await;
+        }
         server.handshake(capabilities, startup).await
+    }
+
+    /// `server/discover` within `startup`: the connection is a 2026-07-28 one, its result read
+    /// as an `initialize` result, and its list changes listened for.
+    async fn discover(&mut self, startup: Duration) -> Result<(), CallError> {
+        let Some(modern) = &self.modern else {
+            return Ok(());
+        };
+        let reply = self
+            .peer
+            .request("server/discover", Some(&modern.discover_params()), startup)
+            .await?;
+        let result = reply.result().unwrap_or("{}");
+        self.initialize = modern::initialize_of(result).map_err(|why| CallError::BadReply {
+            server: self.name.clone(),
+            method: "server/discover".into(),
+            why,
+        })?;
+        modern.listen(&self.peer, &self.initialize["capabilities"]);
+        Ok(())
+    }
+
+    /// Why the server did not start, the child being stopped.
+    async fn not_started_stop(&self, e: CallError) -> StartError {
+        let reason = self.not_started(e).await;
+        if let Transport::Process(process) = &self.transport {
+            process.stop();
+        }
+        reason
     }
 
     /// The `initialize` handshake, within `startup`, declaring `capabilities`: the server,
@@ -295,13 +346,7 @@ impl Upstream {
                     .await;
                 Ok(self)
             }
-            Err(e) => {
-                let reason = self.not_started(e).await;
-                if let Transport::Process(process) = &self.transport {
-                    process.stop();
-                }
-                Err(reason)
-            }
+            Err(e) => Err(self.not_started_stop(e).await),
         }
     }
 
@@ -428,11 +473,19 @@ impl Upstream {
         timeout: Duration,
         activity: Option<&tokio::sync::Notify>,
     ) -> Result<Message, CallError> {
-        match self
-            .peer
-            .request_watched(method, params, timeout, activity)
-            .await
-        {
+        let reply = match &self.modern {
+            Some(modern) => {
+                modern
+                    .request(&self.peer, method, params, timeout, activity)
+                    .await
+            }
+            None => {
+                self.peer
+                    .request_watched(method, params, timeout, activity)
+                    .await
+            }
+        };
+        match reply {
             Err(CallError::Closed { server, reason }) => {
                 let Transport::Process(process) = &self.transport else {
                     return Err(CallError::Closed { server, reason });
@@ -455,9 +508,23 @@ impl Upstream {
         self.peer.route_progress(token, sink)
     }
 
-    /// Sends a notification (JSON text).
+    /// Sends a notification or a response (JSON text). An answer to a question the proxy put
+    /// for a 2026-07-28 server (its input request) goes to the round waiting for it instead.
     pub async fn notify(&self, message: String) {
+        if self
+            .modern
+            .as_ref()
+            .is_some_and(|modern| modern.take_answer(&message))
+        {
+            return;
+        }
         self.peer.send(message).await;
+    }
+
+    /// Whether the connection speaks revision 2026-07-28 (it opened with `server/discover`).
+    #[must_use]
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
     }
 
     /// Closes its stdin and waits for it to exit; after a grace period sends `SIGTERM`, after

@@ -638,6 +638,18 @@ impl Peer {
             .any(|w| w.token.as_deref() == Some(token))
     }
 
+    /// Records a question put for the peer under `id` (JSON text) that it did not send on the
+    /// wire: a 2026-07-28 server's input request, whose request (`cause`) is known exactly.
+    /// It holds the peer's calls as its own questions do, until [`settle`](Self::settle).
+    pub(crate) fn asked_for(&self, id: &str, cause: Cause) {
+        self.asking.asked(id, cause);
+    }
+
+    /// The question `id` recorded by [`asked_for`](Self::asked_for) is answered or dropped.
+    pub(crate) fn settle(&self, id: &str) {
+        self.asking.settled(id);
+    }
+
     /// Which client request the peer's request `id` (JSON text, not answered yet) came for.
     pub(crate) fn cause_of(&self, id: &str) -> Cause {
         lock(&self.asking.open)

@@ -483,6 +483,23 @@ impl Encoder<String> for Lines {
     }
 }
 
+/// `_meta` keys of revision 2026-07-28's per-request envelope (`// 2026-07-28 basic/index`
+/// "Request metadata"), which both the fronts and the proxy's client side of servers write.
+pub(crate) mod meta {
+    /// The request's revision (required).
+    pub(crate) const VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+    /// The client's capabilities for this request (required).
+    pub(crate) const CAPABILITIES_KEY: &str = "io.modelcontextprotocol/clientCapabilities";
+    /// The client's name and version.
+    pub(crate) const CLIENT_INFO_KEY: &str = "io.modelcontextprotocol/clientInfo";
+    /// The log level the request opts in to (`// 2026-07-28 server/utilities/logging`).
+    pub(crate) const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+    /// Of a result: the server's name and version.
+    pub(crate) const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
+    /// Of a notification on a `subscriptions/listen` stream: the listen request's id.
+    pub(crate) const SUBSCRIPTION_ID_KEY: &str = "io.modelcontextprotocol/subscriptionId";
+}
+
 /// A request with the proxy's own id.
 #[must_use]
 pub fn request(id: u64, method: &str, params: Option<&str>) -> String {

@@ -13,6 +13,7 @@ use crate::mcp::proxy::front::link::{Carries, Outgoing};
 use crate::mcp::proxy::revisions::era::{self, Declared, SERVER_INFO_KEY};
 use crate::mcp::proxy::revisions::listen::Filter;
 use crate::mcp::proxy::revisions::mrtr::{Exchange, Worker};
+use crate::mcp::proxy::servers::modern::{CLIENT_ROUNDS, ClientRounds};
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{BEHALF, Behalf, Cause, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Message, code};
@@ -44,6 +45,20 @@ impl Front {
                 wire::response(id, &self.discover())
             }
             "subscriptions/listen" => self.listen(id, params).await,
+            // A 2026-07-28 server's rounds are the client's own, passed on as they come.
+            "tools/call" | "prompts/get" | "resources/read"
+                if self.reaches_a_modern_server(method, params).await =>
+            {
+                let forwarded = server_request(id, method, params);
+                let rounds = ClientRounds {
+                    capabilities: declared.capabilities.clone(),
+                };
+                let reply = CLIENT_ROUNDS
+                    .scope(rounds, self.answer(id, method, &forwarded))
+                    .await;
+                let uri = raw::get_path(params, &["uri"]).and_then(raw::string);
+                era::complete_reply(&reply, id, method, uri.as_deref())
+            }
             // `// 2026-07-28 basic/patterns/mrtr`: the methods that may need the client's
             // input (lean mode's own meta-tools but `execute_tool` ask no server).
             "tools/call" | "prompts/get" | "resources/read"
@@ -185,6 +200,33 @@ impl Front {
             Some(CallPath::Meta) => name == EXECUTE_TOOL,
             Some(CallPath::Server | CallPath::Checked) | None => true,
         }
+    }
+
+    /// Whether the request goes to a server that speaks 2026-07-28 (as far as what was
+    /// listed tells: an unknown name takes the proxy's own rounds, right either way).
+    async fn reaches_a_modern_server(&self, method: &str, params: &str) -> bool {
+        let member = |key: &str| raw::get_path(params, &[key]).and_then(raw::string);
+        let server = match method {
+            "tools/call" => match member("name") {
+                Some(name) => {
+                    // A tool of a server still starting is waited for, as its call would be.
+                    self.toolbox.until_routable(&name).await;
+                    let tool = self
+                        .toolbox
+                        .catalog()
+                        .get(&name)
+                        .map(|t| t.server().to_owned());
+                    tool.filter(|_| matches!(self.call_path(&name), Some(CallPath::Server)))
+                }
+                None => None,
+            },
+            "prompts/get" => member("name").and_then(|name| self.routes.known_prompt(&name)),
+            "resources/read" => member("uri").and_then(|uri| self.routes.known_resource(&uri)),
+            _ => None,
+        };
+        server
+            .and_then(|server| self.toolbox.server(&server))
+            .is_some_and(|upstream| upstream.is_modern())
     }
 
     /// `subscriptions/listen` (`// 2026-07-28 basic/patterns/subscriptions`): acknowledged
@@ -333,6 +375,20 @@ impl Drop for Closing {
             }
         });
     }
+}
+
+/// The request as a 2026-07-28 server takes it, under `id`: as sent but `task` (the proxy
+/// offers no tasks extension); the server's connection writes its own envelope.
+fn server_request(id: &str, method: &str, params: &str) -> Message {
+    let entries = raw::entries(params).unwrap_or_default();
+    let mut splice = raw::Splice::new(params);
+    splice.remove(params, &entries, "task");
+    let text = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":{},"params":{}}}"#,
+        raw::quote(method),
+        splice.finish()
+    );
+    Message::parse(text).unwrap_or_else(|_| legacy_request(id, method, "{}"))
 }
 
 /// The request as a legacy server takes it (see [`era::legacy_params`]), under `id`.

@@ -318,6 +318,62 @@ fn percent_decoded(text: &str) -> Vec<u8> {
     out
 }
 
+/// The headers a 2026-07-28 request (`body`, one whose `_meta` names its revision) carries
+/// (`// 2026-07-28 basic/transports` § Standard Headers): `MCP-Protocol-Version`,
+/// `Mcp-Method`, and for a tool call, a prompt or a resource `Mcp-Name`. None for any other
+/// message.
+fn modern_headers(body: &str) -> Vec<(HeaderName, HeaderValue)> {
+    use crate::mcp::proxy::transport::wire::meta::VERSION_KEY;
+    if memchr::memmem::find(body.as_bytes(), VERSION_KEY.as_bytes()).is_none() {
+        return Vec::new();
+    }
+    let Ok(message) = Message::parse(body.to_owned()) else {
+        return Vec::new();
+    };
+    let Kind::Request { method, .. } = message.kind() else {
+        return Vec::new();
+    };
+    let params = message.params().unwrap_or("{}");
+    let Some(version) = crate::mcp::raw::get_path(params, &["_meta", VERSION_KEY])
+        .and_then(crate::mcp::raw::string)
+    else {
+        return Vec::new();
+    };
+    let mut headers = Vec::new();
+    let mut add = |name: &'static str, value: &str| {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            headers.push((HeaderName::from_static(name), value));
+        }
+    };
+    add(PROTOCOL_VERSION_HEADER, &version);
+    add("mcp-method", method);
+    let key = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(name) =
+        key.and_then(|k| crate::mcp::raw::get_path(params, &[k]).and_then(crate::mcp::raw::string))
+    {
+        add("mcp-name", &header_value(&name));
+    }
+    headers
+}
+
+/// A header's value as § Value Encoding writes it: as it is when it is visible ASCII and
+/// spaces without spaces at its ends, else `=?base64?…?=` of its UTF-8.
+fn header_value(text: &str) -> String {
+    let plain = text.bytes().all(|b| (0x20..0x7f).contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with("=?base64?");
+    if plain {
+        text.to_owned()
+    } else {
+        format!("=?base64?{}?=", base64(text.as_bytes()))
+    }
+}
+
 /// `bytes` in base64 (RFC 4648 §4, padded): the one place the client encodes it, so no crate.
 fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -530,6 +586,10 @@ impl Shared {
             if let Some(version) = lock(&self.version).clone() {
                 headers.insert(PROTOCOL_VERSION_HEADER, version);
             }
+            // A 2026-07-28 request says in headers what its body says (§ Standard Headers).
+            for (name, value) in body.as_deref().map(modern_headers).unwrap_or_default() {
+                headers.insert(name, value);
+            }
             if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
                 headers.insert(LAST_EVENT_ID, id);
             }
@@ -711,22 +771,27 @@ impl Shared {
         let error = parsed
             .as_ref()
             .and_then(|m| m.error().and_then(crate::mcp::raw::entries));
+        // The server's JSON-RPC error, its `data` kept (2026-07-28's errors carry what to do
+        // in it: the revisions served, the capabilities required).
         let from_body = error.as_ref().and_then(|e| {
             let code = crate::mcp::raw::get(e, "code")
                 .and_then(|c| serde_json::from_str::<i64>(c).ok())?;
             let message = crate::mcp::raw::get(e, "message").and_then(crate::mcp::raw::string)?;
-            Some((code, message))
+            Some((code, message, crate::mcp::raw::get(e, "data")))
         });
-        let (code, message) = from_body.unwrap_or_else(|| {
+        let (code, message, data) = from_body.unwrap_or_else(|| {
             let text: String = body.trim().chars().take(200).collect();
             let message = if text.is_empty() {
                 format!("the server refused {method}: HTTP {status}")
             } else {
                 format!("the server refused {method}: HTTP {status}: {text}")
             };
-            (code::INTERNAL_ERROR, message)
+            (code::INTERNAL_ERROR, message, None)
         });
-        self.fail(id, code, &message).await;
+        let text = wire::error(id, code, &message, data);
+        if let Ok(message) = Message::parse(text) {
+            self.deliver(Ok(message)).await;
+        }
     }
 
     /// Hands a frame to the peer; `true` when it is the response to `answer`'s request.

@@ -1,0 +1,559 @@
+//! Revision 2026-07-28 towards a server (`// 2026-07-28 basic/index`, `server/discover`,
+//! `basic/patterns/mrtr`, `basic/patterns/subscriptions`), for an [`Upstream`] whose
+//! [`Revision`] chose it:
+//!
+//! - the connection opens with `server/discover` instead of `initialize`, and its result is
+//!   read as an `initialize` result would be (capabilities, `serverInfo`, instructions);
+//! - every request carries the `_meta` envelope: the revision, the proxy's `clientInfo` and
+//!   the capabilities its client declared (a log level once a client set one: 2026-07-28 has
+//!   no `logging/setLevel`, and no `ping`, which are answered here);
+//! - a result's `resultType` is read. `input_required` is a round: each of its input requests
+//!   is put to the client as the request a 2025-11-25 server would have sent
+//!   (`sampling/createMessage`, `elicitation/create`, `roots/list`), as a
+//!   [`ServerEvent::Request`] whose cause is exactly the request being served (never
+//!   guessed), and the request is sent again with the answers as `inputResponses` and the
+//!   server's `requestState` as it gave it. The fronts above serve these questions as they
+//!   serve any server's: a 2025-11-25 client is asked on its session, a 2026-07-28 client gets
+//!   its own `input_required` rounds;
+//! - list changes come on a `subscriptions/listen` stream opened after discovery, as the
+//!   notifications a 2025-11-25 server sends.
+//!
+//! A server that breaks the revision gets a clear error on the request concerned: rounds past
+//! [`MAX_ROUNDS`], none or more than [`MAX_INPUT_REQUESTS`] questions in one, a method that is
+//! not an input request, a `resultType` the revision does not have. A result without
+//! `resultType` is complete (the suite's reference server sends none on tool results).
+//!
+//! [`Upstream`]: super::upstream::Upstream
+//! [`Revision`]: super::revision::Revision
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value as Json, json};
+use tokio::sync::{Notify, mpsc, oneshot};
+use tokio::task::AbortHandle;
+
+use super::upstream::ServerEvent;
+use crate::mcp::proxy::error::CallError;
+use crate::mcp::proxy::sync::lock;
+use crate::mcp::proxy::transport::peer::{Behalf, Cause, MAX_EXTENSIONS, Peer, outcome};
+use crate::mcp::proxy::transport::wire::meta::{
+    CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, SERVER_INFO_KEY, VERSION_KEY,
+};
+use crate::mcp::proxy::transport::wire::{Kind, Message};
+use crate::mcp::raw;
+
+/// The revision spoken to such a server.
+pub(crate) const VERSION: &str = "2026-07-28";
+
+/// Rounds of `input_required` one request may take before it fails.
+pub const MAX_ROUNDS: usize = 16;
+
+/// Input requests one round may carry.
+pub const MAX_INPUT_REQUESTS: usize = 16;
+
+/// The prefix of the ids under which a server's input requests are put to the client (a
+/// string: no id the proxy gives its own requests, which are numbers).
+const QUESTION_ID: &str = "toon-input-";
+
+/// How long a listen stream that ended waits before it is opened again.
+const LISTEN_AGAIN: Duration = Duration::from_secs(1);
+
+/// A 2026-07-28 client's request made to a 2026-07-28 server on its behalf: the server is told
+/// the client's own capabilities, and the rounds are the client's (`input_required` goes back
+/// to it as the server sent it, keys and `requestState` included; its retry's
+/// `inputResponses` and `requestState` go on as it sent them). Set by the front around such a
+/// request ([`CLIENT_ROUNDS`]).
+#[derive(Clone, Debug)]
+pub(crate) struct ClientRounds {
+    /// The capabilities the client's request declared (JSON text).
+    pub(crate) capabilities: String,
+}
+
+tokio::task_local! {
+    /// The 2026-07-28 client request whose rounds the task passes on (see [`ClientRounds`]).
+    pub(crate) static CLIENT_ROUNDS: ClientRounds;
+}
+
+/// The 2026-07-28 side of one server's connection.
+pub(crate) struct Modern {
+    server: String,
+    /// The client capabilities declared on every request (JSON text).
+    capabilities: String,
+    /// The log level the client asked for (`logging/setLevel`), sent on every request.
+    log_level: Mutex<Option<String>>,
+    events: mpsc::Sender<ServerEvent>,
+    /// Questions put to the client and not answered, by id (JSON text).
+    questions: Mutex<HashMap<String, oneshot::Sender<Message>>>,
+    next: AtomicU64,
+    listen: Mutex<Option<AbortHandle>>,
+}
+
+impl std::fmt::Debug for Modern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Modern")
+            .field("server", &self.server)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Modern {
+    fn drop(&mut self) {
+        if let Some(listen) = lock(&self.listen).take() {
+            listen.abort();
+        }
+    }
+}
+
+impl Modern {
+    pub(crate) fn new(server: &str, capabilities: &str, events: mpsc::Sender<ServerEvent>) -> Self {
+        Modern {
+            server: server.to_owned(),
+            capabilities: capabilities.to_owned(),
+            log_level: Mutex::new(None),
+            events,
+            questions: Mutex::new(HashMap::new()),
+            next: AtomicU64::new(1),
+            listen: Mutex::new(None),
+        }
+    }
+
+    /// The envelope's `_meta` members (JSON text without the braces), declaring the
+    /// capabilities of the client the connection was opened for.
+    fn envelope(&self) -> String {
+        self.envelope_declaring(&self.capabilities)
+    }
+
+    /// The envelope's members declaring `capabilities` (JSON text).
+    fn envelope_declaring(&self, capabilities: &str) -> String {
+        let client_info = format!(
+            r#"{{"name":"toon-mcp-proxy","version":{}}}"#,
+            raw::quote(env!("CARGO_PKG_VERSION"))
+        );
+        let mut members = format!(
+            "{}:{},{}:{},{}:{}",
+            raw::quote(VERSION_KEY),
+            raw::quote(VERSION),
+            raw::quote(CLIENT_INFO_KEY),
+            client_info,
+            raw::quote(CAPABILITIES_KEY),
+            capabilities
+        );
+        if let Some(level) = lock(&self.log_level).as_deref() {
+            members.push_str(&format!(
+                ",{}:{}",
+                raw::quote(LOG_LEVEL_KEY),
+                raw::quote(level)
+            ));
+        }
+        members
+    }
+
+    /// `server/discover`'s params: the envelope alone.
+    pub(crate) fn discover_params(&self) -> String {
+        format!(r#"{{"_meta":{{{}}}}}"#, self.envelope())
+    }
+
+    /// `params` (JSON text; none is `{}`) with the envelope in its `_meta`, beside what the
+    /// request had there (a progress token); an envelope key it had is the proxy's now.
+    pub(crate) fn enveloped(&self, params: Option<&str>) -> String {
+        self.enveloped_as(params, &self.envelope())
+    }
+
+    /// `params` with `envelope` (the members of [`envelope`](Self::envelope)) in its `_meta`.
+    fn enveloped_as(&self, params: Option<&str>, envelope: &str) -> String {
+        let params = params.unwrap_or("{}");
+        let Some(entries) = raw::entries(params) else {
+            return params.to_owned();
+        };
+        let kept: Vec<String> = raw::get(&entries, "_meta")
+            .and_then(raw::entries)
+            .unwrap_or_default()
+            .iter()
+            .filter(|m| !m.key.starts_with("io.modelcontextprotocol/"))
+            .map(|m| format!("{}:{}", raw::quote(&m.key), m.value))
+            .collect();
+        let mut meta = format!("{{{envelope}");
+        for member in kept {
+            meta.push(',');
+            meta.push_str(&member);
+        }
+        meta.push('}');
+        let mut splice = raw::Splice::new(params);
+        splice.set(params, &entries, "_meta", meta);
+        splice.finish()
+    }
+
+    /// Sends a request and serves its `input_required` rounds; the final reply.
+    ///
+    /// # Errors
+    /// As the peer's, and a server that breaks the revision's rounds (a clear
+    /// [`CallError::BadReply`]), or the client's error to one of its questions.
+    pub(crate) async fn request(
+        &self,
+        peer: &Peer,
+        method: &str,
+        params: Option<&str>,
+        timeout: Duration,
+        activity: Option<&Notify>,
+    ) -> Result<Message, CallError> {
+        // Removed in 2026-07-28: what they did is the envelope's (`// 2026-07-28 changelog`).
+        if let Some(answer) = self.answered_here(method, params) {
+            return Ok(answer);
+        }
+        // The client's own rounds: one request, its reply as the server sent it.
+        if let Ok(rounds) = CLIENT_ROUNDS.try_with(Clone::clone) {
+            let envelope = self.envelope_declaring(&rounds.capabilities);
+            let params = self.enveloped_as(params, &envelope);
+            return peer
+                .request_watched(method, Some(&params), timeout, activity)
+                .await;
+        }
+        let mut params = self.enveloped(params);
+        for _ in 0..MAX_ROUNDS {
+            let reply = peer
+                .request_watched(method, Some(&params), timeout, activity)
+                .await?;
+            let Some(result) = reply.result() else {
+                return Ok(reply);
+            };
+            let entries = raw::entries(result).unwrap_or_default();
+            match raw::get(&entries, "resultType")
+                .and_then(raw::string)
+                .as_deref()
+            {
+                // Absent is complete: the conformance suite's reference server sends none on
+                // a tool's result, and a client reads it so.
+                Some("complete") | None => return Ok(reply),
+                Some("input_required") => {
+                    let responses = self
+                        .ask(peer, method, raw::get(&entries, "inputRequests"), timeout)
+                        .await?;
+                    params = retry(&params, &responses, raw::get(&entries, "requestState"));
+                }
+                Some(other) => {
+                    return Err(self.broke(method, format!("a result of resultType {other:?}")));
+                }
+            }
+        }
+        Err(self.broke(
+            method,
+            format!("input_required more than {MAX_ROUNDS} times for one request"),
+        ))
+    }
+
+    fn broke(&self, method: &str, why: String) -> CallError {
+        CallError::BadReply {
+            server: self.server.clone(),
+            method: method.to_owned(),
+            why,
+        }
+    }
+
+    /// `ping` and `logging/setLevel`, which a 2026-07-28 server does not have, answered by
+    /// the proxy (the level goes on every later request's envelope).
+    fn answered_here(&self, method: &str, params: Option<&str>) -> Option<Message> {
+        match method {
+            "ping" => {}
+            "logging/setLevel" => {
+                let level = params.and_then(|p| raw::get_path(p, &["level"]).and_then(raw::string));
+                *lock(&self.log_level) = level;
+            }
+            _ => return None,
+        }
+        Message::parse(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#.to_owned()).ok()
+    }
+
+    /// Puts a round's input requests (`requests`, JSON text of an object) to the client and
+    /// waits for every answer: the `inputResponses` object (JSON text).
+    async fn ask(
+        &self,
+        peer: &Peer,
+        method: &str,
+        requests: Option<&str>,
+        timeout: Duration,
+    ) -> Result<String, CallError> {
+        let requests = requests.and_then(raw::entries).unwrap_or_default();
+        if requests.is_empty() || requests.len() > MAX_INPUT_REQUESTS {
+            let why = format!(
+                "input_required with {} input requests (1 to {MAX_INPUT_REQUESTS} expected)",
+                requests.len()
+            );
+            return Err(self.broke(method, why));
+        }
+        // The request being served is the questions' cause, exactly.
+        let cause =
+            Behalf::current().map_or(Cause::Unknown { in_flight: 0 }, |b| Cause::Request(b.tag));
+        let mut open = Open {
+            modern: self,
+            peer,
+            ids: Vec::new(),
+        };
+        let mut waiting = Vec::new();
+        for request in &requests {
+            let (id, message) = self.question(method, request.value)?;
+            let (tx, rx) = oneshot::channel();
+            lock(&self.questions).insert(id.clone(), tx);
+            peer.asked_for(&id, cause);
+            open.ids.push(id);
+            let event = ServerEvent::Request {
+                server: self.server.clone(),
+                message,
+            };
+            if self.events.send(event).await.is_err() {
+                return Err(CallError::internal(&self.server, "the proxy is stopping"));
+            }
+            waiting.push((request.key.clone(), rx));
+        }
+        // A person may be answering: as long as a legacy server's question may wait.
+        let wait = timeout.saturating_mul(MAX_EXTENSIONS);
+        let mut responses = Vec::with_capacity(waiting.len());
+        for (key, rx) in waiting {
+            let answer = match tokio::time::timeout(wait, rx).await {
+                Ok(Ok(answer)) => answer,
+                Ok(Err(_)) => return Err(CallError::internal(&self.server, "a question was lost")),
+                Err(_) => {
+                    return Err(CallError::Timeout {
+                        server: self.server.clone(),
+                        method: method.to_owned(),
+                        after: wait,
+                    });
+                }
+            };
+            let answer = outcome(&self.server, answer)?;
+            let result = answer.result().unwrap_or("{}");
+            responses.push(format!("{}:{result}", raw::quote(&key)));
+        }
+        Ok(format!("{{{}}}", responses.join(",")))
+    }
+
+    /// One input request (JSON text) as a server request to put to the client, under an id
+    /// of the proxy's.
+    fn question(&self, method: &str, request: &str) -> Result<(String, Message), CallError> {
+        let entries = raw::entries(request).unwrap_or_default();
+        let asked = raw::get(&entries, "method").and_then(raw::string);
+        let Some(asked) = asked.filter(|m| {
+            matches!(
+                m.as_str(),
+                "sampling/createMessage" | "elicitation/create" | "roots/list"
+            )
+        }) else {
+            let why = "an input request that is none of sampling/createMessage, \
+                       elicitation/create and roots/list";
+            return Err(self.broke(method, why.into()));
+        };
+        let id = raw::quote(&format!(
+            "{QUESTION_ID}{}",
+            self.next.fetch_add(1, Ordering::Relaxed)
+        ));
+        let params = raw::get(&entries, "params")
+            .map(|p| format!(r#","params":{p}"#))
+            .unwrap_or_default();
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":{}{params}}}"#,
+            raw::quote(&asked)
+        );
+        let message = Message::parse(text)
+            .map_err(|_| self.broke(method, "an input request the proxy cannot read".into()))?;
+        Ok((id, message))
+    }
+
+    /// Takes `text`, a message the front sends the server, when it answers one of the
+    /// proxy's questions (`true`): it goes to the round waiting for it, not to the server.
+    pub(crate) fn take_answer(&self, text: &str) -> bool {
+        if memchr::memmem::find(text.as_bytes(), QUESTION_ID.as_bytes()).is_none() {
+            return false;
+        }
+        let Ok(message) = Message::parse(text.to_owned()) else {
+            return false;
+        };
+        let Kind::Response { id } = message.kind() else {
+            return false;
+        };
+        let Some(waiting) = lock(&self.questions).remove(id) else {
+            // Not a question open now: a late answer is dropped, never sent to the server.
+            return id.contains(QUESTION_ID);
+        };
+        let _ = waiting.send(message);
+        true
+    }
+
+    /// Opens a `subscriptions/listen` stream for the list changes the server's capabilities
+    /// (`initialize`-like JSON) say it sends; its notifications reach the proxy as any
+    /// server's do. Opened again when it ends, until the server's connection closes.
+    pub(crate) fn listen(&self, peer: &Peer, capabilities: &Json) {
+        let changes = |key: &str| capabilities[key]["listChanged"] == json!(true);
+        let filter = json!({
+            "toolsListChanged": changes("tools"),
+            "promptsListChanged": changes("prompts"),
+            "resourcesListChanged": changes("resources"),
+        });
+        if !filter
+            .as_object()
+            .is_some_and(|f| f.values().any(|v| v == true))
+        {
+            return;
+        }
+        let params = format!(
+            r#"{{"_meta":{{{}}},"notifications":{filter}}}"#,
+            self.envelope()
+        );
+        let peer = peer.clone();
+        let task = tokio::spawn(async move {
+            // Open until the server ends it (a year stands for ever on a timer).
+            let forever = Duration::from_secs(365 * 24 * 3600);
+            while peer.closed().is_none() {
+                let _ = peer
+                    .request("subscriptions/listen", Some(&params), forever)
+                    .await;
+                tokio::time::sleep(LISTEN_AGAIN).await;
+            }
+        });
+        *lock(&self.listen) = Some(task.abort_handle());
+    }
+}
+
+/// The `initialize` result a `server/discover` result (JSON text) stands for, or why it does
+/// not: it must list revision 2026-07-28.
+pub(crate) fn initialize_of(result: &str) -> Result<Json, String> {
+    let discovered: Json =
+        serde_json::from_str(result).map_err(|e| format!("server/discover's result: {e}"))?;
+    let versions = &discovered["supportedVersions"];
+    if !versions
+        .as_array()
+        .is_some_and(|v| v.iter().any(|v| v == VERSION))
+    {
+        return Err(format!(
+            "server/discover lists {versions} as its revisions, not {VERSION}"
+        ));
+    }
+    let mut initialize = json!({
+        "protocolVersion": VERSION,
+        "capabilities": discovered.get("capabilities").cloned().unwrap_or(json!({})),
+    });
+    if let Some(info) = discovered["_meta"].get(SERVER_INFO_KEY) {
+        initialize["serverInfo"] = info.clone();
+    }
+    if let Some(instructions) = discovered.get("instructions") {
+        initialize["instructions"] = instructions.clone();
+    }
+    Ok(initialize)
+}
+
+/// The retry of a request (`params`, JSON text): `inputResponses` the answers, and
+/// `requestState` the server's as it gave it (none: none).
+fn retry(params: &str, responses: &str, state: Option<&str>) -> String {
+    let entries = raw::entries(params).unwrap_or_default();
+    let mut splice = raw::Splice::new(params);
+    splice.set(params, &entries, "inputResponses", responses.to_owned());
+    let with_answers = splice.finish();
+    let entries = raw::entries(&with_answers).unwrap_or_default();
+    let mut splice = raw::Splice::new(&with_answers);
+    match state {
+        Some(state) => splice.set(&with_answers, &entries, "requestState", state.to_owned()),
+        None => splice.remove(&with_answers, &entries, "requestState"),
+    }
+    splice.finish()
+}
+
+/// The proxy's questions of one round, forgotten when the round ends however it ends.
+struct Open<'m> {
+    modern: &'m Modern,
+    peer: &'m Peer,
+    ids: Vec<String>,
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        let mut questions = lock(&self.modern.questions);
+        for id in &self.ids {
+            questions.remove(id);
+            self.peer.settle(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn modern() -> Modern {
+        let (events, _) = mpsc::channel(1);
+        Modern::new("s", r#"{"sampling":{}}"#, events)
+    }
+
+    #[test]
+    fn every_request_carries_the_envelope_beside_its_own_meta() {
+        let m = modern();
+        let params: Json =
+            serde_json::from_str(&m.enveloped(Some(r#"{"name":"t","_meta":{"progressToken":3}}"#)))
+                .unwrap();
+        let meta = &params["_meta"];
+        assert_eq!(meta[VERSION_KEY], VERSION);
+        assert_eq!(meta[CAPABILITIES_KEY], json!({"sampling": {}}));
+        assert_eq!(meta[CLIENT_INFO_KEY]["name"], "toon-mcp-proxy");
+        assert_eq!(meta["progressToken"], 3);
+        assert_eq!(params["name"], "t");
+        let bare: Json = serde_json::from_str(&m.enveloped(None)).unwrap();
+        assert_eq!(bare["_meta"][VERSION_KEY], VERSION);
+        // A client's own envelope keys never go through: the proxy's are sent.
+        let forged = format!(r#"{{"_meta":{{"{VERSION_KEY}":"1999-01-01"}}}}"#);
+        let sent: Json = serde_json::from_str(&m.enveloped(Some(&forged))).unwrap();
+        assert_eq!(sent["_meta"][VERSION_KEY], VERSION);
+        assert!(
+            m.answered_here("logging/setLevel", Some(r#"{"level":"debug"}"#))
+                .is_some()
+        );
+        let leveled: Json = serde_json::from_str(&m.enveloped(None)).unwrap();
+        assert_eq!(leveled["_meta"][LOG_LEVEL_KEY], "debug");
+    }
+
+    #[test]
+    fn a_retry_carries_the_answers_and_the_server_s_state_untouched() {
+        let first = retry(r#"{"name":"t"}"#, r#"{"a":{"x":1}}"#, Some(r#""s1""#));
+        let first: Json = serde_json::from_str(&first).unwrap();
+        assert_eq!(first["inputResponses"], json!({"a": {"x": 1}}));
+        assert_eq!(first["requestState"], "s1");
+        let second = retry(&first.to_string(), r#"{"b":{}}"#, None);
+        let second: Json = serde_json::from_str(&second).unwrap();
+        assert_eq!(second["inputResponses"], json!({"b": {}}));
+        assert!(second.get("requestState").is_none());
+        assert_eq!(second["name"], "t");
+    }
+
+    #[test]
+    fn discovery_stands_for_initialize_only_with_the_revision_listed() {
+        let result = format!(
+            r#"{{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{{"tools":{{}}}},"instructions":"i","_meta":{{"{SERVER_INFO_KEY}":{{"name":"n","version":"1"}}}}}}"#
+        );
+        let init = initialize_of(&result).unwrap();
+        assert_eq!(init["capabilities"], json!({"tools": {}}));
+        assert_eq!(init["serverInfo"]["name"], "n");
+        assert_eq!(init["instructions"], "i");
+        let old = initialize_of(r#"{"supportedVersions":["2025-11-25"]}"#).unwrap_err();
+        assert!(old.contains("not 2026-07-28"), "{old}");
+    }
+
+    #[test]
+    fn only_input_requests_become_questions_and_answers_are_taken_once() {
+        let m = modern();
+        let (id, message) = m
+            .question("tools/call", r#"{"method":"roots/list","params":{}}"#)
+            .unwrap();
+        assert_eq!(message.method(), Some("roots/list"));
+        assert!(
+            m.question("tools/call", r#"{"method":"tools/call"}"#)
+                .is_err()
+        );
+        let (tx, mut rx) = oneshot::channel();
+        lock(&m.questions).insert(id.clone(), tx);
+        let answer = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"roots":[]}}}}"#);
+        assert!(m.take_answer(&answer));
+        assert!(rx.try_recv().is_ok());
+        // Late: dropped, not sent on to the server.
+        assert!(m.take_answer(&answer));
+        assert!(!m.take_answer(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#));
+    }
+}
