@@ -1,7 +1,8 @@
 //! End-to-end tests of `toon mcp serve` speaking revision 2026-07-28 to a server that speaks
 //! nothing else (`tests/fixtures/mcp/servers/modern_server.py`: `server/discover`, the `_meta`
 //! envelope, `input_required` rounds, `subscriptions/listen`), configured with
-//! `"toon": {"revision": "2026-07-28"}` or `"auto"`, for clients of both revisions over stdio:
+//! `"toon": {"revision": "2026-07-28"}`, `"auto"` or nothing (`initialize` refused, then
+//! `server/discover`), for clients of both revisions over stdio:
 //! a 2025-11-25 client is asked the server's questions on its session, a 2026-07-28 client
 //! gets the server's rounds as the server gave them; list changes reach both.
 
@@ -16,20 +17,27 @@ fn proxy(config: &Path) -> mcp_servers::Client {
     mcp_servers::Client::proxy(Path::new(env!("CARGO_BIN_EXE_toon")), config, &[])
 }
 
-/// A config of the modern server as `modern`, opened as `revision` says, beside the
-/// 2025-11-25 documents server `docs` (also `revision`: `auto` falls back for it).
-fn config(scratch: &Path, revision: &str) -> PathBuf {
+/// A config of the modern server as `modern`, opened as `revision` says (`None`: the
+/// default, `initialize` first), beside the 2025-11-25 documents server `docs`, opened the
+/// same way (`auto` and the default fall back for it) or pinned to 2025-11-25.
+fn config(scratch: &Path, revision: Option<&str>) -> PathBuf {
     let fixture = |name: &str| {
         mcp_servers::root()
             .join("tests/fixtures/mcp/servers")
             .join(name)
     };
-    let servers = json!({
-        "modern": {"command": "python3", "args": [fixture("modern_server.py")],
-                   "toon": {"revision": revision}},
-        "docs": {"command": "python3", "args": [fixture("documents_server.py"), "docs"],
-                 "toon": {"revision": if revision == "auto" { "auto" } else { "2025-11-25" }}},
-    });
+    let mut modern = json!({"command": "python3", "args": [fixture("modern_server.py")]});
+    let mut docs = json!({"command": "python3", "args": [fixture("documents_server.py"), "docs"]});
+    if let Some(revision) = revision {
+        modern["toon"] = json!({ "revision": revision });
+        let theirs = if revision == "auto" {
+            "auto"
+        } else {
+            "2025-11-25"
+        };
+        docs["toon"] = json!({ "revision": theirs });
+    }
+    let servers = json!({"modern": modern, "docs": docs});
     let path = scratch.join("mcp.json");
     std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
     path
@@ -60,7 +68,7 @@ fn call(name: &str) -> Json {
 
 #[test]
 fn a_2025_client_is_asked_a_2026_only_server_s_questions_on_its_session() {
-    for revision in [VERSION, "auto"] {
+    for revision in [Some(VERSION), Some("auto"), None] {
         let scratch = Scratch::new("modern-legacy-client");
         let mut client = proxy(&config(&scratch.0, revision));
         let caps = json!({"roots": {}, "sampling": {}, "elicitation": {}});
@@ -112,7 +120,7 @@ fn a_2025_client_is_asked_a_2026_only_server_s_questions_on_its_session() {
 #[test]
 fn a_2026_only_server_that_breaks_its_rounds_fails_the_request_saying_why() {
     let scratch = Scratch::new("modern-broken");
-    let mut client = proxy(&config(&scratch.0, VERSION));
+    let mut client = proxy(&config(&scratch.0, Some(VERSION)));
     client.initialize_declaring("2025-11-25", json!({"roots": {}}));
     // Rounds without end: answered until the bound, then a clear error, not a hang.
     let mut asked = Vec::new();
@@ -133,7 +141,7 @@ fn a_2026_only_server_that_breaks_its_rounds_fails_the_request_saying_why() {
 #[test]
 fn a_2026_client_gets_a_2026_only_server_s_rounds_as_the_server_gave_them() {
     let scratch = Scratch::new("modern-modern-client");
-    let mut client = proxy(&config(&scratch.0, VERSION));
+    let mut client = proxy(&config(&scratch.0, Some(VERSION)));
     let caps = json!({"elicitation": {}});
     let r = client.request("tools/call", enveloped(call("ask"), &caps));
     let result = &r["result"];
@@ -164,7 +172,7 @@ fn a_2026_client_gets_a_2026_only_server_s_rounds_as_the_server_gave_them() {
 #[test]
 fn a_2026_only_server_s_list_change_reaches_a_2025_client() {
     let scratch = Scratch::new("modern-list-change");
-    let mut client = proxy(&config(&scratch.0, VERSION));
+    let mut client = proxy(&config(&scratch.0, Some(VERSION)));
     client.initialize("2025-11-25");
     let before = client.tools().len();
     // The proxy listens to the server from the start.

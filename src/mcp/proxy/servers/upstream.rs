@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
 use super::modern::{self, Modern};
-use super::revision::Revision;
+use super::revision::Opening;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::SERVER;
 use crate::mcp::proxy::transport::inbound::{self, Inbound, InboundSender};
@@ -257,10 +257,7 @@ impl Upstream {
         };
         // A call whose server waits for the client's answer waits with it.
         peer.hold_while_asking();
-        let modern = config
-            .revision
-            .discovers()
-            .then(|| Modern::new(&name, capabilities, events.clone()));
+        let modern = Modern::new(&name, capabilities, events.clone());
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
         let mut server = Upstream {
@@ -268,30 +265,35 @@ impl Upstream {
             peer,
             transport,
             initialize: Json::Null,
-            modern,
+            modern: None,
         };
-        if server.modern.is_some() {
-            let started = tokio::time::Instant::now();
-            match server.discover(startup).await {
+        let deadline = tokio::time::Instant::now() + startup;
+        let openings = config.revision.openings();
+        let mut modern = Some(modern);
+        for (tried, opening) in openings.iter().enumerate() {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let opened = match opening {
+                Opening::Initialize => server.handshake(capabilities, left).await,
+                Opening::Discover => match modern.take() {
+                    Some(modern) => server.discover(modern, left).await,
+                    None => continue,
+                },
+            };
+            match opened {
                 Ok(()) => return Ok(server),
-                Err(e) if config.revision == Revision::Modern => {
-                    return Err(server.not_started_stop(e).await);
-                }
-                // `// 2026-07-28 basic/versioning` "Backward compatibility": any refusal.
-                Err(_) => server.modern = None,
+                // A refusal: the next opening is tried (`// 2026-07-28 basic/versioning`).
+                Err(CallError::Remote { .. } | CallError::BadReply { .. })
+                    if tried + 1 < openings.len() => {}
+                Err(e) => return Err(server.not_started_stop(e).await),
             }
-            let left = startup.saturating_sub(started.elapsed());
-            return server.handshake(capabilities, left).await;
         }
-        server.handshake(capabilities, startup).await
+        let e = CallError::internal(&server.name, "no way to open the connection");
+        Err(server.not_started_stop(e).await)
     }
 
     /// `server/discover` within `startup`: the connection is a 2026-07-28 one, its result read
     /// as an `initialize` result, and its list changes listened for.
-    async fn discover(&mut self, startup: Duration) -> Result<(), CallError> {
-        let Some(modern) = &self.modern else {
-            return Ok(());
-        };
+    async fn discover(&mut self, modern: Modern, startup: Duration) -> Result<(), CallError> {
         let reply = self
             .peer
             .request("server/discover", Some(&modern.discover_params()), startup)
@@ -303,6 +305,7 @@ impl Upstream {
             why,
         })?;
         modern.listen(&self.peer, &self.initialize["capabilities"]);
+        self.modern = Some(modern);
         Ok(())
     }
 
@@ -315,13 +318,8 @@ impl Upstream {
         reason
     }
 
-    /// The `initialize` handshake, within `startup`, declaring `capabilities`: the server,
-    /// ready, or why it did not start (the child is being stopped).
-    async fn handshake(
-        mut self,
-        capabilities: &str,
-        startup: Duration,
-    ) -> Result<Upstream, StartError> {
+    /// The `initialize` handshake, within `startup`, declaring `capabilities`.
+    async fn handshake(&mut self, capabilities: &str, startup: Duration) -> Result<(), CallError> {
         let client_info = serde_json::to_string(&crate::toon!({
             "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
         }))
@@ -330,24 +328,19 @@ impl Upstream {
             r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
             crate::mcp::raw::quote(PROTOCOL_VERSION)
         );
-        match self
+        let reply = self
             .peer
             .request("initialize", Some(&params), startup)
-            .await
-        {
-            Ok(reply) => {
-                // Read, not forwarded: what the proxy learns of the server.
-                self.initialize = reply
-                    .result()
-                    .and_then(|r| crate::json::from_str(r).ok())
-                    .unwrap_or(Json::Null);
-                self.peer
-                    .send(wire::notification("notifications/initialized", None))
-                    .await;
-                Ok(self)
-            }
-            Err(e) => Err(self.not_started_stop(e).await),
-        }
+            .await?;
+        // Read, not forwarded: what the proxy learns of the server.
+        self.initialize = reply
+            .result()
+            .and_then(|r| crate::json::from_str(r).ok())
+            .unwrap_or(Json::Null);
+        self.peer
+            .send(wire::notification("notifications/initialized", None))
+            .await;
+        Ok(())
     }
 
     /// Why the server did not start, from how its `initialize` failed: in time, its exit (a
