@@ -9,6 +9,8 @@
 #[path = "../mcp_servers/mod.rs"]
 mod mcp_servers;
 
+#[cfg(feature = "mcp-http")]
+mod conformance;
 mod fuzz_regressions;
 #[cfg(feature = "mcp-http")]
 mod http_front;
