@@ -1,7 +1,8 @@
 //! End-to-end tests of the MCP proxy (`toon mcp serve|inspect`, run as a child process) against
 //! real servers and client SDKs: over stdio (`stdio`, `revision_2026`) and, with `mcp-http`,
 //! servers reached over HTTP (`http_servers`) and the HTTP front (`http_front`); `toon mcp
-//! install` into a client's configuration and the gateway it wrote started (`install`).
+//! install` into a client's configuration and the gateway it wrote started (`install`); the
+//! official MCP conformance suite directly and through the HTTP gateway (`conformance`).
 #![cfg(unix)]
 // A test reads as a script: some run past the 80 lines a function is held to.
 #![allow(clippy::too_many_lines)]
@@ -9,6 +10,8 @@
 #[path = "../mcp_servers/mod.rs"]
 mod mcp_servers;
 
+#[cfg(feature = "mcp-http")]
+mod conformance;
 mod fuzz_regressions;
 #[cfg(feature = "mcp-http")]
 mod http_front;
