@@ -494,7 +494,15 @@ fn server_outcome(dir: &Path, scratch: &Path, revision: &str) -> Outcome {
     std::fs::create_dir_all(scratch).unwrap();
     let reference = Reference::start(dir, scratch);
     let config = scratch.join("mcp.json");
-    let servers = serde_json::json!({"mcpServers": {"everything": {"url": reference.url}}});
+    // The reference server speaks both revisions, its 2026-07-28 features (input_required
+    // results, its diagnostic tools) only to a 2026-07-28 client: for those scenarios the
+    // gateway speaks 2026-07-28 to it first (`"auto"`), as a user fronting such a server for
+    // 2026-07-28 clients configures it. By default it opens with `initialize`.
+    let mut everything = serde_json::json!({"url": reference.url});
+    if revision == "2026-07-28" {
+        everything["toon"] = serde_json::json!({"revision": "auto"});
+    }
+    let servers = serde_json::json!({"mcpServers": {"everything": everything}});
     std::fs::write(&config, servers.to_string()).unwrap();
     let gateway = Proxy::start(&config, &[]);
     let through = format!("http://{}/mcp", gateway.addr);
