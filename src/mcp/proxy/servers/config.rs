@@ -873,7 +873,11 @@ mod tests {
         let revisions: Vec<Revision> = c.servers.iter().map(|s| s.revision).collect();
         assert_eq!(
             revisions,
-            [Revision::Modern, Revision::Auto, Revision::Legacy]
+            [
+                Revision::Modern,
+                Revision::ModernFirst,
+                Revision::LegacyFirst
+            ]
         );
         assert!(wrong("\"lean\"").contains("mcpServers.s.toon: expected an object"));
     }
