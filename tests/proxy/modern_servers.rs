@@ -170,6 +170,37 @@ fn a_2026_client_gets_a_2026_only_server_s_rounds_as_the_server_gave_them() {
 }
 
 #[test]
+fn a_2025_client_s_resource_subscription_rides_the_2026_only_server_s_listen() {
+    let scratch = Scratch::new("modern-subscribe");
+    let mut client = proxy(&config(&scratch.0, Some(VERSION)));
+    client.initialize("2025-11-25");
+    let listed = client.request("resources/list", json!({}));
+    assert!(listed.to_string().contains("note://1"), "{listed}");
+    // Not subscribed: nothing to say.
+    assert_eq!(said(&client.call("touch", json!({}))), "touched 0");
+    let r = client.request("resources/subscribe", json!({"uri": "note://1"}));
+    assert!(r.get("result").is_some(), "{r}");
+    // The listen is opened again with the resource; one stream, not two.
+    let mut touched = String::new();
+    for _ in 0..50 {
+        touched = said(&client.call("touch", json!({}))).to_owned();
+        if touched == "touched 1" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(touched, "touched 1");
+    assert_eq!(said(&client.call("listens", json!({}))), "1");
+    let update = wait_for_notification(&mut client, |n| {
+        n["method"] == "notifications/resources/updated"
+    });
+    assert_eq!(update["params"]["uri"], "note://1", "{update}");
+    let r = client.request("resources/unsubscribe", json!({"uri": "note://1"}));
+    assert!(r.get("result").is_some(), "{r}");
+    client.close();
+}
+
+#[test]
 fn a_2026_only_server_s_list_change_reaches_a_2025_client() {
     let scratch = Scratch::new("modern-list-change");
     let mut client = proxy(&config(&scratch.0, Some(VERSION)));

@@ -88,7 +88,11 @@ pub(crate) struct Modern {
     /// Questions put to the client and not answered, by id (JSON text).
     questions: Mutex<HashMap<String, oneshot::Sender<Message>>>,
     next: AtomicU64,
+    /// The open listen stream's task, and what it needs to be opened again.
     listen: Mutex<Option<AbortHandle>>,
+    listening: Mutex<Option<(Peer, Json)>>,
+    /// The resources a 2025-11-25 client subscribed to (`resources/subscribe`), on the listen.
+    subscribed: Mutex<Vec<String>>,
 }
 
 impl std::fmt::Debug for Modern {
@@ -117,6 +121,8 @@ impl Modern {
             questions: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
             listen: Mutex::new(None),
+            listening: Mutex::new(None),
+            subscribed: Mutex::new(Vec::new()),
         }
     }
 
@@ -252,14 +258,29 @@ impl Modern {
         }
     }
 
-    /// `ping` and `logging/setLevel`, which a 2026-07-28 server does not have, answered by
-    /// the proxy (the level goes on every later request's envelope).
+    /// What a 2026-07-28 server does not have, answered by the proxy: `ping`;
+    /// `logging/setLevel` (the level goes on every later request's envelope);
+    /// `resources/subscribe` and `resources/unsubscribe` (the listen stream is opened again
+    /// with the resources subscribed to: `// 2026-07-28 basic/patterns/subscriptions`).
     fn answered_here(&self, method: &str, params: Option<&str>) -> Option<Message> {
+        let member =
+            |key: &str| params.and_then(|p| raw::get_path(p, &[key]).and_then(raw::string));
         match method {
             "ping" => {}
-            "logging/setLevel" => {
-                let level = params.and_then(|p| raw::get_path(p, &["level"]).and_then(raw::string));
-                *lock(&self.log_level) = level;
+            "logging/setLevel" => *lock(&self.log_level) = member("level"),
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = member("uri").unwrap_or_default();
+                {
+                    let mut subscribed = lock(&self.subscribed);
+                    subscribed.retain(|u| *u != uri);
+                    if method == "resources/subscribe" {
+                        subscribed.push(uri);
+                    }
+                }
+                let listening = lock(&self.listening).clone();
+                if let Some((peer, capabilities)) = listening {
+                    self.listen(&peer, &capabilities);
+                }
             }
             _ => return None,
         }
@@ -381,19 +402,28 @@ impl Modern {
     }
 
     /// Opens a `subscriptions/listen` stream for the list changes the server's capabilities
-    /// (`initialize`-like JSON) say it sends; its notifications reach the proxy as any
-    /// server's do. Opened again when it ends, until the server's connection closes.
+    /// (`initialize`-like JSON) say it sends, and the resources subscribed to; its
+    /// notifications reach the proxy as any server's do. Opened again when it ends, until the
+    /// server's connection closes; a stream open before is closed (cancelled).
     pub(crate) fn listen(&self, peer: &Peer, capabilities: &Json) {
+        *lock(&self.listening) = Some((peer.clone(), capabilities.clone()));
         let changes = |key: &str| capabilities[key]["listChanged"] == json!(true);
-        let filter = json!({
+        let subscribed = lock(&self.subscribed).clone();
+        let mut filter = json!({
             "toolsListChanged": changes("tools"),
             "promptsListChanged": changes("prompts"),
             "resourcesListChanged": changes("resources"),
         });
-        if !filter
+        if !subscribed.is_empty() {
+            filter["resourceSubscriptions"] = json!(subscribed);
+        }
+        if let Some(open) = lock(&self.listen).take() {
+            open.abort();
+        }
+        let wanted = filter
             .as_object()
-            .is_some_and(|f| f.values().any(|v| v == true))
-        {
+            .is_some_and(|f| f.values().any(|v| v != false));
+        if !wanted {
             return;
         }
         let params = format!(
