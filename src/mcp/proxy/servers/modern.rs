@@ -6,7 +6,7 @@
 //!   read as an `initialize` result would be (capabilities, `serverInfo`, instructions);
 //! - every request carries the `_meta` envelope: the revision, the proxy's `clientInfo` and
 //!   the capabilities its client declared (a log level once a client set one: 2026-07-28 has
-//!   no `logging/setLevel`, and no `ping`, which are answered here);
+//!   no `logging/setLevel`, no `ping` and no `resources/subscribe`, which are answered here);
 //! - a result's `resultType` is read. `input_required` is a round: each of its input requests
 //!   is put to the client as the request a 2025-11-25 server would have sent
 //!   (`sampling/createMessage`, `elicitation/create`, `roots/list`), as a
@@ -15,8 +15,9 @@
 //!   server's `requestState` as it gave it. The fronts above serve these questions as they
 //!   serve any server's: a 2025-11-25 client is asked on its session, a 2026-07-28 client gets
 //!   its own `input_required` rounds;
-//! - list changes come on a `subscriptions/listen` stream opened after discovery, as the
-//!   notifications a 2025-11-25 server sends.
+//! - list changes, and updates of the resources a client subscribed to, come on a
+//!   `subscriptions/listen` stream opened after discovery (and again with each subscription),
+//!   as the notifications a 2025-11-25 server sends.
 //!
 //! A server that breaks the revision gets a clear error on the request concerned: rounds past
 //! [`MAX_ROUNDS`], none or more than [`MAX_INPUT_REQUESTS`] questions in one, a method that is
