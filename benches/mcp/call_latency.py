@@ -13,6 +13,11 @@ in milliseconds, and how many calls failed or took over a second.
 
     TOON_MCP_SERVERS=DIR DIR/venv/bin/python benches/mcp/call_latency.py CALLS TOON [TOON...] 2>/dev/null
 
+With `TOON_BENCH_SERVER=modern` the server is instead the repo's server of revision 2026-07-28
+only (`tests/fixtures/mcp/servers/modern_server.py`, its `echo`), which the gateway opens with
+`initialize`, is refused, and speaks 2026-07-28 to (`server/discover`, the `_meta` envelope);
+directly the SDK in `auto` mode speaks 2026-07-28 to it and `legacy` cannot be used.
+
 DIR is what `scripts/install-mcp-servers.sh` printed (its venv has the SDK). Several TOON
 binaries (say, before and after a change) are measured in turn in the same run, each row
 named by its binary's path; stderr carries the servers' and the gateway's own lines.
@@ -58,6 +63,9 @@ def host_callbacks(declared):
             "elicitation_callback": elicit}
 
 
+MODERN = os.environ.get("TOON_BENCH_SERVER") == "modern"
+
+
 async def calls(client, n, label):
     """`n` sequential echo calls; the milliseconds each took."""
     times = []
@@ -66,8 +74,11 @@ async def calls(client, n, label):
         started = time.perf_counter()
         try:
             with anyio.fail_after(10):
-                r = await client.call_tool("echo", {"message": text})
-            ok = r.content[0].text == "Echo: " + text
+                if MODERN:
+                    r = await client.call_tool("echo", {"text": text})
+                else:
+                    r = await client.call_tool("echo", {"message": text})
+            ok = r.content[0].text == (text if MODERN else "Echo: " + text)
         except Exception:  # noqa: BLE001 - a failed call is counted, not fatal
             ok = False
         ms = (time.perf_counter() - started) * 1000
@@ -169,8 +180,13 @@ async def main():
     n = int(sys.argv[1])
     everything = os.path.join(os.environ["TOON_MCP_SERVERS"], "npm", "node_modules", ".bin",
                               "mcp-server-everything")
+    command, args = everything, []
+    if MODERN:
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                              "fixtures", "mcp", "servers", "modern_server.py")
+        command, args = sys.executable, [os.path.normpath(script)]
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"mcpServers": {"everything": {"command": everything}}}, f)
+        json.dump({"mcpServers": {"server": {"command": command, "args": args}}}, f)
         config = f.name
     print("%-58s %-10s %8s %8s" % ("echo, %d sequential calls" % n, "revision", "median",
                                    "p90 ms"))
@@ -178,7 +194,7 @@ async def main():
         print("direct")
         for declared in (False, True):
             report("  stdio, SDK auto, %s" % HOSTS[declared],
-                   *await stdio_row(everything, [], "auto", declared, n))
+                   *await stdio_row(command, args, "auto", declared, n))
         for toon in sys.argv[2:]:
             await gateway_rows(toon, config, n)
     finally:
