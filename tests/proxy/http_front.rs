@@ -2741,3 +2741,65 @@ fn a_question_asked_after_another_client_s_answer_is_not_put_to_the_next_client(
     );
     assert_eq!(a["message"]["result"]["resultType"], "complete", "{a}");
 }
+
+/// Two HTTP sessions at once in front of a server of 2026-07-28 only: each one's call is asked
+/// its own question on its own stream (the server's `input_required` round of that call), and
+/// each answer goes back into that call's retry alone.
+#[test]
+fn two_sessions_get_only_their_own_questions_of_a_2026_only_server() {
+    let scratch = Scratch::new("http-modern-two-sessions");
+    let script = mcp_servers::root().join("tests/fixtures/mcp/servers/modern_server.py");
+    let config = scratch.0.join("mcp.json");
+    let servers = json!({"mcpServers": {"modern": {"command": "python3", "args": [script]}}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let proxy = Proxy::start(&config, &[]);
+    let open = |name: &'static str| {
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+                       "clientInfo": {"name": name, "version": "1"}}});
+        let r = proxy.http("POST", &POST, &init.to_string());
+        assert_eq!(r.status, 200, "{r:?}");
+        r.header("mcp-session-id").unwrap().to_owned()
+    };
+    let sessions = [open("a"), open("b")];
+    let headers = |session: &str| {
+        let mut headers: Vec<(String, String)> = POST
+            .iter()
+            .map(|(n, v)| ((*n).to_owned(), (*v).to_owned()))
+            .collect();
+        headers.push(("Mcp-Session-Id".into(), session.to_owned()));
+        headers.push(("MCP-Protocol-Version".into(), "2025-11-25".into()));
+        headers
+    };
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "ask", "arguments": {}}})
+    .to_string();
+    // Both calls open, both questions asked, before either is answered.
+    let mut streams: Vec<(Events, Json)> = sessions
+        .iter()
+        .map(|session| {
+            let owned = headers(session);
+            let h: Vec<(&str, &str)> = owned.iter().map(|(n, v)| (&**n, &**v)).collect();
+            let (status, mut events) = Events::open(&proxy.addr, "POST", &h, &call);
+            assert_eq!(status, 200);
+            let asked = events.next().expect("the question on the call's stream");
+            assert_eq!(asked["method"], "elicitation/create", "{asked}");
+            (events, asked)
+        })
+        .collect();
+    for ((session, (_, asked)), name) in sessions.iter().zip(&streams).zip(["Ada", "Bob"]) {
+        let owned = headers(session);
+        let h: Vec<(&str, &str)> = owned.iter().map(|(n, v)| (&**n, &**v)).collect();
+        let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+                            "result": {"action": "accept", "content": {"name": name}}});
+        assert_eq!(proxy.http("POST", &h, &answer.to_string()).status, 202);
+    }
+    for ((events, _), name) in streams.iter_mut().zip(["Ada", "Bob"]) {
+        let result = events.next().expect("the call's result");
+        assert_eq!(result["id"], 7, "{result}");
+        let text = result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(text, format!("hello {name} (state s1)"), "{result}");
+    }
+}
