@@ -59,8 +59,10 @@ pub const MAX_INPUT_REQUESTS: usize = 16;
 /// string: no id the proxy gives its own requests, which are numbers).
 const QUESTION_ID: &str = "toon-input-";
 
-/// How long a listen stream that ended waits before it is opened again.
-const LISTEN_AGAIN: Duration = Duration::from_secs(1);
+/// How long a listen stream that ended at once waits before it is opened again, at first.
+const LISTEN_AGAIN: Duration = Duration::from_millis(500);
+/// The longest such wait; a stream open longer than this starts the delay over.
+const LISTEN_AGAIN_MAX: Duration = Duration::from_secs(60);
 
 /// A 2026-07-28 client's request made to a 2026-07-28 server on its behalf: the server is told
 /// the client's own capabilities, and the rounds are the client's (`input_required` goes back
@@ -431,18 +433,34 @@ impl Modern {
             r#"{{"_meta":{{{}}},"notifications":{filter}}}"#,
             self.envelope()
         );
-        let peer = peer.clone();
-        let task = tokio::spawn(async move {
-            // Open until the server ends it (a year stands for ever on a timer).
-            let forever = Duration::from_secs(365 * 24 * 3600);
-            while peer.closed().is_none() {
-                let _ = peer
-                    .request("subscriptions/listen", Some(&params), forever)
-                    .await;
-                tokio::time::sleep(LISTEN_AGAIN).await;
-            }
-        });
+        let task = tokio::spawn(keep_listening(peer.clone(), params));
         *lock(&self.listen) = Some(task.abort_handle());
+    }
+}
+
+/// A listen stream kept open until the connection closes: opened again when it ends, after a
+/// delay that doubles (up to [`LISTEN_AGAIN_MAX`]) while it keeps ending at once; never again
+/// when the server does not have the method.
+async fn keep_listening(peer: Peer, params: String) {
+    // Open until the server ends it (a year stands for ever on a timer).
+    let forever = Duration::from_secs(365 * 24 * 3600);
+    let mut delay = LISTEN_AGAIN;
+    while peer.closed().is_none() {
+        let opened = tokio::time::Instant::now();
+        let ended = peer
+            .request("subscriptions/listen", Some(&params), forever)
+            .await;
+        if let Err(CallError::Remote { code, .. }) = ended
+            && code == crate::mcp::proxy::transport::wire::code::METHOD_NOT_FOUND
+        {
+            return;
+        }
+        delay = if opened.elapsed() > LISTEN_AGAIN_MAX {
+            LISTEN_AGAIN
+        } else {
+            delay.saturating_mul(2).min(LISTEN_AGAIN_MAX)
+        };
+        tokio::time::sleep(delay).await;
     }
 }
 
