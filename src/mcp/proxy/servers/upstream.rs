@@ -434,9 +434,21 @@ impl Upstream {
             cursor = next_cursor(&self.name, pages.len(), cursor.as_deref(), next)
                 .map_err(|e| CallError::internal(&self.name, e.to_string()))?;
             if cursor.is_none() {
+                self.tools_listed(&pages);
                 return Ok(pages);
             }
         }
+    }
+
+    /// What a 2026-07-28 server over HTTP listed: its tools' annotated parameters, whose
+    /// values its calls then repeat in headers.
+    fn tools_listed(&self, pages: &[String]) {
+        #[cfg(feature = "mcp-http")]
+        if let (Some(_), Transport::Http(connection)) = (&self.modern, &self.transport) {
+            connection.tools_listed(pages);
+        }
+        #[cfg(not(feature = "mcp-http"))]
+        let _ = pages;
     }
 
     /// Sends a request (`params` as JSON text, forwarded as it is) and waits for its reply

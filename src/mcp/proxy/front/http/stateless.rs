@@ -59,6 +59,7 @@ use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::sync::lock;
+use crate::mcp::proxy::transport::http::annotations;
 use crate::mcp::proxy::transport::peer::{ClientId, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
@@ -644,31 +645,6 @@ fn name_mismatch(headers: &HeaderMap, message: &Message, method: &str) -> Option
 /// A header's value as text; `None` when it is missing or not visible ASCII.
 fn header_text<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
-}
-
-/// The `x-mcp-header` annotations of a tool's `inputSchema`: each one's chain of
-/// `properties` keys and header name (only statically reachable ones count: § Schema
-/// Extension).
-fn annotations(schema: &serde_json::Value) -> Vec<(Vec<String>, String)> {
-    let mut found = Vec::new();
-    let mut stack = vec![(Vec::new(), schema)];
-    while let Some((path, schema)) = stack.pop() {
-        let Some(properties) = schema["properties"].as_object() else {
-            continue;
-        };
-        for (key, property) in properties {
-            let mut at = path.clone();
-            at.push(key.clone());
-            if let Some(header) = property["x-mcp-header"].as_str() {
-                found.push((at.clone(), header.to_owned()));
-            }
-            // The depth of a real schema; a hostile one stops here.
-            if at.len() < 32 {
-                stack.push((at, property));
-            }
-        }
-    }
-    found
 }
 
 /// Why the `Mcp-Param-{Name}` headers do not match the arguments of a call's `params` (JSON

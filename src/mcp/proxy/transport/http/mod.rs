@@ -175,6 +175,25 @@ pub(in crate::mcp::proxy) struct Connection {
 }
 
 impl Connection {
+    /// Takes the annotated parameters of a 2026-07-28 server's tools (`pages`: its
+    /// `tools/list` results, JSON text), whose values its `tools/call` POSTs then repeat in
+    /// `Mcp-Param-{Name}` headers (`// 2026-07-28 basic/transports` § Custom Headers).
+    pub(in crate::mcp::proxy) fn tools_listed(&self, pages: &[String]) {
+        let mut annotated = HashMap::new();
+        for page in pages {
+            let Ok(page) = serde_json::from_str::<serde_json::Value>(page) else {
+                continue;
+            };
+            for tool in page["tools"].as_array().into_iter().flatten() {
+                let found = annotations(&tool["inputSchema"]);
+                if let (Some(name), false) = (tool["name"].as_str(), found.is_empty()) {
+                    annotated.insert(name.to_owned(), found);
+                }
+            }
+        }
+        *lock(&self.shared.param_headers) = annotated;
+    }
+
     /// Waits (at most `within`) for the transport to have ended: after the peer closed its
     /// writer, the session's `DELETE` has been sent.
     pub(in crate::mcp::proxy) async fn ended_within(&self, within: Duration) {
@@ -265,6 +284,7 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
         end: watch::channel(None).0,
         tasks: Mutex::default(),
         listening: Mutex::new(None),
+        param_headers: Mutex::default(),
     });
     Ok((shared, out_rx, out_tx, frames_rx))
 }
@@ -320,9 +340,13 @@ fn percent_decoded(text: &str) -> Vec<u8> {
 
 /// The headers a 2026-07-28 request (`body`, one whose `_meta` names its revision) carries
 /// (`// 2026-07-28 basic/transports` § Standard Headers): `MCP-Protocol-Version`,
-/// `Mcp-Method`, and for a tool call, a prompt or a resource `Mcp-Name`. None for any other
-/// message.
-fn modern_headers(body: &str) -> Vec<(HeaderName, HeaderValue)> {
+/// `Mcp-Method`, for a tool call, a prompt or a resource `Mcp-Name`, and for a tool call the
+/// `Mcp-Param-{Name}` of each annotated parameter it gives a value (`annotated`, by tool:
+/// § Custom Headers). None for any other message.
+fn modern_headers(
+    body: &str,
+    annotated: &HashMap<String, Annotated>,
+) -> Vec<(HeaderName, HeaderValue)> {
     use crate::mcp::proxy::transport::wire::meta::VERSION_KEY;
     if memchr::memmem::find(body.as_bytes(), VERSION_KEY.as_bytes()).is_none() {
         return Vec::new();
@@ -352,12 +376,61 @@ fn modern_headers(body: &str) -> Vec<(HeaderName, HeaderValue)> {
         "resources/read" => Some("uri"),
         _ => None,
     };
-    if let Some(name) =
-        key.and_then(|k| crate::mcp::raw::get_path(params, &[k]).and_then(crate::mcp::raw::string))
-    {
-        add("mcp-name", &header_value(&name));
+    let name =
+        key.and_then(|k| crate::mcp::raw::get_path(params, &[k]).and_then(crate::mcp::raw::string));
+    if let Some(name) = &name {
+        add("mcp-name", &header_value(name));
+    }
+    let tool = name.filter(|_| method == "tools/call");
+    for (path, header) in tool.and_then(|t| annotated.get(&t)).into_iter().flatten() {
+        let at: Vec<&str> = std::iter::once("arguments")
+            .chain(path.iter().map(String::as_str))
+            .collect();
+        let value = crate::mcp::raw::get_path(params, &at).and_then(param_value);
+        let name = HeaderName::from_bytes(format!("mcp-param-{header}").as_bytes()).ok();
+        if let (Some(name), Some(value)) =
+            (name, value.and_then(|v| HeaderValue::from_str(&v).ok()))
+        {
+            headers.push((name, value));
+        }
     }
     headers
+}
+
+/// An argument's value (JSON text) as § Value Encoding writes it in a header: a string as
+/// [`header_value`] writes it, a number as it is, a boolean as `true` or `false`; `None` for
+/// `null`, an object or an array, which no header stands for.
+fn param_value(text: &str) -> Option<String> {
+    match text.as_bytes().first()? {
+        b'"' => crate::mcp::raw::string(text).map(|s| header_value(&s)),
+        b't' | b'f' | b'-' | b'0'..=b'9' => Some(text.to_owned()),
+        _ => None,
+    }
+}
+
+/// The parameters of a tool's input schema annotated `x-mcp-header` (§ Schema Extension):
+/// each one's path of property names, and the header name it gives (`Mcp-Param-` and this).
+/// Nested objects are followed to a depth of 32.
+pub(in crate::mcp::proxy) fn annotations(schema: &serde_json::Value) -> Annotated {
+    let mut found = Vec::new();
+    let mut stack = vec![(Vec::new(), schema)];
+    while let Some((path, schema)) = stack.pop() {
+        let Some(properties) = schema["properties"].as_object() else {
+            continue;
+        };
+        for (key, property) in properties {
+            let mut at = path.clone();
+            at.push(key.clone());
+            if let Some(header) = property["x-mcp-header"].as_str() {
+                found.push((at.clone(), header.to_owned()));
+            }
+            // The depth of a real schema; a hostile one stops here.
+            if at.len() < 32 {
+                stack.push((at, property));
+            }
+        }
+    }
+    found
 }
 
 /// A header's value as § Value Encoding writes it: as it is when it is visible ASCII and
@@ -501,7 +574,14 @@ struct Shared {
     tasks: Mutex<HashMap<String, AbortHandle>>,
     /// The GET stream's task.
     listening: Mutex<Option<AbortHandle>>,
+    /// A 2026-07-28 server's tools whose parameters are repeated in headers: by tool name,
+    /// each parameter's path in `arguments` and its header's name ([`annotations`]).
+    param_headers: Mutex<HashMap<String, Annotated>>,
 }
+
+/// A tool's parameters repeated in headers: each one's path in `arguments` and its header's
+/// name after `Mcp-Param-` ([`annotations`]).
+type Annotated = Vec<(Vec<String>, String)>;
 
 impl std::fmt::Debug for Shared {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -587,7 +667,12 @@ impl Shared {
                 headers.insert(PROTOCOL_VERSION_HEADER, version);
             }
             // A 2026-07-28 request says in headers what its body says (§ Standard Headers).
-            for (name, value) in body.as_deref().map(modern_headers).unwrap_or_default() {
+            let params = lock(&self.param_headers);
+            for (name, value) in body
+                .as_deref()
+                .map(|body| modern_headers(body, &params))
+                .unwrap_or_default()
+            {
                 headers.insert(name, value);
             }
             if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
@@ -1345,6 +1430,37 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(reason, "the server no longer knows the session (HTTP 400)");
+    }
+
+    #[test]
+    fn a_2026_request_says_in_headers_what_its_body_says() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "opts": {"type": "object", "properties": {"n": {"type": "integer", "x-mcp-header": "N"}}},
+            "plain": {"type": "string"}}});
+        let annotated = HashMap::from([("deploy".to_owned(), annotations(&schema))]);
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"region":"eu wést","opts":{"n":3},"plain":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
+        let headers: HashMap<String, String> = modern_headers(body, &annotated)
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_owned()))
+            .collect();
+        assert_eq!(headers["mcp-protocol-version"], "2026-07-28");
+        assert_eq!(headers["mcp-method"], "tools/call");
+        assert_eq!(headers["mcp-name"], "deploy");
+        assert_eq!(
+            headers["mcp-param-region"],
+            format!("=?base64?{}?=", base64("eu wést".as_bytes()))
+        );
+        assert_eq!(headers["mcp-param-n"], "3");
+        assert_eq!(headers.len(), 5, "{headers:?}");
+        // A 2025-11-25 request, or a notification, says nothing more.
+        let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy"}}"#;
+        assert!(modern_headers(legacy, &annotated).is_empty());
+        assert_eq!(
+            header_value(" padded"),
+            format!("=?base64?{}?=", base64(b" padded"))
+        );
+        assert_eq!(header_value("plain-name"), "plain-name");
     }
 
     #[test]
