@@ -201,6 +201,28 @@ fn a_2025_client_s_resource_subscription_rides_the_2026_only_server_s_listen() {
 }
 
 #[test]
+fn a_round_cancelled_by_its_client_withdraws_the_question_it_was_asked() {
+    let scratch = Scratch::new("modern-withdrawn");
+    let mut client = proxy(&config(&scratch.0, Some(VERSION)));
+    client.initialize_declaring("2025-11-25", json!({"elicitation": {}}));
+    let id = client.send_request("tools/call", call("ask"));
+    let asked = client.next_response(mcp_servers::WAIT);
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+    client.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": id, "reason": "user gave up"}}),
+    );
+    let withdrawn =
+        wait_for_notification(&mut client, |n| n["method"] == "notifications/cancelled");
+    assert_eq!(withdrawn["params"]["requestId"], asked["id"], "{withdrawn}");
+    // A late answer harms nothing; the connection goes on.
+    client.send(&json!({"jsonrpc": "2.0", "id": asked["id"],
+                        "result": {"action": "accept", "content": {"name": "late"}}}));
+    assert_eq!(said(&client.call("echo", json!({"text": "on"}))), "on");
+    client.close();
+}
+
+#[test]
 fn a_2026_only_server_s_list_change_reaches_a_2025_client() {
     let scratch = Scratch::new("modern-list-change");
     let mut client = proxy(&config(&scratch.0, Some(VERSION)));

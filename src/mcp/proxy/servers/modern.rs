@@ -40,10 +40,10 @@ use super::upstream::ServerEvent;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, MAX_EXTENSIONS, Peer, outcome};
+use crate::mcp::proxy::transport::wire::Message;
 use crate::mcp::proxy::transport::wire::meta::{
     CAPABILITIES_KEY, CLIENT_INFO_KEY, LOG_LEVEL_KEY, SERVER_INFO_KEY, VERSION_KEY,
 };
-use crate::mcp::proxy::transport::wire::{Kind, Message};
 use crate::mcp::raw;
 
 /// The revision spoken to such a server.
@@ -55,9 +55,13 @@ pub const MAX_ROUNDS: usize = 16;
 /// Input requests one round may carry.
 pub const MAX_INPUT_REQUESTS: usize = 16;
 
-/// The prefix of the ids under which a server's input requests are put to the client (a
-/// string: no id the proxy gives its own requests, which are numbers).
+/// The start of the ids under which a server's input requests are put to the client, then
+/// 128 random bits of the connection's ([`Modern::prefix`]): a server cannot send a request of
+/// its own under such an id, whose answer would then be taken for a round's.
 const QUESTION_ID: &str = "toon-input-";
+
+/// Resource subscriptions one connection carries on its listen stream.
+pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
 /// How long a listen stream that ended at once waits before it is opened again, at first.
 const LISTEN_AGAIN: Duration = Duration::from_millis(500);
@@ -90,6 +94,9 @@ pub(crate) struct Modern {
     events: mpsc::Sender<ServerEvent>,
     /// Questions put to the client and not answered, by id (JSON text).
     questions: Mutex<HashMap<String, oneshot::Sender<Message>>>,
+    /// `toon-input-`, 32 random hex digits and `-`: the start of this connection's question
+    /// ids.
+    prefix: String,
     next: AtomicU64,
     /// The open listen stream's task, and what it needs to be opened again.
     listen: Mutex<Option<AbortHandle>>,
@@ -122,6 +129,7 @@ impl Modern {
             log_level: Mutex::new(None),
             events,
             questions: Mutex::new(HashMap::new()),
+            prefix: question_prefix(),
             next: AtomicU64::new(1),
             listen: Mutex::new(None),
             listening: Mutex::new(None),
@@ -210,15 +218,16 @@ impl Modern {
     ) -> Result<Message, CallError> {
         // Removed in 2026-07-28: what they did is the envelope's (`// 2026-07-28 changelog`).
         if let Some(answer) = self.answered_here(method, params) {
-            return Ok(answer);
+            return answer;
         }
         // The client's own rounds: one request, its reply as the server sent it.
         if let Ok(rounds) = CLIENT_ROUNDS.try_with(Clone::clone) {
             let envelope = self.envelope_declaring(&rounds.capabilities);
             let params = self.enveloped_as(params, &envelope);
-            return peer
+            let reply = peer
                 .request_watched(method, Some(&params), timeout, activity)
-                .await;
+                .await?;
+            return self.checked_round(method, reply);
         }
         let mut params = self.enveloped(params);
         for _ in 0..MAX_ROUNDS {
@@ -229,10 +238,11 @@ impl Modern {
                 return Ok(reply);
             };
             let entries = raw::entries(result).unwrap_or_default();
-            match raw::get(&entries, "resultType")
-                .and_then(raw::string)
-                .as_deref()
-            {
+            let kind = raw::get(&entries, "resultType");
+            if let Some(kind) = kind.filter(|k| raw::string(k).is_none()) {
+                return Err(self.broke(method, format!("a result of resultType {kind}")));
+            }
+            match kind.and_then(raw::string).as_deref() {
                 // Absent is complete: the conformance suite's reference server sends none on
                 // a tool's result, and a client reads it so.
                 Some("complete") | None => return Ok(reply),
@@ -265,7 +275,11 @@ impl Modern {
     /// `logging/setLevel` (the level goes on every later request's envelope);
     /// `resources/subscribe` and `resources/unsubscribe` (the listen stream is opened again
     /// with the resources subscribed to: `// 2026-07-28 basic/patterns/subscriptions`).
-    fn answered_here(&self, method: &str, params: Option<&str>) -> Option<Message> {
+    fn answered_here(
+        &self,
+        method: &str,
+        params: Option<&str>,
+    ) -> Option<Result<Message, CallError>> {
         let member =
             |key: &str| params.and_then(|p| raw::get_path(p, &[key]).and_then(raw::string));
         match method {
@@ -277,6 +291,17 @@ impl Modern {
                     let mut subscribed = lock(&self.subscribed);
                     subscribed.retain(|u| *u != uri);
                     if method == "resources/subscribe" {
+                        if subscribed.len() >= MAX_SUBSCRIPTIONS {
+                            return Some(Err(CallError::Remote {
+                                server: self.server.clone(),
+                                code: crate::mcp::proxy::transport::wire::code::INVALID_PARAMS,
+                                message: format!(
+                                    "more than {MAX_SUBSCRIPTIONS} resource subscriptions on \
+                                     one server"
+                                ),
+                                data: None,
+                            }));
+                        }
                         subscribed.push(uri);
                     }
                 }
@@ -287,7 +312,9 @@ impl Modern {
             }
             _ => return None,
         }
-        Message::parse(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#.to_owned()).ok()
+        Message::parse(r#"{"jsonrpc":"2.0","id":0,"result":{}}"#.to_owned())
+            .ok()
+            .map(Ok)
     }
 
     /// Puts a round's input requests (`requests`, JSON text of an object) to the client and
@@ -299,14 +326,7 @@ impl Modern {
         requests: Option<&str>,
         timeout: Duration,
     ) -> Result<String, CallError> {
-        let requests = requests.and_then(raw::entries).unwrap_or_default();
-        if requests.is_empty() || requests.len() > MAX_INPUT_REQUESTS {
-            let why = format!(
-                "input_required with {} input requests (1 to {MAX_INPUT_REQUESTS} expected)",
-                requests.len()
-            );
-            return Err(self.broke(method, why));
-        }
+        let requests = self.round(method, requests)?;
         // The request being served is the questions' cause, exactly.
         let cause =
             Behalf::current().map_or(Cause::Unknown { in_flight: 0 }, |b| Cause::Request(b.tag));
@@ -346,11 +366,81 @@ impl Modern {
                     });
                 }
             };
-            let answer = outcome(&self.server, answer)?;
-            let result = answer.result().unwrap_or("{}");
+            let Some(result) = answer.result() else {
+                if answer.error().is_some() {
+                    return Err(outcome(&self.server, answer).unwrap_err());
+                }
+                let why = "the client answered its question with neither a result nor an error";
+                return Err(CallError::internal(&self.server, why));
+            };
             responses.push(format!("{}:{result}", raw::quote(&key)));
         }
         Ok(format!("{{{}}}", responses.join(",")))
+    }
+
+    /// A round's input requests (`requests`: the `inputRequests` object, JSON text), or why
+    /// the server broke the revision: none, more than [`MAX_INPUT_REQUESTS`], a key twice
+    /// (one answer would be lost), or one that is not an object naming an input request's
+    /// method, with object params if any.
+    fn round<'t>(
+        &self,
+        method: &str,
+        requests: Option<&'t str>,
+    ) -> Result<Vec<raw::Member<'t>>, CallError> {
+        let requests = requests.and_then(raw::entries).unwrap_or_default();
+        if requests.is_empty() || requests.len() > MAX_INPUT_REQUESTS {
+            let why = format!(
+                "input_required with {} input requests (1 to {MAX_INPUT_REQUESTS} expected)",
+                requests.len()
+            );
+            return Err(self.broke(method, why));
+        }
+        let mut keys: Vec<&str> = requests.iter().map(|r| r.key.as_ref()).collect();
+        keys.sort_unstable();
+        if keys.windows(2).any(|pair| pair[0] == pair[1]) {
+            let why = "input_required naming one input request key twice".to_owned();
+            return Err(self.broke(method, why));
+        }
+        for request in &requests {
+            let entries = raw::entries(request.value).unwrap_or_default();
+            let asked = raw::get(&entries, "method").and_then(raw::string);
+            let input = asked.as_deref().is_some_and(|m| {
+                matches!(
+                    m,
+                    "sampling/createMessage" | "elicitation/create" | "roots/list"
+                )
+            });
+            if !input {
+                let why = "an input request that is none of sampling/createMessage, \
+                           elicitation/create and roots/list";
+                return Err(self.broke(method, why.into()));
+            }
+            if raw::get(&entries, "params").is_some_and(|p| !p.trim_start().starts_with('{')) {
+                let why = "an input request whose params are not an object";
+                return Err(self.broke(method, why.into()));
+            }
+        }
+        Ok(requests)
+    }
+
+    /// A 2026-07-28 client's own round, passed on as the server sent it once it is one the
+    /// revision allows (else a clear error, as for any client).
+    fn checked_round(&self, method: &str, reply: Message) -> Result<Message, CallError> {
+        let Some(result) = reply.result() else {
+            return Ok(reply);
+        };
+        let entries = raw::entries(result).unwrap_or_default();
+        match raw::get(&entries, "resultType") {
+            None => Ok(reply),
+            Some(kind) => match raw::string(kind).as_deref() {
+                Some("complete") => Ok(reply),
+                Some("input_required") => {
+                    self.round(method, raw::get(&entries, "inputRequests"))?;
+                    Ok(reply)
+                }
+                _ => Err(self.broke(method, format!("a result of resultType {kind}"))),
+            },
+        }
     }
 
     /// One input request (JSON text) as a server request to put to the client, under an id
@@ -369,7 +459,8 @@ impl Modern {
             return Err(self.broke(method, why.into()));
         };
         let id = raw::quote(&format!(
-            "{QUESTION_ID}{}",
+            "{}{}",
+            self.prefix,
             self.next.fetch_add(1, Ordering::Relaxed)
         ));
         let params = raw::get(&entries, "params")
@@ -387,18 +478,19 @@ impl Modern {
     /// Takes `text`, a message the front sends the server, when it answers one of the
     /// proxy's questions (`true`): it goes to the round waiting for it, not to the server.
     pub(crate) fn take_answer(&self, text: &str) -> bool {
-        if memchr::memmem::find(text.as_bytes(), QUESTION_ID.as_bytes()).is_none() {
+        if memchr::memmem::find(text.as_bytes(), self.prefix.as_bytes()).is_none() {
             return false;
         }
         let Ok(message) = Message::parse(text.to_owned()) else {
             return false;
         };
-        let Kind::Response { id } = message.kind() else {
+        // Any message under such an id is the client's answer, well formed or not.
+        let Some(id) = message.id().filter(|_| message.method().is_none()) else {
             return false;
         };
         let Some(waiting) = lock(&self.questions).remove(id) else {
             // Not a question open now: a late answer is dropped, never sent to the server.
-            return id.contains(QUESTION_ID);
+            return id.contains(&self.prefix);
         };
         let _ = waiting.send(message);
         true
@@ -516,12 +608,37 @@ struct Open<'m> {
 
 impl Drop for Open<'_> {
     fn drop(&mut self) {
-        let mut questions = lock(&self.modern.questions);
+        let unanswered: Vec<&String> = {
+            let mut questions = lock(&self.modern.questions);
+            self.ids
+                .iter()
+                .filter(|id| questions.remove(*id).is_some())
+                .collect()
+        };
         for id in &self.ids {
-            questions.remove(id);
-            self.peer.settle(id);
+            if unanswered.contains(&id) {
+                // The round ended first (cancelled, failed, timed out): the client is told.
+                self.peer
+                    .withdraw(id, "the request it was asked for has ended");
+            } else {
+                self.peer.settle(id);
+            }
         }
     }
+}
+
+/// `toon-input-`, 128 random bits in hex, `-`: the start of one connection's question ids
+/// (from the clock and the process when the system has no randomness to give).
+fn question_prefix() -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = (nanos ^ u128::from(std::process::id()) << 64).to_le_bytes();
+    }
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{QUESTION_ID}{hex}-")
 }
 
 #[cfg(test)]
@@ -604,5 +721,31 @@ mod tests {
         // Late: dropped, not sent on to the server.
         assert!(m.take_answer(&answer));
         assert!(!m.take_answer(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#));
+        // An id a server may choose for a request of its own is never taken for a question's:
+        // the prefix is random per connection.
+        assert!(id.len() > QUESTION_ID.len() + 32, "{id}");
+        assert!(!m.take_answer(r#"{"jsonrpc":"2.0","id":"toon-input-1","result":{}}"#));
+        assert_ne!(m.prefix, modern().prefix);
+    }
+
+    #[test]
+    fn a_round_the_revision_does_not_allow_is_refused() {
+        let m = modern();
+        let round = |requests: &str| m.round("tools/call", Some(requests)).map(|r| r.len());
+        assert_eq!(round(r#"{"a":{"method":"roots/list"}}"#).unwrap(), 1);
+        for bad in [
+            "{}",
+            r#"{"a":{"method":"roots/list"},"a":{"method":"roots/list"}}"#,
+            r#"{"a":{"method":"roots/list","params":5}}"#,
+            r#"{"a":{"method":"tools/list"}}"#,
+            r#"{"a":7}"#,
+        ] {
+            let e = round(bad).unwrap_err();
+            assert!(matches!(e, CallError::BadReply { .. }), "{bad}: {e}");
+        }
+        let many: Vec<String> = (0..=MAX_INPUT_REQUESTS)
+            .map(|i| format!(r#""k{i}":{{"method":"roots/list"}}"#))
+            .collect();
+        assert!(round(&format!("{{{}}}", many.join(","))).is_err());
     }
 }

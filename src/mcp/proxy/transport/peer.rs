@@ -650,6 +650,19 @@ impl Peer {
         self.asking.settled(id);
     }
 
+    /// The question `id` recorded by [`asked_for`](Self::asked_for) is withdrawn, unanswered:
+    /// the proxy hears `notifications/cancelled` for it as if the peer had sent it, so that
+    /// whoever was asked is told.
+    pub(crate) fn withdraw(&self, id: &str, reason: &str) {
+        self.asking.settled(id);
+        let params = format!(r#"{{"requestId":{id},"reason":{}}}"#, raw::quote(reason));
+        let text = wire::notification("notifications/cancelled", Some(&params));
+        let sink = lock(&self.notifications).clone();
+        if let (Some(sink), Ok(message)) = (sink, Message::parse(text)) {
+            sink(&self.name, &message, Cause::Unknown { in_flight: 0 });
+        }
+    }
+
     /// Which client request the peer's request `id` (JSON text, not answered yet) came for.
     pub(crate) fn cause_of(&self, id: &str) -> Cause {
         lock(&self.asking.open)
