@@ -567,7 +567,7 @@ pub(crate) fn initialize_of(result: &str) -> Result<Json, String> {
         .is_some_and(|v| v.iter().any(|v| v == VERSION))
     {
         return Err(format!(
-            "server/discover lists {versions} as its revisions, not {VERSION}"
+            "supportedVersions {versions}, which does not name {VERSION}"
         ));
     }
     let mut initialize = json!({
@@ -699,7 +699,7 @@ mod tests {
         assert_eq!(init["serverInfo"]["name"], "n");
         assert_eq!(init["instructions"], "i");
         let old = initialize_of(r#"{"supportedVersions":["2025-11-25"]}"#).unwrap_err();
-        assert!(old.contains("not 2026-07-28"), "{old}");
+        assert!(old.contains("does not name 2026-07-28"), "{old}");
     }
 
     #[test]

@@ -100,8 +100,9 @@ pub enum StartError {
         /// Why the connection ended.
         reason: String,
     },
-    /// The server refused `initialize`, or answered it with nonsense.
-    #[error("initialize failed: {source}")]
+    /// The server refused `initialize` (or `server/discover`, each that was tried), or
+    /// answered it with nonsense: the last one's error.
+    #[error("the handshake failed: {source}")]
     Handshake {
         /// The failed request.
         #[source]
