@@ -263,6 +263,7 @@ const FRONTS: &[Front] = &[
 ];
 
 /// A child process killed at the end of the test.
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
 struct Killed(std::process::Child);
 
 impl Drop for Killed {
@@ -283,7 +284,7 @@ fn sdk2_agent(sdk2: &Path, revision: &str, front: Front, config: &Path, plan: &J
         .arg(sdk2)
         .arg(revision)
         .arg(plan.to_string());
-    let _gateway = match front {
+    let _gateway: Option<Killed> = match front {
         Front::Stdio => {
             command.arg("stdio").arg(toon).arg(config);
             None
