@@ -239,3 +239,289 @@ fn a_2026_only_server_s_list_change_reaches_a_2025_client() {
     assert!(tools.iter().any(|t| t["name"] == "added"));
     client.close();
 }
+
+// The TypeScript SDK v2 (`@modelcontextprotocol/client` and `server` 2.4): its client, pinned
+// to each revision, in front of the gateway over stdio and over HTTP; behind the gateway a
+// server on its server package that answers 2026-07-28 only
+// (`tests/fixtures/mcp/servers/sdk2_server.mjs`, over stdio and as a `url` server) and
+// server-everything of 2025-11-25.
+
+const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+/// The capabilities the v2 agent declares (as a host does): what the server must be told.
+fn sdk2_agent_capabilities() -> Json {
+    json!({"roots": {"listChanged": true}, "sampling": {}, "elicitation": {"form": {}}})
+}
+
+/// The npm prefix of the v2 packages, or `None` when the real servers are skipped.
+fn sdk2_dir() -> Option<PathBuf> {
+    mcp_servers::servers_dir().map(|d| d.join("npm-sdk2"))
+}
+
+fn fixture(path: &str) -> PathBuf {
+    mcp_servers::root().join("tests/fixtures/mcp").join(path)
+}
+
+fn sdk2_config(scratch: &Path, servers: &Json) -> PathBuf {
+    let path = scratch.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    path
+}
+
+/// How the agent reaches the gateway.
+#[derive(Clone, Copy, Debug)]
+enum Front {
+    /// It starts `toon mcp serve` itself, as a host does.
+    Stdio,
+    /// `toon mcp serve --http` on 127.0.0.1, started for the run.
+    #[cfg(feature = "mcp-http")]
+    Http,
+}
+
+const FRONTS: &[Front] = &[
+    Front::Stdio,
+    #[cfg(feature = "mcp-http")]
+    Front::Http,
+];
+
+/// A child process killed at the end of the test.
+#[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The v2 agent's summary of one run (`tests/fixtures/mcp/clients/sdk2_agent.mjs`), pinned to
+/// `revision`, in front of a gateway of `config` reached as `front` says, following `plan`;
+/// it panics with the agent's output when the agent failed.
+fn sdk2_agent(sdk2: &Path, revision: &str, front: Front, config: &Path, plan: &Json) -> Json {
+    let toon = Path::new(env!("CARGO_BIN_EXE_toon"));
+    let mut command = std::process::Command::new("node");
+    command
+        .arg(fixture("clients/sdk2_agent.mjs"))
+        .arg(sdk2)
+        .arg(revision)
+        .arg(plan.to_string());
+    let _gateway: Option<Killed> = match front {
+        Front::Stdio => {
+            command.arg("stdio").arg(toon).arg(config);
+            None
+        }
+        #[cfg(feature = "mcp-http")]
+        Front::Http => {
+            let (child, addr) = mcp_servers::http_proxy(toon, config, &[]);
+            command.arg("http").arg(format!("http://{addr}/mcp"));
+            Some(Killed(child))
+        }
+    };
+    let out = command.output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Json = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "{revision} {front:?}: no summary\n{stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(
+        out.status.success() && summary.get("error").is_none(),
+        "{revision} {front:?}: {summary}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(summary["negotiated"], revision, "{summary}");
+    // It spoke to the gateway, not to the server.
+    assert_eq!(summary["server"], "toon-mcp-proxy", "{summary}");
+    summary
+}
+
+/// The methods of the questions the agent was asked, sorted.
+fn asked_methods(summary: &Json) -> Vec<String> {
+    let mut methods: Vec<String> = summary["questions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| q["method"].as_str().unwrap().to_owned())
+        .collect();
+    methods.sort();
+    methods
+}
+
+/// The v2 server's tools, through the gateway to a v2 agent of `revision`: listed, a plain
+/// call, an elicitation and a sampling+roots round answered by the agent (the server's
+/// `requestState` back in the retry), the envelope the server was sent (the agent's own
+/// capabilities, the revision), and its list change told to the agent.
+fn sdk2_server_plan() -> Json {
+    json!({
+        "wait_for": "ask",
+        "plain": ["echo", {"text": "through the gateway"}],
+        "then": [["ask", {}], ["sample_and_roots", {}], ["declared", {}]],
+        "change": "add",
+    })
+}
+
+fn check_sdk2_server_run(summary: &Json) {
+    let tools: Vec<&str> = summary["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Json::as_str)
+        .collect();
+    assert_eq!(
+        tools,
+        ["echo", "ask", "sample_and_roots", "declared", "add"],
+        "{summary}"
+    );
+    assert_eq!(summary["plain"], "through the gateway", "{summary}");
+    let then = &summary["then"];
+    assert_eq!(then[0], "hello Ada (state sdk2-state-1)", "{summary}");
+    let sampled: Json = serde_json::from_str(then[1].as_str().unwrap()).unwrap();
+    assert_eq!(
+        sampled,
+        json!({"model": "sdk2-agent-model", "roots": ["file:///sdk2"]}),
+        "{summary}"
+    );
+    let envelope: Json = serde_json::from_str(then[2].as_str().unwrap()).unwrap();
+    assert_eq!(
+        envelope["io.modelcontextprotocol/protocolVersion"], VERSION,
+        "{summary}"
+    );
+    assert_eq!(
+        envelope["io.modelcontextprotocol/clientCapabilities"],
+        sdk2_agent_capabilities(),
+        "{summary}"
+    );
+    assert_eq!(
+        asked_methods(summary),
+        ["elicitation/create", "roots/list", "sampling/createMessage"],
+        "{summary}"
+    );
+    assert_eq!(summary["questions"][0]["message"], "Name?", "{summary}");
+    assert_eq!(summary["change"], "added", "{summary}");
+    let after = summary["toolsAfterChange"].as_array();
+    assert!(
+        after.is_some_and(|a| a.contains(&json!("added"))),
+        "the list change was not told: {summary}"
+    );
+    assert!(summary["listChanged"].as_u64() >= Some(1), "{summary}");
+}
+
+/// A 2026-07-28-only server on the TypeScript SDK v2 over stdio, unconfigured (`initialize`
+/// refused, then `server/discover`), behind the gateway over stdio and HTTP for v2 clients of
+/// both revisions.
+#[test]
+fn typescript_sdk_v2_clients_reach_a_2026_only_sdk_v2_server_over_stdio() {
+    let Some(sdk2) = sdk2_dir() else {
+        return;
+    };
+    for &front in FRONTS {
+        for revision in REVISIONS {
+            let scratch = Scratch::new("sdk2-stdio-server");
+            let server = json!({"command": "node",
+                                "args": [fixture("servers/sdk2_server.mjs"), &sdk2, "stdio"]});
+            let config = sdk2_config(&scratch.0, &json!({ "sdk2": server }));
+            let summary = sdk2_agent(&sdk2, revision, front, &config, &sdk2_server_plan());
+            check_sdk2_server_run(&summary);
+        }
+    }
+}
+
+/// The v2 server over Streamable HTTP on 127.0.0.1 (stateless, one instance a request), a
+/// fresh one each call (the tool `add` changes its list for good), and its URL.
+#[cfg(feature = "mcp-http")]
+fn sdk2_http_server(sdk2: &Path) -> (Killed, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("node")
+        .arg(fixture("servers/sdk2_server.mjs"))
+        .arg(sdk2)
+        .args(["http", "0"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("the v2 server said {line:?}"))
+        .to_owned();
+    (Killed(child), url)
+}
+
+/// The same server over Streamable HTTP, a `url` server opened `"auto"` (`server/discover`
+/// first), behind the gateway over stdio and HTTP for v2 clients of both revisions.
+#[cfg(feature = "mcp-http")]
+#[test]
+fn typescript_sdk_v2_clients_reach_a_2026_only_sdk_v2_server_over_http() {
+    let Some(sdk2) = sdk2_dir() else {
+        return;
+    };
+    for &front in FRONTS {
+        for revision in REVISIONS {
+            let scratch = Scratch::new("sdk2-http-server");
+            let (_server, url) = sdk2_http_server(&sdk2);
+            let server = json!({"url": url, "toon": {"revision": "auto"}});
+            let config = sdk2_config(&scratch.0, &json!({ "sdk2": server }));
+            let summary = sdk2_agent(&sdk2, revision, front, &config, &sdk2_server_plan());
+            check_sdk2_server_run(&summary);
+        }
+    }
+}
+
+/// server-everything (2025-11-25) behind the gateway over stdio and HTTP for v2 clients of
+/// both revisions: its elicitation, sampling and roots requests reach the agent (a 2026-07-28
+/// agent gets them as the gateway's `input_required` rounds) and the answers flow back.
+#[test]
+fn typescript_sdk_v2_clients_reach_server_everything_of_2025_11_25() {
+    let (Some(sdk2), Some(servers)) = (sdk2_dir(), mcp_servers::servers_dir()) else {
+        return;
+    };
+    let plan = json!({
+        "wait_for": "trigger-elicitation-request",
+        "plain": ["echo", {"message": "v2"}],
+        "then": [
+            ["trigger-elicitation-request", {}],
+            ["trigger-sampling-request", {"prompt": "hi", "maxTokens": 5}],
+            ["get-roots-list", {}],
+        ],
+        "change": null,
+    });
+    for &front in FRONTS {
+        for revision in REVISIONS {
+            let scratch = Scratch::new("sdk2-everything");
+            let everything = mcp_servers::entry(servers, &scratch.0, "everything");
+            let config = sdk2_config(&scratch.0, &json!({ "everything": everything }));
+            let summary = sdk2_agent(&sdk2, revision, front, &config, &plan);
+            assert_eq!(summary["plain"], "Echo: v2", "{summary}");
+            let then = &summary["then"];
+            assert!(
+                then[0].as_str().unwrap().contains("- Name: Ada"),
+                "{summary}"
+            );
+            assert!(
+                then[1].as_str().unwrap().contains("sampled by sdk2")
+                    && then[1].as_str().unwrap().contains("sdk2-agent-model"),
+                "{summary}"
+            );
+            assert!(
+                then[2].as_str().unwrap().contains("URI: file:///sdk2"),
+                "{summary}"
+            );
+            assert_eq!(
+                asked_methods(&summary),
+                ["elicitation/create", "roots/list", "sampling/createMessage"],
+                "{summary}"
+            );
+        }
+    }
+}
