@@ -403,14 +403,7 @@ impl Modern {
         }
         for request in &requests {
             let entries = raw::entries(request.value).unwrap_or_default();
-            let asked = raw::get(&entries, "method").and_then(raw::string);
-            let input = asked.as_deref().is_some_and(|m| {
-                matches!(
-                    m,
-                    "sampling/createMessage" | "elicitation/create" | "roots/list"
-                )
-            });
-            if !input {
+            if input_method(&entries).is_none() {
                 let why = "an input request that is none of sampling/createMessage, \
                            elicitation/create and roots/list";
                 return Err(self.broke(method, why.into()));
@@ -443,17 +436,11 @@ impl Modern {
         }
     }
 
-    /// One input request (JSON text) as a server request to put to the client, under an id
-    /// of the proxy's.
+    /// One input request (JSON text, checked by [`round`](Self::round)) as a server request
+    /// to put to the client, under an id of the proxy's.
     fn question(&self, method: &str, request: &str) -> Result<(String, Message), CallError> {
         let entries = raw::entries(request).unwrap_or_default();
-        let asked = raw::get(&entries, "method").and_then(raw::string);
-        let Some(asked) = asked.filter(|m| {
-            matches!(
-                m.as_str(),
-                "sampling/createMessage" | "elicitation/create" | "roots/list"
-            )
-        }) else {
+        let Some(asked) = input_method(&entries) else {
             let why = "an input request that is none of sampling/createMessage, \
                        elicitation/create and roots/list";
             return Err(self.broke(method, why.into()));
@@ -625,6 +612,19 @@ impl Drop for Open<'_> {
             }
         }
     }
+}
+
+/// The method of an input request (its members), when it is one a client may be asked
+/// (`// 2026-07-28 basic/patterns/mrtr`).
+fn input_method(entries: &[raw::Member<'_>]) -> Option<String> {
+    raw::get(entries, "method")
+        .and_then(raw::string)
+        .filter(|m| {
+            matches!(
+                m.as_str(),
+                "sampling/createMessage" | "elicitation/create" | "roots/list"
+            )
+        })
 }
 
 /// `toon-input-`, 128 random bits in hex, `-`: the start of one connection's question ids

@@ -59,7 +59,7 @@ use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::revisions::era::{self, Envelope};
 use crate::mcp::proxy::servers::toolbox::{Options, Toolbox};
 use crate::mcp::proxy::sync::lock;
-use crate::mcp::proxy::transport::http::annotations;
+use crate::mcp::proxy::transport::http::{annotations, name_key};
 use crate::mcp::proxy::transport::peer::{ClientId, MAX_EXTENSIONS};
 use crate::mcp::proxy::transport::wire::{self, Kind, Message, code};
 use crate::mcp::raw;
@@ -624,11 +624,7 @@ fn header_mismatch(
 /// Why the `Mcp-Name` header does not mirror the tool or prompt `name` or resource `uri` in
 /// the body, or `None` when it does (or the method names nothing).
 fn name_mismatch(headers: &HeaderMap, message: &Message, method: &str) -> Option<String> {
-    let key = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" => "uri",
-        _ => return None,
-    };
+    let key = name_key(method)?;
     let body = message
         .params()
         .and_then(raw::entries)

@@ -371,11 +371,7 @@ fn modern_headers(
     };
     add(PROTOCOL_VERSION_HEADER, &version);
     add("mcp-method", method);
-    let key = match method {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        _ => None,
-    };
+    let key = name_key(method);
     let name =
         key.and_then(|k| crate::mcp::raw::get_path(params, &[k]).and_then(crate::mcp::raw::string));
     if let Some(name) = &name {
@@ -395,6 +391,16 @@ fn modern_headers(
         }
     }
     headers
+}
+
+/// The member of a request's params that `Mcp-Name` repeats (§ Standard Headers): a tool's
+/// or prompt's `name`, a resource's `uri`; `None` for other methods.
+pub(in crate::mcp::proxy) fn name_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
 }
 
 /// An argument's value (JSON text) as § Value Encoding writes it in a header: a string as
