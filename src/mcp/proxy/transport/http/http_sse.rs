@@ -67,7 +67,7 @@ pub(super) async fn run(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<String
                 tokio::spawn(async move {
                     let text = message.text().to_owned();
                     match this
-                        .send_to(&to, Method::POST, Some(text), ACCEPT_BOTH, None)
+                        .send_to(&to, Method::POST, Some(text), ACCEPT_BOTH, None, &[])
                         .await
                     {
                         Ok(r) if r.status().is_success() => {

@@ -338,22 +338,20 @@ fn percent_decoded(text: &str) -> Vec<u8> {
     out
 }
 
-/// The headers a 2026-07-28 request (`body`, one whose `_meta` names its revision) carries
-/// (`// 2026-07-28 basic/transports` § Standard Headers): `MCP-Protocol-Version`,
+/// The headers a 2026-07-28 request (`message`, one whose `_meta` names its revision)
+/// carries (`// 2026-07-28 basic/transports` § Standard Headers): `MCP-Protocol-Version`,
 /// `Mcp-Method`, for a tool call, a prompt or a resource `Mcp-Name`, and for a tool call the
 /// `Mcp-Param-{Name}` of each annotated parameter it gives a value (`annotated`, by tool:
 /// § Custom Headers). None for any other message.
 fn modern_headers(
-    body: &str,
+    message: &Message,
     annotated: &HashMap<String, Annotated>,
 ) -> Vec<(HeaderName, HeaderValue)> {
     use crate::mcp::proxy::transport::wire::meta::VERSION_KEY;
-    if memchr::memmem::find(body.as_bytes(), VERSION_KEY.as_bytes()).is_none() {
+    // Most requests are 2025-11-25 ones: their params are not read.
+    if memchr::memmem::find(message.text().as_bytes(), VERSION_KEY.as_bytes()).is_none() {
         return Vec::new();
     }
-    let Ok(message) = Message::parse(body.to_owned()) else {
-        return Vec::new();
-    };
     let Kind::Request { method, .. } = message.kind() else {
         return Vec::new();
     };
@@ -643,11 +641,12 @@ impl Shared {
         accept: &'static str,
         last_event_id: Option<&str>,
     ) -> Result<Response<Incoming>, Failed> {
-        self.send_to(&self.uri, method, body, accept, last_event_id)
+        self.send_to(&self.uri, method, body, accept, last_event_id, &[])
             .await
     }
 
-    /// As [`send`](Self::send), to `to` (the HTTP+SSE transport's message endpoint).
+    /// As [`send`](Self::send), to `to` (the HTTP+SSE transport's message endpoint), with
+    /// `extra` headers besides (a 2026-07-28 request's: [`modern_headers`]).
     async fn send_to(
         &self,
         to: &Uri,
@@ -655,6 +654,7 @@ impl Shared {
         body: Option<String>,
         accept: &'static str,
         last_event_id: Option<&str>,
+        extra: &[(HeaderName, HeaderValue)],
     ) -> Result<Response<Incoming>, Failed> {
         let mut request = Request::builder().method(method).uri(to.clone());
         if let Some(headers) = request.headers_mut() {
@@ -672,14 +672,8 @@ impl Shared {
             if let Some(version) = lock(&self.version).clone() {
                 headers.insert(PROTOCOL_VERSION_HEADER, version);
             }
-            // A 2026-07-28 request says in headers what its body says (§ Standard Headers).
-            let params = lock(&self.param_headers);
-            for (name, value) in body
-                .as_deref()
-                .map(|body| modern_headers(body, &params))
-                .unwrap_or_default()
-            {
-                headers.insert(name, value);
+            for (name, value) in extra {
+                headers.insert(name, value.clone());
             }
             if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
                 headers.insert(LAST_EVENT_ID, id);
@@ -709,7 +703,12 @@ impl Shared {
 
     /// Answers request `id` with an error of the proxy's.
     async fn fail(&self, id: &str, code: i64, message: &str) {
-        let text = wire::error(id, code, message, None);
+        self.fail_with(id, code, message, None).await;
+    }
+
+    /// As [`fail`](Self::fail), the error's `data` (JSON text) given.
+    async fn fail_with(&self, id: &str, code: i64, message: &str, data: Option<&str>) {
+        let text = wire::error(id, code, message, data);
         if let Ok(message) = Message::parse(text) {
             self.deliver(Ok(message)).await;
         }
@@ -740,8 +739,12 @@ impl Shared {
 
     /// POSTs request `id` and hands its answer (and whatever the server sends with it) to
     /// the peer; fails it with a JSON-RPC error when the exchange gives none.
-    async fn post_request(&self, id: &str, method: &str, text: String) {
-        let response = match self.send(Method::POST, Some(text), ACCEPT_BOTH, None).await {
+    async fn post_request(&self, id: &str, method: &str, message: &Message) {
+        // A 2026-07-28 request says in headers what its body says (§ Standard Headers).
+        let extra = modern_headers(message, &lock(&self.param_headers));
+        let text = Some(message.text().to_owned());
+        let sent = self.send_to(&self.uri, Method::POST, text, ACCEPT_BOTH, None, &extra);
+        let response = match sent.await {
             Ok(r) => r,
             Err(Failed::Unreachable(why)) => {
                 return self.end(format!("cannot reach the server: {why}"));
@@ -879,10 +882,7 @@ impl Shared {
             };
             (code::INTERNAL_ERROR, message, None)
         });
-        let text = wire::error(id, code, &message, data);
-        if let Ok(message) = Message::parse(text) {
-            self.deliver(Ok(message)).await;
-        }
+        self.fail_with(id, code, &message, data).await;
     }
 
     /// Hands a frame to the peer; `true` when it is the response to `answer`'s request.
@@ -1026,7 +1026,7 @@ impl Shared {
     async fn post_message_to(&self, to: &Uri, what: &str, text: String) {
         let sent = tokio::time::timeout(
             SHORT_WAIT,
-            self.send_to(to, Method::POST, Some(text), ACCEPT_BOTH, None),
+            self.send_to(to, Method::POST, Some(text), ACCEPT_BOTH, None, &[]),
         )
         .await;
         match sent {
@@ -1099,8 +1099,7 @@ async fn dispatch(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<String>) {
                 // Held while spawning: the task cannot remove itself before it is recorded.
                 let mut tasks = lock(&shared.tasks);
                 let task = tokio::spawn(async move {
-                    this.post_request(&id, &method, message.text().to_owned())
-                        .await;
+                    this.post_request(&id, &method, &message).await;
                     lock(&this.tasks).remove(&done_key);
                 });
                 tasks.insert(key, task.abort_handle());
@@ -1446,7 +1445,8 @@ mod tests {
             "plain": {"type": "string"}}});
         let annotated = HashMap::from([("deploy".to_owned(), annotations(&schema))]);
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy","arguments":{"region":"eu wést","opts":{"n":3},"plain":"x"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#;
-        let headers: HashMap<String, String> = modern_headers(body, &annotated)
+        let body = Message::parse(body.to_owned()).unwrap();
+        let headers: HashMap<String, String> = modern_headers(&body, &annotated)
             .into_iter()
             .map(|(n, v)| (n.to_string(), v.to_str().unwrap().to_owned()))
             .collect();
@@ -1461,7 +1461,8 @@ mod tests {
         assert_eq!(headers.len(), 5, "{headers:?}");
         // A 2025-11-25 request, or a notification, says nothing more.
         let legacy = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy"}}"#;
-        assert!(modern_headers(legacy, &annotated).is_empty());
+        let legacy = Message::parse(legacy.to_owned()).unwrap();
+        assert!(modern_headers(&legacy, &annotated).is_empty());
         assert_eq!(
             header_value(" padded"),
             format!("=?base64?{}?=", base64(b" padded"))
