@@ -36,7 +36,7 @@ use serde_json::{Value as Json, json};
 use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::task::AbortHandle;
 
-use super::upstream::ServerEvent;
+use super::upstream::{ServerEvent, client_info};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::sync::lock;
 use crate::mcp::proxy::transport::peer::{Behalf, Cause, MAX_EXTENSIONS, Peer, outcome};
@@ -87,6 +87,8 @@ tokio::task_local! {
 /// The 2026-07-28 side of one server's connection.
 pub(crate) struct Modern {
     server: String,
+    /// The server's connection.
+    peer: Peer,
     /// The client capabilities declared on every request (JSON text).
     capabilities: String,
     /// The log level the client asked for (`logging/setLevel`), sent on every request.
@@ -98,9 +100,9 @@ pub(crate) struct Modern {
     /// ids.
     prefix: String,
     next: AtomicU64,
-    /// The open listen stream's task, and what it needs to be opened again.
+    /// The open listen stream's task, and the server's capabilities it was opened for.
     listen: Mutex<Option<AbortHandle>>,
-    listening: Mutex<Option<(Peer, Json)>>,
+    listening: Mutex<Option<Json>>,
     /// The resources a 2025-11-25 client subscribed to (`resources/subscribe`), on the listen.
     subscribed: Mutex<Vec<String>>,
 }
@@ -122,9 +124,15 @@ impl Drop for Modern {
 }
 
 impl Modern {
-    pub(crate) fn new(server: &str, capabilities: &str, events: mpsc::Sender<ServerEvent>) -> Self {
+    pub(crate) fn new(
+        peer: Peer,
+        server: &str,
+        capabilities: &str,
+        events: mpsc::Sender<ServerEvent>,
+    ) -> Self {
         Modern {
             server: server.to_owned(),
+            peer,
             capabilities: capabilities.to_owned(),
             log_level: Mutex::new(None),
             events,
@@ -145,10 +153,7 @@ impl Modern {
 
     /// The envelope's members declaring `capabilities` (JSON text).
     fn envelope_declaring(&self, capabilities: &str) -> String {
-        let client_info = format!(
-            r#"{{"name":"toon-mcp-proxy","version":{}}}"#,
-            raw::quote(env!("CARGO_PKG_VERSION"))
-        );
+        let client_info = client_info();
         let mut members = format!(
             "{}:{},{}:{},{}:{}",
             raw::quote(VERSION_KEY),
@@ -210,7 +215,6 @@ impl Modern {
     /// [`CallError::BadReply`]), or the client's error to one of its questions.
     pub(crate) async fn request(
         &self,
-        peer: &Peer,
         method: &str,
         params: Option<&str>,
         timeout: Duration,
@@ -224,43 +228,48 @@ impl Modern {
         if let Ok(rounds) = CLIENT_ROUNDS.try_with(Clone::clone) {
             let envelope = self.envelope_declaring(&rounds.capabilities);
             let params = self.enveloped_as(params, &envelope);
-            let reply = peer
+            let reply = self
+                .peer
                 .request_watched(method, Some(&params), timeout, activity)
                 .await?;
             return self.checked_round(method, reply);
         }
         let mut params = self.enveloped(params);
         for _ in 0..MAX_ROUNDS {
-            let reply = peer
+            let reply = self
+                .peer
                 .request_watched(method, Some(&params), timeout, activity)
                 .await?;
             let Some(result) = reply.result() else {
                 return Ok(reply);
             };
             let entries = raw::entries(result).unwrap_or_default();
-            let kind = raw::get(&entries, "resultType");
-            if let Some(kind) = kind.filter(|k| raw::string(k).is_none()) {
-                return Err(self.broke(method, format!("a result of resultType {kind}")));
+            if !self.input_required(method, &entries)? {
+                return Ok(reply);
             }
-            match kind.and_then(raw::string).as_deref() {
-                // Absent is complete: the conformance suite's reference server sends none on
-                // a tool's result, and a client reads it so.
-                Some("complete") | None => return Ok(reply),
-                Some("input_required") => {
-                    let responses = self
-                        .ask(peer, method, raw::get(&entries, "inputRequests"), timeout)
-                        .await?;
-                    params = retry(&params, &responses, raw::get(&entries, "requestState"));
-                }
-                Some(other) => {
-                    return Err(self.broke(method, format!("a result of resultType {other:?}")));
-                }
-            }
+            let responses = self
+                .ask(method, raw::get(&entries, "inputRequests"), timeout)
+                .await?;
+            params = retry(&params, &responses, raw::get(&entries, "requestState"));
         }
         Err(self.broke(
             method,
             format!("input_required more than {MAX_ROUNDS} times for one request"),
         ))
+    }
+
+    /// Whether a result (its members) is an `input_required` round, by its `resultType`;
+    /// absent is complete (the conformance suite's reference server sends none on a tool's
+    /// result, and a client reads it so), one the revision does not have is an error.
+    fn input_required(&self, method: &str, result: &[raw::Member<'_>]) -> Result<bool, CallError> {
+        let Some(kind) = raw::get(result, "resultType") else {
+            return Ok(false);
+        };
+        match raw::string(kind).as_deref() {
+            Some("complete") => Ok(false),
+            Some("input_required") => Ok(true),
+            _ => Err(self.broke(method, format!("a result of resultType {kind}"))),
+        }
     }
 
     fn broke(&self, method: &str, why: String) -> CallError {
@@ -306,8 +315,8 @@ impl Modern {
                     }
                 }
                 let listening = lock(&self.listening).clone();
-                if let Some((peer, capabilities)) = listening {
-                    self.listen(&peer, &capabilities);
+                if let Some(capabilities) = listening {
+                    self.listen(&capabilities);
                 }
             }
             _ => return None,
@@ -321,7 +330,6 @@ impl Modern {
     /// waits for every answer: the `inputResponses` object (JSON text).
     async fn ask(
         &self,
-        peer: &Peer,
         method: &str,
         requests: Option<&str>,
         timeout: Duration,
@@ -332,15 +340,14 @@ impl Modern {
             Behalf::current().map_or(Cause::Unknown { in_flight: 0 }, |b| Cause::Request(b.tag));
         let mut open = Open {
             modern: self,
-            peer,
             ids: Vec::new(),
         };
         let mut waiting = Vec::new();
         for request in &requests {
-            let (id, message) = self.question(method, request.value)?;
+            let (id, message) = self.question(method, request)?;
             let (tx, rx) = oneshot::channel();
             lock(&self.questions).insert(id.clone(), tx);
-            peer.asked_for(&id, cause);
+            self.peer.asked_for(&id, cause);
             open.ids.push(id);
             let event = ServerEvent::Request {
                 server: self.server.clone(),
@@ -349,7 +356,7 @@ impl Modern {
             if self.events.send(event).await.is_err() {
                 return Err(CallError::internal(&self.server, "the proxy is stopping"));
             }
-            waiting.push((request.key.clone(), rx));
+            waiting.push((&request.key, rx));
         }
         // A person may be answering: as long as a legacy server's question may wait.
         let wait = timeout.saturating_mul(MAX_EXTENSIONS);
@@ -373,7 +380,7 @@ impl Modern {
                 let why = "the client answered its question with neither a result nor an error";
                 return Err(CallError::internal(&self.server, why));
             };
-            responses.push(format!("{}:{result}", raw::quote(&key)));
+            responses.push(format!("{}:{result}", raw::quote(key)));
         }
         Ok(format!("{{{}}}", responses.join(",")))
     }
@@ -386,7 +393,7 @@ impl Modern {
         &self,
         method: &str,
         requests: Option<&'t str>,
-    ) -> Result<Vec<raw::Member<'t>>, CallError> {
+    ) -> Result<Vec<InputRequest<'t>>, CallError> {
         let requests = requests.and_then(raw::entries).unwrap_or_default();
         if requests.is_empty() || requests.len() > MAX_INPUT_REQUESTS {
             let why = format!(
@@ -401,19 +408,26 @@ impl Modern {
             let why = "input_required naming one input request key twice".to_owned();
             return Err(self.broke(method, why));
         }
-        for request in &requests {
+        let mut checked = Vec::with_capacity(requests.len());
+        for request in requests {
             let entries = raw::entries(request.value).unwrap_or_default();
-            if input_method(&entries).is_none() {
+            let Some(asked) = input_method(&entries) else {
                 let why = "an input request that is none of sampling/createMessage, \
                            elicitation/create and roots/list";
                 return Err(self.broke(method, why.into()));
-            }
-            if raw::get(&entries, "params").is_some_and(|p| !p.trim_start().starts_with('{')) {
+            };
+            let params = raw::get(&entries, "params");
+            if params.is_some_and(|p| !p.trim_start().starts_with('{')) {
                 let why = "an input request whose params are not an object";
                 return Err(self.broke(method, why.into()));
             }
+            checked.push(InputRequest {
+                key: request.key.into_owned(),
+                method: asked,
+                params,
+            });
         }
-        Ok(requests)
+        Ok(checked)
     }
 
     /// A 2026-07-28 client's own round, passed on as the server sent it once it is one the
@@ -423,39 +437,31 @@ impl Modern {
             return Ok(reply);
         };
         let entries = raw::entries(result).unwrap_or_default();
-        match raw::get(&entries, "resultType") {
-            None => Ok(reply),
-            Some(kind) => match raw::string(kind).as_deref() {
-                Some("complete") => Ok(reply),
-                Some("input_required") => {
-                    self.round(method, raw::get(&entries, "inputRequests"))?;
-                    Ok(reply)
-                }
-                _ => Err(self.broke(method, format!("a result of resultType {kind}"))),
-            },
+        if self.input_required(method, &entries)? {
+            self.round(method, raw::get(&entries, "inputRequests"))?;
         }
+        Ok(reply)
     }
 
-    /// One input request (JSON text, checked by [`round`](Self::round)) as a server request
-    /// to put to the client, under an id of the proxy's.
-    fn question(&self, method: &str, request: &str) -> Result<(String, Message), CallError> {
-        let entries = raw::entries(request).unwrap_or_default();
-        let Some(asked) = input_method(&entries) else {
-            let why = "an input request that is none of sampling/createMessage, \
-                       elicitation/create and roots/list";
-            return Err(self.broke(method, why.into()));
-        };
+    /// One input request (checked by [`round`](Self::round)) as a server request to put to
+    /// the client, under an id of the proxy's.
+    fn question(
+        &self,
+        method: &str,
+        request: &InputRequest<'_>,
+    ) -> Result<(String, Message), CallError> {
         let id = raw::quote(&format!(
             "{}{}",
             self.prefix,
             self.next.fetch_add(1, Ordering::Relaxed)
         ));
-        let params = raw::get(&entries, "params")
+        let params = request
+            .params
             .map(|p| format!(r#","params":{p}"#))
             .unwrap_or_default();
         let text = format!(
             r#"{{"jsonrpc":"2.0","id":{id},"method":{}{params}}}"#,
-            raw::quote(&asked)
+            raw::quote(&request.method)
         );
         let message = Message::parse(text)
             .map_err(|_| self.broke(method, "an input request the proxy cannot read".into()))?;
@@ -487,8 +493,8 @@ impl Modern {
     /// (`initialize`-like JSON) say it sends, and the resources subscribed to; its
     /// notifications reach the proxy as any server's do. Opened again when it ends, until the
     /// server's connection closes; a stream open before is closed (cancelled).
-    pub(crate) fn listen(&self, peer: &Peer, capabilities: &Json) {
-        *lock(&self.listening) = Some((peer.clone(), capabilities.clone()));
+    pub(crate) fn listen(&self, capabilities: &Json) {
+        *lock(&self.listening) = Some(capabilities.clone());
         let changes = |key: &str| capabilities[key]["listChanged"] == json!(true);
         let subscribed = lock(&self.subscribed).clone();
         let mut filter = json!({
@@ -512,7 +518,7 @@ impl Modern {
             r#"{{"_meta":{{{}}},"notifications":{filter}}}"#,
             self.envelope()
         );
-        let task = tokio::spawn(keep_listening(peer.clone(), params));
+        let task = tokio::spawn(keep_listening(self.peer.clone(), params));
         *lock(&self.listen) = Some(task.abort_handle());
     }
 }
@@ -586,10 +592,18 @@ fn retry(params: &str, responses: &str, state: Option<&str>) -> String {
     splice.finish()
 }
 
+/// One input request of a round, checked ([`Modern::round`]).
+struct InputRequest<'t> {
+    /// Its key in `inputRequests` (its answer's in `inputResponses`).
+    key: String,
+    method: String,
+    /// Its params (JSON text, an object), if any.
+    params: Option<&'t str>,
+}
+
 /// The proxy's questions of one round, forgotten when the round ends however it ends.
 struct Open<'m> {
     modern: &'m Modern,
-    peer: &'m Peer,
     ids: Vec<String>,
 }
 
@@ -605,10 +619,10 @@ impl Drop for Open<'_> {
         for id in &self.ids {
             if unanswered.contains(&id) {
                 // The round ended first (cancelled, failed, timed out): the client is told.
-                self.peer
-                    .withdraw(id, "the request it was asked for has ended");
+                let why = "the request it was asked for has ended";
+                self.modern.peer.withdraw(id, why);
             } else {
-                self.peer.settle(id);
+                self.modern.peer.settle(id);
             }
         }
     }
@@ -645,13 +659,18 @@ fn question_prefix() -> String {
 mod tests {
     use super::*;
 
+    /// A connection's 2026-07-28 side over a pipe nobody reads (the tests send nothing).
     fn modern() -> Modern {
         let (events, _) = mpsc::channel(1);
-        Modern::new("s", r#"{"sampling":{}}"#, events)
+        let (ours, _theirs) = tokio::io::duplex(1 << 10);
+        let (reader, writer) = tokio::io::split(ours);
+        let (inbound, _) = crate::mcp::proxy::transport::inbound::queue();
+        let peer = Peer::start("s", reader, writer, inbound, None);
+        Modern::new(peer, "s", r#"{"sampling":{}}"#, events)
     }
 
-    #[test]
-    fn every_request_carries_the_envelope_beside_its_own_meta() {
+    #[tokio::test]
+    async fn every_request_carries_the_envelope_beside_its_own_meta() {
         let m = modern();
         let params: Json =
             serde_json::from_str(&m.enveloped(Some(r#"{"name":"t","_meta":{"progressToken":3}}"#)))
@@ -702,15 +721,19 @@ mod tests {
         assert!(old.contains("does not name 2026-07-28"), "{old}");
     }
 
-    #[test]
-    fn only_input_requests_become_questions_and_answers_are_taken_once() {
+    #[tokio::test]
+    async fn only_input_requests_become_questions_and_answers_are_taken_once() {
         let m = modern();
-        let (id, message) = m
-            .question("tools/call", r#"{"method":"roots/list","params":{}}"#)
+        let round = m
+            .round(
+                "tools/call",
+                Some(r#"{"r":{"method":"roots/list","params":{}}}"#),
+            )
             .unwrap();
+        let (id, message) = m.question("tools/call", &round[0]).unwrap();
         assert_eq!(message.method(), Some("roots/list"));
         assert!(
-            m.question("tools/call", r#"{"method":"tools/call"}"#)
+            m.round("tools/call", Some(r#"{"x":{"method":"tools/call"}}"#))
                 .is_err()
         );
         let (tx, mut rx) = oneshot::channel();
@@ -728,8 +751,8 @@ mod tests {
         assert_ne!(m.prefix, modern().prefix);
     }
 
-    #[test]
-    fn a_round_the_revision_does_not_allow_is_refused() {
+    #[tokio::test]
+    async fn a_round_the_revision_does_not_allow_is_refused() {
         let m = modern();
         let round = |requests: &str| m.round("tools/call", Some(requests)).map(|r| r.len());
         assert_eq!(round(r#"{"a":{"method":"roots/list"}}"#).unwrap(), 1);

@@ -30,6 +30,14 @@ use crate::mcp::registry::next_cursor;
 /// does not know.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
+/// The proxy's `clientInfo` (JSON text), at `initialize` and in 2026-07-28's envelope.
+pub(super) fn client_info() -> String {
+    format!(
+        r#"{{"name":"toon-mcp-proxy","version":{}}}"#,
+        crate::mcp::raw::quote(env!("CARGO_PKG_VERSION"))
+    )
+}
+
 /// How long a closed connection may wait for the server's exit status (it usually follows
 /// within milliseconds; a server that closed its stdout and lives on does not give one).
 const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
@@ -258,7 +266,7 @@ impl Upstream {
         };
         // A call whose server waits for the client's answer waits with it.
         peer.hold_while_asking();
-        let modern = Modern::new(&name, capabilities, events.clone());
+        let questions = events.clone();
         tokio::spawn(handle_inbound(peer.clone(), inbound, events, exited));
 
         let mut server = Upstream {
@@ -270,15 +278,15 @@ impl Upstream {
         };
         let deadline = tokio::time::Instant::now() + startup;
         let openings = config.revision.openings();
-        let mut modern = Some(modern);
         for (tried, opening) in openings.iter().enumerate() {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
             let opened = match opening {
                 Opening::Initialize => server.handshake(capabilities, left).await,
-                Opening::Discover => match modern.take() {
-                    Some(modern) => server.discover(modern, left).await,
-                    None => continue,
-                },
+                Opening::Discover => {
+                    let peer = server.peer.clone();
+                    let modern = Modern::new(peer, &server.name, capabilities, questions.clone());
+                    server.discover(modern, left).await
+                }
             };
             match opened {
                 Ok(()) => return Ok(server),
@@ -305,7 +313,7 @@ impl Upstream {
             method: "server/discover".into(),
             why,
         })?;
-        modern.listen(&self.peer, &self.initialize["capabilities"]);
+        modern.listen(&self.initialize["capabilities"]);
         self.modern = Some(modern);
         Ok(())
     }
@@ -321,13 +329,10 @@ impl Upstream {
 
     /// The `initialize` handshake, within `startup`, declaring `capabilities`.
     async fn handshake(&mut self, capabilities: &str, startup: Duration) -> Result<(), CallError> {
-        let client_info = serde_json::to_string(&crate::toon!({
-            "name": "toon-mcp-proxy", "version": env!("CARGO_PKG_VERSION")
-        }))
-        .unwrap_or_default();
         let params = format!(
-            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{client_info}}}"#,
-            crate::mcp::raw::quote(PROTOCOL_VERSION)
+            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{}}}"#,
+            crate::mcp::raw::quote(PROTOCOL_VERSION),
+            client_info()
         );
         let reply = self
             .peer
@@ -480,11 +485,7 @@ impl Upstream {
         activity: Option<&tokio::sync::Notify>,
     ) -> Result<Message, CallError> {
         let reply = match &self.modern {
-            Some(modern) => {
-                modern
-                    .request(&self.peer, method, params, timeout, activity)
-                    .await
-            }
+            Some(modern) => modern.request(method, params, timeout, activity).await,
             None => {
                 self.peer
                     .request_watched(method, params, timeout, activity)
