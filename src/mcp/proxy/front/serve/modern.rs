@@ -56,8 +56,7 @@ impl Front {
                 let reply = CLIENT_ROUNDS
                     .scope(rounds, self.answer(id, method, &forwarded))
                     .await;
-                let uri = raw::get_path(params, &["uri"]).and_then(raw::string);
-                era::complete_reply(&reply, id, method, uri.as_deref())
+                completed(&reply, id, method, params)
             }
             // `// 2026-07-28 basic/patterns/mrtr`: the methods that may need the client's
             // input (lean mode's own meta-tools but `execute_tool` ask no server).
@@ -69,8 +68,7 @@ impl Front {
             _ => {
                 let forwarded = legacy_request(id, method, params);
                 let reply = self.answer(id, method, &forwarded).await;
-                let uri = raw::get_path(params, &["uri"]).and_then(raw::string);
-                era::complete_reply(&reply, id, method, uri.as_deref())
+                completed(&reply, id, method, params)
             }
         }
     }
@@ -375,6 +373,13 @@ impl Drop for Closing {
             }
         });
     }
+}
+
+/// A server's reply to the request (`method`, `params` as the client sent them) as the
+/// 2026-07-28 client's, under `id` ([`era::complete_reply`], the resource's URI its own).
+fn completed(reply: &str, id: &str, method: &str, params: &str) -> String {
+    let uri = raw::get_path(params, &["uri"]).and_then(raw::string);
+    era::complete_reply(reply, id, method, uri.as_deref())
 }
 
 /// The request as a 2026-07-28 server takes it, under `id`: as sent but `task` (the proxy
