@@ -2,7 +2,8 @@
 # Installs what the conformance test (tests/proxy/conformance.rs) runs: Node 22 from npm (the
 # suite needs Node >= 22), the official MCP conformance suite, its reference server and its
 # example client, the last two vendored in tests/fixtures/mcp/conformance/ (README there:
-# source, commit, license), each from a lockfile. Idempotent: what is installed is not fetched
+# source, commit, license), and the 2026-07-28 scenario client on the official TypeScript SDK
+# v2 (sdk2-client/), each from a lockfile. Idempotent: what is installed is not fetched
 # again. Prints nothing on stdout but the cache folder.
 #
 #   scripts/install-conformance.sh [CACHE_DIR]     (default: target/conformance)
@@ -10,7 +11,7 @@
 # The test finds it through TOON_MCP_CONFORMANCE=CACHE_DIR, or runs this script itself.
 # Layout: node/bin/node, runner/node_modules/.bin/conformance, server/ (with
 # everything-server-loopback.ts, the reference server bound to 127.0.0.1), client/ (with
-# examples/clients/typescript/everything-client.ts).
+# examples/clients/typescript/everything-client.ts), sdk2-client/ (scenario-client.mjs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ dir=${1:-target/conformance}
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 # The vendored files are part of the stamp: an edit to them (a new lockfile) reinstalls.
-digest=$(cd "$fixtures" && find server client runner -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)
+digest=$(cd "$fixtures" && find server client sdk2-client runner -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)
 stamp="$dir/installed-node$NODE_VERSION-suite$SUITE_VERSION-$digest"
 if [ -f "$stamp" ]; then
   echo "$dir"
@@ -44,7 +45,7 @@ need npm
   export PATH="$dir/node/bin:$PATH"
   [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "install-conformance: node is $(node --version), not v$NODE_VERSION" >&2; exit 1; }
 
-  for part in runner server client; do
+  for part in runner server client sdk2-client; do
     # A fresh copy (the vendored files unchanged), node_modules from the lockfile.
     rm -rf "$dir/$part"
     cp -R "$fixtures/$part" "$dir/$part"

@@ -4,8 +4,10 @@
 //!
 //! - server scenarios: the suite against its reference server (`everything-server.ts`, on
 //!   loopback), then against the gateway in front of that same server;
-//! - client scenarios: the suite's example client (`everything-client.ts`, on the official
-//!   TypeScript SDK) against the suite's mock servers, then through the gateway
+//! - client scenarios: a client on an official SDK against the suite's mock servers (for
+//!   2025-11-25 the suite's example client, `everything-client.ts`, on the TypeScript SDK v1;
+//!   for 2026-07-28 `sdk2-client/scenario-client.mjs` on the SDK v2 client), then through the
+//!   gateway
 //!   (`tests/fixtures/mcp/conformance/through-gateway.sh`: client → gateway → mock), all in a
 //!   network namespace that has only loopback (the mocks listen on every interface). The
 //!   authorization scenarios are skipped: the gateway speaks no OAuth to servers yet.
@@ -14,7 +16,7 @@
 //! `tests/fixtures/mcp/conformance/expected-failures-REVISION.yaml` (the suite's own
 //! `--expected-failures` format) lists it, and on an entry there that no longer fails through
 //! the gateway. The direct runs are the baseline: what the reference server or
-//! the example client fails on its own is reported, never held against the gateway.
+//! a scenario client fails on its own is reported, never held against the gateway.
 //!
 //! `TOON_MCP_CONFORMANCE` names the installed suite (`.ci/run` sets it); without it the test
 //! runs the install script itself. `TOON_MCP_SKIP_REAL_SERVERS=1` skips these tests too.
@@ -37,7 +39,7 @@ const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 const RUN_LIMIT: Duration = Duration::from_secs(600);
 /// The suite's per-scenario timeout, in milliseconds (its default is 30 s).
 const SCENARIO_TIMEOUT_MS: &str = "120000";
-/// Client scenario runs at once: each starts the suite, the example client and a gateway.
+/// Client scenario runs at once: each starts the suite, a scenario client and a gateway.
 const CLIENT_JOBS: usize = 3;
 
 fn fixtures() -> PathBuf {
@@ -307,7 +309,7 @@ struct Outcome {
     /// Checks that pass directly and end otherwise through the gateway without failing (a
     /// note instead of a success).
     differences: Vec<String>,
-    /// Scored checks that fail directly: the reference server's or example client's own.
+    /// Scored checks that fail directly: the reference server's or scenario client's own.
     direct_failures: Vec<String>,
 }
 
@@ -494,14 +496,11 @@ fn server_outcome(dir: &Path, scratch: &Path, revision: &str) -> Outcome {
     std::fs::create_dir_all(scratch).unwrap();
     let reference = Reference::start(dir, scratch);
     let config = scratch.join("mcp.json");
-    // The reference server speaks both revisions, its 2026-07-28 features (input_required
-    // results, its diagnostic tools) only to a 2026-07-28 client: for those scenarios the
-    // gateway speaks 2026-07-28 to it first (`"auto"`), as a user fronting such a server for
-    // 2026-07-28 clients configures it. By default it opens with `initialize`.
-    let mut everything = serde_json::json!({"url": reference.url});
-    if revision == "2026-07-28" {
-        everything["toon"] = serde_json::json!({"revision": "auto"});
-    }
+    // No revision key: the reference server speaks both revisions, its 2025-11-25 features
+    // (logging, completions, sampling and elicitation requests) only to a client that opened
+    // with `initialize`, its 2026-07-28 ones (input_required results, its diagnostic tools)
+    // only to a 2026-07-28 client; by default the gateway opens it as its client did.
+    let everything = serde_json::json!({"url": reference.url});
     let servers = serde_json::json!({"mcpServers": {"everything": everything}});
     std::fs::write(&config, servers.to_string()).unwrap();
     let gateway = Proxy::start(&config, &[]);
@@ -584,15 +583,30 @@ struct ClientRun {
     out: PathBuf,
 }
 
-fn run_client(dir: &Path, run: &ClientRun) -> Verdicts {
+/// The client that plays `revision`'s scenarios: for 2025-11-25 the suite's example client,
+/// on the official TypeScript SDK v1; for 2026-07-28 `sdk2-client/scenario-client.mjs`, on the
+/// SDK v2 client (`@modelcontextprotocol/client` 2.4), since the example client reaches that
+/// revision through a shim of its own that no conformant server accepts (no `Mcp-Method`
+/// header, bare JSON-RPC on its MRTR flow).
+fn scenario_client(dir: &Path, revision: &str) -> String {
+    if revision == "2026-07-28" {
+        return format!(
+            "node {}",
+            dir.join("sdk2-client/scenario-client.mjs").display()
+        );
+    }
     let client = dir.join("client");
-    let mut command_line = format!(
+    format!(
         "{} {}",
         client.join("node_modules/.bin/tsx").display(),
         client
             .join("examples/clients/typescript/everything-client.ts")
             .display()
-    );
+    )
+}
+
+fn run_client(dir: &Path, run: &ClientRun) -> Verdicts {
+    let mut command_line = scenario_client(dir, run.revision);
     if run.gateway {
         command_line = format!(
             "{} {command_line}",
@@ -702,8 +716,9 @@ fn client_scenarios_pass_through_the_gateway_as_directly() {
     let own = std::fs::read_link("/proc/self/ns/net").unwrap();
     let own = own.to_string_lossy();
     let mut report = Report::new(
-        "Client scenarios (the suite's example client against its mock servers, directly and \
-         through `toon mcp serve --http`, in a network namespace with only loopback)",
+        "Client scenarios (a client on an official SDK against the suite's mock servers, \
+         directly and through `toon mcp serve --http`, in a network namespace with only \
+         loopback)",
     );
     for revision in REVISIONS {
         let mut direct = Verdicts::new();

@@ -1,8 +1,9 @@
 //! End-to-end tests of `toon mcp serve` speaking revision 2026-07-28 to a server that speaks
 //! nothing else (`tests/fixtures/mcp/servers/modern_server.py`: `server/discover`, the `_meta`
 //! envelope, `input_required` rounds, `subscriptions/listen`), configured with
-//! `"toon": {"revision": "2026-07-28"}`, `"auto"` or nothing (`initialize` refused, then
-//! `server/discover`), for clients of both revisions over stdio:
+//! `"toon": {"revision": "2026-07-28"}`, `"auto"` or nothing (the default: `server/discover`
+//! first, or `initialize` first for a client that opened with it and `server/discover` when it
+//! is refused), for clients of both revisions over stdio:
 //! a 2025-11-25 client is asked the server's questions on its session, a 2026-07-28 client
 //! gets the server's rounds as the server gave them; list changes reach both.
 
@@ -18,7 +19,7 @@ fn proxy(config: &Path) -> mcp_servers::Client {
 }
 
 /// A config of the modern server as `modern`, opened as `revision` says (`None`: the
-/// default, `initialize` first), beside the 2025-11-25 documents server `docs`, opened the
+/// default), beside the 2025-11-25 documents server `docs`, opened the
 /// same way (`auto` and the default fall back for it) or pinned to 2025-11-25.
 fn config(scratch: &Path, revision: Option<&str>) -> PathBuf {
     let fixture = |name: &str| {
@@ -524,4 +525,56 @@ fn typescript_sdk_v2_clients_reach_server_everything_of_2025_11_25() {
             );
         }
     }
+}
+
+/// With no revision key, a server of both revisions (`modern_server.py --both`) is spoken to
+/// in its client's: a 2025-11-25 client's calls reach it after `initialize`, a 2026-07-28
+/// client's in the envelope, each reaching what the server offers that revision.
+#[test]
+fn a_server_of_both_revisions_is_spoken_to_in_its_client_s() {
+    let fixture = mcp_servers::root().join("tests/fixtures/mcp/servers/modern_server.py");
+    let servers = json!({"both": {"command": "python3", "args": [fixture, "--both"]}});
+    let echo = json!({"name": "echo", "arguments": {"text": "hi"}});
+    let scratch = Scratch::new("both-revisions");
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+
+    let mut client = proxy(&path);
+    client.initialize_declaring("2025-11-25", json!({"roots": {}}));
+    assert_eq!(
+        said(&client.call("echo", json!({"text": "hi"}))),
+        "hi (2025-11-25)"
+    );
+    client.close();
+
+    let mut client = proxy(&path);
+    let r = client.request("tools/call", enveloped(echo, &json!({"roots": {}})));
+    assert_eq!(text(&r), "hi (2026-07-28)", "{r}");
+    client.close();
+}
+
+/// A server that does not answer `server/discover` at all (`fake_server.py --silent`) is sent
+/// `initialize` beside it after the probe, and starts well within its start-up timeout:
+/// `toon mcp inspect`, which has no client, opens it `server/discover` first.
+#[test]
+fn a_server_silent_on_discover_is_opened_with_initialize() {
+    let fixture = mcp_servers::root().join("tests/fixtures/mcp/servers/fake_server.py");
+    let servers = json!({"quiet": {"command": "python3", "args": [fixture, "--silent"]}});
+    let scratch = Scratch::new("silent-discover");
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toon"))
+        .args(["mcp", "inspect", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("quiet") && l.ends_with("ready")),
+        "{stdout}{stderr}"
+    );
 }

@@ -875,8 +875,8 @@ mod tests {
             revisions,
             [
                 Revision::Modern,
-                Revision::ModernFirst,
-                Revision::LegacyFirst
+                Revision::DiscoverFirst,
+                Revision::DiscoverFirst
             ]
         );
         assert!(wrong("\"lean\"").contains("mcpServers.s.toon: expected an object"));

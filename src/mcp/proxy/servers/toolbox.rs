@@ -12,7 +12,7 @@ use tokio::sync::{Mutex as AsyncMutex, mpsc, watch};
 
 use super::cache::{Cached, CatalogCache};
 use super::config::{Config, Launch, ServerConfig};
-use super::upstream::{ServerEvent, StartError, Upstream};
+use super::upstream::{ClientOpening, ServerEvent, StartError, Upstream};
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::PROXY;
 use crate::mcp::proxy::metrics;
@@ -162,8 +162,8 @@ pub struct Toolbox {
     writes: Mutex<Vec<tokio::task::JoinHandle<()>>>,
     events: AsyncMutex<mpsc::Receiver<ServerEvent>>,
     events_tx: mpsc::Sender<ServerEvent>,
-    /// The capabilities servers are initialised with (JSON text), once known.
-    client: watch::Sender<Option<String>>,
+    /// How the client opened (the capabilities servers are initialised with), once known.
+    client: watch::Sender<Option<ClientOpening>>,
     /// Itself, for the tasks that reconnect servers.
     me: Weak<Toolbox>,
     /// The enabled servers' configurations, to reconnect them.
@@ -360,19 +360,19 @@ impl Toolbox {
         if let Launch::Unsupported(why) = &config.launch {
             return Err(StartError::Unsupported(why.clone()));
         }
-        let capabilities = if self.options.await_client {
+        let client = if self.options.await_client {
             let mut client = self.client.subscribe();
             match client.wait_for(Option::is_some).await {
-                Ok(capabilities) => capabilities.clone().unwrap_or_default(),
+                Ok(client) => client.clone().unwrap_or_default(),
                 Err(_) => return Err(StartError::NoClient),
             }
         } else {
-            "{}".to_owned()
+            ClientOpening::default()
         };
         let timeout = self.options.startup_timeout;
         let (server, pages) = tokio::time::timeout(timeout, async {
-            let server =
-                Upstream::start_for(config, timeout, self.events_tx.clone(), &capabilities).await?;
+            let events = self.events_tx.clone();
+            let server = Upstream::start_as(config, timeout, events, &client).await?;
             if let Some(sink) = lock(&self.notifications).clone() {
                 server.route_notifications(sink);
             }
@@ -498,11 +498,24 @@ impl Toolbox {
         tracing::error!(target: PROXY, server, "unavailable: {why}");
     }
 
-    /// Gives the capabilities of the client (the `capabilities` of its `initialize`, JSON
-    /// text) that servers are initialised with: its `roots`, `sampling`, `elicitation` and
-    /// `tasks` (nothing else the proxy could not pass on). With [`Options::await_client`], servers
-    /// start now. Only the first call counts.
+    /// Gives the capabilities of the client (the `capabilities` of its `initialize`, or of
+    /// its first 2026-07-28 request's envelope, JSON text) that servers are initialised with:
+    /// its `roots`, `sampling`, `elicitation` and `tasks` (nothing else the proxy could not
+    /// pass on). With [`Options::await_client`], servers start now. Only the first call (of
+    /// this or [`client_initialized`](Self::client_initialized)) counts.
     pub fn client_connected(&self, capabilities: &str) {
+        self.client_is(capabilities, false);
+    }
+
+    /// As [`client_connected`](Self::client_connected), for a client that opened with
+    /// `initialize` (revision 2025-11-25 or older): a server of both revisions is then opened
+    /// with `initialize` too ([`Revision::DiscoverFirst`](super::revision::Revision)), so that
+    /// the client reaches what the server offers that revision.
+    pub fn client_initialized(&self, capabilities: &str) {
+        self.client_is(capabilities, true);
+    }
+
+    fn client_is(&self, capabilities: &str, initialized: bool) {
         let entries = raw::entries(capabilities).unwrap_or_default();
         let kept: Vec<String> = ["roots", "sampling", "elicitation", "tasks"]
             .iter()
@@ -513,7 +526,10 @@ impl Toolbox {
             if client.is_some() {
                 return false;
             }
-            *client = Some(declared);
+            *client = Some(ClientOpening {
+                capabilities: declared,
+                initialized,
+            });
             true
         });
     }

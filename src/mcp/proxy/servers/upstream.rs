@@ -15,7 +15,7 @@ use tokio::sync::mpsc;
 
 use super::config::{Launch, PROXY_ENV, ServerConfig};
 use super::modern::{self, Modern};
-use super::revision::Opening;
+use super::revision::Revision;
 use crate::mcp::proxy::error::CallError;
 use crate::mcp::proxy::log::SERVER;
 use crate::mcp::proxy::transport::inbound::{self, Inbound, InboundSender};
@@ -228,14 +228,15 @@ impl std::fmt::Debug for Upstream {
 }
 
 impl Upstream {
-    /// Spawns the server (or, for a `url` server, connects to it) and runs the `initialize`
-    /// handshake, all within `startup`. Notifications and its exit (for a `url` server: the
+    /// Spawns the server (or, for a `url` server, connects to it) and opens the connection as
+    /// its entry's [`Revision`] says (`server/discover`, `initialize`, or the first of the two
+    /// the server takes), all within `startup`. Notifications and its exit (for a `url` server: the
     /// end of its connection) go to `events`; its stderr lines to ours as `[NAME] line`.
     ///
     /// # Errors
     /// A [`StartError`], why it did not start: a transport the proxy does not speak, its
     /// working directory missing, the program failed to spawn, it exited, the URL could not be
-    /// reached or refused `initialize`, or it did not complete `initialize` in time. The child
+    /// reached or refused every opening tried, or it did not complete one in time. The child
     /// is being stopped (with its process group) when this returns an error.
     pub async fn start(
         config: &ServerConfig,
@@ -246,7 +247,8 @@ impl Upstream {
     }
 
     /// As [`start`](Self::start), declaring `capabilities` (JSON text: the client's
-    /// `roots`, `sampling`, `elicitation`) at `initialize`: the server may then send the
+    /// `roots`, `sampling`, `elicitation`) at `initialize` or in the envelope: the server may
+    /// then send the
     /// requests they allow, which reach `events` as [`ServerEvent::Request`].
     ///
     /// # Errors
@@ -257,6 +259,21 @@ impl Upstream {
         events: mpsc::Sender<ServerEvent>,
         capabilities: &str,
     ) -> Result<Upstream, StartError> {
+        let client = ClientOpening {
+            capabilities: capabilities.to_owned(),
+            initialized: false,
+        };
+        Upstream::start_as(config, startup, events, &client).await
+    }
+
+    /// As [`start_for`](Self::start_for), for a client that opened as `client` did.
+    pub(crate) async fn start_as(
+        config: &ServerConfig,
+        startup: Duration,
+        events: mpsc::Sender<ServerEvent>,
+        client: &ClientOpening,
+    ) -> Result<Upstream, StartError> {
+        let capabilities = client.capabilities.as_str();
         let name = config.name.clone();
         let (inbound_tx, inbound) = inbound::queue();
         let (peer, transport) = connect(&name, &config.launch, inbound_tx)?;
@@ -276,46 +293,117 @@ impl Upstream {
             initialize: Json::Null,
             modern: None,
         };
-        let deadline = tokio::time::Instant::now() + startup;
-        let openings = config.revision.openings();
-        for (tried, opening) in openings.iter().enumerate() {
-            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            let opened = match opening {
-                Opening::Initialize => server.handshake(capabilities, left).await,
-                Opening::Discover => {
-                    let peer = server.peer.clone();
-                    let modern = Modern::new(peer, &server.name, capabilities, questions.clone());
-                    server.discover(modern, left).await
+        let opened = match config.revision {
+            Revision::Legacy => server.handshake(capabilities, startup).await,
+            revision => {
+                let modern =
+                    Modern::new(server.peer.clone(), &server.name, capabilities, questions);
+                if revision == Revision::Modern {
+                    server.discover(modern, startup).await
+                } else if client.initialized {
+                    server.initialize_first(modern, capabilities, startup).await
+                } else {
+                    server.discover_first(modern, capabilities, startup).await
                 }
-            };
-            match opened {
-                Ok(()) => return Ok(server),
-                // A refusal: the next opening is tried (`// 2026-07-28 basic/versioning`).
-                Err(CallError::Remote { .. } | CallError::BadReply { .. })
-                    if tried + 1 < openings.len() => {}
-                Err(e) => return Err(server.not_started_stop(e).await),
             }
+        };
+        match opened {
+            Ok(()) => Ok(server),
+            Err(e) => Err(server.not_started_stop(e).await),
         }
-        let e = CallError::internal(&server.name, "no way to open the connection");
-        Err(server.not_started_stop(e).await)
     }
 
-    /// `server/discover` within `startup`: the connection is a 2026-07-28 one, its result read
-    /// as an `initialize` result, and its list changes listened for.
+    /// `server/discover`, then `initialize` if the server refuses it, all within `startup`
+    /// (`// 2026-07-28 basic/versioning` "Backward compatibility"). A server that has not
+    /// answered within [`DISCOVER_PROBE`] is sent `initialize` beside it, and the first of the
+    /// two to succeed opens the connection: a 2025-11-25 server that ignores a method it does
+    /// not know costs the probe's time, not the start-up's.
+    async fn discover_first(
+        &mut self,
+        modern: Modern,
+        capabilities: &str,
+        startup: Duration,
+    ) -> Result<(), CallError> {
+        let deadline = tokio::time::Instant::now() + startup;
+        let (peer, name) = (self.peer.clone(), self.name.clone());
+        let params = modern.discover_params();
+        let discover = discovered(&peer, &name, &params, startup);
+        tokio::pin!(discover);
+        let early = tokio::select! {
+            result = &mut discover => Some(result),
+            () = tokio::time::sleep(DISCOVER_PROBE.min(startup)) => None,
+        };
+        let left = || deadline.saturating_duration_since(tokio::time::Instant::now());
+        match early {
+            Some(Ok(result)) => {
+                self.discovered_as(modern, result);
+                return Ok(());
+            }
+            Some(Err(e)) if refused(&e) => return self.handshake(capabilities, left()).await,
+            Some(Err(e)) => return Err(e),
+            None => {}
+        }
+        let initialize = initialized(&peer, capabilities, left());
+        tokio::pin!(initialize);
+        let (mut discover_failed, mut initialize_failed) = (None, None);
+        loop {
+            tokio::select! {
+                result = &mut discover, if discover_failed.is_none() => match result {
+                    Ok(result) => {
+                        self.discovered_as(modern, result);
+                        return Ok(());
+                    }
+                    Err(e) => discover_failed = Some(e),
+                },
+                result = &mut initialize, if initialize_failed.is_none() => match result {
+                    Ok(result) => return self.initialized_as(result).await,
+                    Err(e) => initialize_failed = Some(e),
+                },
+            }
+            if let (Some(discover), Some(initialize)) = (&discover_failed, &initialize_failed) {
+                // A refusal says less than why the other opening failed (a timeout, an exit).
+                let e = if refused(discover) {
+                    initialize
+                } else {
+                    discover
+                };
+                return Err(e.clone());
+            }
+        }
+    }
+
+    /// `initialize`, then `server/discover` if the server refuses it, all within `startup`:
+    /// for a client of 2025-11-25, which reaches a server of both revisions in its own.
+    async fn initialize_first(
+        &mut self,
+        modern: Modern,
+        capabilities: &str,
+        startup: Duration,
+    ) -> Result<(), CallError> {
+        let deadline = tokio::time::Instant::now() + startup;
+        match self.handshake(capabilities, startup).await {
+            Err(e) if refused(&e) => {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                self.discover(modern, left).await
+            }
+            opened => opened,
+        }
+    }
+
+    /// `server/discover` within `startup`: the connection is a 2026-07-28 one.
     async fn discover(&mut self, modern: Modern, startup: Duration) -> Result<(), CallError> {
-        let reply = self
-            .peer
-            .request("server/discover", Some(&modern.discover_params()), startup)
-            .await?;
-        let result = reply.result().unwrap_or("{}");
-        self.initialize = modern::initialize_of(result).map_err(|why| CallError::BadReply {
-            server: self.name.clone(),
-            method: "server/discover".into(),
-            why,
-        })?;
+        let params = modern.discover_params();
+        let result = discovered(&self.peer, &self.name, &params, startup).await?;
+        self.discovered_as(modern, result);
+        Ok(())
+    }
+
+    /// The connection as a 2026-07-28 one, `server/discover` having answered what reads as
+    /// the `initialize` result `result`; its list changes are listened for.
+    fn discovered_as(&mut self, modern: Modern, result: Json) {
+        self.initialize = result;
         modern.listen(&self.initialize["capabilities"]);
         self.modern = Some(modern);
-        Ok(())
     }
 
     /// Why the server did not start, the child being stopped.
@@ -329,20 +417,14 @@ impl Upstream {
 
     /// The `initialize` handshake, within `startup`, declaring `capabilities`.
     async fn handshake(&mut self, capabilities: &str, startup: Duration) -> Result<(), CallError> {
-        let params = format!(
-            r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{}}}"#,
-            crate::mcp::raw::quote(PROTOCOL_VERSION),
-            client_info()
-        );
-        let reply = self
-            .peer
-            .request("initialize", Some(&params), startup)
-            .await?;
+        let result = initialized(&self.peer, capabilities, startup).await?;
+        self.initialized_as(result).await
+    }
+
+    /// The connection as a 2025-11-25 one, `initialize` having answered `result`.
+    async fn initialized_as(&mut self, result: Json) -> Result<(), CallError> {
         // Read, not forwarded: what the proxy learns of the server.
-        self.initialize = reply
-            .result()
-            .and_then(|r| crate::json::from_str(r).ok())
-            .unwrap_or(Json::Null);
+        self.initialize = result;
         self.peer
             .send(wire::notification("notifications/initialized", None))
             .await;
@@ -564,6 +646,99 @@ impl Upstream {
             Transport::Http(_) => "disconnected".to_owned(),
         }
     }
+}
+
+/// How the client a server is started for opened, which the server's opening follows.
+#[derive(Clone, Debug)]
+pub(crate) struct ClientOpening {
+    /// The capabilities servers are told of (a JSON object's text).
+    pub(crate) capabilities: String,
+    /// Whether it opened with `initialize` (revision 2025-11-25 or older): a server of both
+    /// revisions is then spoken to in that one ([`Revision::DiscoverFirst`]).
+    pub(crate) initialized: bool,
+}
+
+impl Default for ClientOpening {
+    /// A client not known yet: no capability, and not one of 2025-11-25.
+    fn default() -> Self {
+        ClientOpening {
+            capabilities: "{}".to_owned(),
+            initialized: false,
+        }
+    }
+}
+
+/// How long a server opened with `server/discover` first is given to answer it before
+/// `initialize` is sent beside it ([`Revision::DiscoverFirst`]).
+const DISCOVER_PROBE: Duration = Duration::from_secs(2);
+
+/// A `server/discover` result within `timeout`, read as an `initialize` result (one that
+/// does not list 2026-07-28 is a [`CallError::BadReply`]). A -32022 that lists 2026-07-28
+/// among the versions supported is answered by asking once more (`// 2026-07-28
+/// basic/versioning`: the client retries with a version of the list).
+async fn discovered(
+    peer: &Peer,
+    server: &str,
+    params: &str,
+    timeout: Duration,
+) -> Result<Json, CallError> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    let mut retried = false;
+    loop {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        match peer.request("server/discover", Some(params), left).await {
+            Ok(reply) => {
+                let result = reply.result().unwrap_or("{}");
+                return modern::initialize_of(result).map_err(|why| CallError::BadReply {
+                    server: server.to_owned(),
+                    method: "server/discover".into(),
+                    why,
+                });
+            }
+            Err(e) if !retried && supports_modern(&e) => retried = true,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Whether `e` is a -32022 whose `data.supported` lists the revision the proxy speaks.
+fn supports_modern(e: &CallError) -> bool {
+    let CallError::Remote { code, data, .. } = e else {
+        return false;
+    };
+    let supported = data
+        .as_deref()
+        .and_then(|d| crate::json::from_str::<Json>(d).ok());
+    *code == code::UNSUPPORTED_PROTOCOL_VERSION
+        && supported.is_some_and(|d| {
+            d["supported"]
+                .as_array()
+                .is_some_and(|v| v.iter().any(|v| v == modern::VERSION))
+        })
+}
+
+/// An `initialize` result within `timeout`, declaring `capabilities`.
+async fn initialized(
+    peer: &Peer,
+    capabilities: &str,
+    timeout: Duration,
+) -> Result<Json, CallError> {
+    let params = format!(
+        r#"{{"protocolVersion":{},"capabilities":{capabilities},"clientInfo":{}}}"#,
+        crate::mcp::raw::quote(PROTOCOL_VERSION),
+        client_info()
+    );
+    let reply = peer.request("initialize", Some(&params), timeout).await?;
+    Ok(reply
+        .result()
+        .and_then(|r| crate::json::from_str(r).ok())
+        .unwrap_or(Json::Null))
+}
+
+/// Whether an opening failed because the server refused it (an error answer, or an answer
+/// that is no result of that opening): the other opening is tried then.
+fn refused(e: &CallError) -> bool {
+    matches!(e, CallError::Remote { .. } | CallError::BadReply { .. })
 }
 
 /// Answers the server's `ping`, hands its requests for the client (sampling, elicitation,

@@ -146,7 +146,7 @@ impl Front {
                 self.toolbox.client_connected(&declared.capabilities);
             } else if method == "initialize" {
                 let capabilities = message.params_json()["capabilities"].to_string();
-                self.toolbox.client_connected(&capabilities);
+                self.toolbox.client_initialized(&capabilities);
             } else if needs_servers(method) {
                 self.toolbox.client_connected("{}");
             }
