@@ -179,6 +179,15 @@ impl Tool {
             ));
             return None;
         };
+        // `// 2026-07-28 server/tools` "x-mcp-header": a tool whose annotations are invalid
+        // is one a client MUST exclude (most tools have none, and are not read for them).
+        if raw.get().contains("x-mcp-header") {
+            let tool: Value = crate::json::from_str(raw.get()).unwrap_or_default();
+            if let Some(why) = super::mcp_header::fault(&tool["inputSchema"]) {
+                warnings.push(format!("skipped tool {name:?}: {why}"));
+                return None;
+            }
+        }
         let title = field(head.title, &name, "title", "a string", warnings);
         let description = field(head.description, &name, "description", "a string", warnings);
         let annotations = head
@@ -920,6 +929,38 @@ mod tests {
         assert_eq!(c.get("a").unwrap().signature().unwrap(), "n?:number");
         let full = c.full().unwrap();
         assert!(full.contains(" b,\"\",?"), "{full}");
+    }
+
+    /// The conformance suite's `http-invalid-tool-headers` list, cut: the tool with a valid
+    /// `x-mcp-header` is kept, the invalid ones are left out (`// 2026-07-28 server/tools`:
+    /// a client MUST exclude them), each with a warning; a schema merely mentioning the word
+    /// in a description stays.
+    #[test]
+    fn a_tool_with_invalid_header_annotations_is_left_out() {
+        let list = r#"{"tools": [
+            {"name": "valid_tool", "inputSchema": {"type": "object",
+                "properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}},
+            {"name": "invalid_number_header", "inputSchema": {"type": "object",
+                "properties": {"score": {"type": "number", "x-mcp-header": "Score"}}}},
+            {"name": "invalid_duplicate_diff_case", "inputSchema": {"type": "object",
+                "properties": {"a": {"type": "string", "x-mcp-header": "MyField"},
+                               "b": {"type": "string", "x-mcp-header": "myfield"}}}},
+            {"name": "mentions", "description": "no x-mcp-header here",
+                "inputSchema": {"type": "object"}}
+        ]}"#;
+        let mut c = Catalog::new();
+        c.add_server("s", list).unwrap();
+        let kept = heads(&c);
+        let mut names: Vec<&str> = kept.iter().map(|h| h.0.as_str()).collect();
+        names.sort_unstable();
+        assert_eq!(names, ["mentions", "valid_tool"]);
+        assert_eq!(
+            c.server("s").unwrap().warnings(),
+            [
+                r#"skipped tool "invalid_number_header": x-mcp-header "Score" at /score is on a property of type number, not string, integer or boolean"#,
+                r#"skipped tool "invalid_duplicate_diff_case": x-mcp-header "myfield" at /b repeats "MyField" (header names are compared without case)"#,
+            ]
+        );
     }
 
     #[test]

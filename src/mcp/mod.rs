@@ -46,6 +46,7 @@ mod content;
 mod embedding;
 mod error;
 mod json_text;
+mod mcp_header;
 mod meta;
 mod pages;
 mod primer;
