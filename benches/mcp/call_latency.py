@@ -18,6 +18,11 @@ only (`tests/fixtures/mcp/servers/modern_server.py`, its `echo`), which the gate
 `initialize`, is refused, and speaks 2026-07-28 to (`server/discover`, the `_meta` envelope);
 directly the SDK in `auto` mode speaks 2026-07-28 to it and `legacy` cannot be used.
 
+With `TOON_BENCH_SERVER=everything-http` the server is server-everything over Streamable HTTP
+(`mcp-server-everything streamableHttp` on a free loopback port), a `url` server of the
+gateway's, and each call is its `trigger-sampling-request` (the server asks the client to
+sample, on the call's answer stream, before it answers); directly the rows are over HTTP too.
+
 DIR is what `scripts/install-mcp-servers.sh` printed (its venv has the SDK). Several TOON
 binaries (say, before and after a change) are measured in turn in the same run, each row
 named by its binary's path; stderr carries the servers' and the gateway's own lines.
@@ -64,6 +69,7 @@ def host_callbacks(declared):
 
 
 MODERN = os.environ.get("TOON_BENCH_SERVER") == "modern"
+EVERYTHING_HTTP = os.environ.get("TOON_BENCH_SERVER") == "everything-http"
 
 
 async def calls(client, n, label):
@@ -76,9 +82,15 @@ async def calls(client, n, label):
             with anyio.fail_after(10):
                 if MODERN:
                     r = await client.call_tool("echo", {"text": text})
+                elif EVERYTHING_HTTP:
+                    r = await client.call_tool("trigger-sampling-request",
+                                               {"prompt": text, "maxTokens": 10})
                 else:
                     r = await client.call_tool("echo", {"message": text})
-            ok = r.content[0].text == (text if MODERN else "Echo: " + text)
+            if EVERYTHING_HTTP:
+                ok = not r.is_error and "sampled" in r.content[0].text
+            else:
+                ok = r.content[0].text == (text if MODERN else "Echo: " + text)
         except Exception:  # noqa: BLE001 - a failed call is counted, not fatal
             ok = False
         ms = (time.perf_counter() - started) * 1000
@@ -157,14 +169,17 @@ HOSTS = {False: "no client capabilities", True: "roots, sampling, elicitation"}
 
 async def gateway_rows(toon, config, n):
     gateway = ["mcp", "serve", "--config", config]
+    # A client that declares no sampling cannot call the sampling tool (and the first
+    # 2026-07-28 request on the HTTP front starts its servers with what it declares).
+    hosts = (True,) if EVERYTHING_HTTP else (False, True)
     print(toon)
-    for declared in (False, True):
+    for declared in hosts:
         for mode in ("auto", "legacy"):
             report("  stdio, SDK %s, %s" % (mode, HOSTS[declared]),
                    *await stdio_row(toon, gateway, mode, declared, n))
     proc, url = start_http(toon, config)
     try:
-        for declared in (False, True):
+        for declared in hosts:
             for mode in ("auto", "legacy"):
                 report("  HTTP, SDK %s, %s" % (mode, HOSTS[declared]),
                        *await http_row(url, mode, declared, n))
@@ -185,20 +200,43 @@ async def main():
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
                               "fixtures", "mcp", "servers", "modern_server.py")
         command, args = sys.executable, [os.path.normpath(script)]
+    server, entry = None, {"command": command, "args": args}
+    if EVERYTHING_HTTP:
+        port = free_port()
+        server = subprocess.Popen([everything, "streamableHttp"], stderr=subprocess.DEVNULL,
+                                  env=dict(os.environ, PORT=str(port)))
+        url = "http://127.0.0.1:%d/mcp" % port
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        entry = {"url": url}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump({"mcpServers": {"server": {"command": command, "args": args}}}, f)
+        json.dump({"mcpServers": {"server": entry}}, f)
         config = f.name
-    print("%-58s %-10s %8s %8s" % ("echo, %d sequential calls" % n, "revision", "median",
-                                   "p90 ms"))
+    what = "sampling calls" if EVERYTHING_HTTP else "echo"
+    print("%-58s %-10s %8s %8s" % ("%s, %d sequential calls" % (what, n), "revision",
+                                   "median", "p90 ms"))
     try:
         print("direct")
         for declared in (False, True):
+            if EVERYTHING_HTTP:
+                # Without sampling declared the server's tool cannot ask: only the host row.
+                if declared:
+                    report("  HTTP, SDK legacy, %s" % HOSTS[declared],
+                           *await http_row(entry["url"], "legacy", declared, n))
+                continue
             report("  stdio, SDK auto, %s" % HOSTS[declared],
                    *await stdio_row(command, args, "auto", declared, n))
         for toon in sys.argv[2:]:
             await gateway_rows(toon, config, n)
     finally:
         os.unlink(config)
+        if server:
+            server.terminate()
+            server.wait()
 
 
 anyio.run(main)

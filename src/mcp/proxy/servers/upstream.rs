@@ -833,13 +833,19 @@ fn connect(
         }
         #[cfg(feature = "mcp-http")]
         Launch::Http { url, headers } | Launch::Sse { url, headers } => {
-            let (frames, outgoing, connection) = if matches!(launch, Launch::Sse { .. }) {
+            let sse = matches!(launch, Launch::Sse { .. });
+            let (frames, outgoing, connection) = if sse {
                 crate::mcp::proxy::transport::http::open_http_sse(name, url, headers)?
             } else {
                 crate::mcp::proxy::transport::http::open(name, url, headers)?
             };
             let sink = tokio_util::sync::PollSender::new(outgoing);
             let peer = Peer::start_with(name, frames, sink, inbound_tx, None);
+            // Streamable HTTP answers each request on a stream of its own; the legacy SSE
+            // transport has one stream for everything.
+            if !sse {
+                peer.streams_tell_requests();
+            }
             (peer, Transport::Http(connection))
         }
         // Without `mcp-http` the configuration makes no HTTP launch (`config::http`).

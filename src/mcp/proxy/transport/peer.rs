@@ -246,6 +246,21 @@ impl Calls {
         distinct(all.filter(Option::is_some).collect())
     }
 
+    /// What `message` (a question or a log message of the peer's) is about: the request on
+    /// whose answer stream it came, when the transport said (nobody's when that request is
+    /// the proxy's own or forgotten); else as far as [`cause`](Self::cause) can tell.
+    fn cause_of(&mut self, message: &Message, about: About) -> Cause {
+        let Some(id) = message.answering() else {
+            return self.cause(about);
+        };
+        let waiting = self.waiting.get(&id).map(|w| w.owner);
+        let owner = waiting.or_else(|| self.given_up.get(&id).map(|l| l.owner));
+        match owner.flatten() {
+            Some(owner) => Cause::Request(owner.tag),
+            None => Cause::Unknown { in_flight: 0 },
+        }
+    }
+
     fn cause(&mut self, about: About) -> Cause {
         let (owners, in_flight) = match about {
             About::Question => self.question_owners(),
@@ -304,6 +319,9 @@ impl Calls {
 struct Waiters {
     calls: Mutex<Calls>,
     fewer: Notify,
+    /// Whether the transport tells which request each question of the peer's is about
+    /// ([`Peer::streams_tell_requests`]): then a call need not wait to be alone.
+    streams_tell: AtomicBool,
 }
 
 impl Waiters {
@@ -532,6 +550,16 @@ impl Peer {
         self.asking.holds.store(true, Ordering::Relaxed);
     }
 
+    /// Says that the transport tells which request each of the peer's questions and log
+    /// messages is about (Streamable HTTP: the request's answer stream,
+    /// [`Message::came_answering`]): a call that may be asked need not wait until it is alone
+    /// on the peer ([`Behalf::alone`]). A question on no request's stream (the GET stream,
+    /// for messages "unrelated to any request") is placed as over stdio, and refused when
+    /// several requests are in flight.
+    pub(crate) fn streams_tell_requests(&self) {
+        self.waiters.streams_tell.store(true, Ordering::Relaxed);
+    }
+
     /// Sends the progress notifications of `token` (its JSON text, as the request's
     /// `_meta.progressToken` has it) to `sink` as they are read, until the returned guard is
     /// dropped. Read in order with responses, a request's last progress reaches its sink
@@ -695,10 +723,14 @@ impl Peer {
                 .map(|t| token_key(&t)),
             to,
         };
-        // Only a call the peer may ask within waits to be alone: listing on the way does not.
+        // Only a call the peer may ask within waits to be alone: listing on the way does not,
+        // nor any call when the transport tells whose each question is.
+        let streams_tell = self.waiters.streams_tell.load(Ordering::Relaxed);
         let alone = behalf
             .filter(|b| {
-                b.alone && matches!(method, "tools/call" | "prompts/get" | "resources/read")
+                b.alone
+                    && !streams_tell
+                    && matches!(method, "tools/call" | "prompts/get" | "resources/read")
             })
             .map(Behalf::owner);
         let deadline = tokio::time::Instant::now() + timeout;
@@ -989,7 +1021,7 @@ impl ReaderTask {
             return false;
         };
         // Which request it came for, as the request's replies are read.
-        let cause = self.waiters.calls().cause(About::Log);
+        let cause = self.waiters.calls().cause_of(message, About::Log);
         to(&self.name, message, cause);
         true
     }
@@ -1034,8 +1066,8 @@ impl ReaderTask {
         if let Kind::Request { id, .. } = message.kind() {
             // Which request it came for: told now, in order with the replies, not when it is
             // handled.
-            self.asking
-                .asked(id, self.waiters.calls().cause(About::Question));
+            let cause = self.waiters.calls().cause_of(&message, About::Question);
+            self.asking.asked(id, cause);
         }
         if self.inbound.send(message).await.is_err() {
             return ControlFlow::Break("stopped".to_owned());
@@ -1399,6 +1431,54 @@ mod tests {
         let started = tokio::time::timeout(Duration::from_millis(500), lines.read_line(&mut line));
         assert!(started.await.is_err(), "started beside others: {line}");
         third.abort();
+    }
+
+    /// Over a transport that says on which request's answer stream a question came
+    /// (Streamable HTTP), the question is that request's though another client's is in
+    /// flight, and a call that may be asked does not wait to be alone; a question on no
+    /// request's stream (a GET stream) is placed as over stdio: nobody's, here.
+    #[tokio::test]
+    async fn a_question_on_a_request_s_answer_stream_is_that_request_s() {
+        let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
+        let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
+            rx.recv().await.map(|frame| (frame, rx))
+        });
+        let (out_tx, mut out_rx) = mpsc::channel::<String>(8);
+        let (tx, mut rx) = inbound::queue();
+        let sink = tokio_util::sync::PollSender::new(out_tx);
+        let peer = Peer::start_with("s", Box::pin(frames), sink, tx, None);
+        peer.hold_while_asking();
+        peer.streams_tell_requests();
+        let (a, b) = (
+            Behalf::new(true, ClientId::new()),
+            Behalf::new(true, ClientId::new()),
+        );
+        let _first = call_for(&peer, a);
+        let sent = out_rx.recv().await.unwrap();
+        let a_id = Message::parse(sent).unwrap().id().unwrap().to_owned();
+        // B's call goes out while A's is in flight (without the streams it would wait until
+        // A's is answered, or its timeout).
+        let _second = call_for(&peer, b);
+        let b_sent = tokio::time::timeout(Duration::from_secs(10), out_rx.recv()).await;
+        assert!(b_sent.is_ok_and(|m| m.is_some()), "B's call waited for A's");
+        let mut ask = async |id: &str, on: Option<&str>| {
+            let text = format!("{{\"jsonrpc\":\"2.0\",\"id\":\"{id}\",\"method\":\"roots/list\"}}");
+            let mut question = Message::parse(text).unwrap();
+            if let Some(on) = on {
+                question.came_answering(on);
+            }
+            frames_tx.send(Ok(Ok(question))).await.unwrap();
+            let asked = rx.recv().await.unwrap();
+            peer.cause_of(asked.id().unwrap())
+        };
+        assert_eq!(ask("q1", Some(&a_id)).await, Cause::Request(a.tag));
+        // On no request's stream: two clients' requests in flight, nobody's to be told.
+        assert_eq!(ask("q2", None).await, Cause::Unknown { in_flight: 2 });
+        // On the stream of a request the proxy never made: nobody's.
+        assert_eq!(
+            ask("q3", Some("999")).await,
+            Cause::Unknown { in_flight: 0 }
+        );
     }
 
     /// Requests A and B in flight, B answered; then a log message and a question: (the log

@@ -103,6 +103,9 @@ pub struct Message {
     params: Option<Range<usize>>,
     result: Option<Range<usize>>,
     error: Option<Range<usize>>,
+    /// The id of the request on whose answer stream a peer's own request or notification
+    /// came (Streamable HTTP), when the transport can tell.
+    answering: Option<u64>,
 }
 
 impl std::fmt::Debug for Message {
@@ -170,7 +173,24 @@ impl Message {
             result,
             error,
             text,
+            answering: None,
         })
+    }
+
+    /// Says that it came on the answer stream of the request `id` (a number: the proxy's
+    /// ids are): a request or a notification there is about that request
+    /// (`// 2025-11-25 basic/transports` "Sending Messages to the Server": a server's
+    /// requests and notifications on that stream SHOULD relate to the client's request).
+    pub(crate) fn came_answering(&mut self, id: &str) {
+        if self.id.is_none() || self.method.is_some() {
+            self.answering = id.parse().ok();
+        }
+    }
+
+    /// The request on whose answer stream it came, if the transport said ([`Self::came_answering`]).
+    #[must_use]
+    pub(crate) fn answering(&self) -> Option<u64> {
+        self.answering
     }
 
     /// A message built by the proxy (it must be a JSON object).

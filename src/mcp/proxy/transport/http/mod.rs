@@ -950,7 +950,7 @@ impl Shared {
             parser.feed(&chunk, &mut events);
             for event in events.drain(..) {
                 let fallback = answer.map(|(id, _)| id);
-                let frame = match event {
+                let mut frame = match event {
                     sse::SseEvent::Message(text) => text_frame(text.as_bytes(), fallback),
                     sse::SseEvent::TooLong { size, head } => Err(Bad::TooLong {
                         size,
@@ -958,6 +958,10 @@ impl Shared {
                     }),
                     sse::SseEvent::Named { .. } => continue,
                 };
+                // A question or log message on a request's answer stream is that request's.
+                if let (Ok(message), Some(id)) = (&mut frame, fallback) {
+                    message.came_answering(id);
+                }
                 if self.answer(frame, answer).await {
                     read.answered = true;
                 }
