@@ -138,10 +138,14 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_http(toon, config):
+def listening(command, what, env=None):
+    """Starts `command` (PORT in it, or in its environment, is a free loopback port) and waits
+    until it listens; the process and its MCP URL."""
     port = free_port()
-    proc = subprocess.Popen([toon, "mcp", "serve", "--config", config, "--http",
-                             "127.0.0.1:%d" % port], stderr=subprocess.DEVNULL)
+    command = [c.replace("PORT", str(port)) for c in command]
+    env = dict(os.environ, PORT=str(port), **(env or {}))
+    proc = subprocess.Popen(command, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            env=env)
     for _ in range(200):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
@@ -149,7 +153,12 @@ def start_http(toon, config):
         except OSError:
             time.sleep(0.05)
     proc.kill()
-    raise SystemExit("the HTTP front did not listen")
+    raise SystemExit("%s did not listen" % what)
+
+
+def start_http(toon, config):
+    return listening([toon, "mcp", "serve", "--config", config, "--http", "127.0.0.1:PORT"],
+                     "the HTTP front")
 
 
 def report(label, version, times):
@@ -202,16 +211,7 @@ async def main():
         command, args = sys.executable, [os.path.normpath(script)]
     server, entry = None, {"command": command, "args": args}
     if EVERYTHING_HTTP:
-        port = free_port()
-        server = subprocess.Popen([everything, "streamableHttp"], stderr=subprocess.DEVNULL,
-                                  env=dict(os.environ, PORT=str(port)))
-        url = "http://127.0.0.1:%d/mcp" % port
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        server, url = listening([everything, "streamableHttp"], "server-everything")
         entry = {"url": url}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump({"mcpServers": {"server": entry}}, f)
