@@ -15,6 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::mcp_servers::{self, Scratch, descendants, servers_dir};
+use crate::modern_servers::REVISIONS;
+use crate::stdio::{CompactAgent, check_compact_run, compact_agent};
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve --http 127.0.0.1:0 ARGS`, and the address it printed.
@@ -1638,13 +1640,11 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
     }
     // Compact mode: valid, invalid then fixed calls, the full definition, on both revisions.
     let proxy = Proxy::start(&config, &["--mode", "compact"]);
-    succeeds(
-        Command::new(&python)
-            .args(["-W", "ignore::DeprecationWarning"])
-            .arg(clients.join("py_compact_agent.py"))
-            .arg(proxy.url())
-            .arg("-"),
-    );
+    let url = proxy.url();
+    for revision in REVISIONS {
+        let summary = compact_agent(CompactAgent::Python, revision, [url.as_ref(), "-".as_ref()]);
+        check_compact_run(&summary, revision);
+    }
     // And on the TypeScript SDK, a host's capabilities declared.
     succeeds(
         Command::new("node")

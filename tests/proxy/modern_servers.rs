@@ -247,7 +247,7 @@ fn a_2026_only_server_s_list_change_reaches_a_2025_client() {
 // (`tests/fixtures/mcp/servers/sdk2_server.mjs`, over stdio and as a `url` server) and
 // server-everything of 2025-11-25.
 
-const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+pub(super) const REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
 /// The capabilities the v2 agent declares (as a host does): what the server must be told.
 fn sdk2_agent_capabilities() -> Json {

@@ -17,6 +17,7 @@ use crate::mcp_servers::{
     self, Scratch, WAIT, alive, answer_until, config, config_with_modes, descendants, entry,
     servers_dir, wait_for_notification,
 };
+use crate::modern_servers::REVISIONS;
 use serde_json::{Value as Json, json};
 
 /// `toon mcp serve` as a client runs it.
@@ -1887,33 +1888,144 @@ fn an_agent_on_the_official_python_sdk_uses_resources_prompts_sampling_and_roots
     }
 }
 
+/// An official SDK's agent of the compact gateway in front of server-everything, run once per
+/// revision: it lists, calls valid, invalid then fixed, asks for the full definition, and
+/// prints what it got for [`check_compact_run`].
+#[derive(Clone, Copy, Debug)]
+pub(super) enum CompactAgent {
+    /// `py_compact_agent.py`, on the Python SDK (`mcp` 2.x, from the servers' venv): `auto`
+    /// mode for 2026-07-28, `legacy` for 2025-11-25.
+    Python,
+}
+
+/// `agent`'s summary of its run on `revision` in front of `gateway` (`[TOON, CONFIG]`: it
+/// starts `toon mcp serve --mode compact` itself; `[URL, "-"]`: a running `--http` front in
+/// compact mode); it panics with the agent's output when the agent failed.
+pub(super) fn compact_agent(
+    agent: CompactAgent,
+    revision: &str,
+    gateway: [&std::ffi::OsStr; 2],
+) -> Json {
+    let servers = servers_dir().unwrap();
+    let clients = mcp_servers::root().join("tests/fixtures/mcp/clients");
+    let mut command = match agent {
+        CompactAgent::Python => {
+            let mut python = Command::new(servers.join("venv/bin/python"));
+            python
+                .args(["-W", "ignore::DeprecationWarning"])
+                .arg(clients.join("py_compact_agent.py"));
+            python
+        }
+    };
+    let out = command.arg(revision).args(gateway).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let summary: Json = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "{agent:?} {revision}: no summary\n{stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert!(
+        out.status.success() && summary.get("error").is_none(),
+        "{agent:?} {revision}: {summary}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    summary
+}
+
+/// What an agent of the compact gateway must have got on `revision` (the same for every SDK
+/// and front): the revision it asked for, from the gateway; every tool under its own name, cut
+/// to `{"type": "object"}` with its parameters after ` — `, beside `get_tool_spec`; the valid
+/// call's result; the invalid call answered as a tool error naming the missing field, with the
+/// full definition; the fixed call's result; the full definition when asked for.
+pub(super) fn check_compact_run(summary: &Json, revision: &str) {
+    assert_eq!(summary["negotiated"], revision, "{summary}");
+    assert_eq!(summary["server"], "toon-mcp-proxy", "{summary}");
+    let tools = summary["tools"].as_object().unwrap();
+    for name in ["echo", "get-sum", "get_tool_spec"] {
+        assert!(tools.contains_key(name), "{name} not listed: {summary}");
+    }
+    for (name, tool) in tools.iter().filter(|(name, _)| *name != "get_tool_spec") {
+        assert_eq!(
+            tool["inputSchema"],
+            json!({"type": "object"}),
+            "{name}: {tool}"
+        );
+    }
+    let echo = tools["echo"]["description"].as_str().unwrap();
+    assert!(echo.ends_with(" — message"), "{echo}");
+    assert!(
+        tools["get-sum"]["description"]
+            .as_str()
+            .unwrap()
+            .ends_with(" — a:number b:number"),
+        "{summary}"
+    );
+    assert_eq!(
+        summary["valid"],
+        json!({"isError": false, "text": "Echo: hi"})
+    );
+    let invalid = &summary["invalid"];
+    let problems = invalid["text"].as_str().unwrap();
+    assert_eq!(invalid["isError"], true, "{invalid}");
+    assert!(
+        problems.contains(r#"missing required field "message""#),
+        "{invalid}"
+    );
+    let (_, definition) = problems.split_once("full definition:\n").unwrap();
+    let definition: Json = serde_json::from_str(definition).unwrap();
+    assert_eq!(definition["name"], "echo", "{invalid}");
+    assert_eq!(
+        definition["inputSchema"]["properties"]["message"]["description"], "Message to echo",
+        "{invalid}"
+    );
+    assert_eq!(
+        summary["fixed"],
+        json!({"isError": false, "text": "Echo: again"})
+    );
+    let spec = &summary["spec"];
+    assert_eq!(spec["isError"], false, "{spec}");
+    let spec: Json = serde_json::from_str(spec["text"].as_str().unwrap()).unwrap();
+    assert_eq!(spec, definition);
+}
+
+/// The compact gateway over stdio, started by an agent on the official Python SDK as a host
+/// configured with roots and sampling starts it, on both revisions; and by an agent on the
+/// TypeScript SDK v1 (`sdk_compact_agent.mjs`, which checks its own runs: a wrong type refused
+/// and fixed, an unknown tool's definition an error, too).
 #[test]
 fn agents_on_the_official_python_and_typescript_sdks_call_tools_in_compact_mode() {
     let scratch = Scratch::new("sdk-compact");
     let Some(config) = config(&scratch.0, &["everything"]) else {
         return;
     };
-    let clients = mcp_servers::root().join("tests/fixtures/mcp/clients");
-    let python = servers_dir().unwrap().join("venv/bin/python");
-    let mut py = Command::new(&python);
-    py.args(["-W", "ignore::DeprecationWarning"])
-        .arg(clients.join("py_compact_agent.py"));
-    let mut ts = Command::new("node");
-    ts.arg(clients.join("sdk_compact_agent.mjs"))
-        .arg(mcp_servers::sdk_dir(servers_dir().unwrap()));
-    for agent in [&mut py, &mut ts] {
-        let out = agent
-            .arg(env!("CARGO_BIN_EXE_toon"))
-            .arg(&config)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
+    let toon = Path::new(env!("CARGO_BIN_EXE_toon"));
+    for revision in REVISIONS {
+        let summary = compact_agent(
+            CompactAgent::Python,
+            revision,
+            [toon.as_os_str(), config.as_os_str()],
         );
+        check_compact_run(&summary, revision);
     }
+    let clients = mcp_servers::root().join("tests/fixtures/mcp/clients");
+    let out = Command::new("node")
+        .arg(clients.join("sdk_compact_agent.mjs"))
+        .arg(mcp_servers::sdk_dir(servers_dir().unwrap()))
+        .arg(toon)
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
