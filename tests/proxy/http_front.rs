@@ -1664,6 +1664,27 @@ fn the_stdio_agents_work_over_http_too_resources_prompts_completion_logging_and_
     );
 }
 
+/// The HTTP front in compact mode for an agent on the official TypeScript SDK v2 client
+/// declaring roots, sampling and elicitation as hosts do, pinned to each revision: the same
+/// outcomes as the Python agent's over HTTP and the same agent's over stdio.
+#[test]
+fn an_agent_on_the_typescript_sdk_v2_calls_tools_in_compact_mode_over_http_on_both_revisions() {
+    let scratch = Scratch::new("http-sdk2-compact");
+    let Some(config) = mcp_servers::config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let proxy = Proxy::start(&config, &["--mode", "compact"]);
+    let url = proxy.url();
+    for revision in REVISIONS {
+        let summary = compact_agent(
+            CompactAgent::TypeScriptV2,
+            revision,
+            [url.as_ref(), "-".as_ref()],
+        );
+        check_compact_run(&summary, revision);
+    }
+}
+
 /// A configuration with the repo's stray fixture server only (Python 3).
 fn stray_config(scratch: &Path) -> PathBuf {
     let script = mcp_servers::root().join("tests/fixtures/mcp/servers/stray_server.py");

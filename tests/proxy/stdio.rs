@@ -1896,6 +1896,9 @@ pub(super) enum CompactAgent {
     /// `py_compact_agent.py`, on the Python SDK (`mcp` 2.x, from the servers' venv): `auto`
     /// mode for 2026-07-28, `legacy` for 2025-11-25.
     Python,
+    /// `sdk2_compact_agent.mjs`, on the TypeScript SDK v2 client
+    /// (`@modelcontextprotocol/client` 2.4), pinned to the revision.
+    TypeScriptV2,
 }
 
 /// `agent`'s summary of its run on `revision` in front of `gateway` (`[TOON, CONFIG]`: it
@@ -1915,6 +1918,12 @@ pub(super) fn compact_agent(
                 .args(["-W", "ignore::DeprecationWarning"])
                 .arg(clients.join("py_compact_agent.py"));
             python
+        }
+        CompactAgent::TypeScriptV2 => {
+            let mut node = Command::new("node");
+            node.arg(clients.join("sdk2_compact_agent.mjs"))
+                .arg(servers.join("npm-sdk2"));
+            node
         }
     };
     let out = command.arg(revision).args(gateway).output().unwrap();
@@ -2026,6 +2035,27 @@ fn agents_on_the_official_python_and_typescript_sdks_call_tools_in_compact_mode(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// The compact gateway over stdio, started by an agent on the official TypeScript SDK v2
+/// client declaring roots, sampling and elicitation as hosts do, pinned to each revision
+/// (2025-11-25 by `initialize`, 2026-07-28 by `server/discover` and the `_meta` envelope): the
+/// same outcomes as the Python agent's.
+#[test]
+fn an_agent_on_the_typescript_sdk_v2_calls_tools_in_compact_mode_on_both_revisions() {
+    let scratch = Scratch::new("sdk2-compact");
+    let Some(config) = config(&scratch.0, &["everything"]) else {
+        return;
+    };
+    let toon = Path::new(env!("CARGO_BIN_EXE_toon"));
+    for revision in REVISIONS {
+        let summary = compact_agent(
+            CompactAgent::TypeScriptV2,
+            revision,
+            [toon.as_os_str(), config.as_os_str()],
+        );
+        check_compact_run(&summary, revision);
+    }
 }
 
 #[test]
