@@ -556,6 +556,7 @@ impl Peer {
     /// on the peer ([`Behalf::alone`]). A question on no request's stream (the GET stream,
     /// for messages "unrelated to any request") is placed as over stdio, and refused when
     /// several requests are in flight.
+    #[cfg(feature = "mcp-http")]
     pub(crate) fn streams_tell_requests(&self) {
         self.waiters.streams_tell.store(true, Ordering::Relaxed);
     }
@@ -1438,6 +1439,7 @@ mod tests {
     /// flight, and a call that may be asked does not wait to be alone; a question on no
     /// request's stream (a GET stream) is placed as over stdio: nobody's, here.
     #[tokio::test]
+    #[cfg(feature = "mcp-http")]
     async fn a_question_on_a_request_s_answer_stream_is_that_request_s() {
         let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
         let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {

@@ -181,6 +181,7 @@ impl Message {
     /// ids are): a request or a notification there is about that request
     /// (`// 2025-11-25 basic/transports` "Sending Messages to the Server": a server's
     /// requests and notifications on that stream SHOULD relate to the client's request).
+    #[cfg(feature = "mcp-http")]
     pub(crate) fn came_answering(&mut self, id: &str) {
         if self.id.is_none() || self.method.is_some() {
             self.answering = id.parse().ok();
