@@ -814,6 +814,9 @@ impl Peer {
             done: false,
             // Cancelled: a server may go on with it regardless.
             linger: timeout,
+            // `// 2025-11-25 basic/utilities/cancellation`: "The `initialize` request MUST
+            // NOT be cancelled by clients" (one outrun by `server/discover` is left pending).
+            cancel: method != "initialize",
         };
         self.send(wire::request(id, method, params)).await;
         let started = tokio::time::Instant::now();
@@ -1121,11 +1124,14 @@ struct WaitGuard<'p> {
     done: bool,
     /// How long the peer may still work on it once given up.
     linger: Duration,
+    /// Whether the peer is told `notifications/cancelled` when it is given up.
+    cancel: bool,
 }
 
 impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
-        if self.peer.waiters.forget(self.id, !self.done, self.linger) && !self.done {
+        let forgotten = self.peer.waiters.forget(self.id, !self.done, self.linger);
+        if forgotten && !self.done && self.cancel {
             let params = format!(
                 r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
                 self.id
