@@ -782,3 +782,44 @@ fn a_url_s_password_is_sent_as_basic_auth_and_never_logged() {
     // base64 of `user:secret`.
     assert_eq!(seen["authorization"], "Basic dXNlcjpzZWNyZXQ=", "{seen}");
 }
+
+/// A Streamable HTTP server of both revisions that answers `server/discover` only once the
+/// `initialize` sent beside it after the probe has come, and that `initialize` just after,
+/// with a session id (`opening_http_server.py`): the connection is a 2026-07-28 one, and the
+/// losing `initialize`'s session is none of its: no later request carries it, and none is
+/// `DELETE`d at shutdown.
+#[test]
+fn the_session_of_an_initialize_outrun_by_server_discover_is_not_the_connection_s() {
+    let scratch = Scratch::new("http-opening");
+    let mut command = Command::new("python3");
+    command.arg(root().join("tests/fixtures/mcp/servers/opening_http_server.py"));
+    let server = HttpServer::start(command, &scratch.0, "opening", 0, &[]);
+    let config = write_config(&scratch.0, &json!({"web": {"url": server.url()}}));
+    let mut client = proxy(&config, &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let seen = json!({"name": "seen", "arguments": {}, "_meta": meta});
+    for _ in 0..3 {
+        let r = client.request("tools/call", seen.clone());
+        assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    }
+    client.close();
+    let log = server.log();
+    let posts: Vec<&str> = log.lines().filter(|l| l.starts_with("POST ")).collect();
+    assert!(
+        posts.iter().any(|l| l.starts_with("POST initialize ")),
+        "{log}"
+    );
+    let theirs = posts.iter().filter(|l| !l.starts_with("POST initialize "));
+    for line in theirs {
+        assert!(line.contains("session=None"), "{line}\n{log}");
+        assert!(!line.contains("version=2025-11-25"), "{line}\n{log}");
+    }
+    assert!(
+        !log.contains("DELETE session=session-of-initialize"),
+        "{log}"
+    );
+}
