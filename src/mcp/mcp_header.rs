@@ -60,16 +60,14 @@ fn visit(
     depth: usize,
     seen: &mut Seen,
 ) -> Option<String> {
-    let Some(object) = schema.as_object() else {
-        return None;
-    };
+    let object = schema.as_object()?;
     if depth > MAX_DEPTH {
         return None;
     }
-    if let Some(header) = object.get("x-mcp-header") {
-        if let Some(why) = declaration_fault(object, header, path, reachable, seen) {
-            return Some(why);
-        }
+    if let Some(header) = object.get("x-mcp-header")
+        && let Some(why) = declaration_fault(object, header, path, reachable, seen)
+    {
+        return Some(why);
     }
     if let Some(properties) = object.get("properties").and_then(Value::as_object) {
         for (key, child) in properties {
