@@ -49,7 +49,7 @@ const MAX_DEPTH: usize = 64;
 /// but for case.
 #[must_use]
 pub(crate) fn fault(schema: &Value) -> Option<String> {
-    let mut seen: Vec<String> = Vec::new();
+    let mut seen = Seen::new();
     visit(schema, "", true, 0, &mut seen)
 }
 
@@ -58,7 +58,7 @@ fn visit(
     path: &str,
     reachable: bool,
     depth: usize,
-    seen: &mut Vec<String>,
+    seen: &mut Seen,
 ) -> Option<String> {
     let object = schema.as_object()?;
     if depth > MAX_DEPTH {
@@ -105,7 +105,7 @@ fn declaration_fault(
     header: &Value,
     path: &str,
     reachable: bool,
-    seen: &mut Vec<String>,
+    seen: &mut Seen,
 ) -> Option<String> {
     let at = if path.is_empty() { "/" } else { path };
     if !reachable || path.is_empty() {
@@ -130,15 +130,19 @@ fn declaration_fault(
             kind.unwrap_or("(none)")
         ));
     }
-    if let Some(other) = seen.iter().find(|s| s.eq_ignore_ascii_case(name)) {
+    if let Some(other) = seen.get(&name.to_ascii_lowercase()) {
         return Some(format!(
             "x-mcp-header {name:?} at {at} repeats {other:?} (header names are compared \
              without case)"
         ));
     }
-    seen.push(name.to_owned());
+    seen.insert(name.to_ascii_lowercase(), name.to_owned());
     None
 }
+
+/// The valid annotations met so far: each as first written, by its name in lower case (a
+/// schema may have hundreds of thousands; each is looked up once).
+type Seen = std::collections::HashMap<String, String>;
 
 /// RFC 9110 §5.6.2 `tchar`.
 fn is_tchar(b: u8) -> bool {
@@ -241,5 +245,27 @@ mod tests {
             let found = fault(&schema(s));
             assert!(found.is_some_and(|f| f.contains("reached through")), "{s}");
         }
+    }
+
+    /// A server's schema may annotate very many properties (a tools/list page is up to
+    /// 16 MiB): each is checked against those before it at once, not one by one (100 000 of
+    /// them took a minute so), and a repeat at the end is still found.
+    #[test]
+    fn very_many_annotations_are_each_checked_once() {
+        const N: usize = 100_000;
+        let mut props: Vec<String> = (0..N)
+            .map(|i| format!(r#""p{i}":{{"type":"string","x-mcp-header":"H{i}"}}"#))
+            .collect();
+        let valid = properties(&format!("{{{}}}", props.join(",")));
+        assert_eq!(fault(&valid), None);
+        props.push(r#""last":{"type":"string","x-mcp-header":"h7"}"#.to_owned());
+        let repeated = properties(&format!("{{{}}}", props.join(",")));
+        let found = fault(&repeated);
+        assert!(
+            found
+                .as_deref()
+                .is_some_and(|f| f.contains(r#"repeats "H7""#)),
+            "{found:?}"
+        );
     }
 }

@@ -782,3 +782,110 @@ fn a_url_s_password_is_sent_as_basic_auth_and_never_logged() {
     // base64 of `user:secret`.
     assert_eq!(seen["authorization"], "Basic dXNlcjpzZWNyZXQ=", "{seen}");
 }
+
+/// A Streamable HTTP server of both revisions that answers `server/discover` only once the
+/// `initialize` sent beside it after the probe has come, and that `initialize` just after,
+/// with a session id (`opening_http_server.py`): the connection is a 2026-07-28 one, and the
+/// losing `initialize`'s session is none of its: no later request carries it, and none is
+/// `DELETE`d at shutdown.
+#[test]
+fn the_session_of_an_initialize_outrun_by_server_discover_is_not_the_connection_s() {
+    let scratch = Scratch::new("http-opening");
+    let mut command = Command::new("python3");
+    command.arg(root().join("tests/fixtures/mcp/servers/opening_http_server.py"));
+    let server = HttpServer::start(command, &scratch.0, "opening", 0, &[]);
+    let config = write_config(&scratch.0, &json!({"web": {"url": server.url()}}));
+    let mut client = proxy(&config, &[]);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let seen = json!({"name": "seen", "arguments": {}, "_meta": meta});
+    for _ in 0..3 {
+        let r = client.request("tools/call", seen.clone());
+        assert!(r["result"]["content"][0]["text"].is_string(), "{r}");
+    }
+    client.close();
+    let log = server.log();
+    let posts: Vec<&str> = log.lines().filter(|l| l.starts_with("POST ")).collect();
+    assert!(
+        posts.iter().any(|l| l.starts_with("POST initialize ")),
+        "{log}"
+    );
+    let theirs = posts.iter().filter(|l| !l.starts_with("POST initialize "));
+    for line in theirs {
+        assert!(line.contains("session=None"), "{line}\n{log}");
+        assert!(!line.contains("version=2025-11-25"), "{line}\n{log}");
+    }
+    assert!(
+        !log.contains("DELETE session=session-of-initialize"),
+        "{log}"
+    );
+}
+
+/// Two cookie-less 2026-07-28 clients (each its own client, sharing the gateway's connection
+/// to the server) call `ask` of `asking_http_server.py MODES` at once; the server waits until
+/// both calls are in flight, then puts each call's `roots/list` question on that call's own
+/// answer stream. The first answer each client gets (its round, or its result), by name.
+fn two_clients_ask_at_once(modes: &[&str]) -> Vec<(&'static str, Json)> {
+    use crate::http_front::{Proxy, http, modern_headers};
+    let scratch = Scratch::new(&format!("http-asking{}", modes.join("-")));
+    let mut command = Command::new("python3");
+    command.arg(root().join("tests/fixtures/mcp/servers/asking_http_server.py"));
+    let server = HttpServer::start(command, &scratch.0, "asking", 0, modes);
+    let config = write_config(&scratch.0, &json!({"web": {"url": server.url()}}));
+    let proxy = Proxy::start(&config, &[]);
+    let calls: Vec<_> = [("A", 11), ("B", 12)]
+        .into_iter()
+        .map(|(who, id)| {
+            let addr = proxy.addr.clone();
+            let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "ask", "arguments": {"who": who, "together": 2},
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": who, "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+            }}});
+            std::thread::spawn(move || {
+                let headers = modern_headers("tools/call", Some("ask"));
+                let r = http(&addr, "POST", "/mcp", &headers, &body.to_string());
+                assert_eq!(r.status, 200, "{r:?}");
+                let m = r.message();
+                assert_eq!(m["id"], id, "{who}: {m}");
+                (who, m)
+            })
+        })
+        .collect();
+    calls.into_iter().map(|c| c.join().unwrap()).collect()
+}
+
+/// Each call's question, on its own answer stream, is put to that call's client alone,
+/// though the other client's call is in flight to the same server.
+#[test]
+fn questions_on_two_clients_answer_streams_reach_each_its_own() {
+    for (who, m) in two_clients_ask_at_once(&[]) {
+        let asked = &m["result"]["inputRequests"];
+        let asked: Vec<&Json> = asked
+            .as_object()
+            .into_iter()
+            .flat_map(|o| o.values())
+            .collect();
+        assert_eq!(asked.len(), 1, "{who}: {m}");
+        assert_eq!(asked[0]["params"]["who"], who, "{who}: {m}");
+    }
+}
+
+/// A server that asks both calls' questions under one id (`same-id`: as one whose ids count
+/// per request does) never has one client asked the other's question: what cannot be told
+/// apart is refused, not guessed.
+#[test]
+fn two_questions_under_one_id_never_reach_the_other_client() {
+    for (who, m) in two_clients_ask_at_once(&["same-id"]) {
+        let other = if who == "A" { "B" } else { "A" };
+        let asked = &m["result"]["inputRequests"];
+        for question in asked.as_object().into_iter().flat_map(|o| o.values()) {
+            assert_ne!(question["params"]["who"], other, "{who}: {m}");
+        }
+    }
+}

@@ -578,3 +578,53 @@ fn a_server_silent_on_discover_is_opened_with_initialize() {
         "{stdout}{stderr}"
     );
 }
+
+/// The tool `seen` of `opening_server.py MODE`, called by a 2026-07-28 client through the
+/// gateway (which opens the server `server/discover` first): what the server read, in order.
+fn opening_server_saw(mode: &str) -> Vec<String> {
+    let fixture = mcp_servers::root().join("tests/fixtures/mcp/servers/opening_server.py");
+    let servers = json!({"o": {"command": "python3", "args": [fixture, mode]}});
+    let scratch = Scratch::new(&format!("opening-{mode}"));
+    let path = scratch.0.join("mcp.json");
+    std::fs::write(&path, json!({ "mcpServers": servers }).to_string()).unwrap();
+    let mut client = proxy(&path);
+    let r = client.request("tools/call", enveloped(call("seen"), &json!({})));
+    client.close();
+    serde_json::from_str(text(&r)).unwrap_or_else(|e| panic!("{e}: {r}"))
+}
+
+/// A server that answers `server/discover` only once `initialize` has come beside it (after
+/// the probe), and never answers that `initialize`, is opened in 2026-07-28; its pending
+/// `initialize` is not cancelled (`// 2025-11-25 basic/utilities/cancellation`: "The
+/// `initialize` request MUST NOT be cancelled by clients").
+#[test]
+fn an_initialize_outrun_by_server_discover_is_not_cancelled() {
+    let seen = opening_server_saw("discover-late");
+    let initialize = seen.iter().find_map(|s| s.strip_prefix("initialize "));
+    let initialize = initialize.unwrap_or_else(|| panic!("no initialize: {seen:?}"));
+    assert!(
+        !seen.contains(&format!("notifications/cancelled {initialize}")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|s| s.starts_with("tools/call ")),
+        "{seen:?}"
+    );
+}
+
+/// A server that refuses every `server/discover` with -32022 listing 2026-07-28 is asked it
+/// twice (once more, as the list says it could be served), then opened with `initialize`.
+#[test]
+fn a_server_that_always_says_unsupported_is_asked_twice_then_initialized() {
+    let seen = opening_server_saw("unsupported-forever");
+    let discovers = seen.iter().filter(|s| s.starts_with("server/discover "));
+    assert_eq!(discovers.count(), 2, "{seen:?}");
+    assert!(
+        seen.iter().any(|s| s.starts_with("initialize ")),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().any(|s| s.starts_with("tools/call ")),
+        "{seen:?}"
+    );
+}

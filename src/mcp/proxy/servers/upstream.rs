@@ -217,6 +217,10 @@ impl Connection {
     async fn ended_within(&self, _: Duration) {
         match *self {}
     }
+
+    fn opened_stateless(&self) {
+        match *self {}
+    }
 }
 
 impl std::fmt::Debug for Upstream {
@@ -401,6 +405,10 @@ impl Upstream {
     /// The connection as a 2026-07-28 one, `server/discover` having answered what reads as
     /// the `initialize` result `result`; its list changes are listened for.
     fn discovered_as(&mut self, modern: Modern, result: Json) {
+        // An `initialize` sent beside `server/discover` gives the connection no session.
+        if let Transport::Http(connection) = &self.transport {
+            connection.opened_stateless();
+        }
         self.initialize = result;
         modern.listen(&self.initialize["capabilities"]);
         self.modern = Some(modern);

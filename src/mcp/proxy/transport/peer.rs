@@ -403,7 +403,15 @@ struct Asking {
 impl Asking {
     fn asked(&self, id: &str, cause: Cause) {
         if self.holds.load(Ordering::Relaxed) {
-            lock(&self.open).insert(token_key(id), cause);
+            let key = token_key(id);
+            let mut open = lock(&self.open);
+            // Two questions open under one id (a peer whose ids count per request, or that
+            // lies), of two requests: which is which cannot be told, so neither is placed.
+            let cause = match open.get(&key) {
+                Some(was) if *was != cause => Cause::Unknown { in_flight: 2 },
+                _ => cause,
+            };
+            open.insert(key, cause);
         }
     }
 
@@ -815,6 +823,9 @@ impl Peer {
             done: false,
             // Cancelled: a server may go on with it regardless.
             linger: timeout,
+            // `// 2025-11-25 basic/utilities/cancellation`: "The `initialize` request MUST
+            // NOT be cancelled by clients" (one outrun by `server/discover` is left pending).
+            cancel: method != "initialize",
         };
         self.send(wire::request(id, method, params)).await;
         let started = tokio::time::Instant::now();
@@ -1122,11 +1133,14 @@ struct WaitGuard<'p> {
     done: bool,
     /// How long the peer may still work on it once given up.
     linger: Duration,
+    /// Whether the peer is told `notifications/cancelled` when it is given up.
+    cancel: bool,
 }
 
 impl Drop for WaitGuard<'_> {
     fn drop(&mut self) {
-        if self.peer.waiters.forget(self.id, !self.done, self.linger) && !self.done {
+        let forgotten = self.peer.waiters.forget(self.id, !self.done, self.linger);
+        if forgotten && !self.done && self.cancel {
             let params = format!(
                 r#"{{"requestId":{},"reason":"the proxy stopped waiting"}}"#,
                 self.id
@@ -1481,6 +1495,41 @@ mod tests {
             ask("q3", Some("999")).await,
             Cause::Unknown { in_flight: 0 }
         );
+    }
+
+    /// Two questions under one id, on the answer streams of two clients' requests, are
+    /// neither's: the second does not make the first (not handled yet) the other's, nor is
+    /// it the first's.
+    #[tokio::test]
+    async fn two_questions_under_one_id_on_two_requests_streams_are_neither_s() {
+        let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
+        let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
+            rx.recv().await.map(|frame| (frame, rx))
+        });
+        let (out_tx, mut out_rx) = mpsc::channel::<String>(8);
+        let (tx, mut rx) = inbound::queue();
+        let sink = tokio_util::sync::PollSender::new(out_tx);
+        let peer = Peer::start_with("s", Box::pin(frames), sink, tx, None);
+        peer.hold_while_asking();
+        peer.streams_tell_requests();
+        let (a, b) = (
+            Behalf::new(true, ClientId::new()),
+            Behalf::new(true, ClientId::new()),
+        );
+        let _first = call_for(&peer, a);
+        let a_id = Message::parse(out_rx.recv().await.unwrap()).unwrap();
+        let a_id = a_id.id().unwrap().to_owned();
+        let _second = call_for(&peer, b);
+        let b_id = Message::parse(out_rx.recv().await.unwrap()).unwrap();
+        let b_id = b_id.id().unwrap().to_owned();
+        for on in [&a_id, &b_id] {
+            let text = r#"{"jsonrpc":"2.0","id":4,"method":"roots/list"}"#.to_owned();
+            let mut question = Message::parse(text).unwrap();
+            question.came_answering(on);
+            frames_tx.send(Ok(Ok(question))).await.unwrap();
+            rx.recv().await.unwrap();
+        }
+        assert_eq!(peer.cause_of("4"), Cause::Unknown { in_flight: 2 });
     }
 
     /// Requests A and B in flight, B answered; then a log message and a question: (the log

@@ -36,6 +36,7 @@
 mod http_sse;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -175,6 +176,16 @@ pub(in crate::mcp::proxy) struct Connection {
 }
 
 impl Connection {
+    /// Says that the connection opened as a 2026-07-28 one (`server/discover`), which has no
+    /// session: an `initialize` sent beside it that the server answers (before or after)
+    /// leaves no session id nor protocol version on the connection's later requests.
+    pub(in crate::mcp::proxy) fn opened_stateless(&self) {
+        let mut session = lock(&self.shared.session);
+        self.shared.stateless.store(true, Ordering::SeqCst);
+        *session = None;
+        *lock(&self.shared.version) = None;
+    }
+
     /// Takes the annotated parameters of a 2026-07-28 server's tools (`pages`: its
     /// `tools/list` results, JSON text), whose values its `tools/call` POSTs then repeat in
     /// `Mcp-Param-{Name}` headers (`// 2026-07-28 basic/transports` § Custom Headers).
@@ -280,6 +291,7 @@ fn shared(name: &str, url: &str, headers: &[(String, String)]) -> Result<Parts, 
         headers: map,
         session: Mutex::new(None),
         version: Mutex::new(None),
+        stateless: AtomicBool::new(false),
         frames: frames_tx,
         end: watch::channel(None).0,
         tasks: Mutex::default(),
@@ -571,6 +583,9 @@ struct Shared {
     headers: HeaderMap,
     session: Mutex<Option<HeaderValue>>,
     version: Mutex<Option<HeaderValue>>,
+    /// Opened with `server/discover` ([`Connection::opened_stateless`]): an `initialize`'s
+    /// session id and protocol version are not kept.
+    stateless: AtomicBool,
     frames: mpsc::Sender<Frame>,
     /// Why the connection ended, once it has.
     end: watch::Sender<Option<String>>,
@@ -758,7 +773,10 @@ impl Shared {
         if method == "initialize" && status.is_success() {
             // "MAY assign a session ID at initialization time, by including it in an
             // Mcp-Session-Id header on the HTTP response containing the InitializeResult."
-            *lock(&self.session) = response.headers().get(SESSION_ID).cloned();
+            let mut session = lock(&self.session);
+            if !self.stateless.load(Ordering::SeqCst) {
+                *session = response.headers().get(SESSION_ID).cloned();
+            }
         }
         if !status.is_success() {
             return self.refused(id, method, response).await;
@@ -910,7 +928,10 @@ impl Shared {
                 crate::mcp::raw::get(&e, "protocolVersion").and_then(crate::mcp::raw::string)
             })
             .and_then(|v| HeaderValue::from_str(&v).ok());
-        *lock(&self.version) = version;
+        let _session = lock(&self.session);
+        if !self.stateless.load(Ordering::SeqCst) {
+            *lock(&self.version) = version;
+        }
     }
 
     /// Reads an SSE body, handing each message to the peer; stops once `answer`'s response
