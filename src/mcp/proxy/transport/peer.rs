@@ -1501,6 +1501,7 @@ mod tests {
     /// neither's: the second does not make the first (not handled yet) the other's, nor is
     /// it the first's.
     #[tokio::test]
+    #[cfg(feature = "mcp-http")]
     async fn two_questions_under_one_id_on_two_requests_streams_are_neither_s() {
         let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
         let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
