@@ -554,6 +554,24 @@ pub fn wait_for_notification(client: &mut Client, matches: impl Fn(&Json) -> boo
     }
 }
 
+/// The JSON summary an agent script prints as its last stdout line (the SDK agents under
+/// `tests/fixtures/mcp/clients`), once it ran; panics, naming `what` and with the agent's
+/// output, when it printed none, exited with a failure or reported an `error`.
+pub fn agent_summary(out: &std::process::Output, what: &str) -> Json {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: Json = stdout
+        .lines()
+        .last()
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("{what}: no summary\n{stdout}{stderr}"));
+    assert!(
+        out.status.success() && summary.get("error").is_none(),
+        "{what}: {summary}\n{stderr}"
+    );
+    summary
+}
+
 /// `TOON mcp serve --config CONFIG --http 127.0.0.1:0 ARGS` (without a token from the
 /// environment), and the address it printed; its stderr is drained after, so that the servers'
 /// stderr never blocks it.

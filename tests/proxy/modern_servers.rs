@@ -320,22 +320,7 @@ fn sdk2_agent(sdk2: &Path, revision: &str, front: Front, config: &Path, plan: &J
         }
     };
     let out = command.output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Json = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "{revision} {front:?}: no summary\n{stdout}{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    assert!(
-        out.status.success() && summary.get("error").is_none(),
-        "{revision} {front:?}: {summary}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let summary = mcp_servers::agent_summary(&out, &format!("{revision} {front:?}"));
     assert_eq!(summary["negotiated"], revision, "{summary}");
     // It spoke to the gateway, not to the server.
     assert_eq!(summary["server"], "toon-mcp-proxy", "{summary}");

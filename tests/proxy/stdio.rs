@@ -1927,23 +1927,7 @@ pub(super) fn compact_agent(
         }
     };
     let out = command.arg(revision).args(gateway).output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary: Json = stdout
-        .lines()
-        .last()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .unwrap_or_else(|| {
-            panic!(
-                "{agent:?} {revision}: no summary\n{stdout}{}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-    assert!(
-        out.status.success() && summary.get("error").is_none(),
-        "{agent:?} {revision}: {summary}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    summary
+    mcp_servers::agent_summary(&out, &format!("{agent:?} {revision}"))
 }
 
 /// What an agent of the compact gateway must have got on `revision` (the same for every SDK

@@ -1448,6 +1448,29 @@ mod tests {
         third.abort();
     }
 
+    /// A peer on frames the test hands it, as the HTTP transport does (its questions told
+    /// which request's stream they came on): the peer, where the test sends frames, what the
+    /// peer writes, and the peer's inbound queue.
+    #[cfg(feature = "mcp-http")]
+    fn streamed_peer() -> (
+        Peer,
+        mpsc::Sender<Result<wire::Frame, wire::Hangup>>,
+        mpsc::Receiver<String>,
+        inbound::Inbound,
+    ) {
+        let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
+        let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
+            rx.recv().await.map(|frame| (frame, rx))
+        });
+        let (out_tx, out_rx) = mpsc::channel::<String>(8);
+        let (tx, rx) = inbound::queue();
+        let sink = tokio_util::sync::PollSender::new(out_tx);
+        let peer = Peer::start_with("s", Box::pin(frames), sink, tx, None);
+        peer.hold_while_asking();
+        peer.streams_tell_requests();
+        (peer, frames_tx, out_rx, rx)
+    }
+
     /// Over a transport that says on which request's answer stream a question came
     /// (Streamable HTTP), the question is that request's though another client's is in
     /// flight, and a call that may be asked does not wait to be alone; a question on no
@@ -1455,16 +1478,7 @@ mod tests {
     #[tokio::test]
     #[cfg(feature = "mcp-http")]
     async fn a_question_on_a_request_s_answer_stream_is_that_request_s() {
-        let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
-        let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
-            rx.recv().await.map(|frame| (frame, rx))
-        });
-        let (out_tx, mut out_rx) = mpsc::channel::<String>(8);
-        let (tx, mut rx) = inbound::queue();
-        let sink = tokio_util::sync::PollSender::new(out_tx);
-        let peer = Peer::start_with("s", Box::pin(frames), sink, tx, None);
-        peer.hold_while_asking();
-        peer.streams_tell_requests();
+        let (peer, frames_tx, mut out_rx, mut rx) = streamed_peer();
         let (a, b) = (
             Behalf::new(true, ClientId::new()),
             Behalf::new(true, ClientId::new()),
@@ -1503,16 +1517,7 @@ mod tests {
     #[tokio::test]
     #[cfg(feature = "mcp-http")]
     async fn two_questions_under_one_id_on_two_requests_streams_are_neither_s() {
-        let (frames_tx, frames_rx) = mpsc::channel::<Result<wire::Frame, wire::Hangup>>(8);
-        let frames = futures_util::stream::unfold(frames_rx, |mut rx| async move {
-            rx.recv().await.map(|frame| (frame, rx))
-        });
-        let (out_tx, mut out_rx) = mpsc::channel::<String>(8);
-        let (tx, mut rx) = inbound::queue();
-        let sink = tokio_util::sync::PollSender::new(out_tx);
-        let peer = Peer::start_with("s", Box::pin(frames), sink, tx, None);
-        peer.hold_while_asking();
-        peer.streams_tell_requests();
+        let (peer, frames_tx, mut out_rx, mut rx) = streamed_peer();
         let (a, b) = (
             Behalf::new(true, ClientId::new()),
             Behalf::new(true, ClientId::new()),
