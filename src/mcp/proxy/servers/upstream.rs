@@ -320,8 +320,9 @@ impl Upstream {
     /// `server/discover`, then `initialize` if the server refuses it, all within `startup`
     /// (`// 2026-07-28 basic/versioning` "Backward compatibility"). A server that has not
     /// answered within [`DISCOVER_PROBE`] is sent `initialize` beside it, and the first of the
-    /// two to succeed opens the connection: a 2025-11-25 server that ignores a method it does
-    /// not know costs the probe's time, not the start-up's.
+    /// two to succeed (`server/discover` when both have) opens the connection: a 2025-11-25
+    /// server that ignores a method it does not know costs the probe's time, not the
+    /// start-up's.
     async fn discover_first(
         &mut self,
         modern: Modern,
@@ -334,6 +335,8 @@ impl Upstream {
         let discover = discovered(&peer, &name, &params, startup);
         tokio::pin!(discover);
         let early = tokio::select! {
+            // An answer that came with the probe's end counts.
+            biased;
             result = &mut discover => Some(result),
             () = tokio::time::sleep(DISCOVER_PROBE.min(startup)) => None,
         };
@@ -352,6 +355,8 @@ impl Upstream {
         let (mut discover_failed, mut initialize_failed) = (None, None);
         loop {
             tokio::select! {
+                // Both answered by now: the connection is a 2026-07-28 one.
+                biased;
                 result = &mut discover, if discover_failed.is_none() => match result {
                     Ok(result) => {
                         self.discovered_as(modern, result);
